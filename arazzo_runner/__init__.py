@@ -1,0 +1,5 @@
+"""Arazzo workflow engine: load, validate and run Arazzo descriptions."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
