@@ -19,13 +19,12 @@ def parse_pointer(text: str) -> Tokens:
         return ()
     if not text.startswith("/"):
         raise ExpressionError("a JSON pointer must start with '/'", text, 0)
+    tilde = text.find("~")
+    while tilde != -1:
+        if text[tilde + 1 : tilde + 2] not in ("0", "1"):
+            raise ExpressionError("'~' must be followed by '0' or '1' in a JSON pointer", text, tilde)
+        tilde = text.find("~", tilde + 2)
     tokens = text[1:].split("/")
-    for token in tokens:
-        tilde = token.find("~")
-        while tilde != -1:
-            if token[tilde + 1 : tilde + 2] not in ("0", "1"):
-                raise ExpressionError("'~' must be followed by '0' or '1' in a JSON pointer", text, tilde)
-            tilde = token.find("~", tilde + 2)
     return tuple(t.replace("~1", "/").replace("~0", "~") for t in tokens)
 
 

@@ -1,0 +1,145 @@
+"""The library entry points: `load` once, then `run` / `arun` as many times as you like."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import UsageError
+from .executor.inputs import validate_inputs
+from .executor.options import RunOptions
+from .executor.runner import Runner
+from .model import Workflow
+from .result import RunResult
+from .workspace import Workspace
+
+Source = Workspace | str | os.PathLike
+
+
+def load(path: str | os.PathLike) -> Workspace:
+    """Load an Arazzo document (YAML or JSON). Raises DocumentError with file, line and column."""
+    return Workspace.from_path(path)
+
+
+def loads(text: str | bytes, location: str = "<string>") -> Workspace:
+    """Load an Arazzo document from text; relative source URLs resolve against `location`."""
+    return Workspace.from_text(text, location)
+
+
+def run(
+    source: Source,
+    workflows: str | Iterable[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    *,
+    options: RunOptions | None = None,
+    **option_values: Any,
+) -> RunResult:
+    """Run workflows synchronously (a thin wrapper over `arun`)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(arun(source, workflows, inputs, options=options, **option_values))
+    raise UsageError("run() was called inside a running event loop; use `await arun(...)` there")
+
+
+async def arun(
+    source: Source,
+    workflows: str | Iterable[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    *,
+    options: RunOptions | None = None,
+    **option_values: Any,
+) -> RunResult:
+    """Run the selected workflows (all, in document order, when none are named) and return the result.
+
+    Document problems (bad expressions, unresolvable targets or sources) and invalid inputs raise before
+    any request is sent; failures while running are reported in the result, never raised.
+    """
+    workspace = source if isinstance(source, Workspace) else load(source)
+    opts = options or RunOptions(**option_values)
+    selected = select_workflows(workspace, workflows)
+    given = dict(inputs or {})
+    per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
+    preflight(workspace, selected, per_workflow)
+    client = opts.client
+    owned = client is None
+    if owned:
+        from .http.transport import new_client
+
+        client = new_client(opts.timeout)
+    try:
+        runner = Runner(opts, client)
+        result = RunResult()
+        for workflow in selected:
+            workflow_result, _ = await runner.run_workflow(
+                workspace, workflow, per_workflow[workflow.workflow_id]
+            )
+            result.workflows.append(workflow_result)
+        return result
+    finally:
+        if owned:
+            await client.aclose()
+
+
+def select_workflows(workspace: Workspace, workflows: str | Iterable[str] | None) -> list[Workflow]:
+    document = workspace.document
+    if workflows is None:
+        return list(document.workflows)
+    ids = [workflows] if isinstance(workflows, str) else list(workflows)
+    selected = []
+    for workflow_id in ids:
+        workflow = document.workflow(workflow_id)
+        if workflow is None:
+            known = ", ".join(w.workflow_id for w in document.workflows)
+            raise UsageError(f"no workflow '{workflow_id}' in {workspace.file} (workflows: {known})")
+        selected.append(workflow)
+    return selected
+
+
+def _inputs_for(workflow: Workflow, given: dict[str, Any], several: bool) -> dict[str, Any]:
+    """With several workflows selected, each receives the inputs its own schema declares."""
+    schema = workflow.inputs or {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if several and isinstance(props, dict):
+        return {k: v for k, v in given.items() if k in props}
+    return given
+
+
+def preflight(workspace: Workspace, selected: list[Workflow], inputs: dict[str, dict]) -> None:
+    """Everything that can be checked before sending: inputs, expressions, targets, sources."""
+    for workflow in selected:
+        schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
+        validate_inputs(
+            workflow.workflow_id,
+            workflow.inputs,
+            inputs[workflow.workflow_id],
+            workspace.document.raw,
+            schema_at,
+        )
+    seen: set[tuple[int, str]] = set()
+    for workflow in selected:
+        _check_reachable(workspace, workflow, seen)
+
+
+def _check_reachable(workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]]) -> None:
+    key = (id(workspace), workflow.workflow_id)
+    if key in seen:
+        return
+    seen.add(key)
+    plan = workspace.compiled(workflow)
+    for ref in workflow.depends_on:
+        target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
+        _check_reachable(target.workspace, target.workflow, seen)
+    for cstep in plan.steps:
+        step = cstep.step
+        if step.target_kind == "operation":
+            workspace.resolve_operation(step)
+        elif step.target_kind == "workflow":
+            target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
+            _check_reachable(target.workspace, target.workflow, seen)
+        for action in (*cstep.on_success, *cstep.on_failure):
+            if action.workflow_id:
+                target = workspace.resolve_workflow(action.workflow_id, action.at)
+                _check_reachable(target.workspace, target.workflow, seen)

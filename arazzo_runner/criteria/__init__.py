@@ -1,0 +1,74 @@
+"""Criterion conditions (`simple`, `regex`, `jsonpath`, `xpath`) compiled once, evaluated to an `Outcome`.
+
+```python
+criterion = compile_criterion("$statusCode == 200")
+criterion.evaluate(ctx)   # Outcome(passed=False, message="$statusCode == 200: got 503")
+```
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ExpressionError
+from ..query import resolve_version
+from .base import PASSED, CompiledCriterion, Outcome
+from .jsonpath import JSONPathCriterion
+from .regex import RegexCriterion
+from .simple import SimpleCriterion
+from .xpath import XPathCriterion
+
+__all__ = [
+    "CONDITION_TYPES",
+    "PASSED",
+    "CompiledCriterion",
+    "JSONPathCriterion",
+    "Outcome",
+    "RegexCriterion",
+    "SimpleCriterion",
+    "XPathCriterion",
+    "compile_criterion",
+    "condition_type",
+]
+
+CONDITION_TYPES = ("simple", "regex", "jsonpath", "xpath")
+_VERSIONED = ("jsonpath", "xpath")  # the types an Expression Type Object may name in a criterion
+
+
+def compile_criterion(
+    condition: str, type_: str | dict[str, Any] | None = None, context: str | None = None
+) -> CompiledCriterion:
+    """Parse a Criterion Object's condition. ExpressionError on bad syntax, unknown type/version, or a
+    missing context for regex/jsonpath/xpath. Runtime problems never raise: they fail the `Outcome`.
+    """
+    if not isinstance(condition, str):
+        raise ExpressionError("a condition must be a string", repr(condition), 0)
+    kind, version = condition_type(type_)
+    if kind == "simple":
+        return SimpleCriterion(condition, context)
+    if kind == "regex":
+        return RegexCriterion(condition, None, context)
+    if kind == "jsonpath":
+        return JSONPathCriterion(condition, version, context)
+    return XPathCriterion(condition, version, context)
+
+
+def condition_type(type_: str | dict[str, Any] | None) -> tuple[str, str | None]:
+    """(type, version) from a Criterion Object's `type`: omitted, a string or an Expression Type Object.
+
+    jsonpath/xpath get their default version when none is named; unknown names raise ExpressionError.
+    """
+    if type_ is None:
+        return "simple", None
+    if isinstance(type_, str):
+        if type_ not in CONDITION_TYPES:
+            expected = ", ".join(CONDITION_TYPES)
+            raise ExpressionError(f"unknown condition type {type_!r} (expected one of {expected})", type_, 0)
+        return type_, resolve_version(type_, None) if type_ in _VERSIONED else None
+    if isinstance(type_, dict):
+        name = type_.get("type")
+        if name not in _VERSIONED:
+            message = f"an Expression Type Object in a criterion must name jsonpath or xpath, not {name!r}"
+            raise ExpressionError(message, str(name), 0)
+        return name, resolve_version(name, type_.get("version"))
+    raise ExpressionError(f"a condition type must be a string or an object, not {type_!r}", repr(type_), 0)

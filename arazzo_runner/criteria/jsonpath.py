@@ -1,0 +1,87 @@
+"""`jsonpath` conditions: pass when the query selects at least one node.
+
+DESIGN rules on top of RFC 9535:
+* a filter applied at the root (`$[?...]`) also tests the root value itself: the query runs against the
+  context and, when its first segment is such a filter, against `[context]`;
+* `<query> <op> <literal>` (not RFC 9535) passes when any selected node compares true with the literal
+  (see `comparison_form.py`); `comparison_form` tells whether a condition used it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..errors import ExpressionError
+from ..query import CompiledQuery, compile_selector
+from .base import PASSED, Outcome
+from .comparison_form import json_compare, parse_literal, split_comparison
+from .contextual import ContextCriterion
+from .display import show
+
+
+@dataclass(frozen=True)
+class PathMatcher:
+    query: CompiledQuery
+    comparison_form = False
+
+    def nodes(self, value: Any) -> list[Any]:
+        nodes = self.query.select(value)
+        if getattr(self.query, "root_filter", False):
+            nodes = nodes + self.query.select([value])
+        return nodes
+
+    def apply(self, value: Any, condition: str) -> Outcome:
+        if self.nodes(value):
+            return PASSED
+        return Outcome(False, f"{condition}: no node matched in {show(value)}")
+
+
+@dataclass(frozen=True)
+class ComparisonMatcher(PathMatcher):
+    op: str
+    literal: Any
+    comparison_form = True
+
+    def apply(self, value: Any, condition: str) -> Outcome:
+        nodes = self.nodes(value)
+        if any(json_compare(self.op, node, self.literal) for node in nodes):
+            return PASSED
+        if not nodes:
+            return Outcome(False, f"{condition}: {self.query.expression} selected nothing")
+        seen = show(nodes[0]) if len(nodes) == 1 else show(nodes)
+        return Outcome(False, f"{condition}: got {seen}")
+
+
+@lru_cache(maxsize=512)
+def compile_condition(condition: str, version: str) -> PathMatcher:
+    """A matcher for a JSONPath condition; ExpressionError when it is neither a query nor a comparison."""
+    try:
+        return PathMatcher(compile_selector("jsonpath", version, condition))
+    except ExpressionError as error:
+        split = split_comparison(condition)
+        if split is None:
+            raise
+        left, op, right, position = split
+        try:
+            query = compile_selector("jsonpath", version, left)
+        except ExpressionError:
+            raise error from None  # the whole text is the better diagnostic
+        literal = parse_literal(right, condition, position)
+        return ComparisonMatcher(query, op, literal)
+
+
+class JSONPathCriterion(ContextCriterion):
+    type = "jsonpath"
+
+    def _compile(self, condition: str) -> PathMatcher:
+        return compile_condition(condition, self.version or "rfc9535")
+
+    def _apply(self, matcher: PathMatcher, value: Any, condition: str) -> Outcome:
+        return matcher.apply(value, condition)
+
+    @property
+    def comparison_form(self) -> bool | None:
+        """Whether the `<query> <op> <literal>` form is used (None: decided per evaluation, embedded)."""
+        return None if self._matcher is None else self._matcher.comparison_form

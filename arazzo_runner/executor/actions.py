@@ -1,0 +1,50 @@
+"""Choosing the action after a step, and how long to wait before a retry."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+
+from ..expressions import Context
+from .plan import CompiledAction
+
+
+def find_action(
+    actions: list[CompiledAction], ctx: Context, retries: dict[str, int]
+) -> CompiledAction | None:
+    """The first action whose criteria all pass; retry actions whose limit is used up are skipped, so
+    later failure actions are considered once retries are exhausted (as the spec requires)."""
+    for action in actions:
+        if action.type == "retry" and retries.get(action.name, 0) >= action.retry_limit:
+            continue
+        if all(c.check.evaluate(ctx).passed for c in action.criteria):
+            return action
+    return None
+
+
+def retry_delay(
+    action: CompiledAction, retry_after_header: str | None, cap: float
+) -> tuple[float, str | None]:
+    """Seconds to wait: a Retry-After header (seconds or HTTP date) wins over `retryAfter`; bounded by cap."""
+    delay = float(action.retry_after or 0)
+    header = parse_retry_after(retry_after_header)
+    if header is not None:
+        delay = header
+    if delay > cap:
+        return cap, f"retry delay of {delay:g} s capped at {cap:g} s"
+    return max(delay, 0.0), None
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())

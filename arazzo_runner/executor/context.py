@@ -1,0 +1,107 @@
+"""Per-run and per-workflow state, and the expression `Context` built from it for each step."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..expressions import Context, Missing
+from ..workspace import Workspace
+
+
+@dataclass
+class WorkflowState:
+    """What one execution of a workflow has produced so far."""
+
+    workspace: Workspace
+    inputs: dict[str, Any]
+    steps: dict[str, dict[str, Any]] = field(default_factory=dict)
+    completed: set[str] = field(default_factory=set)
+    base: Context | None = None
+
+
+@dataclass
+class ResponseView:
+    headers: Mapping[str, Any]
+    body: Any
+    query: Mapping[str, Any] = field(default_factory=dict)
+    path: Mapping[str, Any] = field(default_factory=dict)
+
+
+class SourceViews(Mapping[str, Any]):
+    """`$sourceDescriptions.<name>.<ref>` views, created on first use (loading a source is costly)."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+        self._names = [s.name for s in workspace.document.sources]
+
+    def __getitem__(self, name: str) -> Any:
+        entry = self._workspace.document.source(name)
+        if entry is None:
+            raise KeyError(name)
+        return _SourceView(self._workspace, entry)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+class _SourceView:
+    def __init__(self, workspace: Workspace, entry: Any) -> None:
+        self._workspace = workspace
+        self._entry = entry
+        self.fields = {"name": entry.name, "url": entry.url, "type": entry.type or "openapi"}
+
+    def lookup(self, reference: str) -> Any:
+        # Priority per the spec: an operationId / workflowId first, then a field of the source object.
+        try:
+            loaded = self._workspace.source(self._entry.name)
+        except Exception:  # an unloadable source still has its fields
+            loaded = None
+        found = _find(loaded, reference)
+        if found is not None:
+            return found
+        if reference in self.fields:
+            return self.fields[reference]
+        return Missing(f"source '{self._entry.name}' has no operation, workflow or field '{reference}'")
+
+
+def _find(loaded: Any, reference: str) -> Any:
+    if loaded is None:
+        return None
+    if isinstance(loaded, Workspace):
+        workflow = loaded.document.workflow(reference)
+        return {"workflowId": workflow.workflow_id} if workflow else None
+    operation = loaded.operation(reference)
+    if operation is None:
+        return None
+    return {"operationId": operation.operation_id, "method": operation.method, "path": operation.path}
+
+
+def base_context(state: WorkflowState, workflows: Mapping[str, Any]) -> Context:
+    """The context shared by every step of a workflow execution (no request/response yet)."""
+    if state.base is None:
+        workspace = state.workspace
+        components = workspace.document.components
+        state.base = Context(
+            inputs=state.inputs,
+            steps=state.steps,
+            workflows=workflows,
+            sources=SourceViews(workspace),
+            components={
+                "parameters": components.parameters,
+                "successActions": components.success_actions,
+                "failureActions": components.failure_actions,
+                "inputs": components.inputs,
+            },
+            self_uri=workspace.document.self_uri,
+        )
+    return state.base
+
+
+def with_exchange(base: Context, **values: Any) -> Context:
+    """A step's context: the workflow's base plus this attempt's url/method/status/request/response."""
+    return replace(base, **values)

@@ -1,0 +1,140 @@
+"""Workflow inputs: defaults from the inputs schema, JSON Schema validation, CLI value coercion."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import UsageError
+from ..pointer import ABSENT, parse_pointer, resolve_pointer
+
+_DOC_URI = "urn:arazzo:document"
+
+
+class InputsError(UsageError):
+    """Inputs that do not satisfy the workflow's inputs schema (a usage error: nothing was sent)."""
+
+    def __init__(self, workflow_id: str, problems: list[str]) -> None:
+        self.workflow_id = workflow_id
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid inputs for workflow '{workflow_id}':\n{lines}")
+
+
+def resolve_schema(schema: Any, document: dict, depth: int = 0) -> Any:
+    """Follow a local `$ref` (e.g. `#/components/inputs/x`) to the schema it names."""
+    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and depth < 32:
+        ref = schema["$ref"]
+        if not ref.startswith("#"):
+            return schema
+        target = resolve_pointer(document, parse_pointer(ref))
+        if target is ABSENT:
+            return schema
+        schema, depth = target, depth + 1
+    return schema
+
+
+def apply_defaults(schema: Any, value: Any, document: dict) -> Any:
+    """Fill `default`s of absent object properties, recursively; never overwrite a given value."""
+    schema = resolve_schema(schema, document)
+    if not isinstance(schema, dict) or not isinstance(value, dict):
+        return value
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return value
+    filled = dict(value)
+    for name, sub in properties.items():
+        sub = resolve_schema(sub, document)
+        if name not in filled and isinstance(sub, dict) and "default" in sub:
+            filled[name] = sub["default"]
+        if name in filled:
+            filled[name] = apply_defaults(sub, filled[name], document)
+    return filled
+
+
+def validate_inputs(
+    workflow_id: str, schema: dict | None, inputs: dict, document: dict, schema_at: str
+) -> dict:
+    """Return the inputs with defaults applied, or raise InputsError listing every problem.
+
+    `schema_at` is the JSON pointer of the schema inside `document`, so that `#/components/inputs/x`
+    references resolve against the Arazzo document as the spec intends.
+    """
+    if not schema:
+        return dict(inputs)
+    filled = apply_defaults(schema, inputs, document)
+    problems = schema_problems(schema_at, filled, document)
+    if problems:
+        raise InputsError(workflow_id, problems)
+    return filled
+
+
+def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
+    """Validate `value` against the schema at `schema_at` (JSON Schema 2020-12) in the Arazzo document."""
+    import jsonschema  # deferred: only runs that have an inputs schema pay for it
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    resource = Resource(contents=document, specification=DRAFT202012)
+    registry: Registry = Registry().with_resource(_DOC_URI, resource)
+    validator = jsonschema.Draft202012Validator({"$ref": f"{_DOC_URI}#{schema_at}"}, registry=registry)
+    problems = []
+    for error in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
+        where = "/".join(str(p) for p in error.absolute_path)
+        problems.append(f"{where or 'inputs'}: {_describe(error)}")
+    return problems
+
+
+def _describe(error: Any) -> str:
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required but was not provided")
+    return error.message
+
+
+def input_schema_for(schema: dict | None, name: str, document: dict) -> dict:
+    schema = resolve_schema(schema or {}, document)
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    sub = props.get(name) if isinstance(props, dict) else None
+    sub = resolve_schema(sub, document)
+    return sub if isinstance(sub, dict) else {}
+
+
+def coerce_cli_value(text: str, schema: dict) -> Any:
+    """Turn a `--input key=value` string into the type the input schema declares."""
+    types = schema.get("type")
+    types = [types] if isinstance(types, str) else list(types or [])
+    if not types:
+        return text
+    for kind in types:
+        try:
+            return _coerce(kind, text)
+        except ValueError:
+            continue
+    return text  # let schema validation explain the mismatch
+
+
+def _coerce(kind: str, text: str) -> Any:
+    if kind == "string":
+        return text
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        number = float(text)
+        return int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+    if kind == "boolean":
+        lowered = text.strip().lower()
+        if lowered in ("true", "1", "yes"):
+            return True
+        if lowered in ("false", "0", "no"):
+            return False
+        raise ValueError(text)
+    if kind == "null":
+        if text.strip().lower() in ("null", ""):
+            return None
+        raise ValueError(text)
+    if kind in ("object", "array"):
+        value = json.loads(text)
+        if (kind == "object") != isinstance(value, dict) or (kind == "array") != isinstance(value, list):
+            raise ValueError(text)
+        return value
+    raise ValueError(text)

@@ -1,0 +1,105 @@
+"""Payload replacements: set values inside a request body by JSON Pointer or JSONPath."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from ..errors import ExpressionError
+from ..expressions import Context, Missing
+from ..http.body import is_json, is_xml
+from ..pointer import parse_pointer
+from .values import strip_missing
+
+
+def apply_replacements(
+    payload: Any, replacements: list, ctx: Context, content_type: str | None, warnings: list[str]
+) -> Any:
+    if not replacements:
+        return payload
+    if is_xml(content_type) and isinstance(payload, str):
+        raise ValueError("XPath replacements in XML payloads are not supported yet")
+    if isinstance(payload, (str, bytes)) and is_json(content_type):
+        try:
+            payload = json.loads(payload)
+        except ValueError as exc:
+            raise ValueError(f"cannot apply replacements: the JSON payload does not parse ({exc})") from None
+    else:
+        payload = copy.deepcopy(payload)  # never mutate a compiled constant
+    for replacement in replacements:
+        where = f"replacement '{replacement.target}'"
+        value, problems = strip_missing(replacement.value.evaluate(ctx), where)
+        warnings.extend(problems)
+        if isinstance(value, Missing):
+            continue
+        payload = _replace(payload, replacement, value)
+    return payload
+
+
+def _replace(payload: Any, replacement: Any, value: Any) -> Any:
+    kind = _selector_type(replacement.target_type)
+    if kind == "jsonpath":
+        return _replace_jsonpath(payload, replacement.target, value)
+    if kind not in (None, "jsonpointer"):
+        raise ValueError(f"replacement target type '{kind}' cannot be applied to this payload")
+    try:
+        tokens = parse_pointer(replacement.target)
+    except ExpressionError as exc:
+        raise ValueError(
+            f"replacement target '{replacement.target}' is not a JSON pointer: {exc.message}"
+        ) from None
+    return set_pointer(payload, tokens, value, replacement.target)
+
+
+def _selector_type(target_type: Any) -> str | None:
+    if isinstance(target_type, dict):
+        return target_type.get("type")
+    return target_type
+
+
+def set_pointer(document: Any, tokens: tuple[str, ...], value: Any, text: str) -> Any:
+    if not tokens:
+        return value
+    parent = document
+    for token in tokens[:-1]:
+        parent = _child(parent, token, text)
+    last = tokens[-1]
+    if isinstance(parent, dict):
+        parent[last] = value
+    elif isinstance(parent, list):
+        if last == "-":
+            parent.append(value)
+        elif last.isdigit() and int(last) <= len(parent):
+            index = int(last)
+            if index == len(parent):
+                parent.append(value)
+            else:
+                parent[index] = value
+        else:
+            raise ValueError(f"replacement target '{text}': '{last}' is not a valid index")
+    else:
+        raise ValueError(f"replacement target '{text}' does not lead into an object or array")
+    return document
+
+
+def _child(node: Any, token: str, text: str) -> Any:
+    if isinstance(node, dict) and token in node:
+        return node[token]
+    if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        return node[int(token)]
+    raise ValueError(f"replacement target '{text}' does not exist in the payload (at '{token}')")
+
+
+def _replace_jsonpath(payload: Any, target: str, value: Any) -> Any:
+    import jsonpath_rfc9535
+
+    try:
+        nodes = jsonpath_rfc9535.find(target, payload)
+    except jsonpath_rfc9535.JSONPathError as exc:
+        raise ValueError(f"replacement target '{target}' is not valid JSONPath: {exc}") from None
+    if not nodes:
+        raise ValueError(f"replacement target '{target}' matches nothing in the payload")
+    for node in nodes:
+        payload = set_pointer(payload, tuple(str(t) for t in node.location), value, target)
+    return payload

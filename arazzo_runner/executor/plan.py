@@ -1,0 +1,222 @@
+"""Compile a workflow once: parse every expression, resolve reusable objects, merge inherited lists.
+
+The executor only evaluates what is compiled here, so a document's expressions are parsed once per
+load however many times it runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..criteria import compile_criterion
+from ..errors import ArazzoError, ExpressionError
+from ..expressions import CompiledValue, compile_value, parse_expression
+from ..model import Action, Criterion, Document, ParameterDef, Pointer, Reusable, Step, Workflow
+from ..pointer import format_pointer
+
+
+class CompileError(ArazzoError):
+    """A document problem found while compiling; `at` locates it for a DocumentError."""
+
+    def __init__(self, at: Pointer, message: str) -> None:
+        super().__init__(message)
+        self.at = at
+        self.message = message
+
+
+@dataclass
+class CompiledCriterion:
+    text: str
+    check: Any  # criteria.CompiledCriterion
+    at: Pointer
+
+
+@dataclass
+class CompiledParam:
+    name: str
+    in_: str | None
+    value: CompiledValue
+    at: Pointer
+
+
+@dataclass
+class CompiledAction:
+    name: str
+    kind: str
+    type: str
+    step_id: str | None
+    workflow_id: str | None
+    criteria: list[CompiledCriterion]
+    params: list[CompiledParam]
+    retry_after: float | None
+    retry_limit: int
+    at: Pointer
+
+
+@dataclass
+class CompiledReplacement:
+    target: str
+    target_type: Any
+    value: CompiledValue
+    at: Pointer
+
+
+@dataclass
+class CompiledBody:
+    content_type: str | None
+    payload: CompiledValue | None
+    replacements: list[CompiledReplacement]
+
+
+@dataclass
+class CompiledStep:
+    step: Step
+    params: list[CompiledParam]
+    body: CompiledBody | None
+    criteria: list[CompiledCriterion]
+    on_success: list[CompiledAction]
+    on_failure: list[CompiledAction]
+    outputs: dict[str, CompiledValue]
+
+    @property
+    def step_id(self) -> str:
+        return self.step.step_id
+
+
+@dataclass
+class CompiledWorkflow:
+    workflow: Workflow
+    steps: list[CompiledStep]
+    outputs: dict[str, CompiledValue]
+    index: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def workflow_id(self) -> str:
+        return self.workflow.workflow_id
+
+
+def compile_workflow(document: Document, workflow: Workflow) -> CompiledWorkflow:
+    compiler = _Compiler(document, workflow)
+    steps = [compiler.step(s) for s in workflow.steps]
+    outputs = compiler.outputs(workflow.outputs, (*workflow.at, "outputs"))
+    return CompiledWorkflow(workflow, steps, outputs, {s.step_id: i for i, s in enumerate(steps)})
+
+
+class _Compiler:
+    def __init__(self, document: Document, workflow: Workflow) -> None:
+        self.document = document
+        self.workflow = workflow
+        self.selectors = document.is_1_1
+
+    def value(self, raw: Any, at: Pointer) -> CompiledValue:
+        try:
+            return compile_value(raw, selectors=self.selectors)
+        except ExpressionError as exc:
+            raise CompileError(at, f"invalid runtime expression: {exc}") from None
+
+    def criterion(self, criterion: Criterion) -> CompiledCriterion:
+        try:
+            check = compile_criterion(criterion.condition, criterion.type, criterion.context)
+        except ExpressionError as exc:
+            raise CompileError(criterion.at, f"invalid criterion: {exc}") from None
+        return CompiledCriterion(criterion.condition, check, criterion.at)
+
+    def outputs(self, outputs: dict[str, Any], at: Pointer) -> dict[str, CompiledValue]:
+        return {name: self.value(raw, (*at, name)) for name, raw in outputs.items()}
+
+    def step(self, step: Step) -> CompiledStep:
+        body = None
+        if step.request_body is not None:
+            rb = step.request_body
+            payload = self.value(rb.payload, (*rb.at, "payload")) if rb.has_payload else None
+            replacements = [
+                CompiledReplacement(r.target, r.target_type, self.value(r.value, (*r.at, "value")), r.at)
+                for r in rb.replacements
+            ]
+            body = CompiledBody(rb.content_type, payload, replacements)
+        return CompiledStep(
+            step=step,
+            params=self.step_params(step),
+            body=body,
+            criteria=[self.criterion(c) for c in step.success_criteria],
+            on_success=self.actions(step.on_success, self.workflow.success_actions, "success"),
+            on_failure=self.actions(step.on_failure, self.workflow.failure_actions, "failure"),
+            outputs=self.outputs(step.outputs, (*step.at, "outputs")),
+        )
+
+    # -- parameters ----------------------------------------------------------------------------------
+
+    def step_params(self, step: Step) -> list[CompiledParam]:
+        """Workflow-level parameters, overridden (never removed) by the step's own, keyed by name+in."""
+        for_workflow = step.workflow_id is not None
+        merged: dict[tuple[str, str | None], CompiledParam] = {}
+        for raw in self.workflow.parameters:
+            param = self.param(raw)
+            if (param.in_ is None) == for_workflow:  # `in` params target operations; bare ones, workflows
+                merged[_param_key(param)] = param
+        for raw in step.parameters:
+            param = self.param(raw)
+            merged[_param_key(param)] = param
+        return list(merged.values())
+
+    def param(self, raw: ParameterDef | Reusable) -> CompiledParam:
+        if isinstance(raw, Reusable):
+            target = self.component(raw, "parameters")
+            value = raw.value if raw.has_value else target.value
+            return CompiledParam(target.name, target.in_, self.value(value, raw.at), raw.at)
+        return CompiledParam(raw.name, raw.in_, self.value(raw.value, (*raw.at, "value")), raw.at)
+
+    def component(self, raw: Reusable, kind: str) -> Any:
+        try:
+            expr = parse_expression(raw.reference)
+        except ExpressionError as exc:
+            raise CompileError((*raw.at, "reference"), f"invalid reference: {exc}") from None
+        ref_kind, name = getattr(expr, "kind", None), getattr(expr, "name", None)
+        if ref_kind != kind or name is None:
+            raise CompileError(
+                (*raw.at, "reference"), f"'{raw.reference}' must reference $components.{kind}.<name>"
+            )
+        found = self.document.components.by_kind(kind).get(name)
+        if found is None:
+            raise CompileError(
+                (*raw.at, "reference"), f"'{raw.reference}' does not exist in components.{kind}"
+            )
+        return found
+
+    # -- actions -------------------------------------------------------------------------------------
+
+    def actions(
+        self, own: list[Action | Reusable], inherited: list[Action | Reusable], kind: str
+    ) -> list[CompiledAction]:
+        """The step's actions first, then the workflow's, a step action overriding one of the same name."""
+        kind_key = "successActions" if kind == "success" else "failureActions"
+        step_actions = [self.action(a, kind_key) for a in own]
+        names = {a.name for a in step_actions}
+        return step_actions + [
+            a for a in (self.action(x, kind_key) for x in inherited) if a.name not in names
+        ]
+
+    def action(self, raw: Action | Reusable, kind_key: str) -> CompiledAction:
+        action = self.component(raw, kind_key) if isinstance(raw, Reusable) else raw
+        retry_limit = action.retry_limit if action.retry_limit is not None else 1  # spec: a single retry
+        return CompiledAction(
+            name=action.name,
+            kind=action.kind,
+            type=action.type,
+            step_id=action.step_id,
+            workflow_id=action.workflow_id,
+            criteria=[self.criterion(c) for c in action.criteria],
+            params=[self.param(p) for p in action.parameters],
+            retry_after=action.retry_after,
+            retry_limit=retry_limit,
+            at=action.at,
+        )
+
+
+def _param_key(param: CompiledParam) -> tuple[str, str | None]:
+    return (param.name.lower() if param.in_ == "header" else param.name, param.in_)
+
+
+def describe_at(at: Pointer) -> str:
+    return format_pointer(at)

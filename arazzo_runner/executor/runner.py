@@ -1,0 +1,374 @@
+"""The workflow state machine: steps in order, success/failure actions, retries, goto, nested workflows.
+
+A `Runner` holds the state of ONE run (HTTP client, step budget, dependency results) and is never shared
+between runs; the loaded documents it reads are immutable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..expressions import Context, Missing
+from ..model import Workflow
+from ..result import FAILED, PASSED, StepResult, WorkflowResult
+from ..workspace import Workspace
+from .actions import find_action, retry_delay
+from .context import WorkflowState, base_context, with_exchange
+from .events import StepFinished, StepRetrying, StepStarted, WorkflowFinished, WorkflowStarted
+from .inputs import InputsError, validate_inputs
+from .operation import Attempt, attempt_operation, check_criteria
+from .options import RunOptions
+from .plan import CompiledAction, CompiledStep
+from .values import strip_missing
+
+
+@dataclass
+class Decision:
+    """What happens after a step: next, goto a step, end, run another workflow, or fail."""
+
+    kind: str  # "next" | "step" | "workflow" | "end" | "fail"
+    target: str | None = None
+    action: CompiledAction | None = None
+    message: str | None = None
+
+
+class Runner:
+    def __init__(self, options: RunOptions, client: Any) -> None:
+        self.options = options
+        self.client = client
+        self.steps_run = 0
+        self.workflows: dict[str, dict[str, Any]] = {}  # `$workflows.<id>.inputs|outputs`
+        self._dependencies: dict[tuple[int, str], WorkflowResult] = {}
+
+    def emit(self, event: Any) -> None:
+        if self.options.on_event is not None:
+            self.options.on_event(event)
+
+    # -- workflows -----------------------------------------------------------------------------------
+
+    async def run_workflow(
+        self, workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], depth: int = 0
+    ) -> tuple[WorkflowResult, Context | None]:
+        """Run one workflow; InputsError propagates (a usage error at the top, a step failure below)."""
+        document = workspace.document
+        schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
+        inputs = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document.raw, schema_at)
+        result = WorkflowResult(workflow.workflow_id)
+        started = time.perf_counter()
+        self.emit(WorkflowStarted(workflow.workflow_id, depth))
+        self.workflows[workflow.workflow_id] = {"inputs": inputs, "outputs": result.outputs}
+        state = WorkflowState(workspace, inputs)
+        last_ctx = None
+        if await self._dependencies_ok(workspace, workflow, inputs, result, depth):
+            last_ctx = await self._run_steps(workspace, workflow, state, result, depth)
+        self._outputs(workspace, workflow, state, result, last_ctx)
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        self.emit(WorkflowFinished(result, depth))
+        return result, last_ctx
+
+    async def _dependencies_ok(
+        self, workspace: Workspace, workflow: Workflow, inputs: dict, result: WorkflowResult, depth: int
+    ) -> bool:
+        for ref in workflow.depends_on:
+            target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
+            key = (id(target.workspace), target.workflow.workflow_id)
+            if key not in self._dependencies:
+                try:
+                    dep, _ = await self.run_workflow(
+                        target.workspace, target.workflow, _inputs_for(target, inputs), depth
+                    )
+                except InputsError as exc:
+                    dep = WorkflowResult(target.workflow.workflow_id)
+                    dep.fail("", str(exc))
+                self._dependencies[key] = dep
+                result.dependencies.append(dep)
+            if not self._dependencies[key].passed:
+                result.fail("", f"dependency '{ref}' failed; the workflow did not run")
+                return False
+        return True
+
+    async def _run_steps(
+        self,
+        workspace: Workspace,
+        workflow: Workflow,
+        state: WorkflowState,
+        result: WorkflowResult,
+        depth: int,
+    ) -> Context | None:
+        plan = workspace.compiled(workflow)
+        index = 0
+        last_ctx: Context | None = None
+        while index < len(plan.steps):
+            cstep = plan.steps[index]
+            if self.steps_run >= self.options.max_steps:
+                result.fail(
+                    cstep.step_id, f"stopped after {self.options.max_steps} steps (max-steps): a goto loop?"
+                )
+                return last_ctx
+            self.steps_run += 1
+            step_result, decision, last_ctx = await self._step(workspace, workflow, cstep, state, depth)
+            result.steps.append(step_result)
+            if decision.kind == "next":
+                index += 1
+            elif decision.kind == "step":
+                index = plan.index[decision.target or ""]
+            elif decision.kind == "end":
+                if not step_result.passed:
+                    result.fail(
+                        cstep.step_id, f"{step_result.error} (ended by onFailure '{decision.action.name}')"
+                    )
+                return last_ctx
+            elif decision.kind == "workflow":
+                await self._goto_workflow(workspace, cstep, decision, state, result, last_ctx, depth)
+                return last_ctx
+            else:
+                result.fail(cstep.step_id, decision.message or step_result.error or "step failed")
+                return last_ctx
+        return last_ctx
+
+    async def _goto_workflow(
+        self,
+        workspace: Workspace,
+        cstep: CompiledStep,
+        decision: Decision,
+        state: WorkflowState,
+        result: WorkflowResult,
+        ctx: Context | None,
+        depth: int,
+    ) -> None:
+        """A one-way transfer: the target workflow runs and its outcome becomes this workflow's."""
+        action = decision.action
+        assert action is not None
+        target = workspace.resolve_workflow(action.workflow_id or "", action.at)
+        inputs = self._action_inputs(action, ctx or base_context(state, self.workflows))
+        try:
+            child, _ = await self.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
+        except InputsError as exc:
+            result.fail(cstep.step_id, str(exc))
+            return
+        result.steps[-1].workflow = child
+        if not child.passed:
+            message = (child.error or {}).get("message", "failed")
+            result.fail(
+                cstep.step_id, f"workflow '{child.workflow_id}' (goto from '{action.name}') failed: {message}"
+            )
+
+    def _action_inputs(self, action: CompiledAction, ctx: Context) -> dict[str, Any]:
+        inputs = {}
+        for param in action.params:
+            value, _ = strip_missing(param.value.evaluate(ctx), f"parameter '{param.name}'")
+            if not isinstance(value, Missing):
+                inputs[param.name] = value
+        return inputs
+
+    def _outputs(
+        self,
+        workspace: Workspace,
+        workflow: Workflow,
+        state: WorkflowState,
+        result: WorkflowResult,
+        ctx: Context | None,
+    ) -> None:
+        plan = workspace.compiled(workflow)
+        context = base_context(state, self.workflows)
+        for name, value in plan.outputs.items():
+            clean, problems = strip_missing(value.evaluate(context), f"workflow output '{name}'")
+            result.outputs[name] = None if isinstance(clean, Missing) else clean
+            result.warnings.extend(problems)
+
+    # -- steps ---------------------------------------------------------------------------------------
+
+    async def _step(
+        self, workspace: Workspace, workflow: Workflow, cstep: CompiledStep, state: WorkflowState, depth: int
+    ) -> tuple[StepResult, Decision, Context | None]:
+        step_result = StepResult(cstep.step_id)
+        self.emit(StepStarted(workflow.workflow_id, cstep.step_id, depth))
+        started = time.perf_counter()
+        retries: dict[str, int] = {}
+        while True:
+            attempt = await self._attempt(workspace, cstep, state, step_result, depth)
+            step_result.attempts += 1
+            self._record(step_result, attempt, cstep, state)
+            if attempt.ok:
+                decision = self._on_success(cstep, attempt.ctx)
+                break
+            action = find_action(cstep.on_failure, attempt.ctx, retries)
+            if action is None:
+                decision = Decision("fail", message=attempt.message)
+                break
+            if action.type == "retry":
+                retries[action.name] = retries.get(action.name, 0) + 1
+                failure = await self._before_retry(workspace, workflow, action, attempt, state, depth)
+                if failure:
+                    step_result.error = f"{attempt.message}; {failure}"
+                    decision = Decision("fail", message=step_result.error)
+                    break
+                delay, note = retry_delay(action, attempt.retry_after, self.options.max_retry_delay)
+                if note:
+                    step_result.warnings.append(note)
+                self.emit(
+                    StepRetrying(
+                        workflow.workflow_id,
+                        cstep.step_id,
+                        step_result.attempts + 1,
+                        delay,
+                        attempt.message or "failed",
+                        depth,
+                    )
+                )
+                await asyncio.sleep(delay)
+                continue
+            decision = _transfer(action)
+            break
+        step_result.duration_ms = (time.perf_counter() - started) * 1000
+        if decision.action is not None:
+            step_result.action = _describe(decision.action)
+        self.emit(StepFinished(workflow.workflow_id, step_result, depth))
+        return step_result, decision, attempt.ctx
+
+    def _on_success(self, cstep: CompiledStep, ctx: Context) -> Decision:
+        action = find_action(cstep.on_success, ctx, {})
+        return Decision("next") if action is None else _transfer(action)
+
+    def _record(
+        self, step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state: WorkflowState
+    ) -> None:
+        step_result.status = PASSED if attempt.ok else FAILED
+        step_result.error = None if attempt.ok else attempt.message
+        step_result.failed_criteria = attempt.failed_criteria
+        step_result.status_code = attempt.status_code
+        step_result.method, step_result.url = attempt.method, attempt.url
+        step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)
+        if attempt.exchange is not None:
+            step_result.exchanges.append(attempt.exchange)
+        outputs = {}
+        for name, value in cstep.outputs.items():
+            clean, problems = strip_missing(value.evaluate(attempt.ctx), f"output '{name}'")
+            outputs[name] = None if isinstance(clean, Missing) else clean
+            if attempt.ok:
+                step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
+        step_result.outputs = outputs
+        state.steps[cstep.step_id] = outputs
+        if attempt.ok:
+            state.completed.add(cstep.step_id)
+
+    async def _attempt(
+        self,
+        workspace: Workspace,
+        cstep: CompiledStep,
+        state: WorkflowState,
+        step_result: StepResult,
+        depth: int,
+    ) -> Attempt:
+        base = base_context(state, self.workflows)
+        step = cstep.step
+        waiting = [d for d in step.depends_on if "." not in d and d not in state.completed]
+        if waiting:
+            return Attempt(False, base, f"depends on step(s) {', '.join(waiting)}, which have not completed")
+        kind = step.target_kind
+        if kind == "workflow":
+            return await self._attempt_workflow(workspace, cstep, base, step_result, depth)
+        if kind == "asyncapi":
+            return Attempt(
+                False, base, "AsyncAPI steps (channelPath/action) are not supported by this engine"
+            )
+        return await attempt_operation(self, cstep, base, workspace)
+
+    async def _attempt_workflow(
+        self, workspace: Workspace, cstep: CompiledStep, base: Context, step_result: StepResult, depth: int
+    ) -> Attempt:
+        target = workspace.resolve_workflow(cstep.step.workflow_id or "", (*cstep.step.at, "workflowId"))
+        inputs: dict[str, Any] = {}
+        for param in cstep.params:
+            value, problems = strip_missing(param.value.evaluate(base), f"input '{param.name}'")
+            if isinstance(value, Missing):
+                step_result.warnings.append(f"input '{param.name}' not passed: {value.reason}")
+                continue
+            step_result.warnings.extend(problems)
+            inputs[param.name] = value
+        try:
+            child, child_ctx = await self.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
+        except InputsError as exc:
+            return Attempt(False, base, str(exc))
+        step_result.workflow = child
+        # `$statusCode`/`$response` of a workflow step: the child's last exchange; `$outputs`: its outputs.
+        last = child_ctx or Context()
+        ctx = with_exchange(
+            base,
+            outputs=child.outputs,
+            status_code=last.status_code,
+            response=last.response,
+            request=last.request,
+            url=last.url,
+            method=last.method,
+        )
+        if not child.passed:
+            message = (child.error or {}).get("message", "failed")
+            return Attempt(
+                False, ctx, f"workflow '{child.workflow_id}' failed: {message}", status_code=last.status_code
+            )
+        failed = check_criteria(cstep.criteria, ctx)
+        if failed:
+            return Attempt(
+                False,
+                ctx,
+                "successCriteria failed: " + "; ".join(failed),
+                failed,
+                status_code=last.status_code,
+            )
+        return Attempt(True, ctx, status_code=last.status_code)
+
+    async def _before_retry(
+        self,
+        workspace: Workspace,
+        workflow: Workflow,
+        action: CompiledAction,
+        attempt: Attempt,
+        state: WorkflowState,
+        depth: int,
+    ) -> str | None:
+        """A retry naming a step or workflow runs it first ("context transfers back upon completion")."""
+        if action.step_id:
+            plan = workspace.compiled(workflow)
+            index = plan.index.get(action.step_id)
+            if index is None:
+                return f"retry action '{action.name}' names unknown step '{action.step_id}'"
+            result, _, _ = await self._step(workspace, workflow, plan.steps[index], state, depth)
+            return None if result.passed else f"step '{action.step_id}' run before the retry failed"
+        if action.workflow_id:
+            target = workspace.resolve_workflow(action.workflow_id, action.at)
+            try:
+                child, _ = await self.run_workflow(
+                    target.workspace, target.workflow, self._action_inputs(action, attempt.ctx), depth + 1
+                )
+            except InputsError as exc:
+                return str(exc)
+            return None if child.passed else f"workflow '{action.workflow_id}' run before the retry failed"
+        return None
+
+
+def _transfer(action: CompiledAction) -> Decision:
+    if action.type == "end":
+        return Decision("end", action=action)
+    if action.step_id:
+        return Decision("step", target=action.step_id, action=action)
+    if action.workflow_id:
+        return Decision("workflow", target=action.workflow_id, action=action)
+    return Decision("fail", action=action, message=f"action '{action.name}' has no target")
+
+
+def _describe(action: CompiledAction) -> str:
+    target = action.step_id or action.workflow_id
+    return f"{action.type} {target}" if target and action.type != "end" else action.type
+
+
+def _inputs_for(target: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+    """A dependency runs with the run's inputs, narrowed to what its own schema declares (if it says)."""
+    schema = target.workflow.inputs or {}
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if isinstance(props, dict) and schema.get("additionalProperties") is False:
+        return {k: v for k, v in inputs.items() if k in props}
+    return dict(inputs)

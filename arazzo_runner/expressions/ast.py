@@ -1,0 +1,127 @@
+"""AST of runtime expressions: one frozen node class per expression form.
+
+Every node keeps its source `text` and an optional chain of `accessors` (`.member`, `[0]`, `['key']`) that
+follows the ABNF part (an extension used by `simple` conditions such as `$response.body.count > 0`). A node's
+`pointer` holds the unescaped JSON pointer tokens after `#`; `()` means the whole value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+Accessor = str | int
+Pointer = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Expression:
+    """Base class of every runtime expression node."""
+
+    # keyword-only so that subclasses can declare their own positional fields first
+    text: str = field(default="", kw_only=True)
+    accessors: tuple[Accessor, ...] = field(default=(), kw_only=True)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class UrlRef(Expression):
+    """`$url`: the URL of the request being made."""
+
+
+@dataclass(frozen=True)
+class MethodRef(Expression):
+    """`$method`: the HTTP method of the request."""
+
+
+@dataclass(frozen=True)
+class StatusCodeRef(Expression):
+    """`$statusCode`: the HTTP status of the response."""
+
+
+@dataclass(frozen=True)
+class SelfRef(Expression):
+    """`$self`: the canonical URI of the current Arazzo description (1.1)."""
+
+
+@dataclass(frozen=True)
+class MessageSourceRef(Expression):
+    """`$request.` / `$response.` / `$message.` followed by a source.
+
+    `part` is `header`, `query`, `path`, `body` or `payload`; `name` is set for the first three and
+    `pointer` for the last two.
+    """
+
+    part: str
+    name: str | None = None
+    pointer: Pointer = ()
+
+    root: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class RequestRef(MessageSourceRef):
+    root: ClassVar[str] = "request"
+
+
+@dataclass(frozen=True)
+class ResponseRef(MessageSourceRef):
+    root: ClassVar[str] = "response"
+
+
+@dataclass(frozen=True)
+class MessageRef(MessageSourceRef):
+    root: ClassVar[str] = "message"
+
+
+@dataclass(frozen=True)
+class InputsRef(Expression):
+    """`$inputs.<name>[#pointer]`: an input of the running workflow."""
+
+    name: str
+    pointer: Pointer = ()
+
+
+@dataclass(frozen=True)
+class OutputsRef(Expression):
+    """`$outputs.<name>[#pointer]`: an output of the running workflow."""
+
+    name: str
+    pointer: Pointer = ()
+
+
+@dataclass(frozen=True)
+class StepOutputRef(Expression):
+    """`$steps.<stepId>.outputs.<name>[#pointer]`."""
+
+    step_id: str
+    name: str
+    pointer: Pointer = ()
+
+
+@dataclass(frozen=True)
+class WorkflowRef(Expression):
+    """`$workflows.<workflowId>.(inputs|outputs).<name>[#pointer]`."""
+
+    workflow_id: str
+    field: str
+    name: str
+    pointer: Pointer = ()
+
+
+@dataclass(frozen=True)
+class SourceRef(Expression):
+    """`$sourceDescriptions.<name>.<reference>`: an operationId/workflowId, else a field."""
+
+    source: str
+    reference: str
+
+
+@dataclass(frozen=True)
+class ComponentRef(Expression):
+    """`$components.<kind>.<name>`; kind is parameters, successActions, failureActions (or inputs)."""
+
+    kind: str
+    name: str

@@ -1,0 +1,108 @@
+"""What runtime expressions can see (`Context`) and the `Missing` marker for values that are not there."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+class Missing:
+    """A value an expression refers to but that does not exist; falsy, never confused with JSON null.
+
+    `reason` is a human-readable sentence ("input 'apiKey' was not provided"); `expression` is the source text
+    of the expression that produced it, when known.
+    """
+
+    __slots__ = ("expression", "reason")
+
+    def __init__(self, reason: str, expression: str | None = None) -> None:
+        self.reason = reason
+        self.expression = expression
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"Missing({self.reason!r})"
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+@runtime_checkable
+class MessageView(Protocol):
+    """An HTTP request/response or an AsyncAPI message as seen by `$request.`, `$response.`, `$message.`."""
+
+    @property
+    def headers(self) -> Mapping[str, Any]: ...
+
+    @property
+    def query(self) -> Mapping[str, Any]: ...
+
+    @property
+    def path(self) -> Mapping[str, Any]: ...
+
+    @property
+    def body(self) -> Any: ...
+
+
+@runtime_checkable
+class SourceView(Protocol):
+    """A source description as seen by `$sourceDescriptions.<name>.<reference>`."""
+
+    @property
+    def fields(self) -> Mapping[str, Any]: ...
+
+    def lookup(self, reference: str) -> Any: ...
+
+
+@dataclass
+class SimpleMessage:
+    """A plain `MessageView` (handy for tests and for messages built from already decoded data)."""
+
+    headers: Mapping[str, Any] = field(default_factory=dict)
+    query: Mapping[str, Any] = field(default_factory=dict)
+    path: Mapping[str, Any] = field(default_factory=dict)
+    body: Any = None
+
+
+@dataclass
+class Context:
+    """Everything an expression may refer to while a step runs; every member is optional.
+
+    `steps` maps a stepId to that step's outputs; `workflows` maps a workflowId to an object or dict with
+    `inputs` and `outputs` mappings; `components` maps a kind (`parameters`, ...) to its named entries.
+    """
+
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    steps: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    outputs: Mapping[str, Any] = field(default_factory=dict)
+    workflows: Mapping[str, Any] = field(default_factory=dict)
+    sources: Mapping[str, SourceView] = field(default_factory=dict)
+    components: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    self_uri: str | None = None
+    url: str | None = None
+    method: str | None = None
+    status_code: int | None = None
+    request: MessageView | None = None
+    response: MessageView | None = None
+    message: MessageView | None = None
+
+
+_NOT_FOUND: Any = object()
+
+
+def get_header(headers: Mapping[str, Any], name: str, default: Any = None) -> Any:
+    """Look a header up case-insensitively (an exact match first: case-insensitive mappings need no scan)."""
+    if name in headers:
+        return headers[name]
+    folded = name.casefold()
+    for key, value in headers.items():
+        if key.casefold() == folded:
+            return value
+    return default
+
+
+def has_header(headers: Mapping[str, Any], name: str) -> bool:
+    return get_header(headers, name, _NOT_FOUND) is not _NOT_FOUND

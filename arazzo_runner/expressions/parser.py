@@ -1,0 +1,242 @@
+"""Recursive-descent parser: runtime expression text -> AST node (see `ast.py`).
+
+Grammar: the Arazzo 1.1 ABNF, used for 1.0.x documents too (DESIGN: "Decisions on open points"), plus an
+optional accessor chain (`.member`, `[0]`, `['key']`) after the expression.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from ..errors import ExpressionError
+from . import ast
+from .lexer import DEFAULT_STOP, DIGITS, ID_STRICT, IDENTIFIER, TCHAR, Scanner
+
+Fields = dict[str, Any]
+
+_MESSAGE_NODES: dict[str, type[ast.MessageSourceRef]] = {
+    "request": ast.RequestRef,
+    "response": ast.ResponseRef,
+    "message": ast.MessageRef,
+}
+_SIMPLE_NODES: dict[str, type[ast.Expression]] = {
+    "url": ast.UrlRef,
+    "method": ast.MethodRef,
+    "statusCode": ast.StatusCodeRef,
+    "self": ast.SelfRef,
+}
+MESSAGE_PARTS = ("header", "query", "path", "body", "payload")
+WORKFLOW_FIELDS = ("inputs", "outputs")
+# `inputs` is not in the ABNF but appears in documents; it is parsed and reported as such.
+COMPONENT_KINDS = ("parameters", "successActions", "failureActions", "inputs")
+
+
+@lru_cache(maxsize=4096)
+def parse_expression(text: str) -> ast.Expression:
+    """Parse `text`, which must be exactly one runtime expression (a pointer may run to the end)."""
+    node, end = _parse(text, 0, frozenset())
+    if end != len(text):
+        raise ExpressionError(f"unexpected {text[end]!r} after the expression {text[:end]!r}", text, end)
+    return node
+
+
+def parse_expression_prefix(text: str, pos: int, *, stop: str = DEFAULT_STOP) -> tuple[ast.Expression, int]:
+    """Parse one expression starting at `text[pos] == '$'`; return it and the offset just after it.
+
+    `stop` characters end free-form parts (query/path names, pointers, source references) and header tokens;
+    `{` and `}` always do.
+    """
+    return _parse_prefix_cached(text, pos, stop)
+
+
+@lru_cache(maxsize=4096)
+def _parse_prefix_cached(text: str, pos: int, stop: str) -> tuple[ast.Expression, int]:
+    return _parse(text, pos, frozenset(stop))
+
+
+def _parse(text: str, pos: int, stop: frozenset[str]) -> tuple[ast.Expression, int]:
+    parser = _Parser(Scanner(text, pos, stop))
+    node = parser.expression()
+    return node, parser.s.pos
+
+
+class _Parser:
+    def __init__(self, scanner: Scanner) -> None:
+        self.s = scanner
+
+    def expression(self) -> ast.Expression:
+        s = self.s
+        start = s.pos
+        if s.peek() != "$":
+            raise s.error("a runtime expression must start with '$'")
+        s.pos += 1
+        root = s.run(ID_STRICT)
+        cls, fields = self.root(root, start)
+        accessors = self.accessors()
+        return cls(**fields, text=s.text[start : s.pos], accessors=accessors)
+
+    def root(self, root: str, start: int) -> tuple[type[ast.Expression], Fields]:
+        if root in _SIMPLE_NODES:
+            return _SIMPLE_NODES[root], {}
+        if root in _MESSAGE_NODES:
+            return _MESSAGE_NODES[root], self.message_source(root)
+        handler = _ROOT_HANDLERS.get(root)
+        if handler is None:
+            raise self.s.error(_unknown_root_message(root), start)
+        return handler(self)
+
+    # -- $request. / $response. / $message.
+    def message_source(self, root: str) -> Fields:
+        s = self.s
+        s.expect(".", f"${root}")
+        where = s.pos
+        part = s.run(ID_STRICT)
+        after = f"${root}.{part}"
+        if part == "header":
+            s.expect(".", after)
+            return {"part": part, "name": s.take(TCHAR, "a header name", after + ".")}
+        if part in ("query", "path"):
+            s.expect(".", after)
+            return {"part": part, "name": self.free_text(f"a {part} parameter name", after + ".")}
+        if part in ("body", "payload"):
+            return {"part": part, "pointer": self.pointer()}
+        message = f"unknown source {part!r} after '${root}.' (expected {_one_of(MESSAGE_PARTS)})"
+        raise s.error(message + _did_you_mean(part, MESSAGE_PARTS), where)
+
+    # -- $inputs. / $outputs.
+    def inputs(self) -> tuple[type[ast.Expression], Fields]:
+        return ast.InputsRef, self.named("$inputs", "an input name")
+
+    def outputs(self) -> tuple[type[ast.Expression], Fields]:
+        return ast.OutputsRef, self.named("$outputs", "an output name")
+
+    def named(self, after: str, what: str) -> Fields:
+        self.s.expect(".", after)
+        name = self.s.take(IDENTIFIER, what, after + ".")
+        return {"name": name, "pointer": self.pointer()}
+
+    # -- $steps.<id>.outputs.<name>
+    def steps(self) -> tuple[type[ast.Expression], Fields]:
+        s = self.s
+        s.expect(".", "$steps")
+        step_id = s.take(ID_STRICT, "a step id", "$steps.")
+        hint = f" (a step output is written '$steps.{step_id}.outputs.<name>')"
+        self.keyword(f"$steps.{step_id}", ("outputs",), hint)
+        fields = self.named(f"$steps.{step_id}.outputs", "an output name")
+        return ast.StepOutputRef, {"step_id": step_id, **fields}
+
+    # -- $workflows.<id>.(inputs|outputs).<name>
+    def workflows(self) -> tuple[type[ast.Expression], Fields]:
+        s = self.s
+        s.expect(".", "$workflows")
+        workflow_id = s.take(ID_STRICT, "a workflow id", "$workflows.")
+        field = self.keyword(f"$workflows.{workflow_id}", WORKFLOW_FIELDS)
+        what = "an input name" if field == "inputs" else "an output name"
+        fields = self.named(f"$workflows.{workflow_id}.{field}", what)
+        return ast.WorkflowRef, {"workflow_id": workflow_id, "field": field, **fields}
+
+    # -- $sourceDescriptions.<name>.<reference>
+    def source_descriptions(self) -> tuple[type[ast.Expression], Fields]:
+        s = self.s
+        s.expect(".", "$sourceDescriptions")
+        source = s.take(ID_STRICT, "a source description name", "$sourceDescriptions.")
+        after = f"$sourceDescriptions.{source}"
+        s.expect(".", after)
+        reference = self.free_text("an operationId, workflowId or field name", after + ".")
+        return ast.SourceRef, {"source": source, "reference": reference}
+
+    # -- $components.<kind>.<name>
+    def components(self) -> tuple[type[ast.Expression], Fields]:
+        s = self.s
+        kind = self.keyword("$components", COMPONENT_KINDS)
+        after = f"$components.{kind}"
+        s.expect(".", after)
+        return ast.ComponentRef, {"kind": kind, "name": s.take(IDENTIFIER, "a component name", after + ".")}
+
+    # -- shared pieces
+    def keyword(self, after: str, allowed: tuple[str, ...], hint: str = "") -> str:
+        """Parse `.<word>` where word is one of `allowed`."""
+        s = self.s
+        s.expect(".", after)
+        where = s.pos
+        word = s.run(ID_STRICT)
+        if word not in allowed:
+            got = repr(word) if word else "nothing"
+            message = f"expected {_one_of(allowed)} after '{after}.', found {got}"
+            raise s.error(message + (_did_you_mean(word, allowed) or hint), where)
+        return word
+
+    def free_text(self, what: str, after: str) -> str:
+        s = self.s
+        text = s.until_stop()
+        if not text:
+            found = s.peek()
+            got = repr(found) if found else "the end"
+            raise s.error(f"expected {what} after {after!r}, found {got}")
+        return text
+
+    def pointer(self) -> tuple[str, ...]:
+        return self.s.pointer() if self.s.accept("#") else ()
+
+    def accessors(self) -> tuple[ast.Accessor, ...]:
+        """`.member` / `[index]` / `['key']` after a complete expression; a lone '.' ends the chain."""
+        s = self.s
+        chain: list[ast.Accessor] = []
+        while True:
+            ch = s.peek()
+            if ch == "." and s.peek(1) in ID_STRICT and s.peek(1) not in s.stop:
+                s.pos += 1
+                chain.append(s.run(ID_STRICT))
+            elif ch == "[":
+                chain.append(self.index())
+            else:
+                return tuple(chain)
+
+    def index(self) -> ast.Accessor:
+        s = self.s
+        start = s.pos
+        s.pos += 1  # '['
+        quote = s.peek()
+        if quote and quote in "'\"":
+            key: ast.Accessor = s.quoted()
+        else:
+            negative = s.accept("-")
+            digits = s.run(DIGITS)
+            if not digits:
+                raise s.error("expected an integer index or a quoted key inside '[...]'", start)
+            key = -int(digits) if negative else int(digits)
+        if not s.accept("]"):
+            raise s.error("expected ']' to close the accessor opened", start)
+        return key
+
+
+_ROOT_HANDLERS: dict[str, Callable[[_Parser], tuple[type[ast.Expression], Fields]]] = {
+    "inputs": _Parser.inputs,
+    "outputs": _Parser.outputs,
+    "steps": _Parser.steps,
+    "workflows": _Parser.workflows,
+    "sourceDescriptions": _Parser.source_descriptions,
+    "components": _Parser.components,
+}
+ROOTS = (*_SIMPLE_NODES, *_MESSAGE_NODES, *_ROOT_HANDLERS)
+
+
+def _unknown_root_message(root: str) -> str:
+    expected = ", ".join("$" + r for r in ROOTS)
+    if not root:
+        return f"expected an expression name after '$' ({expected})"
+    hint = _did_you_mean(root, ROOTS, prefix="$")
+    return f"unknown runtime expression '${root}' (expected one of {expected}){hint}"
+
+
+def _did_you_mean(word: str, choices: tuple[str, ...], prefix: str = "") -> str:
+    close = difflib.get_close_matches(word, choices, n=1) if word else []
+    return f"; did you mean '{prefix}{close[0]}'?" if close else ""
+
+
+def _one_of(words: tuple[str, ...]) -> str:
+    quoted = [repr(w) for w in words]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]

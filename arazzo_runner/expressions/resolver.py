@@ -1,0 +1,203 @@
+"""Evaluate an expression AST against a `Context`: name lookup, then JSON pointer, then accessors.
+
+Values are returned as they are stored (no copies). Anything that is not there is a `Missing` with a reason,
+never None (None is a JSON null that exists).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..pointer import ABSENT, describe_miss, resolve_pointer
+from . import ast
+from .context import Context, Missing, get_header
+
+Getter = Callable[[str], Any]
+
+
+def resolve(expr: ast.Expression, ctx: Context) -> Any:
+    """The value `expr` refers to in `ctx`, or a `Missing` explaining what is not there."""
+    value = _RESOLVERS[type(expr)](expr, ctx)
+    if expr.accessors and not isinstance(value, Missing):
+        value = walk(value, expr.accessors, expr.text)
+    return value
+
+
+# -- accessors and the "longest declared name wins" rule
+
+
+def step_into(value: Any, key: ast.Accessor) -> Any:
+    """One `.member` / `[index]` step; ABSENT when it reaches nothing."""
+    if isinstance(value, Mapping):
+        if key in value:
+            return value[key]
+        return value.get(str(key), ABSENT) if isinstance(key, int) else ABSENT
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        if isinstance(key, str):
+            if not (key.isdigit() and key.isascii()):
+                return ABSENT
+            key = int(key)
+        return value[key] if -len(value) <= key < len(value) else ABSENT
+    return ABSENT
+
+
+def walk(value: Any, keys: Sequence[ast.Accessor], text: str) -> Any:
+    for depth, key in enumerate(keys):
+        found = step_into(value, key)
+        if found is ABSENT:
+            where = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in keys[:depth])
+            at = f" at {where}" if where else ""
+            return Missing(f"{text}: {_why_not(value, key)}{at}", text)
+        value = found
+    return value
+
+
+def _why_not(value: Any, key: ast.Accessor) -> str:
+    if isinstance(value, Mapping):
+        return f"no member {key!r}"
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        if isinstance(key, int) or key.isdigit():
+            return f"index {key} is out of range (length {len(value)})"
+        return f"{key!r} is not an array index"
+    kind = "null" if value is None else type(value).__name__
+    return f"cannot take {key!r} of a {kind}"
+
+
+def lookup(get: Getter, name: str) -> tuple[Any, tuple[str, ...]]:
+    """Find `name`; if absent and dotted, the longest declared prefix wins and the rest become members."""
+    value = get(name)
+    if value is not ABSENT or "." not in name:
+        return value, ()
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        value = get(".".join(parts[:cut]))
+        if value is not ABSENT:
+            return value, tuple(parts[cut:])
+    return ABSENT, ()
+
+
+def _named(mapping: Mapping[str, Any], name: str, pointer: tuple[str, ...], text: str, missing: str) -> Any:
+    value, members = lookup(lambda key: mapping.get(key, ABSENT), name)
+    if value is ABSENT:
+        return Missing(missing, text)
+    if members:
+        value = walk(value, members, text)
+        if isinstance(value, Missing):
+            return value
+    return _pointer(value, pointer, text)
+
+
+def _pointer(value: Any, tokens: tuple[str, ...], text: str) -> Any:
+    if not tokens:
+        return value
+    found = resolve_pointer(value, tokens)
+    if found is ABSENT:
+        return Missing(f"{text}: {describe_miss(value, tokens)}", text)
+    return found
+
+
+# -- one resolver per node kind
+
+
+def _inputs(expr: ast.InputsRef, ctx: Context) -> Any:
+    return _named(ctx.inputs, expr.name, expr.pointer, expr.text, f"input {expr.name!r} was not provided")
+
+
+def _outputs(expr: ast.OutputsRef, ctx: Context) -> Any:
+    missing = f"workflow output {expr.name!r} has not been set"
+    return _named(ctx.outputs, expr.name, expr.pointer, expr.text, missing)
+
+
+def _step_output(expr: ast.StepOutputRef, ctx: Context) -> Any:
+    outputs = ctx.steps.get(expr.step_id)
+    if outputs is None:
+        return Missing(f"step {expr.step_id!r} has not run (no outputs recorded)", expr.text)
+    missing = f"step {expr.step_id!r} has no output {expr.name!r}"
+    return _named(outputs, expr.name, expr.pointer, expr.text, missing)
+
+
+def _workflow(expr: ast.WorkflowRef, ctx: Context) -> Any:
+    workflow = ctx.workflows.get(expr.workflow_id)
+    if workflow is None:
+        return Missing(f"workflow {expr.workflow_id!r} has not run", expr.text)
+    if isinstance(workflow, Mapping):
+        values = workflow.get(expr.field)
+    else:
+        values = getattr(workflow, expr.field, None)
+    noun = "input" if expr.field == "inputs" else "output"
+    missing = f"workflow {expr.workflow_id!r} has no {noun} {expr.name!r}"
+    return _named(values or {}, expr.name, expr.pointer, expr.text, missing)
+
+
+def _source(expr: ast.SourceRef, ctx: Context) -> Any:
+    view = ctx.sources.get(expr.source)
+    if view is None:
+        return Missing(f"there is no source description named {expr.source!r}", expr.text)
+    # Spec priority: an operationId/workflowId first, then a field of the Source Description Object.
+    found = view.lookup(expr.reference)
+    if found is not None and found is not ABSENT and not isinstance(found, Missing):
+        return found
+    fields = view.fields
+    if expr.reference in fields:
+        return fields[expr.reference]
+    reason = f"source description {expr.source!r} has no operation, workflow or field {expr.reference!r}"
+    return Missing(reason, expr.text)
+
+
+def _component(expr: ast.ComponentRef, ctx: Context) -> Any:
+    entries = ctx.components.get(expr.kind) or {}
+    missing = f"no component {expr.kind}.{expr.name} is defined"
+    return _named(entries, expr.name, (), expr.text, missing)
+
+
+_NOT_YET = {
+    "request": "no request has been made yet",
+    "response": "no response has been received yet",
+    "message": "no message is available",
+}
+_PART_NOUNS = {"header": "header", "query": "query parameter", "path": "path parameter"}
+
+
+def _message_source(expr: ast.MessageSourceRef, ctx: Context) -> Any:
+    view = getattr(ctx, expr.root)
+    if view is None:
+        return Missing(_NOT_YET[expr.root], expr.text)
+    part = expr.part
+    if part in ("body", "payload"):
+        return _pointer(view.body, expr.pointer, expr.text)
+    name = expr.name or ""
+    if part == "header":
+        headers = view.headers
+        value, members = lookup(lambda key: get_header(headers, key, ABSENT), name)
+    else:
+        mapping = view.query if part == "query" else view.path
+        value, members = lookup(lambda key: mapping.get(key, ABSENT), name)
+    if value is ABSENT:
+        return Missing(f"the {expr.root} has no {_PART_NOUNS[part]} {name!r}", expr.text)
+    return walk(value, members, expr.text) if members else value
+
+
+def _scalar(attr: str, reason: str) -> Callable[[ast.Expression, Context], Any]:
+    def resolve_scalar(expr: ast.Expression, ctx: Context) -> Any:
+        value = getattr(ctx, attr)
+        return Missing(reason, expr.text) if value is None else value
+
+    return resolve_scalar
+
+
+_RESOLVERS: dict[type, Callable[[Any, Context], Any]] = {
+    ast.InputsRef: _inputs,
+    ast.OutputsRef: _outputs,
+    ast.StepOutputRef: _step_output,
+    ast.WorkflowRef: _workflow,
+    ast.SourceRef: _source,
+    ast.ComponentRef: _component,
+    ast.RequestRef: _message_source,
+    ast.ResponseRef: _message_source,
+    ast.MessageRef: _message_source,
+    ast.UrlRef: _scalar("url", "the request URL is not known yet"),
+    ast.MethodRef: _scalar("method", "the request method is not known yet"),
+    ast.StatusCodeRef: _scalar("status_code", "no response has been received yet"),
+    ast.SelfRef: _scalar("self_uri", "the document declares no $self URI"),
+}

@@ -1,0 +1,202 @@
+"""Compiled values: payloads, parameter values and outputs with their expressions parsed once.
+
+A string that is exactly one expression keeps the referenced value's type; a string with embedded expressions
+is a template; containers recurse (keys stay literal); with `selectors=True` an Arazzo 1.1 Selector Object
+(`{context, selector, type}`) selects from its context. `evaluate` is the per-step hot path: no parsing, no
+copies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..errors import ArazzoError, ExpressionError
+from .ast import Expression
+from .context import Context, Missing
+from .parser import parse_expression
+from .resolver import resolve
+from .template import Template, parse_template
+
+SELECTOR_KEYS = frozenset({"context", "selector", "type"})
+
+
+class CompiledValue:
+    """Base class; `raw` is the value as written in the document."""
+
+    __slots__ = ("raw",)
+    is_constant = False
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def evaluate(self, ctx: Context) -> Any:
+        raise NotImplementedError
+
+    def expressions(self) -> Iterator[Expression]:
+        return iter(())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.raw!r})"
+
+
+class ConstantValue(CompiledValue):
+    __slots__ = ()
+    is_constant = True
+
+    def evaluate(self, ctx: Context) -> Any:
+        return self.raw
+
+
+class ExpressionValue(CompiledValue):
+    """A whole-value expression: the result keeps its type."""
+
+    __slots__ = ("expression",)
+
+    def __init__(self, raw: Any, expression: Expression) -> None:
+        super().__init__(raw)
+        self.expression = expression
+
+    def evaluate(self, ctx: Context) -> Any:
+        return resolve(self.expression, ctx)
+
+    def expressions(self) -> Iterator[Expression]:
+        yield self.expression
+
+
+class TemplateValue(CompiledValue):
+    __slots__ = ("template",)
+
+    def __init__(self, raw: Any, template: Template) -> None:
+        super().__init__(raw)
+        self.template = template
+
+    def evaluate(self, ctx: Context) -> Any:
+        return self.template.render(ctx)
+
+    def expressions(self) -> Iterator[Expression]:
+        return self.template.expressions()
+
+
+class MappingValue(CompiledValue):
+    __slots__ = ("items",)
+
+    def __init__(self, raw: Any, items: tuple[tuple[str, CompiledValue], ...]) -> None:
+        super().__init__(raw)
+        self.items = items
+
+    def evaluate(self, ctx: Context) -> Any:
+        return {key: value.evaluate(ctx) for key, value in self.items}
+
+    def expressions(self) -> Iterator[Expression]:
+        for _, value in self.items:
+            yield from value.expressions()
+
+
+class ListValue(CompiledValue):
+    __slots__ = ("members",)
+
+    def __init__(self, raw: Any, members: tuple[CompiledValue, ...]) -> None:
+        super().__init__(raw)
+        self.members = members
+
+    def evaluate(self, ctx: Context) -> Any:
+        return [member.evaluate(ctx) for member in self.members]
+
+    def expressions(self) -> Iterator[Expression]:
+        for member in self.members:
+            yield from member.expressions()
+
+
+class SelectorValue(CompiledValue):
+    """A Selector Object: one match gives its value, several a list, none a `Missing`."""
+
+    __slots__ = ("context", "query", "selector")
+
+    def __init__(self, raw: Any, context: Expression, selector: str, query: Any) -> None:
+        super().__init__(raw)
+        self.context = context
+        self.selector = selector
+        self.query = query
+
+    def evaluate(self, ctx: Context) -> Any:
+        data = resolve(self.context, ctx)
+        if isinstance(data, Missing):
+            return data
+        try:
+            nodes = self.query.select(data)
+        except ArazzoError as error:
+            return Missing(f"selector {self.selector!r} on {self.context.text}: {error}", self.context.text)
+        if not nodes:
+            reason = f"selector {self.selector!r} matched nothing in {self.context.text}"
+            return Missing(reason, self.context.text)
+        return nodes[0] if len(nodes) == 1 else list(nodes)
+
+    def expressions(self) -> Iterator[Expression]:
+        yield self.context
+
+
+def compile_value(raw: Any, *, selectors: bool = False) -> CompiledValue:
+    """Parse every expression in `raw` once; see the module docstring for the rules."""
+    if isinstance(raw, str):
+        return _compile_string(raw)
+    if isinstance(raw, Mapping):
+        if selectors and _is_selector(raw):
+            return _compile_selector(raw)
+        items = tuple((key, compile_value(value, selectors=selectors)) for key, value in raw.items())
+        if all(value.is_constant for _, value in items):
+            return ConstantValue(raw)
+        return MappingValue(raw, items)
+    if isinstance(raw, list):
+        members = tuple(compile_value(member, selectors=selectors) for member in raw)
+        if all(member.is_constant for member in members):
+            return ConstantValue(raw)
+        return ListValue(raw, members)
+    return ConstantValue(raw)
+
+
+def _compile_string(raw: str) -> CompiledValue:
+    if raw.startswith("$"):
+        try:
+            return ExpressionValue(raw, parse_expression(raw))
+        except ExpressionError:
+            pass  # not a whole expression: maybe a template, maybe plain text such as "$5"
+    template = parse_template(raw)
+    return ConstantValue(raw) if template.is_constant else TemplateValue(raw, template)
+
+
+def _is_selector(raw: Mapping[str, Any]) -> bool:
+    if raw.keys() != SELECTOR_KEYS:
+        return False
+    kind = raw["type"]
+    kind_ok = isinstance(kind, str) or (isinstance(kind, Mapping) and isinstance(kind.get("type"), str))
+    return kind_ok and isinstance(raw["context"], str) and isinstance(raw["selector"], str)
+
+
+def _compile_selector(raw: Mapping[str, Any]) -> SelectorValue:
+    # Imported here: the query package is optional for users of plain expressions.
+    from ..query import compile_selector
+
+    kind = raw["type"]
+    if isinstance(kind, Mapping):
+        type_, version = kind["type"], kind.get("version")
+    else:
+        type_, version = kind, None
+    context = parse_expression(raw["context"])
+    query = compile_selector(type_, version, raw["selector"])
+    return SelectorValue(raw, context, raw["selector"], query)
+
+
+Path = tuple[str | int, ...]
+
+
+def iter_missing(value: Any, path: Path = ()) -> Iterator[tuple[Path, Missing]]:
+    """Every `Missing` inside an evaluated value, with its path (for warnings and error messages)."""
+    if isinstance(value, Missing):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, member in value.items():
+            yield from iter_missing(member, (*path, key))
+    elif isinstance(value, list):
+        for index, member in enumerate(value):
+            yield from iter_missing(member, (*path, index))

@@ -1,0 +1,1 @@
+"""HTTP: request building from OpenAPI, transport, and server-sent event decoding."""

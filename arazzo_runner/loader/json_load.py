@@ -1,0 +1,98 @@
+"""JSON text -> (data, lazy positions) with the stdlib parser; limits checked without a second parse."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from ..errors import DocumentError
+from .json_scan import JsonScanner
+from .limits import Limits
+from .positions import PositionIndex
+from .text import line_col
+
+
+class _Duplicate(Exception):
+    """A JSON object repeats a key; the scanner finds where."""
+
+
+def load_json(text: str, file: str, limits: Limits) -> tuple[Any, PositionIndex]:
+    """Parse JSON; raises DocumentError, or json.JSONDecodeError for text that is not JSON at all."""
+    try:
+        data = json.loads(text, object_pairs_hook=_unique)
+    except _Duplicate:
+        _locate_problem(text, file, limits)
+        raise DocumentError("an object has a duplicate key", file=file, line=1, column=1) from None
+    except RecursionError:
+        _locate_problem(text, file, limits)
+        # Only reached when `max_depth` is above what the stdlib parser can recurse through.
+        raise DocumentError("document is nested too deeply to parse", file=file, line=1, column=1) from None
+    except json.JSONDecodeError:
+        raise  # not JSON: the caller decides between reporting it and reading YAML
+    except ValueError as exc:  # an integer with more digits than Python converts
+        line, column = _long_number(text)
+        raise DocumentError(f"number too long: {exc}", file=file, line=line, column=column) from None
+    if _exceeds(text, data, limits):
+        _locate_problem(text, file, limits)
+        raise DocumentError("document exceeds the depth or size limits", file=file, line=1, column=1)
+    return data, PositionIndex(lambda: JsonScanner(text, file, limits).scan())
+
+
+def _long_number(text: str) -> tuple[int, int]:
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+    match = re.search("[0-9]{" + str(limit + 1) + ",}", text) if limit else None
+    return line_col(text, match.start()) if match else (1, 1)
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _Duplicate
+    return result
+
+
+def _locate_problem(text: str, file: str, limits: Limits) -> None:
+    # The scanner raises the located error (duplicate key, depth or size) it meets first; callers
+    # still raise a plain one in case it meets none.
+    JsonScanner(text, file, limits).scan()
+
+
+def _exceeds(text: str, data: Any, limits: Limits) -> bool:
+    """Whether depth or node count pass the limits; character counts spare most documents the walks."""
+    containers = text.count("[") + text.count("{")
+    if containers > limits.max_depth and _deeper_than(data, limits.max_depth):
+        return True
+    # Every value but the first is preceded by a ',' or opens a container's first slot.
+    return containers + text.count(",") + 1 > limits.max_nodes and _count_nodes(data) > limits.max_nodes
+
+
+def _deeper_than(data: Any, max_depth: int) -> bool:
+    try:
+        return _depth_exceeds(data, max_depth)
+    except RecursionError:  # only when max_depth is set near the interpreter's recursion limit
+        return True
+
+
+def _depth_exceeds(node: Any, remaining: int) -> bool:
+    # Recursive on purpose: twice as fast as an explicit stack, and bounded by `max_depth`.
+    if node.__class__ is not dict and node.__class__ is not list:
+        return False
+    if remaining == 0:
+        return True
+    for child in node.values() if node.__class__ is dict else node:
+        if (child.__class__ is dict or child.__class__ is list) and _depth_exceeds(child, remaining - 1):
+            return True
+    return False
+
+
+def _count_nodes(data: Any) -> int:
+    nodes = 1
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        nodes += len(children)
+        pending.extend(child for child in children if isinstance(child, (dict, list)))
+    return nodes

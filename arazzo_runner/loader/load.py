@@ -1,0 +1,82 @@
+"""Entry points: text or a file -> LoadedDocument."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import DocumentError
+from .document import LoadedDocument
+from .json_load import load_json
+from .limits import DEFAULT_LIMITS, Limits
+from .positions import PositionIndex
+from .text import check_size, decode, sniff
+from .yaml_load import load_yaml
+
+
+def load_text(
+    text: str | bytes,
+    file: str = "<string>",
+    *,
+    limits: Limits | None = None,
+    positions: bool = True,
+) -> LoadedDocument:
+    """Parse one YAML or JSON document into JSON-compatible data; raises a located DocumentError.
+
+    `positions=False` skips building the position index up front; it is then built from the text
+    on first use (JSON positions are always built lazily, as parsing JSON is much cheaper).
+    """
+    limits = limits or DEFAULT_LIMITS
+    source = decode(text, file, limits)
+    with _gc_paused():
+        data, index, kind = _parse(source, file, limits, positions)
+    return LoadedDocument(data=data, file=file, positions=index, format=kind)
+
+
+def load_path(
+    path: str | os.PathLike[str],
+    *,
+    limits: Limits | None = None,
+    positions: bool = True,
+) -> LoadedDocument:
+    """Read and parse a file; a file that cannot be read is a DocumentError naming it."""
+    limits = limits or DEFAULT_LIMITS
+    file = os.fsdecode(path)
+    try:
+        with open(path, "rb") as stream:
+            check_size(os.fstat(stream.fileno()).st_size, file, limits)
+            raw = stream.read(limits.max_bytes + 1)  # the file may grow after fstat
+    except OSError as exc:
+        raise DocumentError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
+    return load_text(raw, file, limits=limits, positions=positions)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # Loading allocates many containers and none become garbage: cyclic GC passes would only rescan
+    # them (about 20% of the time on large documents).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _parse(text: str, file: str, limits: Limits, positions: bool) -> tuple[Any, PositionIndex, str]:
+    kind = sniff(text, file)
+    if kind == "yaml":
+        return (*load_yaml(text, file, limits, positions), "yaml")
+    try:
+        return (*load_json(text, file, limits), "json")
+    except json.JSONDecodeError as exc:
+        if kind == "json":
+            # A .json file that opens like JSON is meant to be JSON: no lenient YAML reading.
+            raise DocumentError(exc.msg, file=file, line=exc.lineno, column=exc.colno) from None
+    # Only one sign said JSON: flow-style YAML (`{a: 1}`) or YAML in a .json file.
+    return (*load_yaml(text, file, limits, positions), "yaml")

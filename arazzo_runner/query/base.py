@@ -1,0 +1,33 @@
+"""What every compiled selector looks like, and the error raised when data cannot be queried."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..errors import ArazzoError
+
+
+class QueryError(ArazzoError):
+    """A compiled query could not be applied to the data (not XML, an XPath dynamic error...).
+
+    Syntax problems are reported earlier, by `compile_selector`, as `ExpressionError`.
+    """
+
+
+class CompiledQuery(ABC):
+    """A selector parsed once; `select` may then run any number of times, on any thread."""
+
+    __slots__ = ("expression", "type", "version")
+
+    def __init__(self, type_: str, version: str, expression: str) -> None:
+        self.type = type_
+        self.version = version
+        self.expression = expression
+
+    @abstractmethod
+    def select(self, data: Any) -> list[Any]:
+        """Apply the query to `data` and return the selected node values (possibly none)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.type}/{self.version} {self.expression!r}>"

@@ -1,0 +1,40 @@
+"""`python -m arazzo_runner.reference [--host H] [--port P] [--date D] [--quiet]`: serve in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+
+from .arguments import DEFAULT_DATE
+from .server import ReferenceServer
+
+DEFAULT_PORT = 8765
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m arazzo_runner.reference",
+        description="Run the deterministic chat-completions reference server.",
+    )
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
+    parser.add_argument(
+        "--date",
+        help=f"the date put in `date` arguments (default: env ARAZZO_REFERENCE_DATE, else {DEFAULT_DATE})",
+    )
+    parser.add_argument("--quiet", action="store_true", help="do not log requests")
+    args = parser.parse_args(argv)
+    try:
+        server = ReferenceServer(args.host, args.port, date=args.date, verbose=not args.quiet)
+    except OSError as exc:
+        print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    print(f"Reference chat-completions server at {server.url} (Ctrl-C to stop)", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""`arazzo list`: workflows with their inputs (type, default, required) and outputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..executor.inputs import resolve_schema
+
+
+def describe_workflows(workspace: Any) -> dict[str, Any]:
+    document = workspace.document
+    workflows = []
+    for workflow in document.workflows:
+        schema = resolve_schema(workflow.inputs or {}, document.raw)
+        props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+        required = set(schema.get("required", []) if isinstance(schema, dict) else [])
+        inputs = []
+        for name, sub in (props or {}).items():
+            sub = resolve_schema(sub, document.raw)
+            sub = sub if isinstance(sub, dict) else {}
+            entry = {"name": name, "type": sub.get("type"), "required": name in required}
+            if "default" in sub:
+                entry["default"] = sub["default"]
+            if sub.get("description"):
+                entry["description"] = sub["description"]
+            inputs.append(entry)
+        workflows.append(
+            {
+                "workflowId": workflow.workflow_id,
+                "summary": workflow.summary,
+                "steps": [s.step_id for s in workflow.steps],
+                "inputs": inputs,
+                "outputs": list(workflow.outputs),
+            }
+        )
+    return {
+        "file": workspace.file,
+        "arazzo": document.version,
+        "title": document.info.get("title"),
+        "workflows": workflows,
+    }
+
+
+def render_workflows(data: dict[str, Any]) -> str:
+    lines = [f"{data['file']} (Arazzo {data['arazzo']}): {data.get('title') or ''}".rstrip()]
+    for workflow in data["workflows"]:
+        lines.append(
+            f"\n{workflow['workflowId']}" + (f" - {workflow['summary']}" if workflow.get("summary") else "")
+        )
+        lines.append(f"  steps: {', '.join(workflow['steps'])}")
+        if workflow["inputs"]:
+            lines.append("  inputs:")
+            for item in workflow["inputs"]:
+                kind = item["type"] if isinstance(item["type"], str) else "/".join(item["type"] or ["any"])
+                flags = "required" if item["required"] else "optional"
+                default = f", default {item['default']!r}" if "default" in item else ""
+                lines.append(f"    {item['name']}: {kind} ({flags}{default})")
+        if workflow["outputs"]:
+            lines.append(f"  outputs: {', '.join(workflow['outputs'])}")
+    return "\n".join(lines) + "\n"

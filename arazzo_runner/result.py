@@ -1,0 +1,125 @@
+"""Run results: what happened, in execution order, with a stable JSON form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PASSED = "passed"
+FAILED = "failed"
+
+
+@dataclass
+class Exchange:
+    """One HTTP request/response pair, kept for verbose output and reports."""
+
+    method: str
+    url: str
+    request_headers: list[tuple[str, str]]
+    request_body: bytes | None
+    status_code: int | None = None
+    response_headers: list[tuple[str, str]] = field(default_factory=list)
+    response_body: bytes | None = None
+    error: str | None = None
+    started_at: float = 0.0
+    duration_ms: float = 0.0
+
+
+@dataclass
+class StepResult:
+    step_id: str
+    status: str = PASSED
+    attempts: int = 0
+    status_code: int | None = None
+    outputs: dict[str, Any] = field(default_factory=dict)
+    duration_ms: float = 0.0
+    error: str | None = None
+    failed_criteria: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    action: str | None = None  # the action taken after the step, e.g. "goto resolveToolCall"
+    method: str | None = None
+    url: str | None = None
+    exchanges: list[Exchange] = field(default_factory=list)
+    workflow: WorkflowResult | None = None  # the child run of a workflowId step
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "stepId": self.step_id,
+            "status": self.status,
+            "attempts": self.attempts,
+            "statusCode": self.status_code,
+            "outputs": self.outputs,
+            "durationMs": round(self.duration_ms, 3),
+        }
+        if self.method:
+            data["request"] = {"method": self.method, "url": self.url}
+        if self.error:
+            data["error"] = self.error
+        if self.failed_criteria:
+            data["failedCriteria"] = self.failed_criteria
+        if self.warnings:
+            data["warnings"] = self.warnings
+        if self.action:
+            data["action"] = self.action
+        if self.workflow is not None:
+            data["workflow"] = self.workflow.to_dict()
+        return data
+
+
+@dataclass
+class WorkflowResult:
+    workflow_id: str
+    status: str = PASSED
+    outputs: dict[str, Any] = field(default_factory=dict)
+    error: dict[str, str] | None = None  # {"stepId": ..., "message": ...}
+    steps: list[StepResult] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    duration_ms: float = 0.0
+    dependencies: list[WorkflowResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def fail(self, step_id: str, message: str) -> None:
+        self.status = FAILED
+        if self.error is None:
+            self.error = {"stepId": step_id, "message": message}
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "workflowId": self.workflow_id,
+            "status": self.status,
+            "outputs": self.outputs,
+            "error": self.error,
+            "steps": [s.to_dict() for s in self.steps],
+            "durationMs": round(self.duration_ms, 3),
+        }
+        if self.warnings:
+            data["warnings"] = self.warnings
+        if self.dependencies:
+            data["dependencies"] = [d.to_dict() for d in self.dependencies]
+        return data
+
+
+@dataclass
+class RunResult:
+    workflows: list[WorkflowResult] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return PASSED if all(w.passed for w in self.workflows) else FAILED
+
+    @property
+    def ok(self) -> bool:
+        return self.status == PASSED
+
+    def workflow(self, workflow_id: str) -> WorkflowResult | None:
+        return next((w for w in self.workflows if w.workflow_id == workflow_id), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "workflows": [w.to_dict() for w in self.workflows]}

@@ -1,0 +1,72 @@
+"""Per-run memory of fetched documents, so a file reached twice is fetched and parsed once."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source
+from .locations import resolve_location
+from .parse import ParsedDoc, parse_source
+
+if TYPE_CHECKING:
+    import httpx
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """Limits and transport used for a description and every document its `$ref`s reach."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    max_bytes: int = DEFAULT_MAX_BYTES
+    client: httpx.Client | None = None
+
+
+class SourceCache:
+    """Parsed documents and loaded descriptions of one run, keyed by resolved location.
+
+    Pass the same instance to every `load_openapi` call of a run; runs never share one implicitly.
+    Safe to share between threads without a lock: two threads racing on one location may both fetch
+    it, but `setdefault` makes every caller get the object stored first.
+    """
+
+    def __init__(self) -> None:
+        self._documents: dict[str, ParsedDoc] = {}
+        self._descriptions: dict[str, Any] = {}
+        self._other: dict[Hashable, Any] = {}
+
+    def document(self, url: str, base: str | None, options: FetchOptions) -> ParsedDoc:
+        """The parsed document at `url` (relative to `base`), fetched on first use."""
+        location = resolve_location(url, base)
+        known = self._documents.get(location)
+        if known is not None:
+            return known
+        fetched = fetch_source(
+            url, base, timeout=options.timeout, max_bytes=options.max_bytes, client=options.client
+        )
+        doc = self._documents.setdefault(location, parse_source(fetched.content, fetched.location))
+        self._documents.setdefault(fetched.location, doc)  # after a redirect, the final URL too
+        return doc
+
+    def description(self, location: str) -> Any:
+        """The description loaded from `location`, or None."""
+        return self._descriptions.get(location)
+
+    def add_description(self, description: Any, *locations: str) -> Any:
+        """Remember `description` under `locations`; returns the one stored first (see the class doc)."""
+        stored = self._descriptions.setdefault(locations[0], description)
+        for location in locations[1:]:
+            self._descriptions.setdefault(location, stored)
+        return stored
+
+    def get(self, key: Hashable) -> Any:
+        """Any other per-run object (e.g. a loaded Arazzo source), or None."""
+        return self._other.get(key)
+
+    def put(self, key: Hashable, value: Any) -> Any:
+        """Store `value` under `key` unless present; returns the stored value."""
+        return self._other.setdefault(key, value)
+
+    def __len__(self) -> int:
+        return len(self._documents)

@@ -1,0 +1,275 @@
+"""A loaded Arazzo document together with its source descriptions, loaded once and on first use.
+
+Also where step targets are resolved: `operationId` (plain or `$sourceDescriptions.<name>.<id>`),
+`operationPath` (`{$sourceDescriptions.<name>.url}#/paths/...`) and `workflowId` (local or in an
+`arazzo` source, which runs with that document's own components and sources).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+from .errors import DocumentError, SourceError
+from .loader import LoadedDocument, load_path, load_text
+from .model import Document, Pointer, Step, Workflow, build_document
+from .pointer import format_pointer
+
+_SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
+_OPERATION_PATH = re.compile(
+    r"^\{\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url\}(#.*)$|^\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url(#.*)$"
+)
+
+
+class TargetError(DocumentError):
+    """A step target that does not resolve to an operation or a workflow."""
+
+
+@dataclass(frozen=True)
+class OperationTarget:
+    source: str
+    description: Any  # sources.OpenAPIDescription
+    operation: Any  # sources.Operation
+
+
+@dataclass(frozen=True)
+class WorkflowTarget:
+    workspace: Workspace
+    workflow: Workflow
+
+
+class Workspace:
+    """One Arazzo document and everything it references. Safe to share between concurrent runs:
+    it only caches immutable loaded data, under a lock."""
+
+    def __init__(self, loaded: LoadedDocument, document: Document, location: str, cache: Any = None) -> None:
+        from .sources import SourceCache
+
+        self.loaded = loaded
+        self.document = document
+        self.location = location
+        self.cache = cache if cache is not None else SourceCache()
+        self._lock = threading.RLock()
+        self._sources: dict[str, Any] = {}
+        self._compiled: dict[str, Any] = {}
+
+    # -- loading -------------------------------------------------------------------------------------
+
+    @classmethod
+    def from_path(cls, path: str | Path, cache: Any = None) -> Workspace:
+        loaded = load_path(path)
+        return cls.from_loaded(loaded, str(Path(path).resolve()), cache)
+
+    @classmethod
+    def from_text(cls, text: str | bytes, location: str = "<string>", cache: Any = None) -> Workspace:
+        return cls.from_loaded(load_text(text, location), location, cache)
+
+    @classmethod
+    def from_loaded(cls, loaded: LoadedDocument, location: str, cache: Any = None) -> Workspace:
+        document = build_document(loaded.data)
+        if document.problems:
+            at, message = document.problems[0]
+            raise loaded.error(format_pointer(at), message)
+        return cls(loaded, document, location, cache)
+
+    @property
+    def file(self) -> str:
+        return self.loaded.file
+
+    @property
+    def base(self) -> str:
+        """Base URI for relative source URLs: `$self` (resolved against the location) or the location."""
+        if self.document.self_uri:
+            return (
+                urljoin(self.location, self.document.self_uri)
+                if _is_url(self.location)
+                else self.document.self_uri
+            )
+        return self.location
+
+    def error(self, at: Pointer, message: str, cls: type[DocumentError] = DocumentError) -> DocumentError:
+        located = self.loaded.error(format_pointer(at), message)
+        if cls is not DocumentError:
+            located = cls(
+                message, file=located.file, line=located.line, column=located.column, pointer=located.pointer
+            )
+        return located
+
+    def source(self, name: str) -> Any:
+        """The loaded source: an OpenAPIDescription or a Workspace (type arazzo). Raises SourceError."""
+        with self._lock:
+            if name not in self._sources:
+                self._sources[name] = self._load_source(name)
+            return self._sources[name]
+
+    def _load_source(self, name: str) -> Any:
+        from .sources import load_openapi
+
+        entry = self.document.source(name)
+        if entry is None:
+            raise SourceError(f"no source description named '{name}'", file=self.file)
+        base = self.base
+        kind = entry.type or "openapi"
+        try:
+            if kind == "arazzo":
+                return self._load_arazzo(entry.url, base)
+            if kind == "openapi":
+                return load_openapi(entry.url, base, cache=self.cache)
+        except SourceError as exc:
+            raise self._source_error(entry, exc) from None
+        except DocumentError as exc:
+            raise self._source_error(entry, exc) from None
+        raise self.error(
+            (*entry.at, "type"),
+            f"source '{name}' has type '{kind}', which this engine cannot run",
+            SourceError,
+        )
+
+    def _source_error(self, entry: Any, exc: DocumentError) -> SourceError:
+        located = self.error(entry.at, "")
+        message = f"source '{entry.name}' ({entry.url}) cannot be loaded: {exc}"
+        return SourceError(
+            message, file=located.file, line=located.line, column=located.column, pointer=located.pointer
+        )
+
+    def _load_arazzo(self, url: str, base: str) -> Workspace:
+        from .sources import fetch_source
+
+        fetched = fetch_source(url, base)
+        key = ("arazzo", fetched.location)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        loaded = load_text(fetched.content, fetched.location)
+        return self.cache.put(key, Workspace.from_loaded(loaded, fetched.location, self.cache))
+
+    def compiled(self, workflow: Workflow) -> Any:
+        """The compiled plan of a workflow (expressions parsed once per document)."""
+        from .executor.plan import CompileError, compile_workflow
+
+        with self._lock:
+            plan = self._compiled.get(workflow.workflow_id)
+            if plan is None:
+                try:
+                    plan = compile_workflow(self.document, workflow)
+                except CompileError as exc:
+                    raise self.error(exc.at, exc.message) from None
+                self._compiled[workflow.workflow_id] = plan
+            return plan
+
+    # -- targets -------------------------------------------------------------------------------------
+
+    def openapi_sources(self) -> list[str]:
+        return [s.name for s in self.document.sources if (s.type or "openapi") == "openapi"]
+
+    def resolve_operation(self, step: Step) -> OperationTarget:
+        if step.operation_path is not None:
+            return self._by_path(step)
+        ref = step.operation_id or ""
+        match = _SOURCE_REF.match(ref)
+        if match:
+            name, op_id = match.groups()
+            return self._find_in(step, name, op_id)
+        found = []
+        for name in self.openapi_sources():
+            description = self.source(name)
+            operation = description.operation(ref)
+            if operation is not None:
+                found.append(OperationTarget(name, description, operation))
+        if len(found) == 1:
+            return found[0]
+        if found:
+            names = ", ".join(t.source for t in found)
+            raise self.error(
+                (*step.at, "operationId"),
+                f"operationId '{ref}' is ambiguous: found in sources {names}; "
+                f"use $sourceDescriptions.<name>.{ref}",
+                TargetError,
+            )
+        raise self.error(
+            (*step.at, "operationId"), f"operationId '{ref}' was not found{self._suggest(ref)}", TargetError
+        )
+
+    def _find_in(self, step: Step, name: str, op_id: str) -> OperationTarget:
+        entry = self.document.source(name)
+        if entry is None:
+            raise self.error((*step.at, "operationId"), f"unknown source description '{name}'", TargetError)
+        description = self.source(name)
+        operation = description.operation(op_id)
+        if operation is None:
+            hint = description.suggest(op_id)
+            tip = f"; did you mean {', '.join(hint)}?" if hint else ""
+            raise self.error(
+                (*step.at, "operationId"),
+                f"operationId '{op_id}' was not found in '{name}'{tip}",
+                TargetError,
+            )
+        return OperationTarget(name, description, operation)
+
+    def _by_path(self, step: Step) -> OperationTarget:
+        text = step.operation_path or ""
+        match = _OPERATION_PATH.match(text)
+        if match:
+            name = match.group(1) or match.group(3)
+            fragment = match.group(2) or match.group(4)
+        else:
+            name, fragment = self._source_by_url(text)
+        if name is None or self.document.source(name) is None:
+            raise self.error(
+                (*step.at, "operationPath"),
+                f"operationPath '{text}' does not name a known source",
+                TargetError,
+            )
+        description = self.source(name)
+        operation = description.operation_at(fragment)
+        if operation is None:
+            raise self.error(
+                (*step.at, "operationPath"),
+                f"operationPath '{text}' does not point to an operation",
+                TargetError,
+            )
+        return OperationTarget(name, description, operation)
+
+    def _source_by_url(self, text: str) -> tuple[str | None, str]:
+        url, _, fragment = text.partition("#")
+        for entry in self.document.sources:
+            if entry.url == url:
+                return entry.name, "#" + fragment
+        return None, "#" + fragment
+
+    def _suggest(self, op_id: str) -> str:
+        hints: list[str] = []
+        for name in self.openapi_sources():
+            try:
+                hints.extend(self.source(name).suggest(op_id))
+            except SourceError:
+                continue
+        return f"; did you mean {', '.join(hints[:3])}?" if hints else ""
+
+    def resolve_workflow(self, ref: str, at: Pointer) -> WorkflowTarget:
+        """A local workflowId, or `$sourceDescriptions.<name>.<workflowId>` in an arazzo source."""
+        match = _SOURCE_REF.match(ref)
+        if match:
+            name, workflow_id = match.groups()
+            entry = self.document.source(name)
+            if entry is None or entry.type != "arazzo":
+                raise self.error(at, f"'{ref}': '{name}' is not an arazzo source description", TargetError)
+            child = self.source(name)
+            workflow = child.document.workflow(workflow_id)
+            if workflow is None:
+                raise self.error(
+                    at, f"workflow '{workflow_id}' was not found in source '{name}'", TargetError
+                )
+            return WorkflowTarget(child, workflow)
+        workflow = self.document.workflow(ref)
+        if workflow is None:
+            raise self.error(at, f"workflow '{ref}' was not found", TargetError)
+        return WorkflowTarget(self, workflow)
+
+
+def _is_url(text: str) -> bool:
+    return text.startswith(("http://", "https://"))

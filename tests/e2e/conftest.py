@@ -1,0 +1,94 @@
+"""End-to-end fixtures: a real local HTTP server and documents written to a temporary folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.servers.scripted import ScriptedServer
+
+OBJECT = {"type": "object"}
+PETS_OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "Pets", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9/unused"}],
+    "paths": {
+        "/pets": {
+            "get": {
+                "operationId": "listPets",
+                "parameters": [
+                    {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+                    {"name": "tags", "in": "query", "schema": {"type": "array", "items": {"type": "string"}}},
+                ],
+                "responses": {"200": {"description": "ok"}},
+            },
+            "post": {
+                "operationId": "createPet",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": OBJECT}}},
+                "responses": {"201": {"description": "created"}},
+            },
+        },
+        "/pets/{petId}": {
+            "parameters": [{"name": "petId", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "get": {
+                "operationId": "getPet",
+                "parameters": [{"name": "X-Trace", "in": "header", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok"}},
+            },
+            "delete": {"operationId": "deletePet", "responses": {"204": {"description": "gone"}}},
+        },
+        "/flaky": {"get": {"operationId": "flaky", "responses": {"200": {"description": "ok"}}}},
+        "/login": {
+            "post": {
+                "operationId": "login",
+                "requestBody": {"content": {"application/x-www-form-urlencoded": {"schema": OBJECT}}},
+                "responses": {"200": {"description": "ok"}},
+            }
+        },
+        "/session": {
+            "get": {
+                "operationId": "session",
+                "parameters": [{"name": "sid", "in": "cookie", "schema": {"type": "string"}}],
+                "responses": {"200": {"description": "ok"}},
+            }
+        },
+    },
+}
+
+
+@pytest.fixture
+def server():
+    with ScriptedServer() as running:
+        yield running
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """write(arazzo_dict_or_text, openapi=PETS_OPENAPI, name=...) -> path of the Arazzo file."""
+
+    def _write(arazzo: Any, openapi: dict | None = PETS_OPENAPI, name: str = "flow.arazzo.yaml") -> Path:
+        if openapi is not None:
+            (tmp_path / "pets.openapi.yaml").write_text(yaml.safe_dump(openapi, sort_keys=False))
+        path = tmp_path / name
+        text = arazzo if isinstance(arazzo, str) else yaml.safe_dump(arazzo, sort_keys=False)
+        path.write_text(text)
+        return path
+
+    return _write
+
+
+def arazzo_doc(
+    *workflows: dict, sources: list | None = None, components: dict | None = None, version: str = "1.0.1"
+) -> dict:
+    doc: dict[str, Any] = {
+        "arazzo": version,
+        "info": {"title": "test", "version": "1"},
+        "sourceDescriptions": sources or [{"name": "pets", "url": "./pets.openapi.yaml", "type": "openapi"}],
+        "workflows": list(workflows),
+    }
+    if components:
+        doc["components"] = components
+    return doc

@@ -1,0 +1,1 @@
+"""HTTP servers used by the end-to-end tests."""
