@@ -96,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `arazzo run ... | head`: the reader left; not an error of ours
+        sys.stderr.close()
+        return EXIT_OK
     return EXIT_USAGE
 
 

@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
 from ..http.body import EncodedBody, choose_content_type, encode_body
-from ..http.request import ParamValue, PreparedRequest, RequestBuildError, build_request, spec_index
+from ..http.request import (
+    ParamValue,
+    PreparedRequest,
+    RequestBuildError,
+    build_request,
+    implicit_params,
+    spec_index,
+)
 from ..http.transport import Response, TransportError, send
 from ..result import Exchange
 from .context import ResponseView, with_exchange
@@ -143,6 +150,7 @@ def _prepare(
         params=params,
         specs=specs,
         body=body,
+        implicit=implicit_params(target.description.security_schemes),
     )
 
 

@@ -20,7 +20,7 @@ def base_url(source: str, description: Any, operation: Any, options: Any) -> str
     servers = operation.servers or description.servers
     if not servers:
         raise ServerError(f"source '{source}' declares no servers; pass --server {source}=URL")
-    server = servers[0]
+    server = _choose(servers, options.server_variables, source)
     url = _fill_variables(server, options.server_variables, source)
     if url.startswith(("http://", "https://")):
         return url
@@ -31,6 +31,16 @@ def base_url(source: str, description: Any, operation: Any, options: Any) -> str
         f"the server URL '{url}' of source '{source}' is relative and the description was read from a file; "
         f"pass --server {source}=URL"
     )
+
+
+def _choose(servers: list, overrides: dict[str, str], source: str) -> Any:
+    """The first server, unless a given server variable is declared only by later ones: then the first
+    server that declares it (so `--server-var baseUrl=...` selects the server templated on it)."""
+    given = {key.split(".", 1)[1] if key.startswith(source + ".") else key for key in overrides}
+    for server in servers:
+        if given & set(server.variables):
+            return server
+    return servers[0]
 
 
 def _fill_variables(server: Any, overrides: dict[str, str], source: str) -> str:

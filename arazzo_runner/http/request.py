@@ -16,6 +16,8 @@ from .headers import Headers
 from .serialize import serialize_cookie, serialize_header, serialize_path, serialize_query
 
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
+# OpenAPI: header parameters named Accept, Content-Type or Authorization are described by other means.
+_ALWAYS_IMPLICIT = frozenset({("accept", "header"), ("content-type", "header"), ("authorization", "header")})
 _DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
 
 
@@ -58,11 +60,13 @@ def build_request(
     params: list[ParamValue],
     specs: dict[tuple[str, str], Any],
     body: EncodedBody | None,
+    implicit: frozenset[tuple[str, str]] = frozenset(),
 ) -> PreparedRequest:
     """Assemble method, URL, headers and content.
 
     `specs` maps (name, in) of the operation's declared parameters (header names lowercased) to their
-    OpenAPI ParameterSpec, which supplies style/explode/allowReserved.
+    OpenAPI ParameterSpec, which supplies style/explode/allowReserved. `implicit` lists (name, in) keys
+    the operation accepts without declaring them (security credentials, Accept, Content-Type).
     """
     view = RequestView()
     warnings: list[str] = []
@@ -71,8 +75,14 @@ def build_request(
     headers = Headers()
     cookies: list[tuple[str, str]] = []
     for param in params:
-        spec = specs.get(_spec_key(param.name, param.in_))
-        if spec is None and param.in_ in _DEFAULT_STYLE:
+        key = _spec_key(param.name, param.in_)
+        spec = specs.get(key)
+        if (
+            spec is None
+            and param.in_ in _DEFAULT_STYLE
+            and key not in implicit
+            and key not in _ALWAYS_IMPLICIT
+        ):
             warnings.append(
                 f"parameter '{param.name}' (in {param.in_}) is not declared by the operation; sent anyway"
             )
@@ -112,6 +122,20 @@ def build_request(
 
 def _spec_key(name: str, in_: str) -> tuple[str, str]:
     return (name.lower() if in_ == "header" else name, in_)
+
+
+def implicit_params(security_schemes: dict[str, Any]) -> frozenset[tuple[str, str]]:
+    """(name, in) keys that apiKey security schemes put in headers, queries or cookies."""
+    keys = set()
+    for scheme in security_schemes.values():
+        if (
+            isinstance(scheme, dict)
+            and scheme.get("type") == "apiKey"
+            and isinstance(scheme.get("name"), str)
+        ):
+            location = scheme.get("in", "header")
+            keys.add(_spec_key(scheme["name"], location))
+    return frozenset(keys)
 
 
 def spec_index(specs: Any) -> dict[tuple[str, str], Any]:

@@ -158,6 +158,8 @@ def describe_error(exc: Exception, timeout: float | None) -> str:
         text = str(exc) or "connection failed"
         if "refused" in text.lower() or "errno 111" in text.lower():
             return f"connection refused{url}"
+        if "name or service not known" in text.lower() or "nodename nor servname" in text.lower():
+            return f"cannot resolve the host name{url}"
         if "ssl" in text.lower() or "certificate" in text.lower():
             return f"TLS error: {text}{url}"
         return f"cannot connect: {text}{url}"

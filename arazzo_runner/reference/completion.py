@@ -32,7 +32,10 @@ def completion_object(reply: Reply, created: int) -> dict[str, Any]:
 
 
 def usage(reply: Reply) -> dict[str, int]:
-    return {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens}
+    # `total_tokens` is not in the notes' example; OpenAI-compatible clients (and the seed workflow's
+    # `totalTokens` output) expect it, and an extra member breaks no client of the notes' shape.
+    total = reply.input_tokens + reply.output_tokens
+    return {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens, "total_tokens": total}
 
 
 def _tool_call(call: ToolCall) -> dict[str, Any]:

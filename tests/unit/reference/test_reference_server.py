@@ -77,7 +77,9 @@ def test_non_streamed_tool_calls(client: httpx.Client) -> None:
     calls = choice["message"]["tool_calls"]
     assert [c["function"]["name"] for c in calls] == ["get_current_weather", "get_calendar_events"]
     assert json.loads(calls[0]["function"]["arguments"]) == {"location": "Sydney"}
-    assert set(body["usage"]) == {"input_tokens", "output_tokens"}
+    usage = body["usage"]
+    assert set(usage) == {"input_tokens", "output_tokens", "total_tokens"}
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
 
 
 def test_streaming_is_the_default(client: httpx.Client) -> None:
