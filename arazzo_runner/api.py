@@ -10,7 +10,7 @@ from typing import Any
 from .errors import UsageError
 from .executor.inputs import validate_inputs
 from .executor.options import RunOptions
-from .executor.runner import Runner
+from .executor.runner import Runner, dependency_inputs
 from .model import Workflow
 from .result import RunResult
 from .workspace import Workspace
@@ -62,7 +62,7 @@ async def arun(
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
-    preflight(workspace, selected, per_workflow)
+    preflight(workspace, selected, per_workflow, given)
     client = opts.client
     owned = client is None
     if owned:
@@ -70,13 +70,12 @@ async def arun(
 
         client = new_client(opts.timeout)
     try:
-        runner = Runner(opts, client)
+        runner = Runner(opts, client, given)
         result = RunResult()
         for workflow in selected:
-            workflow_result, _ = await runner.run_workflow(
-                workspace, workflow, per_workflow[workflow.workflow_id]
+            result.workflows.append(
+                await runner.run_selected(workspace, workflow, per_workflow[workflow.workflow_id])
             )
-            result.workflows.append(workflow_result)
         return result
     finally:
         if owned:
@@ -107,20 +106,37 @@ def _inputs_for(workflow: Workflow, given: dict[str, Any], several: bool) -> dic
     return given
 
 
-def preflight(workspace: Workspace, selected: list[Workflow], inputs: dict[str, dict]) -> None:
-    """Everything that can be checked before sending: inputs, expressions, targets, sources."""
+def preflight(
+    workspace: Workspace, selected: list[Workflow], inputs: dict[str, dict], given: dict[str, Any]
+) -> None:
+    """Everything that can be checked before sending: inputs (also of the dependencies, which receive
+    the run's inputs `given`), expressions, targets, sources."""
     for workflow in selected:
-        schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
-        validate_inputs(
-            workflow.workflow_id,
-            workflow.inputs,
-            inputs[workflow.workflow_id],
-            workspace.document.raw,
-            schema_at,
-        )
+        _validate(workspace, workflow, inputs[workflow.workflow_id])
     seen: set[tuple[int, str]] = set()
     for workflow in selected:
         _check_reachable(workspace, workflow, seen)
+    checked: set[tuple[int, str]] = set()
+    for workflow in selected:
+        _check_dependency_inputs(workspace, workflow, given, checked)
+
+
+def _validate(workspace: Workspace, workflow: Workflow, inputs: dict[str, Any]) -> None:
+    schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
+    validate_inputs(workflow.workflow_id, workflow.inputs, inputs, workspace.document.raw, schema_at)
+
+
+def _check_dependency_inputs(
+    workspace: Workspace, workflow: Workflow, given: dict[str, Any], checked: set[tuple[int, str]]
+) -> None:
+    for ref in workflow.depends_on:
+        target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
+        key = (id(target.workspace), target.workflow.workflow_id)
+        if key in checked:
+            continue
+        checked.add(key)
+        _validate(target.workspace, target.workflow, dependency_inputs(target.workflow, given))
+        _check_dependency_inputs(target.workspace, target.workflow, given, checked)
 
 
 def _check_reachable(workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]]) -> None:

@@ -81,7 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error argparse already reported
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -109,9 +112,11 @@ def _run(args: argparse.Namespace) -> int:
 
     workspace = load(args.file)
     inputs = _inputs(args, workspace)
+    servers = _pairs(args.server, "--server")
+    _check_source_names(servers, workspace)
     reporter = ConsoleReporter(sys.stdout) if args.format == "text" else None
     options = RunOptions(
-        servers=_pairs(args.server, "--server"),
+        servers=servers,
         server_variables=_pairs(args.server_var, "--server-var"),
         timeout=args.timeout,
         max_steps=args.max_steps,
@@ -148,7 +153,7 @@ def _inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
 
 def _read_inputs(value: str) -> dict[str, Any]:
     text = value.strip()
-    if text.startswith("{"):
+    if text.startswith(("{", "[")):
         try:
             data = json.loads(text)
         except ValueError as exc:
@@ -172,6 +177,31 @@ def _pairs(items: list[str], flag: str) -> dict[str, str]:
             raise UsageError(f"{flag} expects NAME=VALUE, got {item!r}")
         pairs[name] = value
     return pairs
+
+
+def _check_source_names(servers: dict[str, str], workspace: Any) -> None:
+    """`--server NAME=URL` must name a source description (of this document or of an arazzo source)
+    and give an absolute http(s) URL."""
+    for name, url in servers.items():
+        if not url.lower().startswith(("http://", "https://")):
+            raise UsageError(f"--server {name}={url}: expected an absolute http:// or https:// URL")
+    if not servers:
+        return
+    known: list[str] = []
+    pending, seen = [workspace], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for entry in current.document.sources:
+            known.append(entry.name)
+            if entry.type == "arazzo":
+                pending.append(current.source(entry.name))
+    for name in servers:
+        if name not in known:
+            names = ", ".join(dict.fromkeys(known)) or "none"
+            raise UsageError(f"--server {name}=...: no source description named '{name}' (sources: {names})")
 
 
 def _list(args: argparse.Namespace) -> int:

@@ -7,12 +7,13 @@ Also where step targets are resolved: `operationId` (plain or `$sourceDescriptio
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
@@ -83,13 +84,13 @@ class Workspace:
     @property
     def base(self) -> str:
         """Base URI for relative source URLs: `$self` (resolved against the location) or the location."""
-        if self.document.self_uri:
-            return (
-                urljoin(self.location, self.document.self_uri)
-                if _is_url(self.location)
-                else self.document.self_uri
-            )
-        return self.location
+        self_uri = self.document.self_uri
+        if not self_uri:
+            return self.location
+        if _is_url(self.location) or urlsplit(self_uri).scheme:
+            return urljoin(self.location, self_uri)
+        # read from a file: a relative `$self` resolves against that file's directory (RFC 3986 5.1.3)
+        return os.path.normpath(os.path.join(os.path.dirname(self.location), self_uri))
 
     def error(self, at: Pointer, message: str, cls: type[DocumentError] = DocumentError) -> DocumentError:
         located = self.loaded.error(format_pointer(at), message)

@@ -100,8 +100,8 @@ async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, 
 
 
 def _judge(cstep: CompiledStep, ctx: Context, response: Response) -> tuple[bool, str | None, list[str]]:
-    if response.notes and isinstance(response.body, dict) and response.body.get("stream_complete") is False:
-        return False, f"HTTP {response.status_code}: {response.notes[0]}", []
+    if response.error:
+        return False, f"HTTP {response.status_code}: {response.error}", []
     if not cstep.criteria:
         if response.status_code < 400:
             return True, None, []

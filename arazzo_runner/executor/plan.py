@@ -111,9 +111,10 @@ class _Compiler:
 
     def value(self, raw: Any, at: Pointer) -> CompiledValue:
         try:
-            return compile_value(raw, selectors=self.selectors)
+            return compile_value(raw, selectors=self.selectors, strict=True)
         except ExpressionError as exc:
-            raise CompileError(at, f"invalid runtime expression: {exc}") from None
+            where = (*at, *getattr(exc, "path", ()))
+            raise CompileError(where, f"invalid runtime expression: {exc}") from None
 
     def criterion(self, criterion: Criterion) -> CompiledCriterion:
         try:
@@ -168,6 +169,10 @@ class _Compiler:
         return CompiledParam(raw.name, raw.in_, self.value(raw.value, (*raw.at, "value")), raw.at)
 
     def component(self, raw: Reusable, kind: str) -> Any:
+        if not raw.reference:
+            raise CompileError(
+                (*raw.at, "reference"), f"'reference' is empty; expected $components.{kind}.<name>"
+            )
         try:
             expr = parse_expression(raw.reference)
         except ExpressionError as exc:
@@ -199,6 +204,7 @@ class _Compiler:
 
     def action(self, raw: Action | Reusable, kind_key: str) -> CompiledAction:
         action = self.component(raw, kind_key) if isinstance(raw, Reusable) else raw
+        self.check_target(action, raw.at)
         retry_limit = action.retry_limit if action.retry_limit is not None else 1  # spec: a single retry
         return CompiledAction(
             name=action.name,
@@ -212,6 +218,21 @@ class _Compiler:
             retry_limit=retry_limit,
             at=action.at,
         )
+
+    def check_target(self, action: Action, at: Pointer) -> None:
+        """goto needs one target, retry at most one; a stepId must be a step of this workflow. `at` is
+        where the action is used (a component action is checked in each workflow that uses it)."""
+        name = action.name
+        if action.step_id and action.workflow_id:
+            raise CompileError(at, f"action '{name}' names both a stepId and a workflowId; use one")
+        if action.type == "goto" and not (action.step_id or action.workflow_id):
+            raise CompileError(at, f"goto action '{name}' needs a stepId or a workflowId")
+        if action.step_id and self.workflow.step(action.step_id) is None:
+            raise CompileError(
+                (*at, "stepId") if at == action.at else at,
+                f"action '{name}' names step '{action.step_id}', which is not a step of workflow "
+                f"'{self.workflow.workflow_id}'",
+            )
 
 
 def _param_key(param: CompiledParam) -> tuple[str, str | None]:

@@ -7,10 +7,12 @@ between runs; the loaded documents it reads are immutable.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import ArazzoError
 from ..expressions import Context, Missing
 from ..model import Workflow
 from ..result import FAILED, PASSED, StepResult, WorkflowResult
@@ -24,6 +26,11 @@ from .options import RunOptions
 from .plan import CompiledAction, CompiledStep
 from .values import strip_missing
 
+_STEP_REF = re.compile(
+    r"^\$(?:workflows|sourceDescriptions\.([A-Za-z0-9_\-]+))\.([A-Za-z0-9_\-]+)\.steps\.([A-Za-z0-9_\-]+)$"
+)
+MAX_DEPTH = 50  # nested workflow runs (workflowId steps, goto/retry a workflow); a guard against recursion
+
 
 @dataclass
 class Decision:
@@ -36,12 +43,15 @@ class Decision:
 
 
 class Runner:
-    def __init__(self, options: RunOptions, client: Any) -> None:
+    def __init__(self, options: RunOptions, client: Any, inputs: dict[str, Any] | None = None) -> None:
         self.options = options
         self.client = client
+        self.inputs = dict(inputs or {})  # the run's inputs: what every dependency receives
         self.steps_run = 0
         self.workflows: dict[str, dict[str, Any]] = {}  # `$workflows.<id>.inputs|outputs`
-        self._dependencies: dict[tuple[int, str], WorkflowResult] = {}
+        self._once: dict[tuple[int, str], WorkflowResult] = {}  # selected workflows and dependencies
+        self._running: set[tuple[int, str]] = set()
+        self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
 
     def emit(self, event: Any) -> None:
         if self.options.on_event is not None:
@@ -62,30 +72,56 @@ class Runner:
         self.workflows[workflow.workflow_id] = {"inputs": inputs, "outputs": result.outputs}
         state = WorkflowState(workspace, inputs)
         last_ctx = None
-        if await self._dependencies_ok(workspace, workflow, inputs, result, depth):
-            last_ctx = await self._run_steps(workspace, workflow, state, result, depth)
+        key = _key(workspace, workflow)
+        running = key in self._running
+        self._running.add(key)
+        try:
+            if depth > MAX_DEPTH:
+                result.fail("", f"workflows nested more than {MAX_DEPTH} deep: a workflow calling itself?")
+            elif await self._dependencies_ok(workspace, workflow, result, depth):
+                last_ctx = await self._run_steps(workspace, workflow, state, result, depth)
+        finally:
+            if not running:
+                self._running.discard(key)
         self._outputs(workspace, workflow, state, result, last_ctx)
         result.duration_ms = (time.perf_counter() - started) * 1000
         self.emit(WorkflowFinished(result, depth))
         return result, last_ctx
 
+    async def run_selected(
+        self, workspace: Workspace, workflow: Workflow, inputs: dict[str, Any]
+    ) -> WorkflowResult:
+        """A workflow selected for the run; one that already ran as a dependency is not run again."""
+        key = _key(workspace, workflow)
+        if key not in self._once:
+            self._once[key], _ = await self.run_workflow(workspace, workflow, inputs)
+        return self._once[key]
+
     async def _dependencies_ok(
-        self, workspace: Workspace, workflow: Workflow, inputs: dict, result: WorkflowResult, depth: int
+        self, workspace: Workspace, workflow: Workflow, result: WorkflowResult, depth: int
     ) -> bool:
+        """Run each dependency once per run, with the run's inputs; False (and `result` failed) if one
+        failed."""
         for ref in workflow.depends_on:
             target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-            key = (id(target.workspace), target.workflow.workflow_id)
-            if key not in self._dependencies:
+            key = _key(target.workspace, target.workflow)
+            if key in self._running:
+                result.fail("", f"dependency '{ref}' is a cycle: it depends on this workflow")
+                return False
+            if key not in self._once:
                 try:
                     dep, _ = await self.run_workflow(
-                        target.workspace, target.workflow, _inputs_for(target, inputs), depth
+                        target.workspace,
+                        target.workflow,
+                        dependency_inputs(target.workflow, self.inputs),
+                        depth,
                     )
                 except InputsError as exc:
                     dep = WorkflowResult(target.workflow.workflow_id)
                     dep.fail("", str(exc))
-                self._dependencies[key] = dep
+                self._once[key] = dep
                 result.dependencies.append(dep)
-            if not self._dependencies[key].passed:
+            if not self._once[key].passed:
                 result.fail("", f"dependency '{ref}' failed; the workflow did not run")
                 return False
         return True
@@ -109,7 +145,9 @@ class Runner:
                 )
                 return last_ctx
             self.steps_run += 1
-            step_result, decision, last_ctx = await self._step(workspace, workflow, cstep, state, depth)
+            step_result, decision, last_ctx = await self._step(
+                workspace, workflow, cstep, state, depth, result.steps
+            )
             result.steps.append(step_result)
             if decision.kind == "next":
                 index += 1
@@ -182,8 +220,15 @@ class Runner:
     # -- steps ---------------------------------------------------------------------------------------
 
     async def _step(
-        self, workspace: Workspace, workflow: Workflow, cstep: CompiledStep, state: WorkflowState, depth: int
+        self,
+        workspace: Workspace,
+        workflow: Workflow,
+        cstep: CompiledStep,
+        state: WorkflowState,
+        depth: int,
+        trail: list[StepResult],
     ) -> tuple[StepResult, Decision, Context | None]:
+        """Run one step execution (all its attempts); `trail` receives steps run before a retry."""
         step_result = StepResult(cstep.step_id)
         self.emit(StepStarted(workflow.workflow_id, cstep.step_id, depth))
         started = time.perf_counter()
@@ -193,6 +238,7 @@ class Runner:
             step_result.attempts += 1
             self._record(step_result, attempt, cstep, state)
             if attempt.ok:
+                self._completed.add((id(workspace), workflow.workflow_id, cstep.step_id))
                 decision = self._on_success(cstep, attempt.ctx)
                 break
             action = find_action(cstep.on_failure, attempt.ctx, retries)
@@ -201,7 +247,9 @@ class Runner:
                 break
             if action.type == "retry":
                 retries[action.name] = retries.get(action.name, 0) + 1
-                failure = await self._before_retry(workspace, workflow, action, attempt, state, depth)
+                failure = await self._before_retry(
+                    workspace, workflow, cstep, action, attempt, state, depth, step_result, trail
+                )
                 if failure:
                     step_result.error = f"{attempt.message}; {failure}"
                     decision = Decision("fail", message=step_result.error)
@@ -265,7 +313,7 @@ class Runner:
     ) -> Attempt:
         base = base_context(state, self.workflows)
         step = cstep.step
-        waiting = [d for d in step.depends_on if "." not in d and d not in state.completed]
+        waiting = [d for d in step.depends_on if not self._step_completed(workspace, d, state)]
         if waiting:
             return Attempt(False, base, f"depends on step(s) {', '.join(waiting)}, which have not completed")
         kind = step.target_kind
@@ -276,6 +324,22 @@ class Runner:
                 False, base, "AsyncAPI steps (channelPath/action) are not supported by this engine"
             )
         return await attempt_operation(self, cstep, base, workspace)
+
+    def _step_completed(self, workspace: Workspace, ref: str, state: WorkflowState) -> bool:
+        """A step `dependsOn` entry: a step of this workflow execution, `$workflows.<w>.steps.<s>` or
+        `$sourceDescriptions.<name>.<w>.steps.<s>` (a step completed earlier in this run)."""
+        match = _STEP_REF.match(ref)
+        if match is None:
+            return ref in state.completed
+        source, workflow_id, step_id = match.groups()
+        if source is not None:
+            try:
+                workspace = workspace.source(source)
+            except ArazzoError:
+                return False
+            if not isinstance(workspace, Workspace):
+                return False
+        return (id(workspace), workflow_id, step_id) in self._completed
 
     async def _attempt_workflow(
         self, workspace: Workspace, cstep: CompiledStep, base: Context, step_result: StepResult, depth: int
@@ -307,9 +371,10 @@ class Runner:
         )
         if not child.passed:
             message = (child.error or {}).get("message", "failed")
-            return Attempt(
-                False, ctx, f"workflow '{child.workflow_id}' failed: {message}", status_code=last.status_code
-            )
+            prefix = f"workflow '{child.workflow_id}' failed: "
+            if not message.startswith(prefix):  # a workflow calling itself is named once, not per level
+                message = prefix + message
+            return Attempt(False, ctx, message, status_code=last.status_code)
         failed = check_criteria(cstep.criteria, ctx)
         if failed:
             return Attempt(
@@ -325,19 +390,30 @@ class Runner:
         self,
         workspace: Workspace,
         workflow: Workflow,
+        cstep: CompiledStep,
         action: CompiledAction,
         attempt: Attempt,
         state: WorkflowState,
         depth: int,
+        step_result: StepResult,
+        trail: list[StepResult],
     ) -> str | None:
-        """A retry naming a step or workflow runs it first ("context transfers back upon completion")."""
+        """A retry naming a step or workflow runs it first ("context transfers back upon completion").
+
+        The step's execution is recorded in `trail` (the workflow's steps, in the order they finish);
+        the workflow's run is nested under the retried step.
+        """
         if action.step_id:
             plan = workspace.compiled(workflow)
             index = plan.index.get(action.step_id)
             if index is None:
                 return f"retry action '{action.name}' names unknown step '{action.step_id}'"
-            result, _, _ = await self._step(workspace, workflow, plan.steps[index], state, depth)
-            return None if result.passed else f"step '{action.step_id}' run before the retry failed"
+            if self.steps_run >= self.options.max_steps:
+                return f"stopped after {self.options.max_steps} steps (max-steps)"
+            self.steps_run += 1
+            helper, _, _ = await self._step(workspace, workflow, plan.steps[index], state, depth, trail)
+            trail.append(helper)
+            return None if helper.passed else f"step '{action.step_id}' run before the retry failed"
         if action.workflow_id:
             target = workspace.resolve_workflow(action.workflow_id, action.at)
             try:
@@ -346,6 +422,8 @@ class Runner:
                 )
             except InputsError as exc:
                 return str(exc)
+            if cstep.step.target_kind != "workflow":  # a workflowId step nests its own child there
+                step_result.workflow = child
             return None if child.passed else f"workflow '{action.workflow_id}' run before the retry failed"
         return None
 
@@ -365,9 +443,13 @@ def _describe(action: CompiledAction) -> str:
     return f"{action.type} {target}" if target and action.type != "end" else action.type
 
 
-def _inputs_for(target: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+def _key(workspace: Workspace, workflow: Workflow) -> tuple[int, str]:
+    return (id(workspace), workflow.workflow_id)
+
+
+def dependency_inputs(workflow: Workflow, inputs: dict[str, Any]) -> dict[str, Any]:
     """A dependency runs with the run's inputs, narrowed to what its own schema declares (if it says)."""
-    schema = target.workflow.inputs or {}
+    schema = workflow.inputs or {}
     props = schema.get("properties") if isinstance(schema, dict) else None
     if isinstance(props, dict) and schema.get("additionalProperties") is False:
         return {k: v for k, v in inputs.items() if k in props}

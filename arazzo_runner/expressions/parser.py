@@ -114,6 +114,10 @@ class _Parser:
         return ast.OutputsRef, self.named("$outputs", "an output name")
 
     def named(self, after: str, what: str) -> Fields:
+        # Extension: without `.<name>` the expression is the whole collection (`$inputs`,
+        # `$steps.s.outputs`), as Selector Object contexts in real documents use it; name is "".
+        if self.s.peek() != ".":
+            return {"name": "", "pointer": self.pointer()}
         self.s.expect(".", after)
         name = self.s.take(IDENTIFIER, what, after + ".")
         return {"name": name, "pointer": self.pointer()}

@@ -78,6 +78,8 @@ def lookup(get: Getter, name: str) -> tuple[Any, tuple[str, ...]]:
 
 
 def _named(mapping: Mapping[str, Any], name: str, pointer: tuple[str, ...], text: str, missing: str) -> Any:
+    if name == "":  # the whole collection (an extension, see the parser)
+        return _pointer(dict(mapping), pointer, text)
     value, members = lookup(lambda key: mapping.get(key, ABSENT), name)
     if value is ABSENT:
         return Missing(missing, text)

@@ -8,6 +8,7 @@ copies.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -19,6 +20,13 @@ from .resolver import resolve
 from .template import Template, parse_template
 
 SELECTOR_KEYS = frozenset({"context", "selector", "type"})
+# `$` + an expression root of the ABNF: text starting so is meant as an expression, never as a literal.
+_ROOT = (
+    r"\$(?:url|method|statusCode|request|response|message|inputs|outputs|steps|workflows|"
+    r"sourceDescriptions|components|self)(?![A-Za-z0-9_])"
+)
+_STARTS_WITH_ROOT = re.compile(_ROOT)
+_BRACED_ROOT = re.compile(r"\{" + _ROOT)
 
 
 class CompiledValue:
@@ -136,32 +144,54 @@ class SelectorValue(CompiledValue):
         yield self.context
 
 
-def compile_value(raw: Any, *, selectors: bool = False) -> CompiledValue:
-    """Parse every expression in `raw` once; see the module docstring for the rules."""
+def compile_value(raw: Any, *, selectors: bool = False, strict: bool = False) -> CompiledValue:
+    """Parse every expression in `raw` once; see the module docstring for the rules.
+
+    With `strict`, text that is evidently meant as an expression but does not parse (a whole value such
+    as `$inputs.` or `$steps.x`, or an embedded `{$inputs.}`) raises ExpressionError instead of
+    becoming literal text that would be sent as is. An error inside a container carries `path`, the
+    keys/indexes leading to the member.
+    """
     if isinstance(raw, str):
-        return _compile_string(raw)
+        return _compile_string(raw, strict)
     if isinstance(raw, Mapping):
         if selectors and _is_selector(raw):
             return _compile_selector(raw)
-        items = tuple((key, compile_value(value, selectors=selectors)) for key, value in raw.items())
+        items = tuple((key, _member(key, value, selectors, strict)) for key, value in raw.items())
         if all(value.is_constant for _, value in items):
             return ConstantValue(raw)
         return MappingValue(raw, items)
     if isinstance(raw, list):
-        members = tuple(compile_value(member, selectors=selectors) for member in raw)
+        members = tuple(_member(index, member, selectors, strict) for index, member in enumerate(raw))
         if all(member.is_constant for member in members):
             return ConstantValue(raw)
         return ListValue(raw, members)
     return ConstantValue(raw)
 
 
-def _compile_string(raw: str) -> CompiledValue:
+def _member(key: str | int, raw: Any, selectors: bool, strict: bool) -> CompiledValue:
+    """Compile a container member; an error gets the member's path (`error.path`) for its location."""
+    try:
+        return compile_value(raw, selectors=selectors, strict=strict)
+    except ExpressionError as error:
+        error.path = (key, *getattr(error, "path", ()))  # type: ignore[attr-defined]
+        raise
+
+
+def _compile_string(raw: str, strict: bool = False) -> CompiledValue:
+    whole_error = None
     if raw.startswith("$"):
         try:
             return ExpressionValue(raw, parse_expression(raw))
-        except ExpressionError:
-            pass  # not a whole expression: maybe a template, maybe plain text such as "$5"
+        except ExpressionError as error:
+            whole_error = error  # not a whole expression: maybe a template, maybe plain text such as "$5"
     template = parse_template(raw)
+    if strict:
+        if template.problems and _BRACED_ROOT.search(raw):
+            problem = template.problems[0]  # a cached template's: raise a fresh copy
+            raise ExpressionError(problem.message, problem.text, problem.position)
+        if whole_error is not None and template.is_constant and _STARTS_WITH_ROOT.match(raw):
+            raise whole_error
     return ConstantValue(raw) if template.is_constant else TemplateValue(raw, template)
 
 

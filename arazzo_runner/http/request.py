@@ -16,6 +16,8 @@ from .headers import Headers
 from .serialize import serialize_cookie, serialize_header, serialize_path, serialize_query
 
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 field names
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # not allowed in a field value (tab is)
 # OpenAPI: header parameters named Accept, Content-Type or Authorization are described by other means.
 _ALWAYS_IMPLICIT = frozenset({("accept", "header"), ("content-type", "header"), ("authorization", "header")})
 _DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
@@ -101,9 +103,10 @@ def build_request(
             query.append(_querystring(param.value))
         elif param.in_ == "header":
             view.headers[param.name] = param.value
-            headers[param.name] = serialize_header(param.value, explode)
+            headers[param.name] = _field(param.name, serialize_header(param.value, explode))
         elif param.in_ == "cookie":
-            cookies.extend(serialize_cookie(param.name, param.value, explode))
+            pairs = serialize_cookie(param.name, param.value, explode)  # values come back encoded
+            cookies.extend((k, _field(k, v, "cookie")) for k, v in pairs)
         else:
             raise RequestBuildError(f"parameter '{param.name}' has an unknown location '{param.in_}'")
     url = _join(base_url, _fill_path(path_template, path_values))
@@ -118,6 +121,16 @@ def build_request(
         if body.content_type and "content-type" not in headers:
             headers["Content-Type"] = body.content_type
     return PreparedRequest(method.upper(), url, headers.items(), content, view, warnings)
+
+
+def _field(name: str, value: str, kind: str = "header") -> str:
+    """A header (or cookie) value as sent; a name or value that would corrupt the request fails the
+    step unsent instead of injecting another header."""
+    if not _TOKEN.fullmatch(name):
+        raise RequestBuildError(f"{name!r} is not a valid {kind} name")
+    if _CONTROL.search(value):
+        raise RequestBuildError(f"the value of {kind} '{name}' contains a line break or control character")
+    return value
 
 
 def _spec_key(name: str, in_: str) -> tuple[str, str]:

@@ -1,7 +1,9 @@
 """OpenAPI parameter serialization: `style`/`explode` per location, RFC 3986 percent-encoding.
 
 Path and query results come back already percent-encoded (so `a b/c` in a path becomes `a%20b%2Fc`);
-header and cookie values come back as plain text.
+header values come back as plain text; cookie values as text with only the characters a cookie value cannot
+hold (RFC 6265: controls, space, `"`, `,`, `;`, `\\`, non-ASCII) percent-encoded, so `a b;c` cannot set a
+second cookie while tokens, base64 and already-encoded values pass unchanged.
 """
 
 from __future__ import annotations
@@ -13,16 +15,21 @@ from urllib.parse import quote
 
 # RFC 3986 unreserved characters are never encoded; `allowReserved` also keeps the reserved set.
 _RESERVED = ":/?#[]@!$&'()*+,;="
+# RFC 6265 cookie-octet, less the alphanumerics and "_.-~" that `quote` never encodes.
+_COOKIE_SAFE = "!#$%&'()*+/:<=>?@[]^`{|}"
 
 
 def to_text(value: Any) -> str:
-    """The text form of a primitive: JSON spelling for booleans, null and numbers."""
+    """The text form of a primitive: JSON spelling for booleans and numbers (integral ones without a
+    fraction), "" for null."""
     if isinstance(value, str):
         return value
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return str(int(value))  # JSON has one number type: 3.0 is the integer 3, never sent as "3.0"
     if isinstance(value, (int, float)):
         return json.dumps(value)
     if isinstance(value, bytes):
@@ -111,14 +118,19 @@ def serialize_header(value: Any, explode: bool = False) -> str:
 
 
 def serialize_cookie(name: str, value: Any, explode: bool = True) -> list[tuple[str, str]]:
-    """Serialize a cookie parameter (style form) into (name, value) pairs."""
+    """Serialize a cookie parameter (style form) into (name, value) pairs; see the module docstring.
+    Non-exploded arrays and objects join their encoded members with a literal `,` (`color=blue,black`)."""
+
+    def enc(v: Any) -> str:
+        return quote(to_text(v), safe=_COOKIE_SAFE)
+
     if isinstance(value, list):
         if explode:
-            return [(name, to_text(v)) for v in value]
-        return [(name, ",".join(to_text(v) for v in value))]
+            return [(name, enc(v)) for v in value]
+        return [(name, ",".join(enc(v) for v in value))]
     if isinstance(value, dict):
         pairs = _pairs(value)
         if explode:
-            return pairs
-        return [(name, ",".join(f"{k},{v}" for k, v in pairs))]
-    return [(name, to_text(value))]
+            return [(k, enc(v)) for k, v in pairs]
+        return [(name, ",".join(f"{enc(k)},{enc(v)}" for k, v in pairs))]
+    return [(name, enc(value))]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,8 @@ class Response:
     content: bytes
     content_type: str | None
     elapsed_ms: float
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # warnings about the response
+    error: str | None = None  # a body that arrived but is unusable: the step fails whatever its criteria
 
 
 def new_client(timeout: float | None, **options: Any) -> httpx.AsyncClient:
@@ -54,25 +56,27 @@ async def send(
         async with client.stream(
             request.method,
             request.url,
-            headers=request.headers,
+            headers=[(name, value.encode("utf-8")) for name, value in request.headers],
             content=request.content,
             timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
         ) as raw:
             headers = Headers(raw.headers.multi_items())
             content_type = raw.headers.get("content-type")
             if _is_event_stream(content_type):
-                body, content, notes = await _read_events(raw, max_body)
+                body, content, error = await _read_events(raw, max_body)
             else:
-                content, notes = await _read_all(raw, max_body)
-                body = parse_body(content, content_type)
+                content = await _read_all(raw, max_body)
+                body, error = _parse_or_explain(content, content_type)
             status = raw.status_code
     except httpx.HTTPError as exc:
         raise TransportError(describe_error(exc, timeout)) from None
+    except httpx.InvalidURL as exc:
+        raise TransportError(f"invalid URL {request.url!r}: {exc}") from None
     elapsed = (time.perf_counter() - started) * 1000
-    return Response(status, headers, body, content, content_type, elapsed, notes)
+    return Response(status, headers, body, content, content_type, elapsed, error=error)
 
 
-async def _read_all(raw: httpx.Response, max_body: int) -> tuple[bytes, list[str]]:
+async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     async for chunk in raw.aiter_bytes():
@@ -80,10 +84,18 @@ async def _read_all(raw: httpx.Response, max_body: int) -> tuple[bytes, list[str
         if size > max_body:
             raise TransportError(f"response body exceeds the limit of {max_body} bytes")
         chunks.append(chunk)
-    return b"".join(chunks), []
+    return b"".join(chunks)
 
 
-async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, list[str]]:
+def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, str | None]:
+    """The parsed body, or (the body as text, why it is unusable) when it contradicts its content type."""
+    try:
+        return parse_body(content, content_type), None
+    except TransportError as exc:
+        return content.decode(_charset(content_type), "replace"), str(exc)
+
+
+async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, str | None]:
     from .sse import EventStreamParser, decode_event_stream
 
     parser = EventStreamParser()
@@ -98,10 +110,18 @@ async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, 
         events.extend(parser.feed(chunk))
     events.extend(parser.close())
     body = decode_event_stream(events)
-    notes = []
+    error = None
     if isinstance(body, dict) and body.get("stream_complete") is False:
-        notes.append("the event stream ended before 'data: [DONE]'")
-    return body, b"".join(chunks), notes
+        error = "the event stream ended before 'data: [DONE]'"
+    elif isinstance(body, dict) and body.get("error") is not None:
+        error = f"the event stream reported an error: {_error_text(body['error'])}"
+    return body, b"".join(chunks), error
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    return error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
 
 
 def _is_event_stream(content_type: str | None) -> bool:
@@ -139,7 +159,9 @@ def _charset(content_type: str | None) -> str:
 
 
 def describe_error(exc: Exception, timeout: float | None) -> str:
-    """A one-line cause for a transport failure, e.g. 'connection refused (http://127.0.0.1:9/x)'."""
+    """A one-line cause for a transport failure, e.g. 'connection refused (GET http://127.0.0.1:9/x)'."""
+    import ssl
+
     import httpx
 
     url = ""
@@ -154,19 +176,38 @@ def describe_error(exc: Exception, timeout: float | None) -> str:
         }.get(type(exc), "")
         limit = f" after {timeout:g} s" if timeout else ""
         return f"{kind + ' ' if kind else ''}timed out{limit}{url}"
+    causes = _causes(exc)
     if isinstance(exc, httpx.ConnectError):
-        text = str(exc) or "connection failed"
-        if "refused" in text.lower() or "errno 111" in text.lower():
+        if any(isinstance(c, ConnectionRefusedError) for c in causes):
             return f"connection refused{url}"
-        if "name or service not known" in text.lower() or "nodename nor servname" in text.lower():
-            return f"cannot resolve the host name{url}"
-        if "ssl" in text.lower() or "certificate" in text.lower():
-            return f"TLS error: {text}{url}"
-        return f"cannot connect: {text}{url}"
+        if any(isinstance(c, socket.gaierror) for c in causes):
+            return f"cannot resolve the host name: {exc}{url}"
+        if any(isinstance(c, ssl.SSLError) for c in causes) or "ssl" in str(exc).lower():
+            return f"TLS error: {exc}{url}"
+        return f"cannot connect: {exc or 'connection failed'}{url}"
+    if any(isinstance(c, ConnectionResetError) for c in causes):
+        return f"connection reset by the server{_detail(exc)}{url}"
     if isinstance(exc, httpx.RemoteProtocolError):
-        return f"the server closed the connection mid-response: {exc}{url}"
+        if "without sending a response" in str(exc):  # closed before any byte of the status line
+            return f"the server closed the connection without answering{url}"
+        return f"the server closed the connection mid-response{_detail(exc)}{url}"
     if isinstance(exc, httpx.ReadError):
-        return f"connection reset while reading the response: {exc or 'read error'}{url}"
+        return f"connection error while reading the response{_detail(exc)}{url}"
     if isinstance(exc, httpx.UnsupportedProtocol):
         return f"unsupported URL: {exc}{url}"
     return f"{type(exc).__name__}: {exc}{url}"
+
+
+def _detail(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f": {text}" if text else ""
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc` and the exceptions it was raised from (httpx wraps the OS error two or three levels down)."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain and len(chain) < 16:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain

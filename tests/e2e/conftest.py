@@ -92,3 +92,21 @@ def arazzo_doc(
     if components:
         doc["components"] = components
     return doc
+
+
+@pytest.fixture(scope="session")
+def reference_server():
+    """The bundled chat-completions reference server, shared by the tests of a session."""
+    from arazzo_runner.reference import ReferenceServer
+
+    with ReferenceServer() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def compat_server():
+    """The independent OpenAI-compatible server (tests/servers/openai_compat.py), shared likewise."""
+    from tests.servers.openai_compat import OpenAICompatServer
+
+    with OpenAICompatServer() as running:
+        yield running

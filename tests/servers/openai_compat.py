@@ -118,6 +118,7 @@ def _args(schema: dict[str, Any], said: str) -> dict[str, Any]:
 
 
 class _Conn(socketserver.StreamRequestHandler):
+    disable_nagle_algorithm = True
     server: _TCP
 
     def handle(self) -> None:

@@ -6,12 +6,17 @@ with ScriptedServer() as server:
         return 200, {"id": int(request.params["id"])}
     ... run a workflow against server.url ...
     assert server.requests[0].query == {"limit": ["5"]}
+
+A reply whose status is `RESET` aborts the connection with a TCP reset instead of answering; `CLOSE`
+closes it cleanly without answering.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -30,10 +35,14 @@ class Recorded:
     headers: dict[str, str]  # lowercased names
     body: bytes
     params: dict[str, str] = field(default_factory=dict)
+    raw_headers: list[tuple[str, str]] = field(default_factory=list)  # as received, repeats kept
 
     def json(self) -> Any:
         return json.loads(self.body)
 
+
+RESET = "reset"  # as a reply's status: abort the connection (TCP RST) without answering
+CLOSE = "close"  # as a reply's status: close the connection (FIN) without answering
 
 Reply = tuple  # (status, body) or (status, body, headers); body: dict/list -> JSON, str/bytes as is
 Handler = Callable[[Recorded], Reply]
@@ -44,9 +53,11 @@ class ScriptedServer:
         self.requests: list[Recorded] = []
         self._routes: list[tuple[str, re.Pattern, Handler]] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -101,6 +112,7 @@ class ScriptedServer:
 
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # separate header/body writes would stall 40 ms on delayed ACKs
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -116,8 +128,17 @@ class ScriptedServer:
                     raw_query=parts.query,
                     headers={k.lower(): v for k, v in self.headers.items()},
                     body=body,
+                    raw_headers=list(self.headers.items()),
                 )
                 reply = server._dispatch(request)
+                if reply[0] == RESET:
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()  # the descriptor closes (RST) once rfile/wfile are closed
+                    self.close_connection = True
+                    return
+                if reply[0] == CLOSE:
+                    self.close_connection = True
+                    return
                 self._send(*reply)
 
             def _send(self, status: int, body: Any = None, headers: dict[str, str] | None = None) -> None:
@@ -155,3 +176,14 @@ class ScriptedServer:
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
 
         return _Handler
+
+
+class _QuietServer(ThreadingHTTPServer):
+    request_queue_size = 128  # many concurrent clients: the default backlog of 5 drops SYNs (1 s stalls)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a test's timeout, a closed stream) is expected, not an error."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)

@@ -405,7 +405,7 @@ def test_rendered_condition_that_does_not_compile_fails():
 
 def test_malformed_embedded_expression_is_a_compile_error():
     with pytest.raises(ExpressionError):
-        compile_criterion("^{$inputs}$", "regex", "$statusCode")
+        compile_criterion("^{$inputs.}$", "regex", "$statusCode")
 
 
 def test_braces_without_dollar_are_plain_text():

@@ -151,13 +151,11 @@ def test_accessors_keep_the_name_before_the_first_bracket() -> None:
         ("$foo", 0, "unknown runtime expression '$foo'"),
         ("$Inputs.x", 0, "unknown runtime expression"),
         ("$statusCodeX", 0, "unknown runtime expression '$statusCodeX'"),
-        ("$inputs", 7, "expected '.'"),
         ("$inputs.", 8, "expected an input name"),
         ("$inputs.#/a", 8, "expected an input name"),
         ("$outputs.", 9, "expected an output name"),
         ("$steps..outputs.x", 7, "expected a step id"),
         ("$steps.login.token", 13, "expected 'outputs'"),
-        ("$steps.login.outputs", 20, "expected '.'"),
         ("$steps.login.outputs.", 21, "expected an output name"),
         ("$workflows.foo.steps.x", 15, "expected 'inputs' or 'outputs'"),
         ("$sourceDescriptions.petstore", 28, "expected '.'"),
@@ -286,3 +284,14 @@ def test_common_mistakes_get_a_hint(text: str, hint: str) -> None:
     with pytest.raises(ExpressionError) as caught:
         parse_expression(text)
     assert hint in caught.value.message
+
+
+def test_whole_collections_are_an_extension() -> None:
+    # Selector Object contexts in real 1.1 documents use `$inputs` and `$steps.<id>.outputs` whole.
+    from arazzo_runner.expressions import Context, resolve
+
+    ctx = Context(inputs={"a": 1}, steps={"s": {"x": [1, 2]}})
+    assert resolve(parse_expression("$inputs"), ctx) == {"a": 1}
+    assert resolve(parse_expression("$steps.s.outputs"), ctx) == {"x": [1, 2]}
+    assert resolve(parse_expression("$steps.s.outputs#/x/1"), ctx) == 2
+    assert parse_expression("$inputs").name == ""

@@ -1,0 +1,136 @@
+"""successCriteria over real HTTP: all must pass, the default status rule, messages with the values seen."""
+
+from __future__ import annotations
+
+from tests.e2e.execkit import end, execute, hits, listing, ok200, only, pet, trail, when
+
+
+def test_all_criteria_must_pass_and_only_failing_ones_are_reported(write, server):
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1, "status": "sold"}))
+    criteria = when("$statusCode == 200", "$response.body#/status == 'available'", "$response.body#/id == 1")
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=criteria)]})
+
+    wf = only(result)
+    assert result["status"] == "failed"
+    assert trail(wf) == [("get", "failed", 1)]
+    step = wf["steps"][0]
+    assert step["statusCode"] == 200
+    assert step["failedCriteria"] == ["$response.body#/status == 'available': got 'sold'"]
+    assert wf["error"] == {
+        "stepId": "get",
+        "message": "successCriteria failed: $response.body#/status == 'available': got 'sold'",
+    }
+
+
+def test_every_criterion_passing_passes_the_step(write, server):
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1, "status": "AVAILABLE", "tags": ["a", "b"]}))
+    criteria = [
+        *when("$statusCode == 200", "$response.body#/status == 'available'"),  # case-insensitive strings
+        {"context": "$response.body", "condition": "$.tags[?@ == 'b']", "type": "jsonpath"},
+        {"context": "$response.body#/status", "condition": "^AVAIL", "type": "regex"},
+    ]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=criteria)]})
+
+    assert result["status"] == "passed"
+    assert trail(only(result)) == [("get", "passed", 1)]
+
+
+def test_failing_criterion_message_shows_the_status_seen(write, server):
+    server.reply("GET", "/pets/{petId}", (503, {"error": "down"}))
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
+
+    wf = only(result)
+    assert wf["steps"][0]["failedCriteria"] == ["$statusCode == 200: got 503"]
+    assert wf["error"]["message"] == "successCriteria failed: $statusCode == 200: got 503"
+
+
+def test_no_criteria_a_status_below_400_passes(write, server):
+    server.reply("GET", "/pets/{petId}", (201, {"id": 1}))
+    server.reply("GET", "/pets", (399, []))
+    wf = only(execute(write, server, {"workflowId": "w", "steps": [pet("one"), listing("all")]}))
+
+    assert wf["status"] == "passed"
+    assert trail(wf) == [("one", "passed", 1), ("all", "passed", 1)]
+    assert [s["statusCode"] for s in wf["steps"]] == [201, 399]
+
+
+def test_no_criteria_status_400_fails_showing_the_status_and_stops(write, server):
+    server.reply("GET", "/pets/{petId}", (400, {"error": "bad"}))
+    wf = only(execute(write, server, {"workflowId": "w", "steps": [pet("one"), listing("all")]}))
+
+    assert wf["status"] == "failed"
+    assert trail(wf) == [("one", "failed", 1)]
+    assert wf["steps"][0]["statusCode"] == 400
+    assert "HTTP 400" in wf["error"]["message"]
+    assert wf["error"]["stepId"] == "one"
+    assert hits(server) == ["GET /pets/1"]  # the second step never sent anything
+
+
+def test_criteria_given_a_4xx_can_be_success(write, server):
+    """Explicit criteria replace the status rule: a 404 the workflow expects is a pass."""
+    server.reply("GET", "/pets/{petId}", (404, {"error": "no such pet"}))
+    steps = [
+        pet("missing", successCriteria=when("$statusCode == 404"), outputs={"e": "$response.body#/error"})
+    ]
+    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}))
+
+    assert wf["status"] == "passed"
+    assert wf["steps"][0]["outputs"] == {"e": "no such pet"}
+
+
+def test_spec_example_no_pets_available_ends_on_an_empty_list(write, server):
+    """The 1.1 spec's `noPetsAvailable`: `$response.body#/0 == null` ends the workflow on `[]`."""
+    server.reply("GET", "/pets", (200, []))
+    workflow = {
+        "workflowId": "w",
+        "steps": [
+            listing(
+                "find",
+                successCriteria=ok200(),
+                onSuccess=[end("noPetsAvailable", criteria=when("$response.body#/0 == null"))],
+                outputs={"petId": "$response.body#/0/id"},
+            ),
+            pet("buy", "$steps.find.outputs.petId"),
+        ],
+        "outputs": {"petId": "$steps.find.outputs.petId"},
+    }
+    wf = only(execute(write, server, workflow))
+
+    assert wf["status"] == "passed"
+    assert trail(wf) == [("find", "passed", 1)]
+    assert wf["steps"][0]["action"] == "end"
+    assert wf["outputs"] == {"petId": None}
+    assert hits(server) == ["GET /pets"]
+
+
+def test_spec_example_with_pets_continues_to_the_next_step(write, server):
+    server.reply("GET", "/pets", (200, [{"id": 7}]))
+    server.reply("GET", "/pets/{petId}", (200, {"id": 7}))
+    workflow = {
+        "workflowId": "w",
+        "steps": [
+            listing(
+                "find",
+                successCriteria=ok200(),
+                onSuccess=[end("noPetsAvailable", criteria=when("$response.body#/0 == null"))],
+                outputs={"petId": "$response.body#/0/id"},
+            ),
+            pet("buy", "$steps.find.outputs.petId"),
+        ],
+    }
+    wf = only(execute(write, server, workflow))
+
+    assert wf["status"] == "passed"
+    assert trail(wf) == [("find", "passed", 1), ("buy", "passed", 1)]
+    assert hits(server) == ["GET /pets", "GET /pets/7"]
+
+
+def test_criterion_on_a_missing_body_member_fails_with_a_reason(write, server):
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    steps = [pet("get", successCriteria=when("$response.body#/owner/name == 'ann'"))]
+    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}))
+
+    assert wf["status"] == "failed"
+    (message,) = wf["steps"][0]["failedCriteria"]
+    assert message.startswith("$response.body#/owner/name == 'ann': ")
+    assert "owner" in message
