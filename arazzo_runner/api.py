@@ -62,7 +62,7 @@ async def arun(
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
-    preflight(workspace, selected, per_workflow, given)
+    preflight(workspace, selected, per_workflow, given, opts)
     client = opts.client
     owned = client is None
     if owned:
@@ -107,15 +107,19 @@ def _inputs_for(workflow: Workflow, given: dict[str, Any], several: bool) -> dic
 
 
 def preflight(
-    workspace: Workspace, selected: list[Workflow], inputs: dict[str, dict], given: dict[str, Any]
+    workspace: Workspace,
+    selected: list[Workflow],
+    inputs: dict[str, dict],
+    given: dict[str, Any],
+    options: RunOptions | None = None,
 ) -> None:
     """Everything that can be checked before sending: inputs (also of the dependencies, which receive
-    the run's inputs `given`), expressions, targets, sources."""
+    the run's inputs `given`), expressions, targets, sources and their base URLs."""
     for workflow in selected:
         _validate(workspace, workflow, inputs[workflow.workflow_id])
     seen: set[tuple[int, str]] = set()
     for workflow in selected:
-        _check_reachable(workspace, workflow, seen)
+        _check_reachable(workspace, workflow, seen, options or RunOptions())
     checked: set[tuple[int, str]] = set()
     for workflow in selected:
         _check_dependency_inputs(workspace, workflow, given, checked)
@@ -139,7 +143,9 @@ def _check_dependency_inputs(
         _check_dependency_inputs(target.workspace, target.workflow, given, checked)
 
 
-def _check_reachable(workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]]) -> None:
+def _check_reachable(
+    workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]], options: RunOptions
+) -> None:
     key = (id(workspace), workflow.workflow_id)
     if key in seen:
         return
@@ -147,15 +153,25 @@ def _check_reachable(workspace: Workspace, workflow: Workflow, seen: set[tuple[i
     plan = workspace.compiled(workflow)
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen)
+        _check_reachable(target.workspace, target.workflow, seen, options)
     for cstep in plan.steps:
         step = cstep.step
         if step.target_kind == "operation":
-            workspace.resolve_operation(step)
+            _check_server(workspace.resolve_operation(step), options)
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen)
+            _check_reachable(target.workspace, target.workflow, seen, options)
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen)
+                _check_reachable(target.workspace, target.workflow, seen, options)
+
+
+def _check_server(target: Any, options: RunOptions) -> None:
+    """A base URL must exist before anything is sent (a relative server URL needs `--server`)."""
+    from .executor.servers import ServerError, base_url
+
+    try:
+        base_url(target.source, target.description, target.operation, options)
+    except ServerError as exc:
+        raise UsageError(str(exc)) from None

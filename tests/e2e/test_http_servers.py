@@ -122,29 +122,30 @@ def test_path_item_servers_win_over_document_level(capsys, write, server):
 
 
 def test_a_relative_server_url_with_a_file_source_asks_for_server(capsys, write, server):
+    # Checked before anything is sent: a usage error (exit 2), not a failed run.
     path = write(_list_doc(), openapi=_openapi([{"url": "/api/v1"}]))
     result = run_json(capsys, path)
-    assert result.code == 1
+    assert result.code == 2
     assert server.requests == []
-    message = step(result)["error"]
-    assert "'/api/v1'" in message
-    assert "relative" in message
-    assert "--server pets=URL" in message
+    assert result.out == ""
+    assert "'/api/v1'" in result.err
+    assert "relative" in result.err
+    assert "--server pets=URL" in result.err
 
 
 def test_no_servers_at_all_asks_for_server(capsys, write):
     path = write(_list_doc(), openapi=_openapi(None))
     result = run_json(capsys, path)
-    assert result.code == 1
-    assert "--server pets=URL" in step(result)["error"]
+    assert result.code == 2
+    assert "--server pets=URL" in result.err
 
 
 def test_a_server_variable_without_value_is_reported(capsys, write):
     path = write(_list_doc(), openapi=_openapi([{"url": "http://{host}/v1", "variables": {}}]))
     result = run_json(capsys, path)
-    assert result.code == 1
-    assert "server variable 'host'" in step(result)["error"]
-    assert "--server-var host=VALUE" in step(result)["error"]
+    assert result.code == 2
+    assert "server variable 'host'" in result.err
+    assert "--server-var host=VALUE" in result.err
 
 
 def test_server_flag_for_an_unknown_source_is_a_usage_error(capsys, write, server):
