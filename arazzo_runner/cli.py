@@ -76,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     listing.add_argument("file")
     listing.add_argument("--format", choices=("text", "json"), default="text")
+
+    commands.add_parser(
+        "demo",
+        help="run the tool-call workflow against the bundled reference server, down both branches (offline)",
+    )
     return parser
 
 
@@ -93,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command == "list":
             return _list(args)
+        if args.command == "demo":
+            from .demo import run_demo
+
+            return run_demo(sys.stdout)
     except ArazzoError as exc:
         _error(exc)
         return EXIT_USAGE

@@ -24,9 +24,20 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the date put in `date` arguments (default: env ARAZZO_REFERENCE_DATE, else {DEFAULT_DATE})",
     )
     parser.add_argument("--quiet", action="store_true", help="do not log requests")
+    parser.add_argument(
+        "--no-stream-default",
+        action="store_true",
+        help="answer requests without `stream` with JSON (the API streams by default)",
+    )
     args = parser.parse_args(argv)
     try:
-        server = ReferenceServer(args.host, args.port, date=args.date, verbose=not args.quiet)
+        server = ReferenceServer(
+            args.host,
+            args.port,
+            date=args.date,
+            verbose=not args.quiet,
+            stream_default=not args.no_stream_default,
+        )
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2

@@ -33,6 +33,7 @@ class _Settings:
     date: str
     clock: Callable[[], int]
     verbose: bool
+    stream_default: bool = True
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -81,7 +82,7 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:
             self._send_json(500, error_body(500, f"Internal error: {exc!r}", {}))
             return
-        if request.get("stream", True) is not False:
+        if request.get("stream", self.server.settings.stream_default) is True:
             self._send_stream(encode_stream(chunks))
         elif reply.stream_error is not None:
             self._send_json(500, error_body(500, reply.stream_error, {}))
@@ -161,6 +162,8 @@ class ReferenceServer:
     `url` is the base URL including `/v1` (e.g. `http://127.0.0.1:54321/v1`). `port=0` picks a free port.
     `date` is the date the scripted model puts in `date` arguments (default: env `ARAZZO_REFERENCE_DATE`,
     else 2026-09-16); `clock` returns the `created` timestamp (default: the current Unix time).
+    `stream_default=False` answers requests that do not set `stream` with JSON instead of the API's
+    default event stream: a testing knob for clients (like the seed workflow) that never set it.
     """
 
     def __init__(
@@ -171,14 +174,20 @@ class ReferenceServer:
         date: str | None = None,
         clock: Callable[[], int] | None = None,
         verbose: bool = False,
+        stream_default: bool = True,
     ) -> None:
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.settings = _Settings(
             date=date or os.environ.get("ARAZZO_REFERENCE_DATE") or DEFAULT_DATE,
             clock=clock or (lambda: int(time.time())),
             verbose=verbose,
+            stream_default=stream_default,
         )
         self._thread: threading.Thread | None = None
+
+    @property
+    def streams_by_default(self) -> bool:
+        return self._httpd.settings.stream_default
 
     @property
     def url(self) -> str:
