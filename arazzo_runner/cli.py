@@ -77,6 +77,10 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("file")
     listing.add_argument("--format", choices=("text", "json"), default="text")
 
+    from .validate.cli import add_validate_parser
+
+    add_validate_parser(commands)
+
     commands.add_parser(
         "demo",
         help="run the tool-call workflow against the bundled reference server, down both branches (offline)",
@@ -98,6 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args)
         if args.command == "list":
             return _list(args)
+        if args.command == "validate":
+            from .validate.cli import run_validate
+
+            return run_validate(args)
         if args.command == "demo":
             from .demo import run_demo
 
@@ -120,6 +128,8 @@ def _run(args: argparse.Namespace) -> int:
     from .report.console import ConsoleReporter
 
     workspace = load(args.file)
+    if _refuse_invalid(workspace):
+        return EXIT_USAGE
     inputs = _inputs(args, workspace)
     servers = _pairs(args.server, "--server")
     _check_source_names(servers, workspace)
@@ -138,6 +148,18 @@ def _run(args: argparse.Namespace) -> int:
         json.dump(result.to_dict(), sys.stdout, indent=2, ensure_ascii=False, default=_json_default)
         sys.stdout.write("\n")
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _refuse_invalid(workspace: Any) -> bool:
+    """`arazzo run` validates first: a document with errors is refused (its findings on stderr)."""
+    from .validate import errors_for_run
+    from .validate.format import format_findings
+
+    errors = errors_for_run(workspace)
+    if errors:
+        sys.stderr.write(format_findings(errors))
+        print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
+    return bool(errors)
 
 
 def _inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:

@@ -13,6 +13,8 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, whatever is installed
+
 from arazzo_runner.errors import ArazzoError
 from arazzo_runner.loader import load_path
 from arazzo_runner.validate import RULES, Report, validate_path
@@ -86,10 +88,9 @@ def corpus_tables(reports: dict[Path, Report]) -> str:
     lines += ["", "| rule | severity | findings | documents | first example |", "|---|---|---:|---:|---|"]
     for rule_id in RULES:
         if counts[rule_id]:
-            severity = RULES[rule_id].severity
-            lines.append(
-                f"| `{rule_id}` | {severity} | {counts[rule_id]} | {len(documents[rule_id])} | {example[rule_id]} |"
-            )
+            cells = [f"`{rule_id}`", RULES[rule_id].severity, str(counts[rule_id])]
+            cells += [str(len(documents[rule_id])), example[rule_id]]
+            lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -17,6 +17,8 @@ PET_INPUTS = {
         "vaccinated": {"type": "boolean"},
         "tags": {"type": "array"},
         "owner": {"type": "object"},
+        "nick": {"type": "string"},
+        "x": {"type": "string"},
     },
 }
 PET_ARGS = [

@@ -1,0 +1,32 @@
+"""`arazzo validate`: the official JSON Schema, semantic rules, and checks against the loaded sources.
+
+```python
+from arazzo_runner.validate import validate_path
+report = validate_path("flow.arazzo.yaml")
+report.valid, report.errors, report.warnings      # Finding(rule, severity, message, file, path, line, column)
+```
+
+`errors_for_run(workspace)` is what `arazzo run` calls first: it reuses the workspace's parsed document and
+loaded sources and is memoised per workspace. Rules are listed in `catalogue.RULES` and
+`docs/validation.md`.
+"""
+
+from __future__ import annotations
+
+from .catalogue import RULES, Rule
+from .core import errors_for_run, validate_loaded, validate_path, validate_text, validate_workspace
+from .findings import ERROR, WARNING, Finding, Report
+
+__all__ = [
+    "ERROR",
+    "RULES",
+    "WARNING",
+    "Finding",
+    "Report",
+    "Rule",
+    "errors_for_run",
+    "validate_loaded",
+    "validate_path",
+    "validate_text",
+    "validate_workspace",
+]

@@ -1,0 +1,257 @@
+"""Every rule the validator knows: a stable id, its default severity, its area and a one-line explanation.
+
+`docs/validation.md` lists the same table (a test keeps the two in step); SARIF output publishes it as the
+tool's rule metadata.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .findings import ERROR, WARNING
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str
+    area: str
+    summary: str
+
+
+_RULES = (
+    # -- the document itself
+    Rule("document-parse", ERROR, "document", "The file cannot be read or is not well-formed YAML/JSON."),
+    Rule(
+        "schema",
+        ERROR,
+        "document",
+        "The document violates the official Arazzo JSON Schema of its version (1.0.x or 1.1.x).",
+    ),
+    Rule(
+        "document-shape",
+        ERROR,
+        "document",
+        "A field has a shape the engine cannot use (reported only where the schema check did not).",
+    ),
+    # -- identifiers and references inside the document
+    Rule("workflow-id-unique", ERROR, "identifiers", "workflowIds are unique in the document."),
+    Rule("step-id-unique", ERROR, "identifiers", "stepIds are unique within their workflow."),
+    Rule("source-name-unique", ERROR, "identifiers", "Source description names are unique."),
+    Rule(
+        "action-name-unique",
+        ERROR,
+        "identifiers",
+        "Action names are unique within each onSuccess/onFailure/successActions/failureActions list "
+        "(references resolved to their component's name).",
+    ),
+    Rule(
+        "parameter-unique",
+        ERROR,
+        "identifiers",
+        "A parameters list does not repeat a name+in pair (header names compare case-insensitively).",
+    ),
+    Rule(
+        "source-reference",
+        ERROR,
+        "identifiers",
+        "`$sourceDescriptions.<name>` (in operationId, operationPath, workflowId, dependsOn or a value) "
+        "names a declared source.",
+    ),
+    Rule(
+        "component-reference",
+        ERROR,
+        "identifiers",
+        "A Reusable Object or `$components` expression names an existing component of the right kind; "
+        "a `$ref` in workflow inputs resolves inside the document.",
+    ),
+    # -- steps, actions and dependencies
+    Rule(
+        "step-target",
+        ERROR,
+        "flow",
+        "A step has exactly one target: operationId, operationPath or workflowId (1.1: or channelPath).",
+    ),
+    Rule(
+        "step-workflow-exists",
+        ERROR,
+        "flow",
+        "A step's workflowId is a workflow of this document or `$sourceDescriptions.<arazzo source>.<id>`.",
+    ),
+    Rule(
+        "goto-target-exists",
+        ERROR,
+        "flow",
+        "A goto/retry action's stepId is a step of the same workflow; its workflowId is a local workflow "
+        "or one in an arazzo source.",
+    ),
+    Rule(
+        "action-target",
+        ERROR,
+        "flow",
+        "A goto action names exactly one of stepId/workflowId; an end action names neither; a retry at "
+        "most one.",
+    ),
+    Rule(
+        "action-fields",
+        WARNING,
+        "flow",
+        "No field without effect on the action's type: retryAfter/retryLimit only on retry actions, "
+        "stepId/workflowId not on end actions.",
+    ),
+    Rule(
+        "depends-on-exists",
+        ERROR,
+        "flow",
+        "Every dependsOn entry names an existing workflow (workflows) or step (steps, 1.1).",
+    ),
+    Rule("depends-on-cycle", ERROR, "flow", "dependsOn relations form no cycle."),
+    Rule(
+        "operation-path-form",
+        ERROR,
+        "flow",
+        "An operationPath is `{$sourceDescriptions.<name>.url}#<JSON pointer>` (or a source's url before "
+        "the `#`).",
+    ),
+    Rule(
+        "plain-operation-id",
+        ERROR,
+        "flow",
+        "With several non-arazzo sources, operationIds are written `$sourceDescriptions.<name>.<id>`.",
+    ),
+    Rule(
+        "parameter-in",
+        ERROR,
+        "flow",
+        "Parameters of operation steps have `in`; parameters passed to a workflow (workflow steps, "
+        "action parameters) do not.",
+    ),
+    # -- runtime expressions and values
+    Rule(
+        "expression-syntax",
+        ERROR,
+        "expressions",
+        "Every runtime expression parses: whole values, `{$...}` embeddings, contexts, references.",
+    ),
+    Rule(
+        "bare-expression",
+        WARNING,
+        "expressions",
+        'An expression inside a longer string without braces ("Bearer $inputs.key"): write '
+        '"Bearer {$inputs.key}".',
+    ),
+    Rule(
+        "expression-accessor",
+        WARNING,
+        "expressions",
+        "A non-standard `.member`/`[0]` accessor after an expression; the standard form is a JSON "
+        "pointer (`#/items/0`).",
+    ),
+    Rule(
+        "selector-syntax",
+        ERROR,
+        "expressions",
+        "Selector Objects and replacement targets use a known selector type and parse as JSONPath, "
+        "XPath or JSON Pointer.",
+    ),
+    Rule(
+        "output-reference",
+        ERROR,
+        "expressions",
+        "`$steps.<id>.outputs.<name>` names a step of the same workflow that declares that output; "
+        "`$outputs.<name>` in a workflow step names an output of the called workflow.",
+    ),
+    Rule(
+        "output-forward-reference",
+        ERROR,
+        "expressions",
+        "`$steps.<id>.outputs` refers to a step that can run before the reference is evaluated "
+        "(an error in 1.1, a warning in 1.0).",
+    ),
+    Rule(
+        "input-reference",
+        ERROR,
+        "expressions",
+        "`$inputs.<name>` is declared in the workflow's inputs schema (a warning when the workflow has "
+        "no inputs schema at all).",
+    ),
+    Rule(
+        "workflow-reference",
+        ERROR,
+        "expressions",
+        "`$workflows.<id>.inputs|outputs.<name>` names a workflow of the document and an input/output "
+        "it declares.",
+    ),
+    # -- criteria
+    Rule("criterion-type", ERROR, "criteria", "A criterion's type (and version) is a known one."),
+    Rule(
+        "criterion-context",
+        ERROR,
+        "criteria",
+        "A criterion with a `type` has a `context` (regex, jsonpath and xpath need one to run).",
+    ),
+    Rule("condition-syntax", ERROR, "criteria", "A simple condition parses."),
+    Rule("regex-syntax", ERROR, "criteria", "A regex condition compiles."),
+    Rule("jsonpath-syntax", ERROR, "criteria", "A jsonpath condition is a valid query."),
+    Rule("xpath-syntax", ERROR, "criteria", "An xpath condition parses in its XPath version."),
+    Rule(
+        "jsonpath-comparison-form",
+        WARNING,
+        "criteria",
+        "`$.x == 'y'` is not RFC 9535 (the engine accepts it); write the filter `$[?@.x == 'y']`.",
+    ),
+    Rule(
+        "condition-nonstandard",
+        WARNING,
+        "criteria",
+        "A simple condition uses a non-standard spelling (double-quoted strings, `{$...}` braces).",
+    ),
+    # -- checks against the loaded source descriptions
+    Rule(
+        "source-unavailable",
+        WARNING,
+        "sources",
+        "A source description cannot be loaded (offline, 404, not OpenAPI 3): its checks are skipped.",
+    ),
+    Rule(
+        "operation-exists",
+        ERROR,
+        "sources",
+        "An operationId/operationPath resolves to an operation of the source (with a did-you-mean hint).",
+    ),
+    Rule(
+        "parameter-unknown",
+        WARNING,
+        "sources",
+        "Each operation-step parameter name+in exists on the operation (or is a security credential).",
+    ),
+    Rule(
+        "parameter-required",
+        ERROR,
+        "sources",
+        "Every required parameter of the operation (path parameters always) is supplied.",
+    ),
+    Rule(
+        "request-body-required",
+        ERROR,
+        "sources",
+        "A step whose operation requires a request body supplies one.",
+    ),
+    Rule(
+        "payload-schema",
+        WARNING,
+        "sources",
+        "The literal parts of a JSON payload conform to the request body schema (expressions count as "
+        "unknown values).",
+    ),
+    Rule(
+        "output-pointer",
+        WARNING,
+        "sources",
+        "A `$response.body#/...` pointer in step outputs can exist in one of the operation's response "
+        "schemas.",
+    ),
+)
+
+RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
+AREAS = ("document", "identifiers", "flow", "expressions", "criteria", "sources")

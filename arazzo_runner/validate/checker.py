@@ -1,0 +1,106 @@
+"""The state shared by the rules of one validation: the document, where findings go, and small helpers."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import ExpressionError
+from ..expressions import ComponentRef, parse_expression
+from ..loader import LoadedDocument
+from ..model import Action, Document, ParameterDef, Pointer, Reusable, Workflow
+from ..pointer import format_pointer
+from .catalogue import RULES
+from .findings import Finding
+
+
+class Checker:
+    """Collects findings for one document. `report` locates a pointer through the loader's position index
+    and drops exact duplicates (a component checked at each of its use sites reports once)."""
+
+    def __init__(self, loaded: LoadedDocument, document: Document) -> None:
+        self.loaded = loaded
+        self.document = document
+        self.findings: list[Finding] = []
+        self._seen: set[tuple[str, str, str]] = set()
+        self.cache: dict[Any, Any] = {}  # per-document memo shared by rules (flows, input names, ...)
+
+    @property
+    def file(self) -> str:
+        return self.loaded.file
+
+    def report(
+        self,
+        rule: str,
+        at: Pointer | str,
+        message: str,
+        *,
+        severity: str | None = None,
+        key: bool = False,
+    ) -> None:
+        meta = RULES[rule]  # KeyError: a rule id missing from the catalogue is a bug
+        path = at if isinstance(at, str) else format_pointer(at)
+        identity = (rule, path, message)
+        if identity in self._seen:
+            return
+        self._seen.add(identity)
+        positions = self.loaded.positions
+        line, column = positions.locate_key(path) if key else positions.locate(path)
+        self.findings.append(Finding(rule, severity or meta.severity, message, self.file, path, line, column))
+
+    # -- shared lookups --------------------------------------------------------------------------------
+
+    def component(self, reusable: Reusable, kind: str) -> Any:
+        """The component a Reusable Object names, or None (the `component-reference` rule reports why)."""
+        try:
+            expression = parse_expression(reusable.reference)
+        except ExpressionError:
+            return None
+        if not isinstance(expression, ComponentRef) or expression.kind != kind:
+            return None
+        return self.document.components.by_kind(kind).get(expression.name)
+
+    def parameters(self, items: Iterable[ParameterDef | Reusable]) -> list[tuple[ParameterDef, Pointer]]:
+        """Parameters with Reusable Objects resolved: (the parameter, the pointer of the list item)."""
+        out = []
+        for item in items:
+            if isinstance(item, Reusable):
+                target = self.component(item, "parameters")
+                if isinstance(target, ParameterDef):
+                    out.append((target, item.at))
+            else:
+                out.append((item, item.at))
+        return out
+
+    def actions(self, items: Iterable[Action | Reusable], kind: str) -> list[tuple[Action, Pointer]]:
+        """Actions with Reusable Objects resolved: (the action, the pointer of the list item)."""
+        key = "successActions" if kind == "success" else "failureActions"
+        out = []
+        for item in items:
+            if isinstance(item, Reusable):
+                target = self.component(item, key)
+                if isinstance(target, Action):
+                    out.append((target, item.at))
+            else:
+                out.append((item, item.at))
+        return out
+
+    def workflow_actions(self, workflow: Workflow) -> list[tuple[Action, Pointer]]:
+        return self.actions(workflow.success_actions, "success") + self.actions(
+            workflow.failure_actions, "failure"
+        )
+
+    @property
+    def is_1_1(self) -> bool:
+        return self.document.is_1_1
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """A "; did you mean 'x'?" suffix when a choice is close (case differences count as close)."""
+    options = list(dict.fromkeys(choices))
+    folded = {c.casefold(): c for c in options}
+    if word.casefold() in folded and folded[word.casefold()] != word:
+        return f"; did you mean '{folded[word.casefold()]}'?"
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.7)
+    return f"; did you mean '{close[0]}'?" if close else ""

@@ -1,0 +1,143 @@
+"""Validation of one document: JSON Schema, model shape, semantic rules, then the source checks."""
+
+from __future__ import annotations
+
+import os
+import weakref
+from pathlib import Path
+from typing import Any
+
+from ..errors import DocumentError
+from ..loader import LoadedDocument, load_path, load_text
+from ..model import build_document
+from .checker import Checker
+from .findings import ERROR, Finding, Report
+from .rules import run_rules
+from .schema import check_schema
+
+_VAGUE = ("does not match any of the allowed forms", "needs exactly one of:")
+_BY_WORKSPACE: weakref.WeakKeyDictionary[Any, Report] = weakref.WeakKeyDictionary()
+
+
+def validate_path(
+    path: str | os.PathLike[str],
+    *,
+    schema_only: bool = False,
+    strict: bool = False,
+    load_sources: bool = True,
+    remote: bool = True,
+) -> Report:
+    """Validate the Arazzo document at `path`. Never raises for document problems: a file that cannot be
+    read or parsed is a report with `readable=False` and one `document-parse` finding."""
+    file = os.fspath(path)
+    try:
+        loaded = load_path(path)
+    except DocumentError as exc:
+        return _unreadable(exc, file, strict)
+    location = str(Path(file).resolve())
+    return validate_loaded(
+        loaded, location, schema_only=schema_only, strict=strict, load_sources=load_sources, remote=remote
+    )
+
+
+def validate_text(
+    text: str | bytes,
+    file: str = "<string>",
+    *,
+    schema_only: bool = False,
+    strict: bool = False,
+    load_sources: bool = True,
+    remote: bool = True,
+) -> Report:
+    """Like `validate_path` for text; relative source URLs resolve against `file`."""
+    try:
+        loaded = load_text(text, file)
+    except DocumentError as exc:
+        return _unreadable(exc, file, strict)
+    return validate_loaded(
+        loaded, file, schema_only=schema_only, strict=strict, load_sources=load_sources, remote=remote
+    )
+
+
+def validate_loaded(
+    loaded: LoadedDocument,
+    location: str,
+    *,
+    schema_only: bool = False,
+    strict: bool = False,
+    load_sources: bool = True,
+    remote: bool = True,
+    workspace: Any = None,
+) -> Report:
+    document = workspace.document if workspace is not None else build_document(loaded.data)
+    ck = Checker(loaded, document)
+    for problem in check_schema(loaded.data):
+        ck.report("schema", problem.at, problem.message, key=problem.key)
+    if not schema_only:
+        for at, message in document.problems:
+            ck.report("document-shape", at, message)
+        run_rules(ck)
+        if load_sources:
+            from ..workspace import Workspace
+            from .sources import check_sources
+
+            space = workspace if workspace is not None else Workspace(loaded, document, location)
+            check_sources(ck, space, remote=remote)
+    return Report(loaded.file, _arrange(ck.findings), strict=strict)
+
+
+def validate_workspace(workspace: Any, *, load_sources: bool = True) -> Report:
+    """Validate an already loaded `Workspace`, reusing its parsed document and its loaded sources. The
+    report is memoised per workspace, so a document run many times is validated once."""
+    report = _BY_WORKSPACE.get(workspace)
+    if report is None:
+        report = validate_loaded(
+            workspace.loaded, workspace.location, load_sources=load_sources, workspace=workspace
+        )
+        _BY_WORKSPACE[workspace] = report
+    return report
+
+
+def errors_for_run(workspace: Any) -> list[Finding]:
+    """The error findings `arazzo run` refuses a document for (warnings never stop a run)."""
+    return validate_workspace(workspace).errors
+
+
+def _unreadable(exc: DocumentError, file: str, strict: bool) -> Report:
+    finding = Finding(
+        "document-parse",
+        ERROR,
+        exc.message,
+        exc.file or file,
+        exc.pointer or "",
+        exc.line or 1,
+        exc.column or 1,
+    )
+    return Report(file, [finding], readable=False, strict=strict)
+
+
+def _arrange(findings: list[Finding]) -> list[Finding]:
+    """Drop schema and shape findings that a more precise rule reports at the same place; document order."""
+    precise = [f for f in findings if f.rule not in ("schema", "document-shape") and f.severity == ERROR]
+    exact = {f.path for f in precise}
+    kept = []
+    for finding in findings:
+        if finding.rule == "schema":
+            vague = finding.message.startswith(_VAGUE)
+            if finding.path in exact or (vague and any(_inside(p.path, finding.path) for p in precise)):
+                continue
+        elif finding.rule == "document-shape":
+            others = [f for f in findings if f.rule != "document-shape"]
+            if any(_related(f.path, finding.path) for f in others):
+                continue
+        kept.append(finding)
+    kept.sort(key=lambda f: (f.line, f.column))
+    return kept
+
+
+def _inside(path: str, container: str) -> bool:
+    return path.startswith(container + "/")
+
+
+def _related(a: str, b: str) -> bool:
+    return a == b or _inside(a, b) or _inside(b, a)

@@ -1,0 +1,68 @@
+"""What the validator reports: one `Finding` per problem, collected in a `Report` per file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ERROR = "error"
+WARNING = "warning"
+SEVERITIES = (ERROR, WARNING)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem: which rule, how bad, what, and where (JSON pointer plus 1-based line and column)."""
+
+    rule: str
+    severity: str
+    message: str
+    file: str
+    path: str
+    line: int
+    column: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.file,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.severity} {self.rule}: {self.message}"
+
+
+@dataclass
+class Report:
+    """The findings for one file, in document order. `readable` is False when the file could not be read
+    or parsed (the CLI exits 2); `strict` makes warnings count against `valid`."""
+
+    file: str
+    findings: list[Finding] = field(default_factory=list)
+    readable: bool = True
+    strict: bool = False
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == WARNING]
+
+    @property
+    def valid(self) -> bool:
+        if not self.readable or self.errors:
+            return False
+        return not (self.strict and self.warnings)
+
+    def rules(self) -> set[str]:
+        return {f.rule for f in self.findings}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"valid": self.valid, "findings": [f.to_dict() for f in self.findings]}

@@ -1,0 +1,260 @@
+"""Checks of literal data against OpenAPI schemas: request payloads and response-body pointers.
+
+Runtime-expression parts of a payload are *unknown*: any error located at or below one is dropped, and so
+is any error whose outcome could change with an unknown value below it (`oneOf`/`anyOf` branches that an
+unknown value could satisfy, `enum`/`const` over a subtree, conditional keywords). What remains is an
+error whatever the expressions evaluate to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..pointer import ABSENT, parse_pointer, resolve_pointer
+
+Path = tuple[str | int, ...]
+_VALUE_DEPENDENT = frozenset(
+    {
+        "enum",
+        "const",
+        "not",
+        "uniqueItems",
+        "contains",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "if",
+        "then",
+        "else",
+    }
+)
+_CONDITIONAL = frozenset({"if", "then", "else", "not", "dependentSchemas"})
+_ROOT_URI = "urn:arazzo-runner:openapi"
+
+
+def payload_errors(
+    schema: Any, payload: Any, unknown: set[Path], openapi_version: str, document: dict[str, Any]
+) -> list[tuple[Path, str]]:
+    """(instance path, message) for every violation that holds whatever the unknown parts evaluate to."""
+    from jsonschema import Draft4Validator, Draft202012Validator
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT4, DRAFT202012
+
+    v30 = openapi_version.startswith("3.0")
+    spec, cls = (DRAFT4, Draft4Validator) if v30 else (DRAFT202012, Draft202012Validator)
+    prepared = _prepare(schema, v30)
+    registry = Registry().with_resource(_ROOT_URI, Resource(contents=document, specification=spec))
+    validator = cls(prepared, registry=registry)
+    instance = _blank(payload, unknown, ())
+    out: list[tuple[Path, str]] = []
+    try:
+        for error in validator.iter_errors(instance):
+            if _genuine(error, unknown):
+                out.extend(_explain(error, unknown))
+    except Exception:  # unresolvable refs, unknown types, broken schemas: no verdict rather than a guess
+        return []
+    return out
+
+
+def _prepare(schema: Any, v30: bool) -> Any:
+    """A copy of a request-body schema ready for jsonschema: internal `#/...` refs point into the OpenAPI
+    document, `readOnly` properties are not required in requests, OpenAPI 3.0 `nullable` allows null."""
+    if isinstance(schema, list):
+        return [_prepare(item, v30) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {
+        key: _prepare(value, v30) if key not in ("enum", "const", "default", "example", "examples") else value
+        for key, value in schema.items()
+    }
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#"):
+        out["$ref"] = _ROOT_URI + ref
+    properties = out.get("properties")
+    required = out.get("required")
+    if isinstance(properties, dict) and isinstance(required, list):
+        out["required"] = [
+            name
+            for name in required
+            if not (isinstance(properties.get(name), dict) and properties[name].get("readOnly") is True)
+        ]
+    if v30 and out.get("nullable") is True:
+        kind = out.get("type")
+        if isinstance(kind, str):
+            out["type"] = [kind, "null"]
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    return out
+
+
+def _blank(value: Any, unknown: set[Path], path: Path) -> Any:
+    if path in unknown:
+        return None
+    if isinstance(value, dict):
+        return {key: _blank(item, unknown, (*path, key)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_blank(item, unknown, (*path, index)) for index, item in enumerate(value)]
+    return value
+
+
+def _under(path: Path, base: Path) -> bool:
+    return path[: len(base)] == base
+
+
+def _genuine(error: Any, unknown: set[Path]) -> bool:
+    path = tuple(error.absolute_path)
+    if any(_under(path, u) for u in unknown):
+        return False
+    below = any(_under(u, path) for u in unknown)
+    if error.validator in ("oneOf", "anyOf"):
+        if not error.context:
+            return False  # several branches match: OpenAPI discriminators decide that, not us
+        branches: dict[Any, list[Any]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        count = len(error.validator_value) if isinstance(error.validator_value, list) else len(branches)
+        if len(branches) < count:
+            return False  # a branch without errors: the failure is "more than one matched"
+        return all(any(_genuine(sub, unknown) for sub in subs) for subs in branches.values())
+    if error.validator in _VALUE_DEPENDENT and below:
+        return False
+    return not (unknown and _CONDITIONAL & {str(t) for t in error.absolute_schema_path})
+
+
+def _explain(error: Any, unknown: set[Path]) -> list[tuple[Path, str]]:
+    """(path, message) pairs; a failed oneOf/anyOf is explained by the branch the payload meant."""
+    path = tuple(error.absolute_path)
+    if error.validator not in ("oneOf", "anyOf") or not error.context:
+        return [(path, _describe(error))]
+    branches: dict[Any, list[Any]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    index = _discriminated(error)
+    if index not in branches:
+        # the branch the payload meant: fewest problems at the object itself, then fewest problems
+        def score(i: Any) -> tuple[int, int, Any]:
+            real = [s for s in branches[i] if _genuine(s, unknown)]
+            return (sum(1 for s in real if tuple(s.absolute_path) == path), len(real), i)
+
+        index = min(branches, key=score)
+    out = [pair for sub in branches[index] if _genuine(sub, unknown) for pair in _explain(sub, unknown)]
+    if not out:
+        return [(path, "does not match any of the allowed forms")]
+    name = _branch_name(error.validator_value, index)
+    return [(where, f"{message} ({name})" if name else message) for where, message in out]
+
+
+def _discriminated(error: Any) -> Any:
+    """The branch an OpenAPI discriminator selects for the instance, if any."""
+    discriminator = error.schema.get("discriminator") if isinstance(error.schema, dict) else None
+    if not isinstance(discriminator, dict) or not isinstance(error.instance, dict):
+        return None
+    value = error.instance.get(discriminator.get("propertyName"))
+    if not isinstance(value, str):
+        return None
+    mapping = discriminator.get("mapping") if isinstance(discriminator.get("mapping"), dict) else {}
+    wanted = str(mapping.get(value, f"/{value}")).rpartition("/")[2]
+    for index, branch in enumerate(error.validator_value):
+        if not isinstance(branch, dict):
+            continue
+        ref = branch.get("$ref")
+        if isinstance(ref, str) and ref.rpartition("/")[2] == wanted:
+            return index
+        properties = branch.get("properties")
+        prop = properties.get(discriminator.get("propertyName")) if isinstance(properties, dict) else None
+        if isinstance(prop, dict) and (prop.get("const") == value or value in (prop.get("enum") or ())):
+            return index
+    return None
+
+
+def _branch_name(branches: Any, index: Any) -> str | None:
+    branch = branches[index] if isinstance(branches, list) and isinstance(index, int) else None
+    ref = branch.get("$ref") if isinstance(branch, dict) else None
+    return ref.rpartition("/")[2] if isinstance(ref, str) else None
+
+
+def _describe(error: Any) -> str:
+    if error.validator == "required":
+        return error.message.replace("is a required property", "is required")
+    if error.validator in ("oneOf", "anyOf"):
+        return "does not match any of the allowed forms"
+    message = error.message
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+# -- response bodies --------------------------------------------------------------------------------
+
+
+def pointer_possible(schema: Any, tokens: list[str], deref: Callable[[str], Any], depth: int = 0) -> bool:
+    """Whether some instance of `schema` can have a value at `tokens`. Lenient: anything the schema does
+    not pin down (no type, open objects, unresolvable refs) counts as possible; a member missing from an
+    object's declared `properties` (without additional properties) does not."""
+    if schema is False:
+        return False
+    if not isinstance(schema, dict) or not tokens or depth > 64:
+        return True
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target = deref(ref)
+        return True if target is ABSENT else pointer_possible(target, tokens, deref, depth + 1)
+    results = []
+    own = _own_possible(schema, tokens, deref, depth)
+    if own is not None:
+        results.append(own)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(keyword) or ():
+            results.append(pointer_possible(branch, tokens, deref, depth + 1))
+    return any(results) if results else True
+
+
+def _own_possible(
+    schema: dict[str, Any], tokens: list[str], deref: Callable[[str], Any], depth: int
+) -> bool | None:
+    head, rest = tokens[0], tokens[1:]
+    kind = schema.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
+    objectish = bool({"properties", "additionalProperties", "patternProperties"} & schema.keys())
+    arrayish = bool({"items", "prefixItems"} & schema.keys())
+    if not kinds and not objectish and not arrayish:
+        return None
+    results = []
+    if objectish or "object" in kinds:
+        results.append(_member_possible(schema, head, rest, deref, depth))
+    if arrayish or "array" in kinds:
+        if head.isdigit():
+            items = schema.get("items")
+            results.append(
+                pointer_possible(items, rest, deref, depth + 1) if isinstance(items, dict) else True
+            )
+        else:
+            results.append(False)
+    return any(results) if results else False
+
+
+def _member_possible(
+    schema: dict[str, Any], head: str, rest: list[str], deref: Callable[[str], Any], depth: int
+) -> bool:
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    if head in properties:
+        return pointer_possible(properties[head], rest, deref, depth + 1)
+    if schema.get("patternProperties"):
+        return True
+    extra = schema.get("additionalProperties")
+    if extra is False:
+        return False
+    if isinstance(extra, dict):
+        return pointer_possible(extra, rest, deref, depth + 1)
+    return extra is True or not properties
+
+
+def local_deref(document: dict[str, Any]) -> Callable[[str], Any]:
+    def deref(ref: str) -> Any:
+        if not ref.startswith("#"):
+            return ABSENT
+        try:
+            return resolve_pointer(document, parse_pointer(ref))
+        except Exception:
+            return ABSENT
+
+    return deref

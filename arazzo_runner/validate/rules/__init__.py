@@ -1,0 +1,34 @@
+"""The semantic rules, one small function per check, grouped by area.
+
+`identifiers`: uniqueness and references to sources/components; `targets`: step and action targets,
+dependsOn, parameter `in`; `values` and `criteria`: runtime expressions and conditions (syntax);
+`references`: what the expressions refer to. `run_rules` runs them all over one document.
+"""
+
+from __future__ import annotations
+
+from ..checker import Checker
+from ..walk import CriterionSite, sites
+from . import identifiers, targets
+from .criteria import check_criterion
+from .references import check_reference
+from .values import check_accessors, check_replacement_targets, scan_value
+
+
+def run_rules(ck: Checker) -> None:
+    for rule in (*identifiers.RULES, *targets.RULES):
+        rule(ck)
+    check_expressions(ck)
+    check_replacement_targets(ck)
+
+
+def check_expressions(ck: Checker) -> None:
+    """Every value and criterion of the document: syntax first, then what each expression refers to."""
+    for site in sites(ck):
+        if isinstance(site, CriterionSite):
+            found = check_criterion(ck, site.criterion)
+        else:
+            found = scan_value(ck, site.raw, site.at)
+        for expression, at in found:
+            check_accessors(ck, expression, at)
+            check_reference(ck, expression, at, site.scope)

@@ -1,0 +1,257 @@
+"""Uniqueness of ids and names, and references to sources and components inside the document."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ...errors import ExpressionError
+from ...expressions import ComponentRef, parse_expression
+from ...model import Action, ParameterDef, Pointer, Reusable, Workflow
+from ...pointer import ABSENT, parse_pointer, resolve_pointer
+from ..checker import Checker, did_you_mean
+from .targets import source_prefix
+
+
+def _duplicates(items: Iterable[tuple[Any, Pointer]]) -> Iterator[tuple[Any, Pointer, Pointer]]:
+    """(value, pointer of the repeat, pointer of the first) for every repeated value."""
+    first: dict[Any, Pointer] = {}
+    for value, at in items:
+        if value in first:
+            yield value, at, first[value]
+        else:
+            first[value] = at
+
+
+def _line_of(ck: Checker, at: Pointer) -> int:
+    return ck.loaded.positions.locate(at)[0]
+
+
+def workflow_id_unique(ck: Checker) -> None:
+    items = [(w.workflow_id, (*w.at, "workflowId")) for w in ck.document.workflows if w.workflow_id]
+    for value, at, first in _duplicates(items):
+        ck.report(
+            "workflow-id-unique", at, f"workflowId '{value}' is already used (line {_line_of(ck, first)})"
+        )
+
+
+def step_id_unique(ck: Checker) -> None:
+    for workflow in ck.document.workflows:
+        items = [(s.step_id, (*s.at, "stepId")) for s in workflow.steps if s.step_id]
+        for value, at, first in _duplicates(items):
+            line = _line_of(ck, first)
+            message = f"stepId '{value}' is already used in workflow '{workflow.workflow_id}' (line {line})"
+            ck.report("step-id-unique", at, message)
+
+
+def source_name_unique(ck: Checker) -> None:
+    items = [(s.name, (*s.at, "name")) for s in ck.document.sources if s.name]
+    for value, at, first in _duplicates(items):
+        ck.report(
+            "source-name-unique", at, f"source name '{value}' is already used (line {_line_of(ck, first)})"
+        )
+
+
+def action_name_unique(ck: Checker) -> None:
+    for workflow in ck.document.workflows:
+        lists = [
+            (workflow.success_actions, "success", "successActions"),
+            (workflow.failure_actions, "failure", "failureActions"),
+        ]
+        for step in workflow.steps:
+            lists += [(step.on_success, "success", "onSuccess"), (step.on_failure, "failure", "onFailure")]
+        for items, kind, field in lists:
+            named = [(a.name, at) for a, at in ck.actions(items, kind) if a.name]
+            for value, at, first in _duplicates(named):
+                message = (
+                    f"action name '{value}' appears twice in this {field} list (line {_line_of(ck, first)})"
+                )
+                ck.report("action-name-unique", at, message)
+
+
+def parameter_unique(ck: Checker) -> None:
+    for params in _parameter_lists(ck.document.workflows):
+        keyed = [(_param_key(p), at) for p, at in ck.parameters(params)]
+        for (name, location), at, first in _duplicates(keyed):
+            where = f" in {location}" if location else ""
+            message = f"parameter '{name}'{where} is given twice (line {_line_of(ck, first)})"
+            ck.report("parameter-unique", at, message)
+
+
+def _parameter_lists(workflows: list[Workflow]) -> Iterator[list[ParameterDef | Reusable]]:
+    for workflow in workflows:
+        yield workflow.parameters
+        for step in workflow.steps:
+            yield step.parameters
+            for action in (*step.on_success, *step.on_failure):
+                if isinstance(action, Action):
+                    yield action.parameters
+        for action in (*workflow.success_actions, *workflow.failure_actions):
+            if isinstance(action, Action):
+                yield action.parameters
+
+
+def _param_key(param: ParameterDef) -> tuple[str, str | None]:
+    return (param.name.lower() if param.in_ == "header" else param.name, param.in_)
+
+
+def source_reference(ck: Checker) -> None:
+    """`$sourceDescriptions.<name>` in step targets and dependsOn names a declared source."""
+    names = [s.name for s in ck.document.sources]
+    for workflow in ck.document.workflows:
+        for index, entry in enumerate(workflow.depends_on):
+            _check_source(ck, entry, (*workflow.at, "dependsOn", index), names)
+        for step in workflow.steps:
+            for field, value in (
+                ("operationId", step.operation_id),
+                ("operationPath", step.operation_path),
+                ("workflowId", step.workflow_id),
+            ):
+                if value is not None:
+                    _check_source(ck, value, (*step.at, field), names)
+            for index, entry in enumerate(step.depends_on):
+                _check_source(ck, entry, (*step.at, "dependsOn", index), names)
+            for action, at in ck.actions(step.on_success, "success") + ck.actions(step.on_failure, "failure"):
+                if action.workflow_id:
+                    _check_source(ck, action.workflow_id, (*at, "workflowId"), names)
+        for action, at in ck.workflow_actions(workflow):
+            if action.workflow_id:
+                _check_source(ck, action.workflow_id, (*at, "workflowId"), names)
+
+
+def _check_source(ck: Checker, text: str, at: Pointer, names: list[str]) -> None:
+    name = source_prefix(text)
+    if name is not None and name not in names:
+        hint = did_you_mean(name, names)
+        ck.report("source-reference", at, f"no source description named '{name}'{hint}")
+
+
+def component_reference(ck: Checker) -> None:
+    """Reusable Objects name existing components of the right kind; `$ref`s in inputs resolve."""
+    for reusable, kind in _reusables(ck):
+        _check_reusable(ck, reusable, kind)
+    _json_refs(ck)
+    raw = ck.document.raw
+    for workflow in ck.document.workflows:
+        if workflow.inputs is not None:
+            _check_refs(ck, workflow.inputs, (*workflow.at, "inputs"), raw)
+    for name, schema in ck.document.components.inputs.items():
+        _check_refs(ck, schema, ("components", "inputs", name), raw)
+
+
+def _reusables(ck: Checker) -> Iterator[tuple[Reusable, str]]:
+    document = ck.document
+    action_holders: list[tuple[list[Any], str]] = []
+    for workflow in document.workflows:
+        action_holders += [
+            (workflow.success_actions, "successActions"),
+            (workflow.failure_actions, "failureActions"),
+        ]
+        for step in workflow.steps:
+            action_holders += [(step.on_success, "successActions"), (step.on_failure, "failureActions")]
+    for params in _parameter_lists(document.workflows):
+        for item in params:
+            if isinstance(item, Reusable):
+                yield item, "parameters"
+    for items, kind in action_holders:
+        for item in items:
+            if isinstance(item, Reusable):
+                yield item, kind
+
+
+_LISTS = {
+    "parameters": "parameters",
+    "onSuccess": "successActions",
+    "onFailure": "failureActions",
+    "successActions": "successActions",
+    "failureActions": "failureActions",
+}
+
+
+def _json_refs(ck: Checker) -> None:
+    """`$ref` items in parameter and action lists: Arazzo references components with `reference`."""
+    holders = []
+    for workflow in ck.document.workflows:
+        holders.append(workflow.at)
+        holders.extend(step.at for step in workflow.steps)
+    raw = ck.document.raw
+    for at in holders:
+        node = resolve_pointer(raw, [str(t) for t in at])
+        if not isinstance(node, dict):
+            continue
+        for field, kind in _LISTS.items():
+            items = node.get(field)
+            if not isinstance(items, list) or (field in ("successActions", "failureActions") and len(at) > 2):
+                continue
+            for index, item in enumerate(items):
+                if isinstance(item, dict) and isinstance(item.get("$ref"), str) and "reference" not in item:
+                    ref = item["$ref"]
+                    prefix = f"#/components/{kind}/"
+                    fix = (
+                        f"$components.{kind}.{ref[len(prefix) :]}"
+                        if ref.startswith(prefix)
+                        else f"$components.{kind}.<name>"
+                    )
+                    message = f"'$ref: {ref}' is not an Arazzo component reference: write 'reference: {fix}'"
+                    ck.report("component-reference", (*at, field, index, "$ref"), message, key=True)
+
+
+def _check_reusable(ck: Checker, reusable: Reusable, kind: str) -> None:
+    at = (*reusable.at, "reference")
+    text = reusable.reference
+    if not text:
+        ck.report("component-reference", at, f"'reference' is empty; expected $components.{kind}.<name>")
+        return
+    try:
+        expression = parse_expression(text)
+    except ExpressionError as exc:
+        ck.report("component-reference", at, f"'{text}' is not a component reference: {exc.message}")
+        return
+    if not isinstance(expression, ComponentRef):
+        ck.report("component-reference", at, f"'{text}' must be $components.{kind}.<name>")
+        return
+    if expression.kind != kind:
+        message = f"'{text}' names a {expression.kind} component where {kind} are expected"
+        ck.report("component-reference", at, message)
+        return
+    known = ck.document.components.by_kind(kind)
+    if expression.name not in known:
+        hint = did_you_mean(expression.name, known)
+        ck.report("component-reference", at, f"there is no components.{kind}.{expression.name}{hint}")
+        return
+    if reusable.has_value and kind != "parameters":
+        ck.report(
+            "component-reference", (*reusable.at, "value"), "'value' only applies to parameter references"
+        )
+
+
+def _check_refs(ck: Checker, schema: Any, at: Pointer, raw: dict) -> None:
+    """Local `$ref`s (`#/components/inputs/x`) in a JSON Schema resolve inside the document."""
+    if isinstance(schema, dict):
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#"):
+            try:
+                target = resolve_pointer(raw, parse_pointer(ref))
+            except ExpressionError:
+                target = ABSENT
+            if target is ABSENT:
+                ck.report(
+                    "component-reference", (*at, "$ref"), f"'$ref: {ref}' does not resolve in this document"
+                )
+        for key, value in schema.items():
+            if key not in ("enum", "const", "default", "examples", "example"):
+                _check_refs(ck, value, (*at, key), raw)
+    elif isinstance(schema, list):
+        for index, value in enumerate(schema):
+            _check_refs(ck, value, (*at, index), raw)
+
+
+RULES = (
+    workflow_id_unique,
+    step_id_unique,
+    source_name_unique,
+    action_name_unique,
+    parameter_unique,
+    source_reference,
+    component_reference,
+)

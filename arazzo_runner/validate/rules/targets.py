@@ -1,0 +1,319 @@
+"""Step targets, action targets and fields, dependsOn, and parameter `in` placement."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ...errors import ExpressionError
+from ...model import Action, Pointer, Step, Workflow
+from ...pointer import escape_token, parse_pointer, resolve_pointer
+from ..checker import Checker, did_you_mean
+
+_SOURCE_PREFIX = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]*)")
+_SOURCE_WORKFLOW = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
+OPERATION_PATH = re.compile(
+    r"^\{\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url\}(#.*)$|^\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url(#.*)$"
+)
+_METHOD_PATH = re.compile(r"^(?:([A-Za-z]+)\s+)?(/\S*)$")
+_WORKFLOW_STEP = re.compile(r"^\$workflows\.([^.]+)\.steps\.([^.]+)$")
+_SOURCE_STEP = re.compile(r"^\$sourceDescriptions\.([^.]+)\.([^.]+)\.steps\.([^.]+)$")
+
+
+def source_prefix(text: str) -> str | None:
+    """The source name of a `$sourceDescriptions.<name>...` reference (also `{$...}`), else None."""
+    match = _SOURCE_PREFIX.match(text)
+    return match.group(1) if match else None
+
+
+def source_workflow(text: str) -> tuple[str, str] | None:
+    """(source, workflowId) of `$sourceDescriptions.<source>.<workflowId>`, else None (a local id)."""
+    match = _SOURCE_WORKFLOW.match(text)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def non_arazzo_sources(ck: Checker) -> list[str]:
+    return [s.name for s in ck.document.sources if (s.type or "openapi") != "arazzo"]
+
+
+def _check_workflow_ref(ck: Checker, rule: str, text: str, at: Pointer, what: str) -> None:
+    """A workflowId: a local workflow, or `$sourceDescriptions.<arazzo source>.<id>` (checked when loaded)."""
+    ref = source_workflow(text)
+    if ref is not None:
+        source = ck.document.source(ref[0])
+        if source is not None and source.type != "arazzo":
+            kind = source.type or "openapi"
+            ck.report(rule, at, f"{what} '{text}': source '{ref[0]}' is an {kind} source, not an arazzo one")
+        return  # an unknown source name is reported by `source-reference`
+    if ck.document.workflow(text) is None:
+        known = [w.workflow_id for w in ck.document.workflows]
+        ck.report(rule, at, f"{what} '{text}' is not a workflow of this document{did_you_mean(text, known)}")
+
+
+def step_target(ck: Checker) -> None:
+    fields = ("operationId", "operationPath", "workflowId", *(("channelPath",) if ck.is_1_1 else ()))
+    for workflow in ck.document.workflows:
+        for step in workflow.steps:
+            raw = _raw(ck, step.at)
+            given = [f for f in fields if f in raw]
+            if len(given) == 1:
+                continue
+            if not given:
+                message = f"step '{step.step_id}' needs exactly one of {', '.join(fields)}"
+            else:
+                message = f"step '{step.step_id}' has both {' and '.join(given)}; they are mutually exclusive"
+            ck.report("step-target", step.at, message)
+
+
+def _raw(ck: Checker, at: Pointer) -> dict:
+    node = resolve_pointer(ck.document.raw, [str(token) for token in at])
+    return node if isinstance(node, dict) else {}
+
+
+def step_workflow_exists(ck: Checker) -> None:
+    for workflow in ck.document.workflows:
+        for step in workflow.steps:
+            if step.workflow_id is not None:
+                at = (*step.at, "workflowId")
+                _check_workflow_ref(ck, "step-workflow-exists", step.workflow_id, at, "workflowId")
+
+
+def _all_actions(ck: Checker, workflow: Workflow) -> Iterator[tuple[Action, Pointer, Step | None]]:
+    for step in workflow.steps:
+        for action, at in ck.actions(step.on_success, "success") + ck.actions(step.on_failure, "failure"):
+            yield action, at, step
+    for action, at in ck.workflow_actions(workflow):
+        yield action, at, None
+
+
+def goto_target_exists(ck: Checker) -> None:
+    for workflow in ck.document.workflows:
+        step_ids = [s.step_id for s in workflow.steps]
+        for action, at, _ in _all_actions(ck, workflow):
+            if action.type not in ("goto", "retry"):
+                continue
+            if action.step_id is not None and action.step_id not in step_ids:
+                hint = did_you_mean(action.step_id, step_ids)
+                message = (
+                    f"{action.type} target stepId '{action.step_id}' is not a step of workflow "
+                    f"'{workflow.workflow_id}'{hint}"
+                )
+                ck.report("goto-target-exists", (*at, "stepId"), message)
+            if action.workflow_id is not None:
+                at_id = (*at, "workflowId")
+                _check_workflow_ref(
+                    ck, "goto-target-exists", action.workflow_id, at_id, f"{action.type} target"
+                )
+
+
+def action_target(ck: Checker) -> None:
+    for workflow in ck.document.workflows:
+        for action, at, _ in _all_actions(ck, workflow):
+            both = action.step_id is not None and action.workflow_id is not None
+            if action.type == "goto" and action.step_id is None and action.workflow_id is None:
+                ck.report("action-target", at, f"goto action '{action.name}' needs a stepId or a workflowId")
+            elif action.type in ("goto", "retry") and both:
+                message = (
+                    f"{action.type} action '{action.name}' has both stepId and workflowId; "
+                    "they are mutually exclusive"
+                )
+                ck.report("action-target", at, message)
+
+
+def action_fields(ck: Checker) -> None:
+    for workflow in ck.document.workflows:
+        for action, at, _ in _all_actions(ck, workflow):
+            if action.type == "end":
+                for field, value in (("stepId", action.step_id), ("workflowId", action.workflow_id)):
+                    if value is not None:
+                        message = f"'{field}' has no effect on an end action (did you mean type: goto?)"
+                        ck.report("action-fields", (*at, field), message, key=True)
+            if action.type in ("end", "goto"):
+                for field, value in (("retryAfter", action.retry_after), ("retryLimit", action.retry_limit)):
+                    if value is not None:
+                        article = "an" if action.type == "end" else "a"
+                        message = (
+                            f"'{field}' only applies to retry actions; this is {article} {action.type} action"
+                        )
+                        ck.report("action-fields", (*at, field), message, key=True)
+
+
+def depends_on_exists(ck: Checker) -> None:
+    document = ck.document
+    for workflow in document.workflows:
+        for index, entry in enumerate(workflow.depends_on):
+            at = (*workflow.at, "dependsOn", index)
+            _check_workflow_ref(ck, "depends-on-exists", entry, at, "dependsOn")
+        step_ids = [s.step_id for s in workflow.steps]
+        for step in workflow.steps:
+            for index, entry in enumerate(step.depends_on):
+                _check_step_dependency(ck, workflow, step_ids, entry, (*step.at, "dependsOn", index))
+
+
+def _check_step_dependency(
+    ck: Checker, workflow: Workflow, step_ids: list[str], entry: str, at: Pointer
+) -> None:
+    if not entry.startswith("$"):
+        if entry not in step_ids:
+            hint = did_you_mean(entry, step_ids)
+            message = f"dependsOn '{entry}' is not a step of workflow '{workflow.workflow_id}'{hint}"
+            ck.report("depends-on-exists", at, message)
+        return
+    match = _WORKFLOW_STEP.match(entry)
+    if match:
+        other = ck.document.workflow(match.group(1))
+        if other is None:
+            ck.report("depends-on-exists", at, f"dependsOn '{entry}': no workflow '{match.group(1)}'")
+        elif other.step(match.group(2)) is None:
+            message = f"dependsOn '{entry}': workflow '{other.workflow_id}' has no step '{match.group(2)}'"
+            ck.report("depends-on-exists", at, message)
+        return
+    match = _SOURCE_STEP.match(entry)
+    if match:
+        source = ck.document.source(match.group(1))
+        if source is not None and source.type != "arazzo":
+            ck.report(
+                "depends-on-exists",
+                at,
+                f"dependsOn '{entry}': source '{source.name}' is not an arazzo source",
+            )
+
+
+def depends_on_cycle(ck: Checker) -> None:
+    document = ck.document
+    graph = {
+        w.workflow_id: [
+            (d, (*w.at, "dependsOn", i)) for i, d in enumerate(w.depends_on) if document.workflow(d)
+        ]
+        for w in document.workflows
+    }
+    _report_cycles(ck, graph, "workflow")
+    for workflow in document.workflows:
+        steps = {
+            s.step_id: [(d, (*s.at, "dependsOn", i)) for i, d in enumerate(s.depends_on) if workflow.step(d)]
+            for s in workflow.steps
+        }
+        _report_cycles(ck, steps, f"step of workflow '{workflow.workflow_id}':")
+
+
+def _report_cycles(ck: Checker, graph: dict[str, list[tuple[str, Pointer]]], what: str) -> None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    reported: set[frozenset[str]] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for target, at in graph.get(node, ()):
+            if state.get(target) == 1:
+                cycle = [*path[path.index(target) :], target]
+                key = frozenset(cycle)
+                if key not in reported:
+                    reported.add(key)
+                    ck.report("depends-on-cycle", at, f"dependsOn cycle ({what} {' -> '.join(cycle)})")
+            elif state.get(target) is None:
+                visit(target, [*path, target])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [node])
+
+
+def operation_path_form(ck: Checker) -> None:
+    """`{$sourceDescriptions.<name>.url}#<JSON pointer>` (or a source's literal url before the `#`)."""
+    for workflow in ck.document.workflows:
+        for step in workflow.steps:
+            if step.operation_path is not None:
+                problem = operation_path_problem(ck, step.operation_path)
+                if problem:
+                    ck.report("operation-path-form", (*step.at, "operationPath"), problem)
+
+
+def operation_path_problem(ck: Checker, text: str) -> str | None:
+    """Why an operationPath is malformed, with the fix when it can be guessed; None when well-formed."""
+    match = OPERATION_PATH.match(text)
+    if match:
+        fragment = match.group(2) or match.group(4)
+    else:
+        url, sep, rest = text.partition("#")
+        if not sep or not any(s.url == url for s in ck.document.sources):
+            fix = _path_fix(text, [s.name for s in ck.document.sources])
+            return f"operationPath '{text}' must be {{$sourceDescriptions.<name>.url}}#<JSON pointer>{fix}"
+        fragment = "#" + rest
+    try:
+        parse_pointer(fragment)
+    except ExpressionError as exc:
+        return f"operationPath '{text}': the fragment is not a JSON pointer: {exc.message}"
+    return None
+
+
+def _path_fix(text: str, names: list[str]) -> str:
+    url, sep, fragment = text.partition("#")
+    bare = url.lstrip("{$").removeprefix("sourceDescriptions.").rstrip("}")
+    if sep and bare.removesuffix(".url") in names:
+        return f"; write '{{$sourceDescriptions.{bare.removesuffix('.url')}.url}}#{fragment}'"
+    found = _METHOD_PATH.match(text.strip())
+    if found and len(names) == 1:
+        method, path = found.group(1), found.group(2)
+        tokens = f"/paths/{escape_token(path)}/{method.lower() if method else '<method>'}"
+        return f"; e.g. '{{$sourceDescriptions.{names[0]}.url}}#{tokens}'"
+    return ""
+
+
+def plain_operation_id(ck: Checker) -> None:
+    sources = non_arazzo_sources(ck)
+    if len(sources) < 2:
+        return
+    for workflow in ck.document.workflows:
+        for step in workflow.steps:
+            op = step.operation_id
+            if op is not None and source_prefix(op) is None:
+                head, dot, rest = op.partition(".")
+                if dot and head in sources:
+                    fix = f"$sourceDescriptions.{head}.{rest}"
+                else:
+                    fix = f"$sourceDescriptions.<name>.{op}"
+                message = (
+                    f"operationId '{op}' must name its source when there are several "
+                    f"({', '.join(sources)}): write {fix}"
+                )
+                ck.report("plain-operation-id", (*step.at, "operationId"), message)
+
+
+def parameter_in(ck: Checker) -> None:
+    for workflow in ck.document.workflows:
+        for step in workflow.steps:
+            to_workflow = step.workflow_id is not None
+            for param, at in ck.parameters(step.parameters):
+                if to_workflow and param.in_ is not None:
+                    message = (
+                        f"parameter '{param.name}' of a workflow step maps to a workflow input: "
+                        f"remove 'in: {param.in_}'"
+                    )
+                    ck.report("parameter-in", at, message)
+                elif not to_workflow and param.in_ is None and param.name:
+                    message = (
+                        f"parameter '{param.name}' of an operation step needs 'in' "
+                        "(path, query, header or cookie)"
+                    )
+                    ck.report("parameter-in", at, message)
+        for action, _, _ in _all_actions(ck, workflow):
+            for param, at in ck.parameters(action.parameters):
+                if param.in_ is not None:
+                    message = (
+                        f"action parameter '{param.name}' maps to a workflow input: remove 'in: {param.in_}'"
+                    )
+                    ck.report("parameter-in", at, message)
+
+
+RULES = (
+    step_target,
+    step_workflow_exists,
+    goto_target_exists,
+    action_target,
+    action_fields,
+    depends_on_exists,
+    depends_on_cycle,
+    operation_path_form,
+    plain_operation_id,
+    parameter_in,
+)

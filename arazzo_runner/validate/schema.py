@@ -1,0 +1,234 @@
+"""The JSON Schema check against the official Arazzo schemas (package data, see `schemas/`).
+
+The schemas are loaded and their validators built on first use and cached for the process; `jsonschema` is
+imported only then. Errors are turned into located, readable problems: for `oneOf`/`anyOf` failures the
+branch the document most plausibly meant is chosen and its own errors are reported instead of a
+"not valid under any of the given schemas" over the whole object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+Pointer = tuple[str | int, ...]
+
+SCHEMA_LINES = ("1.0", "1.1")
+_COMPOSITE = ("oneOf", "anyOf")
+_UNEXPECTED = ("unevaluatedProperties", "additionalProperties")
+_QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    at: Pointer
+    message: str
+    key: bool = False  # locate at the mapping key (an unexpected field) rather than at the value
+
+
+def schema_line(data: Any) -> str:
+    """Which official schema applies: "1.0" for `arazzo: 1.0.x`, else "1.1" (whose pattern then rejects
+    versions that are neither)."""
+    version = data.get("arazzo") if isinstance(data, dict) else None
+    if isinstance(version, str) and version.startswith("1.0"):
+        return "1.0"
+    return "1.1"
+
+
+@cache
+def schema_document(line: str) -> dict[str, Any]:
+    """The (patched, for 1.0) official schema of a version line, parsed once."""
+    text = (
+        resources.files(__package__)
+        .joinpath("schemas")
+        .joinpath(line)
+        .joinpath("schema.yaml")
+        .read_text("utf-8")
+    )
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)
+
+
+@cache
+def validator(line: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema_document(line))
+
+
+def check_schema(data: Any, line: str | None = None) -> list[SchemaProblem]:
+    """Every schema violation of `data`, located and explained, in document order."""
+    line = line or schema_line(data)
+    problems: list[SchemaProblem] = []
+    for error in validator(line).iter_errors(data):
+        problems.extend(_explain(error, line))
+    return _unique(problems)
+
+
+def _unique(problems: list[SchemaProblem]) -> list[SchemaProblem]:
+    seen: set[tuple[Pointer, str]] = set()
+    out = []
+    for problem in problems:
+        key = (problem.at, problem.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(problem)
+    return out
+
+
+def _explain(error: Any, line: str) -> Iterator[SchemaProblem]:
+    at: Pointer = tuple(error.absolute_path)
+    validator_name = error.validator
+    if validator_name in _COMPOSITE and error.context:
+        yield from _composite(error, at, line)
+        return
+    if validator_name in _UNEXPECTED:
+        # A subschema that failed contributes no "evaluated" annotations, so unevaluatedProperties then
+        # also lists fields the schema does declare: those are echoes of the real error, reported elsewhere.
+        declared = _declared_names(line, error.schema)
+        for key in _unexpected_keys(error):
+            if key not in declared:
+                yield SchemaProblem((*at, key), f"unexpected field '{key}'", key=True)
+        return
+    if validator_name == "required" and isinstance(error.instance, dict):
+        missing = [p for p in error.validator_value if p not in error.instance]
+        for name in missing or [None]:
+            yield SchemaProblem(at, f"missing required field '{name}'" if name else error.message)
+        return
+    yield SchemaProblem(at, _message(error))
+
+
+def _composite(error: Any, at: Pointer, line: str) -> Iterator[SchemaProblem]:
+    """The problems of the branch the document most plausibly meant: not one of a different JSON type,
+    then the fewest problems at the object itself, then the fewest problems, then the first."""
+    branches: dict[int, list[Any]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    depth = len(at)
+    explained = {
+        index: _unique([p for sub in subs for p in _explain(sub, line)]) for index, subs in branches.items()
+    }
+    required_only = len(branches) > 1 and all(
+        s.validator == "required" and len(s.absolute_path) == depth
+        for subs in branches.values()
+        for s in subs
+    )
+    if required_only:
+        names = [name for subs in branches.values() for s in subs for name in s.validator_value]
+        yield SchemaProblem(at, f"needs exactly one of: {', '.join(dict.fromkeys(names))}")
+        return
+
+    def score(index: int) -> tuple[int, int, int, int]:
+        subs, problems = branches[index], explained[index]
+        wrong_type = any(s.validator == "type" and len(s.absolute_path) == depth for s in subs)
+        shallow = sum(1 for p in problems if len(p.at) <= depth or (p.key and len(p.at) == depth + 1))
+        return (wrong_type, shallow, len(problems), index)
+
+    best = min(explained, key=score)
+    if explained[best]:
+        yield from explained[best]
+    else:  # every problem of the branch was an echo: fall back to the composite's own message
+        yield SchemaProblem(at, _message(error))
+
+
+def _unexpected_keys(error: Any) -> list[str]:
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return []
+    inside = error.message.rpartition("(")[2]
+    found = []
+    for single, double in _QUOTED.findall(inside):
+        key = single or double
+        if key in instance and key not in found:
+            found.append(key)
+    return found
+
+
+def _declared_names(line: str, schema: Any) -> frozenset[str]:
+    """Property names a schema declares anywhere (through local `$ref`s, allOf/anyOf/oneOf, if/then/else)."""
+    key = (line, id(schema))
+    found = _DECLARED.get(key)
+    if found is None:
+        names: set[str] = set()
+        _collect_names(schema_document(line), schema, names, set())
+        found = _DECLARED[key] = frozenset(names)
+    return found
+
+
+_DECLARED: dict[tuple[str, int], frozenset[str]] = {}
+
+
+def _collect_names(root: dict[str, Any], schema: Any, names: set[str], seen: set[int]) -> None:
+    if not isinstance(schema, dict) or id(schema) in seen:
+        return
+    seen.add(id(schema))
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        names.update(properties)
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = root
+        for token in ref[2:].split("/"):
+            target = target.get(token) if isinstance(target, dict) else None
+        _collect_names(root, target, names, seen)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(keyword) or ():
+            _collect_names(root, branch, names, seen)
+    for keyword in ("if", "then", "else"):
+        _collect_names(root, schema.get(keyword), names, seen)
+
+
+def _message(error: Any) -> str:
+    name, value, instance = error.validator, error.validator_value, error.instance
+    if name == "type":
+        expected = " or ".join(value) if isinstance(value, list) else value
+        return f"expected {expected}, got {_kind(instance)}"
+    if name == "enum":
+        return f"{_short(instance)} is not one of {', '.join(_short(v) for v in value)}"
+    if name == "const":
+        return f"{_short(instance)} must be {_short(value)}"
+    if name == "pattern":
+        return f"{_short(instance)} does not match the pattern {value}"
+    if name == "minItems":
+        return "must not be empty" if value == 1 else f"needs at least {value} items"
+    if name == "uniqueItems":
+        return "contains duplicate items"
+    if name == "dependentRequired":
+        return error.message.replace(" is a dependency of ", " is required when there is ")
+    if name in _COMPOSITE:
+        if name == "anyOf" or error.context:
+            return "does not match any of the allowed forms"
+        exclusive = [b["required"] for b in value if isinstance(b, dict) and set(b) == {"required"}]
+        if len(exclusive) == len(value):
+            names = ", ".join(dict.fromkeys(n for group in exclusive for n in group))
+            return f"only one of {names} may be given"
+        return "matches more than one of the allowed forms; it must match exactly one"
+    if name == "minimum":
+        return f"{_short(instance)} is less than the minimum {value}"
+    return _trim(error.message)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), type(value).__name__)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    return _trim(repr(value), limit)
+
+
+def _trim(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

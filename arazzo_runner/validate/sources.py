@@ -1,0 +1,403 @@
+"""Checks that need the source descriptions: operations, parameters, request bodies, response pointers.
+
+Sources are loaded through the `Workspace` (lazily, once, shared with a run). A source that cannot be
+loaded is one `source-unavailable` warning and the checks that need it are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import ArazzoError, ExpressionError
+from ..expressions import ResponseRef, compile_value, parse_expression
+from ..model import Action, ParameterDef, Pointer, Step, Workflow
+from ..pointer import ABSENT, parse_pointer, resolve_pointer
+from ..sources import resolve_location
+from ..sources.locations import is_http
+from .checker import Checker, did_you_mean
+from .openapi_schemas import local_deref, payload_errors, pointer_possible
+from .rules.targets import OPERATION_PATH, non_arazzo_sources, operation_path_problem, source_workflow
+from .rules.values import SELECTOR_KEYS
+
+_QUALIFIED = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
+_IGNORED_HEADERS = frozenset(
+    {"accept", "content-type", "authorization"}
+)  # OpenAPI: such parameters are ignored
+_HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
+_UNAVAILABLE = object()
+
+
+def check_sources(ck: Checker, workspace: Any, *, remote: bool = True) -> None:
+    _SourceChecks(ck, workspace, remote).run()
+
+
+class _SourceChecks:
+    def __init__(self, ck: Checker, workspace: Any, remote: bool) -> None:
+        self.ck = ck
+        self.workspace = workspace
+        self.remote = remote
+        self.loaded: dict[str, Any] = {}
+
+    def run(self) -> None:
+        document = self.ck.document
+        for workflow in document.workflows:
+            for index, entry in enumerate(workflow.depends_on):
+                self.workflow_in_source(entry, (*workflow.at, "dependsOn", index), "depends-on-exists")
+            for step in workflow.steps:
+                if step.workflow_id is not None:
+                    self.workflow_in_source(
+                        step.workflow_id, (*step.at, "workflowId"), "step-workflow-exists"
+                    )
+                elif step.operation_id is not None or step.operation_path is not None:
+                    self.operation_step(workflow, step)
+            actions = [a for s in workflow.steps for a in self.ck.actions(s.on_success, "success")]
+            actions += [a for s in workflow.steps for a in self.ck.actions(s.on_failure, "failure")]
+            for action, at in actions + self.ck.workflow_actions(workflow):
+                if isinstance(action, Action) and action.workflow_id:
+                    self.workflow_in_source(action.workflow_id, (*at, "workflowId"), "goto-target-exists")
+
+    # -- loading -----------------------------------------------------------------------------------------
+
+    def source(self, name: str) -> Any:
+        """The loaded source (OpenAPIDescription or Workspace), or None after reporting why not."""
+        if name in self.loaded:
+            found = self.loaded[name]
+            return None if found is _UNAVAILABLE else found
+        entry = self.ck.document.source(name)
+        if entry is None:
+            return None
+        result: Any = _UNAVAILABLE
+        if not self.remote and _is_remote(entry.url, self.workspace.base):
+            self.ck.report(
+                "source-unavailable",
+                (*entry.at, "url"),
+                f"source '{name}' ({entry.url}) is remote and was not fetched; its checks are skipped",
+            )
+        else:
+            try:
+                result = self.workspace.source(name)
+            except ArazzoError as exc:
+                reason = getattr(exc, "message", str(exc))
+                if not reason.startswith(f"source '{name}'"):
+                    reason = f"source '{name}' cannot be loaded: {reason}"
+                self.ck.report("source-unavailable", (*entry.at, "url"), f"{reason}; its checks are skipped")
+        self.loaded[name] = result
+        return None if result is _UNAVAILABLE else result
+
+    # -- workflows in arazzo sources ------------------------------------------------------------------
+
+    def workflow_in_source(self, text: str, at: Pointer, rule: str) -> None:
+        ref = source_workflow(text)
+        if ref is None:
+            return
+        name, workflow_id = ref
+        entry = self.ck.document.source(name)
+        if entry is None or entry.type != "arazzo":
+            return  # reported by source-reference / the target rules
+        child = self.source(name)
+        if child is None:
+            return
+        known = [w.workflow_id for w in child.document.workflows]
+        if workflow_id not in known:
+            bare = workflow_id.removeprefix("workflows.")
+            if bare != workflow_id and bare in known:
+                hint = f"; write $sourceDescriptions.{name}.{bare}"
+            else:
+                hint = did_you_mean(workflow_id, known)
+            self.ck.report(rule, at, f"'{text}': source '{name}' has no workflow '{workflow_id}'{hint}")
+
+    # -- operation steps --------------------------------------------------------------------------------
+
+    def operation_step(self, workflow: Workflow, step: Step) -> None:
+        target = self.resolve(step)
+        if target is None:
+            return
+        name, description, operation = target
+        where = (*step.at, "operationPath" if step.operation_path is not None else "operationId")
+        label = operation.operation_id or f"{operation.method.upper()} {operation.path}"
+        try:
+            self.parameters(workflow, step, operation, description, label)
+            self.request_body(step, operation, description, label)
+            self.outputs(step, operation, description, label)
+        except ArazzoError as exc:  # broken $refs inside the operation
+            reason = getattr(exc, "message", str(exc))
+            message = (
+                f"operation '{label}' of source '{name}' cannot be read ({_trim(reason)}); "
+                "its checks are skipped"
+            )
+            self.ck.report("source-unavailable", where, message)
+
+    def resolve(self, step: Step) -> tuple[str, Any, Any] | None:
+        if step.operation_path is not None:
+            return self.by_path(step)
+        text = step.operation_id or ""
+        at = (*step.at, "operationId")
+        match = _QUALIFIED.match(text)
+        if match:
+            name, op_id = match.groups()
+            entry = self.ck.document.source(name)
+            if entry is None:
+                return None  # source-reference
+            if entry.type == "arazzo":
+                message = (
+                    f"operationId '{text}': source '{name}' is an arazzo document, not an OpenAPI description"
+                )
+                self.ck.report("operation-exists", at, message)
+                return None
+            description = self.source(name)
+            if description is None:
+                return None
+            operation = description.operation(op_id)
+            if operation is None:
+                hint = description.suggest(op_id)
+                tip = f"; did you mean {', '.join(hint)}?" if hint else ""
+                self.ck.report(
+                    "operation-exists", at, f"operationId '{op_id}' was not found in source '{name}'{tip}"
+                )
+                return None
+            return name, description, operation
+        found, hints, complete = [], [], True
+        names = non_arazzo_sources(self.ck)
+        for name in names:
+            description = self.source(name)
+            if description is None:
+                complete = False
+                continue
+            operation = description.operation(text)
+            if operation is not None:
+                found.append((name, description, operation))
+            hints.extend(description.suggest(text))
+        if found:
+            return found[0]
+        if complete and names:
+            tip = f"; did you mean {', '.join(hints[:3])}?" if hints else ""
+            head, dot, rest = text.partition(".")
+            if dot and head in names and self.source(head) is not None and self.source(head).operation(rest):
+                tip = f"; write $sourceDescriptions.{head}.{rest}"
+            where = f"source '{names[0]}'" if len(names) == 1 else f"sources {', '.join(names)}"
+            self.ck.report("operation-exists", at, f"operationId '{text}' was not found in {where}{tip}")
+        return None
+
+    def by_path(self, step: Step) -> tuple[str, Any, Any] | None:
+        text = step.operation_path or ""
+        if operation_path_problem(self.ck, text):
+            return None  # reported by operation-path-form
+        match = OPERATION_PATH.match(text)
+        if match:
+            name, fragment = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        else:
+            url, _, rest = text.partition("#")
+            name = next(s.name for s in self.ck.document.sources if s.url == url)
+            fragment = "#" + rest
+        if self.ck.document.source(name) is None:
+            return None  # source-reference
+        description = self.source(name)
+        if description is None or not hasattr(description, "operation_at"):
+            return None
+        operation = description.operation_at(fragment)
+        if operation is None:
+            message = (
+                f"operationPath '{text}' does not point to an operation{_path_hint(description, fragment)}"
+            )
+            self.ck.report("operation-exists", (*step.at, "operationPath"), message)
+            return None
+        return name, description, operation
+
+    # -- parameters -----------------------------------------------------------------------------------
+
+    def parameters(
+        self, workflow: Workflow, step: Step, operation: Any, description: Any, label: str
+    ) -> None:
+        specs = {_key(s.name, s.in_): s for s in operation.parameters}
+        implicit = _implicit(description)
+        supplied: set[tuple[str, str]] = set()
+        inherited = [(p, at) for p, at in self.ck.parameters(workflow.parameters) if p.in_]
+        for param, _ in inherited:
+            supplied.add(_key(param.name, param.in_ or ""))
+        for param, at in self.ck.parameters(step.parameters):
+            if not param.in_:
+                continue  # parameter-in
+            key = _key(param.name, param.in_)
+            supplied.add(key)
+            if key in specs or key in implicit:
+                continue
+            if param.in_ == "header" and param.name.lower() in _IGNORED_HEADERS:
+                continue
+            self.ck.report("parameter-unknown", at, _unknown_message(param, specs.values(), label))
+        where = (*step.at, "parameters") if step.parameters else step.at
+        for key, spec in specs.items():
+            if not spec.required or key in supplied:
+                continue
+            if spec.in_ == "header" and spec.name.lower() in _IGNORED_HEADERS:
+                continue
+            message = (
+                f"operation '{label}' requires the {spec.in_} parameter '{spec.name}', which is not supplied"
+            )
+            self.ck.report("parameter-required", where, message, key=bool(step.parameters))
+
+    # -- request body -----------------------------------------------------------------------------------
+
+    def request_body(self, step: Step, operation: Any, description: Any, label: str) -> None:
+        declared = operation.request_body
+        body = step.request_body
+        if declared is None:
+            return
+        if body is None or not body.has_payload:
+            if declared.get("required") is True:
+                at = body.at if body is not None else step.at
+                self.ck.report("request-body-required", at, f"operation '{label}' requires a request body")
+            return
+        content = declared.get("content")
+        if not isinstance(content, dict) or isinstance(body.payload, str):
+            return
+        media = _media_type(body.content_type, content)
+        if media is None or not isinstance(content.get(media), dict) or "schema" not in content[media]:
+            return
+        unknown = _unknown_paths(body.payload, self.ck.is_1_1)
+        for replacement in body.replacements:
+            try:
+                tokens = parse_pointer(replacement.target)
+            except ExpressionError:
+                return  # not a JSON pointer: the payload is rewritten in ways we do not model
+            unknown.add(tuple(int(t) if t.isdigit() else t for t in tokens))
+        errors = payload_errors(
+            content[media]["schema"], body.payload, unknown, description.version, description.data
+        )
+        for path, message in errors:
+            where = (*body.at, "payload", *path)
+            self.ck.report(
+                "payload-schema", where, f"payload does not match the {media} schema of '{label}': {message}"
+            )
+
+    # -- outputs ------------------------------------------------------------------------------------------
+
+    def outputs(self, step: Step, operation: Any, description: Any, label: str) -> None:
+        pointers = []
+        for name, raw in step.outputs.items():
+            tokens = _body_pointer(raw)
+            if tokens:
+                pointers.append((name, raw, tokens))
+        if not pointers:
+            return
+        schemas = list(_response_schemas(operation.responses))
+        if not schemas:
+            return
+        deref = local_deref(description.data)
+        for name, raw, tokens in pointers:
+            if not any(pointer_possible(schema, tokens, deref) for schema in schemas):
+                message = f"{raw}: no response schema of operation '{label}' has /{'/'.join(tokens)}"
+                self.ck.report("output-pointer", (*step.at, "outputs", name), message)
+
+
+def _key(name: str, location: str) -> tuple[str, str]:
+    return (name.lower() if location == "header" else name, location)
+
+
+def _implicit(description: Any) -> set[tuple[str, str]]:
+    """(name, in) of apiKey security schemes: credentials a step may pass as parameters."""
+    keys = set()
+    try:
+        schemes = description.security_schemes
+    except ArazzoError:
+        return keys
+    for scheme in schemes.values():
+        if scheme.get("type") == "apiKey" and isinstance(scheme.get("name"), str):
+            keys.add(_key(scheme["name"], str(scheme.get("in", "header"))))
+    return keys
+
+
+def _unknown_message(param: ParameterDef, specs: Any, label: str) -> str:
+    specs = list(specs)
+    same_name = [s.in_ for s in specs if s.name == param.name]
+    if same_name:
+        return f"operation '{label}' has '{param.name}' in {same_name[0]}, not in {param.in_}"
+    names = [s.name for s in specs if s.in_ == param.in_]
+    hint = did_you_mean(param.name, names)
+    return f"operation '{label}' has no {param.in_} parameter '{param.name}'{hint}"
+
+
+def _media_type(wanted: str | None, content: dict[str, Any]) -> str | None:
+    keys = list(content)
+    if wanted:
+        base = wanted.split(";")[0].strip().lower()
+        for key in keys:
+            if key.split(";")[0].strip().lower() == base:
+                return key
+        family = base.split("/")[0] + "/*"
+        for key in keys:
+            if key.lower() in (family, "*/*"):
+                return key
+        return None
+    if len(keys) == 1:
+        return keys[0]
+    return next((k for k in keys if "json" in k.lower()), None)
+
+
+def _unknown_paths(payload: Any, selectors: bool) -> set[tuple[str | int, ...]]:
+    """Paths of the payload's values that are computed at run time (expressions, templates, selectors)."""
+    found: set[tuple[str | int, ...]] = set()
+
+    def walk(value: Any, path: tuple[str | int, ...]) -> None:
+        if isinstance(value, str):
+            if not compile_value(value).is_constant:
+                found.add(path)
+        elif isinstance(value, dict):
+            if selectors and value.keys() == SELECTOR_KEYS:
+                found.add(path)
+                return
+            for key, item in value.items():
+                walk(item, (*path, key))
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(item, (*path, index))
+
+    walk(payload, ())
+    return found
+
+
+def _body_pointer(raw: Any) -> list[str] | None:
+    if not isinstance(raw, str) or not raw.startswith("$response.body"):
+        return None
+    try:
+        expression = parse_expression(raw)
+    except ExpressionError:
+        return None
+    if not isinstance(expression, ResponseRef) or expression.part != "body":
+        return None
+    return [*expression.pointer, *(str(a) for a in expression.accessors)] or None
+
+
+def _response_schemas(responses: dict[str, Any]) -> Any:
+    for response in responses.values():
+        content = response.get("content") if isinstance(response, dict) else None
+        if not isinstance(content, dict):
+            continue
+        for media in content.values():
+            if isinstance(media, dict) and "schema" in media:
+                yield media["schema"]
+
+
+def _path_hint(description: Any, fragment: str) -> str:
+    """For a pointer to a path item (a method missing), name the operations it has."""
+    try:
+        node = resolve_pointer(description.data, parse_pointer(fragment))
+    except ExpressionError:
+        return ""
+    if node is ABSENT or not isinstance(node, dict):
+        return ""
+    methods = [m for m in _HTTP_METHODS if m in node]
+    if not methods:
+        return ""
+    return "; it points to a path item: add the method, e.g. " + ", ".join(f"{fragment}/{m}" for m in methods)
+
+
+def _is_remote(url: str, base: str) -> bool:
+    try:
+        return is_http(resolve_location(url, base))
+    except ArazzoError:
+        return False
+
+
+def _trim(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
