@@ -18,14 +18,21 @@ from .workspace import Workspace
 Source = Workspace | str | os.PathLike
 
 
-def load(path: str | os.PathLike) -> Workspace:
-    """Load an Arazzo document (YAML or JSON). Raises DocumentError with file, line and column."""
-    return Workspace.from_path(path)
+def load(path: str | os.PathLike, *, allow_paths: Iterable[str | os.PathLike] = ()) -> Workspace:
+    """Load an Arazzo document (YAML or JSON). Raises DocumentError with file, line and column.
+
+    Its sources (and their `$ref`s) may be read from the document's folder and from `allow_paths`
+    (the CLI's `--allow-path DIR`) only; anything else fails with a SourceError when it is loaded.
+    """
+    return Workspace.from_path(path, allow_paths=allow_paths)
 
 
-def loads(text: str | bytes, location: str = "<string>") -> Workspace:
-    """Load an Arazzo document from text; relative source URLs resolve against `location`."""
-    return Workspace.from_text(text, location)
+def loads(
+    text: str | bytes, location: str = "<string>", *, allow_paths: Iterable[str | os.PathLike] = ()
+) -> Workspace:
+    """Load an Arazzo document from text; relative source URLs resolve against `location`, whose
+    folder (the working directory for `<string>`) and `allow_paths` may be read."""
+    return Workspace.from_text(text, location, allow_paths=allow_paths)
 
 
 def run(

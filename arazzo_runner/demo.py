@@ -46,7 +46,9 @@ def run_demo(out: TextIO, *, color: bool | None = None) -> int:
     from .reference import ReferenceServer
     from .report.console import ConsoleReporter
 
-    workspace = load(find_workflow())
+    path = find_workflow()
+    # The bundled workflow reads its OpenAPI description from the sibling `openapi/` folder.
+    workspace = load(path, allow_paths=[path.parent.parent / "openapi"])
     failures = 0
     with ReferenceServer() as server:
         out.write(f"Reference chat-completions server at {server.url}\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,17 +44,37 @@ class WorkflowTarget:
     workflow: Workflow
 
 
+AllowPaths = Iterable[str | os.PathLike[str]]
+
+
 class Workspace:
     """One Arazzo document and everything it references. Safe to share between concurrent runs:
-    it only caches immutable loaded data, under a lock."""
+    it only caches immutable loaded data, under a lock.
 
-    def __init__(self, loaded: LoadedDocument, document: Document, location: str, cache: Any = None) -> None:
+    Local files (sources, and every file their `$ref`s reach) are read only inside `roots`: the
+    document's folder plus the `allow_paths` given when loading (the CLI's `--allow-path DIR`);
+    symbolic links are resolved first. An `arazzo` source document shares the roots of the document
+    that loaded it, unless it was fetched over http(s): then it reads no local file. A document loaded
+    from text with a URL as its location has no folder: it reads only `allow_paths`.
+    """
+
+    def __init__(
+        self,
+        loaded: LoadedDocument,
+        document: Document,
+        location: str,
+        cache: Any = None,
+        *,
+        roots: tuple[str, ...] | None = None,
+    ) -> None:
         from .sources import SourceCache
+        from .sources.locations import allowed_roots
 
         self.loaded = loaded
         self.document = document
         self.location = location
         self.cache = cache if cache is not None else SourceCache()
+        self.roots = roots if roots is not None else allowed_roots(location)
         self._lock = threading.RLock()
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
@@ -61,21 +82,38 @@ class Workspace:
     # -- loading -------------------------------------------------------------------------------------
 
     @classmethod
-    def from_path(cls, path: str | Path, cache: Any = None) -> Workspace:
+    def from_path(cls, path: str | Path, cache: Any = None, *, allow_paths: AllowPaths = ()) -> Workspace:
         loaded = load_path(path)
-        return cls.from_loaded(loaded, str(Path(path).resolve()), cache)
+        return cls.from_loaded(loaded, str(Path(path).resolve()), cache, allow_paths=allow_paths)
 
     @classmethod
-    def from_text(cls, text: str | bytes, location: str = "<string>", cache: Any = None) -> Workspace:
-        return cls.from_loaded(load_text(text, location), location, cache)
+    def from_text(
+        cls, text: str | bytes, location: str = "<string>", cache: Any = None, *, allow_paths: AllowPaths = ()
+    ) -> Workspace:
+        """`location` is where relative source URLs resolve from; its folder may be read (the working
+        directory for the default `<string>`)."""
+        return cls.from_loaded(load_text(text, location), location, cache, allow_paths=allow_paths)
 
     @classmethod
-    def from_loaded(cls, loaded: LoadedDocument, location: str, cache: Any = None) -> Workspace:
+    def from_loaded(
+        cls,
+        loaded: LoadedDocument,
+        location: str,
+        cache: Any = None,
+        *,
+        allow_paths: AllowPaths = (),
+        roots: tuple[str, ...] | None = None,
+    ) -> Workspace:
+        """`roots` (the folders that may be read) wins over `location`'s folder plus `allow_paths`."""
+        from .sources.locations import allowed_roots
+
         document = build_document(loaded.data)
         if document.problems:
             at, message = document.problems[0]
             raise loaded.error(format_pointer(at), message)
-        return cls(loaded, document, location, cache)
+        if roots is None:
+            roots = allowed_roots(location, allow_paths)
+        return cls(loaded, document, location, cache, roots=roots)
 
     @property
     def file(self) -> str:
@@ -119,7 +157,7 @@ class Workspace:
             if kind == "arazzo":
                 return self._load_arazzo(entry.url, base)
             if kind == "openapi":
-                return load_openapi(entry.url, base, cache=self.cache)
+                return load_openapi(entry.url, base, cache=self.cache, roots=self.roots)
         except SourceError as exc:
             raise self._source_error(entry, exc) from None
         except DocumentError as exc:
@@ -140,13 +178,15 @@ class Workspace:
     def _load_arazzo(self, url: str, base: str) -> Workspace:
         from .sources import fetch_source
 
-        fetched = fetch_source(url, base)
+        fetched = fetch_source(url, base, roots=self.roots)
         key = ("arazzo", fetched.location)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
         loaded = load_text(fetched.content, fetched.location)
-        return self.cache.put(key, Workspace.from_loaded(loaded, fetched.location, self.cache))
+        roots = () if _is_url(fetched.location) else self.roots  # a remote document reads no local file
+        child = Workspace.from_loaded(loaded, fetched.location, self.cache, roots=roots)
+        return self.cache.put(key, child)
 
     def compiled(self, workflow: Workflow) -> Any:
         """The compiled plan of a workflow (expressions parsed once per document)."""

@@ -64,7 +64,12 @@ def number_of(value: Any) -> int | float | None:
         return value
     if isinstance(value, str) and _NUMERIC.fullmatch(value):
         text = value.strip()
-        return float(text) if any(c in text for c in ".eE") else int(text)
+        if any(c in text for c in ".eE"):
+            return float(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts to int (4300): still a number
+            return float(text)
     return None
 
 

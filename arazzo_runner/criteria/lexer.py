@@ -22,7 +22,8 @@ LPAREN, RPAREN, LBRACKET, RBRACKET, DOT, END = "(", ")", "[", "]", ".", "end"
 # Characters that end a runtime expression operand (besides `{` `}` which always do).
 EXPRESSION_STOP = " \t\r\n\f\v)=!<>&|,]"
 
-_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?")  # ASCII digits only
+_DIGITS = frozenset("0123456789")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _SPACE = re.compile(r"\s*")
 _KEYWORDS = {"true": TRUE, "false": FALSE, "null": NULL}
@@ -72,7 +73,7 @@ class Lexer:
             return self._expression(pos)
         if ch == "{" and text.startswith("$", _SPACE.match(text, pos + 1).end()):  # type: ignore[union-attr]
             return self._braced_expression(pos)
-        if ch.isdigit() or (ch == "-" and text[pos + 1 : pos + 2].isdigit()):
+        if ch in _DIGITS or (ch == "-" and text[pos + 1 : pos + 2] in _DIGITS):
             return self._number(pos)
         if ch in "'\"":
             return self._string(pos, ch)
@@ -115,7 +116,10 @@ class Lexer:
         if _NAME.match(self.text, end) or self.text.startswith(".", end):
             raise self.error("malformed number", pos)
         literal = found.group()
-        value: int | float = float(literal) if found.group(1) or found.group(2) else int(literal)
+        try:
+            value: int | float = float(literal) if found.group(1) or found.group(2) else int(literal)
+        except ValueError:  # more digits than Python converts (4300 by default)
+            raise self.error(f"number too long ({len(literal)} characters)", pos) from None
         return self._emit(NUMBER, value, end)
 
     def _string(self, pos: int, quote: str) -> Token:

@@ -4,6 +4,9 @@ Each node knows its source span, computes its value with `value(ctx)`, and on fa
 `explain(ctx, text)`: the explanation pass only runs when a condition fails, so the hot path stays lean.
 A `Missing` operand aborts the evaluation (`MissingOperand`): the criterion fails with the reason, except
 in an explicit comparison with the `null` literal, which tests for absence.
+
+`a && b && c` parses as `And(And(a, b), c)`: a long chain is a deep left spine, so `And`/`Or` and the
+expression walk follow it in loops, never one recursive call per operand.
 """
 
 from __future__ import annotations
@@ -45,8 +48,12 @@ class Node:
         return ()
 
     def expressions(self) -> Iterator[Expression]:
-        for child in self.children():
-            yield from child.expressions()
+        pending: list[Node] = [self]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, Operand):
+                yield node.expression
+            pending.extend(reversed(node.children()))
 
 
 class Literal(Node):
@@ -74,9 +81,6 @@ class Operand(Node):
         if isinstance(found, Missing):
             raise MissingOperand(found)
         return found
-
-    def expressions(self) -> Iterator[Expression]:
-        yield self.expression
 
 
 class Access(Node):
@@ -173,10 +177,11 @@ class And(Node):
         self.right = right
 
     def value(self, ctx: Context) -> Any:
-        return truthy(self.left.value(ctx)) and truthy(self.right.value(ctx))
+        return all(truthy(operand.value(ctx)) for operand in _chain(self, And))
 
     def explain(self, ctx: Context, text: str) -> list[str]:
-        failing = self.right if truthy(self.left.value(ctx)) else self.left
+        operands = _chain(self, And)
+        failing = next((o for o in operands if not truthy(o.value(ctx))), operands[-1])
         return failing.explain(ctx, text)
 
     def children(self) -> tuple[Node, ...]:
@@ -192,13 +197,22 @@ class Or(Node):
         self.right = right
 
     def value(self, ctx: Context) -> Any:
-        return truthy(self.left.value(ctx)) or truthy(self.right.value(ctx))
+        return any(truthy(operand.value(ctx)) for operand in _chain(self, Or))
 
     def explain(self, ctx: Context, text: str) -> list[str]:
-        return self.left.explain(ctx, text) + self.right.explain(ctx, text)
+        return [line for operand in _chain(self, Or) for line in operand.explain(ctx, text)]
 
     def children(self) -> tuple[Node, ...]:
         return (self.left, self.right)
+
+
+def _chain(node: Node, kind: type[And] | type[Or]) -> list[Node]:
+    """The operands of a left-nested `kind` chain, in source order: ((a && b) && c) -> [a, b, c]."""
+    rights: list[Node] = []
+    while isinstance(node, kind):
+        rights.append(node.right)
+        node = node.left
+    return [node, *reversed(rights)]
 
 
 def _step(value: Any, key: str | int) -> Any:

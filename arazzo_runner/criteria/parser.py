@@ -19,6 +19,9 @@ from . import lexer as lx
 from .nodes import Access, And, Compare, Literal, Node, Not, Operand, Or
 
 _LITERALS = {lx.TRUE: True, lx.FALSE: False, lx.NULL: None}
+# Parentheses and `!` nest the parse (and the evaluation): bounded well below Python's recursion limit.
+# Chains of `&&` / `||` do not nest: they are parsed and evaluated in loops, at any length.
+MAX_NESTING = 64
 _WORD_HINTS = {"and": "&&", "or": "||", "not": "!", "True": "true", "False": "false", "None": "null"}
 
 
@@ -27,6 +30,7 @@ class Parser:
         self.text = text
         self.tokens = tokens
         self.index = 0
+        self.depth = 0
 
     def parse(self) -> Node:
         if self.peek().kind == lx.END:
@@ -73,8 +77,11 @@ class Parser:
 
     def not_expr(self) -> Node:
         if self.peek().kind == lx.NOT:
-            start = self.advance().start
-            return Not(self.not_expr(), start)
+            token = self.advance()
+            self.enter(token)
+            node = Not(self.not_expr(), token.start)
+            self.depth -= 1
+            return node
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -114,9 +121,17 @@ class Parser:
             return self.group()
         raise self.error(_unexpected_operand(token))
 
+    def enter(self, token: lx.Token) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"the condition nests '(' and '!' deeper than {MAX_NESTING} levels", token)
+
     def group(self) -> Node:
-        start = self.advance().start
+        token = self.advance()
+        start = token.start
+        self.enter(token)
         node = self.or_expr()
+        self.depth -= 1
         close = self.expect(lx.RPAREN, "')'")
         node.start, node.end = start, close.end  # the span includes the parentheses (for messages)
         return node

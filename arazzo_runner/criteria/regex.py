@@ -22,6 +22,10 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
         return re.compile(pattern)
     except re.error as exc:
         raise ExpressionError(f"invalid regular expression: {exc.msg}", pattern, exc.pos or 0) from None
+    except RecursionError:  # Python's pattern parser recurses once per nested group
+        raise ExpressionError("invalid regular expression: nested too deeply", pattern, 0) from None
+    except OverflowError as exc:  # a repetition count such as a{99999999999}
+        raise ExpressionError(f"invalid regular expression: {exc}", pattern, 0) from None
 
 
 class RegexCriterion(ContextCriterion):

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
-from ..http.body import EncodedBody, choose_content_type, encode_body
+from ..http.body import EncodedBody, choose_content_type, encode_body, media_type_object
+from ..http.credentials import Credentials
 from ..http.request import (
     ParamValue,
     PreparedRequest,
@@ -17,11 +18,13 @@ from ..http.request import (
     implicit_params,
     spec_index,
 )
+from ..http.security import HttpSession, SecurityError, apply_security
 from ..http.transport import Response, TransportError, send
+from ..http.validation import redact, request_findings, response_findings
 from ..result import Exchange
 from .context import ResponseView, with_exchange
 from .payload import apply_replacements
-from .servers import ServerError, base_url
+from .servers import ServerError, resolve_base_url
 from .values import strip_missing
 
 if TYPE_CHECKING:
@@ -55,27 +58,21 @@ def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]
 
 async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, workspace: Any) -> Attempt:
     target = workspace.resolve_operation(cstep.step)
+    session = http_session(runner)
     warnings: list[str] = []
     try:
-        request = _prepare(runner, cstep, base, target, warnings)
-    except (RequestBuildError, ServerError, ValueError) as exc:
-        return Attempt(False, base, f"request not sent: {exc}", warnings=warnings)
+        request = await _prepare(runner, cstep, base, target, warnings)
+        _check_request(runner, session, target, request, warnings)
+    except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
+        return _redacted(Attempt(False, base, f"request not sent: {exc}", warnings=warnings), session)
     exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
     ctx = with_exchange(base, url=request.url, method=request.method, request=request.view)
-    timeout = _timeout(runner, cstep)
     try:
-        coro = send(runner.client, request, timeout=timeout, max_body=runner.options.max_body)
-        if cstep.step.timeout_ms is not None:
-            response = await asyncio.wait_for(coro, cstep.step.timeout_ms / 1000)
-        else:
-            response = await coro
-    except TransportError as exc:
-        exchange.error = str(exc)
-        return _unsent(ctx, request, str(exc), warnings, exchange)
-    except asyncio.TimeoutError:
-        message = f"step timeout of {cstep.step.timeout_ms} ms exceeded"
+        response = await _send(runner, cstep, request)
+    except (TransportError, asyncio.TimeoutError) as exc:
+        message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
         exchange.error = message
-        return _unsent(ctx, request, message, warnings, exchange)
+        return _redacted(_unsent(ctx, request, message, warnings, exchange), session)
     _record(exchange, response)
     warnings.extend(request.warnings)
     warnings.extend(response.notes)
@@ -84,8 +81,9 @@ async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, 
         status_code=response.status_code,
         response=ResponseView(headers=response.headers, body=response.body),
     )
-    ok, message, failed = _judge(cstep, ctx, response)
-    return Attempt(
+    invalid = _check_response(runner, session, target, request, response, warnings)
+    ok, message, failed = _judge(cstep, ctx, response, invalid)
+    attempt = Attempt(
         ok,
         ctx,
         message,
@@ -97,11 +95,79 @@ async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, 
         response.headers.get("retry-after"),
         exchange,
     )
+    return _redacted(attempt, session)
 
 
-def _judge(cstep: CompiledStep, ctx: Context, response: Response) -> tuple[bool, str | None, list[str]]:
+def http_session(runner: Runner) -> HttpSession:
+    """The run's HTTP session (secrets, OAuth2 tokens, validators), created on first use: one Runner is
+    one run, so the session lives exactly as long as the run."""
+    session = getattr(runner, "http_session", None)
+    if session is None:
+        session = HttpSession(secrets=runner.options.secrets)
+        session.secret(*(v for k, v in runner.options.auth.items() if not k.endswith(".client_auth")))
+        runner.http_session = session  # type: ignore[attr-defined]
+    return session
+
+
+async def _send(runner: Runner, cstep: CompiledStep, request: PreparedRequest) -> Response:
+    coro = send(runner.client, request, timeout=_timeout(runner, cstep), max_body=runner.options.max_body)
+    if cstep.step.timeout_ms is not None:
+        return await asyncio.wait_for(coro, cstep.step.timeout_ms / 1000)
+    return await coro
+
+
+def _step_timeout(cstep: CompiledStep) -> str:
+    return f"step timeout of {cstep.step.timeout_ms} ms exceeded"
+
+
+def _check_request(
+    runner: Runner, session: HttpSession, target: Any, request: PreparedRequest, warnings: list[str]
+) -> None:
+    policy = runner.options.validate_requests
+    if policy == "off":
+        return
+    findings = request_findings(session, target.description, target.operation, request)
+    if findings and policy == "error":
+        raise RequestBuildError("request validation failed: " + "; ".join(findings))
+    warnings.extend(findings)
+
+
+def _check_response(
+    runner: Runner,
+    session: HttpSession,
+    target: Any,
+    request: PreparedRequest,
+    response: Response,
+    warnings: list[str],
+) -> str | None:
+    """A response validation failure message under policy `error`; findings go to warnings under `warn`."""
+    policy = runner.options.validate_responses
+    if policy == "off" or response.error:
+        return None
+    findings = response_findings(session, target.description, target.operation, request, response)
+    if findings and policy == "error":
+        return "response validation failed: " + "; ".join(findings)
+    warnings.extend(findings)
+    return None
+
+
+def _redacted(attempt: Attempt, session: HttpSession) -> Attempt:
+    """No message, warning or displayed URL of an attempt shows a credential (`$url` keeps the real one)."""
+    if not session.secrets:
+        return attempt
+    attempt.message = redact(attempt.message, session.secrets) if attempt.message else attempt.message
+    attempt.warnings = [redact(w, session.secrets) for w in attempt.warnings]
+    attempt.url = redact(attempt.url, session.secrets) if attempt.url else attempt.url
+    return attempt
+
+
+def _judge(
+    cstep: CompiledStep, ctx: Context, response: Response, invalid: str | None = None
+) -> tuple[bool, str | None, list[str]]:
     if response.error:
         return False, f"HTTP {response.status_code}: {response.error}", []
+    if invalid:
+        return False, f"HTTP {response.status_code}: {invalid}", []
     if not cstep.criteria:
         if response.status_code < 400:
             return True, None, []
@@ -135,19 +201,32 @@ def _timeout(runner: Runner, cstep: CompiledStep) -> float | None:
     return timeout
 
 
-def _prepare(
+async def _prepare(
     runner: Runner, cstep: CompiledStep, base: Context, target: Any, warnings: list[str]
 ) -> PreparedRequest:
     operation = target.operation
     specs = spec_index(operation.parameters)
     params = _param_values(cstep, base, specs, warnings)
     body = _body(cstep, base, operation, warnings)
-    url = base_url(target.source, target.description, operation, runner.options)
+    url, notes = resolve_base_url(target.source, target.description, operation, runner.options)
+    warnings.extend(notes)
+    credentials = Credentials(runner.options.auth, [base.inputs, runner.inputs], runner.options.environ)
+    added, notes = await apply_security(
+        operation=operation,
+        schemes=target.description.security_schemes,
+        params=params,
+        credentials=credentials,
+        session=http_session(runner),
+        client=runner.client,
+        base_url=url,
+        timeout=runner.options.timeout,
+    )
+    warnings.extend(notes)
     return build_request(
         method=operation.method,
         base_url=url,
         path_template=operation.path,
-        params=params,
+        params=params + added,
         specs=specs,
         body=body,
         implicit=implicit_params(target.description.security_schemes),
@@ -184,4 +263,4 @@ def _body(cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str]
     media_types = list((operation.request_body or {}).get("content", {}) or {})
     content_type = choose_content_type(cstep.body.content_type, media_types, payload)
     payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
-    return encode_body(payload, content_type)
+    return encode_body(payload, content_type, media_type_object(operation.request_body, content_type))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,3 +22,12 @@ class RunOptions:
     max_body: int = 64 * 2**20  # response bytes held in memory
     on_event: EventHandler | None = None
     client: Any = None  # an httpx.AsyncClient to use instead of the run's own
+    # Credentials by security scheme (`--auth`): `scheme` -> its main credential, `scheme.field` -> a field
+    # (token, username, password, api_key, client_id, client_secret, client_auth); see docs/security.md.
+    auth: dict[str, str] = field(default_factory=dict)
+    environ: Mapping[str, str] | None = None  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* lookups; None: os.environ
+    # Every credential value a run used or was given, filled by the run so reports can mask them (shared by
+    # every run given these options: the CLI makes one RunOptions per run).
+    secrets: set[str] = field(default_factory=set)
+    validate_requests: str = "off"  # off | warn | error: check requests against the description
+    validate_responses: str = "off"  # off | warn | error: check responses against the description

@@ -1,4 +1,5 @@
-"""Payload replacements: set values inside a request body by JSON Pointer or JSONPath."""
+"""Payload replacements: set values inside a request body by JSON Pointer or JSONPath (JSON, form and
+multipart bodies) or by XPath (XML bodies, see `xml_payload.py`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 from ..errors import ExpressionError
 from ..expressions import Context, Missing
-from ..http.body import is_json, is_xml
+from ..http.body import is_form, is_json, is_xml
+from ..http.form import parse_form
 from ..pointer import parse_pointer
 from .values import strip_missing
 
@@ -18,23 +20,42 @@ def apply_replacements(
 ) -> Any:
     if not replacements:
         return payload
-    if is_xml(content_type) and isinstance(payload, str):
-        raise ValueError("XPath replacements in XML payloads are not supported yet")
+    if is_xml(content_type) and isinstance(payload, (str, bytes)):
+        return _replace_xml(payload, replacements, ctx, warnings)
     if isinstance(payload, (str, bytes)) and is_json(content_type):
         try:
             payload = json.loads(payload)
         except ValueError as exc:
             raise ValueError(f"cannot apply replacements: the JSON payload does not parse ({exc})") from None
+    elif isinstance(payload, (str, bytes)) and is_form(content_type):
+        payload = parse_form(payload)  # `a=1&b=2` -> {"a": "1", "b": "2"}, so pointers can target it
     else:
         payload = copy.deepcopy(payload)  # never mutate a compiled constant
     for replacement in replacements:
-        where = f"replacement '{replacement.target}'"
-        value, problems = strip_missing(replacement.value.evaluate(ctx), where)
-        warnings.extend(problems)
-        if isinstance(value, Missing):
-            continue
-        payload = _replace(payload, replacement, value)
+        value = _value(replacement, ctx, warnings)
+        if not isinstance(value, Missing):
+            payload = _replace(payload, replacement, value)
     return payload
+
+
+def _value(replacement: Any, ctx: Context, warnings: list[str]) -> Any:
+    value, problems = strip_missing(replacement.value.evaluate(ctx), f"replacement '{replacement.target}'")
+    warnings.extend(problems)
+    return value
+
+
+def _replace_xml(payload: str | bytes, replacements: list, ctx: Context, warnings: list[str]) -> str:
+    from .xml_payload import XmlPayload
+
+    document = XmlPayload(payload)
+    for replacement in replacements:
+        kind = _selector_type(replacement.target_type)
+        if kind not in (None, "xpath"):
+            raise ValueError(f"replacement target type '{kind}' cannot be applied to an XML payload")
+        value = _value(replacement, ctx, warnings)
+        if not isinstance(value, Missing):
+            document.replace(replacement.target, value, _selector_version(replacement.target_type))
+    return document.text()
 
 
 def _replace(payload: Any, replacement: Any, value: Any) -> Any:
@@ -56,6 +77,10 @@ def _selector_type(target_type: Any) -> str | None:
     if isinstance(target_type, dict):
         return target_type.get("type")
     return target_type
+
+
+def _selector_version(target_type: Any) -> str | None:
+    return target_type.get("version") if isinstance(target_type, dict) else None
 
 
 def set_pointer(document: Any, tokens: tuple[str, ...], value: Any, text: str) -> Any:

@@ -187,6 +187,10 @@ class _Compiler:
             raise CompileError(
                 (*raw.at, "reference"), f"'{raw.reference}' does not exist in components.{kind}"
             )
+        if isinstance(found, Reusable):  # `components.parameters.p: {reference: ...}`
+            raise CompileError(
+                (*found.at, "reference"), f"components.{kind}.{name} must be a {kind[:-1]}, not a reference"
+            )
         return found
 
     # -- actions -------------------------------------------------------------------------------------

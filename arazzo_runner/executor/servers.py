@@ -1,32 +1,58 @@
-"""Choosing the base URL of an operation: `--server NAME=URL`, else the OpenAPI servers."""
+"""Choosing the base URL of an operation: `--server NAME=URL`, else the OpenAPI servers.
+
+Servers: the operation's, else the path item's, else the description's (`Operation.servers`). A server
+variable takes, in order: `--server-var SOURCE.NAME=...`, `--server-var NAME=...`, the environment
+(`ARAZZO_SERVER_VAR_<SOURCE>__<NAME>`, then `ARAZZO_SERVER_VAR_<NAME>`; upper-cased, other characters
+as `_`), then its `default`. A value outside the variable's `enum` is used, with a warning.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urljoin
 
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
+ENV_PREFIX = "ARAZZO_SERVER_VAR_"
 
 
 class ServerError(Exception):
     """No usable base URL for an operation."""
 
 
+def env_slug(name: str) -> str:
+    """`my-region.v2` -> `MY_REGION_V2`: the spelling of a name inside an environment variable name."""
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
+def server_var_env_names(source: str, name: str) -> list[str]:
+    """The environment variables read for server variable `name` of `source`, first match wins."""
+    return [f"{ENV_PREFIX}{env_slug(source)}__{env_slug(name)}", f"{ENV_PREFIX}{env_slug(name)}"]
+
+
 def base_url(source: str, description: Any, operation: Any, options: Any) -> str:
+    return resolve_base_url(source, description, operation, options)[0]
+
+
+def resolve_base_url(source: str, description: Any, operation: Any, options: Any) -> tuple[str, list[str]]:
+    """The base URL for `operation` and warnings about it (a variable value outside its enum)."""
     override = options.servers.get(source)
     if override:
-        return override
+        return override, []
     servers = operation.servers or description.servers
     if not servers:
         raise ServerError(f"source '{source}' declares no servers; pass --server {source}=URL")
     server = _choose(servers, options.server_variables, source)
-    url = _fill_variables(server, options.server_variables, source)
+    environ = options.environ if getattr(options, "environ", None) is not None else os.environ
+    warnings: list[str] = []
+    url = _fill_variables(server, options.server_variables, environ, source, warnings)
     if url.startswith(("http://", "https://")):
-        return url
+        return url, warnings
     location = getattr(description, "location", "") or ""
     if location.startswith(("http://", "https://")):
-        return urljoin(location, url)
+        return urljoin(location, url), warnings
     raise ServerError(
         f"the server URL '{url}' of source '{source}' is relative and the description was read from a file; "
         f"pass --server {source}=URL"
@@ -43,17 +69,38 @@ def _choose(servers: list, overrides: dict[str, str], source: str) -> Any:
     return servers[0]
 
 
-def _fill_variables(server: Any, overrides: dict[str, str], source: str) -> str:
+def _fill_variables(
+    server: Any, overrides: dict[str, str], environ: Mapping[str, str], source: str, warnings: list[str]
+) -> str:
     def value(match: re.Match) -> str:
         name = match.group(1)
-        for key in (f"{source}.{name}", name):
-            if key in overrides:
-                return overrides[key]
         variable = server.variables.get(name)
-        if variable is None or variable.default is None:
-            raise ServerError(
-                f"server variable '{name}' of '{server.url}' has no value; pass --server-var {name}=VALUE"
+        found = _given(name, overrides, environ, source)
+        if found is None:
+            if variable is None or variable.default is None:
+                raise ServerError(
+                    f"server variable '{name}' of '{server.url}' has no value; pass --server-var {name}=VALUE"
+                )
+            return str(variable.default)
+        text, origin = found
+        if variable is not None and variable.enum and text not in variable.enum:
+            allowed = ", ".join(variable.enum)
+            warnings.append(
+                f"server variable '{name}' = '{text}' ({origin}) is not one of its enum values ({allowed})"
             )
-        return str(variable.default)
+        return text
 
     return _VARIABLE.sub(value, server.url)
+
+
+def _given(
+    name: str, overrides: dict[str, str], environ: Mapping[str, str], source: str
+) -> tuple[str, str] | None:
+    """A value given for the variable and where it came from: flags first, then the environment."""
+    for key in (f"{source}.{name}", name):
+        if key in overrides:
+            return overrides[key], f"--server-var {key}"
+    for env in server_var_env_names(source, name):
+        if environ.get(env):
+            return environ[env], env
+    return None

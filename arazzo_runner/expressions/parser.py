@@ -211,6 +211,8 @@ class _Parser:
             digits = s.run(DIGITS)
             if not digits:
                 raise s.error("expected an integer index or a quoted key inside '[...]'", start)
+            if len(digits) > 18:  # no array is that long; and Python will not convert 4300+ digits
+                raise s.error(f"index too long ({len(digits)} digits)", start)
             key = -int(digits) if negative else int(digits)
         if not s.accept("]"):
             raise s.error("expected ']' to close the accessor opened", start)

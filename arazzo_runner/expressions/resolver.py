@@ -6,7 +6,7 @@ never None (None is a JSON null that exists).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..pointer import ABSENT, describe_miss, resolve_pointer
@@ -64,23 +64,32 @@ def _why_not(value: Any, key: ast.Accessor) -> str:
     return f"cannot take {key!r} of a {kind}"
 
 
-def lookup(get: Getter, name: str) -> tuple[Any, tuple[str, ...]]:
-    """Find `name`; if absent and dotted, the longest declared prefix wins and the rest become members."""
+def lookup(
+    get: Getter, name: str, keys: Callable[[], Iterable[str]] | None = None
+) -> tuple[Any, tuple[str, ...]]:
+    """Find `name`; if absent and dotted, the longest declared prefix wins and the rest become members.
+
+    `keys` lists the names `get` can find (as `get` compares them): only prefixes no longer than the
+    longest of them are tried, so a long dotted name (`$inputs.a.a.a...`) costs linear time, not
+    quadratic.
+    """
     value = get(name)
     if value is not ABSENT or "." not in name:
         return value, ()
-    parts = name.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        value = get(".".join(parts[:cut]))
+    longest = max((len(k) for k in keys() if isinstance(k, str)), default=0) if keys else len(name)
+    end = name.rfind(".", 0, longest + 1)
+    while end > 0:
+        value = get(name[:end])
         if value is not ABSENT:
-            return value, tuple(parts[cut:])
+            return value, tuple(name[end + 1 :].split("."))
+        end = name.rfind(".", 0, end)
     return ABSENT, ()
 
 
 def _named(mapping: Mapping[str, Any], name: str, pointer: tuple[str, ...], text: str, missing: str) -> Any:
     if name == "":  # the whole collection (an extension, see the parser)
         return _pointer(dict(mapping), pointer, text)
-    value, members = lookup(lambda key: mapping.get(key, ABSENT), name)
+    value, members = lookup(lambda key: mapping.get(key, ABSENT), name, mapping.keys)
     if value is ABSENT:
         return Missing(missing, text)
     if members:
@@ -171,10 +180,12 @@ def _message_source(expr: ast.MessageSourceRef, ctx: Context) -> Any:
     name = expr.name or ""
     if part == "header":
         headers = view.headers
-        value, members = lookup(lambda key: get_header(headers, key, ABSENT), name)
+        # get_header compares case-folded names, which may be longer than the names themselves
+        folded = lambda: map(str.casefold, headers)  # noqa: E731
+        value, members = lookup(lambda key: get_header(headers, key, ABSENT), name, folded)
     else:
         mapping = view.query if part == "query" else view.path
-        value, members = lookup(lambda key: mapping.get(key, ABSENT), name)
+        value, members = lookup(lambda key: mapping.get(key, ABSENT), name, mapping.keys)
     if value is ABSENT:
         return Missing(f"the {expr.root} has no {_PART_NOUNS[part]} {name!r}", expr.text)
     return walk(value, members, expr.text) if members else value

@@ -126,7 +126,8 @@ def _braced(text: str, pos: int, problems: list[ExpressionError]) -> Embedded | 
         # inside braces only `}` ends the expression: the ABNF allows spaces in names and pointers
         expression, end = parse_expression_prefix(text, pos + 1, stop="")
     except ExpressionError as error:
-        problems.append(error)
+        # without its traceback: kept frames would make a text with many bad `{$` costly (GC work)
+        problems.append(error.with_traceback(None))
         return None
     if not text.startswith("}", end):
         problems.append(ExpressionError("expected '}' to close the embedded expression", text, end))

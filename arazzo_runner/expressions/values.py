@@ -20,6 +20,9 @@ from .resolver import resolve
 from .template import Template, parse_template
 
 SELECTOR_KEYS = frozenset({"context", "selector", "type"})
+# Compiling and evaluating recurse once per container level: below this depth as usual; deeper, a
+# container must be plain data (checked in a loop), so any document the loader accepts compiles.
+MAX_EXPRESSION_DEPTH = 100
 # `$` + an expression root of the ABNF: text starting so is meant as an expression, never as a literal.
 _ROOT = (
     r"\$(?:url|method|statusCode|request|response|message|inputs|outputs|steps|workflows|"
@@ -150,29 +153,56 @@ def compile_value(raw: Any, *, selectors: bool = False, strict: bool = False) ->
     With `strict`, text that is evidently meant as an expression but does not parse (a whole value such
     as `$inputs.` or `$steps.x`, or an embedded `{$inputs.}`) raises ExpressionError instead of
     becoming literal text that would be sent as is. An error inside a container carries `path`, the
-    keys/indexes leading to the member.
+    keys/indexes leading to the member. Expressions may sit at most MAX_EXPRESSION_DEPTH containers deep.
     """
+    return _compile(raw, selectors, strict, 0)
+
+
+def _compile(raw: Any, selectors: bool, strict: bool, depth: int) -> CompiledValue:
     if isinstance(raw, str):
         return _compile_string(raw, strict)
+    if isinstance(raw, (Mapping, list)) and depth >= MAX_EXPRESSION_DEPTH:
+        return _deep_constant(raw, selectors, strict)
     if isinstance(raw, Mapping):
         if selectors and _is_selector(raw):
             return _compile_selector(raw)
-        items = tuple((key, _member(key, value, selectors, strict)) for key, value in raw.items())
+        items = tuple((key, _member(key, value, selectors, strict, depth)) for key, value in raw.items())
         if all(value.is_constant for _, value in items):
             return ConstantValue(raw)
         return MappingValue(raw, items)
     if isinstance(raw, list):
-        members = tuple(_member(index, member, selectors, strict) for index, member in enumerate(raw))
+        members = tuple(_member(i, member, selectors, strict, depth) for i, member in enumerate(raw))
         if all(member.is_constant for member in members):
             return ConstantValue(raw)
         return ListValue(raw, members)
     return ConstantValue(raw)
 
 
-def _member(key: str | int, raw: Any, selectors: bool, strict: bool) -> CompiledValue:
+def _deep_constant(raw: Any, selectors: bool, strict: bool) -> ConstantValue:
+    """`raw` as literal data; ExpressionError if an expression (or a Selector Object) is inside."""
+    pending = [raw]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            found = not _compile_string(node, strict).is_constant
+        elif isinstance(node, Mapping):
+            found = selectors and _is_selector(node)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            found = False
+            pending.extend(node)
+        else:
+            found = False
+        if found:
+            message = f"an expression nested more than {MAX_EXPRESSION_DEPTH} levels deep in a value"
+            raise ExpressionError(message, node if isinstance(node, str) else str(node)[:80], 0)
+    return ConstantValue(raw)
+
+
+def _member(key: str | int, raw: Any, selectors: bool, strict: bool, depth: int) -> CompiledValue:
     """Compile a container member; an error gets the member's path (`error.path`) for its location."""
     try:
-        return compile_value(raw, selectors=selectors, strict=strict)
+        return _compile(raw, selectors, strict, depth + 1)
     except ExpressionError as error:
         error.path = (key, *getattr(error, "path", ()))  # type: ignore[attr-defined]
         raise

@@ -1,13 +1,19 @@
-"""Request body encoding by media type."""
+"""Request body encoding by media type.
+
+JSON (`application/json`, `+json`): data as compact JSON, a string as written (a template of JSON text).
+Form (`application/x-www-form-urlencoded`): see `form.py`; multipart (`multipart/form-data`): see
+`multipart.py`. Text (`text/*`) and XML: the string as written, encoded by the `charset` parameter
+(UTF-8 by default). Anything else is binary: `bytes` or a `data:` URL as raw bytes, a string as UTF-8.
+"""
 
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote_plus
 
+from .form import encode_form
+from .multipart import encode_multipart, parse_data_url
 from .serialize import to_text
 
 
@@ -18,47 +24,72 @@ class EncodedBody:
     content_type: str | None
 
 
+def base_type(media_type: str | None) -> str:
+    return (media_type or "").split(";", 1)[0].strip().lower()
+
+
 def is_json(media_type: str | None) -> bool:
-    if not media_type:
-        return False
-    base = media_type.split(";", 1)[0].strip().lower()
+    base = base_type(media_type)
     return base == "application/json" or base.endswith("+json") or base == "text/json"
 
 
 def is_xml(media_type: str | None) -> bool:
-    if not media_type:
-        return False
-    base = media_type.split(";", 1)[0].strip().lower()
+    base = base_type(media_type)
     return base in ("application/xml", "text/xml") or base.endswith("+xml")
 
 
+def is_form(media_type: str | None) -> bool:
+    return base_type(media_type) == "application/x-www-form-urlencoded"
+
+
+def is_multipart(media_type: str | None) -> bool:
+    return base_type(media_type).startswith("multipart/")
+
+
 def choose_content_type(declared: str | None, operation_types: list[str], payload: Any) -> str | None:
-    """The step's contentType wins; otherwise the operation's first media type; otherwise by payload."""
+    """The step's contentType wins; otherwise the operation's first JSON media type, else its first
+    concrete one (`*/*` or `image/*` name no type to send); otherwise one chosen by the payload."""
     if declared:
         return declared
-    if operation_types:
-        return next((t for t in operation_types if is_json(t)), operation_types[0])
-    if isinstance(payload, (dict, list, int, float, bool)) or payload is None:
-        return "application/json"
-    if isinstance(payload, bytes):
+    concrete = [t for t in operation_types if "*" not in t]
+    if concrete:
+        return next((t for t in concrete if is_json(t)), concrete[0])
+    if isinstance(payload, (bytes, bytearray)):
         return "application/octet-stream"
-    return "text/plain"
+    if isinstance(payload, str):
+        file = parse_data_url(payload)
+        if file is not None:
+            return file.media_type or "application/octet-stream"
+        return "text/plain"
+    return "application/json"
 
 
-def encode_body(payload: Any, content_type: str | None) -> EncodedBody:
-    base = (content_type or "").split(";", 1)[0].strip().lower()
+def media_type_object(request_body: dict[str, Any] | None, content_type: str | None) -> dict[str, Any]:
+    """The operation's Media Type Object for `content_type` (exact, then `type/*`, then `*/*`)."""
+    content = (request_body or {}).get("content")
+    if not isinstance(content, dict) or not content_type:
+        return {}
+    wanted = base_type(content_type)
+    by_base = {base_type(k): v for k, v in content.items()}
+    for key in (wanted, wanted.split("/", 1)[0] + "/*", "*/*"):
+        if isinstance(by_base.get(key), dict):
+            return by_base[key]
+    return {}
+
+
+def encode_body(payload: Any, content_type: str | None, media: dict[str, Any] | None = None) -> EncodedBody:
+    """Encode `payload` for `content_type`; `media` (the Media Type Object) supplies the `encoding`."""
+    encoding = (media or {}).get("encoding")
     if is_json(content_type):
         content = _json_bytes(payload)
-    elif base == "application/x-www-form-urlencoded":
-        content = _form_bytes(payload)
-    elif base == "multipart/form-data":
-        content, content_type = _multipart(payload, content_type or base)
-    elif isinstance(payload, bytes):
-        content = payload
-    elif isinstance(payload, str):
-        content = payload.encode("utf-8")
+    elif is_form(content_type):
+        content = encode_form(payload, encoding)
+    elif is_multipart(content_type):
+        content, content_type = encode_multipart(payload, content_type or "", encoding)
+    elif is_xml(content_type) or base_type(content_type).startswith("text/"):
+        content = _text_bytes(payload, content_type)
     else:
-        content = _json_bytes(payload)
+        content = _binary_bytes(payload)
     return EncodedBody(payload, content, content_type)
 
 
@@ -70,43 +101,32 @@ def _json_bytes(payload: Any) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _form_bytes(payload: Any) -> bytes:
-    if isinstance(payload, (str, bytes)):
-        return payload if isinstance(payload, bytes) else payload.encode("utf-8")
-    if not isinstance(payload, dict):
-        raise ValueError("a form-urlencoded payload must be an object or a string")
-    pieces = []
-    for key, value in payload.items():
-        values = value if isinstance(value, list) else [value]
-        pieces.extend(f"{quote_plus(str(key))}={quote_plus(to_text(v))}" for v in values)
-    return "&".join(pieces).encode("ascii")
+def _text_bytes(payload: Any, content_type: str | None) -> bytes:
+    if isinstance(payload, bytes):
+        return payload
+    if is_xml(content_type) and not isinstance(payload, str):
+        raise ValueError(f"an {base_type(content_type)} payload must be XML text (a string template)")
+    charset = _charset(content_type)
+    try:
+        return to_text(payload).encode(charset)
+    except LookupError:
+        raise ValueError(f"unknown charset '{charset}' in the content type") from None
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"the payload cannot be encoded as {charset}: {exc.reason}") from None
 
 
-def _multipart(payload: Any, content_type: str) -> tuple[bytes, str]:
-    if not isinstance(payload, dict):
-        raise ValueError("a multipart/form-data payload must be an object")
-    boundary = "arazzo-" + uuid.uuid4().hex
-    chunks: list[bytes] = []
-    for name, value in payload.items():
-        for item in value if isinstance(value, list) else [value]:
-            chunks.append(_part(boundary, str(name), item))
-    chunks.append(f"--{boundary}--\r\n".encode())
-    return b"".join(chunks), f"multipart/form-data; boundary={boundary}"
+def _binary_bytes(payload: Any) -> bytes:
+    if isinstance(payload, (bytes, bytearray)):
+        return bytes(payload)
+    if isinstance(payload, str):
+        file = parse_data_url(payload)
+        return file.content if file is not None else payload.encode("utf-8")
+    return _json_bytes(payload)
 
 
-def _part(boundary: str, name: str, value: Any) -> bytes:
-    disposition = f'Content-Disposition: form-data; name="{_quote_header(name)}"'
-    if isinstance(value, bytes):
-        head = f'{disposition}; filename="{_quote_header(name)}"\r\nContent-Type: application/octet-stream'
-        data = value
-    elif isinstance(value, (dict, list)):
-        head = f"{disposition}\r\nContent-Type: application/json"
-        data = _json_bytes(value)
-    else:
-        head = disposition
-        data = to_text(value).encode("utf-8")
-    return f"--{boundary}\r\n{head}\r\n\r\n".encode() + data + b"\r\n"
-
-
-def _quote_header(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+def _charset(content_type: str | None) -> str:
+    for part in (content_type or "").split(";")[1:]:
+        key, _, value = part.partition("=")
+        if key.strip().lower() == "charset" and value.strip():
+            return value.strip().strip('"')
+    return "utf-8"

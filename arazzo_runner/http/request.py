@@ -1,7 +1,8 @@
 """Build the HTTP request of an operation step from resolved parameter values and body.
 
-Parameters are serialized as the operation declares them (style, explode, allowReserved); a parameter the
-operation does not declare is still sent, serialized with the location's default style, with a warning.
+Parameters are serialized as the operation declares them (style, explode, allowReserved, or a `content`
+media type); a parameter the operation does not declare is still sent, serialized with the location's
+default style, with a warning.
 """
 
 from __future__ import annotations
@@ -9,11 +10,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
-from .body import EncodedBody
+from .body import EncodedBody, is_form
 from .headers import Headers
-from .serialize import serialize_cookie, serialize_header, serialize_path, serialize_query
+from .serialize import (
+    content_text,
+    cookie_encode,
+    encode,
+    no_dot_segments,
+    serialize_cookie,
+    serialize_header,
+    serialize_path,
+    serialize_query,
+)
 
 _TEMPLATE_VAR = re.compile(r"\{([^{}]+)\}")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 field names
@@ -52,6 +62,7 @@ class PreparedRequest:
     content: bytes | None
     view: RequestView
     warnings: list[str] = field(default_factory=list)
+    path_values: dict[str, str] = field(default_factory=dict)  # serialized, decoded (for validation)
 
 
 def build_request(
@@ -67,60 +78,103 @@ def build_request(
     """Assemble method, URL, headers and content.
 
     `specs` maps (name, in) of the operation's declared parameters (header names lowercased) to their
-    OpenAPI ParameterSpec, which supplies style/explode/allowReserved. `implicit` lists (name, in) keys
-    the operation accepts without declaring them (security credentials, Accept, Content-Type).
+    OpenAPI ParameterSpec, which supplies style/explode/allowReserved/content. `implicit` lists (name, in)
+    keys the operation accepts without declaring them (security credentials, Accept, Content-Type).
     """
-    view = RequestView()
-    warnings: list[str] = []
-    path_values: dict[str, str] = {}
-    query: list[str] = []
-    headers = Headers()
-    cookies: list[tuple[str, str]] = []
+    parts = _Parts()
     for param in params:
         key = _spec_key(param.name, param.in_)
-        spec = specs.get(key)
-        if (
-            spec is None
-            and param.in_ in _DEFAULT_STYLE
-            and key not in implicit
-            and key not in _ALWAYS_IMPLICIT
-        ):
-            warnings.append(
+        spec = specs.get(key) if param.in_ != "querystring" else _querystring_spec(specs)
+        if spec is None and param.in_ in _DEFAULT_STYLE and key not in implicit | _ALWAYS_IMPLICIT:
+            parts.warnings.append(
                 f"parameter '{param.name}' (in {param.in_}) is not declared by the operation; sent anyway"
             )
-        style = getattr(spec, "style", None) or _DEFAULT_STYLE.get(param.in_, "simple")
-        explode = getattr(spec, "explode", None)
-        if explode is None:
-            explode = style == "form"
-        if param.in_ == "path":
-            view.path[param.name] = param.value
-            path_values[param.name] = serialize_path(param.name, param.value, style, explode)
-        elif param.in_ == "query":
-            view.query[param.name] = param.value
-            allow = bool(getattr(spec, "allow_reserved", False))
-            query.extend(serialize_query(param.name, param.value, style, explode, allow_reserved=allow))
-        elif param.in_ == "querystring":
-            query.append(_querystring(param.value))
-        elif param.in_ == "header":
-            view.headers[param.name] = param.value
-            headers[param.name] = _field(param.name, serialize_header(param.value, explode))
-        elif param.in_ == "cookie":
-            pairs = serialize_cookie(param.name, param.value, explode)  # values come back encoded
-            cookies.extend((k, _field(k, v, "cookie")) for k, v in pairs)
-        else:
-            raise RequestBuildError(f"parameter '{param.name}' has an unknown location '{param.in_}'")
-    url = _join(base_url, _fill_path(path_template, path_values))
-    if query:
-        url += ("&" if "?" in url else "?") + "&".join(query)
-    if cookies:
-        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in cookies)
+        parts.add(param, spec)
+    url = _join(base_url, _fill_path(path_template, parts.path))
+    if parts.query:
+        url += ("&" if "?" in url else "?") + "&".join(parts.query)
+    headers = parts.headers
+    if parts.cookies:
+        headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in parts.cookies)
     content = None
     if body is not None:
-        view.body = body.value
+        parts.view.body = body.value
         content = body.content
         if body.content_type and "content-type" not in headers:
             headers["Content-Type"] = body.content_type
-    return PreparedRequest(method.upper(), url, headers.items(), content, view, warnings)
+    prepared = PreparedRequest(method.upper(), url, headers.items(), content, parts.view, parts.warnings)
+    prepared.path_values = {k: unquote(v) for k, v in parts.path.items()}
+    return prepared
+
+
+class _Parts:
+    """The request's pieces, filled one parameter at a time."""
+
+    def __init__(self) -> None:
+        self.view = RequestView()
+        self.warnings: list[str] = []
+        self.path: dict[str, str] = {}
+        self.query: list[str] = []
+        self.headers = Headers()
+        self.cookies: list[tuple[str, str]] = []
+
+    def add(self, param: ParamValue, spec: Any) -> None:
+        style = getattr(spec, "style", None) or _DEFAULT_STYLE.get(param.in_, "simple")
+        explode = getattr(spec, "explode", None)
+        explode = style == "form" if explode is None else explode
+        adder = {
+            "path": self._path,
+            "query": self._query,
+            "querystring": self._querystring,
+            "header": self._header,
+            "cookie": self._cookie,
+        }.get(param.in_)
+        if adder is None:
+            raise RequestBuildError(f"parameter '{param.name}' has an unknown location '{param.in_}'")
+        adder(param.name, param.value, spec, _content_type(spec), style, explode)
+
+    def _path(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
+        self.view.path[name] = value
+        if media:
+            self.path[name] = encode(content_text(value, media))
+        else:
+            self.path[name] = serialize_path(name, value, style, explode)
+
+    def _query(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
+        self.view.query[name] = value
+        allow = bool(getattr(spec, "allow_reserved", False))
+        if media:
+            self.query.append(f"{encode(name)}={encode(content_text(value, media), allow_reserved=allow)}")
+        else:
+            self.query.extend(serialize_query(name, value, style, explode, allow_reserved=allow))
+
+    def _querystring(self, name: str, value: Any, spec: Any, media: str | None, *_: Any) -> None:
+        self.query.append(_querystring(value, media))
+
+    def _header(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
+        self.view.headers[name] = value
+        text = content_text(value, media) if media else serialize_header(value, explode)
+        self.headers[name] = _field(name, text)
+
+    def _cookie(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
+        if media:
+            pairs = [(name, cookie_encode(content_text(value, media)))]
+        else:
+            pairs = serialize_cookie(name, value, explode)  # values come back encoded
+        self.cookies.extend((k, _field(k, v, "cookie")) for k, v in pairs)
+
+
+def _content_type(spec: Any) -> str | None:
+    """The media type of a parameter described by `content` instead of `schema` (its only key)."""
+    content = getattr(spec, "content", None)
+    if isinstance(content, dict) and content:
+        return next(iter(content))
+    return None
+
+
+def _querystring_spec(specs: dict[tuple[str, str], Any]) -> Any:
+    # OpenAPI 3.2 allows one `in: querystring` parameter; its name never appears in the URL.
+    return next((spec for (_, in_), spec in specs.items() if in_ == "querystring"), None)
 
 
 def _field(name: str, value: str, kind: str = "header") -> str:
@@ -161,7 +215,7 @@ def _fill_path(template: str, values: dict[str, str]) -> str:
     if missing:
         names = ", ".join(f"'{n}'" for n in missing)
         raise RequestBuildError(f"path parameter {names} of '{template}' has no value")
-    return _TEMPLATE_VAR.sub(lambda m: values[m.group(1)], template)
+    return no_dot_segments(_TEMPLATE_VAR.sub(lambda m: values[m.group(1)], template))
 
 
 def _join(base: str, path: str) -> str:
@@ -170,9 +224,14 @@ def _join(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
-def _querystring(value: Any) -> str:
-    # Arazzo 1.1 `querystring`: the value is the complete, pre-formatted query string; only characters
-    # that cannot appear in a query at all are escaped.
+def _querystring(value: Any, media_type: str | None) -> str:
+    """Arazzo 1.1 `querystring`: a string is the complete, pre-formatted query string (only characters
+    that cannot appear in a query at all are escaped); an object or array is encoded by the operation's
+    querystring media type (JSON text percent-encoded as a whole), by default as a form."""
+    if isinstance(value, str):
+        return quote(value, safe="&=+,;:@/?!$'()*[]%~-._")
+    if media_type and not is_form(media_type):
+        return encode(content_text(value, media_type))
     if isinstance(value, dict):
-        return "&".join(p for k, v in value.items() for p in serialize_query(k, v))
-    return quote(str(value), safe="&=+,;:@/?!$'()*[]%~-._")
+        return "&".join(p for k, v in value.items() for p in serialize_query(k, v, plus=True))
+    return encode(content_text(value, "application/json"))

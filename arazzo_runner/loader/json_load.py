@@ -18,10 +18,23 @@ class _Duplicate(Exception):
     """A JSON object repeats a key; the scanner finds where."""
 
 
-def load_json(text: str, file: str, limits: Limits) -> tuple[Any, PositionIndex]:
-    """Parse JSON; raises DocumentError, or json.JSONDecodeError for text that is not JSON at all."""
+class _Constant(Exception):
+    """NaN / Infinity / -Infinity where they are not accepted (see `load_json`)."""
+
+
+def load_json(text: str, file: str, limits: Limits, *, constants: bool = True) -> tuple[Any, PositionIndex]:
+    """Parse JSON; raises DocumentError, or json.JSONDecodeError for text that is not JSON at all.
+
+    `constants`: accept Python's NaN / Infinity / -Infinity (a .json file may use them); without it they
+    make the text "not JSON", so that flow-style YAML such as `[Infinity]` is read as YAML (a string).
+    """
     try:
-        data = json.loads(text, object_pairs_hook=_unique)
+        hook = None if constants else _no_constant
+        data = json.loads(text, object_pairs_hook=_unique, parse_constant=hook)
+    except _Constant as exc:
+        found = _CONSTANT.search(text)
+        position = found.start() if found else 0
+        raise json.JSONDecodeError(f"{exc} is not a JSON value", text, position) from None
     except _Duplicate:
         _locate_problem(text, file, limits)
         raise DocumentError("an object has a duplicate key", file=file, line=1, column=1) from None
@@ -37,13 +50,47 @@ def load_json(text: str, file: str, limits: Limits) -> tuple[Any, PositionIndex]
     if _exceeds(text, data, limits):
         _locate_problem(text, file, limits)
         raise DocumentError("document exceeds the depth or size limits", file=file, line=1, column=1)
+    if _SURROGATE_ESCAPE.search(text):
+        _check_surrogates(text, data, file)
     return data, PositionIndex(lambda: JsonScanner(text, file, limits).scan())
+
+
+# `\ud800`-`\udfff`: valid only as a high+low pair. json.loads lets a lone one through into a str that
+# cannot be encoded (printing it fails later); YAML refuses it, and so does this loader for JSON.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_surrogates(text: str, data: Any, file: str) -> None:
+    pending = [data]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            pending.extend(node)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+        elif isinstance(node, str) and not node.isascii():
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                unit = f"{ord(node[exc.start]):04x}"
+                found = re.search(r"\\u" + unit, text, re.IGNORECASE)
+                line, column = line_col(text, found.start()) if found else (1, 1)
+                message = f"\\u{unit} is half of a UTF-16 surrogate pair, not a character"
+                raise DocumentError(message, file=file, line=line, column=column) from None
 
 
 def _long_number(text: str) -> tuple[int, int]:
     limit = getattr(sys, "get_int_max_str_digits", lambda: 0)()
     match = re.search("[0-9]{" + str(limit + 1) + ",}", text) if limit else None
     return line_col(text, match.start()) if match else (1, 1)
+
+
+_CONSTANT = re.compile(r"(?<![\w\"])(?:-?Infinity|NaN)(?![\w\"])")
+
+
+def _no_constant(name: str) -> Any:
+    raise _Constant(name)
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -73,7 +73,9 @@ def _parse(text: str, file: str, limits: Limits, positions: bool) -> tuple[Any, 
     if kind == "yaml":
         return (*load_yaml(text, file, limits, positions), "yaml")
     try:
-        return (*load_json(text, file, limits), "json")
+        # Only a .json file may use Python's NaN/Infinity: elsewhere `[Infinity]` is flow-style YAML,
+        # whose `Infinity` is a string.
+        return (*load_json(text, file, limits, constants=file.lower().endswith(".json")), "json")
     except json.JSONDecodeError as exc:
         if kind == "json":
             # A .json file that opens like JSON is meant to be JSON: no lenient YAML reading.

@@ -35,6 +35,8 @@ def decode(raw: bytes | str, file: str, limits: Limits) -> str:
         # A str has at most as many characters as its UTF-8 form has bytes: a cheap lower bound.
         check_size(len(raw), file, limits)
         text = raw[1:] if raw.startswith("\ufeff") else raw
+        if not text.isascii():
+            _check_encodable(text, file)
     else:
         check_size(len(raw), file, limits)
         text = _decode_bytes(raw, file)
@@ -55,6 +57,16 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of a character offset (lines end at '\\n')."""
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def _check_encodable(text: str, file: str) -> None:
+    """A str handed in directly may hold lone surrogates (never produced by decoding bytes)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line, column = line_col(text, exc.start)
+        message = f"the text holds U+{ord(text[exc.start]):04X}, half of a UTF-16 surrogate pair"
+        raise DocumentError(message, file=file, line=line, column=column) from None
 
 
 def _decode_bytes(raw: bytes, file: str) -> str:

@@ -72,7 +72,22 @@ def _bool(text: str) -> bool:
     raise ValueError(text)
 
 
+# Python's default int <-> str conversion limit: a larger integer could not even be printed. Checked on
+# the text first, so that a huge base-60 or hexadecimal scalar is refused before costly arithmetic.
+_MAX_DIGITS = 4300
+_TOO_LARGE = 10**_MAX_DIGITS
+
+
 def _int(text: str) -> int:
+    if len(text) > _MAX_DIGITS:
+        raise ValueError(f"an integer of more than {_MAX_DIGITS} digits")
+    value = _int_value(text)
+    if abs(value) >= _TOO_LARGE:
+        raise ValueError(f"an integer of more than {_MAX_DIGITS} decimal digits")
+    return value
+
+
+def _int_value(text: str) -> int:
     digits = text.replace("_", "")
     sign = -1 if digits.startswith("-") else 1
     digits = digits.lstrip("+-")

@@ -61,6 +61,8 @@ def _compile_rfc9535(expression: str) -> Any:
         position = token.index if token is not None else 0
         message = _LINE_SUFFIX.sub("", str(exc.args[0]) if exc.args else str(exc))
         raise ExpressionError(f"invalid JSONPath: {message}", expression, position) from None
+    except RecursionError:  # the library's parser recurses per `!` and parenthesis
+        raise ExpressionError("invalid JSONPath: nested too deeply to parse", expression, 0) from None
 
 
 def _compile_goessner(expression: str) -> Any:

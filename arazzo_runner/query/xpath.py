@@ -34,6 +34,8 @@ class XPathQuery(CompiledQuery):
             return self._token.evaluate(context)
         except ElementPathError as exc:
             raise QueryError(f"XPath {self.expression!r} failed: {_message(exc)}") from exc
+        except Exception as exc:  # the library's other runtime errors (e.g. recursion depth) become ours
+            raise QueryError(f"XPath {self.expression!r} failed: {exc}") from exc
 
     def boolean(self, data: Any) -> bool:
         """The effective boolean value of the result on `data`."""
@@ -80,6 +82,8 @@ def _parse(version: str, expression: str) -> Any:
         span = getattr(getattr(exc, "token", None), "span", None)
         position = span[0] if span else 0
         raise ExpressionError(f"invalid XPath: {_message(exc)}", expression, position) from None
+    except RecursionError:  # elementpath's parser recurses per operator and step
+        raise ExpressionError("invalid XPath: nested too deeply to parse", expression, 0) from None
 
 
 def _parser_class(version: str) -> type:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source
-from .locations import resolve_location
+from .locations import check_allowed, resolve_location
 from .parse import ParsedDoc, parse_source
 
 if TYPE_CHECKING:
@@ -16,11 +16,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class FetchOptions:
-    """Limits and transport used for a description and every document its `$ref`s reach."""
+    """Limits and transport used for a description and every document its `$ref`s reach.
+
+    `roots`: the folders local files may be read from (None: anywhere); see `locations.check_allowed`.
+    """
 
     timeout: float = DEFAULT_TIMEOUT
     max_bytes: int = DEFAULT_MAX_BYTES
     client: httpx.Client | None = None
+    roots: tuple[str, ...] | None = None
 
 
 class SourceCache:
@@ -39,11 +43,17 @@ class SourceCache:
     def document(self, url: str, base: str | None, options: FetchOptions) -> ParsedDoc:
         """The parsed document at `url` (relative to `base`), fetched on first use."""
         location = resolve_location(url, base)
+        check_allowed(location, options.roots, url, base)  # also for a document already cached
         known = self._documents.get(location)
         if known is not None:
             return known
         fetched = fetch_source(
-            url, base, timeout=options.timeout, max_bytes=options.max_bytes, client=options.client
+            url,
+            base,
+            timeout=options.timeout,
+            max_bytes=options.max_bytes,
+            client=options.client,
+            roots=options.roots,
         )
         doc = self._documents.setdefault(location, parse_source(fetched.content, fetched.location))
         self._documents.setdefault(fetched.location, doc)  # after a redirect, the final URL too

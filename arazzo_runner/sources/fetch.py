@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import os
+import stat
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from ..errors import SourceError
-from .locations import is_http, resolve_location
+from .locations import check_allowed, is_http, resolve_location
 
 if TYPE_CHECKING:  # httpx is imported lazily: local-only runs never pay for it
     import httpx
 
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = 10.0  # connect, and each read: the longest silence accepted
+DEFAULT_TOTAL_TIMEOUT = 60.0  # a whole fetch, redirects included: a server trickling bytes is cut off
 DEFAULT_MAX_BYTES = 64 * 2**20
 MAX_REDIRECTS = 5
 
@@ -54,12 +58,21 @@ def fetch_source(
     timeout: float = DEFAULT_TIMEOUT,
     max_bytes: int = DEFAULT_MAX_BYTES,
     client: httpx.Client | None = None,
+    roots: tuple[str, ...] | None = None,
+    total_timeout: float = DEFAULT_TOTAL_TIMEOUT,
 ) -> FetchedText:
-    """Read `url` (resolved against `base`, see `resolve_location`); any failure is a `SourceError`."""
+    """Read `url` (resolved against `base`, see `resolve_location`); any failure is a `SourceError`.
+
+    A local path outside `roots` is refused (see `locations.check_allowed`; None: no restriction).
+    Over http(s) no credentials or cookies are sent (a fresh client unless `client` is given), and
+    redirects are followed by hand to http(s) only.
+    """
     location = resolve_location(url, base)
+    check_allowed(location, roots, url, base)
     if is_http(location):
         try:
-            return _fetch_http(location, timeout, max_bytes, client)
+            deadline = time.monotonic() + total_timeout
+            return _fetch_http(location, timeout, max_bytes, client, deadline)
         except _Problem as problem:
             prefix = "" if url == problem.url else f"cannot read {url}: "
             raise SourceError(f"{prefix}GET {problem.url}: {problem.cause}", file=base) from None
@@ -72,10 +85,13 @@ def fetch_source(
 
 def _read_file(path: str, max_bytes: int) -> bytes:
     try:
+        # Checked before opening: opening a FIFO waits for a writer, and a device may never end.
+        if not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
+            raise _Problem(path, "not a regular file")
         with open(path, "rb") as handle:
             if os.fstat(handle.fileno()).st_size > max_bytes:
                 raise _Problem(path, _too_large(max_bytes))
-            content = handle.read(max_bytes + 1)  # a FIFO or /proc file reports no size
+            content = handle.read(max_bytes + 1)  # a /proc file reports no size
     except FileNotFoundError:
         raise _Problem(path, "file not found") from None
     except IsADirectoryError:
@@ -89,28 +105,59 @@ def _read_file(path: str, max_bytes: int) -> bytes:
     return content
 
 
-def _fetch_http(url: str, timeout: float, max_bytes: int, client: httpx.Client | None) -> FetchedText:
+def _fetch_http(
+    url: str, timeout: float, max_bytes: int, client: httpx.Client | None, deadline: float
+) -> FetchedText:
+    owned: list[httpx.Client] = []
+
+    def anonymous() -> httpx.Client:
+        fresh = _anonymous_client(timeout)
+        owned.append(fresh)
+        return fresh
+
+    try:
+        if client is None:
+            return _follow(anonymous(), None, url, timeout, max_bytes, deadline)
+        return _follow(client, anonymous, url, timeout, max_bytes, deadline)
+    finally:
+        for opened in owned:
+            opened.close()
+
+
+def _anonymous_client(timeout: float) -> httpx.Client:
+    """No auth, no default headers, and a cookie jar that stores nothing: a description is read
+    anonymously (httpx >= 0.24 never reads ~/.netrc by itself; proxy settings from the environment
+    still apply)."""
+    import http.cookiejar
+
     import httpx
 
-    own = client is None
-    active = httpx.Client(timeout=timeout) if client is None else client
-    try:
-        return _follow(active, url, timeout, max_bytes)
-    finally:
-        if own:
-            active.close()
+    fresh = httpx.Client(timeout=timeout)
+    fresh.cookies.jar.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+    return fresh
 
 
-def _follow(client: httpx.Client, url: str, timeout: float, max_bytes: int) -> FetchedText:
-    """GET `url`, following at most MAX_REDIRECTS redirects by hand so loops get a clear message."""
+def _follow(
+    client: httpx.Client,
+    anonymous: Callable[[], httpx.Client] | None,
+    url: str,
+    timeout: float,
+    max_bytes: int,
+    deadline: float,
+) -> FetchedText:
+    """GET `url`, following at most MAX_REDIRECTS redirects by hand so loops get a clear message.
+
+    A caller's `client` (with its headers and cookies) is used for its first origin only: after a
+    redirect to another origin the rest is fetched with a client from `anonymous`."""
     import httpx
 
     seen = {url}
+    origin = _origin(url)
     for _ in range(MAX_REDIRECTS + 1):
         try:
             with client.stream("GET", url, timeout=timeout, follow_redirects=False) as response:
                 if not response.is_redirect:
-                    return _accept(response, url, max_bytes)
+                    return _accept(response, url, max_bytes, deadline)
                 target = urljoin(url, response.headers["location"])
         except httpx.TimeoutException:
             raise _Problem(url, f"timed out after {timeout:g} s") from None
@@ -120,16 +167,25 @@ def _follow(client: httpx.Client, url: str, timeout: float, max_bytes: int) -> F
             raise _Problem(url, f"redirect loop (redirected back to {target})")
         if not is_http(target):
             raise _Problem(url, f"redirected to unsupported location {target}")
+        if time.monotonic() > deadline:
+            raise _Problem(url, "took too long (redirects included)")
+        if anonymous is not None and _origin(target) != origin:
+            client, anonymous = anonymous(), None
         seen.add(target)
         url = target
     raise _Problem(url, f"too many redirects (more than {MAX_REDIRECTS})")
 
 
-def _accept(response: httpx.Response, url: str, max_bytes: int) -> FetchedText:
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.hostname, parts.port
+
+
+def _accept(response: httpx.Response, url: str, max_bytes: int, deadline: float) -> FetchedText:
     if not response.is_success:
         raise _Problem(url, f"HTTP {response.status_code} {response.reason_phrase}".rstrip())
     declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
+    if declared.isascii() and declared.isdigit() and (len(declared) > 18 or int(declared) > max_bytes):
         raise _Problem(url, _too_large(max_bytes))
     chunks: list[bytes] = []
     total = 0
@@ -137,6 +193,8 @@ def _accept(response: httpx.Response, url: str, max_bytes: int) -> FetchedText:
         total += len(chunk)
         if total > max_bytes:
             raise _Problem(url, _too_large(max_bytes))
+        if time.monotonic() > deadline:
+            raise _Problem(url, f"still arriving after the total time limit ({total} bytes read)")
         chunks.append(chunk)
     media_type = response.headers.get("content-type", "").split(";")[0].strip() or None
     return FetchedText(b"".join(chunks), url, media_type)

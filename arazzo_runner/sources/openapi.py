@@ -12,7 +12,7 @@ from ..errors import ExpressionError
 from ..pointer import format_pointer, parse_pointer
 from .cache import FetchOptions, SourceCache
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
-from .locations import resolve_location
+from .locations import check_allowed, resolve_location
 from .model import DEFAULT_SERVER, Server, parse_servers
 from .operation import Operation
 from .parse import ParsedDoc
@@ -35,18 +35,21 @@ def load_openapi(
     timeout: float = DEFAULT_TIMEOUT,
     max_bytes: int = DEFAULT_MAX_BYTES,
     client: httpx.Client | None = None,
+    roots: tuple[str, ...] | None = None,
 ) -> OpenAPIDescription:
     """Fetch, parse and index the OpenAPI description at `url` (relative to `base`, see `fetch_source`).
 
     With a `cache`, a location already loaded in this run is returned as is. Every problem is a
-    `SourceError` naming the file (and line/column when known).
+    `SourceError` naming the file (and line/column when known). With `roots`, the description and
+    every file its `$ref`s reach must lie inside those folders (see `locations.allowed_roots`).
     """
     cache = SourceCache() if cache is None else cache
     location = resolve_location(url, base)
+    check_allowed(location, roots, url, base)
     known = cache.description(location)
     if known is not None:
         return known
-    options = FetchOptions(timeout=timeout, max_bytes=max_bytes, client=client)
+    options = FetchOptions(timeout=timeout, max_bytes=max_bytes, client=client, roots=roots)
     doc = cache.document(url, base, options)
     version = _check_openapi(doc)
     resolver = Resolver(cache, options, doc, v31=not version.startswith("3.0"))

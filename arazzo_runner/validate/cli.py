@@ -34,6 +34,13 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="do not fetch http(s) source descriptions (their checks are skipped with a warning)",
     )
+    parser.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder local sources may also be read from (repeatable)",
+    )
     parser.set_defaults(handler=run_validate)
     return parser
 
@@ -51,6 +58,7 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
             schema_only=getattr(args, "schema_only", False),
             strict=getattr(args, "strict", False),
             remote=not getattr(args, "offline", False),
+            allow_paths=getattr(args, "allow_path", []),
         )
         for file in args.files
     ]

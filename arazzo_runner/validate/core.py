@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ def validate_path(
     strict: bool = False,
     load_sources: bool = True,
     remote: bool = True,
+    allow_paths: Iterable[str | os.PathLike[str]] = (),
 ) -> Report:
     """Validate the Arazzo document at `path`. Never raises for document problems: a file that cannot be
     read or parsed is a report with `readable=False` and one `document-parse` finding."""
@@ -36,7 +38,13 @@ def validate_path(
         return _unreadable(exc, file, strict)
     location = str(Path(file).resolve())
     return validate_loaded(
-        loaded, location, schema_only=schema_only, strict=strict, load_sources=load_sources, remote=remote
+        loaded,
+        location,
+        schema_only=schema_only,
+        strict=strict,
+        load_sources=load_sources,
+        remote=remote,
+        allow_paths=allow_paths,
     )
 
 
@@ -68,6 +76,7 @@ def validate_loaded(
     load_sources: bool = True,
     remote: bool = True,
     workspace: Any = None,
+    allow_paths: Iterable[str | os.PathLike[str]] = (),
 ) -> Report:
     document = workspace.document if workspace is not None else build_document(loaded.data)
     ck = Checker(loaded, document)
@@ -78,10 +87,12 @@ def validate_loaded(
             ck.report("document-shape", at, message)
         run_rules(ck)
         if load_sources:
+            from ..sources.locations import allowed_roots
             from ..workspace import Workspace
             from .sources import check_sources
 
-            space = workspace if workspace is not None else Workspace(loaded, document, location)
+            roots = allowed_roots(location, allow_paths)
+            space = workspace if workspace is not None else Workspace(loaded, document, location, roots=roots)
             check_sources(ck, space, remote=remote)
     return Report(loaded.file, _arrange(ck.findings), strict=strict)
 

@@ -14,6 +14,7 @@ from tests.servers.openai_compat import OpenAICompatServer
 
 TOOL_CALL = ROOT / "workflows" / "chat-completion-tool-call.arazzo.yaml"
 SCENARIOS = ROOT / "workflows" / "chat-completions-scenarios.arazzo.yaml"
+OPENAPI_DIR = ROOT / "openapi"  # the workflows read ../openapi/: outside their folder, so allowed explicitly
 SOURCE = "chatCompletionsApi"
 TOOL_RESULT = '{"location": "Sydney", "temperature_c": 19}'
 
@@ -32,12 +33,12 @@ def chat_server(request):
 
 @pytest.fixture(scope="module")
 def tool_call_doc():
-    return arazzo_runner.load(TOOL_CALL)
+    return arazzo_runner.load(TOOL_CALL, allow_paths=[OPENAPI_DIR])
 
 
 @pytest.fixture(scope="module")
 def scenarios_doc():
-    return arazzo_runner.load(SCENARIOS)
+    return arazzo_runner.load(SCENARIOS, allow_paths=[OPENAPI_DIR])
 
 
 def _run(doc, server, workflow=None, **inputs):

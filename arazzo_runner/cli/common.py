@@ -1,0 +1,96 @@
+"""Pieces every sub-command shares: exit codes, NAME=VALUE flags, document arguments, error printing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import ArazzoError, DocumentError, UsageError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_document(parser: argparse.ArgumentParser) -> None:
+    """The FILE argument and `--allow-path`, for every command that loads a document."""
+    parser.add_argument("file", help="the Arazzo document (YAML or JSON)")
+    add_allow_path(parser)
+
+
+def add_allow_path(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder local sources may also be read from (repeatable); by default only the "
+        "document's folder and the working directory",
+    )
+
+
+def load_document(args: argparse.Namespace) -> Any:
+    from ..api import load
+
+    return load(args.file, allow_paths=args.allow_path)
+
+
+def pairs(items: list[str], flag: str) -> dict[str, str]:
+    """`NAME=VALUE` flags into a dict; a malformed one is a usage error."""
+    found = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise UsageError(f"{flag} expects NAME=VALUE, got {item!r}")
+        found[name] = value
+    return found
+
+
+def read_json_or_file(value: str, flag: str) -> dict[str, Any]:
+    """A JSON object given inline, or the path of a JSON/YAML file holding one."""
+    text = value.strip()
+    if text.startswith(("{", "[")):
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"{flag} is not valid JSON: {exc}") from None
+    else:
+        from ..loader import load_path
+
+        if not Path(value).exists():
+            raise UsageError(f"{flag}: no such file {value!r} (give a JSON object or a JSON/YAML file)")
+        data = load_path(value).data
+    if not isinstance(data, dict):
+        raise UsageError(f"{flag} must be a JSON object (or a file containing one)")
+    return data
+
+
+def dump_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=_json_default)
+    sys.stdout.write("\n")
+
+
+def print_error(exc: ArazzoError) -> None:
+    prefix = "" if isinstance(exc, DocumentError) else "error: "
+    print(f"{prefix}{exc}", file=sys.stderr)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be greater than 0")
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)

@@ -1,0 +1,86 @@
+"""The HTTP-related flags of `arazzo run`: --auth, --input-file, --validate-requests, --validate-responses."""
+
+from __future__ import annotations
+
+import argparse
+import mimetypes
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+
+POLICIES = ("off", "warn", "error")
+
+
+def add_run_flags(run: argparse.ArgumentParser) -> None:
+    run.add_argument(
+        "--auth",
+        action="append",
+        default=[],
+        metavar="SCHEME[.FIELD]=VALUE",
+        help="credential for a security scheme (repeatable; see `arazzo auth FILE` for names and variables)",
+    )
+    run.add_argument(
+        "--input-file",
+        action="append",
+        default=[],
+        metavar="KEY=PATH",
+        help="an input read from a file, as a data: URL (for file uploads; repeatable)",
+    )
+    for kind in ("requests", "responses"):
+        run.add_argument(
+            f"--validate-{kind}",
+            choices=POLICIES,
+            default="off",
+            help=f"check {kind} against the OpenAPI description: warn, or fail the step (default off)",
+        )
+
+
+def run_options(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
+    """RunOptions members from the flags; every --auth value is a secret of the run from the start."""
+    auth = {}
+    for item in args.auth:
+        name, sep, value = item.partition("=")
+        if not sep or not name or not value:
+            raise UsageError(f"--auth expects SCHEME=VALUE or SCHEME.FIELD=VALUE, got {name or item!r}=...")
+        auth[name] = value
+    if auth:
+        _check_scheme_names(auth, workspace)
+    return {
+        "auth": auth,
+        "secrets": {v for k, v in auth.items() if not k.endswith(".client_auth")},
+        "validate_requests": args.validate_requests,
+        "validate_responses": args.validate_responses,
+    }
+
+
+def file_inputs(args: argparse.Namespace) -> dict[str, str]:
+    """`--input-file KEY=PATH`: the file as a data: URL carrying its media type and file name."""
+    from ..http.multipart import data_url
+
+    inputs = {}
+    for item in args.input_file:
+        key, sep, path = item.partition("=")
+        if not sep or not key or not path:
+            raise UsageError(f"--input-file expects KEY=PATH, got {item!r}")
+        file = Path(path)
+        if not file.is_file():
+            raise UsageError(f"--input-file {key}: no such file {path!r}")
+        media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        inputs[key] = data_url(file.read_bytes(), media_type, file.name)
+    return inputs
+
+
+def _check_scheme_names(auth: dict[str, str], workspace: Any) -> None:
+    from ..http.auth_listing import describe_security
+    from ..http.credentials import FIELDS
+
+    known = {s["name"] for entry in describe_security(workspace) for s in entry["schemes"]}
+    for key in auth:
+        name, _, field = key.rpartition(".")
+        if key in known or (name in known and field in FIELDS):
+            continue
+        listed = ", ".join(sorted(known)) or "none"
+        raise UsageError(
+            f"--auth {key}=...: no security scheme named so (schemes: {listed}; fields: {', '.join(FIELDS)})"
+        )

@@ -1,0 +1,160 @@
+"""`arazzo run FILE`: validate, gather inputs and options, run, print, exit 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import UsageError
+from .common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_document,
+    dump_json,
+    load_document,
+    pairs,
+    positive_float,
+    positive_int,
+    read_json_or_file,
+)
+from .http_flags import add_run_flags, file_inputs, run_options
+
+
+def register(commands: Any) -> None:
+    run = commands.add_parser("run", help="run workflows of an Arazzo document")
+    add_document(run)
+    run.add_argument(
+        "--workflow",
+        "-w",
+        action="append",
+        dest="workflows",
+        metavar="ID",
+        help="workflow to run (repeatable; default: every workflow in document order)",
+    )
+    run.add_argument("--inputs", metavar="JSON|PATH", help="inputs as a JSON object or a JSON/YAML file")
+    run.add_argument(
+        "--input",
+        "-i",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one input, coerced to the type its schema declares (repeatable)",
+    )
+    run.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="base URL for the source description NAME (repeatable)",
+    )
+    run.add_argument(
+        "--server-var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="value of an OpenAPI server variable, NAME or SOURCE.NAME (repeatable)",
+    )
+    run.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
+    run.add_argument(
+        "--max-steps",
+        type=positive_int,
+        default=1000,
+        metavar="N",
+        help="stop after N step executions, a guard against goto loops (default 1000)",
+    )
+    run.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=30.0,
+        metavar="SECONDS",
+        help="timeout of each HTTP exchange (default 30)",
+    )
+    add_run_flags(run)
+    run.set_defaults(handler=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from ..api import run
+    from ..executor.options import RunOptions
+    from ..report.console import ConsoleReporter
+
+    workspace = load_document(args)
+    if refuse_invalid(workspace):
+        return EXIT_USAGE
+    inputs = {**gather_inputs(args, workspace), **file_inputs(args)}
+    servers = pairs(args.server, "--server")
+    check_source_names(servers, workspace)
+    reporter = ConsoleReporter(sys.stdout) if args.format == "text" else None
+    options = RunOptions(
+        servers=servers,
+        server_variables=pairs(args.server_var, "--server-var"),
+        timeout=args.timeout,
+        max_steps=args.max_steps,
+        on_event=reporter.on_event if reporter else None,
+        **run_options(args, workspace),
+    )
+    result = run(workspace, args.workflows, inputs, options=options)
+    if reporter:
+        reporter.summary(result)
+    else:
+        dump_json(result.to_dict())
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def refuse_invalid(workspace: Any) -> bool:
+    """`arazzo run` validates first: a document with errors is refused (its findings on stderr)."""
+    from ..validate import errors_for_run
+    from ..validate.format import format_findings
+
+    errors = errors_for_run(workspace)
+    if errors:
+        sys.stderr.write(format_findings(errors))
+        print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
+    return bool(errors)
+
+
+def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
+    """`--inputs` then `--input KEY=VALUE` (coerced to the type the inputs schema declares)."""
+    from ..executor.inputs import coerce_cli_value, input_schema_for
+
+    inputs: dict[str, Any] = {}
+    if args.inputs:
+        inputs.update(read_json_or_file(args.inputs, "--inputs"))
+    document = workspace.document
+    workflows = [document.workflow(w) for w in (args.workflows or [])] or document.workflows
+    for item in args.input:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--input expects KEY=VALUE, got {item!r}")
+        schemas = (input_schema_for(w.inputs, key, document.raw) for w in workflows if w)
+        inputs[key] = coerce_cli_value(text, next((s for s in schemas if s), {}))
+    return inputs
+
+
+def check_source_names(servers: dict[str, str], workspace: Any) -> None:
+    """`--server NAME=URL` must name a source description (of this document or of an arazzo source)
+    and give an absolute http(s) URL."""
+    for name, url in servers.items():
+        if not url.lower().startswith(("http://", "https://")):
+            raise UsageError(f"--server {name}={url}: expected an absolute http:// or https:// URL")
+    if not servers:
+        return
+    known: list[str] = []
+    pending, seen = [workspace], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for entry in current.document.sources:
+            known.append(entry.name)
+            if entry.type == "arazzo":
+                pending.append(current.source(entry.name))
+    for name in servers:
+        if name not in known:
+            names = ", ".join(dict.fromkeys(known)) or "none"
+            raise UsageError(f"--server {name}=...: no source description named '{name}' (sources: {names})")

@@ -1,0 +1,111 @@
+"""OAuth2 client credentials (RFC 6749 section 4.4): fetch an access token, cache it for the run.
+
+Tokens are cached per run by (token URL, client id, scope set) and fetched again once expired
+(`expires_in` less a margin of a tenth of the lifetime, at most 30 s; no `expires_in`: kept for the
+run). The client authenticates with HTTP Basic (`client_auth: basic`, the default, RFC 6749 2.3.1) or
+with `client_id`/`client_secret` in the form body (`client_auth: post`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote_plus, urlencode
+
+
+class TokenError(Exception):
+    """The token endpoint could not give a token; the message never holds a credential."""
+
+
+@dataclass
+class _Token:
+    value: str
+    expires_at: float | None  # clock time; None: never within the run
+
+
+@dataclass
+class TokenCache:
+    """One per run (held by the run's HTTP session)."""
+
+    clock: Callable[[], float] = time.monotonic
+    _tokens: dict[tuple[str, str, frozenset[str]], _Token] = field(default_factory=dict)
+    _locks: dict[tuple[str, str, frozenset[str]], asyncio.Lock] = field(default_factory=dict)
+    fetches: int = 0  # tokens fetched by this run (for tests and reports)
+
+    async def token(
+        self,
+        client: Any,
+        token_url: str,
+        fields: dict[str, str],
+        scopes: list[str],
+        timeout: float | None,
+    ) -> str:
+        key = (token_url, fields["client_id"], frozenset(scopes))
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:  # concurrent steps share one fetch
+            cached = self._tokens.get(key)
+            if cached is not None and (cached.expires_at is None or self.clock() < cached.expires_at):
+                return cached.value
+            token = await self._fetch(client, token_url, fields, scopes, timeout)
+            self._tokens[key] = token
+            return token.value
+
+    async def _fetch(
+        self, client: Any, token_url: str, fields: dict[str, str], scopes: list[str], timeout: float | None
+    ) -> _Token:
+        import httpx
+
+        form = {"grant_type": "client_credentials"}
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+        if fields.get("client_auth", "basic").lower() == "post":
+            form.update(client_id=fields["client_id"], client_secret=fields["client_secret"])
+        else:
+            pair = f"{quote_plus(fields['client_id'])}:{quote_plus(fields['client_secret'])}"
+            headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+        started = self.clock()
+        try:
+            response = await client.post(
+                token_url,
+                content=urlencode(form),
+                headers=headers,
+                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+            )
+        except httpx.HTTPError as exc:
+            from .transport import describe_error
+
+            raise TokenError(f"token request to {token_url} failed: {describe_error(exc, timeout)}") from None
+        self.fetches += 1
+        return _token_from(response, token_url, started)
+
+
+def _token_from(response: Any, token_url: str, started: float) -> _Token:
+    try:
+        data = json.loads(response.content or b"null")
+    except ValueError:
+        data = None
+    if response.status_code >= 400 or not isinstance(data, dict) or not data.get("access_token"):
+        raise TokenError(f"token request to {token_url} failed: {_explain(response.status_code, data)}")
+    lifetime = data.get("expires_in")
+    expires_at = None
+    if isinstance(lifetime, (int, float)) and not isinstance(lifetime, bool):
+        expires_at = started + lifetime - min(30.0, lifetime / 10)
+    return _Token(str(data["access_token"]), expires_at)
+
+
+def _explain(status: int, data: Any) -> str:
+    # Only the standard error fields (RFC 6749 5.2) are shown: a body could echo what was sent.
+    if isinstance(data, dict) and isinstance(data.get("error"), str):
+        detail = data["error"]
+        if isinstance(data.get("error_description"), str):
+            detail += f": {data['error_description']}"
+        return f"HTTP {status} ({detail})"
+    if status < 400:
+        return f"HTTP {status} without an access_token in a JSON body"
+    return f"HTTP {status}"

@@ -1,0 +1,213 @@
+"""openapi-core adapter: request parameters/body and response headers/body against one operation.
+
+Imported only when validation is switched on (openapi-core is an optional extra: `[validation]`).
+Each operation is validated through a one-operation description built from the loaded (already
+`$ref`-resolved) operation plus the description's `components` (for references left in place, e.g.
+cyclic schemas), served at a placeholder host; the request's path template and path values are given,
+so `--server` overrides and server variables never affect matching. Security is not checked here (the
+engine applies credentials itself, see `security.py`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from .body import base_type, is_json
+from .transport import Response
+
+_HOST = "http://arazzo.invalid"
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+def _require() -> None:
+    try:
+        import openapi_core  # noqa: F401
+    except ImportError:
+        raise ValueError(
+            "request/response validation needs openapi-core: pip install 'arazzo-runner[validation]'"
+        ) from None
+
+
+@dataclass
+class _Request:
+    host_url: str
+    path: str
+    path_pattern: str
+    method: str
+    parameters: Any
+    body: bytes | None
+    content_type: str = ""
+
+
+@dataclass
+class _Response:
+    status_code: int
+    content_type: str
+    headers: Any
+    data: bytes | None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def check_request(cache: dict, description: Any, operation: Any, request: Any) -> list[str]:
+    if operation.method not in _METHODS:
+        return []
+    _require()
+    validators = _validators(cache, description, operation)
+    findings = []
+    for validator in (validators["parameters"], validators["body"]):
+        findings.extend(describe(exc) for exc in validator.iter_errors(_core_request(operation, request)))
+    return findings
+
+
+def check_response(
+    cache: dict, description: Any, operation: Any, request: Any, response: Response
+) -> list[str]:
+    if operation.method not in _METHODS:
+        return []
+    _require()
+    from werkzeug.datastructures import Headers
+
+    validators = _validators(cache, description, operation)
+    core_response = _Response(
+        response.status_code,
+        (response.content_type or "").lower(),
+        Headers(list(response.headers.items())),
+        response.content,
+    )
+    errors = validators["response"].iter_errors(_core_request(operation, request), core_response)
+    return [describe(exc) for exc in errors]
+
+
+def _validators(cache: dict, description: Any, operation: Any) -> dict[str, Any]:
+    key = (id(description), operation.pointer)
+    if key not in cache:
+        from jsonschema_path import SchemaPath
+
+        spec = SchemaPath.from_dict(_one_operation(description, operation), base_uri=_base_uri(description))
+        classes = _classes(description.version)
+        extra = _json_deserializers(operation)
+        cache[key] = {name: cls(spec, extra_media_type_deserializers=extra) for name, cls in classes.items()}
+    return cache[key]
+
+
+def _json_deserializers(operation: Any) -> dict[str, Any]:
+    """openapi-core reads only a few JSON media types as JSON; every `+json` type of the operation is."""
+    responses = [r for r in operation.responses.values() if isinstance(r, dict)]
+    holders = [operation.request_body or {}, *responses]
+    types = {base_type(str(t)) for h in holders if isinstance(h.get("content"), dict) for t in h["content"]}
+    return {t: _json_loads for t in types if is_json(t)}
+
+
+def _json_loads(value: bytes | str) -> Any:
+    return json.loads(value)
+
+
+def _classes(version: str) -> dict[str, type]:
+    from openapi_core.validation.request import validators as request_validators
+    from openapi_core.validation.response import validators as response_validators
+
+    prefix = "V30" if version.startswith("3.0") else "V31"
+    if version.startswith("3.2") and hasattr(request_validators, "V32RequestBodyValidator"):
+        prefix = "V32"
+    return {
+        "parameters": getattr(request_validators, f"{prefix}RequestParametersValidator"),
+        "body": getattr(request_validators, f"{prefix}RequestBodyValidator"),
+        "response": getattr(response_validators, f"{prefix}ResponseValidator"),
+    }
+
+
+def _one_operation(description: Any, operation: Any) -> dict[str, Any]:
+    body: dict[str, Any] = {"responses": operation.responses or {"default": {"description": "any"}}}
+    params = [_parameter(p) for p in operation.parameters if p.in_ in ("path", "query", "header", "cookie")]
+    if params:
+        body["parameters"] = params
+    if operation.request_body:
+        body["requestBody"] = operation.request_body
+    components = description.data.get("components")
+    return {
+        "openapi": description.version,
+        "info": {"title": "operation", "version": "1"},
+        "servers": [{"url": _HOST}],
+        "paths": {operation.path: {operation.method: body}},
+        "components": components if isinstance(components, dict) else {},
+    }
+
+
+def _parameter(spec: Any) -> dict[str, Any]:
+    param: dict[str, Any] = {"name": spec.name, "in": spec.in_, "required": spec.required}
+    if spec.content:
+        param["content"] = spec.content
+        return param
+    param.update(style=spec.style, explode=spec.explode, allowReserved=spec.allow_reserved)
+    param["schema"] = spec.schema if spec.schema is not None else {}
+    return param
+
+
+def _base_uri(description: Any) -> str:
+    location = str(getattr(description, "location", "") or "")
+    if location.startswith(("http://", "https://", "file:")) or not location:
+        return location
+    from pathlib import Path
+
+    return Path(location).resolve().as_uri()
+
+
+def _core_request(operation: Any, request: Any) -> _Request:
+    from openapi_core.datatypes import RequestParameters
+    from werkzeug.datastructures import Headers, ImmutableMultiDict
+
+    parts = urlsplit(request.url)
+    headers = Headers(list(request.headers))
+    parameters = RequestParameters(
+        query=ImmutableMultiDict(parse_qsl(parts.query, keep_blank_values=True)),
+        header=headers,
+        cookie=ImmutableMultiDict(_cookies(headers.get("cookie", ""))),
+        path=dict(getattr(request, "path_values", {}) or {}),
+    )
+    content_type = (headers.get("content-type") or "").lower()
+    return _Request(
+        _HOST, parts.path, operation.path, operation.method, parameters, request.content, content_type
+    )
+
+
+def _cookies(header: str) -> list[tuple[str, str]]:
+    pairs = []
+    for piece in header.split(";"):
+        name, sep, value = piece.strip().partition("=")
+        if sep and name:
+            pairs.append((name, unquote(value)))
+    return pairs
+
+
+def describe(exc: BaseException) -> str:
+    """One line for an openapi-core finding: what is wrong and where, from the schema errors."""
+    cause = exc.__cause__ or exc.__context__
+    errors = getattr(cause, "schema_errors", None) or getattr(exc, "schema_errors", None)
+    head = _head(exc, cause)
+    if errors:
+        details = "; ".join(f"{e.message}{_at(e)}" for e in list(errors)[:5])
+        return f"{head}: {details}"
+    if cause is not None and type(cause).__name__ == "CastError":
+        return f"{head}: {getattr(cause, 'value', '')!r} is not a valid {getattr(cause, 'type', 'value')}"
+    if cause is not None and str(cause) and str(cause) not in str(exc):
+        return f"{head}: {cause}"
+    return head
+
+
+def _head(exc: BaseException, cause: BaseException | None) -> str:
+    name = type(exc).__name__
+    if not name.startswith("Missing") and hasattr(exc, "location") and hasattr(exc, "name"):
+        return f"{exc.location} parameter '{exc.name}'"
+    if name in ("InvalidRequestBody", "RequestBodyValidationError"):
+        return "body" if getattr(cause, "schema_errors", None) else str(exc) or "body"
+    if name in ("InvalidData", "DataValidationError"):
+        return "body" if getattr(cause, "schema_errors", None) else str(exc) or "body"
+    return str(exc) or name
+
+
+def _at(error: Any) -> str:
+    path = "/".join(str(p) for p in getattr(error, "absolute_path", ()))
+    return f" (at /{path})" if path else ""

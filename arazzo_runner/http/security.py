@@ -1,0 +1,188 @@
+"""Applying an operation's security requirements to its request.
+
+The effective requirements are the operation's `security`, else the description's (`[]` or absent: none).
+The first requirement whose schemes all have credentials (or are already set by the step itself: a
+header/query/cookie parameter of an apiKey's name, an `Authorization` header) is applied; `{}` is the
+anonymous alternative. When none can be met, the request goes out without credentials and the step gets a
+warning naming the environment variables to set. Credentials come from `credentials.Credentials`; every
+value used is added to the run's secrets, and no message here ever contains one.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin
+
+from .credentials import Credentials, env_names, scheme_kind
+from .oauth import TokenCache, TokenError
+from .request import ParamValue
+
+Schemes = dict[str, dict[str, Any]]
+
+
+class SecurityError(Exception):
+    """Credentials were available but could not be turned into a request (e.g. a token fetch failed)."""
+
+
+@dataclass
+class HttpSession:
+    """Per-run HTTP state: the secrets seen, the OAuth2 token cache, prepared validators."""
+
+    secrets: set[str] = field(default_factory=set)
+    tokens: TokenCache = field(default_factory=TokenCache)
+    validators: dict[Any, Any] = field(default_factory=dict)
+
+    def secret(self, *values: Any) -> None:
+        self.secrets.update(v for v in values if isinstance(v, str) and v)
+
+
+@dataclass
+class _Use:
+    name: str
+    scheme: dict[str, Any]
+    scopes: list[str]
+    fields: dict[str, str] | None  # None: the step sets this credential itself
+
+
+async def apply_security(
+    *,
+    operation: Any,
+    schemes: dict[str, dict[str, Any]],
+    params: list[ParamValue],
+    credentials: Credentials,
+    session: HttpSession,
+    client: Any,
+    base_url: str,
+    timeout: float | None,
+) -> tuple[list[ParamValue], list[str]]:
+    """Parameters carrying the credentials to add to `params`, and warnings."""
+    _record_step_credentials(schemes, params, session)
+    requirements = [r for r in operation.security or [] if isinstance(r, dict)]
+    if not requirements:
+        return [], []
+    for requirement in requirements:
+        uses = _satisfy(requirement, schemes, params, credentials)
+        if uses is not None:
+            added = []
+            for use in uses:
+                added.extend(await _credential_params(use, session, client, base_url, timeout))
+            return added, []
+    return [], [_missing_warning(requirements[0], schemes)]
+
+
+def _satisfy(
+    requirement: dict[str, Any], schemes: Schemes, params: list[ParamValue], creds: Credentials
+) -> list[_Use] | None:
+    uses = []
+    for name, scopes in requirement.items():
+        scheme = schemes.get(name)
+        if not isinstance(scheme, dict):
+            return None
+        scope_list = [str(s) for s in scopes] if isinstance(scopes, list) else []
+        if _set_by_step(scheme, params):
+            uses.append(_Use(name, scheme, scope_list, None))
+            continue
+        fields = creds.fields(name, scheme)
+        no_flow = scheme_kind(scheme) == "oauth2" and "token" not in (fields or {}) and not _token_url(scheme)
+        if fields is None or no_flow:  # client id/secret without a clientCredentials flow: unusable
+            return None
+        uses.append(_Use(name, scheme, scope_list, fields))
+    return uses
+
+
+def _set_by_step(scheme: dict[str, Any], params: list[ParamValue]) -> bool:
+    return any(_carries(scheme, p) for p in params)
+
+
+def _carries(scheme: dict[str, Any], param: ParamValue) -> bool:
+    """Whether a step parameter is where `scheme` puts its credential."""
+    if scheme.get("type") == "apiKey":
+        name, where = str(scheme.get("name", "")), scheme.get("in", "header")
+        if param.in_ != where:
+            return False
+        return param.name.lower() == name.lower() if where == "header" else param.name == name
+    return param.in_ == "header" and param.name.lower() == "authorization"
+
+
+def _record_step_credentials(schemes: Schemes, params: list[ParamValue], session: HttpSession) -> None:
+    # Credentials a step sets itself (`Authorization: Bearer {$inputs.token}`) are secrets as well.
+    for param in params:
+        if isinstance(param.value, str) and (
+            (param.in_ == "header" and param.name.lower() == "authorization")
+            or any(isinstance(s, dict) and _carries(s, param) for s in schemes.values())
+        ):
+            session.secret(param.value, param.value.partition(" ")[2])
+
+
+async def _credential_params(
+    use: _Use, session: HttpSession, client: Any, base_url: str, timeout: float | None
+) -> list[ParamValue]:
+    if use.fields is None:
+        return []
+    session.secret(*(v for k, v in use.fields.items() if k != "client_auth"))
+    kind = scheme_kind(use.scheme)
+    if kind == "apiKey":
+        where = use.scheme.get("in", "header")
+        return [ParamValue(str(use.scheme.get("name")), where, use.fields["api_key"])]
+    if kind == "basic":
+        pair = f"{use.fields['username']}:{use.fields['password']}".encode()
+        encoded = base64.b64encode(pair).decode("ascii")
+        session.secret(encoded)
+        return [_authorization("Basic", encoded, session)]
+    token = use.fields.get("token")
+    if token is None:
+        token = await _client_credentials(use, session, client, base_url, timeout)
+    if kind == "http":
+        return [_authorization(str(use.scheme.get("scheme", "Bearer")), token, session)]
+    return [_authorization("Bearer", token, session)]
+
+
+def _authorization(kind: str, credential: str, session: HttpSession) -> ParamValue:
+    value = f"{kind} {credential}"
+    session.secret(credential, value)
+    return ParamValue("Authorization", "header", value)
+
+
+async def _client_credentials(
+    use: _Use, session: HttpSession, client: Any, base_url: str, timeout: float | None
+) -> str:
+    token_url = urljoin(base_url, _token_url(use.scheme) or "")  # relative: against the server URL
+    assert use.fields is not None
+    try:
+        token = await session.tokens.token(client, token_url, use.fields, use.scopes, timeout)
+    except TokenError as exc:
+        raise SecurityError(f"security scheme '{use.name}': {_redact(str(exc), session.secrets)}") from None
+    session.secret(token)
+    return token
+
+
+def _token_url(scheme: dict[str, Any]) -> str | None:
+    flows = scheme.get("flows")
+    flow = flows.get("clientCredentials") if isinstance(flows, dict) else None
+    url = flow.get("tokenUrl") if isinstance(flow, dict) else None
+    return url if isinstance(url, str) and url else None
+
+
+def _missing_warning(requirement: dict[str, Any], schemes: dict[str, dict[str, Any]]) -> str:
+    hints = []
+    for name in requirement:
+        scheme = schemes.get(name)
+        if not isinstance(scheme, dict):
+            hints.append(f"'{name}' is not a security scheme of the description")
+            continue
+        options = [" and ".join(group) for group in env_names(name, scheme)]
+        if not options:
+            hints.append(f"'{name}' ({scheme.get('type')}) is not supported by this engine")
+        else:
+            hints.append(f"for '{name}' set {' or '.join(options)} (or --auth {name}=...)")
+    names = ", ".join(requirement) or "none"
+    return f"no credentials for the operation's security ({names}); sent without them: " + "; ".join(hints)
+
+
+def _redact(text: str, secrets: set[str]) -> str:
+    for secret in sorted(secrets, key=len, reverse=True):
+        if len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text

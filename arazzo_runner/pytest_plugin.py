@@ -1,0 +1,175 @@
+"""pytest plugin: Arazzo documents as test files, one test item per workflow.
+
+Collected files: `*.arazzo.yaml`, `*.arazzo.yml`, `*.arazzo.json` under the paths pytest collects (or the
+globs of the `arazzo_files` ini option). Inputs and servers come, later winning, from:
+
+- ini options `arazzo_inputs` (a JSON object or a JSON/YAML file) and `arazzo_servers` (lines NAME=URL);
+- command-line options `--arazzo-inputs JSON|PATH`, `--arazzo-input KEY=VALUE`, `--arazzo-server NAME=URL`;
+- the fixtures `arazzo_inputs` and `arazzo_servers`, which a conftest.py may override (they receive
+  `request`; `request.node.workflow_id` tells which workflow asks).
+
+A failed workflow fails its test with the failing step, its error and failed criteria.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DEFAULT_PATTERNS = ("*.arazzo.yaml", "*.arazzo.yml", "*.arazzo.json")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("arazzo", "Arazzo workflows as tests")
+    group.addoption("--arazzo-inputs", metavar="JSON|PATH", help="inputs for every collected workflow")
+    group.addoption(
+        "--arazzo-input", action="append", default=[], metavar="KEY=VALUE", help="one input (repeatable)"
+    )
+    group.addoption(
+        "--arazzo-server", action="append", default=[], metavar="NAME=URL", help="base URL of a source"
+    )
+    group.addoption("--arazzo-timeout", type=float, default=30.0, metavar="SECONDS", help="HTTP timeout")
+    parser.addini("arazzo_files", "glob patterns of Arazzo documents to collect", type="args")
+    parser.addini("arazzo_inputs", "inputs: a JSON object or a JSON/YAML file")
+    parser.addini("arazzo_servers", "source base URLs, one NAME=URL per line", type="linelist")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    patterns = parent.config.getini("arazzo_files") or DEFAULT_PATTERNS
+    if any(fnmatch.fnmatch(file_path.name, p) or fnmatch.fnmatch(str(file_path), p) for p in patterns):
+        return ArazzoFile.from_parent(parent, path=file_path)
+    return None
+
+
+class ArazzoFile(pytest.File):
+    def collect(self) -> Any:
+        from .api import load
+        from .errors import ArazzoError
+
+        try:
+            workspace = load(self.path)
+        except ArazzoError as exc:
+            raise self.CollectError(str(exc)) from None
+        for workflow in workspace.document.workflows:
+            item = ArazzoItem.from_parent(self, name=workflow.workflow_id, callobj=_runner(workspace))
+            item.workflow_id = workflow.workflow_id
+            item.workspace = workspace
+            yield item
+
+
+class ArazzoItem(pytest.Function):
+    """A workflow run as a test; fixtures `arazzo_inputs` and `arazzo_servers` feed it."""
+
+    workflow_id: str = ""
+    workspace: Any = None
+
+    def repr_failure(self, excinfo: Any) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, WorkflowFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, None, f"workflow {self.workflow_id}"
+
+
+class WorkflowFailed(AssertionError):
+    """A workflow that did not pass, explained step by step."""
+
+
+def _runner(workspace: Any) -> Any:
+    def run_workflow(request: pytest.FixtureRequest, arazzo_inputs: dict, arazzo_servers: dict) -> None:
+        from .api import run
+        from .errors import ArazzoError
+
+        item = request.node
+        timeout = request.config.getoption("arazzo_timeout")
+        try:
+            result = run(
+                workspace,
+                item.workflow_id,
+                dict(arazzo_inputs),
+                servers=dict(arazzo_servers),
+                timeout=timeout,
+            )
+        except ArazzoError as exc:  # invalid inputs, an unusable source or server: nothing was sent
+            raise WorkflowFailed(str(exc)) from None
+        if not result.ok:
+            raise WorkflowFailed(explain(result.to_dict()))
+
+    return run_workflow
+
+
+def explain(result: dict[str, Any]) -> str:
+    """A readable account of a failed run: every step with its status, then the error."""
+    lines = []
+    for workflow in result["workflows"]:
+        lines.append(f"workflow {workflow['workflowId']}: {workflow['status']}")
+        for step in workflow["steps"]:
+            status = f" HTTP {step['statusCode']}" if step.get("statusCode") is not None else ""
+            attempts = f" ({step['attempts']} attempts)" if step.get("attempts", 1) > 1 else ""
+            lines.append(f"  {step['status']:6} {step['stepId']}{status}{attempts}")
+            if step.get("error"):
+                lines.append(f"         {step['error']}")
+        if workflow.get("error"):
+            where = workflow["error"].get("stepId") or "workflow"
+            lines.append(f"  error at {where}: {workflow['error']['message']}")
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def arazzo_inputs(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Inputs for the workflow under test; override in conftest.py for per-workflow inputs."""
+    config = request.config
+    inputs: dict[str, Any] = {}
+    for source in (config.getini("arazzo_inputs"), config.getoption("arazzo_inputs")):
+        if source:
+            inputs.update(_read_inputs(source, config.rootpath))
+    for item in config.getoption("arazzo_input"):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise pytest.UsageError(f"--arazzo-input expects KEY=VALUE, got {item!r}")
+        inputs[key] = _coerce(request.node, key, value)
+    return inputs
+
+
+@pytest.fixture
+def arazzo_servers(request: pytest.FixtureRequest) -> dict[str, str]:
+    """Base URLs by source name; override in conftest.py (e.g. to point at a server fixture)."""
+    config = request.config
+    servers: dict[str, str] = {}
+    for line in [*config.getini("arazzo_servers"), *config.getoption("arazzo_server")]:
+        name, sep, url = line.partition("=")
+        if not sep:
+            raise pytest.UsageError(f"arazzo servers expect NAME=URL, got {line!r}")
+        servers[name.strip()] = url.strip()
+    return servers
+
+
+def _read_inputs(source: str, root: Path) -> dict[str, Any]:
+    text = source.strip()
+    if text.startswith("{"):
+        data = json.loads(text)
+    else:
+        from .loader import load_path
+
+        path = Path(text) if Path(text).is_absolute() else root / text
+        data = load_path(path).data
+    if not isinstance(data, dict):
+        raise pytest.UsageError("arazzo inputs must be a JSON object")
+    return data
+
+
+def _coerce(node: Any, key: str, value: str) -> Any:
+    """`--arazzo-input n=3` is coerced to the type the workflow's inputs schema declares for `n`."""
+    from .executor.inputs import coerce_cli_value, input_schema_for
+
+    workspace = getattr(node, "workspace", None)
+    if workspace is None:
+        return value
+    workflow = workspace.document.workflow(node.workflow_id)
+    schema = input_schema_for(workflow.inputs if workflow else None, key, workspace.document.raw)
+    return coerce_cli_value(value, schema)

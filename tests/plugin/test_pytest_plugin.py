@@ -1,0 +1,126 @@
+"""The pytest plugin: Arazzo documents collected as tests, one item per workflow, run for real."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+OPENAPI = """\
+openapi: 3.1.0
+info: {title: pets, version: '1'}
+paths:
+  /pets/{id}:
+    get:
+      operationId: getPet
+      parameters: [{name: id, in: path, required: true, schema: {type: integer}}]
+      responses: {'200': {description: ok}}
+"""
+
+ARAZZO = """\
+arazzo: 1.0.1
+info: {title: checks, version: '1'}
+sourceDescriptions: [{name: pets, url: ./pets.openapi.yaml, type: openapi}]
+workflows:
+  - workflowId: pet-exists
+    inputs: {type: object, required: [id], properties: {id: {type: integer}}}
+    steps:
+      - stepId: get
+        operationId: getPet
+        parameters: [{name: id, in: path, value: $inputs.id}]
+        successCriteria: [{condition: $statusCode == 200}, {condition: $response.body#/id == $inputs.id}]
+  - workflowId: pet-is-a-cat
+    inputs: {type: object, required: [id], properties: {id: {type: integer}}}
+    steps:
+      - stepId: get
+        operationId: getPet
+        parameters: [{name: id, in: path, value: $inputs.id}]
+        successCriteria: [{condition: $response.body#/kind == 'cat'}]
+"""
+
+CONFTEST = """\
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+
+class Pets(BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = json.dumps({"id": int(self.path.rsplit("/", 1)[1]), "kind": "dog"}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def pets_url():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Pets)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture
+def arazzo_servers(pets_url):
+    return {"pets": pets_url}
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    (pytester.path / "pets.openapi.yaml").write_text(OPENAPI)
+    (pytester.path / "checks.arazzo.yaml").write_text(ARAZZO)
+    pytester.makeconftest(CONFTEST)
+    return pytester
+
+
+def test_one_item_per_workflow_run_for_real(project: pytest.Pytester) -> None:
+    result = project.runpytest("-v", "--arazzo-input", "id=7")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*checks.arazzo.yaml::pet-exists PASSED*",
+            "*checks.arazzo.yaml::pet-is-a-cat FAILED*",
+            "*workflow pet-is-a-cat: failed*",
+            "*failed get HTTP 200*",
+            "*$response.body#/kind == 'cat': got 'dog'*",
+        ]
+    )
+
+
+def test_inputs_from_a_conftest_fixture_per_workflow(project: pytest.Pytester) -> None:
+    project.makeconftest(
+        CONFTEST
+        + textwrap.dedent(
+            """
+            @pytest.fixture
+            def arazzo_inputs(request):
+                return {"id": 3} if request.node.workflow_id == "pet-exists" else {"id": "x"}
+            """
+        )
+    )
+    result = project.runpytest("-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*invalid inputs for workflow 'pet-is-a-cat'*"])
+
+
+def test_inputs_and_servers_from_ini(project: pytest.Pytester) -> None:
+    project.makeini('[pytest]\narazzo_inputs = {"id": 5}\n')
+    result = project.runpytest("-v", "-k", "pet-exists")
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_a_broken_document_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    (pytester.path / "broken.arazzo.yaml").write_text("arazzo: 1.0.1\ninfo: {title: t\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*broken.arazzo.yaml:*"])

@@ -1,0 +1,133 @@
+"""Importing the package changes no process-wide state: no logging configuration (library users control
+logging), no warning filters, no recursion or integer-size limits, no signal handlers or excepthook.
+Checked twice: by importing every module in a fresh interpreter, and by reading every module's AST for
+calls that configure logging."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import arazzo_runner
+
+PACKAGE = Path(arazzo_runner.__file__).parent
+
+PROBE = textwrap.dedent(
+    """
+    import json, logging, pkgutil, importlib, signal, sys, warnings
+
+    def state():
+        root = logging.getLogger()
+        return {
+            "root_handlers": [type(h).__name__ for h in root.handlers],
+            "root_level": root.level,
+            "disabled": logging.root.manager.disable,
+            "warning_filters": len(warnings.filters),
+            "recursion_limit": sys.getrecursionlimit(),
+            "int_digits": sys.get_int_max_str_digits(),
+            "sigint": repr(signal.getsignal(signal.SIGINT)),
+            "excepthook": sys.excepthook is sys.__excepthook__,
+            "showwarning": warnings.showwarning is warnings._showwarning_orig
+            if hasattr(warnings, "_showwarning_orig") else repr(warnings.showwarning),
+        }
+
+    before = state()
+    import arazzo_runner
+    names = [m.name for m in pkgutil.walk_packages(arazzo_runner.__path__, "arazzo_runner.")]
+    imported = []
+    for name in names:
+        if name.endswith("__main__"):
+            continue  # running a module as a program is not importing it
+        importlib.import_module(name)
+        imported.append(name)
+    own = {
+        name: [type(h).__name__ for h in logger.handlers]
+        for name, logger in logging.root.manager.loggerDict.items()
+        if name.startswith("arazzo") and isinstance(logger, logging.Logger)
+    }
+    print(json.dumps({"before": before, "after": state(), "imported": imported, "own": own}))
+    """
+)
+
+
+def test_importing_every_module_leaves_logging_and_the_process_alone() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60, check=True
+    )
+    report = json.loads(done.stdout)
+    assert len(report["imported"]) > 50
+    assert report["after"] == report["before"]
+    assert report["after"]["root_handlers"] == []
+    assert report["after"]["root_level"] == 30  # WARNING, Python's default
+    for name, handlers in report["own"].items():
+        assert set(handlers) <= {"NullHandler"}, f"logger {name} has handlers {handlers}"
+    assert done.stderr == ""  # nothing printed, no warnings raised at import
+
+
+# -- the same, statically --------------------------------------------------------------------------
+
+CONFIGURING = {
+    "logging.basicConfig",
+    "logging.config.dictConfig",
+    "logging.config.fileConfig",
+    "logging.config.listen",
+    "logging.disable",
+    "logging.captureWarnings",
+    "logging.setLoggerClass",
+    "logging.root.addHandler",
+    "logging.root.setLevel",
+    "warnings.simplefilter",
+    "warnings.filterwarnings",
+    "sys.setrecursionlimit",
+    "sys.set_int_max_str_digits",
+    "signal.signal",
+}
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call) and _dotted(node.func) == "logging.getLogger" and not node.args:
+        return "logging.root"  # getLogger() with no name is the root logger
+    return "?"
+
+
+def configuring_calls(source: str) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _dotted(node.func)
+        handler = node.args[0] if node.args else None
+        null = isinstance(handler, ast.Call) and _dotted(handler.func) == "logging.NullHandler"
+        if name in CONFIGURING or (name.endswith(".addHandler") and not null):
+            found.append(f"line {node.lineno}: {name}(...)")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_configures_logging_or_global_state(path: Path) -> None:
+    assert configuring_calls(path.read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import logging\nlogging.basicConfig(level=10)", 1),
+        ("import logging\nlogging.getLogger().setLevel(10)", 1),
+        ("import logging\nlogging.getLogger('arazzo').addHandler(logging.StreamHandler())", 1),
+        ("import logging\nlogging.getLogger('arazzo').addHandler(logging.NullHandler())", 0),
+        ("import logging\nlog = logging.getLogger(__name__)\nlog.info('x')", 0),
+        ("import warnings\nwarnings.simplefilter('ignore')", 1),
+    ],
+)
+def test_the_static_check_itself(source: str, found: int) -> None:
+    assert len(configuring_calls(source)) == found

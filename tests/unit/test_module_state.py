@@ -1,0 +1,98 @@
+"""No module keeps per-run data: every module-level container (dict, list, set, deque, weak mapping,
+`lru_cache`/`cache` wrapper, ...) in the package is either a constant table or a documented cache of
+immutable parse results. A new one fails this test until it is listed here with its reason.
+
+(tests/e2e/test_concurrency.py also checks at run time that 200 concurrent runs leave every listed
+constant unchanged.)"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import importlib
+import pkgutil
+import weakref
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any
+
+import arazzo_runner
+
+MUTABLE = (
+    dict,
+    list,
+    set,
+    bytearray,
+    collections.deque,
+    weakref.WeakKeyDictionary,
+    weakref.WeakValueDictionary,
+)
+CACHE_WRAPPER = type(functools.lru_cache(maxsize=1)(lambda: None))
+
+# Caches: keyed by text, holding immutable results shared safely by every run (and every thread).
+CACHES = {
+    "arazzo_runner.expressions.parser.parse_expression": "expression text -> frozen AST node",
+    "arazzo_runner.expressions.parser._parse_prefix_cached": "(text, offset, stop) -> frozen AST node",
+    "arazzo_runner.expressions.template.parse_template": "template text -> frozen Template",
+    "arazzo_runner.query.compile_selector": "(type, version, text) -> immutable compiled query",
+    "arazzo_runner.criteria.jsonpath.compile_condition": "condition text -> compiled JSONPath condition",
+    "arazzo_runner.criteria.regex.compile_pattern": "pattern -> re.Pattern (immutable, thread-safe)",
+    "arazzo_runner.query.xpath._parse_xml": (
+        "XML text -> parsed tree, the last 8: keyed by the body itself, so runs with equal bodies share an "
+        "equal read-only tree; holds up to 8 response bodies after the runs end"
+    ),
+    "arazzo_runner.validate.schema.schema_document": "bundled schema version -> parsed schema (read-only)",
+    "arazzo_runner.validate.schema.validator": "bundled schema version -> jsonschema validator",
+    "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
+    "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
+}
+# Constant tables: filled at import, never written afterwards.
+CONSTANT_NAMES = {
+    "_ORDER", "_KEYWORDS", "_CLOSERS", "_PUNCTUATION", "_TWO_CHAR", "_ONE_CHAR", "_HINTS", "_LITERALS",
+    "_WORD_HINTS", "_MESSAGE_NODES", "_SIMPLE_NODES", "_ROOT_HANDLERS", "_NOT_YET", "_PART_NOUNS",
+    "_RESOLVERS", "_DEFAULT_STYLE", "_SPECIAL_FLOATS", "_BUILDERS", "SELECTOR_VERSIONS", "DEFAULT_VERSIONS",
+    "_SCALARS", "RULES", "_SYNTAX_RULES", "_LISTS", "_DELIMITER", "_CAMEL", "__all__",
+}  # fmt: skip
+
+
+def modules() -> Iterator[ModuleType]:
+    for info in pkgutil.walk_packages(arazzo_runner.__path__, "arazzo_runner."):
+        if not info.name.endswith("__main__"):
+            yield importlib.import_module(info.name)
+
+
+def module_state() -> dict[str, Any]:
+    """Every module-level container and cache wrapper defined in the package, by qualified name."""
+    found: dict[str, Any] = {}
+    for module in modules():
+        for name, value in vars(module).items():
+            if name.startswith("__") and name != "__all__":
+                continue
+            if isinstance(value, MUTABLE) or (
+                isinstance(value, CACHE_WRAPPER) and getattr(value, "__module__", None) == module.__name__
+            ):
+                found[f"{module.__name__}.{name}"] = value
+    return found
+
+
+def is_documented(qualified: str) -> bool:
+    return qualified in CACHES or qualified.rsplit(".", 1)[1] in CONSTANT_NAMES
+
+
+def test_every_module_level_container_is_a_constant_or_a_documented_cache() -> None:
+    undocumented = sorted(name for name in module_state() if not is_documented(name))
+    assert undocumented == [], "module-level mutable state: document it here or move it into a run"
+
+
+def test_every_cache_is_bounded_or_keyed_by_bundled_data() -> None:
+    state = module_state()
+    for name in CACHES:
+        cache = state.get(name)
+        if isinstance(cache, CACHE_WRAPPER) and cache.cache_parameters()["maxsize"] is None:
+            assert name.startswith("arazzo_runner.validate.schema."), f"{name} grows without bound"
+
+
+def test_constant_tables_hold_no_run_data() -> None:
+    for name, value in module_state().items():
+        if name.rsplit(".", 1)[1] in CONSTANT_NAMES and isinstance(value, dict):
+            assert len(value) < 200, name
