@@ -8,12 +8,21 @@ assert result.ok, result.to_dict()
 
 from __future__ import annotations
 
-from .api import arun, load, loads, run
+from .api import arun, load, loads, plan_requests, run
 from .errors import ArazzoError, DocumentError, ExpressionError, SourceError, UsageError
-from .executor.events import StepFinished, StepRetrying, StepStarted, WorkflowFinished, WorkflowStarted
+from .executor.events import (
+    RequestSent,
+    ResponseReceived,
+    StepFinished,
+    StepRetrying,
+    StepStarted,
+    WorkflowFinished,
+    WorkflowStarted,
+)
 from .executor.inputs import InputsError
 from .executor.options import RunOptions
 from .result import RunResult, StepResult, WorkflowResult
+from .secrets import Masker
 from .workspace import Workspace
 
 __version__ = "0.1.0"
@@ -23,6 +32,9 @@ __all__ = [
     "DocumentError",
     "ExpressionError",
     "InputsError",
+    "Masker",
+    "RequestSent",
+    "ResponseReceived",
     "RunOptions",
     "RunResult",
     "SourceError",
@@ -39,5 +51,6 @@ __all__ = [
     "arun",
     "load",
     "loads",
+    "plan_requests",
     "run",
 ]

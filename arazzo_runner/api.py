@@ -8,14 +8,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from .errors import UsageError
+from .executor.dry_run import PlannedRequest, Planner, offline_client
 from .executor.inputs import validate_inputs
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
 from .model import Workflow
-from .result import RunResult
+from .result import RunResult, WorkflowResult
 from .workspace import Workspace
 
 Source = Workspace | str | os.PathLike
+DEADLINE_GRACE = 1.0  # seconds past `RunOptions.deadline` before the whole run is cancelled
 
 
 def load(path: str | os.PathLike, *, allow_paths: Iterable[str | os.PathLike] = ()) -> Workspace:
@@ -77,16 +79,82 @@ async def arun(
 
         client = new_client(opts.timeout)
     try:
-        runner = Runner(opts, client, given)
+        runner = Runner(opts, client, given)  # the run's deadline starts now
         result = RunResult()
-        for workflow in selected:
-            result.workflows.append(
-                await runner.run_selected(workspace, workflow, per_workflow[workflow.workflow_id])
-            )
+        try:
+            run_all = _run_all(runner, workspace, selected, per_workflow, result)
+            await asyncio.wait_for(run_all, _backstop(runner.deadline.remaining()))
+        except asyncio.TimeoutError:  # only if the runner's own deadline checks did not end the run
+            _fail_unfinished(result, selected, runner.deadline.message)
         return result
     finally:
         if owned:
             await client.aclose()
+
+
+async def _run_all(
+    runner: Runner,
+    workspace: Workspace,
+    selected: list[Workflow],
+    inputs: dict[str, dict[str, Any]],
+    result: RunResult,
+) -> None:
+    for workflow in selected:
+        result.workflows.append(await runner.run_selected(workspace, workflow, inputs[workflow.workflow_id]))
+
+
+def _backstop(remaining: float | None) -> float | None:
+    """The run deadline plus a grace period: the runner stops itself at the deadline (failing the step in
+    flight with its cause); this outer timeout only guarantees the bound if something did not."""
+    return None if remaining is None else remaining + DEADLINE_GRACE
+
+
+def _fail_unfinished(result: RunResult, selected: list[Workflow], message: str) -> None:
+    """The workflows cut off by the backstop are reported failed (their steps so far are not known)."""
+    for workflow in selected[len(result.workflows) :]:
+        failed = WorkflowResult(workflow.workflow_id)
+        failed.fail("", message)
+        result.workflows.append(failed)
+
+
+def plan_requests(
+    source: Source,
+    workflows: str | Iterable[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    *,
+    options: RunOptions | None = None,
+    **option_values: Any,
+) -> list[PlannedRequest]:
+    """The requests a run would send down the linear path (each step assumed to pass), built by the
+    engine's own request code and never sent; see `executor/dry_run.py`. Raises like `run` on document
+    problems and invalid inputs."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(aplan_requests(source, workflows, inputs, options=options, **option_values))
+    raise UsageError("plan_requests() was called inside a running event loop; use `aplan_requests` there")
+
+
+async def aplan_requests(
+    source: Source,
+    workflows: str | Iterable[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    *,
+    options: RunOptions | None = None,
+    **option_values: Any,
+) -> list[PlannedRequest]:
+    workspace = source if isinstance(source, Workspace) else load(source)
+    opts = options or RunOptions(**option_values)
+    selected = select_workflows(workspace, workflows)
+    given = dict(inputs or {})
+    per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
+    preflight(workspace, selected, per_workflow, given, opts)
+    token_urls: list[str] = []
+    async with offline_client(token_urls) as client:
+        planner = Planner(opts, client, given, token_urls)
+        for workflow in selected:
+            await planner.workflow(workspace, workflow, per_workflow[workflow.workflow_id])
+    return planner.planned
 
 
 def select_workflows(workspace: Workspace, workflows: str | Iterable[str] | None) -> list[Workflow]:
@@ -122,23 +190,29 @@ def preflight(
 ) -> None:
     """Everything that can be checked before sending: inputs (also of the dependencies, which receive
     the run's inputs `given`), expressions, targets, sources and their base URLs."""
+    options = options or RunOptions()
     for workflow in selected:
-        _validate(workspace, workflow, inputs[workflow.workflow_id])
+        _validate(workspace, workflow, inputs[workflow.workflow_id], options.secrets)
     seen: set[tuple[int, str]] = set()
     for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options or RunOptions())
+        _check_reachable(workspace, workflow, seen, options)
     checked: set[tuple[int, str]] = set()
     for workflow in selected:
-        _check_dependency_inputs(workspace, workflow, given, checked)
+        _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
 
 
-def _validate(workspace: Workspace, workflow: Workflow, inputs: dict[str, Any]) -> None:
+def _validate(workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], secrets: set[str]) -> None:
     schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
-    validate_inputs(workflow.workflow_id, workflow.inputs, inputs, workspace.document.raw, schema_at)
+    document = workspace.document.raw
+    validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets)
 
 
 def _check_dependency_inputs(
-    workspace: Workspace, workflow: Workflow, given: dict[str, Any], checked: set[tuple[int, str]]
+    workspace: Workspace,
+    workflow: Workflow,
+    given: dict[str, Any],
+    checked: set[tuple[int, str]],
+    secrets: set[str],
 ) -> None:
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
@@ -146,8 +220,8 @@ def _check_dependency_inputs(
         if key in checked:
             continue
         checked.add(key)
-        _validate(target.workspace, target.workflow, dependency_inputs(target.workflow, given))
-        _check_dependency_inputs(target.workspace, target.workflow, given, checked)
+        _validate(target.workspace, target.workflow, dependency_inputs(target.workflow, given), secrets)
+        _check_dependency_inputs(target.workspace, target.workflow, given, checked, secrets)
 
 
 def _check_reachable(

@@ -84,21 +84,19 @@ def _runner(workspace: Any) -> Any:
     def run_workflow(request: pytest.FixtureRequest, arazzo_inputs: dict, arazzo_servers: dict) -> None:
         from .api import run
         from .errors import ArazzoError
+        from .executor.options import RunOptions
+        from .secrets import Masker
 
         item = request.node
         timeout = request.config.getoption("arazzo_timeout")
+        options = RunOptions(servers=dict(arazzo_servers), timeout=timeout)
+        masker = Masker.for_run(options, workspace)  # test reports end up in CI logs: masked like the CLI
         try:
-            result = run(
-                workspace,
-                item.workflow_id,
-                dict(arazzo_inputs),
-                servers=dict(arazzo_servers),
-                timeout=timeout,
-            )
+            result = run(workspace, item.workflow_id, dict(arazzo_inputs), options=options)
         except ArazzoError as exc:  # invalid inputs, an unusable source or server: nothing was sent
-            raise WorkflowFailed(str(exc)) from None
+            raise WorkflowFailed(masker.text(str(exc))) from None
         if not result.ok:
-            raise WorkflowFailed(explain(result.to_dict()))
+            raise WorkflowFailed(explain(masker.data(result.to_dict())))
 
     return run_workflow
 

@@ -17,7 +17,7 @@ from .common import EXIT_OK, EXIT_USAGE, print_error
 
 def build_parser() -> argparse.ArgumentParser:
     from ..validate.cli import add_validate_parser
-    from . import auth, demo, listing, run
+    from . import auth, demo, describe, graph, listing, run
 
     parser = argparse.ArgumentParser(prog="arazzo", description="Run and validate Arazzo workflows.")
     parser.add_argument("--version", action="version", version=f"arazzo {__version__}")
@@ -25,6 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.register(commands)
     add_validate_parser(commands)
     listing.register(commands)
+    describe.register(commands)
+    graph.register(commands)
     auth.register(commands)
     demo.register(commands)
     return parser

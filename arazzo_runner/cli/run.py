@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import Any
 
 from ..errors import UsageError
+from . import limit_flags
+from .batch import add_batch_flags, run_rows
 from .common import (
-    EXIT_FAILED,
-    EXIT_OK,
     EXIT_USAGE,
     add_document,
-    dump_json,
     load_document,
     pairs,
     positive_float,
@@ -20,6 +20,15 @@ from .common import (
     read_json_or_file,
 )
 from .http_flags import add_run_flags, file_inputs, run_options
+from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
+from .report_flags import (
+    add_report_flags,
+    attach_output,
+    check_report_flags,
+    finish_run,
+    masked_errors,
+    masker_for,
+)
 
 
 def register(commands: Any) -> None:
@@ -74,35 +83,58 @@ def register(commands: Any) -> None:
         help="timeout of each HTTP exchange (default 30)",
     )
     add_run_flags(run)
+    limit_flags.add_flags(run)
+    add_input_flags(run)
+    add_batch_flags(run)
+    add_report_flags(run)
     run.set_defaults(handler=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..api import run
-    from ..executor.options import RunOptions
-    from ..report.console import ConsoleReporter
+    from ..api import run, select_workflows
 
+    check_report_flags(args)
     workspace = load_document(args)
     if refuse_invalid(workspace):
         return EXIT_USAGE
-    inputs = {**gather_inputs(args, workspace), **file_inputs(args)}
+    selected = select_workflows(workspace, args.workflows)
+    env = load_environment(args)  # precedence: --input > --inputs > environment > .env > defaults
+    inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
+    inputs.update(file_inputs(args))
     servers = pairs(args.server, "--server")
     check_source_names(servers, workspace)
-    reporter = ConsoleReporter(sys.stdout) if args.format == "text" else None
+    setup = functools.partial(run_setup, args, workspace, servers, env)
+    if args.inputs_file:
+        return run_rows(args, workspace, selected, inputs, env, setup)
+    check_missing(env, workspace, selected, inputs)
+    reporter, options = setup(sys.stdout if args.format == "text" and not args.dry_run else None)
+    if args.dry_run:
+        from .dry_run import dry_run_command
+
+        return dry_run_command(args, workspace, inputs, options)
+    with masked_errors(masker_for(args, options, workspace)):
+        result = run(workspace, args.workflows, inputs, options=options)
+    return finish_run(args, workspace, options, reporter, result)
+
+
+def run_setup(
+    args: argparse.Namespace, workspace: Any, servers: dict[str, str], env: Environment, stream: Any
+) -> tuple[Any, Any]:
+    """The console reporter on `stream` (None: JSON output) and the options of one run; `--inputs-file`
+    calls it once per row."""
+    from ..executor.options import RunOptions
+
     options = RunOptions(
         servers=servers,
         server_variables=pairs(args.server_var, "--server-var"),
         timeout=args.timeout,
         max_steps=args.max_steps,
-        on_event=reporter.on_event if reporter else None,
+        environ=env.merged,  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* may come from .env too
         **run_options(args, workspace),
+        **limit_flags.options(args),
     )
-    result = run(workspace, args.workflows, inputs, options=options)
-    if reporter:
-        reporter.summary(result)
-    else:
-        dump_json(result.to_dict())
-    return EXIT_OK if result.ok else EXIT_FAILED
+    reporter = attach_output(args, workspace, options, stream)  # masked console, --verbose, progress
+    return reporter, options
 
 
 def refuse_invalid(workspace: Any) -> bool:

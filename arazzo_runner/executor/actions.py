@@ -10,12 +10,15 @@ from .plan import CompiledAction
 
 
 def find_action(
-    actions: list[CompiledAction], ctx: Context, retries: dict[str, int]
+    actions: list[CompiledAction], ctx: Context, retries: dict[str, int], *, retry_allowed: bool = True
 ) -> CompiledAction | None:
     """The first action whose criteria all pass; retry actions whose limit is used up are skipped, so
-    later failure actions are considered once retries are exhausted (as the spec requires)."""
+    later failure actions are considered once retries are exhausted (as the spec requires). Without
+    `retry_allowed` (a run bound was reached) every retry action counts as exhausted."""
     for action in actions:
-        if action.type == "retry" and retries.get(action.name, 0) >= action.retry_limit:
+        if action.type == "retry" and (
+            not retry_allowed or retries.get(action.name, 0) >= action.retry_limit
+        ):
             continue
         if all(c.check.evaluate(ctx).passed for c in action.criteria):
             return action

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..result import StepResult, WorkflowResult
+from ..result import Exchange, StepResult, WorkflowResult
 
 
 @dataclass(frozen=True)
@@ -44,5 +44,29 @@ class WorkflowFinished:
     depth: int
 
 
-Event = WorkflowStarted | StepStarted | StepRetrying | StepFinished | WorkflowFinished
+@dataclass(frozen=True)
+class RequestSent:
+    """A request of an operation step is about to go out (`exchange` has no response yet)."""
+
+    step_id: str
+    exchange: Exchange
+
+
+@dataclass(frozen=True)
+class ResponseReceived:
+    """The exchange of `RequestSent` is over: a response was read, or `exchange.error` says why not."""
+
+    step_id: str
+    exchange: Exchange
+
+
+Event = (
+    WorkflowStarted
+    | StepStarted
+    | StepRetrying
+    | StepFinished
+    | WorkflowFinished
+    | RequestSent
+    | ResponseReceived
+)
 EventHandler = Callable[[Event], None]

@@ -53,20 +53,61 @@ def apply_defaults(schema: Any, value: Any, document: dict) -> Any:
 
 
 def validate_inputs(
-    workflow_id: str, schema: dict | None, inputs: dict, document: dict, schema_at: str
+    workflow_id: str,
+    schema: dict | None,
+    inputs: dict,
+    document: dict,
+    schema_at: str,
+    secrets: set[str] | None = None,
 ) -> dict:
     """Return the inputs with defaults applied, or raise InputsError listing every problem.
 
     `schema_at` is the JSON pointer of the schema inside `document`, so that `#/components/inputs/x`
-    references resolve against the Arazzo document as the spec intends.
+    references resolve against the Arazzo document as the spec intends. Values the schema marks secret
+    join `secrets` first, so that even the message of an InputsError can be masked.
     """
     if not schema:
         return dict(inputs)
     filled = apply_defaults(schema, inputs, document)
+    if secrets is not None:
+        secrets.update(secret_values(schema, filled, document))
     problems = schema_problems(schema_at, filled, document)
     if problems:
         raise InputsError(workflow_id, problems)
     return filled
+
+
+def secret_values(schema: Any, value: Any, document: dict, depth: int = 0) -> list[str]:
+    """The string values under `format: password` or `writeOnly: true`, at any depth (properties, array
+    items, `allOf`/`anyOf`/`oneOf` branches). Only strings: a number is never masked by value."""
+    schema = resolve_schema(schema, document)
+    if not isinstance(schema, dict) or depth > 32:
+        return []
+    if schema.get("format") == "password" or schema.get("writeOnly") is True:
+        return _strings(value)
+    found: list[str] = []
+    for key in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(key) or []:
+            found.extend(secret_values(branch, value, document, depth + 1))
+    properties = schema.get("properties")
+    if isinstance(value, dict) and isinstance(properties, dict):
+        for name, sub in properties.items():
+            if name in value:
+                found.extend(secret_values(sub, value[name], document, depth + 1))
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for item in value:
+            found.extend(secret_values(schema["items"], item, document, depth + 1))
+    return found
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:

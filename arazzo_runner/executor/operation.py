@@ -22,7 +22,9 @@ from ..http.security import HttpSession, SecurityError, apply_security
 from ..http.transport import Response, TransportError, send
 from ..http.validation import redact, request_findings, response_findings
 from ..result import Exchange
+from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
+from .events import RequestSent, ResponseReceived
 from .payload import apply_replacements
 from .servers import ServerError, resolve_base_url
 from .values import strip_missing
@@ -61,25 +63,38 @@ async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, 
     session = http_session(runner)
     warnings: list[str] = []
     try:
-        request = await _prepare(runner, cstep, base, target, warnings)
+        # bounded by the deadline too: preparing may fetch an OAuth2 token
+        prepared = prepare_request(runner, cstep, base, target, warnings)
+        request = await asyncio.wait_for(prepared, runner.deadline.remaining())
         _check_request(runner, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
         return _redacted(Attempt(False, base, f"request not sent: {exc}", warnings=warnings), session)
+    except asyncio.TimeoutError:
+        return Attempt(False, base, f"request not sent: {runner.deadline.message}", warnings=warnings)
     exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
     ctx = with_exchange(base, url=request.url, method=request.method, request=request.view)
+    runner.emit(RequestSent(cstep.step_id, exchange))
     try:
         response = await _send(runner, cstep, request)
     except (TransportError, asyncio.TimeoutError) as exc:
         message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
         exchange.error = message
+        exchange.duration_ms = (time.time() - exchange.started_at) * 1000
+        runner.emit(ResponseReceived(cstep.step_id, exchange))
         return _redacted(_unsent(ctx, request, message, warnings, exchange), session)
     _record(exchange, response)
+    runner.emit(ResponseReceived(cstep.step_id, exchange))
+    if response.oversize and reads_response_body(cstep):
+        response.error = (
+            f"the response body is larger than the limit of {runner.options.max_body} bytes "
+            "(max-response-bytes) and the step reads $response.body"
+        )
     warnings.extend(request.warnings)
     warnings.extend(response.notes)
     ctx = with_exchange(
         ctx,
         status_code=response.status_code,
-        response=ResponseView(headers=response.headers, body=response.body),
+        response=ResponseView(headers=response.headers, body=_body_seen(response)),
     )
     invalid = _check_response(runner, session, target, request, response, warnings)
     ok, message, failed = _judge(cstep, ctx, response, invalid)
@@ -98,6 +113,11 @@ async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, 
     return _redacted(attempt, session)
 
 
+def _body_seen(response: Response) -> Any:
+    """`$response.body`: a body not kept (above the size limit) is a missing value saying why."""
+    return Missing(response.oversize) if response.oversize else response.body
+
+
 def http_session(runner: Runner) -> HttpSession:
     """The run's HTTP session (secrets, OAuth2 tokens, validators), created on first use: one Runner is
     one run, so the session lives exactly as long as the run."""
@@ -110,10 +130,17 @@ def http_session(runner: Runner) -> HttpSession:
 
 
 async def _send(runner: Runner, cstep: CompiledStep, request: PreparedRequest) -> Response:
+    """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
+    it passes, the in-flight exchange is cancelled (its connection closed)."""
     coro = send(runner.client, request, timeout=_timeout(runner, cstep), max_body=runner.options.max_body)
-    if cstep.step.timeout_ms is not None:
-        return await asyncio.wait_for(coro, cstep.step.timeout_ms / 1000)
-    return await coro
+    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
+    limit = within(step_limit, runner.deadline)
+    try:
+        return await asyncio.wait_for(coro, limit)
+    except asyncio.TimeoutError:
+        # decided by which limit was set, not by the clock: a timer may fire a hair early
+        by_step = step_limit is not None and limit == step_limit
+        raise TransportError(_step_timeout(cstep) if by_step else runner.deadline.message) from None
 
 
 def _step_timeout(cstep: CompiledStep) -> str:
@@ -143,6 +170,9 @@ def _check_response(
     """A response validation failure message under policy `error`; findings go to warnings under `warn`."""
     policy = runner.options.validate_responses
     if policy == "off" or response.error:
+        return None
+    if response.oversize:
+        warnings.append("response: not validated, its body was not read whole")
         return None
     findings = response_findings(session, target.description, target.operation, request, response)
     if findings and policy == "error":
@@ -201,7 +231,7 @@ def _timeout(runner: Runner, cstep: CompiledStep) -> float | None:
     return timeout
 
 
-async def _prepare(
+async def prepare_request(
     runner: Runner, cstep: CompiledStep, base: Context, target: Any, warnings: list[str]
 ) -> PreparedRequest:
     operation = target.operation

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..http.transport import DEFAULT_MAX_BODY
+from .bounds import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL
 from .events import EventHandler
 
 DEFAULT_TIMEOUT = 30.0
@@ -19,7 +21,10 @@ class RunOptions:
     timeout: float | None = DEFAULT_TIMEOUT  # seconds per HTTP exchange
     max_steps: int = DEFAULT_MAX_STEPS  # step executions per run, a guard against goto loops
     max_retry_delay: float = 300.0  # an upper bound on any single retry wait
-    max_body: int = 64 * 2**20  # response bytes held in memory
+    max_body: int = DEFAULT_MAX_BODY  # response bytes read per exchange; beyond, the body is not kept
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS  # attempts per step execution, whatever `retryLimit` says
+    max_retry_total: float = DEFAULT_MAX_RETRY_TOTAL  # seconds a step may spend retrying, waits included
+    deadline: float | None = None  # seconds for the whole run; then the in-flight request is cancelled
     on_event: EventHandler | None = None
     client: Any = None  # an httpx.AsyncClient to use instead of the run's own
     # Credentials by security scheme (`--auth`): `scheme` -> its main credential, `scheme.field` -> a field

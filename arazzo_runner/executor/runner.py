@@ -17,14 +17,17 @@ from ..expressions import Context, Missing
 from ..model import Workflow
 from ..result import FAILED, PASSED, StepResult, WorkflowResult
 from ..workspace import Workspace
-from .actions import find_action, retry_delay
-from .context import WorkflowState, base_context, with_exchange
+from .actions import find_action
+from .bounds import Deadline, RetryBudget, with_cause
+from .context import WorkflowState, base_context
 from .events import StepFinished, StepRetrying, StepStarted, WorkflowFinished, WorkflowStarted
 from .inputs import InputsError, validate_inputs
-from .operation import Attempt, attempt_operation, check_criteria
+from .operation import Attempt, attempt_operation
 from .options import RunOptions
 from .plan import CompiledAction, CompiledStep
+from .retrying import before_retry, failure_action
 from .values import strip_missing
+from .workflow_step import attempt_workflow
 
 _STEP_REF = re.compile(
     r"^\$(?:workflows|sourceDescriptions\.([A-Za-z0-9_\-]+))\.([A-Za-z0-9_\-]+)\.steps\.([A-Za-z0-9_\-]+)$"
@@ -43,8 +46,15 @@ class Decision:
 
 
 class Runner:
-    def __init__(self, options: RunOptions, client: Any, inputs: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        options: RunOptions,
+        client: Any,
+        inputs: dict[str, Any] | None = None,
+        deadline: Deadline | None = None,
+    ) -> None:
         self.options = options
+        self.deadline = deadline or Deadline(options.deadline)  # `RunOptions.deadline`, from now
         self.client = client
         self.inputs = dict(inputs or {})  # the run's inputs: what every dependency receives
         self.steps_run = 0
@@ -65,7 +75,9 @@ class Runner:
         """Run one workflow; InputsError propagates (a usage error at the top, a step failure below)."""
         document = workspace.document
         schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
-        inputs = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document.raw, schema_at)
+        inputs = validate_inputs(
+            workflow.workflow_id, workflow.inputs, inputs, document.raw, schema_at, self.options.secrets
+        )
         result = WorkflowResult(workflow.workflow_id)
         started = time.perf_counter()
         self.emit(WorkflowStarted(workflow.workflow_id, depth))
@@ -139,6 +151,9 @@ class Runner:
         last_ctx: Context | None = None
         while index < len(plan.steps):
             cstep = plan.steps[index]
+            if self.deadline.expired():  # no step starts once the run's deadline has passed
+                result.fail(cstep.step_id, self.deadline.message)
+                return last_ctx
             if self.steps_run >= self.options.max_steps:
                 result.fail(
                     cstep.step_id, f"stopped after {self.options.max_steps} steps (max-steps): a goto loop?"
@@ -233,6 +248,7 @@ class Runner:
         self.emit(StepStarted(workflow.workflow_id, cstep.step_id, depth))
         started = time.perf_counter()
         retries: dict[str, int] = {}
+        budget = RetryBudget(self.options, self.deadline, started)
         while True:
             attempt = await self._attempt(workspace, cstep, state, step_result, depth)
             step_result.attempts += 1
@@ -241,22 +257,24 @@ class Runner:
                 self._completed.add((id(workspace), workflow.workflow_id, cstep.step_id))
                 decision = self._on_success(cstep, attempt.ctx)
                 break
-            action = find_action(cstep.on_failure, attempt.ctx, retries)
+            if self.deadline.expired():  # past the deadline no onFailure action runs, not even a retry
+                step_result.error = with_cause(attempt.message, self.deadline.message)
+                decision = Decision("fail", message=step_result.error)
+                break
+            action, delay, refusal = failure_action(self, cstep, attempt, retries, budget, step_result)
             if action is None:
-                decision = Decision("fail", message=attempt.message)
+                step_result.error = with_cause(attempt.message, refusal) if refusal else attempt.message
+                decision = Decision("fail", message=step_result.error)
                 break
             if action.type == "retry":
                 retries[action.name] = retries.get(action.name, 0) + 1
-                failure = await self._before_retry(
-                    workspace, workflow, cstep, action, attempt, state, depth, step_result, trail
+                failure = await before_retry(
+                    self, workspace, workflow, cstep, action, attempt, state, depth, step_result, trail
                 )
                 if failure:
                     step_result.error = f"{attempt.message}; {failure}"
                     decision = Decision("fail", message=step_result.error)
                     break
-                delay, note = retry_delay(action, attempt.retry_after, self.options.max_retry_delay)
-                if note:
-                    step_result.warnings.append(note)
                 self.emit(
                     StepRetrying(
                         workflow.workflow_id,
@@ -318,7 +336,7 @@ class Runner:
             return Attempt(False, base, f"depends on step(s) {', '.join(waiting)}, which have not completed")
         kind = step.target_kind
         if kind == "workflow":
-            return await self._attempt_workflow(workspace, cstep, base, step_result, depth)
+            return await attempt_workflow(self, workspace, cstep, base, step_result, depth)
         if kind == "asyncapi":
             return Attempt(
                 False, base, "AsyncAPI steps (channelPath/action) are not supported by this engine"
@@ -340,92 +358,6 @@ class Runner:
             if not isinstance(workspace, Workspace):
                 return False
         return (id(workspace), workflow_id, step_id) in self._completed
-
-    async def _attempt_workflow(
-        self, workspace: Workspace, cstep: CompiledStep, base: Context, step_result: StepResult, depth: int
-    ) -> Attempt:
-        target = workspace.resolve_workflow(cstep.step.workflow_id or "", (*cstep.step.at, "workflowId"))
-        inputs: dict[str, Any] = {}
-        for param in cstep.params:
-            value, problems = strip_missing(param.value.evaluate(base), f"input '{param.name}'")
-            if isinstance(value, Missing):
-                step_result.warnings.append(f"input '{param.name}' not passed: {value.reason}")
-                continue
-            step_result.warnings.extend(problems)
-            inputs[param.name] = value
-        try:
-            child, child_ctx = await self.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
-        except InputsError as exc:
-            return Attempt(False, base, str(exc))
-        step_result.workflow = child
-        # `$statusCode`/`$response` of a workflow step: the child's last exchange; `$outputs`: its outputs.
-        last = child_ctx or Context()
-        ctx = with_exchange(
-            base,
-            outputs=child.outputs,
-            status_code=last.status_code,
-            response=last.response,
-            request=last.request,
-            url=last.url,
-            method=last.method,
-        )
-        if not child.passed:
-            message = (child.error or {}).get("message", "failed")
-            prefix = f"workflow '{child.workflow_id}' failed: "
-            if not message.startswith(prefix):  # a workflow calling itself is named once, not per level
-                message = prefix + message
-            return Attempt(False, ctx, message, status_code=last.status_code)
-        failed = check_criteria(cstep.criteria, ctx)
-        if failed:
-            return Attempt(
-                False,
-                ctx,
-                "successCriteria failed: " + "; ".join(failed),
-                failed,
-                status_code=last.status_code,
-            )
-        return Attempt(True, ctx, status_code=last.status_code)
-
-    async def _before_retry(
-        self,
-        workspace: Workspace,
-        workflow: Workflow,
-        cstep: CompiledStep,
-        action: CompiledAction,
-        attempt: Attempt,
-        state: WorkflowState,
-        depth: int,
-        step_result: StepResult,
-        trail: list[StepResult],
-    ) -> str | None:
-        """A retry naming a step or workflow runs it first ("context transfers back upon completion").
-
-        The step's execution is recorded in `trail` (the workflow's steps, in the order they finish);
-        the workflow's run is nested under the retried step.
-        """
-        if action.step_id:
-            plan = workspace.compiled(workflow)
-            index = plan.index.get(action.step_id)
-            if index is None:
-                return f"retry action '{action.name}' names unknown step '{action.step_id}'"
-            if self.steps_run >= self.options.max_steps:
-                return f"stopped after {self.options.max_steps} steps (max-steps)"
-            self.steps_run += 1
-            helper, _, _ = await self._step(workspace, workflow, plan.steps[index], state, depth, trail)
-            trail.append(helper)
-            return None if helper.passed else f"step '{action.step_id}' run before the retry failed"
-        if action.workflow_id:
-            target = workspace.resolve_workflow(action.workflow_id, action.at)
-            try:
-                child, _ = await self.run_workflow(
-                    target.workspace, target.workflow, self._action_inputs(action, attempt.ctx), depth + 1
-                )
-            except InputsError as exc:
-                return str(exc)
-            if cstep.step.target_kind != "workflow":  # a workflowId step nests its own child there
-                step_result.workflow = child
-            return None if child.passed else f"workflow '{action.workflow_id}' run before the retry failed"
-        return None
 
 
 def _transfer(action: CompiledAction) -> Decision:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -88,6 +88,9 @@ class Context:
     request: MessageView | None = None
     response: MessageView | None = None
     message: MessageView | None = None
+    # Called with (expression, Missing) when an expression reaches nothing; what it returns is used
+    # instead. Only a dry run sets it, to show `<$steps.login.outputs.token>` for values not known yet.
+    unresolved: Callable[[Any, Missing], Any] | None = None
 
 
 _NOT_FOUND: Any = object()

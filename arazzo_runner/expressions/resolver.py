@@ -21,6 +21,8 @@ def resolve(expr: ast.Expression, ctx: Context) -> Any:
     value = _RESOLVERS[type(expr)](expr, ctx)
     if expr.accessors and not isinstance(value, Missing):
         value = walk(value, expr.accessors, expr.text)
+    if ctx.unresolved is not None and isinstance(value, Missing):
+        return ctx.unresolved(expr, value)
     return value
 
 
@@ -176,6 +178,8 @@ def _message_source(expr: ast.MessageSourceRef, ctx: Context) -> Any:
         return Missing(_NOT_YET[expr.root], expr.text)
     part = expr.part
     if part in ("body", "payload"):
+        if isinstance(view.body, Missing):  # a body not kept (above the size limit): say why
+            return Missing(f"{expr.text}: {view.body.reason}", expr.text)
         return _pointer(view.body, expr.pointer, expr.text)
     name = expr.name or ""
     if part == "header":

@@ -182,7 +182,6 @@ def _missing_warning(requirement: dict[str, Any], schemes: dict[str, dict[str, A
 
 
 def _redact(text: str, secrets: set[str]) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
-        if len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
+    from ..secrets import Masker
+
+    return Masker(secrets).text(text)

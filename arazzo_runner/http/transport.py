@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import time
 from dataclasses import dataclass, field
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
 
     from .request import PreparedRequest
 
-DEFAULT_MAX_BODY = 64 * 2**20
+_BYTEARRAY = re.compile(r"bytearray\((b(['\"]).*?\2)\)")
+DEFAULT_MAX_BODY = 16 * 2**20  # response bytes read per exchange (`--max-response-bytes`)
 
 
 class TransportError(Exception):
@@ -34,6 +36,7 @@ class Response:
     elapsed_ms: float
     notes: list[str] = field(default_factory=list)  # warnings about the response
     error: str | None = None  # a body that arrived but is unusable: the step fails whatever its criteria
+    oversize: str | None = None  # why the body was not kept (above `max_body`): `content` is its start
 
 
 def new_client(timeout: float | None, **options: Any) -> httpx.AsyncClient:
@@ -52,6 +55,7 @@ async def send(
     import httpx
 
     started = time.perf_counter()
+    oversize: str | None = None
     try:
         async with client.stream(
             request.method,
@@ -68,23 +72,38 @@ async def send(
                 content = await _read_all(raw, max_body)
                 body, error = _parse_or_explain(content, content_type)
             status = raw.status_code
+    except _Oversize as over:  # stop reading: the rest is never received, let alone kept
+        status, content, body, error, oversize = raw.status_code, over.prefix, None, None, over.note
     except httpx.HTTPError as exc:
         raise TransportError(describe_error(exc, timeout)) from None
     except httpx.InvalidURL as exc:
         raise TransportError(f"invalid URL {request.url!r}: {exc}") from None
     elapsed = (time.perf_counter() - started) * 1000
-    return Response(status, headers, body, content, content_type, elapsed, error=error)
+    notes = [oversize] if oversize else []
+    return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
+
+
+class _Oversize(Exception):
+    """The body passed `max_body`: reading stops; `prefix` is what was kept (at most `max_body` bytes)."""
+
+    def __init__(self, prefix: bytes, max_body: int, declared: str | None) -> None:
+        super().__init__()
+        self.prefix = prefix
+        length = f" (Content-Length: {declared})" if declared else ""
+        self.note = (
+            f"the response body is larger than the limit of {max_body} bytes{length}: "
+            f"only the first {max_body} bytes were read, the body was not parsed"
+        )
 
 
 async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in raw.aiter_bytes():
-        size += len(chunk)
-        if size > max_body:
-            raise TransportError(f"response body exceeds the limit of {max_body} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    buffer = bytearray()
+    async for chunk in raw.aiter_bytes():  # decoded bytes: a compression bomb counts at its real size
+        if len(buffer) + len(chunk) > max_body:
+            buffer += chunk[: max_body - len(buffer)]
+            raise _Oversize(bytes(buffer), max_body, raw.headers.get("content-length"))
+        buffer += chunk
+    return bytes(buffer)
 
 
 def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, str | None]:
@@ -105,7 +124,8 @@ async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, 
     async for chunk in raw.aiter_bytes():
         size += len(chunk)
         if size > max_body:
-            raise TransportError(f"event stream exceeds the limit of {max_body} bytes")
+            kept = b"".join(chunks) + chunk[: max_body - size + len(chunk)]
+            raise _Oversize(kept, max_body, raw.headers.get("content-length"))
         chunks.append(chunk)
         events.extend(parser.feed(chunk))
     events.extend(parser.close())
@@ -190,7 +210,9 @@ def describe_error(exc: Exception, timeout: float | None) -> str:
     if isinstance(exc, httpx.RemoteProtocolError):
         if "without sending a response" in str(exc):  # closed before any byte of the status line
             return f"the server closed the connection without answering{url}"
-        return f"the server closed the connection mid-response{_detail(exc)}{url}"
+        if "peer closed" in str(exc) or "incomplete" in str(exc):
+            return f"the server closed the connection mid-response{_detail(exc)}{url}"
+        return f"the server sent a malformed response{_detail(exc)}{url}"  # e.g. an illegal status line
     if isinstance(exc, httpx.ReadError):
         return f"connection error while reading the response{_detail(exc)}{url}"
     if isinstance(exc, httpx.UnsupportedProtocol):
@@ -199,7 +221,7 @@ def describe_error(exc: Exception, timeout: float | None) -> str:
 
 
 def _detail(exc: BaseException) -> str:
-    text = str(exc).strip()
+    text = _BYTEARRAY.sub(r"\1", str(exc).strip())  # h11 shows the offending line as bytearray(b'...')
     return f": {text}" if text else ""
 
 

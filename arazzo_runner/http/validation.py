@@ -126,8 +126,8 @@ def _at(error: Any) -> str:
 
 
 def redact(text: str, secrets: set[str]) -> str:
-    """`text` with every secret value of the run (4 characters or more) replaced by `***`."""
-    for secret in sorted(secrets, key=len, reverse=True):
-        if len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
+    """`text` with every secret value of the run (4 characters or more) replaced by `***`: the one
+    masking function (`arazzo_runner.secrets`)."""
+    from ..secrets import Masker
+
+    return Masker(secrets).text(text)

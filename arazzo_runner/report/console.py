@@ -1,4 +1,6 @@
-"""Console output of a run: one line per step as it finishes, then a summary with outputs."""
+"""Console output of a run: one line per step as it finishes, then a summary with failed criteria and
+outputs. Every line goes through the run's Masker; with `verbose`, each request and response is printed
+as it happens (`report/verbose.py`)."""
 
 from __future__ import annotations
 
@@ -6,16 +8,38 @@ import json
 import os
 from typing import Any, TextIO
 
-from ..executor.events import StepFinished, StepRetrying, WorkflowFinished, WorkflowStarted
-from ..result import RunResult, StepResult
+from ..executor.events import (
+    RequestSent,
+    ResponseReceived,
+    StepFinished,
+    StepRetrying,
+    StepStarted,
+    WorkflowFinished,
+    WorkflowStarted,
+)
+from ..result import RunResult, StepResult, WorkflowResult
+from ..secrets import Masker
+from .verbose import request_lines, response_lines
 
 
 class ConsoleReporter:
-    def __init__(self, stream: TextIO, *, color: bool | None = None) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        *,
+        color: bool | None = None,
+        masker: Masker | None = None,
+        verbose: bool = False,
+        steps: bool = True,
+    ) -> None:
         self.stream = stream
         if color is None:
             color = stream.isatty() and "NO_COLOR" not in os.environ
         self.color = color
+        self.masker = masker or Masker()
+        self.verbose = verbose
+        self.steps = steps  # False: only the verbose exchanges (`--format json --verbose` on stderr)
+        self._depth = 0  # of the step in flight, for indenting its exchanges
         encoding = (getattr(stream, "encoding", None) or "").lower()
         unicode = "utf" in encoding
         self.ok_mark = "✓" if unicode else "ok"
@@ -25,10 +49,18 @@ class ConsoleReporter:
         return f"\033[{code}m{text}\033[0m" if self.color else text
 
     def write(self, line: str) -> None:
-        self.stream.write(line + "\n")
+        self.stream.write(self.masker.text(line) + "\n")
         self.stream.flush()
 
     def on_event(self, event: Any) -> None:
+        if isinstance(event, StepStarted):
+            self._depth = event.depth
+        elif isinstance(event, (RequestSent, ResponseReceived)):
+            self._exchange(event)
+        elif self.steps:
+            self._progress(event)
+
+    def _progress(self, event: Any) -> None:
         indent = "  " * (event.depth + 1) if hasattr(event, "depth") else "  "
         if isinstance(event, WorkflowStarted):
             self.write(f"{indent[:-2]}{self._paint('workflow', '1')} {event.workflow_id}")
@@ -42,13 +74,24 @@ class ConsoleReporter:
         elif isinstance(event, WorkflowFinished) and event.depth > 0:
             self.write(f"{indent}{self.verdict(event.result.passed)} {event.result.workflow_id} (nested)")
 
+    def _exchange(self, event: RequestSent | ResponseReceived) -> None:
+        if not self.verbose:
+            return
+        indent = "  " * (self._depth + 1) + "  "
+        if isinstance(event, RequestSent):
+            lines = request_lines(event.exchange, self.masker)
+        else:
+            lines = response_lines(event.exchange, self.masker)
+        for line in lines:
+            self.write(indent + self._paint(line, "2"))
+
     def verdict(self, passed: bool) -> str:
         return self._paint(self.ok_mark, "32") if passed else self._paint(self.fail_mark, "31")
 
     def step_line(self, step: StepResult) -> str:
         parts = [self.verdict(step.passed), step.step_id]
         if step.method:
-            parts.append(f"{step.method} {step.url}")
+            parts.append(f"{step.method} {self.masker.url(step.url or '')}")
         if step.status_code is not None:
             parts.append(str(step.status_code))
         parts.append(f"{step.duration_ms:.0f} ms")
@@ -75,15 +118,41 @@ class ConsoleReporter:
             if workflow.error:
                 where = f"step {workflow.error['stepId']}: " if workflow.error.get("stepId") else ""
                 self.write("  " + self._paint(where + workflow.error["message"], "31"))
+            for line in failed_criteria_lines(workflow):
+                self.write("  " + line)
             for warning in workflow.warnings:
                 self.write("  " + self._paint(f"warning: {warning}", "33"))
             if workflow.outputs:
                 self.write("  outputs:")
                 for name, value in workflow.outputs.items():
-                    self.write(f"    {name}: {_short(value)}")
+                    self.write(f"    {name}: {_short(self.masker.data(value))}")
         total = len(result.workflows)
         failed = sum(not w.passed for w in result.workflows)
         self.write(f"{total - failed} of {total} workflows passed")
+
+
+def failed_criteria_lines(workflow: WorkflowResult) -> list[str]:
+    """`failed criteria:` then, per failed step execution, each criterion with the value that failed it
+    (`$statusCode == 200 -> got 503`); steps of nested workflows are named `parent/child`."""
+    lines = _criteria_lines(workflow, "")
+    return ["failed criteria:", *lines] if lines else []
+
+
+def _criteria_lines(workflow: WorkflowResult, prefix: str) -> list[str]:
+    lines = []
+    for step in workflow.steps:
+        name = prefix + step.step_id
+        if not step.passed and step.failed_criteria:
+            lines.append(f"  {name}:")
+            lines.extend(f"    {_arrow(c)}" for c in step.failed_criteria)
+        if step.workflow is not None:
+            lines.extend(_criteria_lines(step.workflow, f"{name}/"))
+    return lines
+
+
+def _arrow(message: str) -> str:
+    condition, sep, seen = message.partition(": got ")
+    return f"{condition} -> got {seen}" if sep else message
 
 
 def _short(value: Any, limit: int = 200) -> str:

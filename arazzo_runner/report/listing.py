@@ -11,25 +11,12 @@ def describe_workflows(workspace: Any) -> dict[str, Any]:
     document = workspace.document
     workflows = []
     for workflow in document.workflows:
-        schema = resolve_schema(workflow.inputs or {}, document.raw)
-        props = schema.get("properties", {}) if isinstance(schema, dict) else {}
-        required = set(schema.get("required", []) if isinstance(schema, dict) else [])
-        inputs = []
-        for name, sub in (props or {}).items():
-            sub = resolve_schema(sub, document.raw)
-            sub = sub if isinstance(sub, dict) else {}
-            entry = {"name": name, "type": sub.get("type"), "required": name in required}
-            if "default" in sub:
-                entry["default"] = sub["default"]
-            if sub.get("description"):
-                entry["description"] = sub["description"]
-            inputs.append(entry)
         workflows.append(
             {
                 "workflowId": workflow.workflow_id,
                 "summary": workflow.summary,
                 "steps": [s.step_id for s in workflow.steps],
-                "inputs": inputs,
+                "inputs": input_entries(workflow, document.raw),
                 "outputs": list(workflow.outputs),
             }
         )
@@ -39,6 +26,29 @@ def describe_workflows(workspace: Any) -> dict[str, Any]:
         "title": document.info.get("title"),
         "workflows": workflows,
     }
+
+
+def input_entries(workflow: Any, raw: dict) -> list[dict[str, Any]]:
+    """The declared inputs of a workflow: name, type, required, default and description when given."""
+    schema = resolve_schema(workflow.inputs or {}, raw)
+    props = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    required = set(schema.get("required", []) if isinstance(schema, dict) else [])
+    inputs = []
+    for name, sub in (props if isinstance(props, dict) else {}).items():
+        sub = resolve_schema(sub, raw)
+        sub = sub if isinstance(sub, dict) else {}
+        entry = {"name": name, "type": sub.get("type"), "required": name in required}
+        if "default" in sub:
+            entry["default"] = sub["default"]
+        if sub.get("description"):
+            entry["description"] = sub["description"]
+        inputs.append(entry)
+    return inputs
+
+
+def type_text(kind: Any) -> str:
+    """A schema `type` for display: `string`, `null/string`, or `any`."""
+    return kind if isinstance(kind, str) else "/".join(kind or ["any"])
 
 
 def render_workflows(data: dict[str, Any]) -> str:
@@ -51,7 +61,7 @@ def render_workflows(data: dict[str, Any]) -> str:
         if workflow["inputs"]:
             lines.append("  inputs:")
             for item in workflow["inputs"]:
-                kind = item["type"] if isinstance(item["type"], str) else "/".join(item["type"] or ["any"])
+                kind = type_text(item["type"])
                 flags = "required" if item["required"] else "optional"
                 default = f", default {item['default']!r}" if "default" in item else ""
                 lines.append(f"    {item['name']}: {kind} ({flags}{default})")

@@ -115,8 +115,8 @@ def test_a_missing_required_input_is_a_usage_error_and_nothing_is_sent(capsys, w
     result = cli(capsys, "run", write(_doc()), "--server", f"pets={server.url}", "--input", "age=3")
     assert result.code == 2
     assert result.out == ""
-    assert "invalid inputs for workflow 'flow'" in result.err
-    assert "'name' is required but was not provided" in result.err
+    assert "workflow 'flow' needs inputs that were not given" in result.err
+    assert "--input name=..." in result.err  # how to supply it (tests/e2e/test_cli_env_inputs.py)
     assert server.requests == []
 
 

@@ -9,6 +9,8 @@ import pytest
 import arazzo_runner
 from arazzo_runner.errors import UsageError
 from arazzo_runner.executor.events import (
+    RequestSent,
+    ResponseReceived,
     StepFinished,
     StepRetrying,
     StepStarted,
@@ -151,17 +153,27 @@ def test_events_follow_the_execution(write, server):
             return ("step", event.step_id, event.depth)
         if isinstance(event, StepRetrying):
             return ("retry", event.step_id, event.attempt)
+        if isinstance(event, RequestSent):
+            return (">", event.step_id)
+        if isinstance(event, ResponseReceived):
+            return ("<", event.step_id, event.exchange.status_code)
         assert isinstance(event, StepFinished)
         return ("stepDone", event.result.step_id, event.result.status, event.depth)
 
     assert [describe(e) for e in events] == [
         ("start", "parent", 0),
         ("step", "f", 0),
+        (">", "f"),
+        ("<", "f", 503),
         ("retry", "f", 2),
+        (">", "f"),
+        ("<", "f", 200),
         ("stepDone", "f", "passed", 0),
         ("step", "call", 0),
         ("start", "child", 1),
         ("step", "inner", 1),
+        (">", "inner"),
+        ("<", "inner", 200),
         ("stepDone", "inner", "passed", 1),
         ("done", "child", "passed", 1),
         ("stepDone", "call", "passed", 0),

@@ -124,3 +124,19 @@ def test_a_broken_document_is_a_collection_error(pytester: pytest.Pytester) -> N
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*broken.arazzo.yaml:*"])
+
+
+def test_failure_reports_are_masked(project: pytest.Pytester) -> None:
+    (project.path / "secret.arazzo.yaml").write_text(
+        ARAZZO.replace("pet-exists", "secret-login").replace(
+            "required: [id], properties: {id: {type: integer}}",
+            "required: [id], properties: {id: {type: integer}, "
+            "password: {type: string, format: password, maxLength: 3}}",
+        )
+    )
+    result = project.runpytest(
+        "-v", "-k", "secret-login", "--arazzo-input", "id=7", "--arazzo-input", "password=letmein-123"
+    )
+    result.assert_outcomes(failed=1, deselected=3)
+    result.stdout.fnmatch_lines(["*'***' is too long*"])
+    assert "letmein-123" not in result.stdout.str()

@@ -1,0 +1,200 @@
+"""Data-driven runs: `--inputs-file rows.jsonl` runs the workflows once per row, `--concurrency N` rows at
+a time (asyncio over `arun`, one loaded document shared; each row has its own options and HTTP client,
+so cookies and fetched tokens never leak between rows).
+
+Every row is checked before anything is sent (JSON, missing and invalid inputs): a bad row is a usage
+error naming its line. A row's object is merged over the other inputs (`--input`, `--inputs`,
+environment, `.env`). Text output: each row's trace under a header (live with `--concurrency 1`,
+otherwise whole as each row finishes); JSON: `{"status", "rows": [{"row", "line", "inputs",
+"result"}]}` with the row's own inputs masked. Exit 1 when any row failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from ..errors import UsageError
+from ..model import Workflow
+from .common import EXIT_FAILED, EXIT_OK, dump_json, positive_int
+from .input_flags import Environment, check_missing
+
+# (stream for the console trace, or None for JSON) -> (reporter or None, RunOptions): from `arazzo run`,
+# so a row runs with exactly the options a single run would have.
+Setup = Callable[[TextIO | None], tuple[Any, Any]]
+_SUMMARY_LIMIT = 80
+
+
+def add_batch_flags(run: argparse.ArgumentParser) -> None:
+    run.add_argument(
+        "--inputs-file",
+        metavar="PATH",
+        help="JSON Lines: run once per row, each row an object merged over the other inputs ('-': stdin)",
+    )
+    run.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="with --inputs-file, run up to N rows at the same time (default 1)",
+    )
+
+
+@dataclass
+class Row:
+    number: int  # 1-based among the rows
+    line: int  # 1-based line of the file
+    values: dict[str, Any]  # the row's own object
+    inputs: dict[str, Any]  # merged over the other inputs
+    options: Any = None
+    reporter: Any = None
+    buffer: io.StringIO | None = None
+
+
+def read_rows(path: str, stdin: TextIO | None = None) -> list[tuple[int, dict[str, Any]]]:
+    """(line, object) per non-blank line; a line that is not a JSON object is a usage error."""
+    if path == "-":
+        text = (stdin or sys.stdin).read()
+    else:
+        try:
+            with open(path, encoding="utf-8-sig") as handle:
+                text = handle.read()
+        except OSError as exc:
+            raise UsageError(f"--inputs-file: cannot read {path!r}: {exc.strerror or exc}") from None
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            raise UsageError(f"--inputs-file {path}, line {number}: not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise UsageError(f"--inputs-file {path}, line {number}: a row must be a JSON object")
+        rows.append((number, value))
+    if not rows:
+        raise UsageError(f"--inputs-file {path}: no rows (one JSON object per line)")
+    return rows
+
+
+def run_rows(
+    args: argparse.Namespace,
+    workspace: Any,
+    workflows: list[Workflow],
+    inputs: dict[str, Any],
+    env: Environment,
+    setup: Setup,
+) -> int:
+    _refuse_reports(args)
+    text = args.format == "text"
+    live = text and args.concurrency == 1
+    rows = []
+    for number, (line, values) in enumerate(read_rows(args.inputs_file), 1):
+        row = Row(number, line, values, {**inputs, **values})
+        row.buffer = io.StringIO() if text and not live else None
+        row.reporter, row.options = setup((sys.stdout if live else row.buffer) if text else None)
+        rows.append(row)
+    for row in rows:  # everything is checked before the first request of any row
+        _check(row, workspace, workflows, env, _masker(row, workspace, args))
+    results = asyncio.run(_run_all(rows, workspace, args, live))
+    if not text:
+        dump_json(_json(rows, results, workspace, args))
+    else:
+        passed = sum(r.ok for r in results)
+        print(f"{passed} of {len(rows)} rows passed", flush=True)
+    return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
+
+
+def _refuse_reports(args: argparse.Namespace) -> None:
+    """Report files describe one run; with rows they would be overwritten, so they are refused."""
+    for name in ("report_json", "junit", "har"):
+        if getattr(args, name, None):
+            flag = "--" + name.replace("_", "-")
+            raise UsageError(f"{flag} cannot be combined with --inputs-file (one report per run)")
+
+
+def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment, masker: Any) -> None:
+    from ..api import _inputs_for, preflight  # the library's own rule for several workflows' inputs
+
+    where = f" (--inputs-file row {row.number}, line {row.line})"
+    check_missing(env, workspace, workflows, row.inputs, where)
+    several = len(workflows) > 1
+    per_workflow = {w.workflow_id: _inputs_for(w, row.inputs, several) for w in workflows}
+    try:
+        preflight(workspace, workflows, per_workflow, row.inputs, row.options)
+    except UsageError as exc:  # invalid inputs quote the values: masked like a single run's
+        raise UsageError(masker.text(f"{exc}{where}")) from None
+
+
+async def _run_all(rows: list[Row], workspace: Any, args: argparse.Namespace, live: bool) -> list[Any]:
+    from ..api import arun
+
+    gate = asyncio.Semaphore(args.concurrency)
+    printed: list[int] = []  # row numbers whose header is out, for a blank line between rows
+
+    async def one(row: Row) -> Any:
+        async with gate:
+            if live:
+                print(_header(row, _masker(row, workspace, args), printed), flush=True)
+            result = await arun(workspace, args.workflows, row.inputs, options=row.options)
+            close = getattr(row.options.on_event, "close", None)  # the row's progress line, if any
+            if close is not None:
+                close()
+            if row.reporter is not None:
+                row.reporter.summary(result)
+            if row.buffer is not None:  # a whole row at once: concurrent traces never interleave
+                sys.stdout.write(
+                    _header(row, _masker(row, workspace, args), printed) + "\n" + row.buffer.getvalue()
+                )
+                sys.stdout.flush()
+            return result
+
+    return list(await asyncio.gather(*(one(row) for row in rows)))
+
+
+def _header(row: Row, masker: Any, printed: list[int]) -> str:
+    gap = "\n" if printed else ""
+    printed.append(row.number)
+    return f"{gap}== row {row.number} (line {row.line}): {summary(masker.data(row.values))}"
+
+
+def summary(values: dict[str, Any]) -> str:
+    """`name=Rex, age=3, ...`: the row's keys with short values, within one line."""
+    parts = []
+    for key, value in values.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        parts.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
+    line = ", ".join(parts) or "(no inputs)"
+    return line if len(line) <= _SUMMARY_LIMIT else line[: _SUMMARY_LIMIT - 3] + "..."
+
+
+def _json(rows: list[Row], results: list[Any], workspace: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from ..report.json_report import result_dict
+
+    entries = []
+    for row, result in zip(rows, results, strict=True):
+        masker = _masker(row, workspace, args)
+        entries.append(
+            {
+                "row": row.number,
+                "line": row.line,
+                "inputs": masker.data(row.values),
+                "result": result_dict(result, masker),
+            }
+        )
+    status = "passed" if all(r.ok for r in results) else "failed"
+    return {"status": status, "rows": entries}
+
+
+def _masker(row: Row, workspace: Any, args: argparse.Namespace) -> Any:
+    """The row's masker, as a single run's (its credentials, `format: password` / `writeOnly` inputs;
+    off with --no-mask)."""
+    from .report_flags import masker_for
+
+    return masker_for(args, row.options, workspace)

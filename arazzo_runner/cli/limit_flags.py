@@ -1,0 +1,102 @@
+"""The resource-bound flags of `arazzo run`: --deadline, --max-response-bytes, --max-attempts,
+--max-retry-total, --max-retry-delay (`--max-steps` and `--timeout` live with the run command).
+
+    add_flags(run_parser)
+    RunOptions(..., **options(args))
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from typing import Any
+
+from ..executor.bounds import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL
+from ..http.transport import DEFAULT_MAX_BODY
+
+_SIZE = re.compile(r"(\d+)\s*([kmg]i?b?|b)?", re.IGNORECASE)
+_UNITS = "bkmg"  # bytes, then powers of 1024
+
+
+def add_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--deadline",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="stop the whole run after SECONDS: the request in flight is cancelled, the run fails",
+    )
+    parser.add_argument(
+        "--max-response-bytes",
+        type=size,
+        default=DEFAULT_MAX_BODY,
+        metavar="SIZE",
+        help="response bytes read per request, e.g. 16M (default); a larger body is not kept, and a step "
+        "reading $response.body then fails",
+    )
+    parser.add_argument(
+        "--max-attempts",
+        type=_count,
+        default=DEFAULT_MAX_ATTEMPTS,
+        metavar="N",
+        help=f"attempts per step, whatever retryLimit says (default {DEFAULT_MAX_ATTEMPTS})",
+    )
+    parser.add_argument(
+        "--max-retry-total",
+        type=seconds,
+        default=DEFAULT_MAX_RETRY_TOTAL,
+        metavar="SECONDS",
+        help=f"time a step may spend retrying, waits included (default {DEFAULT_MAX_RETRY_TOTAL:g})",
+    )
+    parser.add_argument(
+        "--max-retry-delay",
+        type=seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="cap on any single retry wait, Retry-After included (default 300)",
+    )
+
+
+def options(args: argparse.Namespace) -> dict[str, Any]:
+    """RunOptions fields from the flags."""
+    return {
+        "deadline": args.deadline,
+        "max_body": args.max_response_bytes,
+        "max_attempts": args.max_attempts,
+        "max_retry_total": args.max_retry_total,
+        "max_retry_delay": args.max_retry_delay,
+    }
+
+
+def seconds(text: str) -> float:
+    """A finite number of seconds above 0 (`nan` and `inf` are refused, unlike float())."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return value
+
+
+def size(text: str) -> int:
+    """Bytes: `1048576`, `512K`, `16M`, `1G` (binary units; `KiB`, `MB` and the like also accepted)."""
+    match = _SIZE.fullmatch(text.strip())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"expected a size such as 16M or 1048576, got {text!r}")
+    unit = (match.group(2) or "b")[:1].lower()
+    value = int(match.group(1)) * 2 ** (10 * _UNITS.index(unit))
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1 byte")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value

@@ -1,0 +1,156 @@
+"""The output flags of `arazzo run`: --verbose, --no-mask, --no-progress, --report-json, --junit, --har,
+--dry-run. Every writer masks through the run's one Masker (`arazzo_runner.secrets`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..secrets import Masker
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, dump_json
+
+NO_MASK_WARNING = "warning: --no-mask: secrets are shown in clear; use it only for local debugging"
+_REPORTS = (("report_json", "--report-json"), ("junit", "--junit"), ("har", "--har"))
+
+
+def add_report_flags(run: argparse.ArgumentParser) -> None:
+    run.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="print each request and response (headers, bodies cut at 2 KB), secrets masked",
+    )
+    run.add_argument("--report-json", metavar="PATH", help="write the result with every exchange as JSON")
+    run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (a testsuite per workflow)")
+    run.add_argument("--har", metavar="PATH", help="write every HTTP exchange as a HAR 1.2 file")
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the requests of the linear path (each step assumed to pass) without sending them",
+    )
+    run.add_argument(
+        "--no-mask", action="store_true", help="show secrets in clear (local debugging only; warns)"
+    )
+    run.add_argument(
+        "--no-progress", action="store_true", help="no progress line on a terminal for steps over 1 s"
+    )
+
+
+def check_report_flags(args: argparse.Namespace) -> None:
+    """Before anything runs: report folders exist, and --dry-run is not asked for reports of a run."""
+    reports = [(flag, getattr(args, name)) for name, flag in _REPORTS if getattr(args, name)]
+    for flag, path in reports:
+        if not Path(path).resolve().parent.is_dir():
+            raise UsageError(f"{flag} {path}: the folder does not exist")
+    if args.dry_run and reports:
+        raise UsageError(f"--dry-run sends nothing, so it writes no report ({reports[0][0]})")
+    if args.dry_run and getattr(args, "inputs_file", None):
+        raise UsageError("--dry-run cannot be combined with --inputs-file")
+
+
+def masker_for(args: argparse.Namespace, options: Any, workspace: Any) -> Masker:
+    return Masker.for_run(options, workspace, enabled=not args.no_mask)
+
+
+def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream: Any) -> Any:
+    """The console reporter writing to `stream` (None for JSON output: then `--verbose` goes to stderr)
+    and a progress line on a terminal's stderr, wired to `options.on_event`; returns the reporter."""
+    from ..report.console import ConsoleReporter
+    from ..report.progress import Progress, progress_wanted
+
+    masker = masker_for(args, options, workspace)
+    if args.no_mask and not getattr(args, "no_mask_warned", False):
+        print(NO_MASK_WARNING, file=sys.stderr)
+        args.no_mask_warned = True  # once, also when --inputs-file sets up one run per row
+    reporter = None
+    handlers: list[Callable[[Any], None]] = []
+    if stream is not None:
+        reporter = ConsoleReporter(stream, masker=masker, verbose=args.verbose)
+        handlers.append(reporter.on_event)
+    elif args.verbose:
+        handlers.append(ConsoleReporter(sys.stderr, masker=masker, verbose=True, steps=False).on_event)
+    progress = None
+    concurrent = getattr(args, "concurrency", 1) > 1  # rows at once: no single step to show
+    if not args.no_progress and not concurrent and progress_wanted(sys.stderr):
+        progress = Progress(sys.stderr)
+    options.on_event = EventFanout(handlers, progress)
+    return reporter
+
+
+class EventFanout:
+    """Passes each event to every handler, with the progress line erased while they write."""
+
+    def __init__(self, handlers: list[Callable[[Any], None]], progress: Any = None) -> None:
+        self.handlers = handlers
+        self.progress = progress
+
+    def __call__(self, event: Any) -> None:
+        if self.progress is None:
+            self._dispatch(event)
+            return
+        with self.progress.paused():
+            self._dispatch(event)
+        self.progress.on_event(event)
+
+    def _dispatch(self, event: Any) -> None:
+        for handler in self.handlers:
+            handler(event)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+
+
+@contextlib.contextmanager
+def masked_errors(masker: Masker) -> Iterator[None]:
+    """A usage error raised by the run (invalid inputs quote the values) is printed masked."""
+    try:
+        yield
+    except UsageError as exc:
+        raise UsageError(masker.text(str(exc))) from None
+
+
+def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter: Any, result: Any) -> int:
+    """The summary (text) or the masked JSON document, then the report files; the exit code."""
+    from ..report.json_report import result_dict
+
+    close = getattr(options.on_event, "close", None)
+    if close is not None:
+        close()
+    masker = masker_for(args, options, workspace)
+    if reporter is not None:
+        reporter.summary(result)
+    else:
+        dump_json(result_dict(result, masker))
+    if not write_reports(args, result, masker):
+        return EXIT_USAGE
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def write_reports(args: argparse.Namespace, result: Any, masker: Masker) -> bool:
+    from .. import __version__
+    from ..report.har import write_har
+    from ..report.json_report import write_report_json
+    from ..report.junit import write_junit
+
+    writers = {
+        "report_json": lambda p: write_report_json(p, result, masker, tool_version=__version__),
+        "junit": lambda p: write_junit(p, result, masker),
+        "har": lambda p: write_har(p, result, masker, tool_version=__version__),
+    }
+    ok = True
+    for name, flag in _REPORTS:
+        path = getattr(args, name)
+        if not path:
+            continue
+        try:
+            writers[name](path)
+        except OSError as exc:
+            print(f"error: {flag} {path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+            ok = False
+    return ok

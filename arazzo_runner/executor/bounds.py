@@ -1,0 +1,106 @@
+"""Resource bounds of a run: the run deadline, the retry budget of a step, oversized response bodies.
+
+Each bound ends in a step failure (or a warning) whose message names the limit and its option, so a run
+that hits one is reported as failed with the cause, never as a hang or a silent success.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..expressions.ast import Expression, ResponseRef
+
+if TYPE_CHECKING:
+    from .options import RunOptions
+    from .plan import CompiledAction, CompiledStep
+
+DEFAULT_MAX_ATTEMPTS = 100  # attempts per step execution, whatever `retryLimit` says
+DEFAULT_MAX_RETRY_TOTAL = 600.0  # seconds a step may spend retrying (attempts and waits together)
+
+
+class Deadline:
+    """The run's optional deadline (`RunOptions.deadline`), on the monotonic clock from its creation."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.seconds = seconds
+        self._at = None if seconds is None else time.monotonic() + seconds
+
+    def remaining(self) -> float | None:
+        """Seconds left (at least 0), or None without a deadline."""
+        return None if self._at is None else max(0.0, self._at - time.monotonic())
+
+    def expired(self) -> bool:
+        return self._at is not None and time.monotonic() >= self._at
+
+    @property
+    def message(self) -> str:
+        return f"run deadline of {self.seconds:g} s exceeded"
+
+
+def within(timeout: float | None, deadline: Deadline) -> float | None:
+    """The tighter of `timeout` and the time left before the deadline (None: no limit at all)."""
+    left = deadline.remaining()
+    if left is None:
+        return timeout
+    return left if timeout is None else min(timeout, left)
+
+
+def with_cause(message: str | None, cause: str) -> str:
+    """`message`, ending with `cause` unless it already says it."""
+    if not message:
+        return cause
+    return message if cause in message else f"{message}; {cause}"
+
+
+@dataclass
+class RetryBudget:
+    """What one step execution may still spend on retries (`max_attempts`, `max_retry_total`)."""
+
+    options: RunOptions
+    deadline: Deadline
+    started: float  # time.perf_counter() when the step's first attempt started
+
+    def refusal(self, attempts: int, delay: float) -> str | None:
+        """Why a retry after `attempts` attempts and a wait of `delay` s may not happen, or None."""
+        cap = self.options.max_attempts
+        if attempts >= cap:
+            return f"retries stopped: the limit of {cap} attempts per step was reached (max-attempts)"
+        total = self.options.max_retry_total
+        spent = time.perf_counter() - self.started
+        if spent + delay > total:
+            return (
+                f"retries stopped: waiting {delay:g} s more would pass the retry budget of {total:g} s "
+                f"per step (max-retry-total; {spent:.3g} s spent)"
+            )
+        left = self.deadline.remaining()
+        if left is not None and delay >= left:
+            return (
+                f"not retried: waiting {delay:g} s would pass the run deadline of {self.deadline.seconds:g} s"
+            )
+        return None
+
+
+def reads_response_body(cstep: CompiledStep) -> bool:
+    """Whether the step's criteria, outputs or actions refer to `$response.body` (or its payload)."""
+    return any(
+        isinstance(expr, ResponseRef) and expr.part in ("body", "payload") for expr in _expressions(cstep)
+    )
+
+
+def _expressions(cstep: CompiledStep) -> Iterator[Expression]:
+    for criterion in cstep.criteria:
+        yield from criterion.check.expressions()
+    for value in cstep.outputs.values():
+        yield from value.expressions()
+    for action in (*cstep.on_success, *cstep.on_failure):
+        yield from _action_expressions(action)
+
+
+def _action_expressions(action: CompiledAction) -> Iterator[Expression]:
+    for criterion in action.criteria:
+        yield from criterion.check.expressions()
+    for param in action.params:
+        yield from param.value.expressions()

@@ -1,0 +1,176 @@
+"""Dry run: the requests a run would send down the linear path, built but never sent.
+
+Steps are followed in document order, each assumed to succeed (no goto, no retry); a `workflowId` step
+plans its child's steps, `dependsOn` workflows are planned first (once). Requests are built by the same
+code as a real run (`operation.prepare_request`), so what is shown is what would go out. A value that
+only a response could supply (`$steps.login.outputs.token`, `$workflows.w.outputs.x`) is shown as the
+placeholder `<$steps.login.outputs.token>`. The run's HTTP client is replaced by one that cannot reach the
+network: an OAuth2 token request is answered locally with a placeholder token, and the step says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from ..expressions import Context, Missing, ast
+from ..http.request import RequestBuildError
+from ..http.security import SecurityError
+from ..model import Workflow
+from ..workspace import Workspace
+from .context import WorkflowState, base_context
+from .inputs import apply_defaults, secret_values
+from .operation import prepare_request
+from .options import RunOptions
+from .runner import MAX_DEPTH, Runner, dependency_inputs
+from .servers import ServerError
+from .values import strip_missing
+
+_ENCODED_PLACEHOLDER = re.compile(r"%3C%24[^%\s]*(?:%(?!3E)[0-9A-Fa-f]{2}[^%\s]*)*%3E")
+
+
+@dataclass
+class PlannedRequest:
+    """One step of the plan: the request it would send, or why it could not be built."""
+
+    workflow_id: str
+    step_id: str
+    kind: str = "operation"  # operation | workflow (its child's steps follow) | asyncapi
+    method: str | None = None
+    url: str | None = None
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    body: bytes | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    depth: int = 0
+    target: str | None = None  # the child workflow of a `workflowId` step
+
+    @property
+    def display_url(self) -> str | None:
+        """The URL with percent-encoded placeholders shown as written (`<$steps.a.outputs.b>`)."""
+        if self.url is None:
+            return None
+        return _ENCODED_PLACEHOLDER.sub(lambda m: unquote(m.group(0)), self.url)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"workflowId": self.workflow_id, "stepId": self.step_id, "kind": self.kind}
+        if self.method:
+            data["request"] = {
+                "method": self.method,
+                "url": self.display_url,
+                "headers": [{"name": n, "value": v} for n, v in self.headers],
+                "body": None if self.body is None else self.body.decode("utf-8", "replace"),
+            }
+        if self.target:
+            data["workflow"] = self.target
+        if self.warnings:
+            data["warnings"] = self.warnings
+        if self.error:
+            data["error"] = self.error
+        return data
+
+
+class Planner:
+    """Builds the plan of one dry run; `planned` lists the steps in the order a passing run takes them."""
+
+    def __init__(
+        self, options: RunOptions, client: Any, inputs: dict[str, Any], token_requests: list[str]
+    ) -> None:
+        self.runner = Runner(options, client, inputs)
+        self.planned: list[PlannedRequest] = []
+        self.token_requests = token_requests  # token URLs the offline client answered (it appends)
+        self.placeholders: set[str] = set()
+        self._done: set[tuple[int, str]] = set()
+
+    async def workflow(self, workspace: Workspace, workflow: Workflow, inputs: dict, depth: int = 0) -> None:
+        key = (id(workspace), workflow.workflow_id)
+        if depth > MAX_DEPTH or (depth == 0 and key in self._done):
+            return
+        self._done.add(key)
+        for ref in workflow.depends_on:
+            target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
+            if (id(target.workspace), target.workflow.workflow_id) not in self._done:
+                given = dependency_inputs(target.workflow, self.runner.inputs)
+                await self.workflow(target.workspace, target.workflow, given)
+        # Not validated: a placeholder may stand where the schema wants a number (the real run checks).
+        filled = apply_defaults(workflow.inputs or {}, inputs, workspace.document.raw)
+        self.runner.options.secrets.update(
+            secret_values(workflow.inputs or {}, filled, workspace.document.raw)
+        )
+        state = WorkflowState(workspace, filled)
+        self.runner.workflows[workflow.workflow_id] = {"inputs": filled, "outputs": {}}
+        base = dataclasses.replace(base_context(state, self.runner.workflows), unresolved=self.placeholder)
+        for cstep in workspace.compiled(workflow).steps:
+            await self._step(workspace, workflow, cstep, base, depth)
+
+    def placeholder(self, expr: ast.Expression, missing: Missing) -> Any:
+        """A value only an earlier response can supply stays visible as its expression."""
+        if isinstance(expr, (ast.StepOutputRef, ast.WorkflowRef)):
+            self.placeholders.add(f"<{expr.text}>")
+            return f"<{expr.text}>"
+        return missing
+
+    def _forget_placeholder_secrets(self) -> None:
+        # `Authorization: Bearer <$steps.login.outputs.token>` set by a step joined the run's secrets;
+        # a placeholder hides nothing and must stay readable.
+        secrets = self.runner.options.secrets
+        secrets -= {s for s in secrets if any(p in s for p in self.placeholders)}
+
+    async def _step(
+        self, workspace: Workspace, workflow: Workflow, cstep: Any, base: Context, depth: int
+    ) -> None:
+        planned = PlannedRequest(workflow.workflow_id, cstep.step_id, depth=depth)
+        self.planned.append(planned)
+        kind = cstep.step.target_kind
+        if kind == "asyncapi":
+            planned.kind, planned.error = "asyncapi", "AsyncAPI steps are not supported by this engine"
+        elif kind == "workflow":
+            await self._child(workspace, cstep, base, planned, depth)
+        else:
+            await self._operation(workspace, cstep, base, planned)
+
+    async def _operation(
+        self, workspace: Workspace, cstep: Any, base: Context, planned: PlannedRequest
+    ) -> None:
+        fetched = len(self.token_requests)
+        try:
+            target = workspace.resolve_operation(cstep.step)
+            request = await prepare_request(self.runner, cstep, base, target, planned.warnings)
+        except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
+            planned.error = f"request cannot be built: {exc}"
+            return
+        finally:
+            self._forget_placeholder_secrets()
+        planned.method, planned.url = request.method, request.url
+        planned.headers, planned.body = list(request.headers), request.content
+        planned.warnings.extend(request.warnings)
+        for url in self.token_requests[fetched:]:
+            planned.warnings.append(f"an OAuth2 token would be fetched from {url} (not in a dry run)")
+
+    async def _child(
+        self, workspace: Workspace, cstep: Any, base: Context, planned: PlannedRequest, depth: int
+    ) -> None:
+        target = workspace.resolve_workflow(cstep.step.workflow_id or "", (*cstep.step.at, "workflowId"))
+        planned.kind, planned.target = "workflow", target.workflow.workflow_id
+        inputs = {}
+        for param in cstep.params:
+            value, problems = strip_missing(param.value.evaluate(base), f"input '{param.name}'")
+            planned.warnings.extend(problems)
+            if not isinstance(value, Missing):
+                inputs[param.name] = value
+        await self.workflow(target.workspace, target.workflow, inputs, depth + 1)
+
+
+def offline_client(token_requests: list[str]) -> Any:
+    """An httpx client that never touches the network: a token request gets a placeholder token."""
+    import httpx
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        url = str(request.url.copy_with(query=None))
+        token_requests.append(url)
+        return httpx.Response(200, json={"access_token": f"<token from {url}>", "token_type": "Bearer"})
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(answer))

@@ -1,0 +1,68 @@
+"""One attempt of a `workflowId` step: run the child workflow, then judge the step on its outcome."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..expressions import Context, Missing
+from ..result import StepResult
+from .context import with_exchange
+from .inputs import InputsError
+from .operation import Attempt, check_criteria
+from .plan import CompiledStep
+from .values import strip_missing
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
+    from .runner import Runner
+
+
+async def attempt_workflow(
+    runner: Runner,
+    workspace: Workspace,
+    cstep: CompiledStep,
+    base: Context,
+    step_result: StepResult,
+    depth: int,
+) -> Attempt:
+    target = workspace.resolve_workflow(cstep.step.workflow_id or "", (*cstep.step.at, "workflowId"))
+    inputs: dict[str, Any] = {}
+    for param in cstep.params:
+        value, problems = strip_missing(param.value.evaluate(base), f"input '{param.name}'")
+        if isinstance(value, Missing):
+            step_result.warnings.append(f"input '{param.name}' not passed: {value.reason}")
+            continue
+        step_result.warnings.extend(problems)
+        inputs[param.name] = value
+    try:
+        child, child_ctx = await runner.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
+    except InputsError as exc:
+        return Attempt(False, base, str(exc))
+    step_result.workflow = child
+    # `$statusCode`/`$response` of a workflow step: the child's last exchange; `$outputs`: its outputs.
+    last = child_ctx or Context()
+    ctx = with_exchange(
+        base,
+        outputs=child.outputs,
+        status_code=last.status_code,
+        response=last.response,
+        request=last.request,
+        url=last.url,
+        method=last.method,
+    )
+    if not child.passed:
+        message = (child.error or {}).get("message", "failed")
+        prefix = f"workflow '{child.workflow_id}' failed: "
+        if not message.startswith(prefix):  # a workflow calling itself is named once, not per level
+            message = prefix + message
+        return Attempt(False, ctx, message, status_code=last.status_code)
+    failed = check_criteria(cstep.criteria, ctx)
+    if failed:
+        return Attempt(
+            False,
+            ctx,
+            "successCriteria failed: " + "; ".join(failed),
+            failed,
+            status_code=last.status_code,
+        )
+    return Attempt(True, ctx, status_code=last.status_code)

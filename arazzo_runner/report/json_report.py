@@ -1,0 +1,101 @@
+"""The run result as JSON, masked: `--format json` (stdout) and `--report-json PATH` (plus every exchange).
+
+The report file is the `--format json` document with, on each step, `exchanges`: each request and its
+response (headers, bodies cut at 1 MiB, binary bodies as a size) in the order they happened.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from ..result import Exchange, RunResult, StepResult, WorkflowResult
+from ..secrets import Masker
+from .bodies import FILE_LIMIT, Body, header, render_body
+
+
+def result_dict(result: RunResult, masker: Masker, *, exchanges: bool = False) -> dict[str, Any]:
+    """`result.to_dict()` masked (secrets by value, apiKey query parameters of URLs by name)."""
+    data = result.to_dict()
+    for entry, workflow in zip(data["workflows"], result.workflows, strict=True):
+        _workflow(entry, workflow, masker, exchanges)
+    return masker.data(data)
+
+
+def report_dict(result: RunResult, masker: Masker, *, tool_version: str = "") -> dict[str, Any]:
+    return {
+        "tool": {"name": "arazzo-runner", "version": tool_version},
+        "generatedAt": iso_time(datetime.now(timezone.utc).timestamp()),
+        "masked": masker.enabled,
+        **result_dict(result, masker, exchanges=True),
+    }
+
+
+def write_report_json(path: str, result: RunResult, masker: Masker, *, tool_version: str = "") -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        data = report_dict(result, masker, tool_version=tool_version)
+        json.dump(data, handle, indent=2, ensure_ascii=False)
+        handle.write("\n")
+
+
+def _workflow(entry: dict[str, Any], workflow: WorkflowResult, masker: Masker, exchanges: bool) -> None:
+    for step_entry, step in zip(entry["steps"], workflow.steps, strict=True):
+        _step(step_entry, step, masker, exchanges)
+    for dep_entry, dependency in zip(entry.get("dependencies", []), workflow.dependencies, strict=True):
+        _workflow(dep_entry, dependency, masker, exchanges)
+
+
+def _step(entry: dict[str, Any], step: StepResult, masker: Masker, exchanges: bool) -> None:
+    if "request" in entry:
+        entry["request"]["url"] = masker.url(entry["request"]["url"] or "")
+    if exchanges:
+        entry["exchanges"] = [exchange_dict(e, masker) for e in step.exchanges]
+    if step.workflow is not None:
+        _workflow(entry["workflow"], step.workflow, masker, exchanges)
+
+
+def exchange_dict(exchange: Exchange, masker: Masker) -> dict[str, Any]:
+    request_type = header(exchange.request_headers, "content-type")
+    data: dict[str, Any] = {
+        "startedAt": iso_time(exchange.started_at),
+        "durationMs": round(exchange.duration_ms, 3),
+        "request": {
+            "method": exchange.method,
+            "url": masker.url(exchange.url),
+            "headers": _headers(exchange.request_headers, masker),
+            **_body(render_body(exchange.request_body, request_type, masker, limit=FILE_LIMIT)),
+        },
+        "response": None,
+    }
+    if exchange.status_code is not None:
+        response_type = header(exchange.response_headers, "content-type")
+        data["response"] = {
+            "status": exchange.status_code,
+            "headers": _headers(exchange.response_headers, masker),
+            **_body(render_body(exchange.response_body, response_type, masker, limit=FILE_LIMIT)),
+        }
+    if exchange.error:
+        data["error"] = masker.text(exchange.error)
+    return data
+
+
+def _headers(pairs: list[tuple[str, str]], masker: Masker) -> list[dict[str, str]]:
+    return [{"name": name, "value": value} for name, value in masker.headers(pairs)]
+
+
+def _body(body: Body) -> dict[str, Any]:
+    data: dict[str, Any] = {"body": body.text, "bodySize": body.size}
+    if body.kind == "binary":
+        data["bodyBinary"] = True
+    if body.omitted:
+        data["bodyOmittedBytes"] = body.omitted
+    if body.events:
+        data["events"] = body.events
+    return data
+
+
+def iso_time(timestamp: float) -> str:
+    """UTC, millisecond precision, with `Z` (what HAR and most tools read)."""
+    moment = datetime.fromtimestamp(timestamp, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -1,0 +1,116 @@
+"""`--junit PATH`: JUnit XML in the shape CI systems read (Jenkins/Ant `junit-10.xsd`).
+
+One `testsuite` per workflow execution (selected workflows, their dependencies, child runs of nested
+workflows), one `testcase` per executed step (a step reached again is `step#2`). A step that got a
+response and failed (criteria or status) is a `failure` listing each failed criterion with the value
+seen; a step that failed without one (network error, request not built) is an `error`. A workflow that
+failed before or outside its steps (a dependency, its inputs) gets a `(workflow)` test case with an
+`error`. Everything written is masked.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+
+from ..result import RunResult, StepResult, WorkflowResult
+from ..secrets import Masker
+from .walk import executions, step_names
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
+
+
+def junit_xml(result: RunResult, masker: Masker) -> str:
+    root = ET.Element("testsuites", name="arazzo")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    time = 0.0
+    for execution in executions(result):
+        suite = _suite(execution.name, execution.workflow, masker)
+        root.append(suite)
+        for key in totals:
+            totals[key] += int(suite.get(key, "0"))
+        time += execution.workflow.duration_ms / 1000 if execution.parent is None else 0.0
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("time", _seconds(time * 1000))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_junit(path: str, result: RunResult, masker: Masker) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(junit_xml(result, masker))
+
+
+def _suite(name: str, workflow: WorkflowResult, masker: Masker) -> ET.Element:
+    suite = ET.Element("testsuite", name=_clean(name, masker))
+    failures = errors = 0
+    for step_name, step in step_names(workflow.steps):
+        case = _case(step_name, step, workflow.workflow_id, masker)
+        failures += case.find("failure") is not None
+        errors += case.find("error") is not None
+        suite.append(case)
+    if workflow.error and not workflow.error.get("stepId"):
+        case = ET.SubElement(suite, "testcase", name="(workflow)", classname=workflow.workflow_id, time="0")
+        message = _clean(workflow.error["message"], masker)
+        ET.SubElement(case, "error", message=_first_line(message), type="workflow").text = message
+        errors += 1
+    suite.set("tests", str(len(suite)))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.set("skipped", "0")
+    suite.set("time", _seconds(workflow.duration_ms))
+    suite.set("timestamp", _timestamp(workflow))
+    return suite
+
+
+def _case(name: str, step: StepResult, classname: str, masker: Masker) -> ET.Element:
+    case = ET.Element("testcase", name=name, classname=classname, time=_seconds(step.duration_ms))
+    if not step.passed:
+        error = _clean(step.error or "failed", masker)
+        if step.failed_criteria or step.status_code is not None:
+            criteria = [_clean(c, masker) for c in step.failed_criteria]
+            kind = "successCriteria" if criteria else "status"
+            text = "\n".join(f"failed: {c}" for c in criteria) if criteria else error
+            ET.SubElement(case, "failure", message=_first_line(error), type=kind).text = text
+        else:
+            ET.SubElement(case, "error", message=_first_line(error), type="error").text = error
+    out = _system_out(step, masker)
+    if out:
+        ET.SubElement(case, "system-out").text = out
+    return case
+
+
+def _system_out(step: StepResult, masker: Masker) -> str:
+    lines = []
+    if step.method:
+        status = f" -> {step.status_code}" if step.status_code is not None else ""
+        lines.append(f"{step.method} {masker.url(step.url or '')}{status}")
+    if step.attempts > 1:
+        lines.append(f"attempts: {step.attempts}")
+    if step.action:
+        lines.append(f"action: {step.action}")
+    lines.extend(f"warning: {w}" for w in step.warnings)
+    return _clean("\n".join(lines), masker)
+
+
+def _clean(text: str, masker: Masker) -> str:
+    return _NOT_XML.sub("?", masker.text(text))
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= 500 else line[:497] + "..."
+
+
+def _seconds(ms: float) -> str:
+    return f"{max(ms, 0.0) / 1000:.3f}"
+
+
+def _timestamp(workflow: WorkflowResult) -> str:
+    """When the workflow's first exchange started (the run's clock otherwise), UTC without a zone
+    suffix: the form both `junit-10.xsd` users and the stricter `junit-4.xsd` pattern accept."""
+    starts = [e.started_at for s in workflow.steps for e in s.exchanges if e.started_at]
+    moment = datetime.fromtimestamp(min(starts), timezone.utc) if starts else datetime.now(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")

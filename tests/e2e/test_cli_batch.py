@@ -1,0 +1,190 @@
+"""Data-driven runs: `--inputs-file rows.jsonl` once per row, `--concurrency N`, per-row reports."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+
+import pytest
+
+from tests.e2e.conftest import arazzo_doc
+from tests.e2e.helpers import cli, op_step, run_json, workflow
+
+SCHEMA = {
+    "type": "object",
+    "required": ["petId"],
+    "properties": {
+        "petId": {"type": "integer"},
+        "trace": {"type": "string", "default": "none"},
+        "password": {"type": "string", "format": "password", "minLength": 16},
+    },
+}
+
+
+def _doc() -> dict:
+    get = op_step(
+        "get",
+        "getPet",
+        parameters=[
+            {"name": "petId", "in": "path", "value": "$inputs.petId"},
+            {"name": "X-Trace", "in": "header", "value": "$inputs.trace"},
+        ],
+        successCriteria=[{"condition": "$statusCode == 200"}],
+        outputs={"name": "$response.body#/name"},
+    )
+    return arazzo_doc(workflow("flow", get, inputs=SCHEMA, outputs={"name": "$steps.get.outputs.name"}))
+
+
+@pytest.fixture
+def pets(server):
+    """GET /pets/{id}: 200 with a name, 404 for id 0."""
+
+    @server.route("GET", "/pets/{id}")
+    def pet(request):
+        if request.params["id"] == "0":
+            return 404, {"error": "no such pet"}
+        return 200, {"name": f"pet-{request.params['id']}"}
+
+    return server
+
+
+def _rows(tmp_path, *lines: str):
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_one_run_per_row_merged_over_the_other_inputs(capsys, write, pets, tmp_path):
+    rows = _rows(tmp_path, '{"petId": 1}', "", "   ", '{"petId": 2, "trace": "row"}')
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--input", "trace=flag", server=pets)
+    assert result.code == 0, result.err
+    data = result.json
+    assert data["status"] == "passed"
+    assert [(r["row"], r["line"], r["inputs"]) for r in data["rows"]] == [
+        (1, 1, {"petId": 1}),
+        (2, 4, {"petId": 2, "trace": "row"}),
+    ]
+    outputs = [r["result"]["workflows"][0]["outputs"] for r in data["rows"]]
+    assert outputs == [{"name": "pet-1"}, {"name": "pet-2"}]
+    sent = sorted((r.path, r.headers["x-trace"]) for r in pets.requests)
+    assert sent == [("/pets/1", "flag"), ("/pets/2", "row")]  # a row's value wins over --input
+
+
+def test_a_failed_row_fails_the_run_and_the_others_still_run(capsys, write, pets, tmp_path):
+    rows = _rows(tmp_path, '{"petId": 1}', '{"petId": 0}', '{"petId": 3}')
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "2", server=pets)
+    assert result.code == 1
+    data = result.json
+    assert data["status"] == "failed"
+    assert [r["result"]["status"] for r in data["rows"]] == ["passed", "failed", "passed"]
+    assert len(pets.requests) == 3
+
+
+def test_rows_run_concurrently(capsys, write, server, tmp_path):
+    """Six rows against a route that takes 0.4 s: serially 2.4 s; with --concurrency 6 far less, and
+    the server sees several requests in flight at once."""
+    in_flight, peak, lock = [0], [0], threading.Lock()
+
+    @server.route("GET", "/pets/{id}")
+    def slow(request):
+        with lock:
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+        time.sleep(0.4)
+        with lock:
+            in_flight[0] -= 1
+        return 200, {"name": request.params["id"]}
+
+    rows = _rows(tmp_path, *(json.dumps({"petId": n}) for n in range(1, 7)))
+    started = time.perf_counter()
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "6", server=server)
+    elapsed = time.perf_counter() - started
+    assert result.code == 0, result.err
+    assert elapsed < 1.6, elapsed  # well under the serial 2.4 s, loosely
+    assert peak[0] >= 3
+    names = [r["result"]["workflows"][0]["outputs"]["name"] for r in result.json["rows"]]
+    assert names == ["1", "2", "3", "4", "5", "6"]  # reported in row order, whatever order they finished
+
+
+def test_text_output_has_a_header_per_row_and_a_count(capsys, write, pets, tmp_path):
+    rows = _rows(tmp_path, '{"petId": 1}', '{"petId": 0, "trace": "a-very-long-trace-value-cut-short"}')
+    for concurrency in ("1", "2"):
+        result = cli(capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", rows,
+                     "--concurrency", concurrency)  # fmt: skip
+        assert result.code == 1
+        lines = result.out.splitlines()
+        headers = [line for line in lines if line.startswith("== row")]
+        assert sorted(headers) == [
+            "== row 1 (line 1): petId=1",
+            "== row 2 (line 2): petId=0, trace=a-very-long-trace-val...",
+        ]
+        for header in headers:  # each row's trace follows its header, never interleaved
+            assert lines[lines.index(header) + 1].startswith("workflow flow")
+        assert lines[-1] == "1 of 2 rows passed"
+
+
+def test_row_secrets_are_masked_in_the_report_and_in_errors(capsys, write, pets, tmp_path):
+    rows = _rows(tmp_path, '{"petId": 1, "password": "hunter2-secret-value"}')
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, server=pets)
+    assert result.code == 0, result.err
+    assert result.json["rows"][0]["inputs"] == {"petId": 1, "password": "***"}
+    assert "hunter2-secret" not in result.out
+    text = cli(capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", rows)
+    assert "== row 1 (line 1): petId=1, password=***" in text.out and "hunter2" not in text.out
+    short = _rows(tmp_path, '{"petId": 1}', '{"petId": 2, "password": "short-secret"}')
+    invalid = cli(capsys, "run", write(_doc()), "--inputs-file", short)
+    assert invalid.code == 2 and "is too short (--inputs-file row 2, line 2)" in invalid.err
+    assert "short-secret" not in invalid.err and "***" in invalid.err
+
+
+def test_report_files_are_refused_with_rows(capsys, write, pets, tmp_path):
+    rows = _rows(tmp_path, '{"petId": 1}')
+    for flag in ("--report-json", "--junit", "--har"):
+        result = cli(capsys, "run", write(_doc()), "--inputs-file", rows, flag, tmp_path / "out")
+        assert result.code == 2 and f"{flag} cannot be combined with --inputs-file" in result.err
+    assert pets.requests == []
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (['{"petId": 1}', "", '{"petId": 2'], "line 3: not valid JSON"),
+        (['{"petId": 1}', "[1, 2]"], "line 2: a row must be a JSON object"),
+        (["", "  "], "no rows"),
+        (['{"petId": 1}', '{"trace": "x"}'], "(--inputs-file row 2, line 2)"),
+        (
+            ['{"petId": 1}', '{"petId": "one"}'],
+            "'one' is not of type 'integer' (--inputs-file row 2, line 2)",
+        ),
+    ],
+)
+def test_a_bad_row_is_a_usage_error_before_anything_is_sent(capsys, write, pets, tmp_path, lines, message):
+    result = cli(
+        capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", _rows(tmp_path, *lines)
+    )
+    assert result.code == 2
+    assert message in result.err
+    assert result.out == ""
+    assert pets.requests == []
+
+
+def test_a_missing_input_in_a_row_says_how_to_supply_it(capsys, write, pets, tmp_path):
+    result = cli(capsys, "run", write(_doc()), "--inputs-file", _rows(tmp_path, "{}"))
+    assert "workflow 'flow' (--inputs-file row 1, line 1) needs inputs that were not given" in result.err
+    assert "--input petId=..." in result.err
+
+
+def test_rows_from_stdin(capsys, monkeypatch, write, pets):
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"petId": 5}\n{"petId": 6}\n'))
+    result = run_json(capsys, write(_doc()), "--inputs-file", "-", server=pets)
+    assert result.code == 0, result.err
+    assert len(result.json["rows"]) == 2
+
+
+def test_an_unreadable_inputs_file_is_a_usage_error(capsys, write, tmp_path):
+    result = cli(capsys, "run", write(_doc()), "--inputs-file", tmp_path / "nope.jsonl")
+    assert result.code == 2 and "cannot read" in result.err
+    bad = cli(capsys, "run", write(_doc()), "--inputs-file", tmp_path / "x", "--concurrency", "0")
+    assert bad.code == 2 and "--concurrency" in bad.err

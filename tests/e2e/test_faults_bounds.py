@@ -1,0 +1,135 @@
+"""Run bounds against a real fault-injecting server: a slow drip, the run `--deadline` (the exchange in
+flight is cancelled, nothing runs after it, the result is still reported) and `--max-steps` loops."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import arazzo_runner
+from arazzo_runner import api
+from arazzo_runner.executor import runner as runner_module
+from arazzo_runner.http import transport
+from tests.e2e.conftest import arazzo_doc
+from tests.e2e.faultkit import failed_at, fault_run, list_step
+from tests.e2e.helpers import run_json, workflow
+from tests.servers import faults
+
+
+def test_a_drip_slower_than_the_timeout_is_a_read_timeout(capsys, write):
+    run = fault_run(capsys, write, faults.drip(interval=0.1), argv=("--timeout", "0.05"))
+    got = failed_at(run)
+    assert got["error"] == f"read timed out after 0.05 s (GET {run.server.url}/pets)"
+
+
+def test_a_drip_within_the_timeout_is_cut_by_the_step_timeout(capsys, write):
+    step = list_step(timeout=300)
+    run = fault_run(capsys, write, faults.drip(interval=0.1), steps=(step,), version="1.1.0")
+    got = failed_at(run)
+    assert got["error"] == "step timeout of 300 ms exceeded"
+    assert 1 <= run.server.hits[0].sent < len(b'{"ok": true}')
+
+
+def test_the_deadline_cancels_a_drip_and_the_server_sees_the_client_leave(capsys, write):
+    started = time.perf_counter()
+    run = fault_run(capsys, write, faults.drip(interval=0.1), argv=("--deadline", "0.3"))
+    assert time.perf_counter() - started < 1
+    got = failed_at(run)
+    assert got["error"] == "run deadline of 0.3 s exceeded"
+    assert got["request"] == {"method": "GET", "url": f"{run.server.url}/pets"}
+    hit = run.server.hits[0]
+    assert hit.gone_at is not None and hit.gone_at - hit.at < 0.8
+
+
+def test_after_the_deadline_no_further_step_or_workflow_runs(capsys, write):
+    first = list_step(stepId="first", outputs={})
+    doc = arazzo_doc(workflow("one", first, list_step(stepId="second")), workflow("two", list_step()))
+    with faults.FaultServer() as server:
+        server.script("/pets", faults.stall())
+        result = run_json(capsys, write(doc), "--deadline", "0.25", "--server", f"pets={server.url}")
+    assert result.code == 1
+    assert result.json["status"] == "failed"
+    one, two = result.json["workflows"]
+    assert [(s["stepId"], s["status"]) for s in one["steps"]] == [("first", "failed")]
+    assert one["error"] == {"stepId": "first", "message": "run deadline of 0.25 s exceeded"}
+    assert (two["status"], two["steps"]) == ("failed", [])
+    assert two["error"] == {"stepId": "list", "message": "run deadline of 0.25 s exceeded"}
+    assert len(server.hits) == 1
+
+
+def test_the_deadline_ends_a_retrying_step_without_further_actions(capsys, write):
+    on_failure = [{"name": "again", "type": "retry", "retryAfter": 0.05, "retryLimit": 1000}]
+    run = fault_run(
+        capsys,
+        write,
+        faults.stall(),
+        steps=(list_step(onFailure=on_failure),),
+        argv=("--deadline", "0.4", "--timeout", "0.1"),
+    )
+    got = run.step
+    assert 2 <= got["attempts"] <= 4
+    failed_at(run, attempts=got["attempts"])
+    assert got["error"].endswith("run deadline of 0.4 s exceeded")
+
+
+def test_the_deadline_closes_the_runs_http_client(write, monkeypatch):
+    clients = []
+    real = transport.new_client
+
+    def recording(timeout, **options):
+        clients.append(real(timeout, **options))
+        return clients[-1]
+
+    monkeypatch.setattr(transport, "new_client", recording)
+    path = write(arazzo_doc(workflow("flow", list_step())))
+    with faults.FaultServer() as server:
+        server.script("/pets", faults.stall())
+        result = arazzo_runner.run(path, servers={"pets": server.url}, deadline=0.2)
+    assert not result.ok
+    assert result.workflows[0].error == {"stepId": "list", "message": "run deadline of 0.2 s exceeded"}
+    assert [c.is_closed for c in clients] == [True]
+
+
+def test_a_backstop_ends_the_run_if_something_ignores_the_deadline(write, monkeypatch):
+    async def stuck(*args, **kwargs):
+        await asyncio.sleep(30)  # an await the runner's own deadline checks do not cover
+
+    monkeypatch.setattr(runner_module, "attempt_operation", stuck)
+    monkeypatch.setattr(api, "DEADLINE_GRACE", 0.05)
+    path = write(arazzo_doc(workflow("one", list_step()), workflow("two", list_step())))
+    started = time.perf_counter()
+    result = arazzo_runner.run(path, servers={"pets": "http://127.0.0.1:9"}, deadline=0.15)
+    assert time.perf_counter() - started < 1
+    assert result.status == "failed"
+    assert [(w.workflow_id, w.status, w.error) for w in result.workflows] == [
+        ("one", "failed", {"stepId": "", "message": "run deadline of 0.15 s exceeded"}),
+        ("two", "failed", {"stepId": "", "message": "run deadline of 0.15 s exceeded"}),
+    ]
+
+
+def test_max_steps_stops_a_two_step_goto_loop_through_the_cli(capsys, write):
+    def goto(step_id: str) -> list[dict]:
+        return [{"name": "to", "type": "goto", "stepId": step_id}]
+
+    ping = list_step(stepId="ping", outputs={}, onSuccess=goto("pong"))
+    pong = list_step(stepId="pong", outputs={}, onSuccess=goto("ping"))
+    run = fault_run(capsys, write, faults.reply([]), steps=(ping, pong), argv=("--max-steps", "5"))
+    assert run.code == 1
+    flow = run.workflow
+    assert [s["stepId"] for s in flow["steps"]] == ["ping", "pong", "ping", "pong", "ping"]
+    assert flow["error"] == {"stepId": "pong", "message": "stopped after 5 steps (max-steps): a goto loop?"}
+    assert len(run.server.hits) == 5
+
+
+def test_max_steps_counts_steps_across_workflows_that_goto_each_other(capsys, write):
+    def hop(workflow_id: str, target: str) -> dict:
+        goto = [{"name": "hop", "type": "goto", "workflowId": target}]
+        return workflow(workflow_id, list_step(outputs={}, onSuccess=goto))
+
+    doc = arazzo_doc(hop("a", "b"), hop("b", "a"))
+    with faults.FaultServer() as server:
+        server.script("/pets", faults.reply([]))
+        result = run_json(capsys, write(doc), "-w", "a", "--max-steps", "7", "--server", f"pets={server.url}")
+    assert result.code == 1
+    assert "stopped after 7 steps (max-steps)" in result.json["workflows"][0]["error"]["message"]
+    assert len(server.hits) == 7
