@@ -78,6 +78,7 @@ class Workspace:
         self._lock = threading.RLock()
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
+        self._targets: dict[int, OperationTarget] = {}  # id(step) -> its resolved operation
 
     # -- loading -------------------------------------------------------------------------------------
 
@@ -208,6 +209,13 @@ class Workspace:
         return [s.name for s in self.document.sources if (s.type or "openapi") == "openapi"]
 
     def resolve_operation(self, step: Step) -> OperationTarget:
+        """The operation a step calls; resolved once per step (targets never change once loaded)."""
+        target = self._targets.get(id(step))
+        if target is None:
+            target = self._targets.setdefault(id(step), self._resolve_operation(step))
+        return target
+
+    def _resolve_operation(self, step: Step) -> OperationTarget:
         if step.operation_path is not None:
             return self._by_path(step)
         ref = step.operation_id or ""

@@ -235,11 +235,12 @@ async def prepare_request(
     runner: Runner, cstep: CompiledStep, base: Context, target: Any, warnings: list[str]
 ) -> PreparedRequest:
     operation = target.operation
-    specs = spec_index(operation.parameters)
+    facts = _facts(runner, target)
+    specs = facts.specs
     params = _param_values(cstep, base, specs, warnings)
     body = _body(cstep, base, operation, warnings)
-    url, notes = resolve_base_url(target.source, target.description, operation, runner.options)
-    warnings.extend(notes)
+    url = facts.base_url
+    warnings.extend(facts.notes)
     credentials = Credentials(runner.options.auth, [base.inputs, runner.inputs], runner.options.environ)
     added, notes = await apply_security(
         operation=operation,
@@ -259,8 +260,27 @@ async def prepare_request(
         params=params + added,
         specs=specs,
         body=body,
-        implicit=implicit_params(target.description.security_schemes),
+        implicit=facts.implicit,
     )
+
+
+@dataclass
+class _OperationFacts:
+    specs: dict
+    base_url: str
+    notes: list[str]
+    implicit: frozenset
+
+
+def _facts(runner: Runner, target: Any) -> _OperationFacts:
+    """What stays the same for an operation during one run (its options are fixed): computed once."""
+    facts = runner.operation_facts.get(id(target.operation))
+    if facts is None:
+        url, notes = resolve_base_url(target.source, target.description, target.operation, runner.options)
+        implicit = implicit_params(target.description.security_schemes)
+        facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
+        runner.operation_facts[id(target.operation)] = facts
+    return facts
 
 
 def _param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:

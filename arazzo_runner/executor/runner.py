@@ -62,6 +62,7 @@ class Runner:
         self._once: dict[tuple[int, str], WorkflowResult] = {}  # selected workflows and dependencies
         self._running: set[tuple[int, str]] = set()
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
+        self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
 
     def emit(self, event: Any) -> None:
         if self.options.on_event is not None:

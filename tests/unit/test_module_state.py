@@ -45,6 +45,7 @@ CACHES = {
     "arazzo_runner.validate.schema.validator": "bundled schema version -> jsonschema validator",
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
+    "arazzo_runner.http.transport.default_tls_context": "the default verifying TLS context, never modified",
 }
 # Constant tables: filled at import, never written afterwards.
 CONSTANT_NAMES = {
