@@ -5,16 +5,18 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
-from .executor.dry_run import PlannedRequest, Planner, offline_client
 from .executor.inputs import validate_inputs
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
 from .model import Workflow
 from .result import RunResult, WorkflowResult
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from .executor.dry_run import PlannedRequest
 
 Source = Workspace | str | os.PathLike
 DEADLINE_GRACE = 1.0  # seconds past `RunOptions.deadline` before the whole run is cancelled
@@ -149,6 +151,8 @@ async def aplan_requests(
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
     preflight(workspace, selected, per_workflow, given, opts)
+    from .executor.dry_run import Planner, offline_client  # only dry runs need it
+
     token_urls: list[str] = []
     async with offline_client(token_urls) as client:
         planner = Planner(opts, client, given, token_urls)

@@ -1,11 +1,12 @@
 """Benchmark: loading and indexing large OpenAPI descriptions (not a test).
 
-    python bench/load_descriptions.py [--runs N]
+    python bench/load_descriptions.py [--runs N] [--json PATH]
 
 For each description: the median (and min) wall time of a cold `load_openapi` (read, parse, index; a new
 SourceCache each run), the time to resolve one operation's parameters/body/responses on first use, and the
-mean time of an operationId lookup. Descriptions: the largest ones in ../shared/corpus (Rebilly 2.2 MB
-YAML, Discord JSON, Stripe, Train Travel) and a generated one with 5,000 operations (in a temp dir).
+mean time of an operationId lookup; the memory a loaded description retains and the peak while loading it
+(tracemalloc), and the process's peak RSS. Descriptions: the largest ones in ../shared/corpus (Rebilly
+2.2 MB YAML, Discord JSON, Stripe, Train Travel) and a generated one with 5,000 operations (in a temp dir).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from common import self_peak_rss, write_json  # noqa: E402
 
 from arazzo_runner.errors import SourceError  # noqa: E402
 from arazzo_runner.sources import SourceCache, load_openapi  # noqa: E402
@@ -84,6 +89,13 @@ def measure(path: Path, runs: int) -> dict[str, Any]:
         description = load_openapi(str(path), cache=SourceCache())
         times.append(time.perf_counter() - started)
     assert description is not None
+    tracemalloc.start()
+    try:
+        kept = load_openapi(str(path), cache=SourceCache())
+        retained, peak = tracemalloc.get_traced_memory()
+        del kept
+    finally:
+        tracemalloc.stop()
     operations = list(description.operations)
     ids = [op.operation_id for op in operations if op.operation_id]
     first_use = _first_use(operations)
@@ -99,6 +111,8 @@ def measure(path: Path, runs: int) -> dict[str, Any]:
         "min": min(times),
         "first_use": first_use,
         "lookup": lookup,
+        "retained": retained,
+        "peak": peak,
     }
 
 
@@ -132,28 +146,45 @@ def _ms(seconds: float | None) -> str:
     return "n/a" if seconds is None else f"{seconds * 1000:.2f} ms"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+def run(runs: int) -> dict[str, Any]:
+    """Every description's row, and this process's peak RSS (for run_all.py)."""
     targets = {label: CORPUS / rel for label, rel in CORPUS_FILES.items() if (CORPUS / rel).exists()}
     with tempfile.TemporaryDirectory() as folder:
         generated = Path(folder) / "generated-5000.openapi.yaml"
         generated.write_text(yaml.safe_dump(generated_description(5000), sort_keys=False))
         targets["generated 5,000 ops (YAML)"] = generated
-        rows = [(label, measure(path, args.runs)) for label, path in targets.items()]
-    print(f"machine: {machine()}; median of {args.runs} cold loads")
+        rows = {label: measure(path, runs) for label, path in targets.items()}
+    return {"runs": runs, "rows": rows, "process_peak_rss": self_peak_rss()}
+
+
+def report(result: dict[str, Any]) -> None:
+    print(f"(d) loading descriptions: median of {result['runs']} cold loads")
+    print("    retained / peak: tracemalloc, what a loaded description holds / the peak while loading it")
     print(
         f"| {'description':<28} | {'size':>8} | {'ops':>5} | {'load median':>11} | {'load min':>9} "
-        f"| {'1st op use':>10} | {'lookup':>7} |"
+        f"| {'1st op use':>10} | {'lookup':>7} | {'retained':>9} | {'peak':>9} |"
     )
-    print(f"|{'-' * 30}|{'-' * 10}|{'-' * 7}|{'-' * 13}|{'-' * 11}|{'-' * 12}|{'-' * 9}|")
-    for label, row in rows:
+    widths = (30, 10, 7, 13, 11, 12, 9, 11, 11)
+    print("|" + "|".join("-" * width for width in widths) + "|")
+    for label, row in result["rows"].items():
         print(
             f"| {label:<28} | {row['size'] / 1e6:>6.2f}MB | {row['operations']:>5} "
             f"| {row['median'] * 1000:>8.0f} ms | {row['min'] * 1000:>6.0f} ms "
-            f"| {_ms(row['first_use']):>10} | {row['lookup'] * 1e9:>4.0f} ns |"
+            f"| {_ms(row['first_use']):>10} | {row['lookup'] * 1e9:>4.0f} ns "
+            f"| {row['retained'] / 2**20:>5.1f} MiB | {row['peak'] / 2**20:>5.1f} MiB |"
         )
+    print(f"process peak RSS: {result['process_peak_rss'] / 2**20:.1f} MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    result = run(args.runs)
+    report(result)
+    write_json(args.json, result)
 
 
 if __name__ == "__main__":

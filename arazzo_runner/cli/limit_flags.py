@@ -12,8 +12,7 @@ import math
 import re
 from typing import Any
 
-from ..executor.bounds import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL
-from ..http.transport import DEFAULT_MAX_BODY
+from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
 
 _SIZE = re.compile(r"(\d+)\s*([kmg]i?b?|b)?", re.IGNORECASE)
 _UNITS = "bkmg"  # bytes, then powers of 1024

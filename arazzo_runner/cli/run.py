@@ -138,7 +138,13 @@ def run_setup(
 
 
 def refuse_invalid(workspace: Any) -> bool:
-    """`arazzo run` validates first: a document with errors is refused (its findings on stderr)."""
+    """`arazzo run` validates first: a document with errors is refused (its findings on stderr). A
+    document that validated clean before, unchanged with all it reads, is not validated again."""
+    from ..validate.cache import ValidationCache
+
+    cache = ValidationCache.default()
+    if cache is not None and cache.is_clean(workspace):
+        return False
     from ..validate import errors_for_run
     from ..validate.format import format_findings
 
@@ -146,6 +152,8 @@ def refuse_invalid(workspace: Any) -> bool:
     if errors:
         sys.stderr.write(format_findings(errors))
         print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
+    elif cache is not None:
+        cache.remember_clean(workspace)
     return bool(errors)
 
 

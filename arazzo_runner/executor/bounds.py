@@ -17,8 +17,7 @@ if TYPE_CHECKING:
     from .options import RunOptions
     from .plan import CompiledAction, CompiledStep
 
-DEFAULT_MAX_ATTEMPTS = 100  # attempts per step execution, whatever `retryLimit` says
-DEFAULT_MAX_RETRY_TOTAL = 600.0  # seconds a step may spend retrying (attempts and waits together)
+from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL  # noqa: F401 (re-exported)
 
 
 class Deadline:

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..http.transport import DEFAULT_MAX_BODY
-from .bounds import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL
+from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
 from .events import EventHandler
 
 DEFAULT_TIMEOUT = 30.0

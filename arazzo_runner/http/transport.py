@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..limits import DEFAULT_MAX_BODY
 from .body import is_json, is_xml
 from .headers import Headers
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
     from .request import PreparedRequest
 
 _BYTEARRAY = re.compile(r"bytearray\((b(['\"]).*?\2)\)")
-DEFAULT_MAX_BODY = 16 * 2**20  # response bytes read per exchange (`--max-response-bytes`)
 
 
 class TransportError(Exception):

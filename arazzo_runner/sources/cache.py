@@ -78,5 +78,13 @@ class SourceCache:
         """Store `value` under `key` unless present; returns the stored value."""
         return self._other.setdefault(key, value)
 
+    def locations(self) -> list[str]:
+        """Every document location read so far (sources and the files their `$ref`s reached)."""
+        return list(self._documents)
+
+    def values(self) -> list[Any]:
+        """The other per-run objects (e.g. loaded Arazzo sources)."""
+        return list(self._other.values())
+
     def __len__(self) -> int:
         return len(self._documents)

@@ -13,9 +13,34 @@ loaded sources and is memoised per workspace. Rules are listed in `catalogue.RUL
 
 from __future__ import annotations
 
-from .catalogue import RULES, Rule
-from .core import errors_for_run, validate_loaded, validate_path, validate_text, validate_workspace
-from .findings import ERROR, WARNING, Finding, Report
+from typing import TYPE_CHECKING, Any
+
+
+def __getattr__(name: str) -> Any:
+    """Import on first use: `arazzo --help` and the parser of `arazzo validate` need none of the rules."""
+    if name in ("RULES", "Rule"):
+        from . import catalogue as module
+    elif name in (
+        "errors_for_run",
+        "validate_loaded",
+        "validate_path",
+        "validate_text",
+        "validate_workspace",
+    ):
+        from . import core as module
+    elif name in ("ERROR", "WARNING", "Finding", "Report"):
+        from . import findings as module
+    else:
+        raise AttributeError(f"module 'arazzo_runner.validate' has no attribute {name!r}")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from .catalogue import RULES, Rule
+    from .core import errors_for_run, validate_loaded, validate_path, validate_text, validate_workspace
+    from .findings import ERROR, WARNING, Finding, Report
 
 __all__ = [
     "ERROR",

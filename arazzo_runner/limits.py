@@ -1,0 +1,5 @@
+"""Default bounds of a run, in a module with no imports so the command line can show them cheaply."""
+
+DEFAULT_MAX_ATTEMPTS = 100  # attempts per step execution, whatever `retryLimit` says
+DEFAULT_MAX_RETRY_TOTAL = 600.0  # seconds a step may spend retrying (attempts and waits together)
+DEFAULT_MAX_BODY = 16 * 2**20  # response bytes read per exchange (`--max-response-bytes`)

@@ -1,0 +1,88 @@
+"""Benchmark (a): cold start, whole processes (not a test).
+
+    python bench/cold_start.py [--runs N] [--json PATH]
+
+Median wall time and peak RSS of N runs (interleaved) of: `python -c pass` (the floor), `arazzo --version`,
+`arazzo validate` of a 1-step document, `arazzo run` of that 1-step workflow against the bench server
+(`--server bench=URL`), and a raw python process doing the same single request with httpx (parse the
+JSON, check the status and `ok`). Prints the engine/raw ratio of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import arazzo_command, machine_line, median, mib, ms, run_process, self_peak_rss, write_json
+from documents import SOURCE, write_chain
+from server import BenchServer
+
+RAW = (
+    "import sys, httpx\n"
+    "r = httpx.get(sys.argv[1])\n"
+    "body = r.json()\n"
+    "assert r.status_code == 200 and body['ok'] is True\n"
+)
+
+
+def commands(document: Path, url: str) -> dict[str, list[str]]:
+    arazzo = arazzo_command()
+    return {
+        "python -c pass": [sys.executable, "-c", "pass"],
+        "arazzo --version": [*arazzo, "--version"],
+        "arazzo validate (1 step)": [*arazzo, "validate", str(document)],
+        "arazzo run (1 step)": [*arazzo, "run", str(document), "--server", f"{SOURCE}={url}"],
+        "raw httpx (1 request)": [sys.executable, "-c", RAW, f"{url}/items/1"],
+    }
+
+
+def run(runs: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder, BenchServer() as server:
+        document = write_chain(Path(folder), 1)
+        todo = commands(document, server.url)
+        for label, command in todo.items():  # warm the page cache and check each one works
+            _, _, code = run_process(command)
+            if code != 0:
+                raise RuntimeError(f"{label}: exit code {code}: {' '.join(command)}")
+        times: dict[str, list[float]] = {label: [] for label in todo}
+        rss: dict[str, list[int]] = {label: [] for label in todo}
+        for _ in range(runs):
+            for label, command in todo.items():
+                elapsed, peak, _ = run_process(command)
+                times[label].append(elapsed)
+                rss[label].append(peak)
+    rows = {
+        label: {"median": median(times[label]), "min": min(times[label]), "rss": max(rss[label])}
+        for label in todo
+    }
+    ratio = rows["arazzo run (1 step)"]["median"] / rows["raw httpx (1 request)"]["median"]
+    return {"runs": runs, "rows": rows, "ratio": ratio, "process_peak_rss": self_peak_rss()}
+
+
+def report(result: dict[str, Any]) -> None:
+    print(f"(a) cold start, whole processes: median of {result['runs']} runs")
+    print(f"| {'command':<26} | {'median':>9} | {'min':>9} | {'peak RSS':>9} |")
+    print(f"|{'-' * 28}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
+    for label, row in result["rows"].items():
+        print(f"| {label:<26} | {ms(row['median']):>9} | {ms(row['min']):>9} | {mib(row['rss']):>9} |")
+    print(f"arazzo run / raw httpx = {result['ratio']:.2f}x (target <= 1.3x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    args = parser.parse_args()
+    print(machine_line())
+    result = run(args.runs)
+    report(result)
+    write_json(args.json, result)
+
+
+if __name__ == "__main__":
+    main()

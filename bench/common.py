@@ -1,0 +1,154 @@
+"""Shared helpers of the benchmark scripts: timing, whole-process runs with their peak RSS, the machine."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+MIB = 2**20
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+SPAWNER = """
+import json, os, sys, time
+devnull = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
+for line in sys.stdin:
+    command = json.loads(line)
+    started = time.perf_counter()
+    pid = os.posix_spawn(command[0], command, os.environ, file_actions=devnull)
+    _, status, usage = os.wait4(pid, 0)
+    elapsed = time.perf_counter() - started
+    print(elapsed, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), flush=True)
+"""
+
+
+class Spawner:
+    """Runs whole processes from a lean helper process (`python -S`, ~9 MiB) and measures them.
+
+    A child's peak RSS (`ru_maxrss` from `os.wait4`) starts at the RSS of the process that forked it
+    (Linux carries the old address space's high-water mark over `exec`), so children of this benchmark
+    process, which has imported httpx and the engine, would all report at least its size. The helper
+    forks them instead; it is smaller than any Python process it starts. stdout goes to /dev/null.
+    """
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+
+    def run(self, command: Sequence[str]) -> tuple[float, int, int]:
+        """(wall seconds, the process's own peak RSS in bytes, exit code)."""
+        if self.process is None:
+            self.process = subprocess.Popen(
+                [sys.executable, "-S", "-c", SPAWNER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        executable = shutil.which(command[0]) or command[0]
+        self.process.stdin.write(json.dumps([executable, *command[1:]]) + "\n")
+        self.process.stdin.flush()
+        elapsed, rss, code = self.process.stdout.readline().split()
+        return float(elapsed), int(rss), int(code)
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.communicate()
+            self.process = None
+
+
+_SPAWNER = Spawner()
+atexit.register(_SPAWNER.close)
+
+
+def run_process(command: Sequence[str]) -> tuple[float, int, int]:
+    """Run a whole process (stdout discarded); returns (wall seconds, its own peak RSS in bytes, exit
+    code)."""
+    return _SPAWNER.run(command)
+
+
+def arazzo_command() -> list[str]:
+    """The `arazzo` console script next to this interpreter (what users run), else `python -m`."""
+    script = Path(sys.executable).with_name("arazzo")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("arazzo")
+    return [found] if found else [sys.executable, "-m", "arazzo_runner.cli"]
+
+
+def self_peak_rss() -> int:
+    """This process's peak RSS so far, in bytes (VmHWM)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def machine() -> dict[str, str]:
+    model, memory = "unknown", "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f"{int(line.split()[1]) / 2**20:.1f} GiB"
+                break
+    except OSError:
+        pass
+    import httpx
+
+    return {
+        "nproc": str(os.cpu_count()),
+        "cpu": model,
+        "memory": memory,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "httpx": httpx.__version__,
+        "os": f"{platform.system()} {platform.release()} ({platform.machine()})",
+        "date": date.today().isoformat(),
+    }
+
+
+def machine_line() -> str:
+    m = machine()
+    return (
+        f"nproc {m['nproc']}, CPU {m['cpu']}, {m['memory']} RAM, {m['python']}, httpx {m['httpx']}, "
+        f"{m['os']}, {m['date']}"
+    )
+
+
+def us(seconds: float) -> str:
+    return f"{seconds * 1e6:.1f} us"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def mib(size: float) -> str:
+    return f"{size / MIB:.1f} MiB"
+
+
+def write_json(path: str | None, data: dict[str, Any]) -> None:
+    """`--json PATH`: the part's results for run_all.py."""
+    if path:
+        Path(path).write_text(json.dumps(data, indent=1))
