@@ -27,9 +27,9 @@ SPAWNER = """
 import json, os, sys, time
 devnull = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
 for line in sys.stdin:
-    command = json.loads(line)
+    command, env = json.loads(line)
     started = time.perf_counter()
-    pid = os.posix_spawn(command[0], command, os.environ, file_actions=devnull)
+    pid = os.posix_spawn(command[0], command, {**os.environ, **env}, file_actions=devnull)
     _, status, usage = os.wait4(pid, 0)
     elapsed = time.perf_counter() - started
     print(elapsed, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), flush=True)
@@ -48,8 +48,8 @@ class Spawner:
     def __init__(self) -> None:
         self.process: subprocess.Popen | None = None
 
-    def run(self, command: Sequence[str]) -> tuple[float, int, int]:
-        """(wall seconds, the process's own peak RSS in bytes, exit code)."""
+    def run(self, command: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int]:
+        """(wall seconds, the process's own peak RSS in bytes, exit code); `env` is added to os.environ."""
         if self.process is None:
             self.process = subprocess.Popen(
                 [sys.executable, "-S", "-c", SPAWNER],
@@ -59,7 +59,7 @@ class Spawner:
             )
         assert self.process.stdin is not None and self.process.stdout is not None
         executable = shutil.which(command[0]) or command[0]
-        self.process.stdin.write(json.dumps([executable, *command[1:]]) + "\n")
+        self.process.stdin.write(json.dumps([[executable, *command[1:]], env or {}]) + "\n")
         self.process.stdin.flush()
         elapsed, rss, code = self.process.stdout.readline().split()
         return float(elapsed), int(rss), int(code)
@@ -74,10 +74,10 @@ _SPAWNER = Spawner()
 atexit.register(_SPAWNER.close)
 
 
-def run_process(command: Sequence[str]) -> tuple[float, int, int]:
-    """Run a whole process (stdout discarded); returns (wall seconds, its own peak RSS in bytes, exit
-    code)."""
-    return _SPAWNER.run(command)
+def run_process(command: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int]:
+    """Run a whole process (stdout discarded, `env` added to the environment); returns (wall seconds,
+    its own peak RSS in bytes, exit code)."""
+    return _SPAWNER.run(command, env)
 
 
 def arazzo_command() -> list[str]:

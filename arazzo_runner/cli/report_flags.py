@@ -133,6 +133,8 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
 
 
 def write_reports(args: argparse.Namespace, result: Any, masker: Masker) -> bool:
+    if not any(getattr(args, name) for name, _ in _REPORTS):
+        return True  # nothing asked: the writers are not even imported
     from .. import __version__
     from ..report.har import write_har
     from ..report.json_report import write_report_json
