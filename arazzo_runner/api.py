@@ -239,10 +239,14 @@ def _check_reachable(
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
         _check_reachable(target.workspace, target.workflow, seen, options)
+    servers_checked: set[int] = set()  # one check per operation, however many steps call it
     for cstep in plan.steps:
         step = cstep.step
         if step.target_kind == "operation":
-            _check_server(workspace.resolve_operation(step), options)
+            target = workspace.resolve_operation(step)
+            if id(target.operation) not in servers_checked:
+                servers_checked.add(id(target.operation))
+                _check_server(target, options)
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
             _check_reachable(target.workspace, target.workflow, seen, options)

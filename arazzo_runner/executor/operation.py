@@ -73,17 +73,17 @@ async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, 
         return Attempt(False, base, f"request not sent: {runner.deadline.message}", warnings=warnings)
     exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
     ctx = with_exchange(base, url=request.url, method=request.method, request=request.view)
-    runner.emit(RequestSent(cstep.step_id, exchange))
+    runner.emit(RequestSent, cstep.step_id, exchange)
     try:
         response = await _send(runner, cstep, request)
     except (TransportError, asyncio.TimeoutError) as exc:
         message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
-        runner.emit(ResponseReceived(cstep.step_id, exchange))
+        runner.emit(ResponseReceived, cstep.step_id, exchange)
         return _redacted(_unsent(ctx, request, message, warnings, exchange), session)
     _record(exchange, response)
-    runner.emit(ResponseReceived(cstep.step_id, exchange))
+    runner.emit(ResponseReceived, cstep.step_id, exchange)
     if response.oversize and reads_response_body(cstep):
         response.error = (
             f"the response body is larger than the limit of {runner.options.max_body} bytes "

@@ -78,10 +78,10 @@ class CompiledStep:
     on_success: list[CompiledAction]
     on_failure: list[CompiledAction]
     outputs: dict[str, CompiledValue]
+    step_id: str = field(init=False)  # read several times per step: a plain attribute
 
-    @property
-    def step_id(self) -> str:
-        return self.step.step_id
+    def __post_init__(self) -> None:
+        self.step_id = self.step.step_id
 
 
 @dataclass

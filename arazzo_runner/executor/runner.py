@@ -64,9 +64,11 @@ class Runner:
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
         self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
 
-    def emit(self, event: Any) -> None:
-        if self.options.on_event is not None:
-            self.options.on_event(event)
+    def emit(self, event_type: Any, *fields: Any) -> None:
+        """Build and deliver an event, only when someone listens (this runs several times per step)."""
+        handler = self.options.on_event
+        if handler is not None:
+            handler(event_type(*fields))
 
     # -- workflows -----------------------------------------------------------------------------------
 
@@ -81,7 +83,7 @@ class Runner:
         )
         result = WorkflowResult(workflow.workflow_id)
         started = time.perf_counter()
-        self.emit(WorkflowStarted(workflow.workflow_id, depth))
+        self.emit(WorkflowStarted, workflow.workflow_id, depth)
         self.workflows[workflow.workflow_id] = {"inputs": inputs, "outputs": result.outputs}
         state = WorkflowState(workspace, inputs)
         last_ctx = None
@@ -98,7 +100,7 @@ class Runner:
                 self._running.discard(key)
         self._outputs(workspace, workflow, state, result, last_ctx)
         result.duration_ms = (time.perf_counter() - started) * 1000
-        self.emit(WorkflowFinished(result, depth))
+        self.emit(WorkflowFinished, result, depth)
         return result, last_ctx
 
     async def run_selected(
@@ -246,7 +248,7 @@ class Runner:
     ) -> tuple[StepResult, Decision, Context | None]:
         """Run one step execution (all its attempts); `trail` receives steps run before a retry."""
         step_result = StepResult(cstep.step_id)
-        self.emit(StepStarted(workflow.workflow_id, cstep.step_id, depth))
+        self.emit(StepStarted, workflow.workflow_id, cstep.step_id, depth)
         started = time.perf_counter()
         retries: dict[str, int] = {}
         budget = RetryBudget(self.options, self.deadline, started)
@@ -277,14 +279,13 @@ class Runner:
                     decision = Decision("fail", message=step_result.error)
                     break
                 self.emit(
-                    StepRetrying(
-                        workflow.workflow_id,
-                        cstep.step_id,
-                        step_result.attempts + 1,
-                        delay,
-                        attempt.message or "failed",
-                        depth,
-                    )
+                    StepRetrying,
+                    workflow.workflow_id,
+                    cstep.step_id,
+                    step_result.attempts + 1,
+                    delay,
+                    attempt.message or "failed",
+                    depth,
                 )
                 await asyncio.sleep(delay)
                 continue
@@ -293,7 +294,7 @@ class Runner:
         step_result.duration_ms = (time.perf_counter() - started) * 1000
         if decision.action is not None:
             step_result.action = _describe(decision.action)
-        self.emit(StepFinished(workflow.workflow_id, step_result, depth))
+        self.emit(StepFinished, workflow.workflow_id, step_result, depth)
         return step_result, decision, attempt.ctx
 
     def _on_success(self, cstep: CompiledStep, ctx: Context) -> Decision:

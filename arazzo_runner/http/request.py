@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -122,16 +123,10 @@ class _Parts:
         style = getattr(spec, "style", None) or _DEFAULT_STYLE.get(param.in_, "simple")
         explode = getattr(spec, "explode", None)
         explode = style == "form" if explode is None else explode
-        adder = {
-            "path": self._path,
-            "query": self._query,
-            "querystring": self._querystring,
-            "header": self._header,
-            "cookie": self._cookie,
-        }.get(param.in_)
+        adder = _ADDERS.get(param.in_)
         if adder is None:
             raise RequestBuildError(f"parameter '{param.name}' has an unknown location '{param.in_}'")
-        adder(param.name, param.value, spec, _content_type(spec), style, explode)
+        adder(self, param.name, param.value, spec, _content_type(spec), style, explode)
 
     def _path(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
         self.view.path[name] = value
@@ -162,6 +157,17 @@ class _Parts:
         else:
             pairs = serialize_cookie(name, value, explode)  # values come back encoded
         self.cookies.extend((k, _field(k, v, "cookie")) for k, v in pairs)
+
+
+_ADDERS = MappingProxyType(
+    {
+        "path": _Parts._path,
+        "query": _Parts._query,
+        "querystring": _Parts._querystring,
+        "header": _Parts._header,
+        "cookie": _Parts._cookie,
+    }
+)
 
 
 def _content_type(spec: Any) -> str | None:

@@ -72,9 +72,9 @@ async def send(
         async with client.stream(
             request.method,
             request.url,
-            headers=[(name, value.encode("utf-8")) for name, value in request.headers],
+            headers=[(name, value if value.isascii() else value.encode()) for name, value in request.headers],
             content=request.content,
-            timeout=httpx.Timeout(timeout) if timeout is not None else httpx.USE_CLIENT_DEFAULT,
+            timeout=_timeout(timeout),
         ) as raw:
             headers = Headers(raw.headers.multi_items())
             content_type = raw.headers.get("content-type")
@@ -93,6 +93,14 @@ async def send(
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
     return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
+
+
+@functools.lru_cache(maxsize=32)
+def _timeout(seconds: float | None) -> Any:
+    """An httpx.Timeout per distinct value (immutable), not one per request."""
+    import httpx
+
+    return httpx.Timeout(seconds) if seconds is not None else httpx.USE_CLIENT_DEFAULT
 
 
 class _Oversize(Exception):

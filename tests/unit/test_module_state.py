@@ -46,6 +46,7 @@ CACHES = {
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
     "arazzo_runner.http.transport.default_tls_context": "the default verifying TLS context, never modified",
+    "arazzo_runner.http.transport._timeout": "seconds -> immutable httpx.Timeout",
 }
 # Constant tables: filled at import, never written afterwards.
 CONSTANT_NAMES = {
