@@ -111,6 +111,19 @@ def _strings(value: Any) -> list[str]:
 
 
 def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
+    """Problems of `value` against the schema at `schema_at`; the common subset is checked without
+    jsonschema (see `simple_schema`), anything else by jsonschema."""
+    from .simple_schema import subset_problems
+
+    schema = resolve_pointer(document, parse_pointer(schema_at))
+    if schema is not ABSENT:
+        fast = subset_problems(schema, value, document)
+        if fast is not None:
+            return fast
+    return jsonschema_problems(schema_at, value, document)
+
+
+def jsonschema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
     """Validate `value` against the schema at `schema_at` (JSON Schema 2020-12) in the Arazzo document."""
     import jsonschema  # deferred: only runs that have an inputs schema pay for it
     from referencing import Registry, Resource

@@ -18,7 +18,7 @@ from ..http.request import (
     implicit_params,
     spec_index,
 )
-from ..http.security import HttpSession, SecurityError, apply_security
+from ..http.security import HttpSession, SecurityError, apply_security, record_step_credentials
 from ..http.transport import Response, TransportError, send
 from ..http.validation import redact, request_findings, response_findings
 from ..result import Exchange
@@ -241,18 +241,23 @@ async def prepare_request(
     body = _body(cstep, base, operation, warnings)
     url = facts.base_url
     warnings.extend(facts.notes)
-    credentials = Credentials(runner.options.auth, [base.inputs, runner.inputs], runner.options.environ)
-    added, notes = await apply_security(
-        operation=operation,
-        schemes=target.description.security_schemes,
-        params=params,
-        credentials=credentials,
-        session=http_session(runner),
-        client=runner.client,
-        base_url=url,
-        timeout=runner.options.timeout,
-    )
-    warnings.extend(notes)
+    schemes = target.description.security_schemes
+    if operation.security:
+        credentials = Credentials(runner.options.auth, [base.inputs, runner.inputs], runner.options.environ)
+        added, notes = await apply_security(
+            operation=operation,
+            schemes=schemes,
+            params=params,
+            credentials=credentials,
+            session=http_session(runner),
+            client=runner.client,
+            base_url=url,
+            timeout=runner.options.timeout,
+        )
+        warnings.extend(notes)
+    else:  # nothing to apply; a credential the step sets itself is still a secret
+        added = []
+        record_step_credentials(schemes, params, http_session(runner))
     return build_request(
         method=operation.method,
         base_url=url,
@@ -286,10 +291,15 @@ def _facts(runner: Runner, target: Any) -> _OperationFacts:
 def _param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:
     values = []
     for param in cstep.params:
-        where = f"parameter '{param.name}' (in {param.in_})"
         if param.in_ is None:
-            raise RequestBuildError(f"{where[:-8]}has no 'in'; operation parameters need one")
-        value, problems = strip_missing(param.value.evaluate(ctx), where)
+            raise RequestBuildError(f"parameter '{param.name}' has no 'in'; operation parameters need one")
+        value = param.value.evaluate(ctx)
+        kind = type(value)
+        if kind is not dict and kind is not list and kind is not Missing:  # the usual scalar: no walk
+            values.append(ParamValue(param.name, param.in_, value))
+            continue
+        where = f"parameter '{param.name}' (in {param.in_})"
+        value, problems = strip_missing(value, where)
         if isinstance(value, Missing):
             spec = specs.get((param.name.lower() if param.in_ == "header" else param.name, param.in_))
             if param.in_ == "path" or getattr(spec, "required", False):

@@ -13,8 +13,9 @@ def strip_missing(value: Any, where: str) -> tuple[Any, list[str]]:
 
     A Missing top-level value is returned as is (the caller decides whether that fails the step).
     """
-    if isinstance(value, Missing):
-        return value, [f"{where}: {value.reason}"]
+    kind = type(value)
+    if kind is not dict and kind is not list:  # scalars (the usual case): nothing to walk
+        return value, ([f"{where}: {value.reason}"] if kind is Missing else [])
     problems: list[str] = []
     clean = _strip(value, [], where, problems)
     return clean, problems

@@ -58,7 +58,7 @@ async def apply_security(
     timeout: float | None,
 ) -> tuple[list[ParamValue], list[str]]:
     """Parameters carrying the credentials to add to `params`, and warnings."""
-    _record_step_credentials(schemes, params, session)
+    record_step_credentials(schemes, params, session)
     requirements = [r for r in operation.security or [] if isinstance(r, dict)]
     if not requirements:
         return [], []
@@ -106,7 +106,7 @@ def _carries(scheme: dict[str, Any], param: ParamValue) -> bool:
     return param.in_ == "header" and param.name.lower() == "authorization"
 
 
-def _record_step_credentials(schemes: Schemes, params: list[ParamValue], session: HttpSession) -> None:
+def record_step_credentials(schemes: Schemes, params: list[ParamValue], session: HttpSession) -> None:
     # Credentials a step sets itself (`Authorization: Bearer {$inputs.token}`) are secrets as well.
     for param in params:
         if isinstance(param.value, str) and (

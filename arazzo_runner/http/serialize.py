@@ -42,8 +42,11 @@ Encoder = Callable[[str], str]
 def to_text(value: Any) -> str:
     """The text form of a primitive: JSON spelling for booleans and numbers (integral ones without a
     fraction), "" for null."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str:
         return value
+    if kind is int:  # the common case first: ids and counts
+        return str(value)
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -58,6 +61,8 @@ def to_text(value: Any) -> str:
 
 
 def encode(text: str, *, allow_reserved: bool = False) -> str:
+    if not allow_reserved and text.isalnum() and text.isascii():
+        return text  # nothing to escape (most ids): skip quote()'s machinery
     return quote(text, safe=_RESERVED if allow_reserved else "")
 
 

@@ -15,7 +15,6 @@ from .json_load import load_json
 from .limits import DEFAULT_LIMITS, Limits
 from .positions import PositionIndex
 from .text import check_size, decode, sniff
-from .yaml_load import load_yaml
 
 
 def load_text(
@@ -69,6 +68,8 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _parse(text: str, file: str, limits: Limits, positions: bool) -> tuple[Any, PositionIndex, str]:
+    from .yaml_load import load_yaml  # PyYAML is imported only when a document needs it
+
     kind = sniff(text, file)
     if kind == "yaml":
         return (*load_yaml(text, file, limits, positions), "yaml")
