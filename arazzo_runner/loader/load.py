@@ -14,7 +14,7 @@ from .document import LoadedDocument
 from .json_load import load_json
 from .limits import DEFAULT_LIMITS, Limits
 from .positions import PositionIndex
-from .text import check_size, decode, sniff
+from .text import check_size, decode, read_bounded, sniff
 
 
 def load_text(
@@ -47,8 +47,9 @@ def load_path(
     file = os.fsdecode(path)
     try:
         with open(path, "rb") as stream:
-            check_size(os.fstat(stream.fileno()).st_size, file, limits)
-            raw = stream.read(limits.max_bytes + 1)  # the file may grow after fstat
+            size = os.fstat(stream.fileno()).st_size
+            check_size(size, file, limits)
+            raw = read_bounded(stream, size, limits.max_bytes)  # the file may grow after fstat
     except OSError as exc:
         raise DocumentError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
     return load_text(raw, file, limits=limits, positions=positions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from typing import Any
 
 from ..errors import DocumentError
 from .limits import Limits
@@ -91,3 +92,14 @@ def _decode(raw: bytes, encoding: str, file: str, skipped: int) -> str:
             line=line,
             column=column,
         ) from None
+
+
+def read_bounded(stream: Any, size: int, limit: int) -> bytes:
+    """Up to `limit + 1` bytes of an open binary file whose size was `size`: one right-sized read for
+    the usual file (reading `limit + 1` at once would reserve the whole limit in memory), more reads
+    only if the file grew or reports no size (e.g. under /proc)."""
+    expected = min(size, limit)
+    data = stream.read(expected + 1)
+    if len(data) <= expected:
+        return data
+    return data + stream.read(limit + 1 - len(data))

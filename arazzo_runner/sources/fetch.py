@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from ..errors import SourceError
+from ..loader.text import read_bounded
 from .locations import check_allowed, is_http, resolve_location
 
 if TYPE_CHECKING:  # httpx is imported lazily: local-only runs never pay for it
@@ -89,9 +90,10 @@ def _read_file(path: str, max_bytes: int) -> bytes:
         if not stat.S_ISREG(os.stat(path).st_mode) and not os.path.isdir(path):
             raise _Problem(path, "not a regular file")
         with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > max_bytes:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
                 raise _Problem(path, _too_large(max_bytes))
-            content = handle.read(max_bytes + 1)  # a /proc file reports no size
+            content = read_bounded(handle, size, max_bytes)  # a /proc file reports no size
     except FileNotFoundError:
         raise _Problem(path, "file not found") from None
     except IsADirectoryError:
