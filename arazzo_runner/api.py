@@ -48,11 +48,7 @@ def run(
     **option_values: Any,
 ) -> RunResult:
     """Run workflows synchronously (a thin wrapper over `arun`)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(arun(source, workflows, inputs, options=options, **option_values))
-    raise UsageError("run() was called inside a running event loop; use `await arun(...)` there")
+    return _sync(arun(source, workflows, inputs, options=options, **option_values), "run", "arun")
 
 
 async def arun(
@@ -130,11 +126,8 @@ def plan_requests(
     """The requests a run would send down the linear path (each step assumed to pass), built by the
     engine's own request code and never sent; see `executor/dry_run.py`. Raises like `run` on document
     problems and invalid inputs."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(aplan_requests(source, workflows, inputs, options=options, **option_values))
-    raise UsageError("plan_requests() was called inside a running event loop; use `aplan_requests` there")
+    coroutine = aplan_requests(source, workflows, inputs, options=options, **option_values)
+    return _sync(coroutine, "plan_requests", "aplan_requests")
 
 
 async def aplan_requests(
@@ -159,6 +152,16 @@ async def aplan_requests(
         for workflow in selected:
             await planner.workflow(workspace, workflow, per_workflow[workflow.workflow_id])
     return planner.planned
+
+
+def _sync(coroutine: Any, name: str, async_name: str) -> Any:
+    """Run `coroutine` to completion from synchronous code; inside a running loop, say what to use."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    coroutine.close()  # never awaited: close it so Python does not warn
+    raise UsageError(f"{name}() was called inside a running event loop; use `await {async_name}(...)` there")
 
 
 def select_workflows(workspace: Workspace, workflows: str | Iterable[str] | None) -> list[Workflow]:

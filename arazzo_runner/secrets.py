@@ -190,16 +190,12 @@ def _descriptions(workspace: Any) -> list[Any]:
     (the run reports them; masking must not fail because of them)."""
     from .errors import ArazzoError
 
-    found, pending, seen = [], [workspace], set()
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
+    found = []
+    for current, entry in workspace.family(skip_unloadable=True):
+        if entry.type == "arazzo":
             continue
-        seen.add(id(current))
-        for entry in current.document.sources:
-            try:
-                loaded = current.source(entry.name)
-            except ArazzoError:
-                continue
-            (pending if entry.type == "arazzo" else found).append(loaded)
+        try:
+            found.append(current.source(entry.name))
+        except ArazzoError:
+            continue
     return found

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from urllib.parse import urljoin, urlsplit
 
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
-from .model import Document, Pointer, Step, Workflow, build_document
+from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
 from .pointer import format_pointer
 
 _SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
@@ -188,6 +188,26 @@ class Workspace:
         roots = () if _is_url(fetched.location) else self.roots  # a remote document reads no local file
         child = Workspace.from_loaded(loaded, fetched.location, self.cache, roots=roots)
         return self.cache.put(key, child)
+
+    def family(self, *, skip_unloadable: bool = False) -> Iterator[tuple[Workspace, SourceDescription]]:
+        """Every (workspace, source entry) of this document and of the `arazzo` sources it reaches,
+        each workspace once. An unloadable arazzo source raises, or is passed over when
+        `skip_unloadable` (its entry is still yielded)."""
+        pending: list[Workspace] = [self]
+        seen: set[int] = set()
+        while pending:
+            current = pending.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for entry in current.document.sources:
+                yield current, entry
+                if entry.type == "arazzo":
+                    try:
+                        pending.append(current.source(entry.name))
+                    except DocumentError:
+                        if not skip_unloadable:
+                            raise
 
     def compiled(self, workflow: Workflow) -> Any:
         """The compiled plan of a workflow (expressions parsed once per document)."""

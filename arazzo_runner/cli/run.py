@@ -183,17 +183,7 @@ def check_source_names(servers: dict[str, str], workspace: Any) -> None:
             raise UsageError(f"--server {name}={url}: expected an absolute http:// or https:// URL")
     if not servers:
         return
-    known: list[str] = []
-    pending, seen = [workspace], set()
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        for entry in current.document.sources:
-            known.append(entry.name)
-            if entry.type == "arazzo":
-                pending.append(current.source(entry.name))
+    known = [entry.name for _, entry in workspace.family()]
     for name in servers:
         if name not in known:
             names = ", ".join(dict.fromkeys(known)) or "none"

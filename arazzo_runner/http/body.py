@@ -106,7 +106,7 @@ def _text_bytes(payload: Any, content_type: str | None) -> bytes:
         return payload
     if is_xml(content_type) and not isinstance(payload, str):
         raise ValueError(f"an {base_type(content_type)} payload must be XML text (a string template)")
-    charset = _charset(content_type)
+    charset = charset_of(content_type)
     try:
         return to_text(payload).encode(charset)
     except LookupError:
@@ -124,7 +124,8 @@ def _binary_bytes(payload: Any) -> bytes:
     return _json_bytes(payload)
 
 
-def _charset(content_type: str | None) -> str:
+def charset_of(content_type: str | None) -> str:
+    """The `charset` parameter of a media type; UTF-8 when it names none."""
     for part in (content_type or "").split(";")[1:]:
         key, _, value = part.partition("=")
         if key.strip().lower() == "charset" and value.strip():

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..limits import DEFAULT_MAX_BODY
-from .body import is_json, is_xml
+from .body import charset_of, is_json, is_xml
 from .headers import Headers
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, st
     try:
         return parse_body(content, content_type), None
     except TransportError as exc:
-        return content.decode(_charset(content_type), "replace"), str(exc)
+        return content.decode(charset_of(content_type), "replace"), str(exc)
 
 
 async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, str | None]:
@@ -186,16 +186,8 @@ def parse_body(content: bytes, content_type: str | None) -> Any:
             pass
     base = (content_type or "").split(";", 1)[0].strip().lower()
     if base.startswith("text/") or is_xml(content_type) or content_type is None:
-        return content.decode(_charset(content_type), "replace")
+        return content.decode(charset_of(content_type), "replace")
     return content
-
-
-def _charset(content_type: str | None) -> str:
-    for part in (content_type or "").split(";")[1:]:
-        key, _, value = part.partition("=")
-        if key.strip().lower() == "charset" and value.strip():
-            return value.strip().strip('"')
-    return "utf-8"
 
 
 def describe_error(exc: Exception, timeout: float | None) -> str:

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..http.body import base_type, is_form, is_json, is_xml
+from ..http.body import base_type, charset_of, is_form, is_json, is_xml
 from ..secrets import Masker
 
 VERBOSE_LIMIT = 2048  # bytes of a body printed by --verbose
@@ -84,17 +84,9 @@ def _decode(content: bytes, content_type: str | None) -> str | None:
     if not textual:
         return None
     try:
-        return content.decode(_charset(content_type))
+        return content.decode(charset_of(content_type))
     except (UnicodeDecodeError, LookupError):
         return None
-
-
-def _charset(content_type: str | None) -> str:
-    for part in (content_type or "").split(";")[1:]:
-        key, _, value = part.partition("=")
-        if key.strip().lower() == "charset" and value.strip():
-            return value.strip().strip('"')
-    return "utf-8"
 
 
 def _event_stream(content: bytes, masker: Masker, limit: int, pretty: bool) -> Body:

@@ -15,7 +15,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import yaml
+from ..loader import load_text
 
 Pointer = tuple[str | int, ...]
 
@@ -51,8 +51,7 @@ def schema_document(line: str) -> dict[str, Any]:
         .joinpath("schema.yaml")
         .read_text("utf-8")
     )
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)
+    return load_text(text, f"schemas/{line}/schema.yaml", positions=False).data  # the one (safe) loader
 
 
 @cache
