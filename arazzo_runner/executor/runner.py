@@ -314,7 +314,12 @@ class Runner:
             step_result.exchanges.append(attempt.exchange)
         outputs = {}
         for name, value in cstep.outputs.items():
-            clean, problems = strip_missing(value.evaluate(attempt.ctx), f"output '{name}'")
+            found = value.evaluate(attempt.ctx)
+            kind = type(found)
+            if kind is not dict and kind is not list and kind is not Missing:  # a scalar: nothing to walk
+                outputs[name] = found
+                continue
+            clean, problems = strip_missing(found, f"output '{name}'")
             outputs[name] = None if isinstance(clean, Missing) else clean
             if attempt.ok:
                 step_result.warnings.extend(p for p in problems if p not in step_result.warnings)

@@ -47,6 +47,7 @@ CACHES = {
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
     "arazzo_runner.http.transport.default_tls_context": "the default verifying TLS context, never modified",
     "arazzo_runner.http.transport._timeout": "seconds -> immutable httpx.Timeout",
+    "arazzo_runner.http.transport._cookie_jar_class": "the Cookies subclass, built once (a class)",
     "arazzo_runner.http.request._template_pieces": "path template -> tuple of its pieces",
 }
 # Constant tables: filled at import, never written afterwards.
