@@ -16,7 +16,6 @@ Also: the first engine run (expressions compiled, lazy imports done), and the pe
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import tempfile
@@ -28,7 +27,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import arazzo_command, machine_line, median, mib, ms, run_process, self_peak_rss, write_json
+from common import arazzo_command, chain_main, median, mib, ms, run_process, self_peak_rss
 from documents import SOURCE, WORKFLOW, write_chain
 from server import BenchServer
 
@@ -171,15 +170,7 @@ def report(result: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--json", help="also write the results to this JSON file")
-    args = parser.parse_args()
-    print(machine_line())
-    result = run(args.runs, args.steps)
-    report(result)
-    write_json(args.json, result)
+    chain_main(__doc__.splitlines()[0], run, report)
 
 
 if __name__ == "__main__":

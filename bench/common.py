@@ -152,3 +152,18 @@ def write_json(path: str | None, data: dict[str, Any]) -> None:
     """`--json PATH`: the part's results for run_all.py."""
     if path:
         Path(path).write_text(json.dumps(data, indent=1))
+
+
+def chain_main(description: str, run: Any, report: Any) -> None:
+    """The command line of the chain-shaped benchmarks: `--runs`, `--steps`, `--json`."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    args = parser.parse_args()
+    print(machine_line())
+    result = run(args.runs, args.steps)
+    report(result)
+    write_json(args.json, result)

@@ -10,7 +10,6 @@ resolution, request building, criteria, outputs, bookkeeping).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import sys
 import tempfile
@@ -22,7 +21,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from chain import engine_run, raw_chain, timed
-from common import machine_line, median, ms, self_peak_rss, us, write_json
+from common import chain_main, median, ms, self_peak_rss, us
 from documents import write_chain
 
 import arazzo_runner
@@ -79,15 +78,7 @@ def report(result: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--json", help="also write the results to this JSON file")
-    args = parser.parse_args()
-    print(machine_line())
-    result = run(args.runs, args.steps)
-    report(result)
-    write_json(args.json, result)
+    chain_main(__doc__.splitlines()[0], run, report)
 
 
 if __name__ == "__main__":

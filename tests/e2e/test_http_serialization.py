@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.e2e.httpkit import echo, op, openapi, param, run_flow, step
+from tests.style_table import PATH_TABLE, QUERY_TABLE
 
 COLOR = {
     "empty": "",
@@ -13,26 +14,8 @@ COLOR = {
     "array": ["blue", "black", "brown"],
     "object": {"R": 100, "G": 200, "B": 150},
 }
-PATH_ROWS = {
-    ("matrix", False): (";color", ";color=blue", ";color=blue,black,brown", ";color=R,100,G,200,B,150"),
-    ("matrix", True): (";color", ";color=blue", ";color=blue;color=black;color=brown", ";R=100;G=200;B=150"),
-    ("label", False): (".", ".blue", ".blue,black,brown", ".R,100,G,200,B,150"),
-    ("label", True): (".", ".blue", ".blue.black.brown", ".R=100.G=200.B=150"),
-    ("simple", False): ("", "blue", "blue,black,brown", "R,100,G,200,B,150"),
-    ("simple", True): ("", "blue", "blue,black,brown", "R=100,G=200,B=150"),
-}
-QUERY_ROWS = {
-    ("form", False): ("color=", "color=blue", "color=blue,black,brown", "color=R,100,G,200,B,150"),
-    ("form", True): ("color=", "color=blue", "color=blue&color=black&color=brown", "R=100&G=200&B=150"),
-    ("spaceDelimited", False): (
-        None,
-        None,
-        "color=blue%20black%20brown",
-        "color=R%20100%20G%20200%20B%20150",
-    ),
-    ("pipeDelimited", False): (None, None, "color=blue%7Cblack%7Cbrown", "color=R%7C100%7CG%7C200%7CB%7C150"),
-    ("deepObject", True): (None, None, None, "color%5BR%5D=100&color%5BG%5D=200&color%5BB%5D=150"),
-}
+PATH_ROWS = PATH_TABLE
+QUERY_ROWS = QUERY_TABLE
 HEADER_ROWS = {
     False: ("", "blue", "blue,black,brown", "R,100,G,200,B,150"),
     True: ("", "blue", "blue,black,brown", "R=100,G=200,B=150"),
