@@ -41,9 +41,11 @@ class Response:
 
 
 def new_client(timeout: float | None, **options: Any) -> httpx.AsyncClient:
-    """The run's pooled client. Runs share one verified TLS context: building it reads the CA bundle
-    (~16 ms), which would otherwise be paid by every run."""
+    """The run's pooled client. Runs share one verifying TLS context whose CA bundle is read at the
+    first TLS handshake (~14 ms): once per process, and never for plain-http runs (http/tls.py)."""
     import httpx
+
+    from .tls import default_tls_context
 
     options.setdefault("verify", default_tls_context())
     client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), follow_redirects=False, **options)
@@ -66,14 +68,6 @@ def _cookie_jar_class() -> Any:
                 super().extract_cookies(response)
 
     return SetCookieOnly
-
-
-@functools.lru_cache(maxsize=1)
-def default_tls_context() -> Any:
-    """httpx's default verifying context, built once per process (never modified after creation)."""
-    import httpx
-
-    return httpx.create_ssl_context()
 
 
 async def send(

@@ -69,11 +69,9 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _parse(text: str, file: str, limits: Limits, positions: bool) -> tuple[Any, PositionIndex, str]:
-    from .yaml_load import load_yaml  # PyYAML is imported only when a document needs it
-
     kind = sniff(text, file)
     if kind == "yaml":
-        return (*load_yaml(text, file, limits, positions), "yaml")
+        return _load_yaml(text, file, limits, positions)
     try:
         # Only a .json file may use Python's NaN/Infinity: elsewhere `[Infinity]` is flow-style YAML,
         # whose `Infinity` is a string.
@@ -83,4 +81,10 @@ def _parse(text: str, file: str, limits: Limits, positions: bool) -> tuple[Any, 
             # A .json file that opens like JSON is meant to be JSON: no lenient YAML reading.
             raise DocumentError(exc.msg, file=file, line=exc.lineno, column=exc.colno) from None
     # Only one sign said JSON: flow-style YAML (`{a: 1}`) or YAML in a .json file.
+    return _load_yaml(text, file, limits, positions)
+
+
+def _load_yaml(text: str, file: str, limits: Limits, positions: bool) -> tuple[Any, PositionIndex, str]:
+    from .yaml_load import load_yaml  # PyYAML (~7 ms to import) only when a document is YAML
+
     return (*load_yaml(text, file, limits, positions), "yaml")

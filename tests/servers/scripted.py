@@ -8,7 +8,8 @@ with ScriptedServer() as server:
     assert server.requests[0].query == {"limit": ["5"]}
 
 A reply whose status is `RESET` aborts the connection with a TCP reset instead of answering; `CLOSE`
-closes it cleanly without answering.
+closes it cleanly without answering. `ScriptedServer(tls=True)` serves https with the certificate in
+tests/servers/tls/ (issued by the test CA `TEST_CA` for localhost and 127.0.0.1, valid until 2126).
 """
 
 from __future__ import annotations
@@ -16,14 +17,19 @@ from __future__ import annotations
 import json
 import re
 import socket
+import ssl
 import struct
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+TLS_FOLDER = Path(__file__).with_name("tls")
+TEST_CA = TLS_FOLDER / "ca.pem"  # the CA that issued the https server's certificate
 
 
 @dataclass
@@ -49,11 +55,16 @@ Handler = Callable[[Recorded], Reply]
 
 
 class ScriptedServer:
-    def __init__(self) -> None:
+    def __init__(self, tls: bool = False) -> None:
         self.requests: list[Recorded] = []
         self._routes: list[tuple[str, re.Pattern, Handler]] = []
         self._lock = threading.Lock()
+        self._scheme = "https" if tls else "http"
         self._httpd = _QuietServer(("127.0.0.1", 0), self._handler_class())
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(TLS_FOLDER / "server.pem", TLS_FOLDER / "server.key")
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -62,7 +73,7 @@ class ScriptedServer:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{self._scheme}://{host}:{port}"
 
     def route(self, method: str, template: str) -> Callable[[Handler], Handler]:
         pattern = re.compile("^" + re.sub(r"\{([^}]+)\}", r"(?P<\1>[^/]+)", template) + "$")

@@ -45,7 +45,9 @@ CACHES = {
     "arazzo_runner.validate.schema.validator": "bundled schema version -> jsonschema validator",
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
-    "arazzo_runner.http.transport.default_tls_context": "the default verifying TLS context, never modified",
+    "arazzo_runner.http.tls.default_tls_context": (
+        "the default verifying TLS context; only its trust store is loaded, once, under a lock"
+    ),
     "arazzo_runner.http.transport._timeout": "seconds -> immutable httpx.Timeout",
     "arazzo_runner.http.transport._cookie_jar_class": "the Cookies subclass, built once (a class)",
     "arazzo_runner.http.request._template_pieces": "path template -> tuple of its pieces",
