@@ -7,18 +7,17 @@ message it answers directly. Each run prints a live step trace and the workflow 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 from .errors import UsageError
+from .records import Record
 
 WORKFLOW = "workflows/chat-completion-tool-call.arazzo.yaml"
 SOURCE = "chatCompletionsApi"
 
 
-@dataclass(frozen=True)
-class Branch:
+class Branch(Record, frozen=True):
     title: str
     user_message: str
 

@@ -8,8 +8,9 @@ Every object keeps the JSON pointer (`at`) of its source node for located messag
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
+
+from .records import Record, field
 
 Pointer = tuple[str | int, ...]
 
@@ -17,24 +18,21 @@ SUPPORTED_VERSION = re.compile(r"^1\.(0\.[01]|1\.\d+)(-.+)?$")
 _NO_VALUE: Any = object()
 
 
-@dataclass
-class Criterion:
+class Criterion(Record):
     condition: str
     context: str | None
     type: str | dict | None
     at: Pointer
 
 
-@dataclass
-class ParameterDef:
+class ParameterDef(Record):
     name: str
     in_: str | None
     value: Any
     at: Pointer
 
 
-@dataclass
-class Reusable:
+class Reusable(Record):
     """A Reusable Object: `reference: $components.<kind>.<name>` with an optional parameter `value`."""
 
     reference: str
@@ -46,8 +44,7 @@ class Reusable:
         return self.value is not _NO_VALUE
 
 
-@dataclass
-class Action:
+class Action(Record):
     kind: str  # "success" | "failure"
     name: str
     type: str
@@ -60,16 +57,14 @@ class Action:
     at: Pointer
 
 
-@dataclass
-class Replacement:
+class Replacement(Record):
     target: str
     target_type: str | dict | None
     value: Any
     at: Pointer
 
 
-@dataclass
-class RequestBody:
+class RequestBody(Record):
     content_type: str | None
     payload: Any  # _NO_VALUE when absent
     replacements: list[Replacement]
@@ -80,8 +75,7 @@ class RequestBody:
         return self.payload is not _NO_VALUE
 
 
-@dataclass
-class Step:
+class Step(Record):
     step_id: str
     description: str | None
     operation_id: str | None
@@ -108,8 +102,7 @@ class Step:
         return "operation"
 
 
-@dataclass
-class Workflow:
+class Workflow(Record):
     workflow_id: str
     summary: str | None
     description: str | None
@@ -129,16 +122,14 @@ class Workflow:
         return next((i for i, s in enumerate(self.steps) if s.step_id == step_id), None)
 
 
-@dataclass
-class SourceDescription:
+class SourceDescription(Record):
     name: str
     url: str
     type: str | None
     at: Pointer
 
 
-@dataclass
-class Components:
+class Components(Record):
     inputs: dict[str, Any] = field(default_factory=dict)
     parameters: dict[str, ParameterDef] = field(default_factory=dict)
     success_actions: dict[str, Action] = field(default_factory=dict)
@@ -153,8 +144,7 @@ class Components:
         }.get(kind, {})
 
 
-@dataclass
-class Document:
+class Document(Record):
     version: str
     self_uri: str | None
     info: dict

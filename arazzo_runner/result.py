@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from .records import Record, field
 
 PASSED = "passed"
 FAILED = "failed"
 
 
-@dataclass
-class Exchange:
+class Exchange(Record):
     """One HTTP request/response pair, kept for verbose output and reports."""
 
     method: str
@@ -24,9 +24,28 @@ class Exchange:
     started_at: float = 0.0
     duration_ms: float = 0.0
 
+    def __init__(
+        self,
+        method: str,
+        url: str,
+        request_headers: list[tuple[str, str]],
+        request_body: bytes | None,
+        status_code: int | None = None,
+        response_headers: list[tuple[str, str]] | None = None,
+        response_body: bytes | None = None,
+        error: str | None = None,
+        started_at: float = 0.0,
+        duration_ms: float = 0.0,
+    ) -> None:
+        self.method, self.url = method, url
+        self.request_headers, self.request_body = request_headers, request_body
+        self.status_code = status_code
+        self.response_headers = [] if response_headers is None else response_headers
+        self.response_body, self.error = response_body, error
+        self.started_at, self.duration_ms = started_at, duration_ms
 
-@dataclass
-class StepResult:
+
+class StepResult(Record):
     step_id: str
     status: str = PASSED
     attempts: int = 0
@@ -41,6 +60,32 @@ class StepResult:
     url: str | None = None
     exchanges: list[Exchange] = field(default_factory=list)
     workflow: WorkflowResult | None = None  # the child run of a workflowId step
+
+    def __init__(
+        self,
+        step_id: str,
+        status: str = PASSED,
+        attempts: int = 0,
+        status_code: int | None = None,
+        outputs: dict[str, Any] | None = None,
+        duration_ms: float = 0.0,
+        error: str | None = None,
+        failed_criteria: list[str] | None = None,
+        warnings: list[str] | None = None,
+        action: str | None = None,
+        method: str | None = None,
+        url: str | None = None,
+        exchanges: list[Exchange] | None = None,
+        workflow: WorkflowResult | None = None,
+    ) -> None:  # one per step: written out, not derived (records.py)
+        self.step_id, self.status, self.attempts, self.status_code = step_id, status, attempts, status_code
+        self.outputs = {} if outputs is None else outputs
+        self.duration_ms, self.error = duration_ms, error
+        self.failed_criteria = [] if failed_criteria is None else failed_criteria
+        self.warnings = [] if warnings is None else warnings
+        self.action, self.method, self.url = action, method, url
+        self.exchanges = [] if exchanges is None else exchanges
+        self.workflow = workflow
 
     @property
     def passed(self) -> bool:
@@ -70,8 +115,7 @@ class StepResult:
         return data
 
 
-@dataclass
-class WorkflowResult:
+class WorkflowResult(Record):
     workflow_id: str
     status: str = PASSED
     outputs: dict[str, Any] = field(default_factory=dict)
@@ -106,8 +150,7 @@ class WorkflowResult:
         return data
 
 
-@dataclass
-class RunResult:
+class RunResult(Record):
     workflows: list[WorkflowResult] = field(default_factory=list)
 
     @property

@@ -11,7 +11,6 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -20,6 +19,7 @@ from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
 from .pointer import format_pointer
+from .records import Record
 
 _SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
 _OPERATION_PATH = re.compile(
@@ -31,15 +31,13 @@ class TargetError(DocumentError):
     """A step target that does not resolve to an operation or a workflow."""
 
 
-@dataclass(frozen=True)
-class OperationTarget:
+class OperationTarget(Record, frozen=True):
     source: str
     description: Any  # sources.OpenAPIDescription
     operation: Any  # sources.Operation
 
 
-@dataclass(frozen=True)
-class WorkflowTarget:
+class WorkflowTarget(Record, frozen=True):
     workspace: Workspace
     workflow: Workflow
 

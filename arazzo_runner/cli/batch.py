@@ -17,11 +17,11 @@ import io
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ..errors import UsageError
 from ..model import Workflow
+from ..records import Record
 from .common import EXIT_FAILED, EXIT_OK, dump_json, positive_int
 from .input_flags import Environment, check_missing
 
@@ -46,8 +46,7 @@ def add_batch_flags(run: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
-class Row:
+class Row(Record):
     number: int  # 1-based among the rows
     line: int  # 1-based line of the file
     values: dict[str, Any]  # the row's own object

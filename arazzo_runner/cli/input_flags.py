@@ -15,12 +15,12 @@ import argparse
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
 from ..model import Workflow
+from ..records import Record, field
 
 DEFAULT_PREFIX = "ARAZZO_INPUT_"
 DOTENV = ".env"
@@ -41,8 +41,7 @@ def add_input_flags(run: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass
-class Environment:
+class Environment(Record):
     """The variables inputs may come from: the process environment over the `.env` file."""
 
     prefix: str | None  # None: inputs are not read from variables

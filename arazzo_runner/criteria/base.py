@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ..records import Record
 from .runtime import Context, Expression
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Record, frozen=True):
     """Whether a criterion passed; on failure `message` says why, with the values that were seen."""
 
     passed: bool

@@ -9,20 +9,19 @@ DESIGN rules on top of RFC 9535:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ..errors import ExpressionError
 from ..query import CompiledQuery, compile_selector
+from ..records import Record
 from .base import PASSED, Outcome
 from .comparison_form import json_compare, parse_literal, split_comparison
 from .contextual import ContextCriterion
 from .display import show
 
 
-@dataclass(frozen=True)
-class PathMatcher:
+class PathMatcher(Record, frozen=True):
     query: CompiledQuery
     comparison_form = False
 
@@ -38,7 +37,6 @@ class PathMatcher:
         return Outcome(False, f"{condition}: no node matched in {show(value)}")
 
 
-@dataclass(frozen=True)
 class ComparisonMatcher(PathMatcher):
     op: str
     literal: Any

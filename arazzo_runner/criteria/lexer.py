@@ -7,10 +7,10 @@ where each kind of expression ends; everything else is scanned here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ExpressionError
+from ..records import Record
 from .runtime import parse_expression_prefix
 
 # Token kinds
@@ -38,8 +38,7 @@ _HINTS = {
 }
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(Record, frozen=True):
     kind: str
     value: Any
     start: int

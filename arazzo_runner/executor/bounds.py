@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..expressions.ast import Expression, ResponseRef
+from ..records import Record
 
 if TYPE_CHECKING:
     from .options import RunOptions
@@ -54,13 +54,15 @@ def with_cause(message: str | None, cause: str) -> str:
     return message if cause in message else f"{message}; {cause}"
 
 
-@dataclass
-class RetryBudget:
+class RetryBudget(Record):
     """What one step execution may still spend on retries (`max_attempts`, `max_retry_total`)."""
 
     options: RunOptions
     deadline: Deadline
     started: float  # time.perf_counter() when the step's first attempt started
+
+    def __init__(self, options: RunOptions, deadline: Deadline, started: float) -> None:
+        self.options, self.deadline, self.started = options, deadline, started
 
     def refusal(self, attempts: int, delay: float) -> str | None:
         """Why a retry after `attempts` attempts and a wait of `delay` s may not happen, or None."""

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..expressions import Context, Missing
+from ..records import Record, field
 from ..workspace import Workspace
 
 
-@dataclass
-class WorkflowState:
+class WorkflowState(Record):
     """What one execution of a workflow has produced so far."""
 
     workspace: Workspace
@@ -21,12 +20,22 @@ class WorkflowState:
     base: Context | None = None
 
 
-@dataclass
-class ResponseView:
+class ResponseView(Record):
     headers: Mapping[str, Any]
     body: Any
     query: Mapping[str, Any] = field(default_factory=dict)
     path: Mapping[str, Any] = field(default_factory=dict)
+
+    def __init__(
+        self,
+        headers: Mapping[str, Any],
+        body: Any,
+        query: Mapping[str, Any] | None = None,
+        path: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.headers, self.body = headers, body
+        self.query = {} if query is None else query
+        self.path = {} if path is None else path
 
 
 class SourceViews(Mapping[str, Any]):

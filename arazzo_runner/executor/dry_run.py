@@ -10,9 +10,7 @@ network: an OAuth2 token request is answered locally with a placeholder token, a
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
@@ -20,6 +18,7 @@ from ..expressions import Context, Missing, ast
 from ..http.request import RequestBuildError
 from ..http.security import SecurityError
 from ..model import Workflow
+from ..records import Record, field, replace
 from ..workspace import Workspace
 from .context import WorkflowState, base_context
 from .inputs import apply_defaults, secret_values
@@ -32,8 +31,7 @@ from .values import strip_missing
 _ENCODED_PLACEHOLDER = re.compile(r"%3C%24[^%\s]*(?:%(?!3E)[0-9A-Fa-f]{2}[^%\s]*)*%3E")
 
 
-@dataclass
-class PlannedRequest:
+class PlannedRequest(Record):
     """One step of the plan: the request it would send, or why it could not be built."""
 
     workflow_id: str
@@ -102,7 +100,7 @@ class Planner:
         )
         state = WorkflowState(workspace, filled)
         self.runner.workflows[workflow.workflow_id] = {"inputs": filled, "outputs": {}}
-        base = dataclasses.replace(base_context(state, self.runner.workflows), unresolved=self.placeholder)
+        base = replace(base_context(state, self.runner.workflows), unresolved=self.placeholder)
         for cstep in workspace.compiled(workflow).steps:
             await self._step(workspace, workflow, cstep, base, depth)
 

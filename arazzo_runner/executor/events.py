@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from ..records import Record
 from ..result import Exchange, StepResult, WorkflowResult
 
 
-@dataclass(frozen=True)
-class WorkflowStarted:
+class WorkflowStarted(Record, frozen=True):
     workflow_id: str
     depth: int
 
 
-@dataclass(frozen=True)
-class StepStarted:
+class StepStarted(Record, frozen=True):
     workflow_id: str
     step_id: str
     depth: int
 
 
-@dataclass(frozen=True)
-class StepRetrying:
+class StepRetrying(Record, frozen=True):
     workflow_id: str
     step_id: str
     attempt: int
@@ -31,29 +28,25 @@ class StepRetrying:
     depth: int
 
 
-@dataclass(frozen=True)
-class StepFinished:
+class StepFinished(Record, frozen=True):
     workflow_id: str
     result: StepResult
     depth: int
 
 
-@dataclass(frozen=True)
-class WorkflowFinished:
+class WorkflowFinished(Record, frozen=True):
     result: WorkflowResult
     depth: int
 
 
-@dataclass(frozen=True)
-class RequestSent:
+class RequestSent(Record, frozen=True):
     """A request of an operation step is about to go out (`exchange` has no response yet)."""
 
     step_id: str
     exchange: Exchange
 
 
-@dataclass(frozen=True)
-class ResponseReceived:
+class ResponseReceived(Record, frozen=True):
     """The exchange of `RequestSent` is over: a response was read, or `exchange.error` says why not."""
 
     step_id: str

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
@@ -21,6 +20,7 @@ from ..http.request import (
 from ..http.security import HttpSession, SecurityError, apply_security, record_step_credentials
 from ..http.transport import Response, TransportError, send
 from ..http.validation import redact, request_findings, response_findings
+from ..records import Record, field
 from ..result import Exchange
 from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
     from .runner import Runner
 
 
-@dataclass
-class Attempt:
+class Attempt(Record):
     ok: bool
     ctx: Context
     message: str | None = None
@@ -46,6 +45,25 @@ class Attempt:
     url: str | None = None
     retry_after: str | None = None
     exchange: Exchange | None = None
+
+    def __init__(
+        self,
+        ok: bool,
+        ctx: Context,
+        message: str | None = None,
+        failed_criteria: list[str] | None = None,
+        warnings: list[str] | None = None,
+        status_code: int | None = None,
+        method: str | None = None,
+        url: str | None = None,
+        retry_after: str | None = None,
+        exchange: Exchange | None = None,
+    ) -> None:
+        self.ok, self.ctx, self.message = ok, ctx, message
+        self.failed_criteria = [] if failed_criteria is None else failed_criteria
+        self.warnings = [] if warnings is None else warnings
+        self.status_code, self.method, self.url = status_code, method, url
+        self.retry_after, self.exchange = retry_after, exchange
 
 
 def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]:
@@ -269,8 +287,7 @@ async def prepare_request(
     )
 
 
-@dataclass
-class _OperationFacts:
+class _OperationFacts(Record):
     specs: dict
     base_url: str
     notes: list[str]

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
+from ..records import Record, field
 from .events import EventHandler
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_STEPS = 1000
 
 
-@dataclass
-class RunOptions:
+class RunOptions(Record):
     servers: dict[str, str] = field(default_factory=dict)  # source name -> base URL (`--server`)
     server_variables: dict[str, str] = field(default_factory=dict)  # `name` or `source.name` -> value
     timeout: float | None = DEFAULT_TIMEOUT  # seconds per HTTP exchange

@@ -6,7 +6,6 @@ load however many times it runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..criteria import compile_criterion
@@ -14,6 +13,7 @@ from ..errors import ArazzoError, ExpressionError
 from ..expressions import CompiledValue, compile_value, parse_expression
 from ..model import Action, Criterion, Document, ParameterDef, Pointer, Reusable, Step, Workflow
 from ..pointer import format_pointer
+from ..records import Record, field
 
 
 class CompileError(ArazzoError):
@@ -25,23 +25,20 @@ class CompileError(ArazzoError):
         self.message = message
 
 
-@dataclass
-class CompiledCriterion:
+class CompiledCriterion(Record):
     text: str
     check: Any  # criteria.CompiledCriterion
     at: Pointer
 
 
-@dataclass
-class CompiledParam:
+class CompiledParam(Record):
     name: str
     in_: str | None
     value: CompiledValue
     at: Pointer
 
 
-@dataclass
-class CompiledAction:
+class CompiledAction(Record):
     name: str
     kind: str
     type: str
@@ -54,23 +51,20 @@ class CompiledAction:
     at: Pointer
 
 
-@dataclass
-class CompiledReplacement:
+class CompiledReplacement(Record):
     target: str
     target_type: Any
     value: CompiledValue
     at: Pointer
 
 
-@dataclass
-class CompiledBody:
+class CompiledBody(Record):
     content_type: str | None
     payload: CompiledValue | None
     replacements: list[CompiledReplacement]
 
 
-@dataclass
-class CompiledStep:
+class CompiledStep(Record):
     step: Step
     params: list[CompiledParam]
     body: CompiledBody | None
@@ -84,8 +78,7 @@ class CompiledStep:
         self.step_id = self.step.step_id
 
 
-@dataclass
-class CompiledWorkflow:
+class CompiledWorkflow(Record):
     workflow: Workflow
     steps: list[CompiledStep]
     outputs: dict[str, CompiledValue]

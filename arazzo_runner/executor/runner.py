@@ -9,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ArazzoError
 from ..expressions import Context, Missing
 from ..model import Workflow
+from ..records import Record
 from ..result import FAILED, PASSED, StepResult, WorkflowResult
 from ..workspace import Workspace
 from .actions import find_action
@@ -35,14 +35,22 @@ _STEP_REF = re.compile(
 MAX_DEPTH = 50  # nested workflow runs (workflowId steps, goto/retry a workflow); a guard against recursion
 
 
-@dataclass
-class Decision:
+class Decision(Record):
     """What happens after a step: next, goto a step, end, run another workflow, or fail."""
 
     kind: str  # "next" | "step" | "workflow" | "end" | "fail"
     target: str | None = None
     action: CompiledAction | None = None
     message: str | None = None
+
+    def __init__(
+        self,
+        kind: str,
+        target: str | None = None,
+        action: CompiledAction | None = None,
+        message: str | None = None,
+    ) -> None:
+        self.kind, self.target, self.action, self.message = kind, target, action, message
 
 
 class Runner:

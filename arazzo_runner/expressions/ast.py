@@ -7,15 +7,15 @@ follows the ABNF part (an extension used by `simple` conditions such as `$respon
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
+
+from ..records import Record, field
 
 Accessor = str | int
 Pointer = tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Expression:
+class Expression(Record, frozen=True):
     """Base class of every runtime expression node."""
 
     # keyword-only so that subclasses can declare their own positional fields first
@@ -26,27 +26,22 @@ class Expression:
         return self.text
 
 
-@dataclass(frozen=True)
 class UrlRef(Expression):
     """`$url`: the URL of the request being made."""
 
 
-@dataclass(frozen=True)
 class MethodRef(Expression):
     """`$method`: the HTTP method of the request."""
 
 
-@dataclass(frozen=True)
 class StatusCodeRef(Expression):
     """`$statusCode`: the HTTP status of the response."""
 
 
-@dataclass(frozen=True)
 class SelfRef(Expression):
     """`$self`: the canonical URI of the current Arazzo description (1.1)."""
 
 
-@dataclass(frozen=True)
 class MessageSourceRef(Expression):
     """`$request.` / `$response.` / `$message.` followed by a source.
 
@@ -61,22 +56,18 @@ class MessageSourceRef(Expression):
     root: ClassVar[str] = ""
 
 
-@dataclass(frozen=True)
 class RequestRef(MessageSourceRef):
     root: ClassVar[str] = "request"
 
 
-@dataclass(frozen=True)
 class ResponseRef(MessageSourceRef):
     root: ClassVar[str] = "response"
 
 
-@dataclass(frozen=True)
 class MessageRef(MessageSourceRef):
     root: ClassVar[str] = "message"
 
 
-@dataclass(frozen=True)
 class InputsRef(Expression):
     """`$inputs.<name>[#pointer]`: an input of the running workflow."""
 
@@ -84,7 +75,6 @@ class InputsRef(Expression):
     pointer: Pointer = ()
 
 
-@dataclass(frozen=True)
 class OutputsRef(Expression):
     """`$outputs.<name>[#pointer]`: an output of the running workflow."""
 
@@ -92,7 +82,6 @@ class OutputsRef(Expression):
     pointer: Pointer = ()
 
 
-@dataclass(frozen=True)
 class StepOutputRef(Expression):
     """`$steps.<stepId>.outputs.<name>[#pointer]`."""
 
@@ -101,7 +90,6 @@ class StepOutputRef(Expression):
     pointer: Pointer = ()
 
 
-@dataclass(frozen=True)
 class WorkflowRef(Expression):
     """`$workflows.<workflowId>.(inputs|outputs).<name>[#pointer]`."""
 
@@ -111,7 +99,6 @@ class WorkflowRef(Expression):
     pointer: Pointer = ()
 
 
-@dataclass(frozen=True)
 class SourceRef(Expression):
     """`$sourceDescriptions.<name>.<reference>`: an operationId/workflowId, else a field."""
 
@@ -119,7 +106,6 @@ class SourceRef(Expression):
     reference: str
 
 
-@dataclass(frozen=True)
 class ComponentRef(Expression):
     """`$components.<kind>.<name>`; kind is parameters, successActions, failureActions (or inputs)."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from ..records import Record, field
 
 
 class Missing:
@@ -57,8 +58,7 @@ class SourceView(Protocol):
     def lookup(self, reference: str) -> Any: ...
 
 
-@dataclass
-class SimpleMessage:
+class SimpleMessage(Record):
     """A plain `MessageView` (handy for tests and for messages built from already decoded data)."""
 
     headers: Mapping[str, Any] = field(default_factory=dict)
@@ -67,8 +67,7 @@ class SimpleMessage:
     body: Any = None
 
 
-@dataclass
-class Context:
+class Context(Record):
     """Everything an expression may refer to while a step runs; every member is optional.
 
     `steps` maps a stepId to that step's outputs; `workflows` maps a workflowId to an object or dict with

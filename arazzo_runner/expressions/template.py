@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ..errors import ExpressionError
+from ..records import Record
 from .ast import Expression
 from .context import Context, Missing
 from .parser import parse_expression_prefix
 from .resolver import resolve
 
 
-@dataclass(frozen=True)
-class Embedded:
+class Embedded(Record, frozen=True):
     """One expression inside a template; `start`/`end` span it in the template text (braces included).
 
     `braced` is False for the bare form (`Bearer $inputs.apiKey`), which a validator should flag.
@@ -32,8 +31,7 @@ class Embedded:
     end: int
 
 
-@dataclass(frozen=True)
-class Template:
+class Template(Record, frozen=True):
     text: str
     parts: tuple[str | Embedded, ...]
     problems: tuple[ExpressionError, ...] = ()

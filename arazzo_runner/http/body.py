@@ -9,16 +9,15 @@ Form (`application/x-www-form-urlencoded`): see `form.py`; multipart (`multipart
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import Record
 from .form import encode_form
 from .multipart import encode_multipart, parse_data_url
 from .serialize import to_text
 
 
-@dataclass
-class EncodedBody:
+class EncodedBody(Record):
     value: Any  # the payload as resolved, what `$request.body` sees
     content: bytes | None
     content_type: str | None

@@ -19,18 +19,17 @@ import binascii
 import json
 import re
 import uuid
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote_to_bytes
 
+from ..records import Record
 from .serialize import to_text
 
 _DATA_URL = re.compile(r"^data:(?P<meta>[^,]*?),(?P<data>.*)$", re.DOTALL | re.IGNORECASE)
 _BOUNDARY = re.compile(r'boundary="?([^";]+)"?', re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class FileValue:
+class FileValue(Record, frozen=True):
     content: bytes
     media_type: str | None = None
     filename: str | None = None

@@ -13,23 +13,22 @@ import base64
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote_plus, urlencode
+
+from ..records import Record, field
 
 
 class TokenError(Exception):
     """The token endpoint could not give a token; the message never holds a credential."""
 
 
-@dataclass
-class _Token:
+class _Token(Record):
     value: str
     expires_at: float | None  # clock time; None: never within the run
 
 
-@dataclass
-class TokenCache:
+class TokenCache(Record):
     """One per run (held by the run's HTTP session)."""
 
     clock: Callable[[], float] = time.monotonic

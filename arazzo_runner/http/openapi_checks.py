@@ -11,10 +11,10 @@ engine applies credentials itself, see `security.py`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from ..records import Record, field
 from .body import base_type, is_json
 from .transport import Response
 
@@ -31,8 +31,7 @@ def _require() -> None:
         ) from None
 
 
-@dataclass
-class _Request:
+class _Request(Record):
     host_url: str
     path: str
     path_pattern: str
@@ -42,8 +41,7 @@ class _Request:
     content_type: str = ""
 
 
-@dataclass
-class _Response:
+class _Response(Record):
     status_code: int
     content_type: str
     headers: Any

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ..records import Record, field
 from .body import EncodedBody, is_form
 from .headers import Headers
 from .serialize import (
@@ -39,15 +39,16 @@ class RequestBuildError(Exception):
     """The request cannot be built (e.g. a path parameter has no value); the step fails unsent."""
 
 
-@dataclass
-class ParamValue:
+class ParamValue(Record):
     name: str
     in_: str
     value: Any
 
+    def __init__(self, name: str, in_: str, value: Any) -> None:  # built per parameter per step
+        self.name, self.in_, self.value = name, in_, value
 
-@dataclass
-class RequestView:
+
+class RequestView(Record):
     """What `$request.*` expressions see: values as the workflow supplied them, before encoding."""
 
     headers: Headers = field(default_factory=Headers)
@@ -55,9 +56,20 @@ class RequestView:
     path: dict[str, Any] = field(default_factory=dict)
     body: Any = None
 
+    def __init__(
+        self,
+        headers: Headers | None = None,
+        query: dict[str, Any] | None = None,
+        path: dict[str, Any] | None = None,
+        body: Any = None,
+    ) -> None:
+        self.headers = Headers() if headers is None else headers
+        self.query = {} if query is None else query
+        self.path = {} if path is None else path
+        self.body = body
 
-@dataclass
-class PreparedRequest:
+
+class PreparedRequest(Record):
     method: str
     url: str
     headers: list[tuple[str, str]]
@@ -65,6 +77,20 @@ class PreparedRequest:
     view: RequestView
     warnings: list[str] = field(default_factory=list)
     path_values: dict[str, str] = field(default_factory=dict)  # serialized, decoded (for validation)
+
+    def __init__(
+        self,
+        method: str,
+        url: str,
+        headers: list[tuple[str, str]],
+        content: bytes | None,
+        view: RequestView,
+        warnings: list[str] | None = None,
+        path_values: dict[str, str] | None = None,
+    ) -> None:
+        self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
+        self.warnings = [] if warnings is None else warnings
+        self.path_values = {} if path_values is None else path_values
 
 
 def build_request(

@@ -11,10 +11,10 @@ value used is added to the run's secrets, and no message here ever contains one.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
+from ..records import Record, field
 from .credentials import Credentials, env_names, scheme_kind
 from .oauth import TokenCache, TokenError
 from .request import ParamValue
@@ -26,8 +26,7 @@ class SecurityError(Exception):
     """Credentials were available but could not be turned into a request (e.g. a token fetch failed)."""
 
 
-@dataclass
-class HttpSession:
+class HttpSession(Record):
     """Per-run HTTP state: the secrets seen, the OAuth2 token cache, prepared validators."""
 
     secrets: set[str] = field(default_factory=set)
@@ -38,8 +37,7 @@ class HttpSession:
         self.secrets.update(v for v in values if isinstance(v, str) and v)
 
 
-@dataclass
-class _Use:
+class _Use(Record):
     name: str
     scheme: dict[str, Any]
     scopes: list[str]

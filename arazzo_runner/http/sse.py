@@ -43,15 +43,15 @@ import codecs
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+from ..records import Record
 
 DONE = "[DONE]"
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(Record, frozen=True):
     """One dispatched server-sent event."""
 
     data: str

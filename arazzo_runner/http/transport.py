@@ -8,10 +8,10 @@ import json
 import re
 import socket
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..limits import DEFAULT_MAX_BODY
+from ..records import Record, field
 from .body import charset_of, is_json, is_xml
 from .headers import Headers
 
@@ -27,8 +27,7 @@ class TransportError(Exception):
     """The exchange failed below HTTP semantics: refused, reset, timed out, TLS, unreadable body."""
 
 
-@dataclass
-class Response:
+class Response(Record):
     status_code: int
     headers: Headers
     body: Any  # parsed JSON, merged SSE, str for text/XML, bytes otherwise, None when empty
@@ -38,6 +37,23 @@ class Response:
     notes: list[str] = field(default_factory=list)  # warnings about the response
     error: str | None = None  # a body that arrived but is unusable: the step fails whatever its criteria
     oversize: str | None = None  # why the body was not kept (above `max_body`): `content` is its start
+
+    def __init__(
+        self,
+        status_code: int,
+        headers: Headers,
+        body: Any,
+        content: bytes,
+        content_type: str | None,
+        elapsed_ms: float,
+        notes: list[str] | None = None,
+        error: str | None = None,
+        oversize: str | None = None,
+    ) -> None:
+        self.status_code, self.headers, self.body, self.content = status_code, headers, body, content
+        self.content_type, self.elapsed_ms = content_type, elapsed_ms
+        self.notes = [] if notes is None else notes
+        self.error, self.oversize = error, oversize
 
 
 def new_client(timeout: float | None, **options: Any) -> httpx.AsyncClient:

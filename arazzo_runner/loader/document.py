@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DocumentError
 from ..pointer import format_pointer
+from ..records import Record
 from .positions import Pointer, PositionIndex
 
 
-@dataclass(frozen=True)
-class LoadedDocument:
+class LoadedDocument(Record, frozen=True):
     """`data` holds only dict/list/str/int/float/bool/None and every mapping key is a str.
 
     Aliased YAML nodes are shared, not copied: treat `data` as read-only.

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import Record
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(Record, frozen=True):
     """Upper bounds checked while loading a document.
 
     `max_nodes` counts every scalar, key and collection after alias expansion, so a YAML alias bomb

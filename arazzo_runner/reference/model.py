@@ -30,9 +30,9 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import Record
 from .arguments import DEFAULT_DATE, build_arguments
 
 DEFAULT_MODEL = "agentaus"
@@ -43,15 +43,13 @@ GENERIC_VERBS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class ToolCall:
+class ToolCall(Record, frozen=True):
     id: str
     name: str
     arguments: str
 
 
-@dataclass(frozen=True)
-class Reply:
+class Reply(Record, frozen=True):
     """What the model answers, before it is rendered as JSON or as SSE chunks."""
 
     id: str

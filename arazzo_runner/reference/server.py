@@ -13,11 +13,11 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..records import Record
 from .arguments import DEFAULT_DATE
 from .completion import completion_object, stream_chunks
 from .model import decide
@@ -28,8 +28,7 @@ PATHS = ("/v1/chat/completions", "/chat/completions")
 MAX_BODY = 10 * 1024 * 1024
 
 
-@dataclass
-class _Settings:
+class _Settings(Record):
     date: str
     clock: Callable[[], int]
     verbose: bool

@@ -6,10 +6,10 @@ Masking comes before truncation, so a secret cut in two by the limit can never s
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from ..http.body import base_type, charset_of, is_form, is_json, is_xml
+from ..records import Record
 from ..secrets import Masker
 
 VERBOSE_LIMIT = 2048  # bytes of a body printed by --verbose
@@ -17,8 +17,7 @@ FILE_LIMIT = 1 << 20  # bytes of a body kept in a report file
 _TEXTUAL = ("application/javascript", "application/graphql", "application/yaml", "application/x-yaml")
 
 
-@dataclass
-class Body:
+class Body(Record):
     kind: str  # empty | text | json | binary | event-stream
     size: int  # bytes as sent or received
     text: str | None = None  # masked and cut to the limit

@@ -9,19 +9,18 @@ a retry does not (once its limit is used up, the later actions are considered).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ArazzoError
 from ..executor.plan import CompiledAction, CompiledStep
 from ..model import Pointer, Workflow
+from ..records import Record, field
 from .describe import criterion_entry, short_criterion, step_target
 
 CRITERION_LIMIT = 80  # characters of a criterion shown on an edge; `arazzo describe` shows it all
 
 
-@dataclass
-class Node:
+class Node(Record):
     id: str
     kind: str  # start | step | workflow-step | asyncapi-step | end | failed | unresolved
     title: str
@@ -29,8 +28,7 @@ class Node:
     step_id: str | None = None
 
 
-@dataclass
-class Edge:
+class Edge(Record):
     source: str
     target: str
     kind: str  # next | success | failure | retry | call | depends
@@ -38,8 +36,7 @@ class Edge:
     action: str | None = None
 
 
-@dataclass
-class Cluster:
+class Cluster(Record):
     """One workflow: its start, steps, end and failed nodes."""
 
     id: str
@@ -60,8 +57,7 @@ class Cluster:
         return f"{self.id}_FAIL"
 
 
-@dataclass
-class Graph:
+class Graph(Record):
     clusters: list[Cluster] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)  # outside any workflow: unresolved references
     edges: list[Edge] = field(default_factory=list)
@@ -89,8 +85,7 @@ def build_graph(workspace: Any, workflows: list[Workflow]) -> Graph:
     return builder.graph
 
 
-@dataclass
-class _Scope:
+class _Scope(Record):
     """What edges of one workflow's steps may point at."""
 
     workspace: Any

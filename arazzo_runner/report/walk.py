@@ -4,13 +4,12 @@ the child runs of `workflowId` steps and of goto/retry to a workflow."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from ..records import Record
 from ..result import RunResult, StepResult, WorkflowResult
 
 
-@dataclass
-class Execution:
+class Execution(Record):
     workflow: WorkflowResult
     name: str  # unique in the run: `w`, `w#2`, `child (from w/step)`
     parent: str | None = None  # `w/step` for a child run

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..records import Record
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source
 from .locations import check_allowed, resolve_location
 from .parse import ParsedDoc, parse_source
@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     import httpx
 
 
-@dataclass(frozen=True)
-class FetchOptions:
+class FetchOptions(Record, frozen=True):
     """Limits and transport used for a description and every document its `$ref`s reach.
 
     `roots`: the folders local files may be read from (None: anywhere); see `locations.check_allowed`.

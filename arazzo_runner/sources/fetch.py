@@ -6,12 +6,12 @@ import os
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from ..errors import SourceError
 from ..loader.text import read_bounded
+from ..records import Record
 from .locations import check_allowed, is_http, resolve_location
 
 if TYPE_CHECKING:  # httpx is imported lazily: local-only runs never pay for it
@@ -23,8 +23,7 @@ DEFAULT_MAX_BYTES = 64 * 2**20
 MAX_REDIRECTS = 5
 
 
-@dataclass(frozen=True)
-class FetchedText:
+class FetchedText(Record, frozen=True):
     """The raw content of a source and where it was finally read from (after redirects)."""
 
     content: bytes

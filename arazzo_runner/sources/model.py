@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..records import Record, field
 from .refs import Node, Resolver
 
 PARAMETER_LOCATIONS = ("path", "query", "header", "cookie", "querystring")
@@ -18,15 +18,13 @@ _DEFAULT_STYLE: dict[str, str | None] = {
 }
 
 
-@dataclass(frozen=True)
-class ServerVariable:
+class ServerVariable(Record, frozen=True):
     default: str
     enum: tuple[str, ...] | None = None
     description: str | None = None
 
 
-@dataclass(frozen=True)
-class Server:
+class Server(Record, frozen=True):
     """A Server Object: `url` is a template such as `https://{region}.example.com/v1`."""
 
     url: str
@@ -37,8 +35,7 @@ class Server:
 DEFAULT_SERVER = Server(url="/")
 
 
-@dataclass(frozen=True)
-class ParameterSpec:
+class ParameterSpec(Record, frozen=True):
     """A Parameter Object with the OpenAPI defaults applied and `schema`/`content` resolved."""
 
     name: str

@@ -4,10 +4,10 @@ workflow never calls does not stop the run."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..records import Record, field
 from .model import ParameterSpec, Server, parse_parameter, parse_servers
 from .refs import Node
 
@@ -15,8 +15,7 @@ if TYPE_CHECKING:
     from .openapi import OpenAPIDescription
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(Record, frozen=True):
     """An operation of `source`, found at `pointer` (`/paths/~1pets~1{id}/get`)."""
 
     operation_id: str | None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import DocumentError, SourceError
 from ..loader import load_text
+from ..records import Record, field
 
 Locate = Callable[[str], tuple[int, int]]
 
@@ -16,8 +16,7 @@ def _no_position(pointer: str) -> tuple[int, int]:
     return (0, 0)
 
 
-@dataclass(frozen=True)
-class ParsedDoc:
+class ParsedDoc(Record, frozen=True):
     """One parsed document: where it came from, its data and a pointer -> (line, column) lookup."""
 
     location: str

@@ -6,13 +6,11 @@ tool's rule metadata.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..records import Record
 from .findings import ERROR, WARNING
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Record, frozen=True):
     id: str
     severity: str
     area: str

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..records import Record, field
 
 ERROR = "error"
 WARNING = "warning"
 SEVERITIES = (ERROR, WARNING)
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Record, frozen=True):
     """One problem: which rule, how bad, what, and where (JSON pointer plus 1-based line and column)."""
 
     rule: str
@@ -37,8 +37,7 @@ class Finding:
         return f"{self.file}:{self.line}:{self.column}: {self.severity} {self.rule}: {self.message}"
 
 
-@dataclass
-class Report:
+class Report(Record):
     """The findings for one file, in document order. `readable` is False when the file could not be read
     or parsed (the CLI exits 2); `strict` makes warnings count against `valid`."""
 

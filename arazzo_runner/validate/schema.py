@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
 from ..loader import load_text
+from ..records import Record
 
 Pointer = tuple[str | int, ...]
 
@@ -25,8 +25,7 @@ _UNEXPECTED = ("unevaluatedProperties", "additionalProperties")
 _QUOTED = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
+class SchemaProblem(Record, frozen=True):
     at: Pointer
     message: str
     key: bool = False  # locate at the mapping key (an unexpected field) rather than at the value

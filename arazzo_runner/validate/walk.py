@@ -8,10 +8,10 @@ workflow using it) and once on their own for syntax (scope without a workflow).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ..model import Action, Criterion, ParameterDef, Pointer, Reusable, Step, Workflow
+from ..records import Record
 from .checker import Checker
 
 BEFORE = "before"  # a step's parameters, request body and successCriteria: the step has not run yet
@@ -21,23 +21,20 @@ OUTPUTS = "outputs"  # a workflow's outputs: after its steps
 COMPONENT = "component"  # a component on its own: no workflow to check references against
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(Record, frozen=True):
     workflow: Workflow | None
     step: Step | None = None
     phase: str = WORKFLOW
 
 
-@dataclass(frozen=True)
-class ValueSite:
+class ValueSite(Record, frozen=True):
     raw: Any
     at: Pointer
     scope: Scope
     role: str  # "parameter", "payload", "replacement", "output", "action-parameter"
 
 
-@dataclass(frozen=True)
-class CriterionSite:
+class CriterionSite(Record, frozen=True):
     criterion: Criterion
     scope: Scope
 

@@ -75,7 +75,7 @@ def test_every_form_parses_to_its_node(text: str, expected: Expression) -> None:
 
 
 def _with_text(node: Expression, text: str) -> Expression:
-    from dataclasses import replace
+    from arazzo_runner.records import replace
 
     return replace(node, text=text)
 

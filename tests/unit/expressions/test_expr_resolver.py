@@ -212,7 +212,7 @@ def test_accessors_after_names(ctx: Context) -> None:
 def test_accessors_after_a_pointer() -> None:
     ctx = Context(response=SimpleMessage(body={"a b": [10, 20]}))
     node = parse_expression("$response.body#/a b")
-    from dataclasses import replace
+    from arazzo_runner.records import replace
 
     assert resolve(replace(node, accessors=(1,)), ctx) == 20
 

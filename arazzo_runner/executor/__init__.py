@@ -1,0 +1,1 @@
+"""Execution: steps, actions, retries and workflows over a loaded workspace (the async core)."""

@@ -1,0 +1,194 @@
+"""Records behave as the dataclasses they replace: checked against `@dataclass` twins of the same
+classes, then the options one by one."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import pytest
+
+from arazzo_runner.records import FrozenError, Record, field, fields, replace
+
+
+class Pet(Record):
+    name: str
+    age: int = 0
+    tags: list[str] = field(default_factory=list)
+    KIND: ClassVar[str] = "pet"
+
+
+@dataclasses.dataclass
+class PetDC:
+    name: str
+    age: int = 0
+    tags: list[str] = dataclasses.field(default_factory=list)
+    KIND: ClassVar[str] = "pet"
+
+
+class Node(Record, frozen=True):
+    text: str = field(default="", kw_only=True)
+    parts: tuple[str, ...] = field(default=(), kw_only=True)
+
+
+class Name(Node):
+    value: str
+    cache: dict = field(default=None, hash=False, compare=False, repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeDC:
+    text: str = dataclasses.field(default="", kw_only=True)
+    parts: tuple[str, ...] = dataclasses.field(default=(), kw_only=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class NameDC(NodeDC):
+    value: str
+    cache: dict = dataclasses.field(default=None, hash=False, compare=False, repr=False)
+
+
+CALLS: list[tuple[tuple, dict]] = [
+    (("rex",), {}),
+    (("rex", 3), {}),
+    (("rex",), {"tags": ["a"]}),
+    ((), {"name": "rex", "age": 2}),
+    (("rex", 3, ["a"], "extra"), {}),
+    ((), {}),
+    (("rex",), {"name": "again"}),
+    (("rex",), {"colour": "red"}),
+]
+
+
+def _outcome(cls: type, args: tuple, kwargs: dict) -> Any:
+    try:
+        made = cls(*args, **kwargs)
+    except TypeError:
+        return TypeError
+    return {name: getattr(made, name) for name in ("name", "age", "tags")}
+
+
+@pytest.mark.parametrize(("args", "kwargs"), CALLS)
+def test_init_accepts_and_refuses_what_a_dataclass_does(args, kwargs) -> None:
+    assert _outcome(Pet, args, kwargs) == _outcome(PetDC, args, kwargs)
+
+
+def test_repr_eq_hash_like_dataclasses() -> None:
+    assert repr(Pet("rex", 2)) == repr(PetDC("rex", 2)).replace("PetDC", "Pet")
+    assert repr(Name("x", text="$x")) == repr(NameDC("x", text="$x")).replace("NameDC", "Name")
+    assert Pet("rex") == Pet("rex") and Pet("rex") != Pet("rex", 1)
+    assert Pet("rex") != PetDC("rex")  # another class is never equal
+    assert Name("x", cache={"a": 1}) == Name("x")  # compare=False
+    assert hash(Name("x", cache={"a": 1})) == hash(Name("x"))  # hash=False (a dict would not hash)
+    assert hash(Name("x")) != hash(Name("y"))
+    with pytest.raises(TypeError):
+        hash(Pet("rex"))  # mutable and compared by value: unhashable, as dataclasses
+    assert "KIND" not in fields(Pet) and Pet.KIND == "pet"
+
+
+def test_factories_give_each_instance_its_own_value() -> None:
+    first, second = Pet("a"), Pet("b")
+    first.tags.append("x")
+    assert second.tags == []
+
+
+def test_keyword_only_fields_follow_the_subclass_positional_ones() -> None:
+    assert fields(Name) == ("text", "parts", "value", "cache")
+    node = Name("v", text="$v")
+    assert (node.value, node.text, node.parts) == ("v", "$v", ())
+    with pytest.raises(TypeError):
+        Name("v", None, "$v")  # text is keyword-only
+
+
+def test_frozen_records_refuse_assignment() -> None:
+    node = Name("v")
+    with pytest.raises(FrozenError):
+        node.value = "w"
+    with pytest.raises(AttributeError):  # FrozenError is an AttributeError, as FrozenInstanceError
+        del node.text
+    with pytest.raises(TypeError, match="frozenness"):
+
+        class Thawed(Node, frozen=False):
+            pass
+
+
+def test_post_init_and_init_false() -> None:
+    class Step(Record):
+        step_id: str
+        key: str = field(init=False)
+
+        def __post_init__(self) -> None:
+            self.key = self.step_id.upper()
+
+    assert Step("a").key == "A"
+    with pytest.raises(TypeError):
+        Step("a", key="B")
+    assert replace(Step("a"), step_id="b").key == "B"
+
+
+def test_replace_keeps_the_other_fields() -> None:
+    node = Name("v", text="$v", parts=("a",))
+    changed = replace(node, value="w")
+    assert (changed.value, changed.text, changed.parts) == ("w", "$v", ("a",))
+    assert node.value == "v"
+
+
+def test_definition_errors() -> None:
+    with pytest.raises(ValueError, match="mutable default"):
+
+        class Shared(Record):
+            items: list = []
+
+    with pytest.raises(TypeError, match="follows a default"):
+
+        class Misordered(Record):
+            a: int = 0
+            b: int
+
+
+def _package_records() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import arazzo_runner
+
+    found = []
+    for info in pkgutil.walk_packages(arazzo_runner.__path__, "arazzo_runner."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        found += [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type)
+            and issubclass(value, Record)
+            and value is not Record
+            and value.__module__ == module.__name__
+        ]
+    return found
+
+
+def test_hand_written_inits_take_the_record_fields() -> None:
+    """The classes built per step write `__init__` out for speed: its parameters must be the fields, in
+    order, with the same defaults (None for a default_factory), or `replace` and readers drift."""
+    import inspect
+
+    written = [cls for cls in _package_records() if "__init__" in cls.__dict__]
+    assert len(written) >= 10
+    for cls in written:
+        spec = cls.__record__
+        parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+        assert tuple(p.name for p in parameters) == spec.init_names, cls
+        for parameter in parameters:
+            expected = spec.defaults.get(parameter.name, None if parameter.name in spec.factories else ...)
+            actual = ... if parameter.default is inspect.Parameter.empty else parameter.default
+            assert actual == expected, (cls, parameter.name)
+            if parameter.name in spec.factories:
+                assert getattr(cls(**_required(cls)), parameter.name) == spec.factories[parameter.name]()
+
+
+def _required(cls: type) -> dict:
+    spec = cls.__record__
+    return {
+        name: None for name in spec.init_names if name not in spec.defaults and name not in spec.factories
+    }
