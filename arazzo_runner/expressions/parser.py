@@ -6,7 +6,6 @@ optional accessor chain (`.member`, `[0]`, `['key']`) after the expression.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -239,6 +238,8 @@ def _unknown_root_message(root: str) -> str:
 
 
 def _did_you_mean(word: str, choices: tuple[str, ...], prefix: str = "") -> str:
+    import difflib  # only on the error path
+
     close = difflib.get_close_matches(word, choices, n=1) if word else []
     return f"; did you mean '{prefix}{close[0]}'?" if close else ""
 

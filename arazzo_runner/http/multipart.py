@@ -17,8 +17,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import os
 import re
-import uuid
 from typing import Any
 from urllib.parse import quote, unquote_to_bytes
 
@@ -83,7 +83,7 @@ def encode_multipart(
         raise ValueError("a multipart/form-data payload must be an object")
     encoding = encoding if isinstance(encoding, dict) else {}
     given = _BOUNDARY.search(content_type)
-    boundary = given.group(1) if given else "arazzo-" + uuid.uuid4().hex
+    boundary = given.group(1) if given else "arazzo-" + os.urandom(16).hex()
     chunks: list[bytes] = []
     for name, value in payload.items():
         rule = encoding.get(name) if isinstance(encoding.get(name), dict) else {}

@@ -6,7 +6,6 @@ and the last few parsed documents are cached: several criteria and outputs usual
 
 from __future__ import annotations
 
-from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -58,6 +57,8 @@ class XPathQuery(CompiledQuery):
 
 def node_value(item: Any) -> Any:
     """A plain Python value for one XPath item: nodes give their string value (text content)."""
+    from decimal import Decimal  # elementpath imports it anyway; the run path need not
+
     from elementpath import XPathNode
 
     if isinstance(item, XPathNode):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -111,6 +110,8 @@ class OpenAPIDescription:
 
     def suggest(self, operation_id: str, limit: int = 3) -> list[str]:
         """Operation ids close to `operation_id`, best first, for "did you mean" messages."""
+        import difflib  # only on the error path
+
         by_folded: dict[str, list[str]] = {}
         for known in self._by_id:
             by_folded.setdefault(known.casefold(), []).append(known)

@@ -99,9 +99,20 @@ def _validator_key() -> str:
     """The package version and the size/mtime of every file of the engine: any edit invalidates."""
     from .. import __version__
 
-    stamps = [__version__]
-    for path in sorted(_PACKAGE.rglob("*")):
-        if path.suffix in (".py", ".yaml") and "__pycache__" not in path.parts:
-            stat = path.stat()
-            stamps.append(f"{path.relative_to(_PACKAGE)}:{stat.st_size}:{stat.st_mtime_ns}")
+    stamps = [__version__, *_stamps(str(_PACKAGE), "")]
     return hashlib.sha256("\n".join(stamps).encode()).hexdigest()
+
+
+def _stamps(folder: str, prefix: str) -> list[str]:
+    """`relative/path:size:mtime_ns` of the engine's files (code and bundled schemas), sorted; os.scandir
+    rather than Path.rglob: this runs before every `arazzo run` and is 5x cheaper."""
+    found: list[str] = []
+    with os.scandir(folder) as entries:
+        for entry in sorted(entries, key=lambda e: e.name):
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    found += _stamps(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith((".py", ".yaml", ".json")):
+                stat = entry.stat()
+                found.append(f"{prefix}{entry.name}:{stat.st_size}:{stat.st_mtime_ns}")
+    return found

@@ -100,3 +100,25 @@ def test_a_document_with_errors_is_validated_every_time(tmp_path, monkeypatch, c
         assert main(["run", str(path)]) == 2
         assert "operation-exists" in capsys.readouterr().err
     assert not (tmp_path / "cache").exists()
+
+
+def test_the_validator_key_follows_the_engine_files(tmp_path, monkeypatch) -> None:
+    import os
+
+    from arazzo_runner.validate import cache
+
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "core.py").write_text("x = 1\n")
+    (tmp_path / "rules" / "schema.yaml").write_text("a: 1\n")
+    monkeypatch.setattr(cache, "_PACKAGE", tmp_path)
+    first = cache._validator_key()
+    (tmp_path / "__pycache__" / "core.cpython-311.pyc").write_bytes(b"\0")
+    (tmp_path / "notes.txt").write_text("not code")
+    assert cache._validator_key() == first  # bytecode and other files do not count
+    stat = (tmp_path / "rules" / "schema.yaml").stat()
+    os.utime(tmp_path / "rules" / "schema.yaml", ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    second = cache._validator_key()
+    assert second != first  # an edited bundled schema
+    (tmp_path / "rules" / "extra.py").write_text("")
+    assert cache._validator_key() not in (first, second)  # a new module

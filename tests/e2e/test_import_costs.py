@@ -1,0 +1,66 @@
+"""Nothing heavy on paths that do not need it (issue 8), checked by what a fresh process has imported.
+
+Each case runs in its own interpreter and reports `sys.modules`: a one-step JSON workflow run over plain
+http must not import PyYAML, jsonschema, openapi-core, the JSONPath/XPath engines, difflib or decimal,
+nor read the TLS trust store; `import arazzo_runner` imports no HTTP stack; `arazzo --version` nothing
+of the engine. (Timings live in bench/, never in tests.)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
+from tests.e2e.execkit import ok200, pet
+
+HEAVY = ["yaml", "jsonschema", "openapi_core", "elementpath", "jsonpath_ng", "jsonpath_rfc9535", "defusedxml",
+         "difflib", "decimal", "argparse"]  # fmt: skip
+
+
+def _modules_after(code: str, cwd: Path) -> dict:
+    """Run `code` in a fresh interpreter; it prints a JSON object, to which `modules` is added."""
+    script = f"import json, sys\n{code}\nreport['modules'] = sorted(sys.modules)\nprint(json.dumps(report))\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=cwd, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_json_workflow_over_http_imports_only_what_it_uses(tmp_path, server) -> None:
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    (tmp_path / "pets.openapi.json").write_text(json.dumps(PETS_OPENAPI))
+    doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
+    doc["sourceDescriptions"][0]["url"] = "./pets.openapi.json"
+    (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
+    report = _modules_after(
+        "import arazzo_runner\n"
+        "from arazzo_runner.http.tls import default_tls_context\n"
+        f"result = arazzo_runner.run('flow.arazzo.json', servers={{'pets': {server.url!r}}})\n"
+        "report = {'status': result.status, 'trust_loaded': default_tls_context()._trust_loaded}\n",
+        tmp_path,
+    )
+    assert report["status"] == "passed"
+    assert [request.path for request in server.requests] == ["/pets/1"]
+    assert [name for name in HEAVY if name in report["modules"]] == []
+    assert report["trust_loaded"] is False
+
+
+def test_importing_the_library_imports_no_http_stack(tmp_path) -> None:
+    report = _modules_after("import arazzo_runner\nreport = {}\n", tmp_path)
+    assert [name for name in ["httpx", "asyncio", "yaml", *HEAVY] if name in report["modules"]] == []
+
+
+def test_the_version_flag_imports_no_engine(tmp_path) -> None:
+    report = _modules_after(
+        "from arazzo_runner.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "report = {}\n",
+        tmp_path,
+    )
+    engine = [name for name in report["modules"] if name.startswith("arazzo_runner.")]
+    assert [
+        name for name in engine if not name.startswith(("arazzo_runner.cli", "arazzo_runner.errors"))
+    ] == []
+    assert "httpx" not in report["modules"]
