@@ -113,7 +113,7 @@ class ConsoleReporter:
             status = "passed" if workflow.passed else "failed"
             self.write(
                 f"{self.verdict(workflow.passed)} {workflow.workflow_id} {status} "
-                f"({len(workflow.steps)} steps, {workflow.duration_ms:.0f} ms)"
+                f"({_count(len(workflow.steps), 'step')}, {workflow.duration_ms:.0f} ms)"
             )
             if workflow.error:
                 where = f"step {workflow.error['stepId']}: " if workflow.error.get("stepId") else ""
@@ -158,3 +158,7 @@ def _arrow(message: str) -> str:
 def _short(value: Any, limit: int = 200) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"

@@ -87,6 +87,7 @@ def test_summary_lists_failed_criteria_with_the_values_seen(capsys, write, serve
         "      $statusCode == 200 -> got 503",
         "      $response.body#/state == 'up' -> got 'down'",
     ]
+    assert re.fullmatch(r"✗ flow failed \(1 step, \d+ ms\)", lines[start - 2]), lines
     assert lines[-1] == "0 of 1 workflows passed"
 
 
