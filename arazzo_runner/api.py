@@ -69,12 +69,16 @@ async def arun(
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
-    preflight(workspace, selected, per_workflow, given, opts)
+    bases = preflight(workspace, selected, per_workflow, given, opts)
     client = opts.client
     owned = client is None
     if owned:
         from .http.transport import new_client
 
+        if any(base.startswith("https:") for base in bases):
+            from .http.tls import default_tls_context
+
+            default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
         client = new_client(opts.timeout)
     try:
         runner = Runner(opts, client, given)  # the run's deadline starts now
@@ -194,18 +198,21 @@ def preflight(
     inputs: dict[str, dict],
     given: dict[str, Any],
     options: RunOptions | None = None,
-) -> None:
+) -> set[str]:
     """Everything that can be checked before sending: inputs (also of the dependencies, which receive
-    the run's inputs `given`), expressions, targets, sources and their base URLs."""
+    the run's inputs `given`), expressions, targets, sources and their base URLs, which it returns (of
+    every operation the run may call)."""
     options = options or RunOptions()
     for workflow in selected:
         _validate(workspace, workflow, inputs[workflow.workflow_id], options.secrets)
     seen: set[tuple[int, str]] = set()
+    bases: set[str] = set()
     for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options)
+        _check_reachable(workspace, workflow, seen, options, bases)
     checked: set[tuple[int, str]] = set()
     for workflow in selected:
         _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
+    return bases
 
 
 def _validate(workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], secrets: set[str]) -> None:
@@ -232,7 +239,7 @@ def _check_dependency_inputs(
 
 
 def _check_reachable(
-    workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]], options: RunOptions
+    workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]], options: RunOptions, bases: set[str]
 ) -> None:
     key = (id(workspace), workflow.workflow_id)
     if key in seen:
@@ -241,7 +248,7 @@ def _check_reachable(
     plan = workspace.compiled(workflow)
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen, options)
+        _check_reachable(target.workspace, target.workflow, seen, options, bases)
     servers_checked: set[int] = set()  # one check per operation, however many steps call it
     for cstep in plan.steps:
         step = cstep.step
@@ -249,21 +256,21 @@ def _check_reachable(
             target = workspace.resolve_operation(step)
             if id(target.operation) not in servers_checked:
                 servers_checked.add(id(target.operation))
-                _check_server(target, options)
+                bases.add(_check_server(target, options))
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen, options)
+            _check_reachable(target.workspace, target.workflow, seen, options, bases)
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen, options)
+                _check_reachable(target.workspace, target.workflow, seen, options, bases)
 
 
-def _check_server(target: Any, options: RunOptions) -> None:
+def _check_server(target: Any, options: RunOptions) -> str:
     """A base URL must exist before anything is sent (a relative server URL needs `--server`)."""
     from .executor.servers import ServerError, base_url
 
     try:
-        base_url(target.source, target.description, target.operation, options)
+        return base_url(target.source, target.description, target.operation, options)
     except ServerError as exc:
         raise UsageError(str(exc)) from None

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -105,9 +106,20 @@ class HttpProtocol(asyncio.Protocol):
         self.transport = None
 
 
-async def serve(host: str, port: int, latency_ms: float) -> None:
+TLS_FOLDER = Path(__file__).resolve().parents[1] / "tests" / "servers" / "tls"  # the test CA's certificate
+TEST_CA = TLS_FOLDER / "ca.pem"
+
+
+def tls_context() -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(TLS_FOLDER / "server.pem", TLS_FOLDER / "server.key")
+    return context
+
+
+async def serve(host: str, port: int, latency_ms: float, tls: bool = False) -> None:
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: HttpProtocol(latency_ms / 1000), host, port, backlog=1024)
+    protocol = lambda: HttpProtocol(latency_ms / 1000)  # noqa: E731
+    server = await loop.create_server(protocol, host, port, backlog=1024, ssl=tls_context() if tls else None)
     async with server:
         await server.serve_forever()
 
@@ -121,15 +133,16 @@ def free_port() -> int:
 class BenchServer:
     """The server in a child process; `with` starts it, waits for the port, and stops it."""
 
-    def __init__(self, latency_ms: float = 0.0, port: int | None = None) -> None:
+    def __init__(self, latency_ms: float = 0.0, port: int | None = None, tls: bool = False) -> None:
         self.latency_ms = latency_ms
         self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.tls = tls
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
 
     def __enter__(self) -> BenchServer:
         command = [sys.executable, str(Path(__file__).resolve()), "--port", str(self.port)]
-        command += ["--latency-ms", str(self.latency_ms)]
+        command += ["--latency-ms", str(self.latency_ms)] + (["--tls"] if self.tls else [])
         self.process = subprocess.Popen(command)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -157,9 +170,10 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8099)
     parser.add_argument("--latency-ms", type=float, default=0.0)
+    parser.add_argument("--tls", action="store_true", help="serve https (tests/servers/tls certificate)")
     args = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve(args.host, args.port, args.latency_ms))
+        asyncio.run(serve(args.host, args.port, args.latency_ms, args.tls))
 
 
 if __name__ == "__main__":

@@ -1,13 +1,17 @@
 """The process's verifying TLS context, whose trust store is read at the first TLS handshake.
 
 Reading the CA bundle costs ~14 ms, a tenth of a one-step `arazzo run`, and a run whose servers are all
-plain http (local services, most API tests in CI) never needs it. The context is otherwise the one
-`httpx.create_ssl_context()` builds: the same trust sources (`SSL_CERT_FILE`, `SSL_CERT_DIR`, else
-certifi's bundle) and the settings of `ssl.create_default_context()` (held to them by a test).
+plain http (local services, most API tests in CI) never needs it. A run whose preflight finds an https
+base URL reads it in a background thread while httpx is imported and the client set up (`prefetch`).
+
+The context is otherwise the one `httpx.create_ssl_context()` builds: the same trust sources
+(`SSL_CERT_FILE`, `SSL_CERT_DIR`, else certifi's bundle) and the settings of
+`ssl.create_default_context()` (held to them by a test).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import ssl
@@ -25,10 +29,12 @@ class DeferredTrustContext(ssl.SSLContext):
     _cafile: str | None
     _capath: str | None
     _trust_loaded: bool
+    _prefetching: bool
 
     def __new__(cls, cafile: str | None = None, capath: str | None = None) -> DeferredTrustContext:
         context = super().__new__(cls, ssl.PROTOCOL_TLS_CLIENT)  # CERT_REQUIRED, check_hostname
         context._cafile, context._capath, context._trust_loaded = cafile, capath, False
+        context._prefetching = False
         return context
 
     def __init__(self, cafile: str | None = None, capath: str | None = None) -> None:
@@ -55,6 +61,20 @@ class DeferredTrustContext(ssl.SSLContext):
                     message = f"cannot read the trusted CA certificates from {where}: {exc}"
                     raise ssl.SSLError(message) from None
                 self._trust_loaded = True
+
+    def prefetch(self) -> None:
+        """Start reading the trust store in a background thread, when a run will use https: OpenSSL reads
+        it without holding the GIL, so it overlaps the imports and setup before the first request, whose
+        handshake waits for it (and reports a failure to read it, as `load_trust` does)."""
+        with _LOCK:
+            if self._trust_loaded or self._prefetching:
+                return
+            self._prefetching = True
+        threading.Thread(target=self._load_quietly, name="arazzo-tls-trust", daemon=True).start()
+
+    def _load_quietly(self) -> None:
+        with contextlib.suppress(ssl.SSLError):  # the handshake's own load_trust raises it again
+            self.load_trust()
 
     def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
         self.load_trust()

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from arazzo_runner.http.tls import default_tls_context
+from arazzo_runner.http.tls import DeferredTrustContext, default_tls_context
 from tests.e2e.execkit import execute, ok200, only, pet
 from tests.servers.scripted import TEST_CA, ScriptedServer
 
@@ -63,6 +63,18 @@ def test_a_plain_http_run_never_reads_the_trust_store(write, server) -> None:
     flow = _run_one(write, server)
     assert flow["status"] == "passed"
     assert default_tls_context()._trust_loaded is False
+    assert default_tls_context()._prefetching is False
+
+
+def test_a_run_with_https_servers_reads_the_trust_store_ahead(write, tls_server, monkeypatch) -> None:
+    """The preflight knows every base URL: with an https one, the CAs are read in the background while
+    the client is set up (http/tls.py `prefetch`)."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(TEST_CA))
+    calls = []
+    real = DeferredTrustContext.prefetch
+    monkeypatch.setattr(DeferredTrustContext, "prefetch", lambda self: (calls.append(1), real(self))[1])
+    assert _run_one(write, tls_server)["status"] == "passed"
+    assert calls == [1]
 
 
 def test_cli_run_over_https_exit_codes(write, tls_server, tmp_path) -> None:

@@ -83,3 +83,33 @@ def test_trust_sources_follow_httpx(monkeypatch, env, expected) -> None:
         assert (context._cafile, context._capath) == expected
     finally:
         default_tls_context.cache_clear()
+
+
+def test_prefetch_reads_the_trust_store_once_in_the_background(monkeypatch) -> None:
+    context = DeferredTrustContext()
+    loads, threads = [], []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self, *args, **kwargs):
+        loads.append(threading.current_thread().name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    started = threading.Thread.start
+    monkeypatch.setattr(threading.Thread, "start", lambda self: (threads.append(self), started(self))[1])
+    context.prefetch()
+    context.prefetch()  # already under way: no second thread
+    context.wrap_bio(ssl.MemoryBIO(), ssl.MemoryBIO(), server_hostname="example.org")  # waits for it
+    assert context._trust_loaded
+    assert loads == ["arazzo-tls-trust"]
+    assert [thread.name for thread in threads] == ["arazzo-tls-trust"]
+    threads[0].join()
+    context.prefetch()  # loaded: nothing to do
+    assert len(threads) == 1
+
+
+def test_a_failed_prefetch_is_reported_by_the_handshake(tmp_path) -> None:
+    context = DeferredTrustContext(cafile=str(tmp_path / "missing.pem"))
+    context.prefetch()
+    with pytest.raises(ssl.SSLError, match="cannot read the trusted CA certificates from"):
+        context.wrap_bio(ssl.MemoryBIO(), ssl.MemoryBIO(), server_hostname="example.org")
