@@ -76,6 +76,7 @@ def details(results: dict[str, Any]) -> list[tuple[str, str]]:
         for label, row in cold["rows"].items():
             rows.append((f"(a) {label}", f"{row['median'] * 1e3:.1f} ms, peak RSS {mib(row['rss'])}"))
         rows.append(("(a) arazzo run / raw httpx async", f"{cold['ratio_async']:.2f}x"))
+        rows.append(("(a) arazzo run https / raw httpx https", f"{cold['ratio_https']:.2f}x"))
     if chain := results.get("chain"):
         medians = chain["medians"]
         for label, value in medians.items():
