@@ -114,7 +114,7 @@ def base_context(state: WorkflowState, workflows: Mapping[str, Any]) -> Context:
 def with_exchange(base: Context, **values: Any) -> Context:
     """A step's context: the workflow's base plus this attempt's url/method/status/request/response.
 
-    A shallow copy with a few members changed; `dataclasses.replace` re-runs `__init__` and costs several
+    A shallow copy with a few members changed; `records.replace` re-runs `__init__` and costs several
     times more on this per-step path."""
     derived = object.__new__(Context)
     derived.__dict__.update(base.__dict__)
