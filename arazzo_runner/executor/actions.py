@@ -6,6 +6,7 @@ import email.utils
 import time
 
 from ..expressions import Context
+from ..records import Record
 from .plan import CompiledAction
 
 
@@ -51,3 +52,38 @@ def parse_retry_after(value: str | None) -> float | None:
     if when is None:
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+class Decision(Record):
+    """What happens after a step: next, goto a step, end, run another workflow, or fail."""
+
+    kind: str  # "next" | "step" | "workflow" | "end" | "fail"
+    target: str | None = None
+    action: CompiledAction | None = None
+    message: str | None = None
+
+    def __init__(
+        self,
+        kind: str,
+        target: str | None = None,
+        action: CompiledAction | None = None,
+        message: str | None = None,
+    ) -> None:
+        self.kind, self.target, self.action, self.message = kind, target, action, message
+
+
+def transfer(action: CompiledAction) -> Decision:
+    """The decision an `end` / `goto` action makes."""
+    if action.type == "end":
+        return Decision("end", action=action)
+    if action.step_id:
+        return Decision("step", target=action.step_id, action=action)
+    if action.workflow_id:
+        return Decision("workflow", target=action.workflow_id, action=action)
+    return Decision("fail", action=action, message=f"action '{action.name}' has no target")
+
+
+def describe_action(action: CompiledAction) -> str:
+    """How a step result names the action taken: `goto resolveToolCall`, `retry`, `end`."""
+    target = action.step_id or action.workflow_id
+    return f"{action.type} {target}" if target and action.type != "end" else action.type

@@ -14,10 +14,9 @@ from typing import Any
 from ..errors import ArazzoError
 from ..expressions import Context, Missing
 from ..model import Workflow
-from ..records import Record
 from ..result import FAILED, PASSED, StepResult, WorkflowResult
 from ..workspace import Workspace
-from .actions import find_action
+from .actions import Decision, describe_action, find_action, transfer
 from .bounds import Deadline, RetryBudget, with_cause
 from .context import WorkflowState, base_context
 from .events import StepFinished, StepRetrying, StepStarted, WorkflowFinished, WorkflowStarted
@@ -33,24 +32,6 @@ _STEP_REF = re.compile(
     r"^\$(?:workflows|sourceDescriptions\.([A-Za-z0-9_\-]+))\.([A-Za-z0-9_\-]+)\.steps\.([A-Za-z0-9_\-]+)$"
 )
 MAX_DEPTH = 50  # nested workflow runs (workflowId steps, goto/retry a workflow); a guard against recursion
-
-
-class Decision(Record):
-    """What happens after a step: next, goto a step, end, run another workflow, or fail."""
-
-    kind: str  # "next" | "step" | "workflow" | "end" | "fail"
-    target: str | None = None
-    action: CompiledAction | None = None
-    message: str | None = None
-
-    def __init__(
-        self,
-        kind: str,
-        target: str | None = None,
-        action: CompiledAction | None = None,
-        message: str | None = None,
-    ) -> None:
-        self.kind, self.target, self.action, self.message = kind, target, action, message
 
 
 class Runner:
@@ -297,17 +278,17 @@ class Runner:
                 )
                 await asyncio.sleep(delay)
                 continue
-            decision = _transfer(action)
+            decision = transfer(action)
             break
         step_result.duration_ms = (time.perf_counter() - started) * 1000
         if decision.action is not None:
-            step_result.action = _describe(decision.action)
+            step_result.action = describe_action(decision.action)
         self.emit(StepFinished, workflow.workflow_id, step_result, depth)
         return step_result, decision, attempt.ctx
 
     def _on_success(self, cstep: CompiledStep, ctx: Context) -> Decision:
         action = find_action(cstep.on_success, ctx, {})
-        return Decision("next") if action is None else _transfer(action)
+        return Decision("next") if action is None else transfer(action)
 
     def _record(
         self, step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state: WorkflowState
@@ -373,21 +354,6 @@ class Runner:
             if not isinstance(workspace, Workspace):
                 return False
         return (id(workspace), workflow_id, step_id) in self._completed
-
-
-def _transfer(action: CompiledAction) -> Decision:
-    if action.type == "end":
-        return Decision("end", action=action)
-    if action.step_id:
-        return Decision("step", target=action.step_id, action=action)
-    if action.workflow_id:
-        return Decision("workflow", target=action.workflow_id, action=action)
-    return Decision("fail", action=action, message=f"action '{action.name}' has no target")
-
-
-def _describe(action: CompiledAction) -> str:
-    target = action.step_id or action.workflow_id
-    return f"{action.type} {target}" if target and action.type != "end" else action.type
 
 
 def _key(workspace: Workspace, workflow: Workflow) -> tuple[int, str]:

@@ -258,3 +258,33 @@ def local_deref(document: dict[str, Any]) -> Callable[[str], Any]:
             return ABSENT
 
     return deref
+
+
+def media_type_for(wanted: str | None, content: dict[str, Any]) -> str | None:
+    """The key of `content` a step's content type selects (exact, then `type/*`, then `*/*`); without
+    one, the only key or the first JSON one."""
+    keys = list(content)
+    if wanted:
+        base = wanted.split(";")[0].strip().lower()
+        for key in keys:
+            if key.split(";")[0].strip().lower() == base:
+                return key
+        family = base.split("/")[0] + "/*"
+        for key in keys:
+            if key.lower() in (family, "*/*"):
+                return key
+        return None
+    if len(keys) == 1:
+        return keys[0]
+    return next((k for k in keys if "json" in k.lower()), None)
+
+
+def response_schemas(responses: dict[str, Any]) -> Any:
+    """The schemas of every response's media types."""
+    for response in responses.values():
+        content = response.get("content") if isinstance(response, dict) else None
+        if not isinstance(content, dict):
+            continue
+        for media in content.values():
+            if isinstance(media, dict) and "schema" in media:
+                yield media["schema"]

@@ -16,7 +16,7 @@ from ..pointer import ABSENT, parse_pointer, resolve_pointer
 from ..sources import resolve_location
 from ..sources.locations import is_http
 from .checker import Checker, did_you_mean
-from .openapi_schemas import local_deref, payload_errors, pointer_possible
+from .openapi_schemas import local_deref, media_type_for, payload_errors, pointer_possible, response_schemas
 from .rules.targets import OPERATION_PATH, non_arazzo_sources, operation_path_problem, source_workflow
 from .rules.values import SELECTOR_KEYS
 
@@ -251,7 +251,7 @@ class _SourceChecks:
         content = declared.get("content")
         if not isinstance(content, dict) or isinstance(body.payload, str):
             return
-        media = _media_type(body.content_type, content)
+        media = media_type_for(body.content_type, content)
         if media is None or not isinstance(content.get(media), dict) or "schema" not in content[media]:
             return
         unknown = _unknown_paths(body.payload, self.ck.is_1_1)
@@ -280,7 +280,7 @@ class _SourceChecks:
                 pointers.append((name, raw, tokens))
         if not pointers:
             return
-        schemas = list(_response_schemas(operation.responses))
+        schemas = list(response_schemas(operation.responses))
         if not schemas:
             return
         deref = local_deref(description.data)
@@ -317,23 +317,6 @@ def _unknown_message(param: ParameterDef, specs: Any, label: str) -> str:
     return f"operation '{label}' has no {param.in_} parameter '{param.name}'{hint}"
 
 
-def _media_type(wanted: str | None, content: dict[str, Any]) -> str | None:
-    keys = list(content)
-    if wanted:
-        base = wanted.split(";")[0].strip().lower()
-        for key in keys:
-            if key.split(";")[0].strip().lower() == base:
-                return key
-        family = base.split("/")[0] + "/*"
-        for key in keys:
-            if key.lower() in (family, "*/*"):
-                return key
-        return None
-    if len(keys) == 1:
-        return keys[0]
-    return next((k for k in keys if "json" in k.lower()), None)
-
-
 def _unknown_paths(payload: Any, selectors: bool) -> set[tuple[str | int, ...]]:
     """Paths of the payload's values that are computed at run time (expressions, templates, selectors)."""
     found: set[tuple[str | int, ...]] = set()
@@ -366,16 +349,6 @@ def _body_pointer(raw: Any) -> list[str] | None:
     if not isinstance(expression, ResponseRef) or expression.part != "body":
         return None
     return [*expression.pointer, *(str(a) for a in expression.accessors)] or None
-
-
-def _response_schemas(responses: dict[str, Any]) -> Any:
-    for response in responses.values():
-        content = response.get("content") if isinstance(response, dict) else None
-        if not isinstance(content, dict):
-            continue
-        for media in content.values():
-            if isinstance(media, dict) and "schema" in media:
-                yield media["schema"]
 
 
 def _path_hint(description: Any, fragment: str) -> str:
