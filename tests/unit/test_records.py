@@ -192,3 +192,14 @@ def _required(cls: type) -> dict:
     return {
         name: None for name in spec.init_names if name not in spec.defaults and name not in spec.factories
     }
+
+
+def test_public_records_copy_with_replace() -> None:
+    import arazzo_runner
+
+    options = arazzo_runner.RunOptions(servers={"pets": "http://x"}, timeout=1)
+    changed = replace(options, timeout=5)
+    assert (changed.timeout, changed.servers) == (5, {"pets": "http://x"})
+    assert options.timeout == 1 and changed != options
+    assert "timeout" in fields(arazzo_runner.RunOptions)
+    assert repr(arazzo_runner.StepResult("s1")).startswith("StepResult(step_id='s1', status='passed'")
