@@ -128,12 +128,14 @@ def _fetch_http(
 def _anonymous_client(timeout: float) -> httpx.Client:
     """No auth, no default headers, and a cookie jar that stores nothing: a description is read
     anonymously (httpx >= 0.24 never reads ~/.netrc by itself; proxy settings from the environment
-    still apply)."""
+    still apply). TLS uses the process's verifying context (http/tls.py: CAs read once, at first use)."""
     import http.cookiejar
 
     import httpx
 
-    fresh = httpx.Client(timeout=timeout)
+    from ..http.tls import default_tls_context
+
+    fresh = httpx.Client(timeout=timeout, verify=default_tls_context())
     fresh.cookies.jar.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     return fresh
 

@@ -105,3 +105,24 @@ def _environment() -> dict[str, str]:
     import os
 
     return {key: value for key, value in os.environ.items() if key not in ("SSL_CERT_FILE", "SSL_CERT_DIR")}
+
+
+def test_a_source_description_fetched_over_https_is_verified(tmp_path, tls_server, monkeypatch) -> None:
+    import json
+
+    import arazzo_runner
+    from arazzo_runner import SourceError
+    from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
+
+    tls_server.reply("GET", "/openapi.json", (200, PETS_OPENAPI))
+    doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
+    doc["sourceDescriptions"][0]["url"] = f"{tls_server.url}/openapi.json"
+    path = tmp_path / "remote.arazzo.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(SourceError, match="certificate verify failed"):
+        arazzo_runner.run(path, servers={"pets": tls_server.url})
+    default_tls_context.cache_clear()
+    monkeypatch.setenv("SSL_CERT_FILE", str(TEST_CA))
+    result = arazzo_runner.run(path, servers={"pets": tls_server.url})
+    assert result.status == "passed", result.to_dict()
+    assert [r.path for r in tls_server.requests] == ["/openapi.json", "/pets/1"]
