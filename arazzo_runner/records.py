@@ -153,8 +153,10 @@ class Record:
             if any("__record__" in base.__dict__ for base in cls.__mro__[1:]):
                 raise TypeError(f"{cls.__name__}: a record cannot change the frozenness of its bases")
             cls.__record_frozen__ = frozen
-        # Frozen records hash by value; mutable ones compared by value are unhashable (as dataclasses).
-        cls.__hash__ = _hash if cls.__record_frozen__ else None  # type: ignore[assignment]
+        # Frozen records hash by value; mutable ones compared by value are unhashable (as dataclasses);
+        # a class that writes its own __hash__ keeps it.
+        if cls.__dict__.get("__hash__") is None:
+            cls.__hash__ = _hash if cls.__record_frozen__ else None  # type: ignore[assignment]
         if cls.__record_frozen__:
             cls.__setattr__ = _refuse_set  # type: ignore[method-assign, assignment]
             cls.__delattr__ = _refuse_delete  # type: ignore[method-assign, assignment]

@@ -87,8 +87,9 @@ class DeferredTrustContext(ssl.SSLContext):
 
 @functools.lru_cache(maxsize=1)
 def default_tls_context() -> DeferredTrustContext:
-    """httpx's default verifying context, one per process (never modified after creation): the trust
-    store comes from `SSL_CERT_FILE`, else `SSL_CERT_DIR`, else certifi, as in httpx."""
+    """httpx's default verifying context, one per process, shared by every run (only its trust store is
+    loaded later, once): the CAs come from `SSL_CERT_FILE`, else `SSL_CERT_DIR`, else certifi, as in
+    httpx."""
     if os.environ.get("SSL_CERT_FILE"):
         return DeferredTrustContext(cafile=os.environ["SSL_CERT_FILE"])
     if os.environ.get("SSL_CERT_DIR"):

@@ -203,3 +203,14 @@ def test_public_records_copy_with_replace() -> None:
     assert options.timeout == 1 and changed != options
     assert "timeout" in fields(arazzo_runner.RunOptions)
     assert repr(arazzo_runner.StepResult("s1")).startswith("StepResult(step_id='s1', status='passed'")
+
+
+def test_a_class_may_write_its_own_hash() -> None:
+    class Keyed(Record, frozen=True):
+        key: str
+        note: str = ""
+
+        def __hash__(self) -> int:
+            return hash(self.key)
+
+    assert hash(Keyed("a", "x")) == hash("a")
