@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from ..records import Record, field
 from .credentials import Credentials, env_names, scheme_kind
@@ -32,6 +32,7 @@ class HttpSession(Record):
     secrets: set[str] = field(default_factory=set)
     tokens: TokenCache = field(default_factory=TokenCache)
     validators: dict[Any, Any] = field(default_factory=dict)
+    cleartext_hosts: set[str] = field(default_factory=set)  # plain-http hosts already warned about
 
     def secret(self, *values: Any) -> None:
         self.secrets.update(v for v in values if isinstance(v, str) and v)
@@ -66,8 +67,42 @@ async def apply_security(
             added = []
             for use in uses:
                 added.extend(await _credential_params(use, session, client, base_url, timeout))
-            return added, []
+            return added, _cleartext_warnings(uses, base_url, session)
     return [], [_missing_warning(requirements[0], schemes)]
+
+
+def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -> list[str]:
+    """Credentials the engine adds, going over plain http to another machine (the request, or an OAuth2
+    token request): sent as asked, but said once per host and run, since anyone on the path can read them."""
+    warnings = []
+    for use in uses:
+        if use.fields is None:  # set by the step itself: the document's choice
+            continue
+        token_url = _token_url(use.scheme) if "token" not in use.fields else None
+        targets = [base_url] + ([urljoin(base_url, token_url)] if token_url else [])
+        for url in targets:
+            host = _remote_plain_http_host(url)
+            if host and host not in session.cleartext_hosts:
+                session.cleartext_hosts.add(host)
+                warnings.append(
+                    f"credentials of '{use.name}' are sent over plain http to {host}: anyone on the network "
+                    "can read them; use an https server URL"
+                )
+    return warnings
+
+
+def _remote_plain_http_host(url: str) -> str | None:
+    """The host of an `http:` URL that is not this machine (loopback, `localhost`), else None."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if parts.scheme.lower() != "http" or not host or host == "localhost" or host.endswith(".localhost"):
+        return None
+    import ipaddress
+
+    try:
+        return None if ipaddress.ip_address(host).is_loopback else host
+    except ValueError:  # a name
+        return host
 
 
 def _satisfy(

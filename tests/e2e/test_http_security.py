@@ -259,3 +259,24 @@ def test_malformed_auth_and_input_file_flags_are_usage_errors(tmp_path, capsys):
     assert (result.code, "--auth expects SCHEME=VALUE" in result.err) == (2, True)
     result = cli(capsys, "run", path, "--input-file", f"photo={tmp_path / 'missing.png'}")
     assert (result.code, "--input-file photo: no such file" in result.err) == (2, True)
+
+
+def test_credentials_bound_for_plain_http_off_this_machine_are_warned_about_once(tmp_path):
+    """Said, not refused (the document chose the server), once per host and run; loopback hosts and
+    https never warn. A dry run builds the requests with the engine's own code and sends nothing."""
+    import arazzo_runner
+
+    path = write_flow(
+        tmp_path, _api(a=[{"bearer": []}], b=[{"bearer": []}]), [step("a", "a"), step("b", "b")]
+    )
+    warning = "credentials of 'bearer' are sent over plain http to api.example.com"
+    for url, expected in [
+        ("http://api.example.com/v1", [[warning], []]),
+        ("https://api.example.com/v1", [[], []]),
+        ("http://127.0.0.1:9", [[], []]),
+        ("http://localhost:9", [[], []]),
+    ]:
+        planned = arazzo_runner.plan_requests(path, servers={"api": url}, auth={"bearer": "t0k"}, environ={})
+        seen = [[w.split(":")[0] for w in p.warnings if "plain http" in w] for p in planned]
+        assert seen == expected, (url, [p.warnings for p in planned])
+        assert all("t0k" not in w for p in planned for w in p.warnings)

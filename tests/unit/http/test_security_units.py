@@ -204,3 +204,20 @@ def test_content_type_rules_and_wildcards():
 
 def test_redact_replaces_secrets_longest_first_and_ignores_tiny_values():
     assert redact("key=abcdef and abc and abcd", {"abcdef", "abcd", "ab"}) == "key=*** and abc and ***"
+
+
+def test_remote_plain_http_hosts() -> None:
+    from arazzo_runner.http.security import _remote_plain_http_host
+
+    cases = {
+        "http://api.example.com/v1": "api.example.com",
+        "http://10.0.0.5:8080": "10.0.0.5",
+        "HTTP://API.Example.com": "api.example.com",
+        "https://api.example.com": None,
+        "http://127.0.0.1:8080": None,
+        "http://127.8.9.1": None,
+        "http://[::1]:80/x": None,
+        "http://localhost:3000": None,
+        "http://app.localhost": None,
+    }
+    assert {url: _remote_plain_http_host(url) for url in cases} == cases
