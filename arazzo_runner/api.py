@@ -102,7 +102,8 @@ async def _run_all(
     result: RunResult,
 ) -> None:
     for workflow in selected:
-        result.workflows.append(await runner.run_selected(workspace, workflow, inputs[workflow.workflow_id]))
+        inputs_of = inputs[workflow.workflow_id]  # validated by the preflight
+        result.workflows.append(await runner.run_selected(workspace, workflow, inputs_of, validated=True))
 
 
 def _backstop(remaining: float | None) -> float | None:
@@ -201,10 +202,12 @@ def preflight(
 ) -> set[str]:
     """Everything that can be checked before sending: inputs (also of the dependencies, which receive
     the run's inputs `given`), expressions, targets, sources and their base URLs, which it returns (of
-    every operation the run may call)."""
+    every operation the run may call). `inputs` (per selected workflow) become the validated inputs,
+    defaults applied, which the run then uses as they are."""
     options = options or RunOptions()
     for workflow in selected:
-        _validate(workspace, workflow, inputs[workflow.workflow_id], options.secrets)
+        key = workflow.workflow_id
+        inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets)
     seen: set[tuple[int, str]] = set()
     bases: set[str] = set()
     for workflow in selected:
@@ -215,10 +218,12 @@ def preflight(
     return bases
 
 
-def _validate(workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], secrets: set[str]) -> None:
+def _validate(
+    workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], secrets: set[str]
+) -> dict[str, Any]:
     schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
     document = workspace.document.raw
-    validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets)
+    return validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets)
 
 
 def _check_dependency_inputs(

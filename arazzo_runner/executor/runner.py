@@ -62,14 +62,20 @@ class Runner:
     # -- workflows -----------------------------------------------------------------------------------
 
     async def run_workflow(
-        self, workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], depth: int = 0
+        self,
+        workspace: Workspace,
+        workflow: Workflow,
+        inputs: dict[str, Any],
+        depth: int = 0,
+        validated: bool = False,
     ) -> tuple[WorkflowResult, Context | None]:
-        """Run one workflow; InputsError propagates (a usage error at the top, a step failure below)."""
-        document = workspace.document
-        schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
-        inputs = validate_inputs(
-            workflow.workflow_id, workflow.inputs, inputs, document.raw, schema_at, self.options.secrets
-        )
+        """Run one workflow; InputsError propagates (a usage error at the top, a step failure below).
+        `validated`: the inputs were validated already (defaults applied), by the run's preflight."""
+        if not validated:
+            schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
+            raw = workspace.document.raw
+            secrets = self.options.secrets
+            inputs = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets)
         result = WorkflowResult(workflow.workflow_id)
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
@@ -93,12 +99,12 @@ class Runner:
         return result, last_ctx
 
     async def run_selected(
-        self, workspace: Workspace, workflow: Workflow, inputs: dict[str, Any]
+        self, workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], validated: bool = False
     ) -> WorkflowResult:
         """A workflow selected for the run; one that already ran as a dependency is not run again."""
         key = _key(workspace, workflow)
         if key not in self._once:
-            self._once[key], _ = await self.run_workflow(workspace, workflow, inputs)
+            self._once[key], _ = await self.run_workflow(workspace, workflow, inputs, validated=validated)
         return self._once[key]
 
     async def _dependencies_ok(

@@ -261,3 +261,25 @@ def test_a_template_with_a_missing_part_is_not_sent_at_all(write, server):
     assert "x-trace" not in server.requests[0].headers
     (warning,) = wf["steps"][0]["warnings"]
     assert "X-Trace" in warning and "token" in warning
+
+
+def test_the_inputs_of_a_selected_workflow_are_validated_once_per_run(write, server, monkeypatch):
+    """The preflight validates them (before anything is sent) and the run uses its result as is."""
+    from arazzo_runner import api
+    from arazzo_runner.executor import runner
+
+    calls = []
+    real = api.validate_inputs
+
+    def counted(workflow_id, *args, **kwargs):
+        calls.append(workflow_id)
+        return real(workflow_id, *args, **kwargs)
+
+    monkeypatch.setattr(api, "validate_inputs", counted)
+    monkeypatch.setattr(runner, "validate_inputs", counted)
+    server.reply("GET", "/pets", (200, []))
+    server.reply("GET", "/pets/{petId}", (200, {"id": 7}))
+    workflow = only(execute(write, server, _uses_inputs(), inputs={"id": "7"}))
+    assert workflow["status"] == "passed"
+    assert calls == ["w"]
+    assert server.requests[0].query == {"limit": ["5"]}  # the default, applied by the preflight
