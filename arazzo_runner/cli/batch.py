@@ -6,7 +6,9 @@ Every row is checked before anything is sent (JSON, missing and invalid inputs):
 error naming its line. A row's object is merged over the other inputs (`--input`, `--inputs`,
 environment, `.env`). Text output: each row's trace under a header (live with `--concurrency 1`,
 otherwise whole as each row finishes); JSON: `{"status", "rows": [{"row", "line", "inputs",
-"result"}]}` with the row's own inputs masked. Exit 1 when any row failed.
+"result"}]}` with the row's own inputs masked. Report files hold every row: `--report-json` that JSON
+document with the exchanges, `--junit` a testsuite per row and workflow (`row 2 / flow`), `--har` the
+rows' exchanges in one log; each row masked with its own secrets. Exit 1 when any row failed.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, TextIO
 from ..errors import UsageError
 from ..model import Workflow
 from ..records import Record
-from .common import EXIT_FAILED, EXIT_OK, dump_json, positive_int
+from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, dump_json, positive_int
 from .input_flags import Environment, check_missing
 
 # (stream for the console trace, or None for JSON) -> (reporter or None, RunOptions): from `arazzo run`,
@@ -90,7 +92,6 @@ def run_rows(
     env: Environment,
     setup: Setup,
 ) -> int:
-    _refuse_reports(args)
     text = args.format == "text"
     live = text and args.concurrency == 1
     rows = []
@@ -107,15 +108,27 @@ def run_rows(
     else:
         passed = sum(r.ok for r in results)
         print(f"{passed} of {len(rows)} rows passed", flush=True)
+    if not _write_reports(rows, results, workspace, args):
+        return EXIT_USAGE
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
-def _refuse_reports(args: argparse.Namespace) -> None:
-    """Report files describe one run; with rows they would be overwritten, so they are refused."""
-    for name in ("report_json", "junit", "har"):
-        if getattr(args, name, None):
-            flag = "--" + name.replace("_", "-")
-            raise UsageError(f"{flag} cannot be combined with --inputs-file (one report per run)")
+def _write_reports(rows: list[Row], results: list[Any], workspace: Any, args: argparse.Namespace) -> bool:
+    if not any(getattr(args, name, None) for name in ("report_json", "junit", "har")):
+        return True
+    from ..report.json_report import report_document
+    from ..report.walk import Part
+    from .report_flags import write_reports
+
+    maskers = [_masker(row, workspace, args) for row in rows]
+    labelled = zip(rows, results, maskers, strict=True)
+    parts = [Part(f"row {row.number}", result, masker) for row, result, masker in labelled]
+    masked = all(masker.enabled for masker in maskers)
+
+    def document(version: str) -> dict[str, Any]:
+        return report_document(_json(rows, results, workspace, args, exchanges=True), masked, version)
+
+    return write_reports(args, parts, document)
 
 
 def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment, masker: Any) -> None:
@@ -173,7 +186,9 @@ def summary(values: dict[str, Any]) -> str:
     return line if len(line) <= _SUMMARY_LIMIT else line[: _SUMMARY_LIMIT - 3] + "..."
 
 
-def _json(rows: list[Row], results: list[Any], workspace: Any, args: argparse.Namespace) -> dict[str, Any]:
+def _json(
+    rows: list[Row], results: list[Any], workspace: Any, args: argparse.Namespace, exchanges: bool = False
+) -> dict[str, Any]:
     from ..report.json_report import result_dict
 
     entries = []
@@ -184,7 +199,7 @@ def _json(rows: list[Row], results: list[Any], workspace: Any, args: argparse.Na
                 "row": row.number,
                 "line": row.line,
                 "inputs": masker.data(row.values),
-                "result": result_dict(result, masker),
+                "result": result_dict(result, masker, exchanges=exchanges),
             }
         )
     status = "passed" if all(r.ok for r in results) else "failed"

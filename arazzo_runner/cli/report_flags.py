@@ -127,23 +127,28 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
         reporter.summary(result)
     else:
         dump_json(result_dict(result, masker))
-    if not write_reports(args, result, masker):
-        return EXIT_USAGE
+    if any(getattr(args, name) for name, _ in _REPORTS):  # else the writers are not even imported
+        from ..report.json_report import report_dict
+        from ..report.walk import Part
+
+        document = lambda version: report_dict(result, masker, tool_version=version)  # noqa: E731
+        if not write_reports(args, [Part("", result, masker)], document):
+            return EXIT_USAGE
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
-def write_reports(args: argparse.Namespace, result: Any, masker: Masker) -> bool:
-    if not any(getattr(args, name) for name, _ in _REPORTS):
-        return True  # nothing asked: the writers are not even imported
+def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable[[str], Any]) -> bool:
+    """The report files asked for: JUnit and HAR from the runs' `parts` (one, or a part per row), the
+    JSON report is `document(tool_version)`. False when one could not be written (said on stderr)."""
     from .. import __version__
     from ..report.har import write_har
     from ..report.json_report import write_report_json
     from ..report.junit import write_junit
 
     writers = {
-        "report_json": lambda p: write_report_json(p, result, masker, tool_version=__version__),
-        "junit": lambda p: write_junit(p, result, masker),
-        "har": lambda p: write_har(p, result, masker, tool_version=__version__),
+        "report_json": lambda p: write_report_json(p, document(__version__)),
+        "junit": lambda p: write_junit(p, parts),
+        "har": lambda p: write_har(p, parts, tool_version=__version__),
     }
     ok = True
     for name, flag in _REPORTS:

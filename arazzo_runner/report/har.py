@@ -3,7 +3,7 @@
 Sizes of headers are not known (`headersSize: -1`); `timings` holds the whole exchange as `wait`. Text
 bodies are kept up to 1 MiB (masked); a binary body is given by size only (`content.comment`). An
 exchange that got no response has status 0 and its cause in `_error`. Each entry's `comment` names the
-workflow and step.
+workflow and step (and the row, with `--inputs-file`: the rows' exchanges in one log, by start time).
 """
 
 from __future__ import annotations
@@ -12,32 +12,33 @@ import json
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ..result import Exchange, RunResult
+from ..result import Exchange
 from ..secrets import Masker
 from .bodies import FILE_LIMIT, Body, header, render_body
 from .json_report import iso_time
 from .verbose import status_text
-from .walk import executions, step_names
+from .walk import Part, executions, step_names
 
 HTTP_VERSION = "HTTP/1.1"  # httpx speaks HTTP/1.1 unless a client with http2 is given
 
 
-def har_dict(result: RunResult, masker: Masker, *, tool_version: str = "") -> dict[str, Any]:
+def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
     timed = []
-    for execution in executions(result):
-        for step_name, step in step_names(execution.workflow.steps):
-            for attempt, exchange in enumerate(step.exchanges, 1):
-                comment = f"{execution.name} / {step_name} (attempt {attempt})"
-                timed.append((exchange.started_at, entry(exchange, masker, comment)))
+    for part in parts:
+        for execution in executions(part.result):
+            for step_name, step in step_names(execution.workflow.steps):
+                for attempt, exchange in enumerate(step.exchanges, 1):
+                    comment = part.name(f"{execution.name} / {step_name} (attempt {attempt})")
+                    timed.append((exchange.started_at, entry(exchange, part.masker, comment)))
     timed.sort(key=lambda pair: pair[0])  # the exact start, finer than the millisecond shown
     entries = [data for _, data in timed]
     creator = {"name": "arazzo-runner", "version": tool_version}
     return {"log": {"version": "1.2", "creator": creator, "pages": [], "entries": entries}}
 
 
-def write_har(path: str, result: RunResult, masker: Masker, *, tool_version: str = "") -> None:
+def write_har(path: str, parts: list[Part], *, tool_version: str = "") -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(har_dict(result, masker, tool_version=tool_version), handle, indent=2, ensure_ascii=False)
+        json.dump(har_dict(parts, tool_version=tool_version), handle, indent=2, ensure_ascii=False)
         handle.write("\n")
 
 

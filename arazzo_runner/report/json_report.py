@@ -1,7 +1,8 @@
 """The run result as JSON, masked: `--format json` (stdout) and `--report-json PATH` (plus every exchange).
 
 The report file is the `--format json` document with, on each step, `exchanges`: each request and its
-response (headers, bodies cut at 1 MiB, binary bodies as a size) in the order they happened.
+response (headers, bodies cut at 1 MiB, binary bodies as a size) in the order they happened. With
+`--inputs-file` it is the rows' `--format json` document, each row's result with its exchanges.
 """
 
 from __future__ import annotations
@@ -24,17 +25,21 @@ def result_dict(result: RunResult, masker: Masker, *, exchanges: bool = False) -
 
 
 def report_dict(result: RunResult, masker: Masker, *, tool_version: str = "") -> dict[str, Any]:
+    return report_document(result_dict(result, masker, exchanges=True), masker.enabled, tool_version)
+
+
+def report_document(body: dict[str, Any], masked: bool, tool_version: str = "") -> dict[str, Any]:
+    """The report file: who wrote it and when, then `body` (a run's document, or the rows' one)."""
     return {
         "tool": {"name": "arazzo-runner", "version": tool_version},
         "generatedAt": iso_time(datetime.now(timezone.utc).timestamp()),
-        "masked": masker.enabled,
-        **result_dict(result, masker, exchanges=True),
+        "masked": masked,
+        **body,
     }
 
 
-def write_report_json(path: str, result: RunResult, masker: Masker, *, tool_version: str = "") -> None:
+def write_report_json(path: str, data: dict[str, Any]) -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        data = report_dict(result, masker, tool_version=tool_version)
         json.dump(data, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
 

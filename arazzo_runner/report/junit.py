@@ -1,11 +1,12 @@
 """`--junit PATH`: JUnit XML in the shape CI systems read (Jenkins/Ant `junit-10.xsd`).
 
 One `testsuite` per workflow execution (selected workflows, their dependencies, child runs of nested
-workflows), one `testcase` per executed step (a step reached again is `step#2`). A step that got a
-response and failed (criteria or status) is a `failure` listing each failed criterion with the value
-seen; a step that failed without one (network error, request not built) is an `error`. A workflow that
-failed before or outside its steps (a dependency, its inputs) gets a `(workflow)` test case with an
-`error`. Everything written is masked.
+workflows; with `--inputs-file`, those of every row, named `row N / flow`), one `testcase` per
+executed step (a step reached again is `step#2`). A step that got a response and failed (criteria or
+status) is a `failure` listing each failed criterion with the value seen; a step that failed without
+one (network error, request not built) is an `error`. A workflow that failed before or outside its
+steps (a dependency, its inputs) gets a `(workflow)` test case with an `error`. Everything written is
+masked.
 """
 
 from __future__ import annotations
@@ -14,23 +15,24 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
-from ..result import RunResult, StepResult, WorkflowResult
+from ..result import StepResult, WorkflowResult
 from ..secrets import Masker
-from .walk import executions, step_names
+from .walk import Part, executions, step_names
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
 
 
-def junit_xml(result: RunResult, masker: Masker) -> str:
+def junit_xml(parts: list[Part]) -> str:
     root = ET.Element("testsuites", name="arazzo")
     totals = {"tests": 0, "failures": 0, "errors": 0}
     time = 0.0
-    for execution in executions(result):
-        suite = _suite(execution.name, execution.workflow, masker)
-        root.append(suite)
-        for key in totals:
-            totals[key] += int(suite.get(key, "0"))
-        time += execution.workflow.duration_ms / 1000 if execution.parent is None else 0.0
+    for part in parts:
+        for execution in executions(part.result):
+            suite = _suite(part.name(execution.name), execution.workflow, part.masker)
+            root.append(suite)
+            for key in totals:
+                totals[key] += int(suite.get(key, "0"))
+            time += execution.workflow.duration_ms / 1000 if execution.parent is None else 0.0
     for key, value in totals.items():
         root.set(key, str(value))
     root.set("time", _seconds(time * 1000))
@@ -38,9 +40,9 @@ def junit_xml(result: RunResult, masker: Masker) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def write_junit(path: str, result: RunResult, masker: Masker) -> None:
+def write_junit(path: str, parts: list[Part]) -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(junit_xml(result, masker))
+        handle.write(junit_xml(parts))
 
 
 def _suite(name: str, workflow: WorkflowResult, masker: Masker) -> ET.Element:

@@ -1,12 +1,25 @@
 """Every workflow execution of a run, once each: selected workflows, their dependencies (before them) and
-the child runs of `workflowId` steps and of goto/retry to a workflow."""
+the child runs of `workflowId` steps and of goto/retry to a workflow.
+
+Report files cover one run, or the runs of `--inputs-file` rows: a `Part` is one run with its masker
+(each row masks its own secrets) and a label that prefixes its names (`row 2 / flow`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..records import Record
 from ..result import RunResult, StepResult, WorkflowResult
+
+
+class Part(Record):
+    label: str  # "" for a single run, `row N` for a row
+    result: RunResult
+    masker: Any
+
+    def name(self, name: str) -> str:
+        return f"{self.label} / {name}" if self.label else name
 
 
 class Execution(Record):

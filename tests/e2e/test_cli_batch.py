@@ -6,6 +6,7 @@ import io
 import json
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -83,8 +84,8 @@ def test_a_failed_row_fails_the_run_and_the_others_still_run(capsys, write, pets
 
 
 def test_rows_run_concurrently(capsys, write, server, tmp_path):
-    """Six rows against a route that takes 0.4 s: serially 2.4 s; with --concurrency 6 far less, and
-    the server sees several requests in flight at once."""
+    """Six rows against a route that takes 0.4 s: with --concurrency 6 the server sees several requests
+    in flight at once."""
     in_flight, peak, lock = [0], [0], threading.Lock()
 
     @server.route("GET", "/pets/{id}")
@@ -98,12 +99,9 @@ def test_rows_run_concurrently(capsys, write, server, tmp_path):
         return 200, {"name": request.params["id"]}
 
     rows = _rows(tmp_path, *(json.dumps({"petId": n}) for n in range(1, 7)))
-    started = time.perf_counter()
     result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "6", server=server)
-    elapsed = time.perf_counter() - started
     assert result.code == 0, result.err
-    assert elapsed < 1.6, elapsed  # well under the serial 2.4 s, loosely
-    assert peak[0] >= 3
+    assert peak[0] >= 3  # several requests in flight at once (no wall-clock limit: see bench/)
     names = [r["result"]["workflows"][0]["outputs"]["name"] for r in result.json["rows"]]
     assert names == ["1", "2", "3", "4", "5", "6"]  # reported in row order, whatever order they finished
 
@@ -139,12 +137,37 @@ def test_row_secrets_are_masked_in_the_report_and_in_errors(capsys, write, pets,
     assert "short-secret" not in invalid.err and "***" in invalid.err
 
 
-def test_report_files_are_refused_with_rows(capsys, write, pets, tmp_path):
-    rows = _rows(tmp_path, '{"petId": 1}')
-    for flag in ("--report-json", "--junit", "--har"):
-        result = cli(capsys, "run", write(_doc()), "--inputs-file", rows, flag, tmp_path / "out")
-        assert result.code == 2 and f"{flag} cannot be combined with --inputs-file" in result.err
-    assert pets.requests == []
+def test_report_files_hold_every_row_each_masked_with_its_own_secrets(capsys, write, pets, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    import xmlschema
+
+    secret = "hunter2-secret-value"
+    rows = _rows(tmp_path, json.dumps({"petId": 1, "password": secret}), '{"petId": 0}')
+    paths = {flag: tmp_path / name for flag, name in [("--report-json", "r.json"), ("--junit", "r.xml"),
+                                                       ("--har", "r.har")]}  # fmt: skip
+    flags = [str(item) for pair in paths.items() for item in pair]
+    result = cli(capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", rows, *flags)
+    assert result.code == 1, result.err  # row 2 failed (404)
+    for path in paths.values():
+        assert secret not in path.read_text()
+    report = json.loads(paths["--report-json"].read_text())
+    assert report["status"] == "failed" and report["masked"] is True
+    assert [(r["row"], r["line"], r["result"]["status"]) for r in report["rows"]] == [
+        (1, 1, "passed"),
+        (2, 2, "failed"),
+    ]
+    assert report["rows"][0]["inputs"] == {"petId": 1, "password": "***"}
+    urls = [r["result"]["workflows"][0]["steps"][0]["exchanges"][0]["request"]["url"] for r in report["rows"]]
+    assert [url.rsplit("/", 1)[1] for url in urls] == ["1", "0"]
+    xmlschema.XMLSchema(str(Path(__file__).with_name("junit.xsd"))).validate(str(paths["--junit"]))
+    root = ET.parse(paths["--junit"]).getroot()
+    suites = [(s.get("name"), s.get("tests"), s.get("failures")) for s in root.iter("testsuite")]
+    assert suites == [("row 1 / flow", "1", "0"), ("row 2 / flow", "1", "1")]
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    entries = json.loads(paths["--har"].read_text())["log"]["entries"]
+    comments = sorted(e["comment"] for e in entries)
+    assert comments == ["row 1 / flow / get (attempt 1)", "row 2 / flow / get (attempt 1)"]
 
 
 @pytest.mark.parametrize(
