@@ -4,45 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from .http.exchange import Exchange
 from .records import Record, field
+
+__all__ = ["FAILED", "PASSED", "Exchange", "RunResult", "StepResult", "WorkflowResult"]
 
 PASSED = "passed"
 FAILED = "failed"
-
-
-class Exchange(Record):
-    """One HTTP request/response pair, kept for verbose output and reports."""
-
-    method: str
-    url: str
-    request_headers: list[tuple[str, str]]
-    request_body: bytes | None
-    status_code: int | None = None
-    response_headers: list[tuple[str, str]] = field(default_factory=list)
-    response_body: bytes | None = None
-    error: str | None = None
-    started_at: float = 0.0
-    duration_ms: float = 0.0
-
-    def __init__(
-        self,
-        method: str,
-        url: str,
-        request_headers: list[tuple[str, str]],
-        request_body: bytes | None,
-        status_code: int | None = None,
-        response_headers: list[tuple[str, str]] | None = None,
-        response_body: bytes | None = None,
-        error: str | None = None,
-        started_at: float = 0.0,
-        duration_ms: float = 0.0,
-    ) -> None:
-        self.method, self.url = method, url
-        self.request_headers, self.request_body = request_headers, request_body
-        self.status_code = status_code
-        self.response_headers = [] if response_headers is None else response_headers
-        self.response_body, self.error = response_body, error
-        self.started_at, self.duration_ms = started_at, duration_ms
 
 
 class StepResult(Record):

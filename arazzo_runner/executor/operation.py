@@ -45,6 +45,7 @@ class Attempt(Record):
     url: str | None = None
     retry_after: str | None = None
     exchange: Exchange | None = None
+    token_exchanges: list[Exchange] = field(default_factory=list)  # OAuth2 token requests made before it
 
     def __init__(
         self,
@@ -58,12 +59,14 @@ class Attempt(Record):
         url: str | None = None,
         retry_after: str | None = None,
         exchange: Exchange | None = None,
+        token_exchanges: list[Exchange] | None = None,
     ) -> None:
         self.ok, self.ctx, self.message = ok, ctx, message
         self.failed_criteria = [] if failed_criteria is None else failed_criteria
         self.warnings = [] if warnings is None else warnings
         self.status_code, self.method, self.url = status_code, method, url
         self.retry_after, self.exchange = retry_after, exchange
+        self.token_exchanges = [] if token_exchanges is None else token_exchanges
 
 
 def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]:
@@ -77,18 +80,30 @@ def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]
 
 
 async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, workspace: Any) -> Attempt:
+    tokens: list[Exchange] = []  # OAuth2 token requests made while preparing
+    attempt = await _attempt(runner, cstep, base, workspace, tokens)
+    attempt.token_exchanges = tokens
+    return attempt
+
+
+async def _attempt(
+    runner: Runner, cstep: CompiledStep, base: Context, workspace: Any, tokens: list[Exchange]
+) -> Attempt:
     target = workspace.resolve_operation(cstep.step)
     session = http_session(runner)
     warnings: list[str] = []
     try:
         # bounded by the deadline too: preparing may fetch an OAuth2 token
-        prepared = prepare_request(runner, cstep, base, target, warnings)
+        prepared = prepare_request(runner, cstep, base, target, warnings, tokens)
         request = await asyncio.wait_for(prepared, runner.deadline.remaining())
         _check_request(runner, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
+        _emit_exchanges(runner, cstep, tokens)
         return _redacted(Attempt(False, base, f"request not sent: {exc}", warnings=warnings), session)
     except asyncio.TimeoutError:
+        _emit_exchanges(runner, cstep, tokens)
         return Attempt(False, base, f"request not sent: {runner.deadline.message}", warnings=warnings)
+    _emit_exchanges(runner, cstep, tokens)
     exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
     ctx = with_exchange(base, url=request.url, method=request.method, request=request.view)
     runner.emit(RequestSent, cstep.step_id, exchange)
@@ -129,6 +144,13 @@ async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, 
         exchange,
     )
     return _redacted(attempt, session)
+
+
+def _emit_exchanges(runner: Runner, cstep: CompiledStep, exchanges: list[Exchange]) -> None:
+    """Exchanges made while preparing the request (token requests), told to listeners once done."""
+    for exchange in exchanges:
+        runner.emit(RequestSent, cstep.step_id, exchange)
+        runner.emit(ResponseReceived, cstep.step_id, exchange)
 
 
 def _body_seen(response: Response) -> Any:
@@ -250,8 +272,15 @@ def _timeout(runner: Runner, cstep: CompiledStep) -> float | None:
 
 
 async def prepare_request(
-    runner: Runner, cstep: CompiledStep, base: Context, target: Any, warnings: list[str]
+    runner: Runner,
+    cstep: CompiledStep,
+    base: Context,
+    target: Any,
+    warnings: list[str],
+    exchanges: list[Exchange] | None = None,
 ) -> PreparedRequest:
+    """The step's request, built from its operation; OAuth2 token requests made for its credentials are
+    recorded in `exchanges`."""
     operation = target.operation
     facts = _facts(runner, target)
     specs = facts.specs
@@ -271,6 +300,7 @@ async def prepare_request(
             client=runner.client,
             base_url=url,
             timeout=runner.options.timeout,
+            exchanges=exchanges,
         )
         warnings.extend(notes)
     else:  # nothing to apply; a credential the step sets itself is still a secret

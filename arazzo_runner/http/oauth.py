@@ -3,7 +3,8 @@
 Tokens are cached per run by (token URL, client id, scope set) and fetched again once expired
 (`expires_in` less a margin of a tenth of the lifetime, at most 30 s; no `expires_in`: kept for the
 run). The client authenticates with HTTP Basic (`client_auth: basic`, the default, RFC 6749 2.3.1) or
-with `client_id`/`client_secret` in the form body (`client_auth: post`).
+with `client_id`/`client_secret` in the form body (`client_auth: post`). Each token request made is
+recorded as an `Exchange` (purpose `oauth2 token`) in the caller's list, for verbose output and reports.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from urllib.parse import quote_plus, urlencode
 
 from ..records import Record, field
+from .exchange import TOKEN_REQUEST, Exchange
 
 
 class TokenError(Exception):
@@ -43,19 +45,30 @@ class TokenCache(Record):
         fields: dict[str, str],
         scopes: list[str],
         timeout: float | None,
+        exchanges: list[Exchange] | None = None,
     ) -> str:
+        """The access token, from the cache or fetched (the request recorded in `exchanges`)."""
         key = (token_url, fields["client_id"], frozenset(scopes))
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:  # concurrent steps share one fetch
             cached = self._tokens.get(key)
             if cached is not None and (cached.expires_at is None or self.clock() < cached.expires_at):
                 return cached.value
-            token = await self._fetch(client, token_url, fields, scopes, timeout)
+            exchange = Exchange("POST", token_url, [], None, started_at=time.time(), purpose=TOKEN_REQUEST)
+            if exchanges is not None:
+                exchanges.append(exchange)
+            token = await self._fetch(client, token_url, fields, scopes, timeout, exchange)
             self._tokens[key] = token
             return token.value
 
     async def _fetch(
-        self, client: Any, token_url: str, fields: dict[str, str], scopes: list[str], timeout: float | None
+        self,
+        client: Any,
+        token_url: str,
+        fields: dict[str, str],
+        scopes: list[str],
+        timeout: float | None,
+        exchange: Exchange,
     ) -> _Token:
         import httpx
 
@@ -68,18 +81,25 @@ class TokenCache(Record):
         else:
             pair = f"{quote_plus(fields['client_id'])}:{quote_plus(fields['client_secret'])}"
             headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+        content = urlencode(form).encode()
+        exchange.request_headers, exchange.request_body = list(headers.items()), content
         started = self.clock()
         try:
             response = await client.post(
                 token_url,
-                content=urlencode(form),
+                content=content,
                 headers=headers,
                 timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
             )
         except httpx.HTTPError as exc:
             from .transport import describe_error
 
-            raise TokenError(f"token request to {token_url} failed: {describe_error(exc, timeout)}") from None
+            message = f"token request to {token_url} failed: {describe_error(exc, timeout)}"
+            exchange.error, exchange.duration_ms = message, (time.time() - exchange.started_at) * 1000
+            raise TokenError(message) from None
+        exchange.status_code, exchange.response_body = response.status_code, response.content
+        exchange.response_headers = list(response.headers.multi_items())
+        exchange.duration_ms = (time.time() - exchange.started_at) * 1000
         self.fetches += 1
         return _token_from(response, token_url, started)
 

@@ -16,6 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 from ..records import Record, field
 from .credentials import Credentials, env_names, scheme_kind
+from .exchange import Exchange
 from .oauth import TokenCache, TokenError
 from .request import ParamValue
 
@@ -55,8 +56,10 @@ async def apply_security(
     client: Any,
     base_url: str,
     timeout: float | None,
+    exchanges: list[Exchange] | None = None,
 ) -> tuple[list[ParamValue], list[str]]:
-    """Parameters carrying the credentials to add to `params`, and warnings."""
+    """Parameters carrying the credentials to add to `params`, and warnings; OAuth2 token requests made
+    on the way are recorded in `exchanges`."""
     record_step_credentials(schemes, params, session)
     requirements = [r for r in operation.security or [] if isinstance(r, dict)]
     if not requirements:
@@ -66,7 +69,7 @@ async def apply_security(
         if uses is not None:
             added = []
             for use in uses:
-                added.extend(await _credential_params(use, session, client, base_url, timeout))
+                added.extend(await _credential_params(use, session, client, base_url, timeout, exchanges))
             return added, _cleartext_warnings(uses, base_url, session)
     return [], [_missing_warning(requirements[0], schemes)]
 
@@ -150,7 +153,12 @@ def record_step_credentials(schemes: Schemes, params: list[ParamValue], session:
 
 
 async def _credential_params(
-    use: _Use, session: HttpSession, client: Any, base_url: str, timeout: float | None
+    use: _Use,
+    session: HttpSession,
+    client: Any,
+    base_url: str,
+    timeout: float | None,
+    exchanges: list[Exchange] | None,
 ) -> list[ParamValue]:
     if use.fields is None:
         return []
@@ -166,7 +174,7 @@ async def _credential_params(
         return [_authorization("Basic", encoded, session)]
     token = use.fields.get("token")
     if token is None:
-        token = await _client_credentials(use, session, client, base_url, timeout)
+        token = await _client_credentials(use, session, client, base_url, timeout, exchanges)
     if kind == "http":
         return [_authorization(str(use.scheme.get("scheme", "Bearer")), token, session)]
     return [_authorization("Bearer", token, session)]
@@ -179,16 +187,40 @@ def _authorization(kind: str, credential: str, session: HttpSession) -> ParamVal
 
 
 async def _client_credentials(
-    use: _Use, session: HttpSession, client: Any, base_url: str, timeout: float | None
+    use: _Use,
+    session: HttpSession,
+    client: Any,
+    base_url: str,
+    timeout: float | None,
+    exchanges: list[Exchange] | None,
 ) -> str:
     token_url = urljoin(base_url, _token_url(use.scheme) or "")  # relative: against the server URL
     assert use.fields is not None
+    made: list[Exchange] = []
     try:
-        token = await session.tokens.token(client, token_url, use.fields, use.scopes, timeout)
+        token = await session.tokens.token(client, token_url, use.fields, use.scopes, timeout, made)
     except TokenError as exc:
         raise SecurityError(f"security scheme '{use.name}': {_redact(str(exc), session.secrets)}") from None
+    finally:
+        for exchange in made:  # every token the endpoint gave is a secret in the recorded body too
+            session.secret(*_issued_tokens(exchange.response_body))
+        if exchanges is not None:
+            exchanges.extend(made)
     session.secret(token)
     return token
+
+
+def _issued_tokens(body: bytes | None) -> list[str]:
+    """access/refresh/id tokens of a token response (RFC 6749 5.1, OpenID Connect), to be masked."""
+    import json
+
+    try:
+        data = json.loads(body or b"null")
+    except ValueError:
+        return []
+    if not isinstance(data, dict):
+        return []
+    return [v for k, v in data.items() if k.endswith("_token") and isinstance(v, str)]
 
 
 def _token_url(scheme: dict[str, Any]) -> str | None:

@@ -27,8 +27,11 @@ def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
     for part in parts:
         for execution in executions(part.result):
             for step_name, step in step_names(execution.workflow.steps):
-                for attempt, exchange in enumerate(step.exchanges, 1):
-                    comment = part.name(f"{execution.name} / {step_name} (attempt {attempt})")
+                attempt = 0
+                for exchange in step.exchanges:
+                    attempt += exchange.purpose is None  # a token request belongs to the attempt after it
+                    what = exchange.purpose or f"attempt {attempt}"
+                    comment = part.name(f"{execution.name} / {step_name} ({what})")
                     timed.append((exchange.started_at, entry(exchange, part.masker, comment)))
     timed.sort(key=lambda pair: pair[0])  # the exact start, finer than the millisecond shown
     entries = [data for _, data in timed]

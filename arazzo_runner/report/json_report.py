@@ -82,6 +82,8 @@ def exchange_dict(exchange: Exchange, masker: Masker) -> dict[str, Any]:
         }
     if exchange.error:
         data["error"] = masker.text(exchange.error)
+    if exchange.purpose:
+        data["purpose"] = exchange.purpose  # "oauth2 token": made to authorize the step's request
     return data
 
 

@@ -10,7 +10,8 @@ from .bodies import VERBOSE_LIMIT, Body, header, render_body
 
 
 def request_lines(exchange: Exchange, masker: Masker, limit: int = VERBOSE_LIMIT) -> list[str]:
-    lines = [f"> {exchange.method} {masker.url(exchange.url)}"]
+    purpose = f"  ({exchange.purpose})" if exchange.purpose else ""  # e.g. an OAuth2 token request
+    lines = [f"> {exchange.method} {masker.url(exchange.url)}{purpose}"]
     lines.extend(f"> {name}: {value}" for name, value in masker.headers(exchange.request_headers))
     content_type = header(exchange.request_headers, "content-type")
     body = render_body(exchange.request_body, content_type, masker, limit=limit, pretty=True)

@@ -280,3 +280,47 @@ def test_credentials_bound_for_plain_http_off_this_machine_are_warned_about_once
         seen = [[w.split(":")[0] for w in p.warnings if "plain http" in w] for p in planned]
         assert seen == expected, (url, [p.warnings for p in planned])
         assert all("t0k" not in w for p in planned for w in p.warnings)
+
+
+def test_token_requests_are_recorded_with_the_step_masked_everywhere(capsys, tmp_path, server):
+    """The OAuth2 token request is an exchange of the step it authorizes (before the step's own): in
+    --verbose, the JSON report and the HAR, with the client secret and every issued token masked."""
+    import json
+
+    _ok(server)
+
+    @server.route("POST", "/oauth/token")
+    def token(request: Any) -> tuple:
+        return 200, {"access_token": "tok-issued", "refresh_token": "refresh-issued", "token_type": "Bearer"}
+
+    path = write_flow(tmp_path, _api(r=[{"oauth": []}]), [step("a", "r")])
+    report, har = tmp_path / "report.json", tmp_path / "run.har"
+    auth = ["oauth.client_id=id", "oauth.client_secret=post-secret-1", "oauth.client_auth=post"]
+    flags = [item for value in auth for item in ("--auth", value)]
+    flags += ["--verbose", "--report-json", str(report), "--har", str(har)]
+    result = cli(capsys, "run", path, "--server", f"api={server.url}", *flags)
+    assert result.code == 0, result.out + result.err
+    texts = [result.out, result.err, report.read_text(), har.read_text()]
+    for secret in ("post-secret-1", "tok-issued", "refresh-issued"):
+        assert all(secret not in text for text in texts), secret
+    assert f"> POST {server.url}/oauth/token  (oauth2 token)" in result.out
+    exchanges = json.loads(report.read_text())["workflows"][0]["steps"][0]["exchanges"]
+    assert [(e.get("purpose"), e["request"]["url"], e["response"]["status"]) for e in exchanges] == [
+        ("oauth2 token", f"{server.url}/oauth/token", 200),
+        (None, f"{server.url}/r", 200),
+    ]
+    comments = [e["comment"] for e in json.loads(har.read_text())["log"]["entries"]]
+    assert comments == ["flow / a (oauth2 token)", "flow / a (attempt 1)"]
+
+
+def test_a_failed_token_request_is_the_step_s_only_exchange(tmp_path, server):
+    import arazzo_runner
+
+    _ok(server)
+    _token_endpoint(server, status=401)
+    path = write_flow(tmp_path, _api(r=[{"oauth": []}]), [step("a", "r")])
+    auth = {"oauth.client_id": "id", "oauth.client_secret": "very-secret"}
+    [workflow] = arazzo_runner.run(path, servers={"api": server.url}, environ={}, auth=auth).workflows
+    assert workflow.status == "failed"
+    [exchange] = workflow.steps[0].exchanges
+    assert (exchange.purpose, exchange.status_code) == ("oauth2 token", 401)

@@ -1,0 +1,46 @@
+"""One HTTP exchange as the reports see it (a record of the http layer, kept in step results)."""
+
+from __future__ import annotations
+
+from ..records import Record, field
+
+TOKEN_REQUEST = "oauth2 token"  # the purpose of an OAuth2 token request
+
+
+class Exchange(Record):
+    """One HTTP request/response pair, kept for verbose output and reports. `purpose` is None for a
+    step's own request, `"oauth2 token"` for the token request made to authorize it."""
+
+    method: str
+    url: str
+    request_headers: list[tuple[str, str]]
+    request_body: bytes | None
+    status_code: int | None = None
+    response_headers: list[tuple[str, str]] = field(default_factory=list)
+    response_body: bytes | None = None
+    error: str | None = None
+    started_at: float = 0.0
+    duration_ms: float = 0.0
+    purpose: str | None = None
+
+    def __init__(
+        self,
+        method: str,
+        url: str,
+        request_headers: list[tuple[str, str]],
+        request_body: bytes | None,
+        status_code: int | None = None,
+        response_headers: list[tuple[str, str]] | None = None,
+        response_body: bytes | None = None,
+        error: str | None = None,
+        started_at: float = 0.0,
+        duration_ms: float = 0.0,
+        purpose: str | None = None,
+    ) -> None:
+        self.method, self.url = method, url
+        self.request_headers, self.request_body = request_headers, request_body
+        self.status_code = status_code
+        self.response_headers = [] if response_headers is None else response_headers
+        self.response_body, self.error = response_body, error
+        self.started_at, self.duration_ms = started_at, duration_ms
+        self.purpose = purpose
