@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+import httpx
 import pytest
 
 from arazzo_runner.executor.servers import resolve_base_url, server_var_env_names
@@ -107,6 +108,9 @@ def test_secrets_hold_every_credential_value_and_encoding():
 class _FakeResponse:
     status_code: int
     content: bytes
+    headers: httpx.Headers = field(
+        default_factory=lambda: httpx.Headers({"content-type": "application/json"})
+    )
 
 
 @dataclass
