@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
 from .executor.inputs import validate_inputs
+from .executor.operation import close_run_clients
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
 from .model import Workflow
@@ -88,6 +89,8 @@ async def arun(
             await asyncio.wait_for(run_all, _backstop(runner.deadline.remaining()))
         except asyncio.TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
+        finally:
+            await close_run_clients(runner)
         return result
     finally:
         if owned:

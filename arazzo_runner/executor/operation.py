@@ -18,7 +18,7 @@ from ..http.request import (
     spec_index,
 )
 from ..http.security import HttpSession, SecurityError, apply_security, record_step_credentials
-from ..http.transport import Response, TransportError, send
+from ..http.transport import Response, TransportError, new_client, send
 from ..http.validation import redact, request_findings, response_findings
 from ..records import Record, field
 from ..result import Exchange
@@ -164,15 +164,34 @@ def http_session(runner: Runner) -> HttpSession:
     session = getattr(runner, "http_session", None)
     if session is None:
         session = HttpSession(secrets=runner.options.secrets)
-        session.secret(*(v for k, v in runner.options.auth.items() if not k.endswith(".client_auth")))
+        plain = (".client_auth", ".cert", ".key")  # a setting and file paths, not secrets
+        session.secret(*(v for k, v in runner.options.auth.items() if not k.endswith(plain)))
         runner.http_session = session  # type: ignore[attr-defined]
     return session
+
+
+def _certificate_client(runner: Runner, context: Any) -> Any:
+    """The run's client presenting a mutualTLS client certificate: one per certificate, made on first
+    use (httpx sets TLS per client, not per request) and closed with the run (`close_run_clients`)."""
+    clients = http_session(runner).tls_clients
+    client = clients.get(id(context))
+    if client is None:
+        client = clients[id(context)] = new_client(runner.options.timeout, verify=context)
+    return client
+
+
+async def close_run_clients(runner: Runner) -> None:
+    """Close the clients a run made for client certificates (the run's own client is closed by arun)."""
+    session = getattr(runner, "http_session", None)
+    for client in session.tls_clients.values() if session is not None else ():
+        await client.aclose()
 
 
 async def _send(runner: Runner, cstep: CompiledStep, request: PreparedRequest) -> Response:
     """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
     it passes, the in-flight exchange is cancelled (its connection closed)."""
-    coro = send(runner.client, request, timeout=_timeout(runner, cstep), max_body=runner.options.max_body)
+    client = runner.client if request.tls is None else _certificate_client(runner, request.tls)
+    coro = send(client, request, timeout=_timeout(runner, cstep), max_body=runner.options.max_body)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     limit = within(step_limit, runner.deadline)
     try:
@@ -289,6 +308,7 @@ async def prepare_request(
     url = facts.base_url
     warnings.extend(facts.notes)
     schemes = target.description.security_schemes
+    tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:
         credentials = Credentials(runner.options.auth, [base.inputs, runner.inputs], runner.options.environ)
         added, notes = await apply_security(
@@ -301,12 +321,13 @@ async def prepare_request(
             base_url=url,
             timeout=runner.options.timeout,
             exchanges=exchanges,
+            tls=tls,
         )
         warnings.extend(notes)
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []
         record_step_credentials(schemes, params, http_session(runner))
-    return build_request(
+    request = build_request(
         method=operation.method,
         base_url=url,
         path_template=operation.path,
@@ -315,6 +336,8 @@ async def prepare_request(
         body=body,
         implicit=facts.implicit,
     )
+    request.tls = tls[0] if tls else None
+    return request
 
 
 class _OperationFacts(Record):

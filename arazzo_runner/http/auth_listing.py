@@ -49,7 +49,7 @@ def _scheme(name: str, scheme: dict[str, Any], environ: Mapping[str, str]) -> di
         "environment": groups,
         "flag": None
         if main is None
-        else f"--auth {name}=" + ("USER:PASSWORD" if main == "basic" else "VALUE"),
+        else f"--auth {name}=" + {"basic": "USER:PASSWORD", "cert": "CERT.pem"}.get(main, "VALUE"),
     }
 
 
@@ -70,6 +70,8 @@ def where(scheme: dict[str, Any]) -> str:
         return "Authorization: Bearer <token> (give a token; only the client-credentials flow is fetched)"
     if kind in ("bearer", "openIdConnect"):
         return "Authorization: Bearer <token>"
+    if kind == "mutualTLS":
+        return "a client certificate in the TLS handshake (CERT: PEM file; optional KEY file and PASSWORD)"
     return f"not supported ({scheme.get('type')})"
 
 

@@ -1,7 +1,9 @@
 """Where the credentials of a security scheme come from, and the names under which to give them.
 
 Fields: `token`, `username`, `password`, `api_key`, `client_id`, `client_secret` (and `client_auth`,
-`basic` or `post`, for OAuth2 client credentials). For each field of scheme S, first match wins:
+`basic` or `post`, for OAuth2 client credentials), `cert` (and `key`, `password`: a mutualTLS client
+certificate's PEM file, its private key's file when apart, the key's passphrase). For each field of
+scheme S, first match wins:
 
 1. `--auth S.field=VALUE` (RunOptions.auth["S.field"]), or `--auth S=VALUE` for the scheme's main field;
 2. the inputs: an input named S holding the main credential as a string, or an object of fields
@@ -11,7 +13,7 @@ Fields: `token`, `username`, `password`, `api_key`, `client_id`, `client_secret`
    (scheme `petstore-auth` -> `ARAZZO_AUTH_PETSTORE_AUTH_TOKEN`).
 
 The main field: apiKey -> api_key; http basic -> "username:password"; http bearer (or another http
-scheme), oauth2, openIdConnect -> token.
+scheme), oauth2, openIdConnect -> token; mutualTLS -> cert.
 """
 
 from __future__ import annotations
@@ -21,7 +23,18 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-FIELDS = ("token", "username", "password", "api_key", "client_id", "client_secret", "client_auth")
+FIELDS = (
+    "token",
+    "username",
+    "password",
+    "api_key",
+    "client_id",
+    "client_secret",
+    "client_auth",
+    "cert",
+    "key",
+)
+_OPTIONAL = {"oauth2": ("client_auth",), "mutualTLS": ("key", "password")}  # used when given
 ENV_PREFIX = "ARAZZO_AUTH_"
 _CAMEL = {
     "apiKey": "api_key",
@@ -53,6 +66,7 @@ def main_field(scheme: dict[str, Any]) -> str | None:
         "http": "token",
         "oauth2": "token",
         "openIdConnect": "token",
+        "mutualTLS": "cert",
     }.get(scheme_kind(scheme))
 
 
@@ -67,6 +81,8 @@ def alternatives(scheme: dict[str, Any]) -> list[tuple[str, ...]]:
         return [("token",)]
     if kind == "oauth2":
         return [("token",), ("client_id", "client_secret")]
+    if kind == "mutualTLS":
+        return [("cert",)]
     return []
 
 
@@ -95,8 +111,9 @@ class Credentials:
         for wanted in alternatives(scheme):
             found = {f: self.get(name, scheme, f) for f in wanted}
             if all(found.values()):
-                extra = self.get(name, scheme, "client_auth") if "client_id" in wanted else None
-                return {k: v for k, v in {**found, "client_auth": extra}.items() if v}
+                optional = () if "token" in wanted else _OPTIONAL.get(scheme_kind(scheme), ())
+                extra = {f: self.get(name, scheme, f) for f in optional}
+                return {k: v for k, v in {**found, **extra}.items() if v}
         return None
 
     def _from_auth(self, name: str, scheme: dict[str, Any], field: str) -> str | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any
@@ -91,7 +92,7 @@ class TokenCache(Record):
                 headers=headers,
                 timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
             )
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes raw
             from .transport import describe_error
 
             message = f"token request to {token_url} failed: {describe_error(exc, timeout)}"

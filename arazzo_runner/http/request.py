@@ -77,6 +77,7 @@ class PreparedRequest(Record):
     view: RequestView
     warnings: list[str] = field(default_factory=list)
     path_values: dict[str, str] = field(default_factory=dict)  # serialized, decoded (for validation)
+    tls: Any = None  # an ssl.SSLContext presenting a client certificate (mutualTLS); None: the run's own
 
     def __init__(
         self,
@@ -87,10 +88,12 @@ class PreparedRequest(Record):
         view: RequestView,
         warnings: list[str] | None = None,
         path_values: dict[str, str] | None = None,
+        tls: Any = None,
     ) -> None:
         self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
         self.warnings = [] if warnings is None else warnings
         self.path_values = {} if path_values is None else path_values
+        self.tls = tls
 
 
 def build_request(

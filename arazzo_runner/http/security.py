@@ -34,6 +34,8 @@ class HttpSession(Record):
     tokens: TokenCache = field(default_factory=TokenCache)
     validators: dict[Any, Any] = field(default_factory=dict)
     cleartext_hosts: set[str] = field(default_factory=set)  # plain-http hosts already warned about
+    tls: dict[tuple[str, ...], Any] = field(default_factory=dict)  # mutualTLS: (cert, key) -> SSLContext
+    tls_clients: dict[int, Any] = field(default_factory=dict)  # id(SSLContext) -> its client, for the run
 
     def secret(self, *values: Any) -> None:
         self.secrets.update(v for v in values if isinstance(v, str) and v)
@@ -57,9 +59,10 @@ async def apply_security(
     base_url: str,
     timeout: float | None,
     exchanges: list[Exchange] | None = None,
+    tls: list[Any] | None = None,
 ) -> tuple[list[ParamValue], list[str]]:
     """Parameters carrying the credentials to add to `params`, and warnings; OAuth2 token requests made
-    on the way are recorded in `exchanges`."""
+    on the way are recorded in `exchanges`, the TLS context of a mutualTLS client certificate in `tls`."""
     record_step_credentials(schemes, params, session)
     requirements = [r for r in operation.security or [] if isinstance(r, dict)]
     if not requirements:
@@ -69,9 +72,39 @@ async def apply_security(
         if uses is not None:
             added = []
             for use in uses:
+                if scheme_kind(use.scheme) == "mutualTLS":
+                    _client_certificate(use, session, tls)
+                    continue
                 added.extend(await _credential_params(use, session, client, base_url, timeout, exchanges))
             return added, _cleartext_warnings(uses, base_url, session)
     return [], [_missing_warning(requirements[0], schemes)]
+
+
+def _client_certificate(use: _Use, session: HttpSession, tls: list[Any] | None) -> None:
+    """mutualTLS: the TLS context presenting the client certificate, built once per run and files."""
+    if use.fields is None:
+        return
+    cert, key, password = use.fields["cert"], use.fields.get("key"), use.fields.get("password")
+    session.secret(password)
+    found = session.tls.get((cert, key or ""))
+    if found is None:
+        found = session.tls[(cert, key or "")] = _load_certificate(use.name, cert, key, password, session)
+    if tls is not None:
+        tls.append(found)
+
+
+def _load_certificate(
+    name: str, cert: str, key: str | None, password: str | None, session: HttpSession
+) -> Any:
+    from .tls import client_certificate_context
+
+    try:
+        return client_certificate_context(cert, key, password)
+    except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+        why = getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc)
+        files = cert if key is None else f"{cert} (key {key})"
+        message = f"cannot load the client certificate {files}: {why}; check the files and the key's password"
+        raise SecurityError(f"security scheme '{name}': {_redact(message, session.secrets)}") from None
 
 
 def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -> list[str]:
@@ -80,6 +113,11 @@ def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -
     warnings = []
     for use in uses:
         if use.fields is None:  # set by the step itself: the document's choice
+            continue
+        if scheme_kind(use.scheme) == "mutualTLS":
+            if urlsplit(base_url).scheme.lower() == "http":
+                warnings.append(f"security scheme '{use.name}' (mutualTLS) needs https: {base_url} is plain "
+                                "http, so no client certificate is presented")  # fmt: skip
             continue
         token_url = _token_url(use.scheme) if "token" not in use.fields else None
         targets = [base_url] + ([urljoin(base_url, token_url)] if token_url else [])
@@ -134,6 +172,8 @@ def _set_by_step(scheme: dict[str, Any], params: list[ParamValue]) -> bool:
 
 def _carries(scheme: dict[str, Any], param: ParamValue) -> bool:
     """Whether a step parameter is where `scheme` puts its credential."""
+    if scheme.get("type") == "mutualTLS":  # a certificate, never a parameter
+        return False
     if scheme.get("type") == "apiKey":
         name, where = str(scheme.get("name", "")), scheme.get("in", "header")
         if param.in_ != where:

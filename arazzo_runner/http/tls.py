@@ -85,6 +85,16 @@ class DeferredTrustContext(ssl.SSLContext):
         return super().wrap_bio(*args, **kwargs)
 
 
+def client_certificate_context(cert: str, key: str | None, password: str | None) -> DeferredTrustContext:
+    """A verifying context like the default one that also presents a client certificate (mutualTLS):
+    `cert` is a PEM file with the certificate (and its chain; the private key too when `key` is None).
+    OSError/ssl.SSLError when a file cannot be read or the key does not match."""
+    template = default_tls_context()
+    context = DeferredTrustContext(cafile=template._cafile, capath=template._capath)
+    context.load_cert_chain(cert, key, password)
+    return context
+
+
 @functools.lru_cache(maxsize=1)
 def default_tls_context() -> DeferredTrustContext:
     """httpx's default verifying context, one per process, shared by every run (only its trust store is

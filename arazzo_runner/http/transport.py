@@ -7,6 +7,7 @@ import functools
 import json
 import re
 import socket
+import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -119,6 +120,8 @@ async def send(
         raise TransportError(describe_error(exc, timeout)) from None
     except httpx.InvalidURL as exc:
         raise TransportError(f"invalid URL {request.url!r}: {exc}") from None
+    except ssl.SSLError as exc:  # after the handshake (a TLS 1.3 alert): httpcore passes these through raw
+        raise TransportError(f"TLS error: {exc.reason or exc} ({request.method} {request.url})") from None
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
     return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
@@ -238,6 +241,8 @@ def describe_error(exc: Exception, timeout: float | None) -> str:
         limit = f" after {timeout:g} s" if timeout else ""
         return f"{kind + ' ' if kind else ''}timed out{limit}{url}"
     causes = _causes(exc)
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS error: {exc.reason or exc}{url}"
     if isinstance(exc, httpx.ConnectError):
         if any(isinstance(c, ConnectionRefusedError) for c in causes):
             return f"connection refused{url}"

@@ -9,7 +9,9 @@ with ScriptedServer() as server:
 
 A reply whose status is `RESET` aborts the connection with a TCP reset instead of answering; `CLOSE`
 closes it cleanly without answering. `ScriptedServer(tls=True)` serves https with the certificate in
-tests/servers/tls/ (issued by the test CA `TEST_CA` for localhost and 127.0.0.1, valid until 2126).
+tests/servers/tls/ (issued by the test CA `TEST_CA` for localhost and 127.0.0.1, valid until 2126);
+`client_certs=True` also demands a client certificate issued by that CA (mutualTLS: `CLIENT_CERT`,
+`CLIENT_KEY`, and `CLIENT_KEY_ENCRYPTED` whose passphrase is `CLIENT_KEY_PASSWORD`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 TLS_FOLDER = Path(__file__).with_name("tls")
 TEST_CA = TLS_FOLDER / "ca.pem"  # the CA that issued the https server's certificate
+CLIENT_CERT, CLIENT_KEY = TLS_FOLDER / "client.pem", TLS_FOLDER / "client.key"  # CN arazzo-runner test client
+CLIENT_KEY_ENCRYPTED, CLIENT_KEY_PASSWORD = TLS_FOLDER / "client-encrypted.key", "key-pass-123"
 
 
 @dataclass
@@ -42,6 +46,7 @@ class Recorded:
     body: bytes
     params: dict[str, str] = field(default_factory=dict)
     raw_headers: list[tuple[str, str]] = field(default_factory=list)  # as received, repeats kept
+    client_cn: str | None = None  # the common name of the client certificate presented, over TLS
 
     def json(self) -> Any:
         return json.loads(self.body)
@@ -55,7 +60,7 @@ Handler = Callable[[Recorded], Reply]
 
 
 class ScriptedServer:
-    def __init__(self, tls: bool = False) -> None:
+    def __init__(self, tls: bool = False, client_certs: bool = False) -> None:
         self.requests: list[Recorded] = []
         self._routes: list[tuple[str, re.Pattern, Handler]] = []
         self._lock = threading.Lock()
@@ -64,6 +69,9 @@ class ScriptedServer:
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(TLS_FOLDER / "server.pem", TLS_FOLDER / "server.key")
+            if client_certs:
+                context.verify_mode = ssl.CERT_REQUIRED
+                context.load_verify_locations(TEST_CA)
             self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
@@ -140,6 +148,7 @@ class ScriptedServer:
                     headers={k.lower(): v for k, v in self.headers.items()},
                     body=body,
                     raw_headers=list(self.headers.items()),
+                    client_cn=_client_cn(self.connection),
                 )
                 reply = server._dispatch(request)
                 if reply[0] == RESET:
@@ -187,6 +196,12 @@ class ScriptedServer:
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
 
         return _Handler
+
+
+def _client_cn(connection: Any) -> str | None:
+    peer = connection.getpeercert() if isinstance(connection, ssl.SSLSocket) else None
+    names = dict(pair for rdn in (peer or {}).get("subject", ()) for pair in rdn)
+    return names.get("commonName")
 
 
 class _QuietServer(ThreadingHTTPServer):

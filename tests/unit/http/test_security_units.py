@@ -60,6 +60,14 @@ def test_oauth2_prefers_a_token_then_client_credentials():
     assert Credentials().fields("mtls", {"type": "mutualTLS"}) is None
 
 
+def test_mutual_tls_takes_a_certificate_file_and_optionally_its_key_and_password():
+    mtls = {"type": "mutualTLS"}
+    env = {"ARAZZO_AUTH_M_CERT": "c.pem", "ARAZZO_AUTH_M_KEY": "k.pem", "ARAZZO_AUTH_M_PASSWORD": "pw"}
+    assert Credentials(environ=env).fields("m", mtls) == {"cert": "c.pem", "key": "k.pem", "password": "pw"}
+    assert Credentials(auth={"m": "both.pem"}).fields("m", mtls) == {"cert": "both.pem"}
+    assert Credentials(environ={"ARAZZO_AUTH_M_KEY": "k.pem"}).fields("m", mtls) is None  # no certificate
+
+
 def _apply(security: Any, schemes: dict, params: list[ParamValue] | None = None, **creds: Any) -> tuple:
     session = HttpSession()
     operation = SimpleNamespace(security=security)
