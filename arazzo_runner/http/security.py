@@ -41,6 +41,16 @@ class HttpSession(Record):
         self.secrets.update(v for v in values if isinstance(v, str) and v)
 
 
+class _Fetching(Record):
+    """What fetching an OAuth2 token needs: the run's client, the operation's base URL (a relative
+    `tokenUrl` is resolved against it), the timeout, and where to record the token requests."""
+
+    client: Any
+    base_url: str
+    timeout: float | None
+    exchanges: list[Exchange] | None
+
+
 class _Use(Record):
     name: str
     scheme: dict[str, Any]
@@ -75,7 +85,8 @@ async def apply_security(
                 if scheme_kind(use.scheme) == "mutualTLS":
                     _client_certificate(use, session, tls)
                     continue
-                added.extend(await _credential_params(use, session, client, base_url, timeout, exchanges))
+                fetching = _Fetching(client, base_url, timeout, exchanges)
+                added.extend(await _credential_params(use, session, fetching))
             return added, _cleartext_warnings(uses, base_url, session)
     return [], [_missing_warning(requirements[0], schemes)]
 
@@ -192,14 +203,7 @@ def record_step_credentials(schemes: Schemes, params: list[ParamValue], session:
             session.secret(param.value, param.value.partition(" ")[2])
 
 
-async def _credential_params(
-    use: _Use,
-    session: HttpSession,
-    client: Any,
-    base_url: str,
-    timeout: float | None,
-    exchanges: list[Exchange] | None,
-) -> list[ParamValue]:
+async def _credential_params(use: _Use, session: HttpSession, fetching: _Fetching) -> list[ParamValue]:
     if use.fields is None:
         return []
     session.secret(*(v for k, v in use.fields.items() if k != "client_auth"))
@@ -214,7 +218,7 @@ async def _credential_params(
         return [_authorization("Basic", encoded, session)]
     token = use.fields.get("token")
     if token is None:
-        token = await _client_credentials(use, session, client, base_url, timeout, exchanges)
+        token = await _client_credentials(use, session, fetching)
     if kind == "http":
         return [_authorization(str(use.scheme.get("scheme", "Bearer")), token, session)]
     return [_authorization("Bearer", token, session)]
@@ -226,26 +230,21 @@ def _authorization(kind: str, credential: str, session: HttpSession) -> ParamVal
     return ParamValue("Authorization", "header", value)
 
 
-async def _client_credentials(
-    use: _Use,
-    session: HttpSession,
-    client: Any,
-    base_url: str,
-    timeout: float | None,
-    exchanges: list[Exchange] | None,
-) -> str:
-    token_url = urljoin(base_url, _token_url(use.scheme) or "")  # relative: against the server URL
+async def _client_credentials(use: _Use, session: HttpSession, fetching: _Fetching) -> str:
+    token_url = urljoin(fetching.base_url, _token_url(use.scheme) or "")  # relative: against the server
     assert use.fields is not None
     made: list[Exchange] = []
     try:
-        token = await session.tokens.token(client, token_url, use.fields, use.scopes, timeout, made)
+        token = await session.tokens.token(
+            fetching.client, token_url, use.fields, use.scopes, fetching.timeout, made
+        )
     except TokenError as exc:
         raise SecurityError(f"security scheme '{use.name}': {_redact(str(exc), session.secrets)}") from None
     finally:
         for exchange in made:  # every token the endpoint gave is a secret in the recorded body too
             session.secret(*_issued_tokens(exchange.response_body))
-        if exchanges is not None:
-            exchanges.extend(made)
+        if fetching.exchanges is not None:
+            fetching.exchanges.extend(made)
     session.secret(token)
     return token
 
