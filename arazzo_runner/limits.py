@@ -3,3 +3,4 @@
 DEFAULT_MAX_ATTEMPTS = 100  # attempts per step execution, whatever `retryLimit` says
 DEFAULT_MAX_RETRY_TOTAL = 600.0  # seconds a step may spend retrying (attempts and waits together)
 DEFAULT_MAX_BODY = 16 * 2**20  # response bytes read per exchange (`--max-response-bytes`)
+REGEX_TIMEOUT = 1.0  # seconds one `regex` criterion may spend matching (catastrophic backtracking)

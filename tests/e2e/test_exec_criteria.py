@@ -134,3 +134,20 @@ def test_criterion_on_a_missing_body_member_fails_with_a_reason(write, server):
     (message,) = wf["steps"][0]["failedCriteria"]
     assert message.startswith("$response.body#/owner/name == 'ann': ")
     assert "owner" in message
+
+
+def test_a_catastrophic_regex_fails_its_step_and_the_run_goes_on(write, server, monkeypatch):
+    """A document's pattern that backtracks exponentially on the response is stopped after the regex
+    timeout: the step fails with that cause and the run ends normally instead of hanging."""
+    from arazzo_runner import limits
+
+    monkeypatch.setattr(limits, "REGEX_TIMEOUT", 0.05)
+    server.reply("GET", "/pets/{petId}", (200, {"name": "a" * 40 + "b"}))
+    regex = {"context": "$response.body#/name", "condition": "(a|aa)+$", "type": "regex"}
+    workflow = only(
+        execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=[regex])]})
+    )
+    assert workflow["status"] == "failed"
+    [failed] = workflow["steps"][0]["failedCriteria"]
+    assert failed.startswith("(a|aa)+$: matching was stopped after 0.05 s on 41 characters")
+    assert hits(server) == ["GET /pets/1"]

@@ -17,7 +17,7 @@ from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 from tests.e2e.execkit import ok200, pet
 
 HEAVY = ["yaml", "jsonschema", "openapi_core", "elementpath", "jsonpath_ng", "jsonpath_rfc9535", "defusedxml",
-         "difflib", "decimal", "argparse"]  # fmt: skip
+         "difflib", "decimal", "argparse", "regex"]  # fmt: skip
 
 
 def _modules_after(code: str, cwd: Path) -> dict:

@@ -37,6 +37,7 @@ CACHES = {
     "arazzo_runner.query.compile_selector": "(type, version, text) -> immutable compiled query",
     "arazzo_runner.criteria.jsonpath.compile_condition": "condition text -> compiled JSONPath condition",
     "arazzo_runner.criteria.regex.compile_pattern": "pattern -> re.Pattern (immutable, thread-safe)",
+    "arazzo_runner.criteria.regex.interruptible": "pattern -> regex.Pattern (immutable, thread-safe)",
     "arazzo_runner.query.xpath._parse_xml": (
         "XML text -> parsed tree, the last 8: keyed by the body itself, so runs with equal bodies share an "
         "equal read-only tree; holds up to 8 response bodies after the runs end"

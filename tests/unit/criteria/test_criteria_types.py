@@ -134,6 +134,40 @@ def test_regex_fails_on_null_and_missing_context():
     assert "is missing" in outcome.message
 
 
+def test_a_catastrophic_pattern_fails_its_criterion_after_the_regex_timeout(monkeypatch):
+    """`(a|aa)+$` on 40 `a`s and a `b` takes exponential time to fail: the match is stopped, the
+    criterion fails with its cause, and the run goes on (Python's `re` could not be interrupted)."""
+    from arazzo_runner import limits
+
+    monkeypatch.setattr(limits, "REGEX_TIMEOUT", 0.05)
+    outcome = check("(a|aa)+$", "regex", {"v": "a" * 40 + "b"}, context="$response.body#/v")
+    assert not outcome.passed
+    stopped = "matching was stopped after 0.05 s on 41 characters (the pattern backtracks catastrophically)"
+    assert outcome.message == f"(a|aa)+$: {stopped}"
+    assert check("(a|aa)+$", "regex", {"v": "a" * 40}, context="$response.body#/v").passed
+
+
+def test_regex_matching_follows_python_re_semantics():
+    """The `regex` module matches as `re` does for the patterns `re` accepts (checked on a sample, with
+    the sets the two read differently kept on `re`)."""
+    import re
+    import warnings
+
+    samples = [
+        "^2\\d{2}$", "(?i)avail", "\\bRex\\b", "a{2,3}?b", "(?P<x>o)(?P=x)", "[^\\W\\d]+", "(?s)a.b",
+        "(?m)^t", "x*", "(?=R)R", "(?<!T)om", "[[:alpha:]]", "[a&&b]", "[x~~y]", "[]a]", "[^]x]", "[\\[]",
+    ]  # fmt: skip
+    texts = ["200", "Available", "Rex and Tom", "aaab", "foo", "_x1", "a\nb", "s\nt", "", "Rex", "Tom",
+             "[:a]",
+             "-", "]", "["]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # `re` warns about the ambiguous sets, on purpose here
+        for pattern in samples:
+            for text in texts:
+                outcome = check(pattern, "regex", {"v": text}, context="$response.body#/v")
+                assert outcome.passed == (re.search(pattern, text) is not None), (pattern, text)
+
+
 @pytest.mark.parametrize(("pattern", "position"), [("(unclosed", 0), ("a[", 1), ("x{2,1}", 2)])
 def test_invalid_regex_is_a_compile_error(pattern, position):
     with pytest.raises(ExpressionError, match="invalid regular expression") as info:
@@ -422,3 +456,23 @@ def test_expressions_lists_context_then_embedded():
 
 def test_repr_mentions_type_and_condition():
     assert "jsonpath/rfc9535" in repr(compile_criterion("$", "jsonpath", "$response.body"))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "ambiguous"),
+    [
+        ("[[:alpha:]]", True),
+        ("[a&&b]", True),
+        ("[a-z]", False),
+        ("[]a]", False),
+        ("[^]a]", False),
+        ("[\\[]", False),
+        ("\\[[a]", False),
+        ("[a]|[[b]", True),
+        ("(?:x)[|]", False),
+    ],
+)
+def test_sets_read_differently_by_re_and_regex_are_spotted(pattern, ambiguous):
+    from arazzo_runner.criteria.regex import _ambiguous_set
+
+    assert _ambiguous_set(pattern) is ambiguous
