@@ -33,7 +33,7 @@ class HttpSession(Record):
     secrets: set[str] = field(default_factory=set)
     tokens: TokenCache = field(default_factory=TokenCache)
     validators: dict[Any, Any] = field(default_factory=dict)
-    cleartext_hosts: set[str] = field(default_factory=set)  # plain-http hosts already warned about
+    cleartext_hosts: set[str] = field(default_factory=set)  # plain-http hosts (and mTLS URLs) warned about
     tls: dict[tuple[str, ...], Any] = field(default_factory=dict)  # mutualTLS: (cert, key) -> SSLContext
     tls_clients: dict[int, Any] = field(default_factory=dict)  # id(SSLContext) -> its client, for the run
 
@@ -126,7 +126,9 @@ def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -
         if use.fields is None:  # set by the step itself: the document's choice
             continue
         if scheme_kind(use.scheme) == "mutualTLS":
-            if urlsplit(base_url).scheme.lower() == "http":
+            said = f"{use.name} {base_url}"
+            if urlsplit(base_url).scheme.lower() == "http" and said not in session.cleartext_hosts:
+                session.cleartext_hosts.add(said)
                 warnings.append(f"security scheme '{use.name}' (mutualTLS) needs https: {base_url} is plain "
                                 "http, so no client certificate is presented")  # fmt: skip
             continue
