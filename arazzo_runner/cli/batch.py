@@ -103,30 +103,30 @@ def run_rows(
     for row in rows:  # everything is checked before the first request of any row
         _check(row, workspace, workflows, env, _masker(row, workspace, args))
     results = asyncio.run(_run_all(rows, workspace, args, live))
+    maskers = [_masker(row, workspace, args) for row in rows]  # after the runs: their secrets are known
     if not text:
-        dump_json(_json(rows, results, workspace, args))
+        dump_json(_json(rows, results, maskers))
     else:
         passed = sum(r.ok for r in results)
         print(f"{passed} of {len(rows)} rows passed", flush=True)
-    if not _write_reports(rows, results, workspace, args):
+    if not _write_reports(rows, results, maskers, args):
         return EXIT_USAGE
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
-def _write_reports(rows: list[Row], results: list[Any], workspace: Any, args: argparse.Namespace) -> bool:
+def _write_reports(rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace) -> bool:
     if not any(getattr(args, name, None) for name in ("report_json", "junit", "har")):
         return True
     from ..report.json_report import report_document
     from ..report.walk import Part
     from .report_flags import write_reports
 
-    maskers = [_masker(row, workspace, args) for row in rows]
     labelled = zip(rows, results, maskers, strict=True)
     parts = [Part(f"row {row.number}", result, masker) for row, result, masker in labelled]
     masked = all(masker.enabled for masker in maskers)
 
     def document(version: str) -> dict[str, Any]:
-        return report_document(_json(rows, results, workspace, args, exchanges=True), masked, version)
+        return report_document(_json(rows, results, maskers, exchanges=True), masked, version)
 
     return write_reports(args, parts, document)
 
@@ -186,14 +186,11 @@ def summary(values: dict[str, Any]) -> str:
     return line if len(line) <= _SUMMARY_LIMIT else line[: _SUMMARY_LIMIT - 3] + "..."
 
 
-def _json(
-    rows: list[Row], results: list[Any], workspace: Any, args: argparse.Namespace, exchanges: bool = False
-) -> dict[str, Any]:
+def _json(rows: list[Row], results: list[Any], maskers: list[Any], exchanges: bool = False) -> dict[str, Any]:
     from ..report.json_report import result_dict
 
     entries = []
-    for row, result in zip(rows, results, strict=True):
-        masker = _masker(row, workspace, args)
+    for row, result, masker in zip(rows, results, maskers, strict=True):
         entries.append(
             {
                 "row": row.number,

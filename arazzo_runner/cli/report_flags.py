@@ -131,7 +131,9 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
         from ..report.json_report import report_dict
         from ..report.walk import Part
 
-        document = lambda version: report_dict(result, masker, tool_version=version)  # noqa: E731
+        def document(version: str) -> Any:
+            return report_dict(result, masker, tool_version=version)
+
         if not write_reports(args, [Part("", result, masker)], document):
             return EXIT_USAGE
     return EXIT_OK if result.ok else EXIT_FAILED

@@ -33,7 +33,7 @@ class HttpSession(Record):
     secrets: set[str] = field(default_factory=set)
     tokens: TokenCache = field(default_factory=TokenCache)
     validators: dict[Any, Any] = field(default_factory=dict)
-    cleartext_hosts: set[str] = field(default_factory=set)  # plain-http hosts (and mTLS URLs) warned about
+    cleartext_warned: set[str] = field(default_factory=set)  # plain-http hosts (and mTLS URLs) warned about
     tls: dict[tuple[str, ...], Any] = field(default_factory=dict)  # mutualTLS: (cert, key) -> SSLContext
     tls_clients: dict[int, Any] = field(default_factory=dict)  # id(SSLContext) -> its client, for the run
 
@@ -127,8 +127,8 @@ def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -
             continue
         if scheme_kind(use.scheme) == "mutualTLS":
             said = f"{use.name} {base_url}"
-            if urlsplit(base_url).scheme.lower() == "http" and said not in session.cleartext_hosts:
-                session.cleartext_hosts.add(said)
+            if urlsplit(base_url).scheme.lower() == "http" and said not in session.cleartext_warned:
+                session.cleartext_warned.add(said)
                 warnings.append(f"security scheme '{use.name}' (mutualTLS) needs https: {base_url} is plain "
                                 "http, so no client certificate is presented")  # fmt: skip
             continue
@@ -136,8 +136,8 @@ def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -
         targets = [base_url] + ([urljoin(base_url, token_url)] if token_url else [])
         for url in targets:
             host = _remote_plain_http_host(url)
-            if host and host not in session.cleartext_hosts:
-                session.cleartext_hosts.add(host)
+            if host and host not in session.cleartext_warned:
+                session.cleartext_warned.add(host)
                 warnings.append(
                     f"credentials of '{use.name}' are sent over plain http to {host}: anyone on the network "
                     "can read them; use an https server URL"

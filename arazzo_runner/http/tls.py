@@ -89,8 +89,7 @@ def client_certificate_context(cert: str, key: str | None, password: str | None)
     """A verifying context like the default one that also presents a client certificate (mutualTLS):
     `cert` is a PEM file with the certificate (and its chain; the private key too when `key` is None).
     OSError/ssl.SSLError when a file cannot be read or the key does not match."""
-    template = default_tls_context()
-    context = DeferredTrustContext(cafile=template._cafile, capath=template._capath)
+    context = DeferredTrustContext(*_trust_sources())
     context.load_cert_chain(cert, key, password)
     return context
 
@@ -100,8 +99,13 @@ def default_tls_context() -> DeferredTrustContext:
     """httpx's default verifying context, one per process, shared by every run (only its trust store is
     loaded later, once): the CAs come from `SSL_CERT_FILE`, else `SSL_CERT_DIR`, else certifi, as in
     httpx."""
+    return DeferredTrustContext(*_trust_sources())
+
+
+def _trust_sources() -> tuple[str | None, str | None]:
+    """(cafile, capath): `SSL_CERT_FILE`, else `SSL_CERT_DIR`, else neither (certifi's bundle)."""
     if os.environ.get("SSL_CERT_FILE"):
-        return DeferredTrustContext(cafile=os.environ["SSL_CERT_FILE"])
+        return os.environ["SSL_CERT_FILE"], None
     if os.environ.get("SSL_CERT_DIR"):
-        return DeferredTrustContext(capath=os.environ["SSL_CERT_DIR"])
-    return DeferredTrustContext()
+        return None, os.environ["SSL_CERT_DIR"]
+    return None, None

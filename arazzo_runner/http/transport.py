@@ -116,12 +116,10 @@ async def send(
             status = raw.status_code
     except _Oversize as over:  # stop reading: the rest is never received, let alone kept
         status, content, body, error, oversize = raw.status_code, over.prefix, None, None, over.note
-    except httpx.HTTPError as exc:
-        raise TransportError(describe_error(exc, timeout)) from None
+    except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes through raw
+        raise TransportError(describe_error(exc, timeout, f"{request.method} {request.url}")) from None
     except httpx.InvalidURL as exc:
         raise TransportError(f"invalid URL {request.url!r}: {exc}") from None
-    except ssl.SSLError as exc:  # after the handshake (a TLS 1.3 alert): httpcore passes these through raw
-        raise TransportError(f"TLS error: {exc.reason or exc} ({request.method} {request.url})") from None
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
     return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
@@ -222,13 +220,12 @@ def parse_body(content: bytes, content_type: str | None) -> Any:
     return content
 
 
-def describe_error(exc: Exception, timeout: float | None) -> str:
-    """A one-line cause for a transport failure, e.g. 'connection refused (GET http://127.0.0.1:9/x)'."""
-    import ssl
-
+def describe_error(exc: Exception, timeout: float | None, request_line: str = "") -> str:
+    """A one-line cause for a transport failure, e.g. 'connection refused (GET http://127.0.0.1:9/x)';
+    `request_line` names the request when the error does not carry it (a raw ssl.SSLError)."""
     import httpx
 
-    url = ""
+    url = f" ({request_line})" if request_line else ""
     with contextlib.suppress(AttributeError, RuntimeError):  # not every error carries its request
         url = f" ({exc.request.method} {exc.request.url})"  # type: ignore[attr-defined]
     if isinstance(exc, httpx.TimeoutException):
