@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from urllib.parse import urljoin, urlsplit
-from urllib.request import url2pathname
 
 from ..errors import SourceError
 
@@ -58,6 +57,8 @@ def _scheme(url: str) -> str:
 
 
 def _file_uri_to_path(uri: str) -> str:
+    from urllib.request import url2pathname  # ~13 ms to import (http.client, ssl): only for file: URIs
+
     parts = urlsplit(uri)
     if parts.netloc not in ("", "localhost"):
         raise SourceError(f"cannot read {uri}: file URIs on another host are not supported")
