@@ -50,6 +50,12 @@ _RULES = (
         "A parameters list does not repeat a name+in pair (header names compare case-insensitively).",
     ),
     Rule(
+        "output-name",
+        ERROR,
+        "identifiers",
+        "Step and workflow output names match `^[a-zA-Z0-9.\\-_]+$` (a MUST of the specification).",
+    ),
+    Rule(
         "source-reference",
         ERROR,
         "identifiers",
@@ -137,6 +143,20 @@ _RULES = (
         "expressions",
         'An expression inside a longer string without braces ("Bearer $inputs.key"): write '
         '"Bearer {$inputs.key}".',
+    ),
+    Rule(
+        "expression-typo",
+        WARNING,
+        "expressions",
+        "A parameter, payload or replacement value that is a misspelt runtime expression (`$respons.body`, "
+        "`$Inputs.id`) is sent as written: the fix is suggested.",
+    ),
+    Rule(
+        "output-value",
+        ERROR,
+        "expressions",
+        "Step and workflow output values are runtime expressions (`{$...}` templates, 1.1: Selector "
+        "Objects); other text would be returned as written (did-you-mean for a misspelt expression).",
     ),
     Rule(
         "expression-accessor",

@@ -13,6 +13,7 @@ from ...expressions import (
     SourceRef,
     StepOutputRef,
     WorkflowRef,
+    WorkflowStepOutputRef,
 )
 from ...model import Pointer, Workflow
 from ...pointer import ABSENT, parse_pointer, resolve_pointer
@@ -35,6 +36,8 @@ def check_reference(ck: Checker, expression: Expression, at: Pointer, scope: Sco
         _step_output(ck, expression, at, scope)
     elif isinstance(expression, WorkflowRef):
         _workflow_ref(ck, expression, at)
+    elif isinstance(expression, WorkflowStepOutputRef):
+        _workflow_step_ref(ck, expression, at)
     elif isinstance(expression, OutputsRef):
         _child_output(ck, expression, at, scope)
 
@@ -135,9 +138,8 @@ def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Sco
     if target is None:
         elsewhere = [w.workflow_id for w in ck.document.workflows if w.step(expression.step_id)]
         if elsewhere:
-            hint = (
-                f"; it is a step of workflow '{elsewhere[0]}' (use $workflows.{elsewhere[0]}.outputs.<name>)"
-            )
+            written = f"$workflows.{elsewhere[0]}.steps.{expression.step_id}.outputs.{expression.name}"
+            hint = f"; it is a step of workflow '{elsewhere[0]}' (write {written})"
         else:
             hint = did_you_mean(expression.step_id, [s.step_id for s in workflow.steps])
         message = (
@@ -189,6 +191,32 @@ def _workflow_ref(ck: Checker, expression: WorkflowRef, at: Pointer) -> None:
             f"{expression.text}: workflow '{other.workflow_id}' declares no input '{expression.name}'{hint}"
         )
         ck.report("workflow-reference", at, message)
+
+
+def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Pointer) -> None:
+    """`$workflows.<id>.steps.<stepId>.outputs.<name>`: the workflow, its step and the step's output."""
+    other = ck.document.workflow(expression.workflow_id)
+    if other is None:
+        hint = did_you_mean(expression.workflow_id, [w.workflow_id for w in ck.document.workflows])
+        ck.report(
+            "workflow-reference", at, f"{expression.text}: no workflow '{expression.workflow_id}'{hint}"
+        )
+        return
+    step = other.step(expression.step_id)
+    if step is None:
+        hint = did_you_mean(expression.step_id, [s.step_id for s in other.steps])
+        message = (
+            f"{expression.text}: workflow '{other.workflow_id}' has no step '{expression.step_id}'{hint}"
+        )
+        ck.report("workflow-reference", at, message)
+        return
+    if not _declared(expression.name, step.outputs):
+        listed = ", ".join(step.outputs) or "none"
+        hint = did_you_mean(expression.name, step.outputs)
+        what = (
+            f"step '{step.step_id}' of workflow '{other.workflow_id}' declares no output '{expression.name}'"
+        )
+        ck.report("workflow-reference", at, f"{expression.text}: {what} (outputs: {listed}){hint}")
 
 
 def _child_output(ck: Checker, expression: OutputsRef, at: Pointer, scope: Scope) -> None:
