@@ -107,9 +107,11 @@ class Workspace:
         from .sources.locations import allowed_roots
 
         document = build_document(loaded.data)
-        if document.problems:
-            at, message = document.problems[0]
-            raise loaded.error(format_pointer(at), message)
+        # A shape problem inside one workflow stops only runs that reach it (`compiled`); anywhere else
+        # (sources, components, the document itself) the document cannot be used.
+        for at, message in document.problems:
+            if not _in_a_workflow(at):
+                raise loaded.error(format_pointer(at), message)
         if roots is None:
             roots = allowed_roots(location, allow_paths)
         return cls(loaded, document, location, cache, roots=roots)
@@ -208,12 +210,16 @@ class Workspace:
                             raise
 
     def compiled(self, workflow: Workflow) -> Any:
-        """The compiled plan of a workflow (expressions parsed once per document)."""
+        """The compiled plan of a workflow (expressions parsed once per document); DocumentError for a
+        shape problem inside the workflow or an expression that does not compile."""
         from .executor.plan import CompileError, compile_workflow
 
         with self._lock:
             plan = self._compiled.get(workflow.workflow_id)
             if plan is None:
+                for at, message in self.document.problems:
+                    if at[:2] == workflow.at[:2]:
+                        raise self.error(at, message)
                 try:
                     plan = compile_workflow(self.document, workflow)
                 except CompileError as exc:
@@ -336,6 +342,10 @@ class Workspace:
         if workflow is None:
             raise self.error(at, f"workflow '{ref}' was not found", TargetError)
         return WorkflowTarget(self, workflow)
+
+
+def _in_a_workflow(at: Pointer) -> bool:
+    return len(at) >= 2 and at[0] == "workflows" and isinstance(at[1], int)
 
 
 def _is_url(text: str) -> bool:

@@ -187,18 +187,25 @@ _RULES = (
         "(an error in 1.1, a warning in 1.0).",
     ),
     Rule(
+        "inputs-schema",
+        ERROR,
+        "expressions",
+        "A workflow's inputs schema describes an object (`type: string` could never be satisfied).",
+    ),
+    Rule(
         "input-reference",
         ERROR,
         "expressions",
-        "`$inputs.<name>` is declared in the workflow's inputs schema (a warning when the workflow has "
-        "no inputs schema at all).",
+        "`$inputs.<name>` is declared in the workflow's inputs schema: an error when the schema accepts "
+        "no other name (`additionalProperties: false`) or is not an object, a warning otherwise.",
     ),
     Rule(
         "workflow-reference",
         ERROR,
         "expressions",
-        "`$workflows.<id>.inputs|outputs.<name>` names a workflow of the document and an input/output "
-        "it declares.",
+        "`$workflows.<id>.inputs|outputs.<name>` and `$workflows.<id>.steps.<stepId>.outputs.<name>` "
+        "name a workflow of the document, its step, and an input/output declared (inputs as for "
+        "`input-reference`).",
     ),
     # -- criteria
     Rule("criterion-type", ERROR, "criteria", "A criterion's type (and version) is a known one."),

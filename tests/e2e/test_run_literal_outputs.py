@@ -24,7 +24,8 @@ def test_the_command_line_refuses_a_misspelt_output_and_sends_nothing(write, ser
     run = run_json(capsys, path, server=server)
     assert run.code == 2
     assert run.out == ""
-    assert f"{path}:" in run.err and "error output-value: output 'count' is not a runtime expression" in run.err
+    assert f"{path}:" in run.err
+    assert "error output-value: output 'count' is not a runtime expression" in run.err
     assert "did you mean '$response.body#/count'?" in run.err
     assert server.requests == []
 

@@ -2,7 +2,8 @@
 
 `identifiers`: uniqueness and references to sources/components; `targets`: step and action targets,
 dependsOn, parameter `in`; `values` and `criteria`: runtime expressions and conditions (syntax);
-`references`: what the expressions refer to; `outputs`: output names and literal output values.
+`references`: what the expressions refer to; `inputs`: inputs schemas and the names they declare;
+`outputs`: output names and literal output values.
 `run_rules` runs them all over one document.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from ..checker import Checker
 from ..walk import CriterionSite, sites
-from . import identifiers, outputs, targets
+from . import identifiers, inputs, outputs, targets
 from .criteria import check_criterion
 from .outputs import check_output_value
 from .references import check_reference
@@ -18,7 +19,7 @@ from .values import check_accessors, check_replacement_targets, scan_value
 
 
 def run_rules(ck: Checker) -> None:
-    for rule in (*identifiers.RULES, *targets.RULES, *outputs.RULES):
+    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES):
         rule(ck)
     check_expressions(ck)
     check_replacement_targets(ck)

@@ -643,6 +643,23 @@ workflows:
         ),
     ),
     Case(
+        "inputs-schema",
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs:
+      type: string  # !
+    steps: [{stepId: s, operationId: listPets}]
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs:
+      type: object
+    steps: [{stepId: s, operationId: listPets}]
+"""),
+    ),
+    Case(
         "input-reference",
         _doc("""\
 workflows:
@@ -650,6 +667,7 @@ workflows:
     inputs:
       type: object
       properties: {petId: {type: integer}}
+      additionalProperties: false
     steps:
       - stepId: s
         operationId: getPet
@@ -664,6 +682,7 @@ workflows:
     inputs:
       type: object
       properties: {petId: {type: integer}}
+      additionalProperties: false
     steps:
       - stepId: s
         operationId: getPet
