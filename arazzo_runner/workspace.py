@@ -1,8 +1,9 @@
 """A loaded Arazzo document together with its source descriptions, loaded once and on first use.
 
 Also where step targets are resolved: `operationId` (plain or `$sourceDescriptions.<name>.<id>`),
-`operationPath` (`{$sourceDescriptions.<name>.url}#/paths/...`) and `workflowId` (local or in an
-`arazzo` source, which runs with that document's own components and sources).
+`operationPath` (`{$sourceDescriptions.<name>.url}#/paths/...`, or `$sourceDescriptions.<name>#/paths/...`)
+and `workflowId` (local or in an `arazzo` source, which runs with that document's own components and
+sources).
 """
 
 from __future__ import annotations
@@ -23,8 +24,24 @@ from .records import Record
 
 _SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
 _OPERATION_PATH = re.compile(
-    r"^\{\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url\}(#.*)$|^\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url(#.*)$"
+    r"^(?:\{\$sourceDescriptions\.(?P<braced>[A-Za-z0-9_\-]+)\.url\}"
+    r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
+    r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
 )
+
+
+def operation_path_parts(text: str) -> tuple[str, str, bool] | None:
+    """(source name, `#fragment`, standard) of an operationPath that names its source with a runtime
+    expression; None for any other form. `{$sourceDescriptions.<name>.url}#...` is the specification's
+    form (also accepted without the braces); `$sourceDescriptions.<name>#...` names the Source
+    Description itself, as an official 1.1 test document and published examples write it: the spec asks
+    for "a Runtime Expression to identify the source description document", which it is, so it is
+    accepted too (not standard: `validate` warns)."""
+    match = _OPERATION_PATH.match(text)
+    if match is None:
+        return None
+    name = match.group("braced") or match.group("url") or match.group("source")
+    return name, match.group("fragment"), match.group("source") is None
 
 
 class TargetError(DocumentError):
@@ -285,10 +302,9 @@ class Workspace:
 
     def _by_path(self, step: Step) -> OperationTarget:
         text = step.operation_path or ""
-        match = _OPERATION_PATH.match(text)
-        if match:
-            name = match.group(1) or match.group(3)
-            fragment = match.group(2) or match.group(4)
+        parts = operation_path_parts(text)
+        if parts is not None:
+            name, fragment, _ = parts
         else:
             name, fragment = self._source_by_url(text)
         if name is None or self.document.source(name) is None:

@@ -115,7 +115,7 @@ _RULES = (
         ERROR,
         "flow",
         "An operationPath is `{$sourceDescriptions.<name>.url}#<JSON pointer>` (or a source's url before "
-        "the `#`).",
+        "the `#`); `$sourceDescriptions.<name>#<JSON pointer>` runs too, with a warning.",
     ),
     Rule(
         "plain-operation-id",
