@@ -229,8 +229,8 @@ def literal_output_problem(name: str, raw: Any, selectors: bool) -> str:
     """Why output `name`, whose value compiled to a constant, is refused: an output is a runtime
     expression (or a `{$...}` template, or in 1.1 a Selector Object); anything else would be returned as
     the text written, a silent wrong value. With a did-you-mean for a misspelt expression."""
-    shown = raw if isinstance(raw, str) else type(raw).__name__
-    message = f"output '{name}' is not a runtime expression: {shown!r} would be returned as it is written"
+    shown = repr(raw) if len(repr(raw)) <= 80 else repr(raw)[:77] + "..."
+    message = f"output '{name}' is not a runtime expression: {shown} would be returned as it is written"
     miss = near_miss(raw) if isinstance(raw, str) else None
     if miss is not None:
         root, fixed = miss
