@@ -101,3 +101,19 @@ def test_a_run_past_an_unreachable_error_does_not_mark_the_document_clean(write,
     refused = cli(capsys, "run", path, "--server", f"pets={answering.url}", "--workflow", "broken")
     assert refused.code == 2
     assert "error output-value" in refused.err
+
+
+def test_a_shared_inputs_schema_that_is_not_an_object_stops_only_its_workflows(
+    write, answering, capsys
+) -> None:
+    # As Redocly's reusable-components fixture writes it: inputs $ref a components.inputs string schema.
+    odd = {"workflowId": "odd", "inputs": {"$ref": "#/components/inputs/text"}, "steps": [listing("list")]}
+    path = write(arazzo_doc(GOOD, odd, components={"inputs": {"text": {"type": "string"}}}))
+
+    run = run_json(capsys, path, "--workflow", "good", server=answering)
+    assert run.code == 0, run.err
+    assert "warning: workflow 'odd' has 1 error(s)" in run.err
+    refused = cli(capsys, "run", path, "--server", f"pets={answering.url}", "--workflow", "odd")
+    assert refused.code == 2
+    assert "error inputs-schema: the inputs schema of workflow 'odd' has type string" in refused.err
+    assert [r.path for r in answering.requests] == ["/pets"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...errors import ExpressionError
 from ...model import Pointer, Workflow
-from ...pointer import ABSENT, parse_pointer, resolve_pointer
+from ...pointer import ABSENT, format_pointer, parse_pointer, resolve_pointer
 from ...records import Record
 from ..checker import Checker, did_you_mean
 from ..findings import WARNING
@@ -93,16 +93,21 @@ def _names(schema: Any, root: dict, depth: int) -> frozenset[str] | None:
 
 
 def inputs_schema(ck: Checker) -> None:
-    """A workflow's inputs schema describes an object."""
+    """A workflow's inputs schema describes an object. Reported in the workflow (at `inputs`, naming
+    where the type is when a `$ref` leads elsewhere), so that a run not reaching it is not refused."""
     for workflow in ck.document.workflows:
         shape = inputs_shape(ck, workflow)
-        if shape is not None and shape.other_type is not None:
-            message = (
-                f"the inputs schema of workflow '{workflow.workflow_id}' has type {shape.other_type}, but "
-                "inputs are an object (name -> value): no run can satisfy it; declare `type: object` with "
-                "`properties`"
-            )
-            ck.report("inputs-schema", shape.type_at, message)
+        if shape is None or shape.other_type is None:
+            continue
+        inputs_at = (*workflow.at, "inputs")
+        inside = shape.type_at[: len(inputs_at)] == inputs_at
+        where = "" if inside else f" (at {format_pointer(shape.type_at)})"
+        message = (
+            f"the inputs schema of workflow '{workflow.workflow_id}' has type {shape.other_type}{where}, but "
+            "inputs are an object (name -> value): no run can satisfy it; declare `type: object` with "
+            "`properties`"
+        )
+        ck.report("inputs-schema", shape.type_at if inside else inputs_at, message)
 
 
 def declared(name: str, names: Any) -> bool:

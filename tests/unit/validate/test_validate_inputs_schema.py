@@ -55,10 +55,19 @@ def test_an_object_schema_is_fine(check: Check, kind: str) -> None:
     assert _found(check, doc) == []
 
 
-def test_a_non_object_schema_behind_a_ref_is_reported_where_its_type_is(check: Check) -> None:
+def test_a_non_object_schema_behind_a_ref_is_reported_in_the_workflow(check: Check) -> None:
+    # In the workflow (where the $ref is), not in components: a run that does not reach the workflow
+    # is not refused for it (see test_validate_reach.py).
     components = "components:\n  inputs:\n    ids:\n      type: array\n"
     report = check(_reading("{$ref: '#/components/inputs/ids'}", components=components))
-    assert [(f.rule, f.line) for f in report.findings] == [("input-reference", 12), ("inputs-schema", 16)]
+    assert [(f.rule, f.line, f.path) for f in report.findings] == [
+        ("inputs-schema", 7, "/workflows/0/inputs"),
+        ("input-reference", 12, "/workflows/0/steps/0/parameters/0/value"),
+    ]
+    assert (
+        "has type array (at /components/inputs/ids/type), but inputs are an object"
+        in report.findings[0].message
+    )
 
 
 def test_an_undeclared_input_of_a_closed_schema_is_an_error_with_a_hint(check: Check) -> None:
