@@ -1,8 +1,9 @@
 """A loaded Arazzo document together with its source descriptions, loaded once and on first use.
 
 Also where step targets are resolved: `operationId` (plain or `$sourceDescriptions.<name>.<id>`),
-`operationPath` (`{$sourceDescriptions.<name>.url}#/paths/...`) and `workflowId` (local or in an
-`arazzo` source, which runs with that document's own components and sources).
+`operationPath` (`{$sourceDescriptions.<name>.url}#/paths/...`, or `$sourceDescriptions.<name>#/paths/...`)
+and `workflowId` (local or in an `arazzo` source, which runs with that document's own components and
+sources).
 """
 
 from __future__ import annotations
@@ -23,8 +24,24 @@ from .records import Record
 
 _SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
 _OPERATION_PATH = re.compile(
-    r"^\{\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url\}(#.*)$|^\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url(#.*)$"
+    r"^(?:\{\$sourceDescriptions\.(?P<braced>[A-Za-z0-9_\-]+)\.url\}"
+    r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
+    r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
 )
+
+
+def operation_path_parts(text: str) -> tuple[str, str, bool] | None:
+    """(source name, `#fragment`, standard) of an operationPath that names its source with a runtime
+    expression; None for any other form. `{$sourceDescriptions.<name>.url}#...` is the specification's
+    form (also accepted without the braces); `$sourceDescriptions.<name>#...` names the Source
+    Description itself, as an official 1.1 test document and published examples write it: the spec asks
+    for "a Runtime Expression to identify the source description document", which it is, so it is
+    accepted too (not standard: `validate` warns)."""
+    match = _OPERATION_PATH.match(text)
+    if match is None:
+        return None
+    name = match.group("braced") or match.group("url") or match.group("source")
+    return name, match.group("fragment"), match.group("source") is None
 
 
 class TargetError(DocumentError):
@@ -107,9 +124,11 @@ class Workspace:
         from .sources.locations import allowed_roots
 
         document = build_document(loaded.data)
-        if document.problems:
-            at, message = document.problems[0]
-            raise loaded.error(format_pointer(at), message)
+        # A shape problem inside one workflow stops only runs that reach it (`compiled`); anywhere else
+        # (sources, components, the document itself) the document cannot be used.
+        for at, message in document.problems:
+            if not _in_a_workflow(at):
+                raise loaded.error(format_pointer(at), message)
         if roots is None:
             roots = allowed_roots(location, allow_paths)
         return cls(loaded, document, location, cache, roots=roots)
@@ -208,12 +227,16 @@ class Workspace:
                             raise
 
     def compiled(self, workflow: Workflow) -> Any:
-        """The compiled plan of a workflow (expressions parsed once per document)."""
+        """The compiled plan of a workflow (expressions parsed once per document); DocumentError for a
+        shape problem inside the workflow or an expression that does not compile."""
         from .executor.plan import CompileError, compile_workflow
 
         with self._lock:
             plan = self._compiled.get(workflow.workflow_id)
             if plan is None:
+                for at, message in self.document.problems:
+                    if at[:2] == workflow.at[:2]:
+                        raise self.error(at, message)
                 try:
                     plan = compile_workflow(self.document, workflow)
                 except CompileError as exc:
@@ -279,10 +302,9 @@ class Workspace:
 
     def _by_path(self, step: Step) -> OperationTarget:
         text = step.operation_path or ""
-        match = _OPERATION_PATH.match(text)
-        if match:
-            name = match.group(1) or match.group(3)
-            fragment = match.group(2) or match.group(4)
+        parts = operation_path_parts(text)
+        if parts is not None:
+            name, fragment, _ = parts
         else:
             name, fragment = self._source_by_url(text)
         if name is None or self.document.source(name) is None:
@@ -336,6 +358,10 @@ class Workspace:
         if workflow is None:
             raise self.error(at, f"workflow '{ref}' was not found", TargetError)
         return WorkflowTarget(self, workflow)
+
+
+def _in_a_workflow(at: Pointer) -> bool:
+    return len(at) >= 2 and at[0] == "workflows" and isinstance(at[1], int)
 
 
 def _is_url(text: str) -> bool:

@@ -75,22 +75,26 @@ def corpus_tables(reports: dict[Path, Report]) -> str:
         f"| **all** | {len(total)} | {sum(1 for r in total if not r.errors)} | "
         f"{sum(len(r.errors) for r in total)} | {sum(len(r.warnings) for r in total)} |"
     )
-    counts: collections.Counter[str] = collections.Counter()
-    documents: dict[str, set[Path]] = collections.defaultdict(set)
-    example: dict[str, str] = {}
+    # by rule and the severity actually reported (some rules report warnings too: 1.0 forward
+    # references, undeclared names of open inputs schemas, the non-standard operationPath form)
+    counts: collections.Counter[tuple[str, str]] = collections.Counter()
+    documents: dict[tuple[str, str], set[Path]] = collections.defaultdict(set)
+    example: dict[tuple[str, str], str] = {}
     for path, report in reports.items():
         for finding in report.findings:
-            counts[finding.rule] += 1
-            documents[finding.rule].add(path)
-            if finding.rule not in example:
+            key = (finding.rule, finding.severity)
+            counts[key] += 1
+            documents[key].add(path)
+            if key not in example:
                 where = f"{path.relative_to(SHARED).as_posix()}:{finding.line}"
-                example[finding.rule] = f"`{where}`: {_cell(_trim(finding.message))}"
+                example[key] = f"`{where}`: {_cell(_trim(finding.message))}"
     lines += ["", "| rule | severity | findings | documents | first example |", "|---|---|---:|---:|---|"]
     for rule_id in RULES:
-        if counts[rule_id]:
-            cells = [f"`{rule_id}`", RULES[rule_id].severity, str(counts[rule_id])]
-            cells += [str(len(documents[rule_id])), example[rule_id]]
-            lines.append("| " + " | ".join(cells) + " |")
+        for severity in ("error", "warning"):
+            key = (rule_id, severity)
+            if counts[key]:
+                cells = [f"`{rule_id}`", severity, str(counts[key]), str(len(documents[key])), example[key]]
+                lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -95,9 +95,9 @@ def run_command(args: argparse.Namespace) -> int:
 
     check_report_flags(args)
     workspace = load_document(args)
-    if refuse_invalid(workspace):
-        return EXIT_USAGE
     selected = select_workflows(workspace, args.workflows)
+    if refuse_invalid(workspace, selected):
+        return EXIT_USAGE
     env = load_environment(args)  # precedence: --input > --inputs > environment > .env > defaults
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
@@ -137,24 +137,37 @@ def run_setup(
     return reporter, options
 
 
-def refuse_invalid(workspace: Any) -> bool:
-    """`arazzo run` validates first: a document with errors is refused (its findings on stderr). A
-    document that validated clean before, unchanged with all it reads, is not validated again."""
+def refuse_invalid(workspace: Any, selected: list[Any]) -> bool:
+    """`arazzo run` validates first: a document with errors in a workflow the run can reach (`selected`,
+    and what they call or depend on) is refused (its findings on stderr); errors in other workflows are
+    one warning line each, and the run goes on. A document that validated clean before, unchanged with
+    all it reads, is not validated again; only a document without any error is remembered so."""
     from ..validate.cache import ValidationCache
 
     cache = ValidationCache.default()
     if cache is not None and cache.is_clean(workspace):
         return False
-    from ..validate import errors_for_run
+    from ..validate import errors_for_run, validate_workspace
     from ..validate.format import format_findings
+    from ..validate.reach import unreachable_errors
 
-    errors = errors_for_run(workspace)
+    errors = errors_for_run(workspace, selected)
+    report = validate_workspace(workspace)  # memoised: the validation errors_for_run did
+    if not report.errors:
+        if cache is not None:
+            cache.remember_clean(workspace)
+        return False
     if errors:
         sys.stderr.write(format_findings(errors))
         print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
-    elif cache is not None:
-        cache.remember_clean(workspace)
-    return bool(errors)
+        return True
+    for workflow_id, group in unreachable_errors(report.findings, workspace, selected).items():
+        print(
+            f"warning: workflow '{workflow_id}' has {len(group)} error(s) and is not run by this run "
+            f"(`arazzo validate {workspace.file}` lists them)",
+            file=sys.stderr,
+        )
+    return False
 
 
 def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:

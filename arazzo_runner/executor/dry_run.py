@@ -99,14 +99,14 @@ class Planner:
             secret_values(workflow.inputs or {}, filled, workspace.document.raw)
         )
         state = WorkflowState(workspace, filled)
-        self.runner.workflows[workflow.workflow_id] = {"inputs": filled, "outputs": {}}
+        self.runner.workflows[workflow.workflow_id] = {"inputs": filled, "outputs": {}, "steps": state.steps}
         base = replace(base_context(state, self.runner.workflows), unresolved=self.placeholder)
         for cstep in workspace.compiled(workflow).steps:
             await self._step(workspace, workflow, cstep, base, depth)
 
     def placeholder(self, expr: ast.Expression, missing: Missing) -> Any:
         """A value only an earlier response can supply stays visible as its expression."""
-        if isinstance(expr, (ast.StepOutputRef, ast.WorkflowRef)):
+        if isinstance(expr, (ast.StepOutputRef, ast.WorkflowRef, ast.WorkflowStepOutputRef)):
             self.placeholders.add(f"<{expr.text}>")
             return f"<{expr.text}>"
         return missing

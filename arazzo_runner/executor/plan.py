@@ -11,6 +11,7 @@ from typing import Any
 from ..criteria import compile_criterion
 from ..errors import ArazzoError, ExpressionError
 from ..expressions import CompiledValue, compile_value, parse_expression
+from ..expressions.values import literal_output_problem
 from ..model import Action, Criterion, Document, ParameterDef, Pointer, Reusable, Step, Workflow
 from ..pointer import format_pointer
 from ..records import Record, field
@@ -117,7 +118,13 @@ class _Compiler:
         return CompiledCriterion(criterion.condition, check, criterion.at)
 
     def outputs(self, outputs: dict[str, Any], at: Pointer) -> dict[str, CompiledValue]:
-        return {name: self.value(raw, (*at, name)) for name, raw in outputs.items()}
+        """Outputs are expressions: a constant (`$respons.body`, plain text) is refused, never returned."""
+        compiled = {}
+        for name, raw in outputs.items():
+            value = compiled[name] = self.value(raw, (*at, name))
+            if value.is_constant:
+                raise CompileError((*at, name), literal_output_problem(name, raw, self.selectors))
+        return compiled
 
     def step(self, step: Step) -> CompiledStep:
         body = None

@@ -47,7 +47,7 @@ class Runner:
         self.client = client
         self.inputs = dict(inputs or {})  # the run's inputs: what every dependency receives
         self.steps_run = 0
-        self.workflows: dict[str, dict[str, Any]] = {}  # `$workflows.<id>.inputs|outputs`
+        self.workflows: dict[str, dict[str, Any]] = {}  # `$workflows.<id>.inputs|outputs|steps`
         self._once: dict[tuple[int, str], WorkflowResult] = {}  # selected workflows and dependencies
         self._running: set[tuple[int, str]] = set()
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
@@ -79,8 +79,13 @@ class Runner:
         result = WorkflowResult(workflow.workflow_id)
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
-        self.workflows[workflow.workflow_id] = {"inputs": inputs, "outputs": result.outputs}
         state = WorkflowState(workspace, inputs)
+        # `$workflows.<id>.inputs|outputs|steps...`: this (latest) execution's, filled in as it runs
+        self.workflows[workflow.workflow_id] = {
+            "inputs": inputs,
+            "outputs": result.outputs,
+            "steps": state.steps,
+        }
         last_ctx = None
         key = _key(workspace, workflow)
         running = key in self._running

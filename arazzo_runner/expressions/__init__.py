@@ -19,6 +19,7 @@ from .ast import (
     StepOutputRef,
     UrlRef,
     WorkflowRef,
+    WorkflowStepOutputRef,
 )
 from .context import Context, MessageView, Missing, SimpleMessage, SourceView, get_header
 from .lexer import DEFAULT_STOP
@@ -53,6 +54,7 @@ __all__ = [
     "Template",
     "UrlRef",
     "WorkflowRef",
+    "WorkflowStepOutputRef",
     "compile_value",
     "get_header",
     "iter_missing",

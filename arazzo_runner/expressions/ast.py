@@ -99,6 +99,16 @@ class WorkflowRef(Expression):
     pointer: Pointer = ()
 
 
+class WorkflowStepOutputRef(Expression):
+    """`$workflows.<workflowId>.steps.<stepId>.outputs.<name>[#pointer]`: an output of a step of another
+    workflow, as its latest execution in this run left it (the 1.1 `dependsOn` form, extended)."""
+
+    workflow_id: str
+    step_id: str
+    name: str
+    pointer: Pointer = ()
+
+
 class SourceRef(Expression):
     """`$sourceDescriptions.<name>.<reference>`: an operationId/workflowId, else a field."""
 

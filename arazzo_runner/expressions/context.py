@@ -71,7 +71,8 @@ class Context(Record):
     """Everything an expression may refer to while a step runs; every member is optional.
 
     `steps` maps a stepId to that step's outputs; `workflows` maps a workflowId to an object or dict with
-    `inputs` and `outputs` mappings; `components` maps a kind (`parameters`, ...) to its named entries.
+    `inputs` and `outputs` mappings (and `steps`: stepId -> outputs, for `$workflows.<id>.steps...`);
+    `components` maps a kind (`parameters`, ...) to its named entries.
     """
 
     inputs: Mapping[str, Any] = field(default_factory=dict)

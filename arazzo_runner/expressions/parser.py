@@ -6,6 +6,7 @@ optional accessor chain (`.member`, `[0]`, `['key']`) after the expression.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
@@ -29,6 +30,8 @@ _SIMPLE_NODES: dict[str, type[ast.Expression]] = {
 }
 MESSAGE_PARTS = ("header", "query", "path", "body", "payload")
 WORKFLOW_FIELDS = ("inputs", "outputs")
+# `steps` after `$workflows.<id>.` is the 1.1 `dependsOn` form, extended with `.outputs.<name>` for values.
+_WORKFLOW_PARTS = (*WORKFLOW_FIELDS, "steps")
 # `inputs` is not in the ABNF but appears in documents; it is parsed and reported as such.
 COMPONENT_KINDS = ("parameters", "successActions", "failureActions", "inputs")
 
@@ -131,14 +134,22 @@ class _Parser:
         fields = self.named(f"$steps.{step_id}.outputs", "an output name")
         return ast.StepOutputRef, {"step_id": step_id, **fields}
 
-    # -- $workflows.<id>.(inputs|outputs).<name>
+    # -- $workflows.<id>.(inputs|outputs).<name> and $workflows.<id>.steps.<stepId>.outputs.<name>
     def workflows(self) -> tuple[type[ast.Expression], Fields]:
         s = self.s
         s.expect(".", "$workflows")
         workflow_id = s.take(ID_STRICT, "a workflow id", "$workflows.")
-        field = self.keyword(f"$workflows.{workflow_id}", WORKFLOW_FIELDS)
+        after = f"$workflows.{workflow_id}"
+        field = self.keyword(after, _WORKFLOW_PARTS)
+        if field == "steps":
+            s.expect(".", f"{after}.steps")
+            step_id = s.take(ID_STRICT, "a step id", f"{after}.steps.")
+            hint = f" (a step output is written '{after}.steps.{step_id}.outputs.<name>')"
+            self.keyword(f"{after}.steps.{step_id}", ("outputs",), hint)
+            fields = self.named(f"{after}.steps.{step_id}.outputs", "an output name")
+            return ast.WorkflowStepOutputRef, {"workflow_id": workflow_id, "step_id": step_id, **fields}
         what = "an input name" if field == "inputs" else "an output name"
-        fields = self.named(f"$workflows.{workflow_id}.{field}", what)
+        fields = self.named(f"{after}.{field}", what)
         return ast.WorkflowRef, {"workflow_id": workflow_id, "field": field, **fields}
 
     # -- $sourceDescriptions.<name>.<reference>
@@ -227,6 +238,32 @@ _ROOT_HANDLERS: dict[str, Callable[[_Parser], tuple[type[ast.Expression], Fields
     "components": _Parser.components,
 }
 ROOTS = (*_SIMPLE_NODES, *_MESSAGE_NODES, *_ROOT_HANDLERS)
+
+
+_ROOT_LIKE = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)(?=[.#\[]|$)")
+
+
+def near_miss(text: str) -> tuple[str, str | None] | None:
+    """For text that looks like a runtime expression with a misspelt root (`$respons.body#/id`,
+    `$Inputs.id`, `$statuscode`), the nearest root written out (`$response`) and, when the text with
+    that root parses, the corrected text; None when `text` is no such near miss (an expression, `$5`,
+    `$USD`). Used for did-you-mean hints; difflib is imported only here, off the hot path."""
+    match = _ROOT_LIKE.match(text)
+    if match is None or match.group(1) in ROOTS:
+        return None
+    import difflib
+
+    root = match.group(1)
+    folded = [r for r in ROOTS if r.casefold() == root.casefold()]
+    choices = folded or difflib.get_close_matches(root, ROOTS, n=3, cutoff=0.75)
+    for choice in choices:
+        fixed = "$" + choice + text[match.end() :]
+        try:
+            parse_expression(fixed)
+        except ExpressionError:
+            continue
+        return "$" + choice, fixed
+    return ("$" + choices[0], None) if choices else None
 
 
 def _unknown_root_message(root: str) -> str:

@@ -143,6 +143,19 @@ def _workflow(expr: ast.WorkflowRef, ctx: Context) -> Any:
     return _named(values or {}, expr.name, expr.pointer, expr.text, missing)
 
 
+def _workflow_step_output(expr: ast.WorkflowStepOutputRef, ctx: Context) -> Any:
+    workflow = ctx.workflows.get(expr.workflow_id)
+    if workflow is None:
+        return Missing(f"workflow {expr.workflow_id!r} has not run", expr.text)
+    steps = workflow.get("steps") if isinstance(workflow, Mapping) else getattr(workflow, "steps", None)
+    outputs = (steps or {}).get(expr.step_id)
+    if outputs is None:
+        reason = f"step {expr.step_id!r} of workflow {expr.workflow_id!r} has not run (no outputs recorded)"
+        return Missing(reason, expr.text)
+    missing = f"step {expr.step_id!r} of workflow {expr.workflow_id!r} has no output {expr.name!r}"
+    return _named(outputs, expr.name, expr.pointer, expr.text, missing)
+
+
 def _source(expr: ast.SourceRef, ctx: Context) -> Any:
     view = ctx.sources.get(expr.source)
     if view is None:
@@ -208,6 +221,7 @@ _RESOLVERS: dict[type, Callable[[Any, Context], Any]] = {
     ast.OutputsRef: _outputs,
     ast.StepOutputRef: _step_output,
     ast.WorkflowRef: _workflow,
+    ast.WorkflowStepOutputRef: _workflow_step_output,
     ast.SourceRef: _source,
     ast.ComponentRef: _component,
     ast.RequestRef: _message_source,

@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import ArazzoError, ExpressionError
 from .ast import Expression
 from .context import Context, Missing
-from .parser import parse_expression
+from .parser import near_miss, parse_expression
 from .resolver import resolve
 from .template import Template, parse_template
 
@@ -223,6 +223,20 @@ def _compile_string(raw: str, strict: bool = False) -> CompiledValue:
         if whole_error is not None and template.is_constant and _STARTS_WITH_ROOT.match(raw):
             raise whole_error
     return ConstantValue(raw) if template.is_constant else TemplateValue(raw, template)
+
+
+def literal_output_problem(name: str, raw: Any, selectors: bool) -> str:
+    """Why output `name`, whose value compiled to a constant, is refused: an output is a runtime
+    expression (or a `{$...}` template, or in 1.1 a Selector Object); anything else would be returned as
+    the text written, a silent wrong value. With a did-you-mean for a misspelt expression."""
+    shown = repr(raw) if len(repr(raw)) <= 80 else repr(raw)[:77] + "..."
+    message = f"output '{name}' is not a runtime expression: {shown} would be returned as it is written"
+    miss = near_miss(raw) if isinstance(raw, str) else None
+    if miss is not None:
+        root, fixed = miss
+        return message + f"; did you mean {fixed or root!r}?"
+    selector = " or a Selector Object {context, selector, type}" if selectors else ""
+    return message + f" (an output is an expression such as $response.body#/id{selector})"
 
 
 def _is_selector(raw: Mapping[str, Any]) -> bool:

@@ -6,8 +6,9 @@ report = validate_path("flow.arazzo.yaml")
 report.valid, report.errors, report.warnings      # Finding(rule, severity, message, file, path, line, column)
 ```
 
-`errors_for_run(workspace)` is what `arazzo run` calls first: it reuses the workspace's parsed document and
-loaded sources and is memoised per workspace. Rules are listed in `catalogue.RULES` and
+`errors_for_run(workspace, workflows)` is what `arazzo run` calls first: it reuses the workspace's parsed
+document and loaded sources and is memoised per workspace; errors in workflows the run cannot reach are
+warnings for it (`reach.py`). Rules are listed in `catalogue.RULES` and
 `docs/validation.md`.
 """
 
@@ -22,6 +23,7 @@ def __getattr__(name: str) -> Any:
         from . import catalogue as module
     elif name in (
         "errors_for_run",
+        "findings_for_run",
         "validate_loaded",
         "validate_path",
         "validate_text",
@@ -39,7 +41,14 @@ def __getattr__(name: str) -> Any:
 
 if TYPE_CHECKING:
     from .catalogue import RULES, Rule
-    from .core import errors_for_run, validate_loaded, validate_path, validate_text, validate_workspace
+    from .core import (
+        errors_for_run,
+        findings_for_run,
+        validate_loaded,
+        validate_path,
+        validate_text,
+        validate_workspace,
+    )
     from .findings import ERROR, WARNING, Finding, Report
 
 __all__ = [
@@ -50,6 +59,7 @@ __all__ = [
     "Report",
     "Rule",
     "errors_for_run",
+    "findings_for_run",
     "validate_loaded",
     "validate_path",
     "validate_text",

@@ -50,6 +50,12 @@ _RULES = (
         "A parameters list does not repeat a name+in pair (header names compare case-insensitively).",
     ),
     Rule(
+        "output-name",
+        ERROR,
+        "identifiers",
+        "Step and workflow output names match `^[a-zA-Z0-9.\\-_]+$` (a MUST of the specification).",
+    ),
+    Rule(
         "source-reference",
         ERROR,
         "identifiers",
@@ -109,7 +115,7 @@ _RULES = (
         ERROR,
         "flow",
         "An operationPath is `{$sourceDescriptions.<name>.url}#<JSON pointer>` (or a source's url before "
-        "the `#`).",
+        "the `#`); `$sourceDescriptions.<name>#<JSON pointer>` runs too, with a warning.",
     ),
     Rule(
         "plain-operation-id",
@@ -137,6 +143,20 @@ _RULES = (
         "expressions",
         'An expression inside a longer string without braces ("Bearer $inputs.key"): write '
         '"Bearer {$inputs.key}".',
+    ),
+    Rule(
+        "expression-typo",
+        WARNING,
+        "expressions",
+        "A parameter, payload or replacement value that is a misspelt runtime expression (`$respons.body`, "
+        "`$Inputs.id`) is sent as written: the fix is suggested.",
+    ),
+    Rule(
+        "output-value",
+        ERROR,
+        "expressions",
+        "Step and workflow output values are runtime expressions (`{$...}` templates, 1.1: Selector "
+        "Objects); other text would be returned as written (did-you-mean for a misspelt expression).",
     ),
     Rule(
         "expression-accessor",
@@ -167,18 +187,25 @@ _RULES = (
         "(an error in 1.1, a warning in 1.0).",
     ),
     Rule(
+        "inputs-schema",
+        ERROR,
+        "expressions",
+        "A workflow's inputs schema describes an object (`type: string` could never be satisfied).",
+    ),
+    Rule(
         "input-reference",
         ERROR,
         "expressions",
-        "`$inputs.<name>` is declared in the workflow's inputs schema (a warning when the workflow has "
-        "no inputs schema at all).",
+        "`$inputs.<name>` is declared in the workflow's inputs schema: an error when the schema accepts "
+        "no other name (`additionalProperties: false`) or is not an object, a warning otherwise.",
     ),
     Rule(
         "workflow-reference",
         ERROR,
         "expressions",
-        "`$workflows.<id>.inputs|outputs.<name>` names a workflow of the document and an input/output "
-        "it declares.",
+        "`$workflows.<id>.inputs|outputs.<name>` and `$workflows.<id>.steps.<stepId>.outputs.<name>` "
+        "name a workflow of the document, its step, and an input/output declared (inputs as for "
+        "`input-reference`).",
     ),
     # -- criteria
     Rule("criterion-type", ERROR, "criteria", "A criterion's type (and version) is a known one."),

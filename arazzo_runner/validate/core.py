@@ -109,9 +109,30 @@ def validate_workspace(workspace: Any, *, load_sources: bool = True) -> Report:
     return report
 
 
-def errors_for_run(workspace: Any) -> list[Finding]:
-    """The error findings `arazzo run` refuses a document for (warnings never stop a run)."""
-    return validate_workspace(workspace).errors
+def findings_for_run(workspace: Any, workflows: Iterable[Any] | None = None) -> list[Finding]:
+    """The findings as a run of `workflows` (Workflow objects or ids; None: all) sees them: an error in
+    a workflow that run cannot reach is a warning for it (see `reach.py`)."""
+    findings = validate_workspace(workspace).findings
+    if workflows is None:
+        return findings
+    from .reach import for_run
+
+    return for_run(findings, workspace, _workflows(workspace, workflows))
+
+
+def errors_for_run(workspace: Any, workflows: Iterable[Any] | None = None) -> list[Finding]:
+    """The error findings `arazzo run` refuses a document for (warnings never stop a run); with
+    `workflows`, only those a run of them can reach."""
+    return [f for f in findings_for_run(workspace, workflows) if f.severity == ERROR]
+
+
+def _workflows(workspace: Any, workflows: Iterable[Any]) -> list[Any]:
+    found = []
+    for item in workflows:
+        workflow = workspace.document.workflow(item) if isinstance(item, str) else item
+        if workflow is not None:
+            found.append(workflow)
+    return found
 
 
 def _unreadable(exc: DocumentError, file: str, strict: bool) -> Report:

@@ -15,9 +15,10 @@ from ..model import Action, ParameterDef, Pointer, Step, Workflow
 from ..pointer import ABSENT, parse_pointer, resolve_pointer
 from ..sources import resolve_location
 from ..sources.locations import is_http
+from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
 from .openapi_schemas import local_deref, media_type_for, payload_errors, pointer_possible, response_schemas
-from .rules.targets import OPERATION_PATH, non_arazzo_sources, operation_path_problem, source_workflow
+from .rules.targets import non_arazzo_sources, operation_path_problem, source_workflow
 from .rules.values import SELECTOR_KEYS
 
 _QUALIFIED = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
@@ -183,9 +184,9 @@ class _SourceChecks:
         text = step.operation_path or ""
         if operation_path_problem(self.ck, text):
             return None  # reported by operation-path-form
-        match = OPERATION_PATH.match(text)
-        if match:
-            name, fragment = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        parts = operation_path_parts(text)
+        if parts is not None:
+            name, fragment, _ = parts
         else:
             url, _, rest = text.partition("#")
             name = next(s.name for s in self.ck.document.sources if s.url == url)

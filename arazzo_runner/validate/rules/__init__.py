@@ -2,21 +2,24 @@
 
 `identifiers`: uniqueness and references to sources/components; `targets`: step and action targets,
 dependsOn, parameter `in`; `values` and `criteria`: runtime expressions and conditions (syntax);
-`references`: what the expressions refer to. `run_rules` runs them all over one document.
+`references`: what the expressions refer to; `inputs`: inputs schemas and the names they declare;
+`outputs`: output names and literal output values.
+`run_rules` runs them all over one document.
 """
 
 from __future__ import annotations
 
 from ..checker import Checker
 from ..walk import CriterionSite, sites
-from . import identifiers, targets
+from . import identifiers, inputs, outputs, targets
 from .criteria import check_criterion
+from .outputs import check_output_value
 from .references import check_reference
 from .values import check_accessors, check_replacement_targets, scan_value
 
 
 def run_rules(ck: Checker) -> None:
-    for rule in (*identifiers.RULES, *targets.RULES):
+    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES):
         rule(ck)
     check_expressions(ck)
     check_replacement_targets(ck)
@@ -27,6 +30,11 @@ def check_expressions(ck: Checker) -> None:
     for site in sites(ck):
         if isinstance(site, CriterionSite):
             found = check_criterion(ck, site.criterion)
+        elif site.role == "output":
+            before = len(ck.findings)
+            found = scan_value(ck, site.raw, site.at, typos=False)
+            if not found:
+                check_output_value(ck, site.raw, site.at, ck.findings[before:])
         else:
             found = scan_value(ck, site.raw, site.at)
         for expression, at in found:

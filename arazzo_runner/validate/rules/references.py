@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...errors import ExpressionError
 from ...expressions import (
     ComponentRef,
     Expression,
@@ -13,13 +10,14 @@ from ...expressions import (
     SourceRef,
     StepOutputRef,
     WorkflowRef,
+    WorkflowStepOutputRef,
 )
 from ...model import Pointer, Workflow
-from ...pointer import ABSENT, parse_pointer, resolve_pointer
 from ..checker import Checker, did_you_mean
 from ..findings import WARNING
 from ..flow import flow
 from ..walk import AFTER, BEFORE, COMPONENT, Scope
+from .inputs import check_input, declared
 
 
 def check_reference(ck: Checker, expression: Expression, at: Pointer, scope: Scope) -> None:
@@ -35,6 +33,8 @@ def check_reference(ck: Checker, expression: Expression, at: Pointer, scope: Sco
         _step_output(ck, expression, at, scope)
     elif isinstance(expression, WorkflowRef):
         _workflow_ref(ck, expression, at)
+    elif isinstance(expression, WorkflowStepOutputRef):
+        _workflow_step_ref(ck, expression, at)
     elif isinstance(expression, OutputsRef):
         _child_output(ck, expression, at, scope)
 
@@ -61,71 +61,9 @@ def _component(ck: Checker, expression: ComponentRef, at: Pointer) -> None:
         )
 
 
-def _declared(name: str, names: Any) -> bool:
-    """`name` or, since names may contain dots, one of its dotted prefixes (the rest is a member)."""
-    if not name or name in names:
-        return True
-    parts = name.split(".")
-    return any(".".join(parts[:i]) in names for i in range(1, len(parts)))
-
-
 def _inputs(ck: Checker, expression: InputsRef, at: Pointer, workflow: Workflow) -> None:
-    names = declared_inputs(ck, workflow)
-    if names is None or _declared(expression.name, names):
-        return
-    if workflow.inputs is None:
-        # Without any inputs schema nothing is validated, but nothing is contradicted either: a warning.
-        message = f"{expression.text}: workflow '{workflow.workflow_id}' declares no inputs schema"
-        ck.report("input-reference", at, message, severity=WARNING)
-        return
-    listed = ", ".join(sorted(names)) or "none"
-    hint = did_you_mean(expression.name, names)
-    message = (
-        f"{expression.text}: '{expression.name}' is not an input of workflow '{workflow.workflow_id}' "
-        f"(inputs: {listed}){hint}"
-    )
-    ck.report("input-reference", at, message)
-
-
-def declared_inputs(ck: Checker, workflow: Workflow) -> set[str] | None:
-    """Input names the workflow's schema declares; None when it cannot be known (open or external)."""
-    key = ("inputs", id(workflow))
-    if key not in ck.cache:
-        if workflow.inputs is None:
-            ck.cache[key] = set()
-        else:
-            ck.cache[key] = _schema_names(workflow.inputs, ck.document.raw, 0)
-    return ck.cache[key]
-
-
-def _schema_names(schema: Any, root: dict, depth: int) -> set[str] | None:
-    if not isinstance(schema, dict) or depth > 32:
-        return None
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        if not ref.startswith("#"):
-            return None
-        try:
-            target = resolve_pointer(root, parse_pointer(ref))
-        except ExpressionError:
-            return None
-        return None if target is ABSENT else _schema_names(target, root, depth + 1)
-    names: set[str] = set()
-    properties = schema.get("properties")
-    if isinstance(properties, dict):
-        names.update(properties)
-    for keyword in ("allOf", "anyOf", "oneOf"):
-        for branch in schema.get(keyword) or ():
-            sub = _schema_names(branch, root, depth + 1)
-            if sub is None:
-                return None
-            names |= sub
-    open_ended = any(
-        schema.get(k) not in (None, False) for k in ("additionalProperties", "patternProperties")
-    )
-    if open_ended or not names:
-        return None  # nothing declared (`{type: object}`) or anything allowed: cannot tell
-    return names
+    if expression.name:
+        check_input(ck, expression.text, expression.name, at, workflow, "input-reference")
 
 
 def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Scope) -> None:
@@ -135,9 +73,8 @@ def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Sco
     if target is None:
         elsewhere = [w.workflow_id for w in ck.document.workflows if w.step(expression.step_id)]
         if elsewhere:
-            hint = (
-                f"; it is a step of workflow '{elsewhere[0]}' (use $workflows.{elsewhere[0]}.outputs.<name>)"
-            )
+            written = f"$workflows.{elsewhere[0]}.steps.{expression.step_id}.outputs.{expression.name}"
+            hint = f"; it is a step of workflow '{elsewhere[0]}' (write {written})"
         else:
             hint = did_you_mean(expression.step_id, [s.step_id for s in workflow.steps])
         message = (
@@ -145,7 +82,7 @@ def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Sco
         )
         ck.report("output-reference", at, message)
         return
-    if not _declared(expression.name, target.outputs):
+    if not declared(expression.name, target.outputs):
         listed = ", ".join(target.outputs) or "none"
         hint = did_you_mean(expression.name, target.outputs)
         message = (
@@ -176,19 +113,40 @@ def _workflow_ref(ck: Checker, expression: WorkflowRef, at: Pointer) -> None:
         )
         return
     if expression.field == "outputs":
-        if not _declared(expression.name, other.outputs):
+        if not declared(expression.name, other.outputs):
             hint = did_you_mean(expression.name, other.outputs)
             what = f"workflow '{other.workflow_id}' declares no output '{expression.name}'"
             message = f"{expression.text}: {what}{hint}"
             ck.report("workflow-reference", at, message)
         return
-    names = declared_inputs(ck, other)
-    if names is not None and not _declared(expression.name, names):
-        hint = did_you_mean(expression.name, names)
+    if expression.name:
+        check_input(ck, expression.text, expression.name, at, other, "workflow-reference")
+
+
+def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Pointer) -> None:
+    """`$workflows.<id>.steps.<stepId>.outputs.<name>`: the workflow, its step and the step's output."""
+    other = ck.document.workflow(expression.workflow_id)
+    if other is None:
+        hint = did_you_mean(expression.workflow_id, [w.workflow_id for w in ck.document.workflows])
+        ck.report(
+            "workflow-reference", at, f"{expression.text}: no workflow '{expression.workflow_id}'{hint}"
+        )
+        return
+    step = other.step(expression.step_id)
+    if step is None:
+        hint = did_you_mean(expression.step_id, [s.step_id for s in other.steps])
         message = (
-            f"{expression.text}: workflow '{other.workflow_id}' declares no input '{expression.name}'{hint}"
+            f"{expression.text}: workflow '{other.workflow_id}' has no step '{expression.step_id}'{hint}"
         )
         ck.report("workflow-reference", at, message)
+        return
+    if not declared(expression.name, step.outputs):
+        listed = ", ".join(step.outputs) or "none"
+        hint = did_you_mean(expression.name, step.outputs)
+        what = (
+            f"step '{step.step_id}' of workflow '{other.workflow_id}' declares no output '{expression.name}'"
+        )
+        ck.report("workflow-reference", at, f"{expression.text}: {what} (outputs: {listed}){hint}")
 
 
 def _child_output(ck: Checker, expression: OutputsRef, at: Pointer, scope: Scope) -> None:
@@ -197,7 +155,7 @@ def _child_output(ck: Checker, expression: OutputsRef, at: Pointer, scope: Scope
     if step is None or step.workflow_id is None or scope.phase != AFTER:
         return
     child = ck.document.workflow(step.workflow_id)
-    if child is None or _declared(expression.name, child.outputs):
+    if child is None or declared(expression.name, child.outputs):
         return
     hint = did_you_mean(expression.name, child.outputs)
     message = (

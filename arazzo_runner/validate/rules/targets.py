@@ -8,13 +8,12 @@ from collections.abc import Iterator
 from ...errors import ExpressionError
 from ...model import Action, Pointer, Step, Workflow
 from ...pointer import escape_token, parse_pointer, resolve_pointer
+from ...workspace import operation_path_parts
 from ..checker import Checker, did_you_mean
+from ..findings import WARNING
 
 _SOURCE_PREFIX = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]*)")
 _SOURCE_WORKFLOW = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
-OPERATION_PATH = re.compile(
-    r"^\{\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url\}(#.*)$|^\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.url(#.*)$"
-)
 _METHOD_PATH = re.compile(r"^(?:([A-Za-z]+)\s+)?(/\S*)$")
 _WORKFLOW_STEP = re.compile(r"^\$workflows\.([^.]+)\.steps\.([^.]+)$")
 _SOURCE_STEP = re.compile(r"^\$sourceDescriptions\.([^.]+)\.([^.]+)\.steps\.([^.]+)$")
@@ -219,20 +218,33 @@ def _report_cycles(ck: Checker, graph: dict[str, list[tuple[str, Pointer]]], wha
 
 
 def operation_path_form(ck: Checker) -> None:
-    """`{$sourceDescriptions.<name>.url}#<JSON pointer>` (or a source's literal url before the `#`)."""
+    """`{$sourceDescriptions.<name>.url}#<JSON pointer>` (or a source's literal url before the `#`);
+    `$sourceDescriptions.<name>#<JSON pointer>` runs, with a warning that shows the standard form."""
     for workflow in ck.document.workflows:
         for step in workflow.steps:
-            if step.operation_path is not None:
-                problem = operation_path_problem(ck, step.operation_path)
-                if problem:
-                    ck.report("operation-path-form", (*step.at, "operationPath"), problem)
+            text = step.operation_path
+            if text is None:
+                continue
+            at = (*step.at, "operationPath")
+            problem = operation_path_problem(ck, text)
+            parts = operation_path_parts(text)
+            if problem:
+                ck.report("operation-path-form", at, problem)
+            elif parts is not None and not parts[2]:
+                name, fragment, _ = parts
+                standard = f"{{$sourceDescriptions.{name}.url}}{fragment}"
+                message = (
+                    f"operationPath '{text}' names the source description by a runtime expression, which "
+                    f"works; the form the specification shows is '{standard}'"
+                )
+                ck.report("operation-path-form", at, message, severity=WARNING)
 
 
 def operation_path_problem(ck: Checker, text: str) -> str | None:
     """Why an operationPath is malformed, with the fix when it can be guessed; None when well-formed."""
-    match = OPERATION_PATH.match(text)
-    if match:
-        fragment = match.group(2) or match.group(4)
+    parts = operation_path_parts(text)
+    if parts is not None:
+        fragment = parts[1]
     else:
         url, sep, rest = text.partition("#")
         if not sep or not any(s.url == url for s in ck.document.sources):

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...errors import ExpressionError
 from ...expressions import Embedded, Expression, parse_expression, parse_expression_prefix, parse_template
-from ...expressions.parser import ROOTS
+from ...expressions.parser import ROOTS, near_miss
 from ...model import Pointer, RequestBody
 from ...pointer import parse_pointer
 from ...query import compile_selector, resolve_version
@@ -20,34 +20,38 @@ _KNOWN_ROOT = re.compile(r"\$(" + "|".join(sorted(ROOTS, key=len, reverse=True))
 SELECTOR_KEYS = frozenset({"context", "selector", "type"})
 
 
-def scan_value(ck: Checker, raw: Any, at: Pointer) -> Found:
-    """Report syntax problems in a value and return its expressions, each with the pointer of its string."""
+def scan_value(ck: Checker, raw: Any, at: Pointer, *, typos: bool = True) -> Found:
+    """Report syntax problems in a value and return its expressions, each with the pointer of its string.
+    `typos`: warn about text that is a misspelt expression (`$respons.body`); outputs report it as an
+    error of their own (`output-value`)."""
     found: Found = []
-    _scan(ck, raw, at, found)
+    _scan(ck, raw, at, found, typos)
     return found
 
 
-def _scan(ck: Checker, raw: Any, at: Pointer, found: Found) -> None:
+def _scan(ck: Checker, raw: Any, at: Pointer, found: Found, typos: bool) -> None:
     if isinstance(raw, str):
-        _scan_string(ck, raw, at, found)
+        _scan_string(ck, raw, at, found, typos)
     elif isinstance(raw, dict):
         if ck.is_1_1 and raw.keys() == SELECTOR_KEYS:
             _scan_selector(ck, raw, at, found)
             return
         for key, value in raw.items():
-            _scan(ck, value, (*at, key), found)
+            _scan(ck, value, (*at, key), found, typos)
     elif isinstance(raw, list):
         for index, value in enumerate(raw):
-            _scan(ck, value, (*at, index), found)
+            _scan(ck, value, (*at, index), found, typos)
 
 
-def _scan_string(ck: Checker, text: str, at: Pointer, found: Found) -> None:
+def _scan_string(ck: Checker, text: str, at: Pointer, found: Found, typos: bool) -> None:
     if text.startswith("$"):
         try:
             found.append((parse_expression(text), at))
             return
         except ExpressionError as exc:
             whole_error = exc
+        if typos and not _KNOWN_ROOT.match(text):
+            _report_typo(ck, text, at)
     else:
         whole_error = None
     template = parse_template(text)
@@ -77,6 +81,15 @@ def _scan_string(ck: Checker, text: str, at: Pointer, found: Found) -> None:
         loose.append((start, end))
     if bare or loose:
         _report_bare(ck, text, at, bare, loose)
+
+
+def _report_typo(ck: Checker, text: str, at: Pointer) -> None:
+    """`$respons.body#/id` in a parameter or payload is sent as that text: warn with the likely fix."""
+    miss = near_miss(text)
+    if miss is not None:
+        root, fixed = miss
+        message = f"{text!r} is not a runtime expression and is sent as written"
+        ck.report("expression-typo", at, f"{message}; did you mean {fixed or root!r}?")
 
 
 def _embed_hint(text: str) -> str:

@@ -50,7 +50,11 @@ def ctx() -> Context:
         },
         outputs={"bar": "out", "data": [{"id": "d1"}]},
         workflows={
-            "foo": {"inputs": {"username": "bob"}, "outputs": {"bar": 1, "mappedResponse": {"name": "m"}}},
+            "foo": {
+                "inputs": {"username": "bob"},
+                "outputs": {"bar": 1, "mappedResponse": {"name": "m"}},
+                "steps": {"login": {"token": "wf-abc", "user": {"id": 5}}},
+            },
         },
         sources={
             "petstore": FakeSource(

@@ -20,6 +20,7 @@ from arazzo_runner.expressions import (
     StepOutputRef,
     UrlRef,
     WorkflowRef,
+    WorkflowStepOutputRef,
     parse_expression,
     parse_expression_prefix,
 )
@@ -57,6 +58,14 @@ CONDITION_STOP = " \t\r\n)=!<>&|,]"
         (
             "$workflows.foo.outputs.mappedResponse#/name",
             WorkflowRef("foo", "outputs", "mappedResponse", ("name",)),
+        ),
+        (
+            "$workflows.foo.steps.login.outputs.token",
+            WorkflowStepOutputRef("foo", "login", "token"),
+        ),
+        (
+            "$workflows.foo.steps.login.outputs.user#/id",
+            WorkflowStepOutputRef("foo", "login", "user", ("id",)),
         ),
         ("$sourceDescriptions.petstore.getPetById", SourceRef("petstore", "getPetById")),
         ("$sourceDescriptions.petstore.url", SourceRef("petstore", "url")),
@@ -157,7 +166,10 @@ def test_accessors_keep_the_name_before_the_first_bracket() -> None:
         ("$steps..outputs.x", 7, "expected a step id"),
         ("$steps.login.token", 13, "expected 'outputs'"),
         ("$steps.login.outputs.", 21, "expected an output name"),
-        ("$workflows.foo.steps.x", 15, "expected 'inputs' or 'outputs'"),
+        ("$workflows.foo.stepz.x", 15, "expected 'inputs', 'outputs' or 'steps'"),
+        ("$workflows.foo.steps.x", 22, "expected '.' after '$workflows.foo.steps.x'"),
+        ("$workflows.foo.steps.x.token", 23, "expected 'outputs'"),
+        ("$workflows.foo.steps.x.outputs.", 31, "expected an output name"),
         ("$sourceDescriptions.petstore", 28, "expected '.'"),
         ("$sourceDescriptions.petstore.", 29, "expected an operationId"),
         ("$components.schemas.x", 12, "expected 'parameters'"),
@@ -278,6 +290,8 @@ def test_a_lone_dot_ends_the_accessor_chain_in_prefix_mode() -> None:
         ("$steps.a.output.x", "did you mean 'outputs'?"),
         ("$steps.login.token", "a step output is written '$steps.login.outputs.<name>'"),
         ("$workflows.w.input.x", "did you mean 'inputs'?"),
+        ("$workflows.w.step.s.outputs.x", "did you mean 'steps'?"),
+        ("$workflows.w.steps.s.token", "a step output is written '$workflows.w.steps.s.outputs.<name>'"),
     ],
 )
 def test_common_mistakes_get_a_hint(text: str, hint: str) -> None:

@@ -37,6 +37,8 @@ def value_of(text: str, ctx: Context) -> Any:
         ("$outputs.bar", "out"),
         ("$workflows.foo.outputs.bar", 1),
         ("$workflows.foo.outputs.mappedResponse#/name", "m"),
+        ("$workflows.foo.steps.login.outputs.token", "wf-abc"),
+        ("$workflows.foo.steps.login.outputs.user#/id", 5),
         ("$components.parameters.foo", {"name": "foo", "in": "query", "value": 1}),
     ],
 )
@@ -92,6 +94,12 @@ def test_pointer_into_arrays(ctx: Context) -> None:
         ("$workflows.bar.outputs.x", "workflow 'bar' has not run"),
         ("$workflows.foo.inputs.password", "workflow 'foo' has no input 'password'"),
         ("$workflows.foo.outputs.baz", "workflow 'foo' has no output 'baz'"),
+        ("$workflows.bar.steps.login.outputs.token", "workflow 'bar' has not run"),
+        (
+            "$workflows.foo.steps.other.outputs.x",
+            "step 'other' of workflow 'foo' has not run (no outputs recorded)",
+        ),
+        ("$workflows.foo.steps.login.outputs.nope", "step 'login' of workflow 'foo' has no output 'nope'"),
         ("$components.parameters.bar", "no component parameters.bar is defined"),
         ("$components.failureActions.x", "no component failureActions.x is defined"),
         ("$sourceDescriptions.nope.x", "there is no source description named 'nope'"),

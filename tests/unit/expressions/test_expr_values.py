@@ -192,3 +192,40 @@ def test_xpath_selector_with_the_real_query_package() -> None:
 def test_compiled_whole_expression_matches_the_parser() -> None:
     compiled = compile_value("$inputs.model")
     assert list(compiled.expressions()) == [parse_expression("$inputs.model")]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("$respons.body#/count", ("$response", "$response.body#/count")),
+        ("$Inputs.id", ("$inputs", "$inputs.id")),
+        ("$statuscode", ("$statusCode", "$statusCode")),
+        ("$requestBody", ("$request", None)),  # close to a root, but no expression even then
+        ("$inputs.id", None),  # an expression: no near miss
+        ("$steps.x", None),  # a known root: its own syntax error says what is wrong
+        ("$USD", None),
+        ("$5", None),
+        ("$.store", None),
+        ("total", None),
+    ],
+)
+def test_near_misses_of_expressions(text: str, expected: object) -> None:
+    from arazzo_runner.expressions.parser import near_miss
+
+    assert near_miss(text) == expected
+
+
+def test_why_a_literal_output_is_refused() -> None:
+    from arazzo_runner.expressions.values import literal_output_problem
+
+    assert literal_output_problem("n", 2, False) == (
+        "output 'n' is not a runtime expression: 2 would be returned as it is written "
+        "(an output is an expression such as $response.body#/id)"
+    )
+    long = literal_output_problem("x", "x" * 100, True)
+    assert f": '{'x' * 76}... would be returned as it is written" in long  # shortened to 80 characters
+    assert long.endswith(
+        "(an output is an expression such as $response.body#/id or a Selector Object "
+        "{context, selector, type})"
+    )
+    assert literal_output_problem("c", "$respons.body", False).endswith("did you mean '$response.body'?")

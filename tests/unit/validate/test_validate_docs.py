@@ -30,3 +30,8 @@ def test_the_corpus_table_names_known_rules() -> None:
     assert "| **all** |" in table
     named = set(re.findall(r"^\| `([a-z-]+)` \| (?:error|warning) \|", table, re.M))
     assert named and named <= set(RULES)
+
+
+def test_the_readme_counts_the_rules() -> None:
+    readme = (DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert re.findall(r"(\d+) rules in all", readme) == [str(len(RULES))]

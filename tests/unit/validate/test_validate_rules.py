@@ -433,6 +433,71 @@ workflows:
 """),
     ),
     Case(
+        "output-name",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs:
+          first pet: $response.body#/0  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs:
+          first_pet: $response.body#/0
+"""),
+    ),
+    Case(
+        "output-value",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs:
+          count: $respons.body#/count  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs:
+          count: $response.body#/count
+"""),
+    ),
+    Case(
+        "expression-typo",
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs: {type: object, properties: {id: {type: integer}}}
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $input.id}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs: {type: object, properties: {id: {type: integer}}}
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $inputs.id}
+"""),
+    ),
+    Case(
         "bare-expression",
         _doc("""\
 workflows:
@@ -578,6 +643,23 @@ workflows:
         ),
     ),
     Case(
+        "inputs-schema",
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs:
+      type: string  # !
+    steps: [{stepId: s, operationId: listPets}]
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs:
+      type: object
+    steps: [{stepId: s, operationId: listPets}]
+"""),
+    ),
+    Case(
         "input-reference",
         _doc("""\
 workflows:
@@ -585,6 +667,7 @@ workflows:
     inputs:
       type: object
       properties: {petId: {type: integer}}
+      additionalProperties: false
     steps:
       - stepId: s
         operationId: getPet
@@ -599,6 +682,7 @@ workflows:
     inputs:
       type: object
       properties: {petId: {type: integer}}
+      additionalProperties: false
     steps:
       - stepId: s
         operationId: getPet

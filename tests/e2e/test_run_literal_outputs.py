@@ -1,0 +1,64 @@
+"""An output that is not a runtime expression (`$respons.body#/count`) is never returned as its own text:
+`arazzo run` refuses the document (exit 2, nothing sent) and the library refuses to compile it."""
+
+from __future__ import annotations
+
+import pytest
+
+import arazzo_runner
+from arazzo_runner.errors import DocumentError
+from tests.e2e.conftest import arazzo_doc
+from tests.e2e.execkit import listing, ok200
+from tests.e2e.helpers import cli, run_json
+
+
+def _doc(count: str, **workflow: object) -> dict:
+    step = listing("list", successCriteria=ok200(), outputs={"count": count})
+    return arazzo_doc({"workflowId": "w", "steps": [step], **workflow})
+
+
+def test_the_command_line_refuses_a_misspelt_output_and_sends_nothing(write, server, capsys) -> None:
+    server.reply("GET", "/pets", (200, {"count": 3}))
+    path = write(_doc("$respons.body#/count"))
+
+    run = run_json(capsys, path, server=server)
+    assert run.code == 2
+    assert run.out == ""
+    assert f"{path}:" in run.err
+    assert "error output-value: output 'count' is not a runtime expression" in run.err
+    assert "did you mean '$response.body#/count'?" in run.err
+    assert server.requests == []
+
+
+def test_the_corrected_output_runs_and_returns_the_value(write, server, capsys) -> None:
+    server.reply("GET", "/pets", (200, {"count": 3}))
+    run = run_json(capsys, write(_doc("$response.body#/count")), server=server)
+    assert run.code == 0, run.err
+    assert run.json["workflows"][0]["steps"][0]["outputs"] == {"count": 3}
+
+
+def test_a_workflow_output_in_plain_text_is_refused(write, server, capsys) -> None:
+    path = write(_doc("$response.body#/count", outputs={"total": "count"}))
+    run = cli(capsys, "run", path, "--server", f"pets={server.url}")
+    assert run.code == 2
+    assert "error output-value: output 'total' is not a runtime expression: 'count'" in run.err
+    assert server.requests == []
+
+
+def test_an_output_name_the_specification_forbids_is_refused(write, server, capsys) -> None:
+    step = listing("list", outputs={"first pet": "$response.body#/0"})
+    path = write(arazzo_doc({"workflowId": "w", "steps": [step]}))
+    run = cli(capsys, "run", path, "--server", f"pets={server.url}")
+    assert run.code == 2
+    assert "error output-name: output name 'first pet' must match" in run.err
+    assert server.requests == []
+
+
+def test_the_library_refuses_to_run_a_literal_output(write, server) -> None:
+    path = write(_doc("$respons.body#/count"))
+    with pytest.raises(DocumentError) as caught:
+        arazzo_runner.run(path, servers={"pets": server.url})
+    assert caught.value.line is not None and caught.value.file == str(path)
+    assert "output 'count' is not a runtime expression" in caught.value.message
+    assert "did you mean '$response.body#/count'?" in caught.value.message
+    assert server.requests == []
