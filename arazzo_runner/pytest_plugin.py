@@ -8,6 +8,10 @@ globs of the `arazzo_files` ini option). Inputs and servers come, later winning,
 - the fixtures `arazzo_inputs` and `arazzo_servers`, which a conftest.py may override (they receive
   `request`; `request.node.workflow_id` tells which workflow asks).
 
+Sources are read wherever the documents point, as with `arazzo run`. For documents you do not trust,
+`--arazzo-sandbox DIR` (repeatable) and the ini option `arazzo_sandbox` (folders, relative to the ini
+file) together form the sandbox: a local read outside those folders fails the workflow's test.
+
 A failed workflow fails its test with the failing step, its error and failed criteria.
 """
 
@@ -33,9 +37,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--arazzo-server", action="append", default=[], metavar="NAME=URL", help="base URL of a source"
     )
     group.addoption("--arazzo-timeout", type=float, default=30.0, metavar="SECONDS", help="HTTP timeout")
+    group.addoption(
+        "--arazzo-sandbox",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="refuse local reads of the documents outside DIR (repeatable)",
+    )
     parser.addini("arazzo_files", "glob patterns of Arazzo documents to collect", type="args")
     parser.addini("arazzo_inputs", "inputs: a JSON object or a JSON/YAML file")
     parser.addini("arazzo_servers", "source base URLs, one NAME=URL per line", type="linelist")
+    parser.addini(
+        "arazzo_sandbox", "folders local reads are confined to (relative to the ini file)", type="paths"
+    )
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -51,7 +65,7 @@ class ArazzoFile(pytest.File):
         from .errors import ArazzoError
 
         try:
-            workspace = load(self.path)
+            workspace = load(self.path, allow_paths=_sandbox(self.config))
         except ArazzoError as exc:
             raise self.CollectError(str(exc)) from None
         for workflow in workspace.document.workflows:
@@ -145,6 +159,17 @@ def arazzo_servers(request: pytest.FixtureRequest) -> dict[str, str]:
             raise pytest.UsageError(f"arazzo servers expect NAME=URL, got {line!r}")
         servers[name.strip()] = url.strip()
     return servers
+
+
+def _sandbox(config: pytest.Config) -> list[Path]:
+    """The sandbox folders: the ini's (relative to the ini file) and the command line's (relative to
+    where pytest was started); empty: no sandbox. A folder that does not exist is a usage error."""
+    start = config.invocation_params.dir
+    folders = [*config.getini("arazzo_sandbox"), *(start / p for p in config.getoption("arazzo_sandbox"))]
+    for folder in folders:
+        if not folder.is_dir():
+            raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
+    return folders
 
 
 def _read_inputs(source: str, root: Path) -> dict[str, Any]:
