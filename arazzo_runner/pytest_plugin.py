@@ -52,6 +52,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+SANDBOX = pytest.StashKey[list[Path]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The sandbox folders, checked once: the ini's (relative to the ini file) and the command line's
+    (relative to where pytest was started); empty: no sandbox. A missing folder is a usage error."""
+    start = config.invocation_params.dir
+    folders = [*config.getini("arazzo_sandbox"), *(start / p for p in config.getoption("arazzo_sandbox"))]
+    for folder in folders:
+        if not folder.is_dir():
+            raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
+    config.stash[SANDBOX] = folders
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     patterns = parent.config.getini("arazzo_files") or DEFAULT_PATTERNS
     if any(fnmatch.fnmatch(file_path.name, p) or fnmatch.fnmatch(str(file_path), p) for p in patterns):
@@ -65,7 +79,7 @@ class ArazzoFile(pytest.File):
         from .errors import ArazzoError
 
         try:
-            workspace = load(self.path, allow_paths=_sandbox(self.config))
+            workspace = load(self.path, allow_paths=self.config.stash[SANDBOX])
         except ArazzoError as exc:
             raise self.CollectError(str(exc)) from None
         for workflow in workspace.document.workflows:
@@ -159,17 +173,6 @@ def arazzo_servers(request: pytest.FixtureRequest) -> dict[str, str]:
             raise pytest.UsageError(f"arazzo servers expect NAME=URL, got {line!r}")
         servers[name.strip()] = url.strip()
     return servers
-
-
-def _sandbox(config: pytest.Config) -> list[Path]:
-    """The sandbox folders: the ini's (relative to the ini file) and the command line's (relative to
-    where pytest was started); empty: no sandbox. A folder that does not exist is a usage error."""
-    start = config.invocation_params.dir
-    folders = [*config.getini("arazzo_sandbox"), *(start / p for p in config.getoption("arazzo_sandbox"))]
-    for folder in folders:
-        if not folder.is_dir():
-            raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
-    return folders
 
 
 def _read_inputs(source: str, root: Path) -> dict[str, Any]:
