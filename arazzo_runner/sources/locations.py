@@ -5,8 +5,8 @@ form lets the cache recognise the same document reached through different relati
 
 Which local files a document may read (`roots`), the rule compilers and bundlers follow:
 - None: a local document reads the local files it references, wherever they are;
-- (): a document fetched over http(s) reads no local file at all (its paths resolve against its URL, so
-  only a `file:` URL could name one, and that is refused);
+- (): a document fetched over http(s) reads no local file at all: its relative paths resolve against
+  its URL, and an absolute path or a `file:` URL in it is refused;
 - folders: the sandbox (the CLI's `--sandbox DIR`, `allow_paths=` in the library), for documents one
   does not trust: local reads outside those folders are refused. Symlinks are resolved before the check,
   which compares path components (`proj/` does not hold `proj-evil/`).
@@ -34,9 +34,9 @@ def resolve_location(url: str, base: str | None) -> str:
 
     `base` is the location of the referring document (a file path, `file:` URI or URL); relative
     references resolve against its directory. An existing local directory is used as the directory
-    itself. Without a base, relative paths resolve against the working directory. Against an http(s)
-    base every path resolves to a URL (RFC 3986), "/specs/x.yaml" included: a document fetched over
-    http(s) can name a local file only by a `file:` URL.
+    itself. Without a base, relative paths resolve against the working directory. An absolute path
+    is a local file whatever the base (a document fetched over http(s) is then refused it, see
+    `check_allowed`), as a local document whose `$self` is a URL expects.
     """
     if not url:
         raise SourceError("a source URL must not be empty", file=base)
@@ -47,12 +47,12 @@ def resolve_location(url: str, base: str | None) -> str:
         return _file_uri_to_path(url)
     if scheme:
         raise SourceError(f"cannot read {url}: unsupported URL scheme {scheme!r}", file=base)
-    if base is not None and _scheme(base) in HTTP_SCHEMES:
-        return urljoin(base, url)
     if os.path.isabs(url):
         return os.path.normpath(url)
     if base is None:
         return os.path.abspath(url)
+    if _scheme(base) in HTTP_SCHEMES:
+        return urljoin(base, url)
     base_path = _file_uri_to_path(base) if _scheme(base) == "file" else base
     directory = base_path if os.path.isdir(base_path) else os.path.dirname(base_path)
     return os.path.normpath(os.path.join(os.path.abspath(directory), url))

@@ -117,18 +117,28 @@ def test_a_remote_document_may_not_refer_to_local_files(origin: ScriptedServer, 
     assert (info.value.file, info.value.line) == (origin.url + "/spec.yaml", 5)  # at the $ref
 
 
-def test_paths_in_a_remote_description_resolve_against_its_url(origin: ScriptedServer) -> None:
-    """RFC 3986: "items.yaml", "../x.yaml" and "/x.yaml" are all references on the same server."""
-    spec = SPEC.replace(
-        "  /pets:\n", "  /a:\n    $ref: 'items.yaml'\n  /b:\n    $ref: '/shared/b.yaml'\n  /pets:\n"
-    )
-    origin.reply("GET", "/api/spec.yaml", (200, spec, {"Content-Type": "application/yaml"}))
+def test_relative_refs_of_a_remote_description_resolve_against_its_url(
+    origin: ScriptedServer, tmp_path: Path
+) -> None:
+    """ "items.yaml" and "../shared/b.yaml" name files on the same server; an absolute path could only
+    name a local file, and is refused like a `file:` URL, even one that exists."""
+    refs = "  /a:\n    $ref: 'items.yaml'\n  /b:\n    $ref: '../shared/b.yaml'\n  /pets:\n"
+    origin.reply("GET", "/api/spec.yaml", (200, SPEC.replace("  /pets:\n", refs)))
     origin.reply("GET", "/api/items.yaml", (200, "get: {operationId: getA, responses: {}}\n"))
     origin.reply("GET", "/shared/b.yaml", (200, "get: {operationId: getB, responses: {}}\n"))
 
     api = load_openapi(origin.url + "/api/spec.yaml")
     assert (api.operation("getA").path, api.operation("getB").path) == ("/a", "/b")
     assert [r.path for r in origin.requests] == ["/api/spec.yaml", "/api/items.yaml", "/shared/b.yaml"]
+
+    (tmp_path / "b.yaml").write_text("get: {operationId: stolen, responses: {}}\n")
+    absolute = SPEC.replace("  /pets:\n", f"  /b:\n    $ref: '{tmp_path}/b.yaml'\n  /pets:\n")
+    origin.reply("GET", "/api/absolute.yaml", (200, absolute))
+    with pytest.raises(SourceError) as info:
+        load_openapi(origin.url + "/api/absolute.yaml")
+    assert (
+        f"a document fetched over http(s) may not read local files ({tmp_path}/b.yaml)" in info.value.message
+    )
 
 
 def test_a_remote_arazzo_source_reads_no_local_file(origin: ScriptedServer, tmp_path: Path) -> None:
