@@ -26,8 +26,9 @@ DEADLINE_GRACE = 1.0  # seconds past `RunOptions.deadline` before the whole run 
 def load(path: str | os.PathLike, *, allow_paths: Iterable[str | os.PathLike] = ()) -> Workspace:
     """Load an Arazzo document (YAML or JSON). Raises DocumentError with file, line and column.
 
-    Its sources (and their `$ref`s) may be read from the document's folder and from `allow_paths`
-    (the CLI's `--allow-path DIR`) only; anything else fails with a SourceError when it is loaded.
+    Its sources (and their `$ref`s) are read wherever they are, relative paths against the document that
+    names them. For a document you do not trust, `allow_paths` is a sandbox (the CLI's `--sandbox DIR`):
+    a local file outside those folders fails with a SourceError when it would be loaded.
     """
     return Workspace.from_path(path, allow_paths=allow_paths)
 
@@ -35,8 +36,9 @@ def load(path: str | os.PathLike, *, allow_paths: Iterable[str | os.PathLike] = 
 def loads(
     text: str | bytes, location: str = "<string>", *, allow_paths: Iterable[str | os.PathLike] = ()
 ) -> Workspace:
-    """Load an Arazzo document from text; relative source URLs resolve against `location`, whose
-    folder (the working directory for `<string>`) and `allow_paths` may be read."""
+    """Load an Arazzo document from text; relative source URLs resolve against `location` (the working
+    directory for `<string>`). An http(s) `location` makes it a remote document: it reads no local file.
+    `allow_paths`: the sandbox, as for `load`."""
     return Workspace.from_text(text, location, allow_paths=allow_paths)
 
 

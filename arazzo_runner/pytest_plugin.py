@@ -8,6 +8,10 @@ globs of the `arazzo_files` ini option). Inputs and servers come, later winning,
 - the fixtures `arazzo_inputs` and `arazzo_servers`, which a conftest.py may override (they receive
   `request`; `request.node.workflow_id` tells which workflow asks).
 
+Sources are read wherever the documents point, as with `arazzo run`. For documents you do not trust,
+`--arazzo-sandbox DIR` (repeatable) and the ini option `arazzo_sandbox` (folders, relative to the ini
+file) together form the sandbox: a local read outside those folders fails the workflow's test.
+
 A failed workflow fails its test with the failing step, its error and failed criteria.
 """
 
@@ -33,9 +37,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--arazzo-server", action="append", default=[], metavar="NAME=URL", help="base URL of a source"
     )
     group.addoption("--arazzo-timeout", type=float, default=30.0, metavar="SECONDS", help="HTTP timeout")
+    group.addoption(
+        "--arazzo-sandbox",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="refuse local reads of the documents outside DIR (repeatable)",
+    )
     parser.addini("arazzo_files", "glob patterns of Arazzo documents to collect", type="args")
     parser.addini("arazzo_inputs", "inputs: a JSON object or a JSON/YAML file")
     parser.addini("arazzo_servers", "source base URLs, one NAME=URL per line", type="linelist")
+    parser.addini(
+        "arazzo_sandbox", "folders local reads are confined to (relative to the ini file)", type="paths"
+    )
+
+
+SANDBOX = pytest.StashKey[list[Path]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The sandbox folders, checked once: the ini's (relative to the ini file) and the command line's
+    (relative to where pytest was started); empty: no sandbox. A missing folder is a usage error."""
+    start = config.invocation_params.dir
+    folders = [*config.getini("arazzo_sandbox"), *(start / p for p in config.getoption("arazzo_sandbox"))]
+    for folder in folders:
+        if not folder.is_dir():
+            raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
+    config.stash[SANDBOX] = folders
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -51,7 +79,7 @@ class ArazzoFile(pytest.File):
         from .errors import ArazzoError
 
         try:
-            workspace = load(self.path)
+            workspace = load(self.path, allow_paths=self.config.stash[SANDBOX])
         except ArazzoError as exc:
             raise self.CollectError(str(exc)) from None
         for workflow in workspace.document.workflows:

@@ -66,11 +66,11 @@ class Workspace:
     """One Arazzo document and everything it references. Safe to share between concurrent runs:
     it only caches immutable loaded data, under a lock.
 
-    Local files (sources, and every file their `$ref`s reach) are read only inside `roots`: the
-    document's folder plus the `allow_paths` given when loading (the CLI's `--allow-path DIR`);
-    symbolic links are resolved first. An `arazzo` source document shares the roots of the document
-    that loaded it, unless it was fetched over http(s): then it reads no local file. A document loaded
-    from text with a URL as its location has no folder: it reads only `allow_paths`.
+    Which local files it reads (sources, nested Arazzo documents, every file their `$ref`s reach) is
+    `roots` (see `sources.locations`): None, anywhere, for a local document; (), none, for a document
+    fetched over http(s); the sandbox folders when loaded with `allow_paths` (the CLI's `--sandbox DIR`),
+    symbolic links resolved first. An `arazzo` source document keeps the sandbox of the document that
+    loaded it, and reads no local file when it was fetched over http(s).
     """
 
     def __init__(
@@ -80,7 +80,7 @@ class Workspace:
         location: str,
         cache: Any = None,
         *,
-        roots: tuple[str, ...] | None = None,
+        allow_paths: AllowPaths = (),
     ) -> None:
         from .sources import SourceCache
         from .sources.locations import allowed_roots
@@ -89,7 +89,7 @@ class Workspace:
         self.document = document
         self.location = location
         self.cache = cache if cache is not None else SourceCache()
-        self.roots = roots if roots is not None else allowed_roots(location)
+        self.roots = allowed_roots(location, allow_paths)
         self._lock = threading.RLock()
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
@@ -106,32 +106,22 @@ class Workspace:
     def from_text(
         cls, text: str | bytes, location: str = "<string>", cache: Any = None, *, allow_paths: AllowPaths = ()
     ) -> Workspace:
-        """`location` is where relative source URLs resolve from; its folder may be read (the working
-        directory for the default `<string>`)."""
+        """`location` is where relative source URLs resolve from (the working directory for the default
+        `<string>`); a URL there makes the document one fetched over http(s), which reads no local file."""
         return cls.from_loaded(load_text(text, location), location, cache, allow_paths=allow_paths)
 
     @classmethod
     def from_loaded(
-        cls,
-        loaded: LoadedDocument,
-        location: str,
-        cache: Any = None,
-        *,
-        allow_paths: AllowPaths = (),
-        roots: tuple[str, ...] | None = None,
+        cls, loaded: LoadedDocument, location: str, cache: Any = None, *, allow_paths: AllowPaths = ()
     ) -> Workspace:
-        """`roots` (the folders that may be read) wins over `location`'s folder plus `allow_paths`."""
-        from .sources.locations import allowed_roots
-
+        """A workspace for a document already loaded from `location`; `allow_paths`: the sandbox."""
         document = build_document(loaded.data)
         # A shape problem inside one workflow stops only runs that reach it (`compiled`); anywhere else
         # (sources, components, the document itself) the document cannot be used.
         for at, message in document.problems:
             if not _in_a_workflow(at):
                 raise loaded.error(format_pointer(at), message)
-        if roots is None:
-            roots = allowed_roots(location, allow_paths)
-        return cls(loaded, document, location, cache, roots=roots)
+        return cls(loaded, document, location, cache, allow_paths=allow_paths)
 
     @property
     def file(self) -> str:
@@ -202,8 +192,8 @@ class Workspace:
         if cached is not None:
             return cached
         loaded = load_text(fetched.content, fetched.location)
-        roots = () if _is_url(fetched.location) else self.roots  # a remote document reads no local file
-        child = Workspace.from_loaded(loaded, fetched.location, self.cache, roots=roots)
+        # the same sandbox (if any); one fetched over http(s) reads no local file (its location says so)
+        child = Workspace.from_loaded(loaded, fetched.location, self.cache, allow_paths=self.roots or ())
         return self.cache.put(key, child)
 
     def family(self, *, skip_unloadable: bool = False) -> Iterator[tuple[Workspace, SourceDescription]]:

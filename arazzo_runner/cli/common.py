@@ -14,26 +14,18 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def add_document(parser: argparse.ArgumentParser) -> None:
-    """The FILE argument and `--allow-path`, for every command that loads a document."""
+    """The FILE argument and `--sandbox` (with `--allow-path`), for every command that loads a document."""
+    from . import sandbox_flags
+
     parser.add_argument("file", help="the Arazzo document (YAML or JSON)")
-    add_allow_path(parser)
-
-
-def add_allow_path(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--allow-path",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a folder local sources may also be read from (repeatable); by default only the "
-        "document's folder and the working directory",
-    )
+    sandbox_flags.add_flags(parser)
 
 
 def load_document(args: argparse.Namespace) -> Any:
     from ..api import load
+    from .sandbox_flags import folders
 
-    return load(args.file, allow_paths=args.allow_path)
+    return load(args.file, allow_paths=folders(args))
 
 
 def pairs(items: list[str], flag: str) -> dict[str, str]:

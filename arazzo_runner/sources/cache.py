@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 class FetchOptions(Record, frozen=True):
     """Limits and transport used for a description and every document its `$ref`s reach.
 
-    `roots`: the folders local files may be read from (None: anywhere); see `locations.check_allowed`.
+    `roots`: where local files may be read (None: anywhere; (): nowhere; else the sandbox folders); see
+    `locations`.
     """
 
     timeout: float = DEFAULT_TIMEOUT

@@ -3,18 +3,24 @@
 A location is either an absolute http(s) URL or an absolute, normalised local path. Using one canonical
 form lets the cache recognise the same document reached through different relative paths.
 
-Local reads are confined to allowed folders (`roots`): a `Workspace` allows the Arazzo document's folder
-plus any `allow_paths` (the CLI's `--allow-path DIR`), for its sources and every `$ref` they reach.
-Symlinks are resolved before the check, so a link pointing out of an allowed folder counts as outside.
+Which local files a document may read (`roots`), the rule compilers and bundlers follow:
+- None: a local document reads the local files it references, wherever they are;
+- (): a document fetched over http(s) reads no local file at all: its relative paths resolve against
+  its URL, and an absolute path or a `file:` URL in it is refused;
+- folders: the sandbox (the CLI's `--sandbox DIR`, `allow_paths=` in the library), for documents one
+  does not trust: local reads outside those folders are refused. Symlinks are resolved before the check,
+  which compares path components (`proj/` does not hold `proj-evil/`).
+The rule covers sources, nested Arazzo documents and every `$ref` they reach.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import PurePath
 from urllib.parse import urljoin, urlsplit
 
-from ..errors import SourceError
+from ..errors import SourceError, UsageError
 
 HTTP_SCHEMES = ("http", "https")
 
@@ -28,7 +34,9 @@ def resolve_location(url: str, base: str | None) -> str:
 
     `base` is the location of the referring document (a file path, `file:` URI or URL); relative
     references resolve against its directory. An existing local directory is used as the directory
-    itself. Without a base, relative paths resolve against the working directory.
+    itself. Without a base, relative paths resolve against the working directory. An absolute path
+    is a local file whatever the base (a document fetched over http(s) is then refused it, see
+    `check_allowed`), as a local document whose `$self` is a URL expects.
     """
     if not url:
         raise SourceError("a source URL must not be empty", file=base)
@@ -65,51 +73,42 @@ def _file_uri_to_path(uri: str) -> str:
     return os.path.normpath(url2pathname(parts.path))  # url2pathname also percent-decodes
 
 
+REMOTE_MAY_NOT_READ = "a document fetched over http(s) may not read local files"
+
+
 def allowed_roots(
     location: str | None, allow_paths: Iterable[str | os.PathLike[str]] = ()
-) -> tuple[str, ...]:
-    """The folders a document read from `location` may read: its own folder (none for a URL), the
-    working directory when the document lies inside it (the project being worked on; never when that is
-    the filesystem root or the home directory), then `allow_paths`; absolute, symlinks resolved."""
-    folders: list[str] = []
-    if location is not None and not is_http(location):
-        path = _file_uri_to_path(location) if _scheme(location) == "file" else location
-        folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
-        folders.append(folder)
-        project = _project_root(folder)
-        if project:
-            folders.append(project)
-    folders.extend(os.fspath(path) for path in allow_paths)
-    return tuple(dict.fromkeys(os.path.realpath(folder) for folder in folders))
-
-
-def _project_root(folder: str) -> str | None:
-    """The working directory, if `folder` is inside it and it is a plausible project folder."""
-    cwd = os.path.realpath(os.getcwd())
-    too_wide = {os.path.realpath(os.sep), os.path.realpath(os.path.expanduser("~"))}
-    if cwd in too_wide or not _inside(folder, cwd):
-        return None
-    return cwd
+) -> tuple[str, ...] | None:
+    """The `roots` of a document read from `location`: () when that is an http(s) URL (no local file,
+    whatever `allow_paths` says), else the sandbox folders `allow_paths` (absolute, symlinks resolved;
+    each must be an existing folder: UsageError), else None (local files anywhere)."""
+    if location is not None and is_http(location):
+        return ()
+    folders = [os.path.realpath(os.fspath(path)) for path in allow_paths]
+    for given, folder in zip(allow_paths, folders, strict=True):
+        if not os.path.isdir(folder):
+            raise UsageError(f"sandbox folder {os.fspath(given)!r} is not an existing folder")
+    return tuple(dict.fromkeys(folders)) or None
 
 
 def check_allowed(location: str, roots: tuple[str, ...] | None, url: str, base: str | None) -> None:
-    """SourceError unless the local `location` lies inside one of `roots` (None: no restriction)."""
+    """SourceError unless the local `location` may be read under `roots` (see the module docstring)."""
     if roots is None or is_http(location):
         return
+    if not roots:
+        raise SourceError(f"cannot read {url}: {REMOTE_MAY_NOT_READ} ({location})", file=base)
     real = os.path.realpath(location)
-    if any(_inside(real, root) for root in roots):
+    if any(inside(real, root) for root in roots):
         return
     via = "" if real == os.path.normpath(location) else f" (through a symbolic link at {location})"
-    allowed = ", ".join(roots) if roots else "none"
     raise SourceError(
-        f"cannot read {url}: {real}{via} is outside the folders this document may read ({allowed}); "
-        "allow another folder with --allow-path DIR (allow_paths= in the library)",
+        f"cannot read {url}: {real}{via} is outside the sandbox ({', '.join(roots)}); "
+        "add its folder with --sandbox DIR (allow_paths= in the library) if the document may read it",
         file=base,
     )
 
 
-def _inside(path: str, root: str) -> bool:
-    try:
-        return os.path.commonpath([path, root]) == root
-    except ValueError:  # different drives (Windows)
-        return False
+def inside(path: str, root: str) -> bool:
+    """`path` is `root` or lies below it, compared by components: a string prefix would let the sandbox
+    `/srv/proj` hold `/srv/proj-evil/x.yaml`. Both must be absolute with symlinks already resolved."""
+    return PurePath(path).is_relative_to(root)

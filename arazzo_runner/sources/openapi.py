@@ -39,8 +39,9 @@ def load_openapi(
     """Fetch, parse and index the OpenAPI description at `url` (relative to `base`, see `fetch_source`).
 
     With a `cache`, a location already loaded in this run is returned as is. Every problem is a
-    `SourceError` naming the file (and line/column when known). With `roots`, the description and
-    every file its `$ref`s reach must lie inside those folders (see `locations.allowed_roots`).
+    `SourceError` naming the file (and line/column when known). `roots` says which local files the
+    description and every file its `$ref`s reach may be (see `locations`); a document read over http(s)
+    never reaches a local one, whatever `roots` says.
     """
     cache = SourceCache() if cache is None else cache
     location = resolve_location(url, base)

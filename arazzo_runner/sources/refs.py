@@ -16,7 +16,7 @@ from urllib.parse import unquote
 from ..errors import ExpressionError, SourceError
 from ..pointer import ABSENT, describe_miss, format_pointer, parse_pointer, resolve_pointer
 from .cache import FetchOptions, SourceCache
-from .locations import is_http, resolve_location
+from .locations import REMOTE_MAY_NOT_READ, is_http, resolve_location
 from .parse import ParsedDoc
 
 # Sibling keywords next to a schema `$ref` that only annotate, so they can be laid over the target.
@@ -196,7 +196,7 @@ class Resolver:
             uri = unquote(uri)  # `$ref` is a URI reference: "my%20schemas.yaml" names "my schemas.yaml"
         try:
             if is_http(doc.location) and not is_http(resolve_location(uri, doc.location)):
-                raise SourceError(f"a document read over http(s) may not refer to a local file ({uri})")
+                raise SourceError(f"{REMOTE_MAY_NOT_READ} ({uri})")  # whatever the run's roots
             return self._cache.document(uri, doc.location, self._options)
         except SourceError as exc:
             raise _ref_error(doc, trail, f"cannot resolve $ref {ref!r}: {exc.message}") from None

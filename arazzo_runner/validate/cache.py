@@ -1,9 +1,10 @@
 """Remember documents that validated clean, so `arazzo run` need not validate them again.
 
 Like a linter's cache: the key is the validator itself (the package version and its own files), the
-document's bytes, and every local file the validation read (sources and the files their `$ref`s reach),
-each by content hash. Anything changed, missing or remote means "validate again". Only clean verdicts
-are stored: a document with errors is always validated (and refused).
+document's bytes, the sandbox it was read in (if any), and every local file the validation read (sources
+and the files their `$ref`s reach), each by content hash. Anything changed, missing or remote means
+"validate again". Only clean verdicts are stored: a document with errors is always validated (and
+refused).
 
 Location: `$ARAZZO_CACHE_DIR`, else `$XDG_CACHE_HOME/arazzo-runner`, else `~/.cache/arazzo-runner`.
 `ARAZZO_NO_CACHE=1` disables it. A cache that cannot be written is silently not used.
@@ -65,7 +66,10 @@ class ValidationCache:
         digest = _digest_of(workspace.location)
         if digest is None:
             return None
-        key = hashlib.sha256(f"{_validator_key()}\0{workspace.location}\0{digest}".encode()).hexdigest()
+        # the sandbox too: a source it refused was never checked, so an unconfined run must validate again
+        sandbox = "\0".join(workspace.roots) if workspace.roots else ""
+        text = f"{_validator_key()}\0{workspace.location}\0{digest}\0{sandbox}"
+        key = hashlib.sha256(text.encode()).hexdigest()
         return self.folder / f"{key}.json"
 
 

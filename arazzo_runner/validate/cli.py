@@ -1,4 +1,5 @@
-"""`arazzo validate FILE... [--format text|json|sarif] [--strict] [--schema-only] [--offline]`.
+"""`arazzo validate FILE... [--format text|json|sarif] [--strict] [--schema-only] [--offline]
+[--sandbox DIR]`.
 
 Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with `--strict`), 2 a file could
 not be read or parsed. Wired into the main CLI by `add_validate_parser` + `run_validate`.
@@ -16,6 +17,8 @@ FORMATS = ("text", "json", "sarif")
 
 def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the `validate` sub-command to an argparse sub-parsers object; returns the new parser."""
+    from ..cli import sandbox_flags
+
     parser = subparsers.add_parser(
         "validate",
         help="check Arazzo documents: JSON Schema, semantic rules and the referenced OpenAPI sources",
@@ -34,13 +37,7 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="do not fetch http(s) source descriptions (their checks are skipped with a warning)",
     )
-    parser.add_argument(
-        "--allow-path",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a folder local sources may also be read from (repeatable)",
-    )
+    sandbox_flags.add_flags(parser)
     parser.set_defaults(handler=run_validate)
     return parser
 
@@ -48,17 +45,19 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Validate `args.files`, print the reports in `args.format` to `out` (stdout), return the exit code."""
     from .. import __version__
+    from ..cli.sandbox_flags import folders
     from .core import validate_path
     from .format import format_json, format_sarif, format_text
 
     stream = out if out is not None else sys.stdout
+    sandbox = folders(args)
     reports = [
         validate_path(
             file,
             schema_only=getattr(args, "schema_only", False),
             strict=getattr(args, "strict", False),
             remote=not getattr(args, "offline", False),
-            allow_paths=getattr(args, "allow_path", []),
+            allow_paths=sandbox,
         )
         for file in args.files
     ]

@@ -30,7 +30,8 @@ def validate_path(
     allow_paths: Iterable[str | os.PathLike[str]] = (),
 ) -> Report:
     """Validate the Arazzo document at `path`. Never raises for document problems: a file that cannot be
-    read or parsed is a report with `readable=False` and one `document-parse` finding."""
+    read or parsed is a report with `readable=False` and one `document-parse` finding. `allow_paths`: the
+    sandbox its sources are read in (see `arazzo_runner.load`)."""
     file = os.fspath(path)
     try:
         loaded = load_path(path)
@@ -87,12 +88,12 @@ def validate_loaded(
             ck.report("document-shape", at, message)
         run_rules(ck)
         if load_sources:
-            from ..sources.locations import allowed_roots
             from ..workspace import Workspace
             from .sources import check_sources
 
-            roots = allowed_roots(location, allow_paths)
-            space = workspace if workspace is not None else Workspace(loaded, document, location, roots=roots)
+            space = workspace
+            if space is None:
+                space = Workspace(loaded, document, location, allow_paths=allow_paths)
             check_sources(ck, space, remote=remote)
     return Report(loaded.file, _arrange(ck.findings), strict=strict)
 

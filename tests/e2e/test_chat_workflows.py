@@ -14,7 +14,6 @@ from tests.servers.openai_compat import OpenAICompatServer
 
 TOOL_CALL = ROOT / "workflows" / "chat-completion-tool-call.arazzo.yaml"
 SCENARIOS = ROOT / "workflows" / "chat-completions-scenarios.arazzo.yaml"
-OPENAPI_DIR = ROOT / "openapi"  # the workflows read ../openapi/: outside their folder, so allowed explicitly
 SOURCE = "chatCompletionsApi"
 TOOL_RESULT = '{"location": "Sydney", "temperature_c": 19}'
 
@@ -33,12 +32,12 @@ def chat_server(request):
 
 @pytest.fixture(scope="module")
 def tool_call_doc():
-    return arazzo_runner.load(TOOL_CALL, allow_paths=[OPENAPI_DIR])
+    return arazzo_runner.load(TOOL_CALL)
 
 
 @pytest.fixture(scope="module")
 def scenarios_doc():
-    return arazzo_runner.load(SCENARIOS, allow_paths=[OPENAPI_DIR])
+    return arazzo_runner.load(SCENARIOS)
 
 
 def _run(doc, server, workflow=None, **inputs):

@@ -153,15 +153,15 @@ def test_describe_keeps_going_when_a_source_cannot_be_loaded(capsys, write):
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.name)
 def test_describe_and_graph_every_bundled_workflow(capsys, path):
-    described = cli(capsys, "describe", path, "--format", "json", "--allow-path", ROOT / "openapi")
+    described = cli(capsys, "describe", path, "--format", "json")
     assert described.code == 0, described.err
     for wf in described.json["workflows"]:
         for step in wf["steps"]:
             assert step["target"].get("method") == "POST", step["target"]  # every target resolved
-    graph = cli(capsys, "graph", path, "--allow-path", ROOT / "openapi")
+    graph = cli(capsys, "graph", path)
     assert graph.code == 0, graph.err
     check_mermaid(graph.out)
-    text = cli(capsys, "describe", path, "--allow-path", ROOT / "openapi")
+    text = cli(capsys, "describe", path)
     assert text.code == 0 and "POST /chat/completions" in text.out
 
 
@@ -170,7 +170,7 @@ def test_describe_and_graph_every_bundled_workflow(capsys, path):
 
 def test_graph_of_the_tool_call_workflow(capsys):
     path = ROOT / "workflows/chat-completion-tool-call.arazzo.yaml"
-    result = cli(capsys, "graph", path, "--allow-path", ROOT / "openapi")
+    result = cli(capsys, "graph", path)
     lines = check_mermaid(result.out)
     assert (
         lines["nodes"]["W0_S0"] == "<b style='color:#1aa0fe'>createCompletion</b><br/>POST /chat/completions"

@@ -55,7 +55,7 @@ def _chat_step(step_id: str, payload: dict, **fields: Any) -> dict:
 
 def _run_chat(capsys, write, chat_server, *steps: dict):
     path = write(arazzo_doc(workflow("chat", *steps), sources=CHAT_SOURCE), openapi=None)
-    return run_json(capsys, path, "--allow-path", CHAT_OPENAPI.parent, server=chat_server[1], source="chat")
+    return run_json(capsys, path, server=chat_server[1], source="chat")
 
 
 def test_a_streamed_tool_call_is_merged_like_the_non_streamed_answer(capsys, write, chat_server):

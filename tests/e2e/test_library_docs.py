@@ -48,7 +48,7 @@ def test_each_example_runs(tmp_path, index):
 
 
 def test_the_pytest_plugin_example_passes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch):
-    # pytester makes its folder HOME, which sources are never read from (too wide): use a subfolder
+    # a project of its own: workflows/ reading ../openapi/, as in this repository
     project = pytester.mkdir("project")
     monkeypatch.chdir(project)
     (conftest,) = [b for b in blocks("python") if b.startswith("# conftest.py")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -140,3 +141,50 @@ def test_failure_reports_are_masked(project: pytest.Pytester) -> None:
     result.assert_outcomes(failed=1, deselected=3)
     result.stdout.fnmatch_lines(["*'***' is too long*"])
     assert "letmein-123" not in result.stdout.str()
+
+
+@pytest.fixture
+def elsewhere(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """project/workflows/ (the document, reading ../openapi/) and project/openapi/; pytest starts in run/."""
+    project = pytester.path / "project"
+    (project / "workflows").mkdir(parents=True)
+    (project / "openapi").mkdir()
+    (project / "openapi/pets.openapi.yaml").write_text(OPENAPI)
+    text = ARAZZO.replace("./pets.openapi.yaml", "../openapi/pets.openapi.yaml")
+    (project / "workflows/checks.arazzo.yaml").write_text(text)
+    (project / "workflows/conftest.py").write_text(CONFTEST)
+    monkeypatch.chdir(pytester.mkdir("run"))
+    return project
+
+
+def test_a_document_in_another_folder_reads_its_sources(pytester: pytest.Pytester, elsewhere: Path) -> None:
+    result = pytester.runpytest(elsewhere / "workflows", "-v", "-k", "pet-exists", "--arazzo-input", "id=7")
+    result.assert_outcomes(passed=1, deselected=1)
+
+
+def test_the_sandbox_option_refuses_reads_outside_it(pytester: pytest.Pytester, elsewhere: Path) -> None:
+    argv = [elsewhere / "workflows", "-k", "pet-exists", "--arazzo-input", "id=7"]
+    refused = pytester.runpytest(*argv, "--arazzo-sandbox", "../project/workflows")  # from run/
+    refused.assert_outcomes(failed=1, deselected=1)
+    outside = f"{elsewhere / 'openapi/pets.openapi.yaml'} is outside the sandbox ({elsewhere / 'workflows'})"
+    refused.stdout.fnmatch_lines([f"*{outside}*"])
+
+    wider = ["--arazzo-sandbox", "../project/workflows", "--arazzo-sandbox", str(elsewhere / "openapi")]
+    pytester.runpytest(*argv, *wider).assert_outcomes(passed=1, deselected=1)
+
+    missing = pytester.runpytest(*argv, "--arazzo-sandbox", "nowhere")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines([f"*arazzo sandbox: {Path.cwd() / 'nowhere'} is not an existing folder*"])
+
+
+def test_the_sandbox_ini_option_is_relative_to_the_ini_file(
+    pytester: pytest.Pytester, elsewhere: Path
+) -> None:
+    argv = [elsewhere / "workflows", "-k", "pet-exists", "--arazzo-input", "id=7"]
+    (elsewhere / "pytest.ini").write_text("[pytest]\narazzo_sandbox = workflows\n")
+    refused = pytester.runpytest(*argv)
+    refused.assert_outcomes(failed=1, deselected=1)
+    refused.stdout.fnmatch_lines(["*is outside the sandbox*"])
+
+    (elsewhere / "pytest.ini").write_text("[pytest]\narazzo_sandbox =\n    workflows\n    openapi\n")
+    pytester.runpytest(*argv).assert_outcomes(passed=1, deselected=1)

@@ -123,3 +123,28 @@ def test_the_validator_key_follows_the_engine_files(tmp_path, monkeypatch) -> No
     assert second != first  # an edited bundled schema
     (tmp_path / "rules" / "extra.py").write_text("")
     assert cache._validator_key() not in (first, second)  # a new module
+
+
+def test_a_verdict_reached_in_a_sandbox_is_not_reused_outside_it(tmp_path, monkeypatch, capsys):
+    """In a sandbox that refuses the source, validation could not check the steps against it (a
+    warning, not an error): that clean verdict must not let a run without the sandbox skip validation."""
+    import arazzo_runner.validate as validate
+    from arazzo_runner.cli import main
+    from arazzo_runner.validate import core
+
+    monkeypatch.setenv("ARAZZO_CACHE_DIR", str(tmp_path / "cache"))
+    path = _project(tmp_path)
+    (tmp_path / "flows").mkdir()
+    flow = tmp_path / "flows" / path.name
+    flow.write_text(path.read_text().replace("./api.yaml", "../api.yaml"))
+    calls = []
+    real = core.errors_for_run
+    monkeypatch.setattr(
+        validate, "errors_for_run", lambda ws: calls.append(ws.roots) or real(ws), raising=False
+    )
+    argv = ["run", str(flow), "--server", "api=http://127.0.0.1:9", "--timeout", "0.5"]
+    assert main([*argv, "--sandbox", str(tmp_path / "flows")]) == 2  # the source is refused
+    assert "is outside the sandbox" in capsys.readouterr().err
+    assert main(argv) == 1  # nothing listens: the step fails, the document is valid
+    assert main(argv) == 1
+    assert calls == [(str((tmp_path / "flows").resolve()),), None]

@@ -113,8 +113,31 @@ def test_a_remote_document_may_not_refer_to_local_files(origin: ScriptedServer, 
 
     with pytest.raises(SourceError) as info:
         load_openapi(origin.url + "/spec.yaml")  # even without any roots
+    assert f"a document fetched over http(s) may not read local files (file://{secret})" in info.value.message
+    assert (info.value.file, info.value.line) == (origin.url + "/spec.yaml", 5)  # at the $ref
+
+
+def test_relative_refs_of_a_remote_description_resolve_against_its_url(
+    origin: ScriptedServer, tmp_path: Path
+) -> None:
+    """ "items.yaml" and "../shared/b.yaml" name files on the same server; an absolute path could only
+    name a local file, and is refused like a `file:` URL, even one that exists."""
+    refs = "  /a:\n    $ref: 'items.yaml'\n  /b:\n    $ref: '../shared/b.yaml'\n  /pets:\n"
+    origin.reply("GET", "/api/spec.yaml", (200, SPEC.replace("  /pets:\n", refs)))
+    origin.reply("GET", "/api/items.yaml", (200, "get: {operationId: getA, responses: {}}\n"))
+    origin.reply("GET", "/shared/b.yaml", (200, "get: {operationId: getB, responses: {}}\n"))
+
+    api = load_openapi(origin.url + "/api/spec.yaml")
+    assert (api.operation("getA").path, api.operation("getB").path) == ("/a", "/b")
+    assert [r.path for r in origin.requests] == ["/api/spec.yaml", "/api/items.yaml", "/shared/b.yaml"]
+
+    (tmp_path / "b.yaml").write_text("get: {operationId: stolen, responses: {}}\n")
+    absolute = SPEC.replace("  /pets:\n", f"  /b:\n    $ref: '{tmp_path}/b.yaml'\n  /pets:\n")
+    origin.reply("GET", "/api/absolute.yaml", (200, absolute))
+    with pytest.raises(SourceError) as info:
+        load_openapi(origin.url + "/api/absolute.yaml")
     assert (
-        f"a document read over http(s) may not refer to a local file (file://{secret})" in info.value.message
+        f"a document fetched over http(s) may not read local files ({tmp_path}/b.yaml)" in info.value.message
     )
 
 
@@ -127,8 +150,40 @@ def test_a_remote_arazzo_source_reads_no_local_file(origin: ScriptedServer, tmp_
 
     remote = workspace.source("api")
     assert remote.roots == ()
-    with pytest.raises(SourceError, match=r"outside the folders this document may read \(none\)"):
+    with pytest.raises(SourceError) as info:
         remote.source("api")
+    assert info.value.file == origin.url + "/child.arazzo.yaml" and info.value.line == 3
+    assert (
+        f"cannot read file://{tmp_path}/pets.yaml: a document fetched over http(s) may not read local files"
+        in info.value.message
+    )
+
+
+def test_a_remote_document_reads_no_local_file_whatever_the_sandbox_or_self(tmp_path: Path) -> None:
+    (tmp_path / "pets.yaml").write_text(SPEC)
+    for text in (
+        arazzo_with_source(f"file://{tmp_path}/pets.yaml"),
+        f"$self: 'file://{tmp_path}/'\n" + arazzo_with_source("pets.yaml").replace("1.0.1", "1.1.0"),
+    ):
+        workspace = Workspace.from_text(text, "https://example.com/a.yaml", allow_paths=[tmp_path])
+        assert workspace.roots == ()
+        with pytest.raises(SourceError, match=r"a document fetched over http\(s\) may not read local files"):
+            workspace.source("api")
+
+
+def test_a_remote_arazzo_sources_paths_resolve_against_its_url(
+    origin: ScriptedServer, tmp_path: Path
+) -> None:
+    (tmp_path / "flows").mkdir()
+    (tmp_path / "flows/pets.yaml").write_text(SPEC)  # where "pets.yaml" would be, were it local
+    origin.reply("GET", "/flows/child.arazzo.yaml", (200, arazzo_with_source("../specs/pets.yaml")))
+    origin.reply("GET", "/specs/pets.yaml", (200, SPEC, {"Content-Type": "application/yaml"}))
+    parent = arazzo_with_source(origin.url + "/flows/child.arazzo.yaml").replace(
+        "url: '", "type: arazzo, url: '"
+    )
+
+    child = Workspace.from_text(parent, str(tmp_path / "flows/flow.arazzo.yaml")).source("api")
+    assert child.source("api").location == origin.url + "/specs/pets.yaml"
 
 
 def test_a_trickling_server_is_cut_off_by_the_total_time_limit(origin: ScriptedServer) -> None:
