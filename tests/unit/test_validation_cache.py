@@ -139,9 +139,8 @@ def test_a_verdict_reached_in_a_sandbox_is_not_reused_outside_it(tmp_path, monke
     flow.write_text(path.read_text().replace("./api.yaml", "../api.yaml"))
     calls = []
     real = core.errors_for_run
-    monkeypatch.setattr(
-        validate, "errors_for_run", lambda ws: calls.append(ws.roots) or real(ws), raising=False
-    )
+    spy = lambda ws, selected=None: calls.append(ws.roots) or real(ws, selected)  # noqa: E731
+    monkeypatch.setattr(validate, "errors_for_run", spy, raising=False)
     argv = ["run", str(flow), "--server", "api=http://127.0.0.1:9", "--timeout", "0.5"]
     assert main([*argv, "--sandbox", str(tmp_path / "flows")]) == 2  # the source is refused
     assert "is outside the sandbox" in capsys.readouterr().err
