@@ -5,7 +5,7 @@ document's bytes, and every local file the validation read (sources and the file
 each by content hash. Anything changed, missing or remote means "validate again". Only clean verdicts
 are stored: a document with errors is always validated (and refused).
 
-Location: `$ARAZZO_CACHE_DIR`, else `$XDG_CACHE_HOME/arazzo-runner`, else `~/.cache/arazzo-runner`.
+Location: `$ARAZZO_CACHE_DIR`, else `$XDG_CACHE_HOME/arazzo-engine`, else `~/.cache/arazzo-engine`.
 `ARAZZO_NO_CACHE=1` disables it. A cache that cannot be written is silently not used.
 """
 
@@ -16,6 +16,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from .. import DISTRIBUTION
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the whole engine: any change may change a verdict
 
@@ -30,7 +32,7 @@ class ValidationCache:
         if env.get("ARAZZO_NO_CACHE"):
             return None
         base = env.get("ARAZZO_CACHE_DIR") or os.path.join(
-            env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "arazzo-runner"
+            env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), DISTRIBUTION
         )
         return cls(Path(base) / "validated")
 

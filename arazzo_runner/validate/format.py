@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import DISTRIBUTION
 from .catalogue import RULES
 from .findings import ERROR, Finding, Report
 
@@ -73,7 +74,7 @@ def to_sarif(reports: Iterable[Report], version: str | None = None) -> dict[str,
                     "locations": [location],
                 }
             )
-    driver: dict[str, Any] = {"name": "arazzo-runner", "informationUri": TOOL_URI, "rules": rules}
+    driver: dict[str, Any] = {"name": DISTRIBUTION, "informationUri": TOOL_URI, "rules": rules}
     if version:
         driver["version"] = version
     return {
