@@ -120,19 +120,25 @@ def run_rows(
         _check(row, workspace, workflows, env, _masker(row, workspace, args))
     results = asyncio.run(_run_all(rows, workspace, args, live))
     maskers = [_masker(row, workspace, args) for row in rows]  # after the runs: their secrets are known
-    if not text:
-        dump_json(_json(rows, results, maskers))
-    else:
+    if text:
         passed = sum(r.ok for r in results)
         print(f"{passed} of {len(rows)} rows passed", flush=True)
-    if not _write_reports(rows, results, maskers, args):
+    failures = _write_reports(rows, results, maskers, args)
+    if not text:
+        from .report_flags import with_report_errors
+
+        dump_json(with_report_errors(_json(rows, results, maskers), failures))
+    if failures:
         return EXIT_USAGE
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
-def _write_reports(rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace) -> bool:
+def _write_reports(
+    rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace
+) -> list[str]:
+    """The report files of every row; why each one that could not be written was not."""
     if not any(getattr(args, name, None) for name in ("report_json", "junit", "har")):
-        return True
+        return []
     from ..report.json_report import report_document
     from ..report.walk import Part
     from .report_flags import write_reports

@@ -13,6 +13,7 @@ from .batch import add_batch_flags, run_rows
 from .common import (
     EXIT_USAGE,
     add_document,
+    dump_json,
     load_document,
     pairs,
     positive_float,
@@ -95,7 +96,12 @@ def run_command(args: argparse.Namespace) -> int:
 
     check_report_flags(args)
     workspace = load_document(args)
-    if refuse_invalid(workspace):
+    refused = refuse_invalid(workspace)
+    if refused:
+        if args.format == "json":
+            from ..report.error_json import error_document, finding_entry
+
+            dump_json(error_document([finding_entry(f) for f in refused], EXIT_USAGE))
         return EXIT_USAGE
     selected = select_workflows(workspace, args.workflows)
     env = load_environment(args)  # precedence: --input > --inputs > environment > .env > defaults
@@ -137,14 +143,15 @@ def run_setup(
     return reporter, options
 
 
-def refuse_invalid(workspace: Any) -> bool:
-    """`arazzo run` validates first: a document with errors is refused (its findings on stderr). A
-    document that validated clean before, unchanged with all it reads, is not validated again."""
+def refuse_invalid(workspace: Any) -> list[Any]:
+    """`arazzo run` validates first: a document with errors is refused (its findings on stderr, and
+    returned). A document that validated clean before, unchanged with all it reads, is not validated
+    again."""
     from ..validate.cache import ValidationCache
 
     cache = ValidationCache.default()
     if cache is not None and cache.is_clean(workspace):
-        return False
+        return []
     from ..validate import errors_for_run
     from ..validate.format import format_findings
 
@@ -154,7 +161,7 @@ def refuse_invalid(workspace: Any) -> bool:
         print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
     elif cache is not None:
         cache.remember_clean(workspace)
-    return bool(errors)
+    return errors
 
 
 def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:

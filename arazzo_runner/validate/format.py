@@ -39,8 +39,12 @@ def to_json(reports: Iterable[Report]) -> dict[str, Any]:
     }
 
 
-def format_json(reports: Iterable[Report]) -> str:
-    return json.dumps(to_json(reports), indent=2, ensure_ascii=False) + "\n"
+def format_json(reports: Iterable[Report], errors: list[dict[str, Any]] | None = None) -> str:
+    """`{"valid", "findings"}`, plus `errors` when given (the files that could not be read: exit 2)."""
+    data = to_json(reports)
+    if errors:
+        data["errors"] = errors
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def to_sarif(reports: Iterable[Report], version: str | None = None) -> dict[str, Any]:
