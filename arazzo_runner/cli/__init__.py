@@ -83,25 +83,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ArgumentsError as exc:
         exc.parser.print_usage(sys.stderr)
         print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
-        return _json_error(wants_json(argv), "usage", exc.message, EXIT_USAGE)
+        return _json_error(wants_json(argv), ("usage", exc.message), EXIT_USAGE)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
-        return _json_error(wants_json(argv), "usage", "no command given", EXIT_USAGE)
+        return _json_error(wants_json(argv), ("usage", "no command given"), EXIT_USAGE)
     as_json = getattr(args, "format", None) == "json"
     try:
         return handler(args)
     except ArazzoError as exc:
         print_error(exc)
-        return _json_error(as_json, None, exc, EXIT_USAGE)
+        return _json_error(as_json, exc, EXIT_USAGE)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return _json_error(as_json, "interrupted", "interrupted", 130)
+        return _json_error(as_json, ("interrupted", "interrupted"), 130)
     except BrokenPipeError:  # e.g. `arazzo run ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return EXIT_OK
     except Exception as exc:  # a bug: the traceback still goes to stderr, but stdout has its document
-        _json_error(as_json, None, exc, 1)
+        _json_error(as_json, exc, 1)
         raise
 
 
@@ -120,13 +120,13 @@ def wants_json(argv: Sequence[str]) -> bool:
     return False
 
 
-def _json_error(as_json: bool, kind: str | None, error: str | BaseException, code: int) -> int:
-    """The error document on stdout when JSON was asked for (`kind` None: from the exception `error`);
-    returns `code`."""
+def _json_error(as_json: bool, error: BaseException | tuple[str, str], code: int) -> int:
+    """The error document on stdout when JSON was asked for: of an exception, or of a (kind, message)
+    pair; returns `code`. (The module that shapes it is imported only then.)"""
     if as_json:
         from ..report.error_json import entry, error_document, exception_entry
 
-        found = exception_entry(error) if isinstance(error, BaseException) else entry(kind or "usage", error)
+        found = exception_entry(error) if isinstance(error, BaseException) else entry(*error)
         dump_json(error_document([found], code))
     return code
 

@@ -43,9 +43,7 @@ def exception_entry(exc: BaseException) -> dict[str, Any]:
     """The entry of an error the library raised (located when it is a document's)."""
     if isinstance(exc, DocumentError):
         kind = "source" if isinstance(exc, SourceError) else "document"
-        return entry(
-            kind, exc.message, file=exc.file, path=exc.pointer, line=exc.line, column=exc.column or None
-        )
+        return entry(kind, exc.message, file=exc.file, path=exc.pointer, line=exc.line, column=exc.column)
     if isinstance(exc, ExpressionError):
         return entry("expression", str(exc))
     if isinstance(exc, UsageError):
