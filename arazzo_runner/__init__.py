@@ -14,6 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+# The distribution's name, which reports and messages give: the import package stays `arazzo_runner`
+# (another engine publishes a distribution called `arazzo-runner`, with the same import package).
+DISTRIBUTION = "arazzo-engine"
 
 __all__ = [
     "ArazzoError",

@@ -165,13 +165,24 @@ async def aplan_requests(
 
 
 def _sync(coroutine: Any, name: str, async_name: str) -> Any:
-    """Run `coroutine` to completion from synchronous code; inside a running loop, say what to use."""
+    """Run `coroutine` to completion from synchronous code; inside a running loop, say what to use.
+
+    The probe runs apart from `asyncio.run`: an error the run raises must not carry the probe's "no
+    running event loop" RuntimeError as its `__context__` (a traceback would show it as the cause)."""
+    if _loop_running():
+        coroutine.close()  # never awaited: close it so Python does not warn
+        raise UsageError(
+            f"{name}() was called inside a running event loop; use `await {async_name}(...)` there"
+        )
+    return asyncio.run(coroutine)
+
+
+def _loop_running() -> bool:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coroutine)
-    coroutine.close()  # never awaited: close it so Python does not warn
-    raise UsageError(f"{name}() was called inside a running event loop; use `await {async_name}(...)` there")
+        return False
+    return True
 
 
 def select_workflows(workspace: Workspace, workflows: str | Iterable[str] | None) -> list[Workflow]:

@@ -2,7 +2,8 @@
 
 It runs `workflows/chat-completion-tool-call.arazzo.yaml` twice over real HTTP: once with a message that
 makes the scripted model call the offered tool (the follow-up feeds the tool result back), once with a
-message it answers directly. Each run prints a live step trace and the workflow outputs.
+message it answers directly. Each run prints a live step trace, the workflow outputs and the model's
+answer: `finalContent` after the tool call, `directContent` when the model answered directly.
 """
 
 from __future__ import annotations
@@ -20,11 +21,16 @@ SOURCE = "chatCompletionsApi"
 class Branch(Record, frozen=True):
     title: str
     user_message: str
+    answer: str  # the workflow output holding the model's answer on this branch
 
 
 BRANCHES = (
-    Branch("the model calls the tool, then answers with its result", "What's the weather in Sydney today?"),
-    Branch("the model answers directly", "Say hello to the Arazzo community."),
+    Branch(
+        "the model calls the tool, then answers with its result",
+        "What's the weather in Sydney today?",
+        "finalContent",
+    ),
+    Branch("the model answers directly", "Say hello to the Arazzo community.", "directContent"),
 )
 
 
@@ -63,6 +69,8 @@ def run_demo(out: TextIO, *, color: bool | None = None) -> int:
             options = RunOptions(servers={SOURCE: server.url}, on_event=reporter.on_event)
             result = run(workspace, None, inputs, options=options)
             reporter.summary(result)
-            failures += not result.ok
+            answer = result.workflows[0].outputs.get(branch.answer)
+            out.write(f"   answer ({branch.answer}): {answer if answer is not None else '(none)'}\n")
+            failures += not result.ok or not answer
     out.write("\nDemo " + ("passed: both branches ran end to end.\n" if not failures else "FAILED.\n"))
     return 0 if not failures else 1

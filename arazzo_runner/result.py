@@ -7,10 +7,19 @@ from typing import Any
 from .http.exchange import Exchange
 from .records import Record, field
 
-__all__ = ["FAILED", "PASSED", "Exchange", "RunResult", "StepResult", "WorkflowResult"]
+__all__ = ["FAILED", "PASSED", "Exchange", "NullOutput", "RunResult", "StepResult", "WorkflowResult"]
 
 PASSED = "passed"
 FAILED = "failed"
+
+
+class NullOutput(str):
+    """A warning that an output is null as a whole because what it reads is absent: a step that did not
+    run, a member the response does not have (the tool call of a direct answer). That is most often a
+    branch not taken rather than something to act on, so the console shows it only with `--verbose`;
+    it stays a plain string among the `warnings` of the JSON and the reports."""
+
+    __slots__ = ()
 
 
 class StepResult(Record):

@@ -9,19 +9,36 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import ArazzoError
-from .common import EXIT_OK, EXIT_USAGE, print_error
+from .common import EXIT_OK, EXIT_USAGE, dump_json, print_error
 
 COMMANDS = ("run", "validate", "list", "describe", "graph", "auth", "demo")
+
+
+class ArgumentsError(Exception):
+    """A usage error argparse found (it would print it and exit): raised instead, so `main` can also
+    print it as JSON when `--format json` was asked for."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser (sub-commands' parsers are of the same class) raising `ArgumentsError`."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ArgumentsError(self, message)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with `only`, just that sub-command's: each command's module imports what it needs,
     so `arazzo validate` or `arazzo --version` do not pay for the modules of `arazzo run`."""
-    parser = argparse.ArgumentParser(prog="arazzo", description="Run and validate Arazzo workflows.")
+    parser = _Parser(prog="arazzo", description="Run and validate Arazzo workflows.")
     parser.add_argument("--version", action="version", version=f"arazzo {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -61,23 +78,57 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_command(argv))
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, --version, or a usage error argparse already reported
+    except SystemExit as exc:  # --help or --version
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except ArgumentsError as exc:
+        exc.parser.print_usage(sys.stderr)
+        print(f"{exc.parser.prog}: error: {exc.message}", file=sys.stderr)
+        return _json_error(wants_json(argv), ("usage", exc.message), EXIT_USAGE)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        return _json_error(wants_json(argv), ("usage", "no command given"), EXIT_USAGE)
+    as_json = getattr(args, "format", None) == "json"
     try:
         return handler(args)
     except ArazzoError as exc:
         print_error(exc)
-        return EXIT_USAGE
+        return _json_error(as_json, exc, EXIT_USAGE)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return _json_error(as_json, ("interrupted", "interrupted"), 130)
     except BrokenPipeError:  # e.g. `arazzo run ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return EXIT_OK
+    except Exception as exc:  # a bug: the traceback still goes to stderr, but stdout has its document
+        _json_error(as_json, exc, 1)
+        raise
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Whether the command line asks for `--format json` (or an abbreviation argparse accepts), read
+    from the words themselves: when argparse refused them there is no parsed value to ask."""
+    words = list(argv)
+    for index, word in enumerate(words):
+        if word == "--":
+            break
+        flag, sep, value = word.partition("=")
+        if len(flag) > 3 and "--format".startswith(flag):
+            value = value if sep else (words[index + 1] if index + 1 < len(words) else "")
+            if value == "json":
+                return True
+    return False
+
+
+def _json_error(as_json: bool, error: BaseException | tuple[str, str], code: int) -> int:
+    """The error document on stdout when JSON was asked for: of an exception, or of a (kind, message)
+    pair; returns `code`. (The module that shapes it is imported only then.)"""
+    if as_json:
+        from ..report.error_json import entry, error_document, exception_entry
+
+        found = exception_entry(error) if isinstance(error, BaseException) else entry(*error)
+        dump_json(error_document([found], code))
+    return code
 
 
 if __name__ == "__main__":

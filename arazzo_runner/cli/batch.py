@@ -48,6 +48,22 @@ def add_batch_flags(run: argparse.ArgumentParser) -> None:
     )
 
 
+class RowBuffer(io.StringIO):
+    """A row's trace, held while the row runs, that reports the encoding and terminal of the stdout it
+    is written to: the console then uses the same marks (`✓`/`✗`) and colours as a single run."""
+
+    def __init__(self, target: TextIO) -> None:
+        super().__init__()
+        self.target = target
+
+    @property
+    def encoding(self) -> str | None:  # type: ignore[override]
+        return getattr(self.target, "encoding", None)
+
+    def isatty(self) -> bool:
+        return self.target.isatty()
+
+
 class Row(Record):
     number: int  # 1-based among the rows
     line: int  # 1-based line of the file
@@ -55,7 +71,7 @@ class Row(Record):
     inputs: dict[str, Any]  # merged over the other inputs
     options: Any = None
     reporter: Any = None
-    buffer: io.StringIO | None = None
+    buffer: RowBuffer | None = None
 
 
 def read_rows(path: str, stdin: TextIO | None = None) -> list[tuple[int, dict[str, Any]]]:
@@ -97,26 +113,32 @@ def run_rows(
     rows = []
     for number, (line, values) in enumerate(read_rows(args.inputs_file), 1):
         row = Row(number, line, values, {**inputs, **values})
-        row.buffer = io.StringIO() if text and not live else None
+        row.buffer = RowBuffer(sys.stdout) if text and not live else None
         row.reporter, row.options = setup((sys.stdout if live else row.buffer) if text else None)
         rows.append(row)
     for row in rows:  # everything is checked before the first request of any row
         _check(row, workspace, workflows, env, _masker(row, workspace, args))
     results = asyncio.run(_run_all(rows, workspace, args, live))
     maskers = [_masker(row, workspace, args) for row in rows]  # after the runs: their secrets are known
-    if not text:
-        dump_json(_json(rows, results, maskers))
-    else:
+    if text:
         passed = sum(r.ok for r in results)
         print(f"{passed} of {len(rows)} rows passed", flush=True)
-    if not _write_reports(rows, results, maskers, args):
+    failures = _write_reports(rows, results, maskers, args)
+    if not text:
+        from .report_flags import with_report_errors
+
+        dump_json(with_report_errors(_json(rows, results, maskers), failures))
+    if failures:
         return EXIT_USAGE
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
-def _write_reports(rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace) -> bool:
+def _write_reports(
+    rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace
+) -> list[str]:
+    """The report files of every row; why each one that could not be written was not."""
     if not any(getattr(args, name, None) for name in ("report_json", "junit", "har")):
-        return True
+        return []
     from ..report.json_report import report_document
     from ..report.walk import Part
     from .report_flags import write_reports

@@ -116,7 +116,8 @@ def masked_errors(masker: Masker) -> Iterator[None]:
 
 
 def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter: Any, result: Any) -> int:
-    """The summary (text) or the masked JSON document, then the report files; the exit code."""
+    """The summary (text), the report files, the masked JSON document (with `errors` naming the report
+    files that could not be written); the exit code."""
     from ..report.json_report import result_dict
 
     close = getattr(options.on_event, "close", None)
@@ -125,8 +126,7 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
     masker = masker_for(args, options, workspace)
     if reporter is not None:
         reporter.summary(result)
-    else:
-        dump_json(result_dict(result, masker))
+    failures: list[str] = []
     if any(getattr(args, name) for name, _ in _REPORTS):  # else the writers are not even imported
         from ..report.json_report import report_dict
         from ..report.walk import Part
@@ -134,14 +134,27 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
         def document(version: str) -> Any:
             return report_dict(result, masker, tool_version=version)
 
-        if not write_reports(args, [Part("", result, masker)], document):
-            return EXIT_USAGE
+        failures = write_reports(args, [Part("", result, masker)], document)
+    if reporter is None:
+        dump_json(with_report_errors(result_dict(result, masker), failures))
+    if failures:
+        return EXIT_USAGE
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
-def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable[[str], Any]) -> bool:
+def with_report_errors(data: dict[str, Any], failures: list[str]) -> dict[str, Any]:
+    """A run's JSON document, with `errors` when report files could not be written (exit 2)."""
+    if failures:
+        from ..report.error_json import entry
+
+        data["errors"] = [entry("report", message) for message in failures]
+    return data
+
+
+def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable[[str], Any]) -> list[str]:
     """The report files asked for: JUnit and HAR from the runs' `parts` (one, or a part per row), the
-    JSON report is `document(tool_version)`. False when one could not be written (said on stderr)."""
+    JSON report is `document(tool_version)`. Returns why each one that could not be written was not
+    (also said on stderr)."""
     from .. import __version__
     from ..report.har import write_har
     from ..report.json_report import write_report_json
@@ -152,7 +165,7 @@ def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable
         "junit": lambda p: write_junit(p, parts),
         "har": lambda p: write_har(p, parts, tool_version=__version__),
     }
-    ok = True
+    failures = []
     for name, flag in _REPORTS:
         path = getattr(args, name)
         if not path:
@@ -160,6 +173,6 @@ def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable
         try:
             writers[name](path)
         except OSError as exc:
-            print(f"error: {flag} {path}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-            ok = False
-    return ok
+            failures.append(f"{flag} {path}: cannot write: {exc.strerror or exc}")
+            print(f"error: {failures[-1]}", file=sys.stderr)
+    return failures

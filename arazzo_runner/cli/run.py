@@ -13,6 +13,7 @@ from .batch import add_batch_flags, run_rows
 from .common import (
     EXIT_USAGE,
     add_document,
+    dump_json,
     load_document,
     pairs,
     positive_float,
@@ -96,7 +97,12 @@ def run_command(args: argparse.Namespace) -> int:
     check_report_flags(args)
     workspace = load_document(args)
     selected = select_workflows(workspace, args.workflows)
-    if refuse_invalid(workspace, selected):
+    refused = refuse_invalid(workspace, selected)
+    if refused:
+        if args.format == "json":
+            from ..report.error_json import error_document, finding_entry
+
+            dump_json(error_document([finding_entry(f) for f in refused], EXIT_USAGE))
         return EXIT_USAGE
     env = load_environment(args)  # precedence: --input > --inputs > environment > .env > defaults
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
@@ -137,16 +143,17 @@ def run_setup(
     return reporter, options
 
 
-def refuse_invalid(workspace: Any, selected: list[Any]) -> bool:
+def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
     """`arazzo run` validates first: a document with errors in a workflow the run can reach (`selected`,
-    and what they call or depend on) is refused (its findings on stderr); errors in other workflows are
-    one warning line each, and the run goes on. A document that validated clean before, unchanged with
-    all it reads, is not validated again; only a document without any error is remembered so."""
+    and what they call or depend on) is refused (its findings on stderr, and returned); errors in other
+    workflows are one warning line each, and the run goes on. A document that validated clean before,
+    unchanged with all it reads, is not validated again; only a document without any error is
+    remembered so."""
     from ..validate.cache import ValidationCache
 
     cache = ValidationCache.default()
     if cache is not None and cache.is_clean(workspace):
-        return False
+        return []
     from ..validate import errors_for_run, validate_workspace
     from ..validate.format import format_findings
     from ..validate.reach import unreachable_errors
@@ -156,18 +163,18 @@ def refuse_invalid(workspace: Any, selected: list[Any]) -> bool:
     if not report.errors:
         if cache is not None:
             cache.remember_clean(workspace)
-        return False
+        return []
     if errors:
         sys.stderr.write(format_findings(errors))
         print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
-        return True
+        return errors
     for workflow_id, group in unreachable_errors(report.findings, workspace, selected).items():
         print(
             f"warning: workflow '{workflow_id}' has {len(group)} error(s) and is not run by this run "
             f"(`arazzo validate {workspace.file}` lists them)",
             file=sys.stderr,
         )
-    return False
+    return []
 
 
 def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import ArazzoError
 from ..expressions import Context, Missing
 from ..model import Workflow
-from ..result import FAILED, PASSED, StepResult, WorkflowResult
+from ..result import FAILED, PASSED, NullOutput, StepResult, WorkflowResult
 from ..workspace import Workspace
 from .actions import Decision, describe_action, find_action, transfer
 from .bounds import Deadline, RetryBudget, with_cause
@@ -233,7 +233,7 @@ class Runner:
         for name, value in plan.outputs.items():
             clean, problems = strip_missing(value.evaluate(context), f"workflow output '{name}'")
             result.outputs[name] = None if isinstance(clean, Missing) else clean
-            result.warnings.extend(problems)
+            result.warnings.extend(_null_output(clean, problems))
 
     # -- steps ---------------------------------------------------------------------------------------
 
@@ -323,6 +323,7 @@ class Runner:
             clean, problems = strip_missing(found, f"output '{name}'")
             outputs[name] = None if isinstance(clean, Missing) else clean
             if attempt.ok:
+                problems = _null_output(clean, problems)
                 step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
         step_result.outputs = outputs
         state.steps[cstep.step_id] = outputs
@@ -379,3 +380,9 @@ def dependency_inputs(workflow: Workflow, inputs: dict[str, Any]) -> dict[str, A
     if isinstance(props, dict) and schema.get("additionalProperties") is False:
         return {k: v for k, v in inputs.items() if k in props}
     return dict(inputs)
+
+
+def _null_output(value: Any, problems: list[str]) -> list[str]:
+    """An output that is absent as a whole has one problem: mark it a `NullOutput` (shown by the console
+    only with --verbose). Members missing from an output that has a value stay plain warnings."""
+    return [NullOutput(p) for p in problems] if isinstance(value, Missing) else problems

@@ -27,7 +27,7 @@ def _require() -> None:
         import openapi_core  # noqa: F401
     except ImportError:
         raise ValueError(
-            "request/response validation needs openapi-core: pip install 'arazzo-runner[validation]'"
+            "request/response validation needs openapi-core: pip install 'arazzo-engine[validation]'"
         ) from None
 
 

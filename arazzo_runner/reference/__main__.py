@@ -1,4 +1,8 @@
-"""`python -m arazzo_runner.reference [--host H] [--port P] [--date D] [--quiet]`: serve in the foreground."""
+"""`python -m arazzo_runner.reference [--host H] [--port P] [--date D] [--verbose]`: serve in the foreground.
+
+Requests are logged (to stderr) only with `--verbose`: the server is usually started with `&` in the
+terminal a workflow then runs in, and its log lines would interleave with the run's output.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,9 @@ def main(argv: list[str] | None = None) -> int:
         "--date",
         help=f"the date put in `date` arguments (default: env ARAZZO_REFERENCE_DATE, else {DEFAULT_DATE})",
     )
-    parser.add_argument("--quiet", action="store_true", help="do not log requests")
+    logging = parser.add_mutually_exclusive_group()
+    logging.add_argument("--verbose", "-v", action="store_true", help="log each request to stderr")
+    logging.add_argument("--quiet", action="store_true", help="do not log requests (the default)")
     parser.add_argument(
         "--no-stream-default",
         action="store_true",
@@ -35,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
             args.host,
             args.port,
             date=args.date,
-            verbose=not args.quiet,
+            verbose=args.verbose,
             stream_default=not args.no_stream_default,
         )
     except OSError as exc:

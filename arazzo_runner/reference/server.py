@@ -37,6 +37,9 @@ class _Settings(Record):
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # The listen backlog: the standard library's 5 resets connections as soon as a burst outruns the
+    # accepting thread (20 clients at once already did). The kernel caps it at `net.core.somaxconn`.
+    request_queue_size = 1024
     settings: _Settings
 
 

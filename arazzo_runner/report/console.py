@@ -17,7 +17,7 @@ from ..executor.events import (
     WorkflowFinished,
     WorkflowStarted,
 )
-from ..result import RunResult, StepResult, WorkflowResult
+from ..result import NullOutput, RunResult, StepResult, WorkflowResult
 from ..secrets import Masker
 from .verbose import request_lines, response_lines
 
@@ -105,8 +105,12 @@ class ConsoleReporter:
         lines = []
         if step.error:
             lines.append(self._paint(step.error, "31"))
-        lines.extend(self._paint(f"warning: {w}", "33") for w in step.warnings)
+        lines.extend(self._paint(f"warning: {w}", "33") for w in self.warnings(step.warnings))
         return lines
+
+    def warnings(self, warnings: list[str]) -> list[str]:
+        """The warnings to act on; an output null because its branch was not taken only with --verbose."""
+        return warnings if self.verbose else [w for w in warnings if not isinstance(w, NullOutput)]
 
     def summary(self, result: RunResult) -> None:
         for workflow in result.workflows:
@@ -120,7 +124,7 @@ class ConsoleReporter:
                 self.write("  " + self._paint(where + workflow.error["message"], "31"))
             for line in failed_criteria_lines(workflow):
                 self.write("  " + line)
-            for warning in workflow.warnings:
+            for warning in self.warnings(workflow.warnings):
                 self.write("  " + self._paint(f"warning: {warning}", "33"))
             if workflow.outputs:
                 self.write("  outputs:")

@@ -12,6 +12,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from .. import DISTRIBUTION
 from ..result import Exchange
 from ..secrets import Masker
 from .bodies import FILE_LIMIT, Body, header, render_body
@@ -35,7 +36,7 @@ def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
                     timed.append((exchange.started_at, entry(exchange, part.masker, comment)))
     timed.sort(key=lambda pair: pair[0])  # the exact start, finer than the millisecond shown
     entries = [data for _, data in timed]
-    creator = {"name": "arazzo-runner", "version": tool_version}
+    creator = {"name": DISTRIBUTION, "version": tool_version}
     return {"log": {"version": "1.2", "creator": creator, "pages": [], "entries": entries}}
 
 

@@ -11,6 +11,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
+from .. import DISTRIBUTION
 from ..result import Exchange, RunResult, StepResult, WorkflowResult
 from ..secrets import Masker
 from .bodies import FILE_LIMIT, Body, header, render_body
@@ -31,7 +32,7 @@ def report_dict(result: RunResult, masker: Masker, *, tool_version: str = "") ->
 def report_document(body: dict[str, Any], masked: bool, tool_version: str = "") -> dict[str, Any]:
     """The report file: who wrote it and when, then `body` (a run's document, or the rows' one)."""
     return {
-        "tool": {"name": "arazzo-runner", "version": tool_version},
+        "tool": {"name": DISTRIBUTION, "version": tool_version},
         "generatedAt": iso_time(datetime.now(timezone.utc).timestamp()),
         "masked": masked,
         **body,

@@ -6,7 +6,7 @@ and the files their `$ref`s reach), each by content hash. Anything changed, miss
 "validate again". Only clean verdicts are stored: a document with errors is always validated (and
 refused).
 
-Location: `$ARAZZO_CACHE_DIR`, else `$XDG_CACHE_HOME/arazzo-runner`, else `~/.cache/arazzo-runner`.
+Location: `$ARAZZO_CACHE_DIR`, else `$XDG_CACHE_HOME/arazzo-engine`, else `~/.cache/arazzo-engine`.
 `ARAZZO_NO_CACHE=1` disables it. A cache that cannot be written is silently not used.
 """
 
@@ -17,6 +17,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from .. import DISTRIBUTION
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # the whole engine: any change may change a verdict
 
@@ -31,7 +33,7 @@ class ValidationCache:
         if env.get("ARAZZO_NO_CACHE"):
             return None
         base = env.get("ARAZZO_CACHE_DIR") or os.path.join(
-            env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "arazzo-runner"
+            env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), DISTRIBUTION
         )
         return cls(Path(base) / "validated")
 

@@ -63,7 +63,7 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
     ]
     fmt = getattr(args, "format", "text")
     if fmt == "json":
-        stream.write(format_json(reports))
+        stream.write(format_json(reports, errors=_unreadable(reports)))
     elif fmt == "sarif":
         stream.write(format_sarif(reports, __version__))
     else:
@@ -71,3 +71,11 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if any(not report.readable for report in reports):
         return EXIT_UNREADABLE
     return EXIT_OK if all(report.valid for report in reports) else EXIT_INVALID
+
+
+def _unreadable(reports: list[Any]) -> list[dict[str, Any]]:
+    """The errors of the files that could not be read (exit 2) in the entry shape every `--format json`
+    document uses for them (`arazzo_runner.report.error_json`); none when every file was read."""
+    from ..report.error_json import finding_entry
+
+    return [finding_entry(f) for report in reports if not report.readable for f in report.errors]

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .. import DISTRIBUTION
 from .catalogue import RULES
 from .findings import ERROR, Finding, Report
 
@@ -38,8 +39,12 @@ def to_json(reports: Iterable[Report]) -> dict[str, Any]:
     }
 
 
-def format_json(reports: Iterable[Report]) -> str:
-    return json.dumps(to_json(reports), indent=2, ensure_ascii=False) + "\n"
+def format_json(reports: Iterable[Report], errors: list[dict[str, Any]] | None = None) -> str:
+    """`{"valid", "findings"}`, plus `errors` when given (the files that could not be read: exit 2)."""
+    data = to_json(reports)
+    if errors:
+        data["errors"] = errors
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def to_sarif(reports: Iterable[Report], version: str | None = None) -> dict[str, Any]:
@@ -73,7 +78,7 @@ def to_sarif(reports: Iterable[Report], version: str | None = None) -> dict[str,
                     "locations": [location],
                 }
             )
-    driver: dict[str, Any] = {"name": "arazzo-runner", "informationUri": TOOL_URI, "rules": rules}
+    driver: dict[str, Any] = {"name": DISTRIBUTION, "informationUri": TOOL_URI, "rules": rules}
     if version:
         driver["version"] = version
     return {

@@ -30,7 +30,7 @@ _VALUE_DEPENDENT = frozenset(
     }
 )
 _CONDITIONAL = frozenset({"if", "then", "else", "not", "dependentSchemas"})
-_ROOT_URI = "urn:arazzo-runner:openapi"
+_ROOT_URI = "urn:arazzo-engine:openapi"
 
 
 def payload_errors(

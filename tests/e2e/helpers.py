@@ -37,11 +37,13 @@ def cli(capsys: Any, *argv: Any) -> CliRun:
 
 
 def run_json(capsys: Any, path: Any, *argv: Any, server: Any = None, source: str = "pets") -> CliRun:
-    """`arazzo run PATH --format json [--server SOURCE=URL] ARGV...`; asserts a clean single document."""
+    """`arazzo run PATH --format json [--server SOURCE=URL] ARGV...`; asserts a clean single document,
+    on every exit code (on exit 2 it carries `errors`)."""
     extra = ["--server", f"{source}={server.url}"] if server is not None else []
     result = cli(capsys, "run", path, "--format", "json", *extra, *argv)
-    if result.code in (0, 1):
-        result.json  # noqa: B018 - parses, or the test fails here
+    data = result.json  # parses, or the test fails here
+    if result.code == 2:
+        assert data["errors"], data
     return result
 
 

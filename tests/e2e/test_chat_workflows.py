@@ -70,6 +70,7 @@ def test_seed_flow_tool_branch(chat_server, tool_call_doc):
     outputs = flow["outputs"]
     assert outputs["firstFinishReason"] == "tool_calls"
     assert TOOL_RESULT in outputs["finalContent"]
+    assert outputs["directContent"] is None  # the model called the tool instead of answering
     assert flow["steps"][1]["outputs"]["finalFinishReason"] == "stop"
 
 
@@ -81,7 +82,14 @@ def test_seed_flow_direct_branch(chat_server, tool_call_doc):
     outputs = flow["steps"][0]["outputs"]
     assert outputs["finishReason"] == "stop"
     assert "Say hello to everyone" in outputs["directContent"]
+    assert flow["outputs"]["directContent"] == outputs["directContent"]  # the workflow returns the answer
     assert flow["outputs"]["finalContent"] is None
+    # the outputs of the branch not taken are null; kept as warnings in the JSON (the console shows
+    # them with --verbose only)
+    assert sorted(flow["warnings"]) == [
+        "workflow output 'finalContent': step 'resolveToolCall' has not run (no outputs recorded)",
+        "workflow output 'totalTokens': step 'resolveToolCall' has not run (no outputs recorded)",
+    ]
 
 
 def test_seed_flow_usage_is_read_from_the_follow_up(tool_call_doc):

@@ -120,6 +120,10 @@ def test_text_output_has_a_header_per_row_and_a_count(capsys, write, pets, tmp_p
         ]
         for header in headers:  # each row's trace follows its header, never interleaved
             assert lines[lines.index(header) + 1].startswith("workflow flow")
+        # the marks of a single run on this (UTF-8) stdout, also for rows buffered while they run
+        marks = sorted(line.split("  GET")[0] for line in lines if "  GET " in line)
+        assert marks == ["  ✓  get", "  ✗  get"]
+        assert "✓ flow passed (1 step" in result.out and "✗ flow failed (1 step" in result.out
         assert lines[-1] == "1 of 2 rows passed"
 
 

@@ -15,6 +15,12 @@ def test_demo_runs_both_branches_in_process(capsys):
     assert "-> end" in out
     assert 'finalContent: "Based on the tool result:' in out
     assert 'firstFinishReason: "stop"' in out
+    # both answers: the one after the tool call, and the direct one (a workflow output of its own)
+    assert '   answer (finalContent): Based on the tool result: {"location": "Sydney"' in out
+    assert 'directContent: "You asked: \\"Say hello to the Arazzo community.\\".' in out
+    assert '   answer (directContent): You asked: "Say hello to the Arazzo community."' in out
+    # the outputs of the branch not taken are null, and that is nothing to act on: no warnings
+    assert "warning" not in out
     assert out.rstrip().endswith("Demo passed: both branches ran end to end.")
 
 

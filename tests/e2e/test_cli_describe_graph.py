@@ -178,7 +178,7 @@ def test_graph_of_the_tool_call_workflow(capsys):
     edges = lines["edges"]
     goto = edges[("W0_S0", "W0_S1")][0]
     assert goto[0] == "-->" and "modelCalledTool (goto)" in goto[1]
-    assert "#quot;tool_calls#quot;" in goto[1] and "$.choices#91;0#93;" in goto[1]  # escaped, not raw
+    assert "#quot;tool_calls#quot;" in goto[1] and "$.choices#91;?@" in goto[1]  # escaped, not raw
     assert "modelAnsweredDirectly (end)" in edges[("W0_S0", "W0_END")][0][1]
     assert edges[("W0_S0", "W0_FAIL")][0][0] == "-.->"  # failure edges are dotted
     assert edges[("W0_S1", "W0_END")] == [("-->", None)]  # the default "next" of the last step

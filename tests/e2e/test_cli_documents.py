@@ -137,6 +137,9 @@ LIST_DOC = arazzo_doc(
             "properties": {
                 "name": {"type": "string", "description": "The pet's name"},
                 "limit": {"type": "integer", "default": 10},
+                "dryRun": {"type": "boolean", "default": False},
+                "tag": {"type": ["string", "null"], "default": None},
+                "sort": {"type": "string", "default": "name"},
             },
         },
         outputs={"id": "$steps.create.outputs.id", "count": "$steps.list.outputs.count"},
@@ -157,6 +160,9 @@ def test_list_as_text(capsys, write):
         "  inputs:\n"
         "    name: string (required)\n"
         "    limit: integer (optional, default 10)\n"
+        "    dryRun: boolean (optional, default false)\n"  # JSON, as written: not Python's False
+        "    tag: string/null (optional, default null)\n"
+        '    sort: string (optional, default "name")\n'
         "  outputs: id, count\n"
         "\n"
         "plain\n"
@@ -180,6 +186,9 @@ def test_list_as_json(capsys, write):
                 "inputs": [
                     {"name": "name", "type": "string", "required": True, "description": "The pet's name"},
                     {"name": "limit", "type": "integer", "required": False, "default": 10},
+                    {"name": "dryRun", "type": "boolean", "required": False, "default": False},
+                    {"name": "tag", "type": ["string", "null"], "required": False, "default": None},
+                    {"name": "sort", "type": "string", "required": False, "default": "name"},
                 ],
                 "outputs": ["id", "count"],
             },

@@ -77,6 +77,25 @@ def test_an_unknown_workflow_is_a_usage_error_before_anything_is_sent(write, ser
     assert server.requests == []
 
 
+@pytest.mark.parametrize(
+    ("workflow", "inputs", "expected"),
+    [
+        ("nope", {}, "no workflow 'nope'"),
+        ("second", {"id": 7}, "invalid inputs"),
+    ],
+    ids=["unknown-workflow", "invalid-inputs"],
+)
+def test_errors_raised_from_run_carry_no_unrelated_context(write, server, workflow, inputs, expected):
+    # run() first checks for a running event loop: that probe's "no running event loop" RuntimeError
+    # must not become the __context__ of what the run raises (a traceback would print it first)
+    path = write(arazzo_doc(*_workflows()))
+    with pytest.raises(UsageError, match=expected) as caught:
+        arazzo_runner.run(path, workflow, inputs, servers={"pets": server.url})
+    assert caught.value.__context__ is None
+    assert caught.value.__cause__ is None
+    assert server.requests == []
+
+
 def test_one_loaded_document_runs_twenty_times_concurrently_with_independent_results(write, server):
     @server.route("GET", "/pets/{petId}")
     def echo(request):

@@ -127,7 +127,8 @@ def test_a_relative_server_url_with_a_file_source_asks_for_server(capsys, write,
     result = run_json(capsys, path)
     assert result.code == 2
     assert server.requests == []
-    assert result.out == ""
+    (error,) = result.json["errors"]  # --format json: the error as JSON on stdout, the message on stderr
+    assert error["kind"] == "usage" and "'/api/v1'" in error["message"]
     assert "'/api/v1'" in result.err
     assert "relative" in result.err
     assert "--server pets=URL" in result.err

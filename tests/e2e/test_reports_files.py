@@ -95,7 +95,7 @@ def test_junit_has_a_suite_per_workflow_and_a_case_per_executed_step(reports):
 def test_har_is_har_1_2_with_every_exchange(reports):
     log = json.loads(reports["har"].read_text(encoding="utf-8"))["log"]
     assert log["version"] == "1.2"
-    assert log["creator"]["name"] == "arazzo-runner" and log["creator"]["version"]
+    assert log["creator"]["name"] == "arazzo-engine" and log["creator"]["version"]
     entries = log["entries"]
     methods = [(e["request"]["method"], e["response"]["status"]) for e in entries]
     assert methods == [("GET", 202), ("GET", 200), ("GET", 200), ("GET", 503), ("DELETE", 0)]
@@ -142,7 +142,7 @@ def test_har_post_data_and_query_string(capsys, write, server, tmp_path):
 def test_report_json_is_the_result_with_each_exchange(reports):
     data = json.loads(reports["json"].read_text(encoding="utf-8"))
     assert data["status"] == "failed" and data["masked"] is True
-    assert data["tool"]["name"] == "arazzo-runner"
+    assert data["tool"]["name"] == "arazzo-engine"
     flow = data["workflows"][0]
     poll = flow["steps"][0]
     (exchange,) = poll["exchanges"]

@@ -262,11 +262,13 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_command_line_runs_in_the_foreground() -> None:
+def _serve_one_request(*flags: str) -> tuple[str, str]:
+    """Start the command line server, make one request, stop it: its (stdout, stderr)."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "arazzo_runner.reference", "--port", str(port), "--quiet"],
+        [sys.executable, "-m", "arazzo_runner.reference", "--port", str(port), *flags],
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )
     try:
@@ -278,4 +280,18 @@ def test_command_line_runs_in_the_foreground() -> None:
         assert response.status_code == 200
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        out, err = process.communicate(timeout=10)
+    return line + out, err
+
+
+def test_command_line_runs_in_the_foreground_and_logs_nothing_by_default() -> None:
+    # started with `&` in the terminal a workflow runs in: its log lines would mix with the run's output
+    out, err = _serve_one_request()
+    assert "POST" not in out + err
+
+
+def test_command_line_logs_requests_when_asked() -> None:
+    out, err = _serve_one_request("--verbose")
+    assert '"POST /v1/chat/completions HTTP/1.1" 200' in err
+    out, err = _serve_one_request("--quiet")  # the default, still accepted
+    assert "POST" not in out + err

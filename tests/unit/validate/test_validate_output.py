@@ -105,7 +105,7 @@ def test_sarif_output(files: dict[str, Path]) -> None:
     assert sarif["version"] == "2.1.0"
     assert "sarif" in sarif["$schema"]
     driver = sarif["runs"][0]["tool"]["driver"]
-    assert driver["name"] == "arazzo-runner"
+    assert driver["name"] == "arazzo-engine"
     assert [r["id"] for r in driver["rules"]] == list(RULES)
     assert all(r["shortDescription"]["text"] and r["defaultConfiguration"]["level"] for r in driver["rules"])
     results = sarif["runs"][0]["results"]

@@ -98,7 +98,7 @@ def test_the_patches_are_marked_in_the_copy() -> None:
     from importlib import resources
 
     text = resources.files("arazzo_runner.validate").joinpath("schemas/1.0/schema.yaml").read_text("utf-8")
-    assert text.count("PATCHED (arazzo-runner)") == 2
+    assert text.count("PATCHED (arazzo-engine)") == 2
     assert schema_document("1.0")["$id"].startswith("https://spec.openapis.org/arazzo/1.0/")
     assert schema_document("1.1")["$id"].startswith("https://spec.openapis.org/arazzo/1.1/")
 
