@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
-from ..http.body import EncodedBody, choose_content_type, encode_body, media_type_object
+from ..expressions.values import TemplateValue
+from ..http.body import (
+    EncodedBody,
+    InvalidJsonPayload,
+    choose_content_type,
+    encode_body,
+    media_type_object,
+)
 from ..http.credentials import Credentials
 from ..http.request import (
-    ParamValue,
     PreparedRequest,
     RequestBuildError,
     build_request,
@@ -25,6 +32,7 @@ from ..result import Exchange
 from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
 from .events import RequestSent, ResponseReceived
+from .parameters import param_values
 from .payload import apply_replacements
 from .servers import ServerError, resolve_base_url
 from .values import strip_missing
@@ -303,8 +311,8 @@ async def prepare_request(
     operation = target.operation
     facts = _facts(runner, target)
     specs = facts.specs
-    params = _param_values(cstep, base, specs, warnings)
-    body = _body(cstep, base, operation, warnings)
+    params = param_values(cstep, base, specs, warnings)
+    body = _body(cstep, base, operation, warnings, runner.placeholders)
     url = facts.base_url
     warnings.extend(facts.notes)
     schemes = target.description.security_schemes
@@ -358,30 +366,9 @@ def _facts(runner: Runner, target: Any) -> _OperationFacts:
     return facts
 
 
-def _param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:
-    values = []
-    for param in cstep.params:
-        if param.in_ is None:
-            raise RequestBuildError(f"parameter '{param.name}' has no 'in'; operation parameters need one")
-        value = param.value.evaluate(ctx)
-        kind = type(value)
-        if kind is not dict and kind is not list and kind is not Missing:  # the usual scalar: no walk
-            values.append(ParamValue(param.name, param.in_, value))
-            continue
-        where = f"parameter '{param.name}' (in {param.in_})"
-        value, problems = strip_missing(value, where)
-        if isinstance(value, Missing):
-            spec = specs.get((param.name.lower() if param.in_ == "header" else param.name, param.in_))
-            if param.in_ == "path" or getattr(spec, "required", False):
-                raise RequestBuildError(f"required {where} has no value: {value.reason}")
-            warnings.append(f"{where} not sent: {value.reason}")
-            continue
-        warnings.extend(problems)
-        values.append(ParamValue(param.name, param.in_, value))
-    return values
-
-
-def _body(cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str]) -> EncodedBody | None:
+def _body(
+    cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str], stand_ins: Collection[str]
+) -> EncodedBody | None:
     if cstep.body is None:
         return None
     payload: Any = None
@@ -393,4 +380,11 @@ def _body(cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str]
     media_types = list((operation.request_body or {}).get("content", {}) or {})
     content_type = choose_content_type(cstep.body.content_type, media_types, payload)
     payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
-    return encode_body(payload, content_type, media_type_object(operation.request_body, content_type))
+    media = media_type_object(operation.request_body, content_type)
+    try:
+        return encode_body(payload, content_type, media, stand_ins=stand_ins)
+    except InvalidJsonPayload as exc:
+        if not isinstance(cstep.body.payload, TemplateValue):
+            raise
+        hint = "an object or array in a {$...} is embedded as JSON text: write it without quotes around it"
+        raise InvalidJsonPayload(f"{exc}; {hint}") from None

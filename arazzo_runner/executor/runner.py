@@ -25,7 +25,7 @@ from .operation import Attempt, attempt_operation
 from .options import RunOptions
 from .plan import CompiledAction, CompiledStep
 from .retrying import before_retry, failure_action
-from .values import strip_missing
+from .values import Outputs, strip_missing
 from .workflow_step import attempt_workflow
 
 _STEP_REF = re.compile(
@@ -52,6 +52,7 @@ class Runner:
         self._running: set[tuple[int, str]] = set()
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
         self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
+        self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
 
     def emit(self, event_type: Any, *fields: Any) -> None:
         """Build and deliver an event, only when someone listens (this runs several times per step)."""
@@ -76,7 +77,7 @@ class Runner:
             raw = workspace.document.raw
             secrets = self.options.secrets
             inputs = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets)
-        result = WorkflowResult(workflow.workflow_id)
+        result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
         self.workflows[workflow.workflow_id] = {"inputs": inputs, "outputs": result.outputs}
@@ -228,6 +229,9 @@ class Runner:
         for name, value in plan.outputs.items():
             clean, problems = strip_missing(value.evaluate(context), f"workflow output '{name}'")
             result.outputs[name] = None if isinstance(clean, Missing) else clean
+            if isinstance(clean, Missing) and isinstance(result.outputs, Outputs):
+                why = f"output '{name}' of workflow '{workflow.workflow_id}': {clean.reason}"
+                result.outputs.missing[name] = why
             result.warnings.extend(problems)
 
     # -- steps ---------------------------------------------------------------------------------------
@@ -308,7 +312,7 @@ class Runner:
         step_result.exchanges.extend(attempt.token_exchanges)
         if attempt.exchange is not None:
             step_result.exchanges.append(attempt.exchange)
-        outputs = {}
+        outputs = Outputs()
         for name, value in cstep.outputs.items():
             found = value.evaluate(attempt.ctx)
             kind = type(found)
@@ -317,6 +321,8 @@ class Runner:
                 continue
             clean, problems = strip_missing(found, f"output '{name}'")
             outputs[name] = None if isinstance(clean, Missing) else clean
+            if isinstance(clean, Missing):
+                outputs.missing[name] = f"output '{name}' of step '{cstep.step_id}': {clean.reason}"
             if attempt.ok:
                 step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
         step_result.outputs = outputs

@@ -1,0 +1,66 @@
+"""The parameter values of an operation step, evaluated for one attempt.
+
+A required parameter (every path parameter; a query, header or cookie parameter the operation marks
+`required: true`) that comes out null or missing fails the step before anything is sent, naming the
+parameter and the expression that produced nothing; it is never sent as an empty path segment or an
+empty value. An optional one that is missing is left out with a warning; an optional null is sent as
+the empty value (`q=`), as the OpenAPI style table spells it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..expressions import Context, Missing
+from ..http.request import ParamValue, RequestBuildError
+from .values import null_reason, strip_missing
+
+if TYPE_CHECKING:
+    from .plan import CompiledStep
+
+
+def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:
+    values = []
+    for param in cstep.params:
+        if param.in_ is None:
+            raise RequestBuildError(f"parameter '{param.name}' has no 'in'; operation parameters need one")
+        value = param.value.evaluate(ctx)
+        kind = type(value)
+        if kind is not dict and kind is not list and kind is not Missing:  # the usual scalar: no walk
+            if value is None and _required(param, specs):
+                raise RequestBuildError(_no_value(param, None, ctx))
+            values.append(ParamValue(param.name, param.in_, value))
+            continue
+        where = f"parameter '{param.name}' (in {param.in_})"
+        value, problems = strip_missing(value, where)
+        if isinstance(value, Missing):
+            if _required(param, specs):
+                raise RequestBuildError(_no_value(param, value, ctx))
+            warnings.append(f"{where} not sent: {value.reason}")
+            continue
+        warnings.extend(problems)
+        values.append(ParamValue(param.name, param.in_, value))
+    return values
+
+
+def _required(param: Any, specs: dict) -> bool:
+    """Path parameters always are (OpenAPI); others when the operation says `required: true`."""
+    if param.in_ == "path":
+        return True
+    spec = specs.get((param.name.lower() if param.in_ == "header" else param.name, param.in_))
+    return bool(getattr(spec, "required", False))
+
+
+def _no_value(param: Any, missing: Missing | None, ctx: Context) -> str:
+    """Why a required parameter cannot be sent: the expression that produced nothing, and why (a null is
+    never sent as an empty segment or an empty value)."""
+    raw = param.value.raw
+    written = raw if isinstance(raw, str) else str(raw)
+    head = f"required parameter '{param.name}' (in {param.in_}) has no value"
+    if missing is not None:
+        reason = missing.reason
+        return f"{head}: {reason}" if reason.startswith(written) else f"{head}: {written}: {reason}"
+    if param.value.is_constant:
+        return f"{head}: its value is null"
+    why = null_reason(param.value, ctx)
+    return f"{head}: {written} is null" + (f" ({why})" if why else "")
