@@ -140,3 +140,33 @@ def test_failure_reports_are_masked(project: pytest.Pytester) -> None:
     result.assert_outcomes(failed=1, deselected=3)
     result.stdout.fnmatch_lines(["*'***' is too long*"])
     assert "letmein-123" not in result.stdout.str()
+
+
+TWO_NAMES = """\
+arazzo: 1.0.1
+info: {title: checks, version: '1'}
+sourceDescriptions: [{name: pets, url: ./pets.openapi.yaml, type: openapi}]
+workflows:
+  - workflowId: by-id
+    inputs: {type: object, required: [id], properties: {id: {type: integer}}}
+    steps:
+      - stepId: get
+        operationId: getPet
+        parameters: [{name: id, in: path, value: $inputs.id}]
+        successCriteria: [{condition: $response.body#/id == 7}]
+  - workflowId: by-pet-id
+    inputs: {type: object, required: [petId], properties: {petId: {type: integer}}}
+    steps:
+      - stepId: get
+        operationId: getPet
+        parameters: [{name: id, in: path, value: $inputs.petId}]
+        successCriteria: [{condition: $response.body#/id == 8}]
+"""
+
+
+def test_shared_inputs_reach_each_workflow_as_far_as_it_declares_them(project: pytest.Pytester) -> None:
+    # `run` refuses an input its workflow does not declare; the plugin's inputs serve every workflow, so
+    # each one receives the names it declares.
+    (project.path / "checks.arazzo.yaml").write_text(TWO_NAMES)
+    result = project.runpytest("-v", "--arazzo-input", "id=7", "--arazzo-input", "petId=8")
+    result.assert_outcomes(passed=2)
