@@ -127,7 +127,9 @@ def explain(result: dict[str, Any]) -> str:
             if step.get("error"):
                 lines.append(f"         {step['error']}")
         if workflow.get("error"):
-            where = workflow["error"].get("stepId") or "workflow"
+            error = workflow["error"]
+            dependency = f"dependency {error['dependency']}" if error.get("dependency") else None
+            where = error.get("stepId") or dependency or "workflow"
             lines.append(f"  error at {where}: {workflow['error']['message']}")
     return "\n".join(lines)
 

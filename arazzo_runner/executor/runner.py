@@ -117,7 +117,9 @@ class Runner:
             target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
             key = _key(target.workspace, target.workflow)
             if key in self._running:
-                result.fail("", f"dependency '{ref}' is a cycle: it depends on this workflow")
+                result.fail(
+                    None, f"dependency '{ref}' is a cycle: it depends on this workflow", dependency=ref
+                )
                 return False
             if key not in self._once:
                 try:
@@ -133,7 +135,7 @@ class Runner:
                 self._once[key] = dep
                 result.dependencies.append(dep)
             if not self._once[key].passed:
-                result.fail("", f"dependency '{ref}' failed; the workflow did not run")
+                result.fail(None, f"dependency '{ref}' failed; the workflow did not run", dependency=ref)
                 return False
         return True
 
@@ -201,7 +203,7 @@ class Runner:
         except InputsError as exc:
             result.fail(cstep.step_id, str(exc))
             return
-        result.steps[-1].workflow = child
+        result.steps[-1].add_workflow(child)  # after any the step ran itself (a retry's, its own)
         if not child.passed:
             message = (child.error or {}).get("message", "failed")
             result.fail(

@@ -145,8 +145,8 @@ def _criteria_lines(workflow: WorkflowResult, prefix: str) -> list[str]:
         if not step.passed and step.failed_criteria:
             lines.append(f"  {name}:")
             lines.extend(f"    {_arrow(c)}" for c in step.failed_criteria)
-        if step.workflow is not None:
-            lines.extend(_criteria_lines(step.workflow, f"{name}/"))
+        for child in step.workflow_runs:
+            lines.extend(_criteria_lines(child, f"{name}/"))
     return lines
 
 
