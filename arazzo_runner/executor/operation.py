@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
-from ..expressions.values import TemplateValue
-from ..http.body import (
-    EncodedBody,
-    InvalidJsonPayload,
-    choose_content_type,
-    encode_body,
-    media_type_object,
-)
+from ..http.bodies import render_body
 from ..http.credentials import Credentials
 from ..http.request import (
     PreparedRequest,
@@ -28,18 +20,19 @@ from ..http.security import HttpSession, SecurityError, apply_security, record_s
 from ..http.transport import Response, TransportError, new_client, send
 from ..http.validation import redact, request_findings, response_findings
 from ..records import Record, field
-from ..result import Exchange
+from ..result import Exchange, ResponseExcerpt
+from ..secrets import Masker
 from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
 from .events import RequestSent, ResponseReceived
-from .parameters import param_values
-from .payload import apply_replacements
+from .request_values import body_value, param_values
 from .servers import ServerError, resolve_base_url
-from .values import strip_missing
 
 if TYPE_CHECKING:
     from .plan import CompiledCriterion, CompiledStep
     from .runner import Runner
+
+EXCERPT_LIMIT = 500  # bytes of a failed step's response body kept in the result
 
 
 class Attempt(Record):
@@ -54,6 +47,7 @@ class Attempt(Record):
     retry_after: str | None = None
     exchange: Exchange | None = None
     token_exchanges: list[Exchange] = field(default_factory=list)  # OAuth2 token requests made before it
+    response: ResponseExcerpt | None = None  # the start of the response, when the attempt failed on it
 
     def __init__(
         self,
@@ -68,6 +62,7 @@ class Attempt(Record):
         retry_after: str | None = None,
         exchange: Exchange | None = None,
         token_exchanges: list[Exchange] | None = None,
+        response: ResponseExcerpt | None = None,
     ) -> None:
         self.ok, self.ctx, self.message = ok, ctx, message
         self.failed_criteria = [] if failed_criteria is None else failed_criteria
@@ -75,6 +70,7 @@ class Attempt(Record):
         self.status_code, self.method, self.url = status_code, method, url
         self.retry_after, self.exchange = retry_after, exchange
         self.token_exchanges = [] if token_exchanges is None else token_exchanges
+        self.response = response
 
 
 def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]:
@@ -151,7 +147,20 @@ async def _attempt(
         response.headers.get("retry-after"),
         exchange,
     )
+    if not ok:  # say what the server answered, not only `$statusCode == 200: got 400`
+        attempt.response = _excerpt(response, session)
     return _redacted(attempt, session)
+
+
+def _excerpt(response: Response, session: HttpSession) -> ResponseExcerpt:
+    """The status and the first `EXCERPT_LIMIT` bytes of the body, masked with the secrets known now
+    (before it is cut, so no secret shows half of itself), binary bodies as a size."""
+    masker = Masker(session.secrets)
+    body = render_body(response.content, response.content_type, masker, limit=EXCERPT_LIMIT)
+    binary = body.kind == "binary"
+    return ResponseExcerpt(
+        response.status_code, response.content_type, body.text, body.size, body.omitted, binary
+    )
 
 
 def _emit_exchanges(runner: Runner, cstep: CompiledStep, exchanges: list[Exchange]) -> None:
@@ -312,7 +321,7 @@ async def prepare_request(
     facts = _facts(runner, target)
     specs = facts.specs
     params = param_values(cstep, base, specs, warnings)
-    body = _body(cstep, base, operation, warnings, runner.placeholders)
+    body = body_value(cstep, base, operation, warnings, runner.placeholders)
     url = facts.base_url
     warnings.extend(facts.notes)
     schemes = target.description.security_schemes
@@ -364,27 +373,3 @@ def _facts(runner: Runner, target: Any) -> _OperationFacts:
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
         runner.operation_facts[id(target.operation)] = facts
     return facts
-
-
-def _body(
-    cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str], stand_ins: Collection[str]
-) -> EncodedBody | None:
-    if cstep.body is None:
-        return None
-    payload: Any = None
-    if cstep.body.payload is not None:
-        payload, problems = strip_missing(cstep.body.payload.evaluate(ctx), "requestBody payload")
-        if isinstance(payload, Missing):
-            raise RequestBuildError(f"the request body has no value: {payload.reason}")
-        warnings.extend(problems)
-    media_types = list((operation.request_body or {}).get("content", {}) or {})
-    content_type = choose_content_type(cstep.body.content_type, media_types, payload)
-    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
-    media = media_type_object(operation.request_body, content_type)
-    try:
-        return encode_body(payload, content_type, media, stand_ins=stand_ins)
-    except InvalidJsonPayload as exc:
-        if not isinstance(cstep.body.payload, TemplateValue):
-            raise
-        hint = "an object or array in a {$...} is embedded as JSON text: write it without quotes around it"
-        raise InvalidJsonPayload(f"{exc}; {hint}") from None

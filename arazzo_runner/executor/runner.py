@@ -308,6 +308,7 @@ class Runner:
         step_result.status = PASSED if attempt.ok else FAILED
         step_result.error = None if attempt.ok else attempt.message
         step_result.failed_criteria = attempt.failed_criteria
+        step_result.response = attempt.response
         step_result.status_code = attempt.status_code
         step_result.method, step_result.url = attempt.method, attempt.url
         step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)

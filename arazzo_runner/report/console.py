@@ -19,6 +19,7 @@ from ..executor.events import (
 )
 from ..result import RunResult, StepResult, WorkflowResult
 from ..secrets import Masker
+from .bodies import answer_lines
 from .verbose import request_lines, response_lines
 
 
@@ -105,6 +106,8 @@ class ConsoleReporter:
         lines = []
         if step.error:
             lines.append(self._paint(step.error, "31"))
+        if step.response is not None and not step.passed:
+            lines.extend(answer_lines(step.response))
         lines.extend(self._paint(f"warning: {w}", "33") for w in step.warnings)
         return lines
 

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 
 from ..result import StepResult, WorkflowResult
 from ..secrets import Masker
+from .bodies import answer_lines
 from .walk import Part, executions, step_names
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
@@ -75,6 +76,8 @@ def _case(name: str, step: StepResult, classname: str, masker: Masker) -> ET.Ele
             criteria = [_clean(c, masker) for c in step.failed_criteria]
             kind = "successCriteria" if criteria else "status"
             text = "\n".join(f"failed: {c}" for c in criteria) if criteria else error
+            if step.response is not None:  # what the server answered
+                text += "\n" + "\n".join(_clean(line, masker) for line in answer_lines(step.response))
             ET.SubElement(case, "failure", message=_first_line(error), type=kind).text = text
         else:
             ET.SubElement(case, "error", message=_first_line(error), type="error").text = error

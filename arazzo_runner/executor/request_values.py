@@ -1,18 +1,23 @@
-"""The parameter values of an operation step, evaluated for one attempt.
+"""The values of an operation step's request, evaluated for one attempt: parameters and body.
 
 A required parameter (every path parameter; a query, header or cookie parameter the operation marks
 `required: true`) that comes out null or missing fails the step before anything is sent, naming the
 parameter and the expression that produced nothing; it is never sent as an empty path segment or an
 empty value. An optional one that is missing is left out with a warning; an optional null is sent as
-the empty value (`q=`), as the OpenAPI style table spells it.
+the empty value (`q=`), as the OpenAPI style table spells it. A payload written as text under a JSON
+content type must be JSON once its expressions are substituted (`http/body.py`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
+from ..expressions.values import TemplateValue
+from ..http.body import EncodedBody, InvalidJsonPayload, choose_content_type, encode_body, media_type_object
 from ..http.request import ParamValue, RequestBuildError
+from .payload import apply_replacements
 from .values import null_reason, strip_missing
 
 if TYPE_CHECKING:
@@ -64,3 +69,27 @@ def _no_value(param: Any, missing: Missing | None, ctx: Context) -> str:
         return f"{head}: its value is null"
     why = null_reason(param.value, ctx)
     return f"{head}: {written} is null" + (f" ({why})" if why else "")
+
+
+def body_value(
+    cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str], stand_ins: Collection[str]
+) -> EncodedBody | None:
+    if cstep.body is None:
+        return None
+    payload: Any = None
+    if cstep.body.payload is not None:
+        payload, problems = strip_missing(cstep.body.payload.evaluate(ctx), "requestBody payload")
+        if isinstance(payload, Missing):
+            raise RequestBuildError(f"the request body has no value: {payload.reason}")
+        warnings.extend(problems)
+    media_types = list((operation.request_body or {}).get("content", {}) or {})
+    content_type = choose_content_type(cstep.body.content_type, media_types, payload)
+    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
+    media = media_type_object(operation.request_body, content_type)
+    try:
+        return encode_body(payload, content_type, media, stand_ins=stand_ins)
+    except InvalidJsonPayload as exc:
+        if not isinstance(cstep.body.payload, TemplateValue):
+            raise
+        hint = "an object or array in a {$...} is embedded as JSON text: write it without quotes around it"
+        raise InvalidJsonPayload(f"{exc}; {hint}") from None
