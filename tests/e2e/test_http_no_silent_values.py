@@ -216,3 +216,27 @@ def test_the_dry_run_reads_placeholders_as_values_in_json_text(capsys, write, se
     assert result.code == 0, result.out
     assert '"pet": <$steps.find.outputs.pet>' in result.out or "<$steps.find.outputs.pet>}" in result.out
     assert server.requests == []
+
+
+def test_a_null_workflow_output_that_was_missing_says_why(capsys, write, server):
+    server.reply("GET", "/pets", (200, FOUND))
+    child = workflow("child", FIND, outputs={"nickname": "$steps.find.outputs.pet#/nickname"})
+    parent = workflow(
+        "parent",
+        {"stepId": "call", "workflowId": "child"},
+        _get(
+            petId="$workflows.child.outputs.nickname",
+            owner="ann",
+            session="s1",
+            **{"X-Tenant": "t1"},
+        ),
+    )
+    path = write(arazzo_doc(parent, child, sources=SOURCE), openapi=OPENAPI)
+    result = run_json(capsys, path, "-w", "parent", server=server)
+    assert result.code == 1
+    assert _sent(server) == ["GET /pets"]
+    assert step(result, 1)["error"] == (
+        "request not sent: required parameter 'petId' (in path) has no value: "
+        "$workflows.child.outputs.nickname is null (output 'nickname' of workflow 'child': "
+        "$steps.find.outputs.pet#/nickname: no member 'nickname' at the root)"
+    )
