@@ -3,7 +3,8 @@
 One `testsuite` per workflow execution (selected workflows, their dependencies, child runs of nested
 workflows; with `--inputs-file`, those of every row, named `row N / flow`), one `testcase` per
 executed step (a step reached again is `step#2`). A step that got a response and failed (criteria or
-status) is a `failure` listing each failed criterion with the value seen; a step that failed without
+status) is a `failure` listing each failed criterion with the value seen, then the start of the
+response (`response 503 (application/json): {...}`); a step that failed without
 one (network error, request not built) is an `error`. A workflow that failed before or outside its
 steps (a dependency, its inputs) gets a `(workflow)` test case with an `error`. Everything written is
 masked.
