@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 
 def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:
+    """Each parameter's value; `specs` are the operation's declared parameters by (name, in)."""
     values = []
     for param in cstep.params:
         if param.in_ is None:
@@ -74,6 +75,7 @@ def _no_value(param: Any, missing: Missing | None, ctx: Context) -> str:
 def body_value(
     cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str], stand_ins: Collection[str]
 ) -> EncodedBody | None:
+    """The encoded request body; `stand_ins` are a dry run's placeholders (read as null in JSON text)."""
     if cstep.body is None:
         return None
     payload: Any = None
