@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
+from .executor.input_names import check_input_names
 from .executor.inputs import validate_inputs
 from .executor.operation import close_run_clients
 from .executor.options import RunOptions
@@ -221,6 +222,7 @@ def preflight(
     every operation the run may call). `inputs` (per selected workflow) become the validated inputs,
     defaults applied, which the run then uses as they are."""
     options = options or RunOptions()
+    check_input_names(workspace, selected, given)  # `modle` for `model`: a usage error, not ignored
     for workflow in selected:
         key = workflow.workflow_id
         inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets)

@@ -12,6 +12,9 @@ Sources are read wherever the documents point, as with `arazzo run`. For documen
 `--arazzo-sandbox DIR` (repeatable) and the ini option `arazzo_sandbox` (folders, relative to the ini
 file) together form the sandbox: a local read outside those folders fails the workflow's test.
 
+The inputs serve every collected workflow: each workflow that declares its inputs receives those it (or
+a workflow it depends on) declares, the others all of them (`arazzo run` refuses an undeclared one).
+
 A failed workflow fails its test with the failing step, its error and failed criteria.
 """
 
@@ -120,13 +123,24 @@ def _runner(workspace: Any) -> Any:
         options = RunOptions(servers=dict(arazzo_servers), timeout=timeout)
         masker = Masker.for_run(options, workspace)  # test reports end up in CI logs: masked like the CLI
         try:
-            result = run(workspace, item.workflow_id, dict(arazzo_inputs), options=options)
+            inputs = _inputs_of(workspace, item.workflow_id, arazzo_inputs)
+            result = run(workspace, item.workflow_id, inputs, options=options)
         except ArazzoError as exc:  # invalid inputs, an unusable source or server: nothing was sent
             raise WorkflowFailed(masker.text(str(exc))) from None
         if not result.ok:
             raise WorkflowFailed(explain(masker.data(result.to_dict())))
 
     return run_workflow
+
+
+def _inputs_of(workspace: Any, workflow_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The plugin's inputs serve every collected workflow: each receives those it (or a workflow it
+    depends on) declares, so that `run` does not refuse another workflow's input as unknown."""
+    from .executor.input_names import declared_input_names
+
+    workflow = workspace.document.workflow(workflow_id)
+    names = declared_input_names(workspace, [workflow]) if workflow is not None else None
+    return dict(inputs) if names is None else {k: v for k, v in inputs.items() if k in names}
 
 
 def explain(result: dict[str, Any]) -> str:
@@ -141,7 +155,9 @@ def explain(result: dict[str, Any]) -> str:
             if step.get("error"):
                 lines.append(f"         {step['error']}")
         if workflow.get("error"):
-            where = workflow["error"].get("stepId") or "workflow"
+            error = workflow["error"]
+            dependency = f"dependency {error['dependency']}" if error.get("dependency") else None
+            where = error.get("stepId") or dependency or "workflow"
             lines.append(f"  error at {where}: {workflow['error']['message']}")
     return "\n".join(lines)
 

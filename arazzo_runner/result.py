@@ -7,7 +7,16 @@ from typing import Any
 from .http.exchange import Exchange
 from .records import Record, field
 
-__all__ = ["FAILED", "PASSED", "Exchange", "NullOutput", "RunResult", "StepResult", "WorkflowResult"]
+__all__ = [
+    "FAILED",
+    "PASSED",
+    "Exchange",
+    "NullOutput",
+    "ResponseExcerpt",
+    "RunResult",
+    "StepResult",
+    "WorkflowResult",
+]
 
 PASSED = "passed"
 FAILED = "failed"
@@ -20,6 +29,29 @@ class NullOutput(str):
     it stays a plain string among the `warnings` of the JSON and the reports."""
 
     __slots__ = ()
+
+
+class ResponseExcerpt(Record):
+    """The start of the response a step failed on (criteria, status, validation): its status and the
+    first `limit` bytes of its body, masked with the secrets the run knew then, cut on a character
+    boundary; a binary body is described by its size, never dumped."""
+
+    status: int
+    content_type: str | None = None
+    body: str | None = None  # None: empty or binary
+    size: int = 0  # bytes of the whole body
+    omitted: int = 0  # bytes of the body left out of `body`
+    binary: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"status": self.status, "body": self.body, "bodySize": self.size}
+        if self.content_type:
+            data["contentType"] = self.content_type
+        if self.omitted:
+            data["bodyOmittedBytes"] = self.omitted
+        if self.binary:
+            data["bodyBinary"] = True
+        return data
 
 
 class StepResult(Record):
@@ -36,7 +68,9 @@ class StepResult(Record):
     method: str | None = None
     url: str | None = None
     exchanges: list[Exchange] = field(default_factory=list)
-    workflow: WorkflowResult | None = None  # the child run of a workflowId step
+    workflow: WorkflowResult | None = None  # the (last) child run of a workflowId step, goto or retry
+    earlier_workflows: list[WorkflowResult] = field(default_factory=list)  # child runs before `workflow`
+    response: ResponseExcerpt | None = None  # of a step failed on its response: what the server said
 
     def __init__(
         self,
@@ -54,6 +88,8 @@ class StepResult(Record):
         url: str | None = None,
         exchanges: list[Exchange] | None = None,
         workflow: WorkflowResult | None = None,
+        earlier_workflows: list[WorkflowResult] | None = None,
+        response: ResponseExcerpt | None = None,
     ) -> None:  # one per step: written out, not derived (records.py)
         self.step_id, self.status, self.attempts, self.status_code = step_id, status, attempts, status_code
         self.outputs = {} if outputs is None else outputs
@@ -63,10 +99,23 @@ class StepResult(Record):
         self.action, self.method, self.url = action, method, url
         self.exchanges = [] if exchanges is None else exchanges
         self.workflow = workflow
+        self.earlier_workflows = [] if earlier_workflows is None else earlier_workflows
+        self.response = response
 
     @property
     def passed(self) -> bool:
         return self.status == PASSED
+
+    @property
+    def workflow_runs(self) -> list[WorkflowResult]:
+        """Every workflow run of the step execution, in the order they ran: a `workflowId` step's child
+        per attempt, a workflow a `retry` runs first, the target of a `goto`."""
+        return [*self.earlier_workflows, self.workflow] if self.workflow is not None else []
+
+    def add_workflow(self, child: WorkflowResult) -> None:
+        if self.workflow is not None:
+            self.earlier_workflows.append(self.workflow)
+        self.workflow = child
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -87,8 +136,12 @@ class StepResult(Record):
             data["warnings"] = self.warnings
         if self.action:
             data["action"] = self.action
+        if self.response is not None:
+            data["response"] = self.response.to_dict()
         if self.workflow is not None:
             data["workflow"] = self.workflow.to_dict()
+        if self.earlier_workflows:
+            data["earlierWorkflows"] = [w.to_dict() for w in self.earlier_workflows]
         return data
 
 
@@ -96,7 +149,7 @@ class WorkflowResult(Record):
     workflow_id: str
     status: str = PASSED
     outputs: dict[str, Any] = field(default_factory=dict)
-    error: dict[str, str] | None = None  # {"stepId": ..., "message": ...}
+    error: dict[str, Any] | None = None  # {"stepId": ..., "message": ...}; "dependency" when one failed
     steps: list[StepResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     duration_ms: float = 0.0
@@ -106,10 +159,14 @@ class WorkflowResult(Record):
     def passed(self) -> bool:
         return self.status == PASSED
 
-    def fail(self, step_id: str, message: str) -> None:
+    def fail(self, step_id: str | None, message: str, *, dependency: str | None = None) -> None:
+        """Mark the workflow failed; the first cause is kept. A workflow stopped by its `dependsOn`
+        names the dependency (`stepId` null: no step of its own ran)."""
         self.status = FAILED
         if self.error is None:
             self.error = {"stepId": step_id, "message": message}
+            if dependency is not None:
+                self.error["dependency"] = dependency
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {

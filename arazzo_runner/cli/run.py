@@ -93,6 +93,7 @@ def register(commands: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from ..api import run, select_workflows
+    from ..executor.input_names import check_input_names
 
     check_report_flags(args)
     workspace = load_document(args)
@@ -110,6 +111,7 @@ def run_command(args: argparse.Namespace) -> int:
     servers = pairs(args.server, "--server")
     check_source_names(servers, workspace)
     setup = functools.partial(run_setup, args, workspace, servers, env)
+    check_input_names(workspace, selected, inputs)  # a typo is named before "missing input" is
     if args.inputs_file:
         return run_rows(args, workspace, selected, inputs, env, setup)
     check_missing(env, workspace, selected, inputs)

@@ -80,7 +80,7 @@ class Planner:
         self.runner = Runner(options, client, inputs)
         self.planned: list[PlannedRequest] = []
         self.token_requests = token_requests  # token URLs the offline client answered (it appends)
-        self.placeholders: set[str] = set()
+        self.placeholders = self.runner.placeholders  # request code reads them as null in JSON text
         self._done: set[tuple[int, str]] = set()
 
     async def workflow(self, workspace: Workspace, workflow: Workflow, inputs: dict, depth: int = 0) -> None:

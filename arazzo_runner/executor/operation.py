@@ -7,10 +7,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
-from ..http.body import EncodedBody, choose_content_type, encode_body, media_type_object
+from ..http.bodies import render_body
 from ..http.credentials import Credentials
 from ..http.request import (
-    ParamValue,
     PreparedRequest,
     RequestBuildError,
     build_request,
@@ -21,17 +20,19 @@ from ..http.security import HttpSession, SecurityError, apply_security, record_s
 from ..http.transport import Response, TransportError, new_client, send
 from ..http.validation import redact, request_findings, response_findings
 from ..records import Record, field
-from ..result import Exchange
+from ..result import Exchange, ResponseExcerpt
+from ..secrets import Masker
 from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
 from .events import RequestSent, ResponseReceived
-from .payload import apply_replacements
+from .request_values import body_value, param_values
 from .servers import ServerError, resolve_base_url
-from .values import strip_missing
 
 if TYPE_CHECKING:
     from .plan import CompiledCriterion, CompiledStep
     from .runner import Runner
+
+EXCERPT_LIMIT = 500  # bytes of a failed step's response body kept in the result
 
 
 class Attempt(Record):
@@ -46,6 +47,7 @@ class Attempt(Record):
     retry_after: str | None = None
     exchange: Exchange | None = None
     token_exchanges: list[Exchange] = field(default_factory=list)  # OAuth2 token requests made before it
+    response: ResponseExcerpt | None = None  # the start of the response, when the attempt failed on it
 
     def __init__(
         self,
@@ -60,6 +62,7 @@ class Attempt(Record):
         retry_after: str | None = None,
         exchange: Exchange | None = None,
         token_exchanges: list[Exchange] | None = None,
+        response: ResponseExcerpt | None = None,
     ) -> None:
         self.ok, self.ctx, self.message = ok, ctx, message
         self.failed_criteria = [] if failed_criteria is None else failed_criteria
@@ -67,6 +70,7 @@ class Attempt(Record):
         self.status_code, self.method, self.url = status_code, method, url
         self.retry_after, self.exchange = retry_after, exchange
         self.token_exchanges = [] if token_exchanges is None else token_exchanges
+        self.response = response
 
 
 def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]:
@@ -143,7 +147,20 @@ async def _attempt(
         response.headers.get("retry-after"),
         exchange,
     )
+    if not ok:  # say what the server answered, not only `$statusCode == 200: got 400`
+        attempt.response = _excerpt(response, session)
     return _redacted(attempt, session)
+
+
+def _excerpt(response: Response, session: HttpSession) -> ResponseExcerpt:
+    """The status and the first `EXCERPT_LIMIT` bytes of the body, masked with the secrets known now
+    (before it is cut, so no secret shows half of itself), binary bodies as a size."""
+    masker = Masker(session.secrets)
+    body = render_body(response.content, response.content_type, masker, limit=EXCERPT_LIMIT)
+    binary = body.kind == "binary"
+    return ResponseExcerpt(
+        response.status_code, response.content_type, body.text, body.size, body.omitted, binary
+    )
 
 
 def _emit_exchanges(runner: Runner, cstep: CompiledStep, exchanges: list[Exchange]) -> None:
@@ -303,8 +320,8 @@ async def prepare_request(
     operation = target.operation
     facts = _facts(runner, target)
     specs = facts.specs
-    params = _param_values(cstep, base, specs, warnings)
-    body = _body(cstep, base, operation, warnings)
+    params = param_values(cstep, base, specs, warnings)
+    body = body_value(cstep, base, operation, warnings, runner.placeholders)
     url = facts.base_url
     warnings.extend(facts.notes)
     schemes = target.description.security_schemes
@@ -356,41 +373,3 @@ def _facts(runner: Runner, target: Any) -> _OperationFacts:
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
         runner.operation_facts[id(target.operation)] = facts
     return facts
-
-
-def _param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:
-    values = []
-    for param in cstep.params:
-        if param.in_ is None:
-            raise RequestBuildError(f"parameter '{param.name}' has no 'in'; operation parameters need one")
-        value = param.value.evaluate(ctx)
-        kind = type(value)
-        if kind is not dict and kind is not list and kind is not Missing:  # the usual scalar: no walk
-            values.append(ParamValue(param.name, param.in_, value))
-            continue
-        where = f"parameter '{param.name}' (in {param.in_})"
-        value, problems = strip_missing(value, where)
-        if isinstance(value, Missing):
-            spec = specs.get((param.name.lower() if param.in_ == "header" else param.name, param.in_))
-            if param.in_ == "path" or getattr(spec, "required", False):
-                raise RequestBuildError(f"required {where} has no value: {value.reason}")
-            warnings.append(f"{where} not sent: {value.reason}")
-            continue
-        warnings.extend(problems)
-        values.append(ParamValue(param.name, param.in_, value))
-    return values
-
-
-def _body(cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str]) -> EncodedBody | None:
-    if cstep.body is None:
-        return None
-    payload: Any = None
-    if cstep.body.payload is not None:
-        payload, problems = strip_missing(cstep.body.payload.evaluate(ctx), "requestBody payload")
-        if isinstance(payload, Missing):
-            raise RequestBuildError(f"the request body has no value: {payload.reason}")
-        warnings.extend(problems)
-    media_types = list((operation.request_body or {}).get("content", {}) or {})
-    content_type = choose_content_type(cstep.body.content_type, media_types, payload)
-    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
-    return encode_body(payload, content_type, media_type_object(operation.request_body, content_type))

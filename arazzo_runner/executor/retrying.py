@@ -78,7 +78,6 @@ async def before_retry(
             )
         except InputsError as exc:
             return str(exc)
-        if cstep.step.target_kind != "workflow":  # a workflowId step nests its own child there
-            step_result.workflow = child
+        step_result.add_workflow(child)  # between the attempts' own runs, when the step runs a workflow
         return None if child.passed else f"workflow '{action.workflow_id}' run before the retry failed"
     return None

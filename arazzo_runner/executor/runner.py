@@ -25,7 +25,7 @@ from .operation import Attempt, attempt_operation
 from .options import RunOptions
 from .plan import CompiledAction, CompiledStep
 from .retrying import before_retry, failure_action
-from .values import strip_missing
+from .values import Outputs, strip_missing
 from .workflow_step import attempt_workflow
 
 _STEP_REF = re.compile(
@@ -52,6 +52,7 @@ class Runner:
         self._running: set[tuple[int, str]] = set()
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
         self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
+        self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
 
     def emit(self, event_type: Any, *fields: Any) -> None:
         """Build and deliver an event, only when someone listens (this runs several times per step)."""
@@ -76,7 +77,7 @@ class Runner:
             raw = workspace.document.raw
             secrets = self.options.secrets
             inputs = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets)
-        result = WorkflowResult(workflow.workflow_id)
+        result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
         state = WorkflowState(workspace, inputs)
@@ -121,7 +122,9 @@ class Runner:
             target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
             key = _key(target.workspace, target.workflow)
             if key in self._running:
-                result.fail("", f"dependency '{ref}' is a cycle: it depends on this workflow")
+                result.fail(
+                    None, f"dependency '{ref}' is a cycle: it depends on this workflow", dependency=ref
+                )
                 return False
             if key not in self._once:
                 try:
@@ -137,7 +140,7 @@ class Runner:
                 self._once[key] = dep
                 result.dependencies.append(dep)
             if not self._once[key].passed:
-                result.fail("", f"dependency '{ref}' failed; the workflow did not run")
+                result.fail(None, f"dependency '{ref}' failed; the workflow did not run", dependency=ref)
                 return False
         return True
 
@@ -205,7 +208,7 @@ class Runner:
         except InputsError as exc:
             result.fail(cstep.step_id, str(exc))
             return
-        result.steps[-1].workflow = child
+        result.steps[-1].add_workflow(child)  # after any the step ran itself (a retry's, its own)
         if not child.passed:
             message = (child.error or {}).get("message", "failed")
             result.fail(
@@ -233,6 +236,9 @@ class Runner:
         for name, value in plan.outputs.items():
             clean, problems = strip_missing(value.evaluate(context), f"workflow output '{name}'")
             result.outputs[name] = None if isinstance(clean, Missing) else clean
+            if isinstance(clean, Missing) and isinstance(result.outputs, Outputs):
+                why = f"output '{name}' of workflow '{workflow.workflow_id}': {clean.reason}"
+                result.outputs.missing[name] = why
             result.warnings.extend(_null_output(clean, problems))
 
     # -- steps ---------------------------------------------------------------------------------------
@@ -307,13 +313,14 @@ class Runner:
         step_result.status = PASSED if attempt.ok else FAILED
         step_result.error = None if attempt.ok else attempt.message
         step_result.failed_criteria = attempt.failed_criteria
+        step_result.response = attempt.response
         step_result.status_code = attempt.status_code
         step_result.method, step_result.url = attempt.method, attempt.url
         step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)
         step_result.exchanges.extend(attempt.token_exchanges)
         if attempt.exchange is not None:
             step_result.exchanges.append(attempt.exchange)
-        outputs = {}
+        outputs = Outputs()
         for name, value in cstep.outputs.items():
             found = value.evaluate(attempt.ctx)
             kind = type(found)
@@ -322,6 +329,8 @@ class Runner:
                 continue
             clean, problems = strip_missing(found, f"output '{name}'")
             outputs[name] = None if isinstance(clean, Missing) else clean
+            if isinstance(clean, Missing):
+                outputs.missing[name] = f"output '{name}' of step '{cstep.step_id}': {clean.reason}"
             if attempt.ok:
                 problems = _null_output(clean, problems)
                 step_result.warnings.extend(p for p in problems if p not in step_result.warnings)

@@ -2,10 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from ..expressions import Missing
+from ..expressions import Missing, ast
 from ..pointer import format_pointer
+
+
+class Outputs(dict):
+    """The outputs of a step or workflow execution. An output whose expression reached nothing is stored
+    as null (what `$steps.x.outputs.y` then reads); `missing` keeps why, so that a required parameter
+    that receives that null can say where the value went missing."""
+
+    __slots__ = ("missing",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.missing: dict[str, str] = {}
+
+
+def null_reason(compiled: Any, ctx: Any) -> str | None:
+    """Why a whole-value output reference (`$steps.s.outputs.o`, `$outputs.o`, `$workflows.w.outputs.o`)
+    is null, when the output was stored null because its own expression reached nothing."""
+    expr = getattr(compiled, "expression", None)
+    if expr is None or getattr(expr, "pointer", ()) or expr.accessors:
+        return None
+    holder: Any = None
+    if isinstance(expr, ast.StepOutputRef):
+        holder = ctx.steps.get(expr.step_id)
+    elif isinstance(expr, ast.OutputsRef):
+        holder = ctx.outputs
+    elif isinstance(expr, ast.WorkflowRef) and expr.field == "outputs":
+        workflow = ctx.workflows.get(expr.workflow_id)
+        holder = workflow.get("outputs") if isinstance(workflow, Mapping) else None
+    missing = getattr(holder, "missing", None)
+    return missing.get(expr.name) if missing else None
 
 
 def strip_missing(value: Any, where: str) -> tuple[Any, list[str]]:

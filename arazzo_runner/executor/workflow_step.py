@@ -38,7 +38,7 @@ async def attempt_workflow(
         child, child_ctx = await runner.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
     except InputsError as exc:
         return Attempt(False, base, str(exc))
-    step_result.workflow = child
+    step_result.add_workflow(child)  # each attempt's run is kept, in order
     # `$statusCode`/`$response` of a workflow step: the child's last exchange; `$outputs`: its outputs.
     last = child_ctx or Context()
     ctx = with_exchange(

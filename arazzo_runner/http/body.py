@@ -1,6 +1,7 @@
 """Request body encoding by media type.
 
-JSON (`application/json`, `+json`): data as compact JSON, a string as written (a template of JSON text).
+JSON (`application/json`, `+json`): data as compact JSON, a string as written (a template of JSON text),
+which must parse as JSON: invalid JSON is never sent under a JSON content type.
 Form (`application/x-www-form-urlencoded`): see `form.py`; multipart (`multipart/form-data`): see
 `multipart.py`. Text (`text/*`) and XML: the string as written, encoded by the `charset` parameter
 (UTF-8 by default). Anything else is binary: `bytes` or a `data:` URL as raw bytes, a string as UTF-8.
@@ -9,6 +10,7 @@ Form (`application/x-www-form-urlencoded`): see `form.py`; multipart (`multipart
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from ..records import Record
@@ -76,11 +78,19 @@ def media_type_object(request_body: dict[str, Any] | None, content_type: str | N
     return {}
 
 
-def encode_body(payload: Any, content_type: str | None, media: dict[str, Any] | None = None) -> EncodedBody:
-    """Encode `payload` for `content_type`; `media` (the Media Type Object) supplies the `encoding`."""
+def encode_body(
+    payload: Any,
+    content_type: str | None,
+    media: dict[str, Any] | None = None,
+    *,
+    stand_ins: Collection[str] = (),
+) -> EncodedBody:
+    """Encode `payload` for `content_type`; `media` (the Media Type Object) supplies the `encoding`.
+    JSON text is checked with each of `stand_ins` (a dry run's `<$steps.a.outputs.b>` placeholders for
+    values not known yet) read as `null`."""
     encoding = (media or {}).get("encoding")
     if is_json(content_type):
-        content = _json_bytes(payload)
+        content = _json_bytes(payload, stand_ins)
     elif is_form(content_type):
         content = encode_form(payload, encoding)
     elif is_multipart(content_type):
@@ -92,12 +102,34 @@ def encode_body(payload: Any, content_type: str | None, media: dict[str, Any] | 
     return EncodedBody(payload, content, content_type)
 
 
-def _json_bytes(payload: Any) -> bytes:
-    if isinstance(payload, bytes):
-        return payload
-    if isinstance(payload, str):
-        return payload.encode("utf-8")  # already JSON text (a template or a literal document)
+class InvalidJsonPayload(ValueError):
+    """A payload given as text under a JSON content type that is not JSON: never sent as it is."""
+
+
+def _json_bytes(payload: Any, stand_ins: Collection[str] = ()) -> bytes:
+    if isinstance(payload, (bytes, str)):  # already JSON text (a template or a literal document)
+        content = payload.encode("utf-8") if isinstance(payload, str) else payload
+        checked = content
+        for stand_in in stand_ins:
+            checked = checked.replace(stand_in.encode("utf-8"), b"null")
+        check_json_text(checked)
+        return content
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def check_json_text(content: bytes) -> None:
+    """Raise InvalidJsonPayload, showing where and the text around it, unless `content` parses as JSON."""
+    try:
+        json.loads(content)
+    except UnicodeDecodeError:
+        raise InvalidJsonPayload("the payload is not valid JSON: it is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        text = exc.doc if isinstance(exc.doc, str) else content.decode("utf-8", "replace")
+        near = text[max(0, exc.pos - 30) : exc.pos + 30]
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise InvalidJsonPayload(
+            f"the payload is not valid JSON ({exc.msg} at {where}, near {near!r})"
+        ) from None
 
 
 def _text_bytes(payload: Any, content_type: str | None) -> bytes:

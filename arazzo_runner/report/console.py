@@ -19,6 +19,7 @@ from ..executor.events import (
 )
 from ..result import NullOutput, RunResult, StepResult, WorkflowResult
 from ..secrets import Masker
+from .bodies import answer_lines
 from .verbose import request_lines, response_lines
 
 
@@ -105,6 +106,8 @@ class ConsoleReporter:
         lines = []
         if step.error:
             lines.append(self._paint(step.error, "31"))
+        if step.response is not None and not step.passed:
+            lines.extend(answer_lines(step.response))
         lines.extend(self._paint(f"warning: {w}", "33") for w in self.warnings(step.warnings))
         return lines
 
@@ -149,8 +152,8 @@ def _criteria_lines(workflow: WorkflowResult, prefix: str) -> list[str]:
         if not step.passed and step.failed_criteria:
             lines.append(f"  {name}:")
             lines.extend(f"    {_arrow(c)}" for c in step.failed_criteria)
-        if step.workflow is not None:
-            lines.extend(_criteria_lines(step.workflow, f"{name}/"))
+        for child in step.workflow_runs:
+            lines.extend(_criteria_lines(child, f"{name}/"))
     return lines
 
 

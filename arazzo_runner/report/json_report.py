@@ -59,6 +59,8 @@ def _step(entry: dict[str, Any], step: StepResult, masker: Masker, exchanges: bo
         entry["exchanges"] = [exchange_dict(e, masker) for e in step.exchanges]
     if step.workflow is not None:
         _workflow(entry["workflow"], step.workflow, masker, exchanges)
+    for earlier_entry, earlier in zip(entry.get("earlierWorkflows", []), step.earlier_workflows, strict=True):
+        _workflow(earlier_entry, earlier, masker, exchanges)
 
 
 def exchange_dict(exchange: Exchange, masker: Masker) -> dict[str, Any]:

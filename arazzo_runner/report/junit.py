@@ -3,7 +3,8 @@
 One `testsuite` per workflow execution (selected workflows, their dependencies, child runs of nested
 workflows; with `--inputs-file`, those of every row, named `row N / flow`), one `testcase` per
 executed step (a step reached again is `step#2`). A step that got a response and failed (criteria or
-status) is a `failure` listing each failed criterion with the value seen; a step that failed without
+status) is a `failure` listing each failed criterion with the value seen, then the start of the
+response (`response 503 (application/json): {...}`); a step that failed without
 one (network error, request not built) is an `error`. A workflow that failed before or outside its
 steps (a dependency, its inputs) gets a `(workflow)` test case with an `error`. Everything written is
 masked.
@@ -17,6 +18,7 @@ from datetime import datetime, timezone
 
 from ..result import StepResult, WorkflowResult
 from ..secrets import Masker
+from .bodies import answer_lines
 from .walk import Part, executions, step_names
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
@@ -75,6 +77,8 @@ def _case(name: str, step: StepResult, classname: str, masker: Masker) -> ET.Ele
             criteria = [_clean(c, masker) for c in step.failed_criteria]
             kind = "successCriteria" if criteria else "status"
             text = "\n".join(f"failed: {c}" for c in criteria) if criteria else error
+            if step.response is not None:  # what the server answered
+                text += "\n" + "\n".join(_clean(line, masker) for line in answer_lines(step.response))
             ET.SubElement(case, "failure", message=_first_line(error), type=kind).text = text
         else:
             ET.SubElement(case, "error", message=_first_line(error), type="error").text = error

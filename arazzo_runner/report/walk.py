@@ -47,8 +47,8 @@ def _walk(
     name = _unique(base, names)
     yield Execution(workflow, name, parent)
     for step_name, step in step_names(workflow.steps):
-        if step.workflow is not None:
-            yield from _walk(step.workflow, f"{name}/{step_name}", seen, names)
+        for child in step.workflow_runs:  # every run, in order: `child (from w/step)`, then `...#2`
+            yield from _walk(child, f"{name}/{step_name}", seen, names)
 
 
 def step_names(steps: list[StepResult]) -> list[tuple[str, StepResult]]:

@@ -79,7 +79,10 @@ def test_junit_has_a_suite_per_workflow_and_a_case_per_executed_step(reports):
     assert (flow.get("tests"), flow.get("failures"), flow.get("errors")) == ("4", "1", "0")
     (failure,) = flow.iter("failure")
     assert failure.get("type") == "successCriteria"
-    assert failure.text == "failed: $statusCode == 200: got 503"
+    assert (
+        failure.text
+        == 'failed: $statusCode == 200: got 503\nresponse 503 (application/json): {"error": "busy"}'
+    )
     assert "GET " in flow.find("testcase[@name='check']/system-out").text
     (error,) = suites["broken"].iter("error")
     assert "connection reset" in error.get("message")

@@ -14,13 +14,25 @@ from tests.e2e.helpers import ROOT, cli
 SECRET_KEY = "sk-audit-9f3c2a7e51d04b8c"
 SOURCE = "chatCompletionsApi"
 WORKFLOWS = sorted((ROOT / "workflows").glob("*.arazzo.yaml"))
-INPUTS = [
-    "--input", f"apiKey={SECRET_KEY}",
-    "--input", "model=agentaus",
-    "--input", "userMessage=What's the weather in Sydney today?",
-    "--input", "toolName=get_current_weather",
-    "--input", "toolResult=sunny",
-]  # fmt: skip
+INPUTS = {
+    "apiKey": SECRET_KEY,
+    "model": "agentaus",
+    "userMessage": "What's the weather in Sydney today?",
+    "toolName": "get_current_weather",
+    "toolResult": "sunny",
+}
+
+
+def _inputs(path: Path) -> list[str]:
+    """`--input` flags for the inputs the document's workflows declare (an undeclared one is refused)."""
+    import arazzo_runner
+    from arazzo_runner.executor.input_names import declared_input_names
+
+    workspace = arazzo_runner.load(path)
+    declared = declared_input_names(workspace, workspace.document.workflows)
+    return [
+        f for k, v in INPUTS.items() if declared is None or k in declared for f in ("--input", f"{k}={v}")
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +60,7 @@ def test_no_output_report_or_log_contains_a_secret(path, fmt, chat_server, capsy
         "--report-json", reports / "run.json",
         "--junit", reports / "junit.xml",
         "--har", reports / "run.har",
-        *INPUTS,
+        *_inputs(path),
     )  # fmt: skip
     assert result.code in (0, 1), result.err  # the verbatim seed fails at its follow-up, by design
     outputs = {"stdout": result.out, "stderr": result.err, "logs": caplog.text, **_files(reports)}

@@ -188,3 +188,33 @@ def test_the_sandbox_ini_option_is_relative_to_the_ini_file(
 
     (elsewhere / "pytest.ini").write_text("[pytest]\narazzo_sandbox =\n    workflows\n    openapi\n")
     pytester.runpytest(*argv).assert_outcomes(passed=1, deselected=1)
+
+
+TWO_NAMES = """\
+arazzo: 1.0.1
+info: {title: checks, version: '1'}
+sourceDescriptions: [{name: pets, url: ./pets.openapi.yaml, type: openapi}]
+workflows:
+  - workflowId: by-id
+    inputs: {type: object, required: [id], properties: {id: {type: integer}}}
+    steps:
+      - stepId: get
+        operationId: getPet
+        parameters: [{name: id, in: path, value: $inputs.id}]
+        successCriteria: [{condition: $response.body#/id == 7}]
+  - workflowId: by-pet-id
+    inputs: {type: object, required: [petId], properties: {petId: {type: integer}}}
+    steps:
+      - stepId: get
+        operationId: getPet
+        parameters: [{name: id, in: path, value: $inputs.petId}]
+        successCriteria: [{condition: $response.body#/id == 8}]
+"""
+
+
+def test_shared_inputs_reach_each_workflow_as_far_as_it_declares_them(project: pytest.Pytester) -> None:
+    # `run` refuses an input its workflow does not declare; the plugin's inputs serve every workflow, so
+    # each one receives the names it declares.
+    (project.path / "checks.arazzo.yaml").write_text(TWO_NAMES)
+    result = project.runpytest("-v", "--arazzo-input", "id=7", "--arazzo-input", "petId=8")
+    result.assert_outcomes(passed=2)

@@ -1,0 +1,97 @@
+"""Input names nobody declares: `--input modle=gpt` for a workflow that declares `model` is a usage error
+with a did-you-mean, not an input silently ignored while the run passes.
+
+The run's inputs go to the selected workflows and to their `dependsOn` workflows (which receive the run's
+inputs too), so a name is known when any of them declares it. The check applies only when every one of
+them declares its inputs: an inputs schema listing `properties` (directly or in `allOf`/`anyOf`/`oneOf`
+branches) that does not open itself to more (`additionalProperties`, `unevaluatedProperties` other than
+`false`, or `patternProperties`). A workflow without such a schema accepts any input, so nothing is
+unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import UsageError
+from ..model import Workflow
+from .inputs import resolve_schema
+
+_BRANCHES = ("allOf", "anyOf", "oneOf")
+_MAX_DEPTH = 32
+
+
+def declared_input_names(workspace: Any, workflows: list[Workflow]) -> frozenset[str] | None:
+    """The input names `workflows` and their dependencies declare; None when one of them accepts any."""
+    return _declared(workspace, workflows)[0]
+
+
+def _declared(workspace: Any, workflows: list[Workflow]) -> tuple[frozenset[str] | None, int]:
+    """The declared names (None: any input is accepted) and how many workflows receive the inputs."""
+    names: set[str] = set()
+    pending = [(workspace, w) for w in workflows]
+    seen: set[tuple[int, str]] = set()
+    while pending:
+        current, workflow = pending.pop()
+        key = (id(current), workflow.workflow_id)
+        if key in seen:
+            continue
+        seen.add(key)
+        found = _schema_names(workflow.inputs, current.document.raw, 0)
+        if not found:
+            return None, len(seen)
+        names.update(found)
+        for ref in workflow.depends_on:
+            target = current.resolve_workflow(ref, (*workflow.at, "dependsOn"))
+            pending.append((target.workspace, target.workflow))
+    return frozenset(names), len(seen)
+
+
+def _schema_names(schema: Any, document: dict, depth: int) -> set[str] | None:
+    """Property names of an inputs schema; None (any input accepted) when it lists none or opens itself
+    to others."""
+    schema = resolve_schema(schema, document)
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return None
+    if "patternProperties" in schema:
+        return None
+    for opener in ("additionalProperties", "unevaluatedProperties"):
+        if opener in schema and schema[opener] is not False:
+            return None
+    properties = schema.get("properties")
+    names = set(properties) if isinstance(properties, dict) else set()
+    for branch_key in _BRANCHES:
+        branches = schema.get(branch_key)
+        for branch in branches if isinstance(branches, list) else ():
+            found = _schema_names(branch, document, depth + 1)
+            if found is None:
+                return None
+            names |= found
+    return names or None
+
+
+def check_input_names(
+    workspace: Any, workflows: list[Workflow], inputs: dict[str, Any], where: str = ""
+) -> None:
+    """A UsageError naming each input no workflow declares, with the closest declared name; `where`
+    names a row of --inputs-file."""
+    if not inputs:
+        return
+    names, receivers = _declared(workspace, workflows)
+    unknown = [name for name in inputs if names is not None and name not in names]
+    if names is None or not unknown:
+        return
+    import difflib  # only on this error path (tests/e2e/test_import_costs.py)
+
+    declared = sorted(names)
+    lines = []
+    for name in unknown:
+        close = difflib.get_close_matches(str(name), declared, n=1, cutoff=0.6)
+        hint = f": did you mean '{close[0]}'?" if close else ""
+        lines.append(f"unknown input '{name}'{where}{hint}")
+    if receivers == 1:
+        owners = f"workflow '{workflows[0].workflow_id}' declares"
+    else:
+        owners = "the workflows that receive the run's inputs (selected, and their dependencies) declare"
+    lines.append(f"{owners}: {', '.join(declared)}; nothing was sent")
+    raise UsageError("\n".join(lines))

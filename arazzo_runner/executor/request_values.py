@@ -1,0 +1,97 @@
+"""The values of an operation step's request, evaluated for one attempt: parameters and body.
+
+A required parameter (every path parameter; a query, header or cookie parameter the operation marks
+`required: true`) that comes out null or missing fails the step before anything is sent, naming the
+parameter and the expression that produced nothing; it is never sent as an empty path segment or an
+empty value. An optional one that is missing is left out with a warning; an optional null is sent as
+the empty value (`q=`), as the OpenAPI style table spells it. A payload written as text under a JSON
+content type must be JSON once its expressions are substituted (`http/body.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+from ..expressions import Context, Missing
+from ..expressions.values import TemplateValue
+from ..http.body import EncodedBody, InvalidJsonPayload, choose_content_type, encode_body, media_type_object
+from ..http.request import ParamValue, RequestBuildError
+from .payload import apply_replacements
+from .values import null_reason, strip_missing
+
+if TYPE_CHECKING:
+    from .plan import CompiledStep
+
+
+def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:
+    """Each parameter's value; `specs` are the operation's declared parameters by (name, in)."""
+    values = []
+    for param in cstep.params:
+        if param.in_ is None:
+            raise RequestBuildError(f"parameter '{param.name}' has no 'in'; operation parameters need one")
+        value = param.value.evaluate(ctx)
+        kind = type(value)
+        if kind is not dict and kind is not list and kind is not Missing:  # the usual scalar: no walk
+            if value is None and _required(param, specs):
+                raise RequestBuildError(_no_value(param, None, ctx))
+            values.append(ParamValue(param.name, param.in_, value))
+            continue
+        where = f"parameter '{param.name}' (in {param.in_})"
+        value, problems = strip_missing(value, where)
+        if isinstance(value, Missing):
+            if _required(param, specs):
+                raise RequestBuildError(_no_value(param, value, ctx))
+            warnings.append(f"{where} not sent: {value.reason}")
+            continue
+        warnings.extend(problems)
+        values.append(ParamValue(param.name, param.in_, value))
+    return values
+
+
+def _required(param: Any, specs: dict) -> bool:
+    """Path parameters always are (OpenAPI); others when the operation says `required: true`."""
+    if param.in_ == "path":
+        return True
+    spec = specs.get((param.name.lower() if param.in_ == "header" else param.name, param.in_))
+    return bool(getattr(spec, "required", False))
+
+
+def _no_value(param: Any, missing: Missing | None, ctx: Context) -> str:
+    """Why a required parameter cannot be sent: the expression that produced nothing, and why (a null is
+    never sent as an empty segment or an empty value)."""
+    raw = param.value.raw
+    written = raw if isinstance(raw, str) else str(raw)
+    head = f"required parameter '{param.name}' (in {param.in_}) has no value"
+    if missing is not None:
+        reason = missing.reason
+        return f"{head}: {reason}" if reason.startswith(written) else f"{head}: {written}: {reason}"
+    if param.value.is_constant:
+        return f"{head}: its value is null"
+    why = null_reason(param.value, ctx)
+    return f"{head}: {written} is null" + (f" ({why})" if why else "")
+
+
+def body_value(
+    cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str], stand_ins: Collection[str]
+) -> EncodedBody | None:
+    """The encoded request body; `stand_ins` are a dry run's placeholders (read as null in JSON text)."""
+    if cstep.body is None:
+        return None
+    payload: Any = None
+    if cstep.body.payload is not None:
+        payload, problems = strip_missing(cstep.body.payload.evaluate(ctx), "requestBody payload")
+        if isinstance(payload, Missing):
+            raise RequestBuildError(f"the request body has no value: {payload.reason}")
+        warnings.extend(problems)
+    media_types = list((operation.request_body or {}).get("content", {}) or {})
+    content_type = choose_content_type(cstep.body.content_type, media_types, payload)
+    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
+    media = media_type_object(operation.request_body, content_type)
+    try:
+        return encode_body(payload, content_type, media, stand_ins=stand_ins)
+    except InvalidJsonPayload as exc:
+        if not isinstance(cstep.body.payload, TemplateValue):
+            raise
+        hint = "an object or array in a {$...} is embedded as JSON text: write it without quotes around it"
+        raise InvalidJsonPayload(f"{exc}; {hint}") from None

@@ -1,0 +1,107 @@
+"""How a request or response body is shown: masked, then truncated, binary as a byte count.
+
+Masking comes before truncation, so a secret cut in two by the limit can never show half of itself. The
+report writers show exchanges with it (their limits are in `report/bodies.py`); the executor keeps the
+start of the response a step failed on with it (`result.ResponseExcerpt`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..records import Record
+from ..secrets import Masker
+from .body import base_type, charset_of, is_form, is_json, is_xml
+
+_TEXTUAL = ("application/javascript", "application/graphql", "application/yaml", "application/x-yaml")
+
+
+class Body(Record):
+    kind: str  # empty | text | json | binary | event-stream
+    size: int  # bytes as sent or received
+    text: str | None = None  # masked and cut to the limit
+    omitted: int = 0  # bytes of `text` left out
+    events: int = 0  # events of an event stream (`text` is then the merged body)
+
+
+def render_body(
+    content: bytes | None,
+    content_type: str | None,
+    masker: Masker,
+    *,
+    limit: int,
+    pretty: bool = False,
+    merge_events: bool = True,
+) -> Body:
+    """`merge_events`: an event stream as the body it makes (else as the text that arrived)."""
+    if not content:
+        return Body("empty", 0)
+    size = len(content)
+    if merge_events and base_type(content_type) == "text/event-stream":
+        return _event_stream(content, masker, limit, pretty)
+    text = _decode(content, content_type)
+    if text is None:
+        return Body("binary", size)
+    kind = "text"
+    if is_json(content_type) or content_type is None:
+        parsed = _json(text)
+        if parsed is not _NOT_JSON:
+            kind = "json"
+            if pretty and size <= limit:
+                text = json.dumps(parsed, indent=2, ensure_ascii=False)
+    shown, omitted = _cut(masker.text(text), limit)
+    return Body(kind, size, shown, omitted)
+
+
+def header(headers: list[tuple[str, str]], name: str) -> str | None:
+    lowered = name.lower()
+    return next((v for n, v in headers if n.lower() == lowered), None)
+
+
+_NOT_JSON: Any = object()
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+def _decode(content: bytes, content_type: str | None) -> str | None:
+    """The body as text when it is text (by media type, or untyped and valid UTF-8); None: binary."""
+    base = base_type(content_type)
+    textual = (
+        content_type is None
+        or base.startswith("text/")
+        or is_json(content_type)
+        or is_xml(content_type)
+        or is_form(content_type)
+        or base in _TEXTUAL
+    )
+    if not textual:
+        return None
+    try:
+        return content.decode(charset_of(content_type))
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def _event_stream(content: bytes, masker: Masker, limit: int, pretty: bool) -> Body:
+    """An event stream is shown as the body the engine saw: the merged completion or the event list."""
+    from .sse import decode_event_stream, parse_event_stream
+
+    events = parse_event_stream([content])
+    merged = decode_event_stream(events)
+    text = json.dumps(merged, indent=2 if pretty else None, ensure_ascii=False, default=str)
+    shown, omitted = _cut(masker.text(text), limit)
+    return Body("event-stream", len(content), shown, omitted, len(events))
+
+
+def _cut(text: str, limit: int) -> tuple[str, int]:
+    encoded = text.encode("utf-8")
+    if len(encoded) <= limit:
+        return text, 0
+    shown = encoded[:limit].decode("utf-8", "ignore")  # never half a character
+    return shown, len(encoded) - len(shown.encode("utf-8"))
