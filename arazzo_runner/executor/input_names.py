@@ -6,11 +6,13 @@ inputs too), so a name is known when any of them declares it. The check applies 
 them declares its inputs: an inputs schema listing `properties` (directly or in `allOf`/`anyOf`/`oneOf`
 branches) that does not open itself to more (`additionalProperties`, `unevaluatedProperties` other than
 `false`, or `patternProperties`). A workflow without such a schema accepts any input, so nothing is
-unknown.
+unknown. A name the workflow reads (`$inputs.x` anywhere in it or in the components) is known too: an
+open schema may leave it undeclared (a validator warning), and the run must still be able to supply it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..errors import UsageError
@@ -19,6 +21,7 @@ from .inputs import resolve_schema
 
 _BRANCHES = ("allOf", "anyOf", "oneOf")
 _MAX_DEPTH = 32
+_READ = re.compile(r"\$inputs\.([A-Za-z0-9_\-]+)")
 
 
 def declared_input_names(workspace: Any, workflows: list[Workflow]) -> frozenset[str] | None:
@@ -41,10 +44,28 @@ def _declared(workspace: Any, workflows: list[Workflow]) -> tuple[frozenset[str]
         if not found:
             return None, len(seen)
         names.update(found)
+        names.update(_read_names(current.document.raw, workflow.at))
         for ref in workflow.depends_on:
             target = current.resolve_workflow(ref, (*workflow.at, "dependsOn"))
             pending.append((target.workspace, target.workflow))
     return frozenset(names), len(seen)
+
+
+def _read_names(document: dict, at: Any) -> set[str]:
+    """The input names the workflow at `at` (and any component it may use) reads with `$inputs.x`."""
+    from ..pointer import resolve_pointer
+
+    names: set[str] = set()
+    pending = [resolve_pointer(document, [str(token) for token in at]), document.get("components")]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            names.update(_READ.findall(node))
+        elif isinstance(node, dict):
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return names
 
 
 def _schema_names(schema: Any, document: dict, depth: int) -> set[str] | None:

@@ -51,7 +51,9 @@ def answering(server):
 def test_a_typo_of_a_declared_input_is_a_usage_error_with_a_did_you_mean(capsys, write, answering, argv):
     result = run_json(capsys, write(arazzo_doc(_flow())), *argv, server=answering)
     assert result.code == 2
-    assert result.out == ""
+    (error,) = json.loads(result.out)["errors"]  # --format json: the error document
+    assert error["kind"] == "usage"
+    assert error["message"].startswith("unknown input 'modle': did you mean 'model'?\n")
     assert result.err == (
         "error: unknown input 'modle': did you mean 'model'?\n"
         "workflow 'flow' declares: model, prompt; nothing was sent\n"

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import arazzo_runner
@@ -23,7 +25,8 @@ def test_the_command_line_refuses_a_misspelt_output_and_sends_nothing(write, ser
 
     run = run_json(capsys, path, server=server)
     assert run.code == 2
-    assert run.out == ""
+    (error,) = json.loads(run.out)["errors"]  # --format json: the error document names the finding
+    assert (error["kind"], error["rule"]) == ("validation", "output-value")
     assert f"{path}:" in run.err
     assert "error output-value: output 'count' is not a runtime expression" in run.err
     assert "did you mean '$response.body#/count'?" in run.err
