@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import arazzo_runner
@@ -21,12 +22,20 @@ def _slow_then_fast(server, delays: list[float]) -> None:
 
 
 def test_a_step_timeout_fails_a_slow_step_with_a_timeout_message(write, server):
-    _slow_then_fast(server, [0.5])
-    steps = [flaky("slow", timeout=50), listing("after")]
-    started = time.perf_counter()
-    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+    released, answered = threading.Event(), threading.Event()
 
-    assert time.perf_counter() - started < 0.45  # did not wait for the server
+    @server.route("GET", "/flaky")
+    def held(request):
+        released.wait(30)  # until the run is over (or 30 s)
+        answered.set()
+        return 200, {"ok": True}
+
+    steps = [flaky("slow", timeout=50), listing("after")]
+    try:
+        wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+        assert not answered.is_set()  # the run ended before the server answered: it did not wait
+    finally:
+        released.set()
     assert wf["status"] == "failed"
     assert trail(wf) == [("slow", "failed", 1)]
     assert wf["steps"][0]["statusCode"] is None
