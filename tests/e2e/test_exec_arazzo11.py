@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import arazzo_runner
 from tests.e2e.conftest import arazzo_doc
@@ -12,12 +11,14 @@ from tests.e2e.execkit import end, execute, flaky, goto, hits, listing, ok200, o
 V11 = "1.1.0"
 
 
-def _slow_then_fast(server, delays: list[float]) -> None:
+def _slow_then_fast(server, delays: list[float], released: threading.Event | None = None) -> None:
+    """Answer /flaky after each delay in turn (cut short once `released` is set)."""
     pending = list(delays)
+    released = released or threading.Event()
 
     @server.route("GET", "/flaky")
     def slow(request):
-        time.sleep(pending.pop(0) if pending else 0)
+        released.wait(pending.pop(0) if pending else 0)
         return 200, {"ok": True}
 
 
@@ -45,10 +46,14 @@ def test_a_step_timeout_fails_a_slow_step_with_a_timeout_message(write, server):
 
 
 def test_a_timed_out_step_with_a_retry_action_is_retried(write, server):
-    _slow_then_fast(server, [0.5, 0])
-    steps = [flaky("slow", timeout=100, onFailure=[retry()]), listing("after")]
+    released = threading.Event()
+    _slow_then_fast(server, [30, 0], released)  # the first answer waits for the run's end; 1 s is ample
+    steps = [flaky("slow", timeout=1000, onFailure=[retry()]), listing("after")]  # for the second
     server.reply("GET", "/pets", (200, []))
-    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+    try:
+        wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+    finally:
+        released.set()
 
     assert wf["status"] == "passed"
     assert trail(wf) == [("slow", "passed", 2), ("after", "passed", 1)]
