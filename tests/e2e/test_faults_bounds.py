@@ -74,7 +74,9 @@ def test_the_deadline_ends_a_retrying_step_without_further_actions(capsys, write
     got = run.step
     assert 1 <= got["attempts"] <= 4  # each attempt takes at least 0.15 s; a busy machine makes fewer
     failed_at(run, attempts=got["attempts"])
-    assert got["error"].endswith("run deadline of 0.4 s exceeded")
+    # The deadline passes during an attempt, or is found too near to wait 0.05 s: which one depends on
+    # how fast the machine runs, either way the run deadline ended the retries.
+    assert got["error"].endswith(("run deadline of 0.4 s exceeded", "would pass the run deadline of 0.4 s"))
     assert len(run.server.hits) == got["attempts"]
 
 
