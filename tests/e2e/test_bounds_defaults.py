@@ -76,7 +76,6 @@ def test_the_default_response_limit_is_16_mib_through_the_command_line(capsys, w
         capsys, write, body(json_of_size(16 * MiB + 1), "application/json"), steps=(list_step(**READS_BODY),)
     )
     assert failed_at(over)["error"] == too_large(16 * MiB)
-    assert over.server.hits[0].sent <= 16 * MiB + 1
 
 
 def test_the_default_response_limit_is_16_mib_through_the_library(write):
