@@ -1,8 +1,33 @@
-"""Session-wide test settings."""
+"""Session-wide test settings: an isolated validation cache, and how hypothesis runs.
+
+Property and fuzz tests are deterministic by default (`derandomize`: each test's inputs follow from its
+own code, and no example database is read or written), so CI gives the same verdict on every run of a
+commit. `ARAZZO_FUZZ_EXAMPLES=N` starts a campaign instead: N random inputs per fuzz test, with the
+example database, so that a failure found there replays locally (then keep it as an explicit
+`@example`). No hypothesis deadline: it is wall-clock time, which a busy machine inflates; the fuzz
+suite bounds the CPU time of each input instead (tests/fuzz/kit.py).
+"""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
+
+_SLOW_ON_A_BUSY_MACHINE = [HealthCheck.too_slow]  # measured in wall-clock time
+settings.register_profile(
+    "deterministic",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=_SLOW_ON_A_BUSY_MACHINE,
+    print_blob=True,
+)
+settings.register_profile(
+    "campaign", deadline=None, suppress_health_check=_SLOW_ON_A_BUSY_MACHINE, print_blob=True
+)
+settings.load_profile("campaign" if os.environ.get("ARAZZO_FUZZ_EXAMPLES") else "deterministic")
 
 
 @pytest.fixture(autouse=True, scope="session")

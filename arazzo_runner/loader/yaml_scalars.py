@@ -1,8 +1,16 @@
-"""YAML scalar resolution and construction with PyYAML's YAML 1.1 rules, minus the non-JSON types.
+"""YAML scalar resolution and construction by the YAML 1.2 core schema (YAML 1.2.2, section 10.3).
 
-Plain scalars are resolved with PyYAML's own implicit-resolver table, so `yes`, `0x1F` or `1_000` mean
-what they mean to `yaml.safe_load`. Differences, so that the result stays JSON-compatible: timestamps
-stay the strings they were written as; `=` (the YAML "value" type) and `<<` used as a value are strings.
+One rule for every plain scalar of a YAML document, whatever its shape (block, flow, or text that is
+also JSON): `true`/`True`/`TRUE`, `null`/`~`/empty, decimal, `0o` octal and `0x` hexadecimal integers,
+floats such as `1e5` or `.5`, `.inf` and `.nan`; anything else is a string (`yes`, `1_000`, `0755` as
+decimal 755, `1:30`, `2024-01-01`). JSON is a subset of this schema, so a document that is JSON text
+means the same read by the JSON parser (the fast path) or by PyYAML. Why not PyYAML's YAML 1.1 rules:
+under them `1e5` is a string when written in YAML but a number in the same JSON text, and `yes`/`on`
+turn into booleans; OpenAPI recommends YAML 1.2 and the JSON-schema tags, which this schema resolves.
+
+PyYAML only tokenizes here (the builder consumes its events): its 1.1 resolver is never consulted.
+Explicit standard tags (`!!str`, `!!int`, ...) must fit the same forms; `!!timestamp` keeps its text;
+tags outside the JSON data model (binary, sets, local tags, ...) raise `UnsupportedTag`.
 """
 
 from __future__ import annotations
@@ -10,8 +18,6 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
-
-from yaml.resolver import Resolver
 
 TAG = "tag:yaml.org,2002:"
 STR = TAG + "str"
@@ -24,17 +30,34 @@ MERGE = TAG + "merge"
 MAP = TAG + "map"
 SEQ = TAG + "seq"
 
-_RESOLVERS: dict[str | None, list[tuple[str, re.Pattern[str]]]] = Resolver.yaml_implicit_resolvers
-_TRUE = frozenset(("yes", "true", "on"))
-_FALSE = frozenset(("no", "false", "off"))
-_SPECIAL_FLOATS = {".inf": math.inf, ".nan": math.nan}
+# The core schema's table, word forms first (section 10.3.2).
+_NULLS = frozenset(("null", "Null", "NULL", "~", ""))
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INFINITY = frozenset(f"{sign}{word}" for sign in ("", "+", "-") for word in (".inf", ".Inf", ".INF"))
+_NAN = frozenset((".nan", ".NaN", ".NAN"))
+_WORDS = {
+    **dict.fromkeys(_NULLS, NULL),
+    **dict.fromkeys(_BOOLS, BOOL),
+    **dict.fromkeys(_INFINITY | _NAN, FLOAT),
+}
+_DECIMAL = re.compile(r"[-+]?[0-9]+")
+_OCTAL = re.compile(r"0o[0-7]+")
+_HEXADECIMAL = re.compile(r"0x[0-9a-fA-F]+")
+_NUMBER = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?")
+_NUMERIC_START = frozenset("0123456789+-.")
 
 
 def resolve_plain(text: str) -> str:
     """The tag a plain (unquoted, untagged) scalar resolves to."""
-    for tag, pattern in _RESOLVERS.get(text[:1], ()):
-        if pattern.match(text):
-            return tag
+    tag = _WORDS.get(text)
+    if tag is not None:
+        return tag
+    if text[:1] not in _NUMERIC_START:
+        return STR
+    if _DECIMAL.fullmatch(text) or _OCTAL.fullmatch(text) or _HEXADECIMAL.fullmatch(text):
+        return INT
+    if _NUMBER.fullmatch(text):
+        return FLOAT
     return STR
 
 
@@ -60,20 +83,20 @@ def short_tag(tag: str) -> str:
 
 
 def _null(text: str) -> None:
+    if text not in _NULLS:
+        raise ValueError(text)
     return None
 
 
 def _bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    raise ValueError(text)
+    value = _BOOLS.get(text)
+    if value is None:
+        raise ValueError(text)
+    return value
 
 
 # Python's default int <-> str conversion limit: a larger integer could not even be printed. Checked on
-# the text first, so that a huge base-60 or hexadecimal scalar is refused before costly arithmetic.
+# the text first, so that a huge hexadecimal scalar is refused before costly arithmetic.
 _MAX_DIGITS = 4300
 _TOO_LARGE = 10**_MAX_DIGITS
 
@@ -81,42 +104,27 @@ _TOO_LARGE = 10**_MAX_DIGITS
 def _int(text: str) -> int:
     if len(text) > _MAX_DIGITS:
         raise ValueError(f"an integer of more than {_MAX_DIGITS} digits")
-    value = _int_value(text)
+    if _DECIMAL.fullmatch(text):
+        value = int(text)
+    elif _OCTAL.fullmatch(text):
+        value = int(text[2:], 8)
+    elif _HEXADECIMAL.fullmatch(text):
+        value = int(text[2:], 16)
+    else:
+        raise ValueError(text)
     if abs(value) >= _TOO_LARGE:
         raise ValueError(f"an integer of more than {_MAX_DIGITS} decimal digits")
     return value
 
 
-def _int_value(text: str) -> int:
-    digits = text.replace("_", "")
-    sign = -1 if digits.startswith("-") else 1
-    digits = digits.lstrip("+-")
-    if digits.startswith("0b"):
-        return sign * int(digits[2:], 2)
-    if digits.startswith("0x"):
-        return sign * int(digits[2:], 16)
-    if ":" in digits:  # YAML 1.1 base 60: "1:30" is 90
-        whole = 0
-        for part in digits.split(":"):
-            whole = whole * 60 + int(part)
-        return sign * whole
-    if digits.startswith("0") and len(digits) > 1:
-        return sign * int(digits, 8)  # YAML 1.1: a leading zero means octal
-    return sign * int(digits)
-
-
 def _float(text: str) -> float:
-    digits = text.replace("_", "").lower()
-    sign = -1.0 if digits.startswith("-") else 1.0
-    digits = digits.lstrip("+-")
-    if digits in _SPECIAL_FLOATS:
-        return sign * _SPECIAL_FLOATS[digits]
-    if ":" in digits:
-        value = 0.0
-        for part in digits.split(":"):
-            value = value * 60 + float(part)
-        return sign * value
-    return sign * float(digits)
+    if text in _INFINITY:
+        return -math.inf if text.startswith("-") else math.inf
+    if text in _NAN:
+        return math.nan
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    return float(text)  # beyond the double range: an infinity, as JSON's parser gives
 
 
 def _text(text: str) -> str:
@@ -125,10 +133,8 @@ def _text(text: str) -> str:
 
 _BUILDERS = {
     STR: _text,
-    TIMESTAMP: _text,
-    TAG + "value": _text,
+    TIMESTAMP: _text,  # a YAML 1.1 type: an explicit `!!timestamp` keeps the text it was written as
     MERGE: _text,  # "<<" outside a key position is just text
-    TAG + "yaml": _text,
     NULL: _null,
     BOOL: _bool,
     INT: _int,

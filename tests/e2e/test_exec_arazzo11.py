@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 import arazzo_runner
 from tests.e2e.conftest import arazzo_doc
@@ -11,22 +11,32 @@ from tests.e2e.execkit import end, execute, flaky, goto, hits, listing, ok200, o
 V11 = "1.1.0"
 
 
-def _slow_then_fast(server, delays: list[float]) -> None:
+def _slow_then_fast(server, delays: list[float], released: threading.Event | None = None) -> None:
+    """Answer /flaky after each delay in turn (cut short once `released` is set)."""
     pending = list(delays)
+    released = released or threading.Event()
 
     @server.route("GET", "/flaky")
     def slow(request):
-        time.sleep(pending.pop(0) if pending else 0)
+        released.wait(pending.pop(0) if pending else 0)
         return 200, {"ok": True}
 
 
 def test_a_step_timeout_fails_a_slow_step_with_a_timeout_message(write, server):
-    _slow_then_fast(server, [0.5])
-    steps = [flaky("slow", timeout=50), listing("after")]
-    started = time.perf_counter()
-    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+    released, answered = threading.Event(), threading.Event()
 
-    assert time.perf_counter() - started < 0.45  # did not wait for the server
+    @server.route("GET", "/flaky")
+    def held(request):
+        released.wait(30)  # until the run is over (or 30 s)
+        answered.set()
+        return 200, {"ok": True}
+
+    steps = [flaky("slow", timeout=50), listing("after")]
+    try:
+        wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+        assert not answered.is_set()  # the run ended before the server answered: it did not wait
+    finally:
+        released.set()
     assert wf["status"] == "failed"
     assert trail(wf) == [("slow", "failed", 1)]
     assert wf["steps"][0]["statusCode"] is None
@@ -36,10 +46,14 @@ def test_a_step_timeout_fails_a_slow_step_with_a_timeout_message(write, server):
 
 
 def test_a_timed_out_step_with_a_retry_action_is_retried(write, server):
-    _slow_then_fast(server, [0.5, 0])
-    steps = [flaky("slow", timeout=100, onFailure=[retry()]), listing("after")]
+    released = threading.Event()
+    _slow_then_fast(server, [30, 0], released)  # the first answer waits for the run's end; 1 s is ample
+    steps = [flaky("slow", timeout=1000, onFailure=[retry()]), listing("after")]  # for the second
     server.reply("GET", "/pets", (200, []))
-    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+    try:
+        wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, version=V11))
+    finally:
+        released.set()
 
     assert wf["status"] == "passed"
     assert trail(wf) == [("slow", "passed", 2), ("after", "passed", 1)]

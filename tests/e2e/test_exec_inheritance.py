@@ -41,6 +41,28 @@ def test_workflow_success_actions_apply_to_every_step(write, server):
 
 
 def test_a_step_action_overrides_the_workflow_action_of_the_same_name(write, server):
+    """The workflow's `handle` (goto list) would apply to this failure; the step's own `handle` replaces
+    it, and its criteria do not hold: no failure action applies, so the workflow fails at the step."""
+    server.reply("GET", "/flaky", DOWN)
+    server.reply("GET", "/pets", UP)
+    only_on_404 = goto("handle", stepId="skipped", criteria=when("$statusCode == 404"))
+    workflow = {
+        "workflowId": "w",
+        "failureActions": [goto("handle", stepId="list")],
+        "steps": [
+            flaky("f", successCriteria=ok200(), onFailure=[only_on_404]),
+            pet("skipped"),
+            listing("list"),
+        ],
+    }
+    wf = only(execute(write, server, workflow))
+
+    assert wf["status"] == "failed"
+    assert trail(wf) == [("f", "failed", 1)]
+    assert hits(server) == ["GET /flaky"]
+
+
+def test_a_step_action_of_the_same_name_is_the_one_that_runs(write, server):
     server.reply("GET", "/flaky", DOWN)
     server.reply("GET", "/pets", UP)
     workflow = {

@@ -88,12 +88,10 @@ def test_a_retry_after_header_in_seconds_wins_over_retry_after(write, server):
     server.reply("GET", "/flaky", (503, {}, {"Retry-After": "0"}), UP)
     events = []
     steps = [flaky("f", successCriteria=ok200(), onFailure=[retry(retryAfter=30)])]
-    started = time.perf_counter()
     wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, on_event=events.append))
 
-    assert time.perf_counter() - started < 5  # not the document's 30 s
     assert trail(wf) == [("f", "passed", 2)]
-    assert [e.delay for e in events if isinstance(e, StepRetrying)] == [0.0]
+    assert [e.delay for e in events if isinstance(e, StepRetrying)] == [0.0]  # not the document's 30 s
 
 
 def test_retry_criteria_are_checked_against_each_response(write, server):

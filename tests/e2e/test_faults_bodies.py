@@ -3,7 +3,6 @@ its cause whatever its criteria say; a body above `--max-response-bytes` is neve
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import arazzo_runner
@@ -70,7 +69,6 @@ def test_an_endless_keep_alive_stream_is_cut_by_the_step_timeout(capsys, write):
 
 
 def test_an_oversized_body_fails_a_step_that_reads_it_without_reading_it_all(capsys, write):
-    started = time.perf_counter()
     run = fault_run(capsys, write, faults.big(32 * MiB), argv=("--max-response-bytes", "1M"))
     got = failed_at(run)
     assert got["statusCode"] == 200
@@ -83,7 +81,6 @@ def test_an_oversized_body_fails_a_step_that_reads_it_without_reading_it_all(cap
         f"only the first {MiB} bytes were read, the body was not parsed"
     ]
     assert got["outputs"] == {"body": None}
-    assert time.perf_counter() - started < 1
     hit = run.server.hits[0]
     assert hit.gone_at is not None  # the client hung up instead of draining 32 MiB
     assert hit.sent < 32 * MiB

@@ -1,10 +1,12 @@
 """Run bounds against a real fault-injecting server: a slow drip, the run `--deadline` (the exchange in
-flight is cancelled, nothing runs after it, the result is still reported) and `--max-steps` loops."""
+flight is cancelled, nothing runs after it, the result is still reported) and `--max-steps` loops.
+
+No test reads the clock: what a bound cut short is made to last far longer (a 30 s drip, a 30 s await),
+so that a run that waited for it would end differently (a complete body, another error)."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 
 import arazzo_runner
 from arazzo_runner import api
@@ -22,23 +24,26 @@ def test_a_drip_slower_than_the_timeout_is_a_read_timeout(capsys, write):
     assert got["error"] == f"read timed out after 0.05 s (GET {run.server.url}/pets)"
 
 
+# A JSON body that takes 30 s to drip at one byte per 0.1 s.
+LONG_DRIP = b'{"ok": "' + b"x" * 290 + b'"}'
+
+
 def test_a_drip_within_the_timeout_is_cut_by_the_step_timeout(capsys, write):
-    step = list_step(timeout=300)
-    run = fault_run(capsys, write, faults.drip(interval=0.1), steps=(step,), version="1.1.0")
+    step = list_step(timeout=1000)  # the first byte comes after 0.1 s, the last after 30 s
+    run = fault_run(capsys, write, faults.drip(LONG_DRIP, interval=0.1), steps=(step,), version="1.1.0")
     got = failed_at(run)
-    assert got["error"] == "step timeout of 300 ms exceeded"
-    assert 1 <= run.server.hits[0].sent < len(b'{"ok": true}')
+    assert got["error"] == "step timeout of 1000 ms exceeded"
+    assert 1 <= run.server.hits[0].sent < len(LONG_DRIP)
 
 
 def test_the_deadline_cancels_a_drip_and_the_server_sees_the_client_leave(capsys, write):
-    started = time.perf_counter()
-    run = fault_run(capsys, write, faults.drip(interval=0.1), argv=("--deadline", "0.3"))
-    assert time.perf_counter() - started < 1
+    run = fault_run(capsys, write, faults.drip(LONG_DRIP, interval=0.1), argv=("--deadline", "0.3"))
     got = failed_at(run)
     assert got["error"] == "run deadline of 0.3 s exceeded"
     assert got["request"] == {"method": "GET", "url": f"{run.server.url}/pets"}
     hit = run.server.hits[0]
-    assert hit.gone_at is not None and hit.gone_at - hit.at < 0.8
+    assert hit.gone_at is not None  # the client hung up ...
+    assert hit.sent < len(LONG_DRIP)  # ... long before the 30 s body was complete
 
 
 def test_after_the_deadline_no_further_step_or_workflow_runs(capsys, write):
@@ -67,9 +72,12 @@ def test_the_deadline_ends_a_retrying_step_without_further_actions(capsys, write
         argv=("--deadline", "0.4", "--timeout", "0.1"),
     )
     got = run.step
-    assert 2 <= got["attempts"] <= 4
+    assert 1 <= got["attempts"] <= 4  # each attempt takes at least 0.15 s; a busy machine makes fewer
     failed_at(run, attempts=got["attempts"])
-    assert got["error"].endswith("run deadline of 0.4 s exceeded")
+    # The deadline passes during an attempt, or is found too near to wait 0.05 s: which one depends on
+    # how fast the machine runs, either way the run deadline ended the retries.
+    assert got["error"].endswith(("run deadline of 0.4 s exceeded", "would pass the run deadline of 0.4 s"))
+    assert len(run.server.hits) == got["attempts"]
 
 
 def test_the_deadline_closes_the_runs_http_client(write, monkeypatch):
@@ -93,13 +101,12 @@ def test_the_deadline_closes_the_runs_http_client(write, monkeypatch):
 def test_a_backstop_ends_the_run_if_something_ignores_the_deadline(write, monkeypatch):
     async def stuck(*args, **kwargs):
         await asyncio.sleep(30)  # an await the runner's own deadline checks do not cover
+        raise AssertionError("the backstop did not end the run")  # a different error, had it waited
 
     monkeypatch.setattr(runner_module, "attempt_operation", stuck)
     monkeypatch.setattr(api, "DEADLINE_GRACE", 0.05)
     path = write(arazzo_doc(workflow("one", list_step()), workflow("two", list_step())))
-    started = time.perf_counter()
     result = arazzo_runner.run(path, servers={"pets": "http://127.0.0.1:9"}, deadline=0.15)
-    assert time.perf_counter() - started < 1
     assert result.status == "failed"
     assert [(w.workflow_id, w.status, w.error) for w in result.workflows] == [
         ("one", "failed", {"stepId": "", "message": "run deadline of 0.15 s exceeded"}),

@@ -7,8 +7,6 @@ timeout once each; these add the other faults, retries over them and the cancell
 
 from __future__ import annotations
 
-import time
-
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.faultkit import failed_at, fault_run, list_step, retry
 from tests.e2e.helpers import run_json, workflow
@@ -47,8 +45,7 @@ def test_stall_before_the_status_line_is_a_read_timeout_and_the_connection_is_dr
     got = failed_at(run)
     assert got["error"] == f"read timed out after 0.15 s (GET {run.server.url}/pets)"
     hit = run.server.hits[0]
-    assert hit.gone_at is not None  # the client closed its side: nothing is left waiting
-    assert hit.gone_at - hit.at < 1
+    assert hit.gone_at is not None  # the client closed its side before the server stopped waiting
 
 
 def test_stall_mid_body_is_a_read_timeout_even_after_the_headers(capsys, write):
@@ -61,12 +58,11 @@ def test_stall_mid_body_is_a_read_timeout_even_after_the_headers(capsys, write):
 
 def test_stalls_are_retried_with_the_right_number_of_attempts(capsys, write):
     steps = (list_step(onFailure=retry(2)),)
-    started = time.perf_counter()
     run = fault_run(capsys, write, faults.stall(), steps=steps, argv=("--timeout", "0.1"))
     got = failed_at(run, attempts=3)
     assert got["error"].startswith("read timed out after 0.1 s")
     assert len(run.server.hits) == 3
-    assert time.perf_counter() - started < 1
+    assert all(hit.gone_at is not None for hit in run.server.hits)  # each stalled exchange was dropped
 
 
 def test_a_malformed_status_line(capsys, write):

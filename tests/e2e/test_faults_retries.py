@@ -56,10 +56,11 @@ def test_retry_after_in_seconds_is_waited_and_capped_by_max_retry_delay(capsys, 
 
 def test_retry_after_zero_wins_over_a_long_retry_after_in_the_document(capsys, write):
     steps = (list_step(successCriteria=OK200, onFailure=retry(3, after=30)),)
-    run = fault_run(capsys, write, *_storm(2, "0"), steps=steps)
+    # --max-retry-delay reports every delay it caps: the document's 30 s would be, the header's 0 is not
+    run = fault_run(capsys, write, *_storm(2, "0"), steps=steps, argv=("--max-retry-delay", "0.2"))
     assert run.code == 0, run.cli.out
+    assert "warnings" not in run.step  # "retry delay of 30 s capped at 0.2 s" if the document's was used
     assert run.step["attempts"] == 3
-    assert all(gap < 0.5 for gap in _gaps(run.server))
 
 
 def test_retry_after_as_an_http_date(capsys, write):
@@ -91,11 +92,9 @@ def test_the_default_attempt_cap_is_100(capsys, write):
 
 def test_the_retry_time_budget_stops_retries(capsys, write):
     steps = (list_step(successCriteria=OK200, onFailure=retry(1_000_000, after=0.1)),)
-    started = time.perf_counter()
     run = fault_run(capsys, write, faults.storm(503), steps=steps, argv=("--max-retry-total", "0.35"))
-    assert time.perf_counter() - started < 1
     got = run.step
-    assert 3 <= got["attempts"] <= 4
+    assert 1 <= got["attempts"] <= 4  # waits of 0.1 s between them: a busy machine makes fewer
     failed_at(run, attempts=got["attempts"])
     budget = "retries stopped: waiting 0.1 s more would pass the retry budget of 0.35 s per step"
     assert budget in got["error"]
@@ -118,8 +117,6 @@ def test_a_stopped_retry_falls_through_to_the_next_failure_action(capsys, write)
 
 def test_a_retry_after_beyond_the_deadline_is_not_waited_for(capsys, write):
     steps = (list_step(successCriteria=OK200, onFailure=retry(3)),)
-    started = time.perf_counter()
     run = fault_run(capsys, write, *_storm(1, "30"), steps=steps, argv=("--deadline", "0.5"))
-    assert time.perf_counter() - started < 1
-    got = failed_at(run)
+    got = failed_at(run)  # one attempt: had the run waited 30 s, the second would have passed
     assert got["error"] == f"{GOT_503}; not retried: waiting 30 s would pass the run deadline of 0.5 s"

@@ -61,7 +61,7 @@ def test_read_timeout(capsys, write, server):
     got = _failed_step(result, f"{server.url}/pets")
     assert got["statusCode"] is None
     assert got["error"] == f"read timed out after 0.2 s (GET {server.url}/pets)"
-    assert got["durationMs"] < 2000
+    assert got["durationMs"] >= 190  # the time spent waiting is reported (at least the timeout)
 
 
 def test_step_timeout_of_arazzo_1_1(capsys, write, server):

@@ -25,4 +25,4 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def _no_leftover_alarm() -> Iterator[None]:
     yield
     if hasattr(signal, "setitimer"):
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)

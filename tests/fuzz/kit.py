@@ -1,11 +1,13 @@
 """Shared pieces of the fuzz suite: example counts, per-input bounds, a tally of the inputs fuzzed.
 
 Every fuzz test feeds generated input to one entry point and requires a result or an `ArazzoError`:
-any other exception fails the test, and so does an input that takes longer than the per-example
-deadline (a hypothesis `deadline`) or that never returns (`bounded`, a SIGALRM watchdog).
+any other exception fails the test, and so does an input that uses more CPU time than the per-input
+deadline (`SlowInput`) or that never returns (`bounded`, a CPU-time watchdog). CPU time of this
+process, never the wall clock: other processes on a shared machine must not fail a test.
 
-Example counts are modest so the suite stays fast in CI; `ARAZZO_FUZZ_EXAMPLES=N` runs N examples per
-test instead. The number of inputs actually fuzzed is printed at the end of the run.
+Example counts are modest so the suite stays fast in CI, and the inputs are the same on every run (the
+`deterministic` hypothesis profile, tests/conftest.py); `ARAZZO_FUZZ_EXAMPLES=N` runs a random campaign
+of N examples per test instead. The number of inputs actually fuzzed is printed at the end of the run.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from datetime import timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -26,8 +27,8 @@ from hypothesis import HealthCheck, settings
 from arazzo_runner.errors import ArazzoError
 
 EXAMPLES = int(os.environ.get("ARAZZO_FUZZ_EXAMPLES") or 0)
-DEADLINE = timedelta(milliseconds=int(os.environ.get("ARAZZO_FUZZ_DEADLINE_MS") or 1000))
-HANG_SECONDS = 10.0
+DEADLINE = int(os.environ.get("ARAZZO_FUZZ_DEADLINE_MS") or 1000) / 1000  # CPU seconds per input
+HANG_SECONDS = 10.0  # CPU seconds after which an input is taken to never return
 FUZZED: collections.Counter[str] = collections.Counter()
 
 
@@ -35,11 +36,11 @@ INPUTS: collections.Counter[str] = collections.Counter()  # generated inputs, pe
 
 
 def fuzz(default: int) -> Callable[[Any], Any]:
-    """Decorate a `@given` test: `default` examples (or ARAZZO_FUZZ_EXAMPLES), the per-input deadline,
-    and a tally of the inputs it ran on."""
+    """Decorate a `@given` test: `default` examples (or ARAZZO_FUZZ_EXAMPLES), the per-input CPU-time
+    deadline, and a tally of the inputs it ran on."""
     chosen = settings(
         max_examples=EXAMPLES or default,
-        deadline=DEADLINE,
+        deadline=None,  # hypothesis measures wall-clock time: `counted` bounds CPU time instead
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
     )
 
@@ -49,12 +50,21 @@ def fuzz(default: int) -> Callable[[Any], Any]:
         @functools.wraps(inner)
         def counted(*args: Any, **kwargs: Any) -> Any:
             INPUTS[test.__name__] += 1
-            return inner(*args, **kwargs)
+            started = time.process_time()
+            result = inner(*args, **kwargs)
+            spent = time.process_time() - started
+            if spent > DEADLINE:
+                raise SlowInput(f"one input used {spent:.2f} s of CPU (deadline {DEADLINE:g} s)")
+            return result
 
         test.hypothesis.inner_test = counted
         return chosen(test)
 
     return decorate
+
+
+class SlowInput(AssertionError):
+    """An input that returned, but used more CPU time than the per-input deadline."""
 
 
 class Hang(BaseException):
@@ -63,21 +73,22 @@ class Hang(BaseException):
 
 @contextmanager
 def bounded(seconds: float = HANG_SECONDS) -> Iterator[None]:
-    """Raise `Hang` in the main thread if the body runs longer than `seconds` (no-op elsewhere)."""
+    """Raise `Hang` in the main thread once the body has used `seconds` of this process's CPU time
+    (ITIMER_PROF: time spent waiting, or in other processes, does not count); a no-op elsewhere."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def expire(signum: int, frame: Any) -> None:
-        raise Hang(f"no result after {seconds} s")
+        raise Hang(f"no result after {seconds} s of CPU time")
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = signal.signal(signal.SIGPROF, expire)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def outcome(target: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -93,11 +104,15 @@ def outcome(target: str, function: Callable[..., Any], *args: Any, **kwargs: Any
 
 
 def seconds(function: Callable[[], Any], repeat: int = 5) -> float:
-    """The best of `repeat` timings of `function()` (the minimum filters out scheduler noise)."""
+    """The best of `repeat` CPU-time measurements of `function()` (the minimum filters out the noise of
+    caches and frequency changes; other processes do not count at all).
+
+    The calling thread's CPU time: while the watchdog's process-wide CPU timer is armed, Linux updates
+    the process clock only at each scheduler tick (4 ms steps), the thread clock stays exact."""
     best = float("inf")
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.thread_time()
         with bounded(), suppress(ArazzoError):
             function()
-        best = min(best, time.perf_counter() - started)
+        best = min(best, time.thread_time() - started)
     return best

@@ -1,15 +1,20 @@
 """Fuzz the loader on random bytes, YAML-ish and JSON-ish text, and structured documents (valid dumps,
 then truncated or spliced): a `LoadedDocument` or a located `DocumentError`, and valid dumps load back
-to the data that was dumped."""
+to the data that was dumped. A plain scalar means the same in every shape of a YAML document.
+
+The YAML dumps quote every string that the YAML 1.2 core schema would read as something else. That
+table is written out here from the YAML spec (section 10.3.2), not taken from the loader, so a loader
+that strays from it fails the round trip."""
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from arazzo_runner.errors import DocumentError
@@ -79,6 +84,32 @@ def test_json_ish_text(text: str, file: str) -> None:
     _load(text, file)
 
 
+class CoreDumper(yaml.SafeDumper):
+    """PyYAML's dumper with the YAML 1.2 core schema's resolvers (PyYAML's own are YAML 1.1): a string is
+    written plain only when the core schema reads it back as a string (so `'1e5'` and `'0o17'` are
+    quoted, `yes` is not)."""
+
+
+CoreDumper.yaml_implicit_resolvers = {}
+_CORE = [
+    ("null", r"null|Null|NULL|~|", ["n", "N", "~", ""]),
+    ("bool", r"true|True|TRUE|false|False|FALSE", list("tTfF")),
+    ("int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", list("-+0123456789")),
+    (
+        "float",
+        r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN",
+        list("-+.0123456789"),
+    ),
+    ("merge", r"<<", ["<"]),  # not in the core schema: the loader's one extension (merge keys)
+]
+for _name, _pattern, _first in _CORE:
+    CoreDumper.add_implicit_resolver(f"tag:yaml.org,2002:{_name}", re.compile(f"^(?:{_pattern})$"), _first)
+
+
+def _dump(value: Any, flow: bool) -> str:
+    return yaml.dump(value, Dumper=CoreDumper, default_flow_style=flow)
+
+
 def _same(left: Any, right: Any) -> bool:
     if isinstance(left, float) and isinstance(right, float):
         return left == right or (math.isnan(left) and math.isnan(right))
@@ -91,12 +122,14 @@ def _same(left: Any, right: Any) -> bool:
 
 @fuzz(120)
 @given(data, st.sampled_from(["json", "yaml-block", "yaml-flow"]), st.integers(0, 400), st.text(max_size=2))
+@example(value=["0E0"], form="yaml-flow", cut=0, splice="")  # found: `[0E0]` loaded as the float 0.0
+@example(value={"a": "1e5", "b": 1e5, "c": "yes", "d": "0o17"}, form="yaml-block", cut=0, splice="")
 def test_structured_documents(value: Any, form: str, cut: int, splice: str) -> None:
     if form == "json":
         text, file = json.dumps(value), "doc.json"
     else:
         # (allow_unicode=True makes PyYAML emit a bare U+0085 that it then reads as a line break)
-        text = yaml.safe_dump(value, default_flow_style=form == "yaml-flow")
+        text = _dump(value, flow=form == "yaml-flow")
         file = "doc.yaml"
     loaded = _load(text, file)
     if text.strip():
@@ -105,3 +138,31 @@ def test_structured_documents(value: Any, form: str, cut: int, splice: str) -> N
     cut = min(cut, len(text))
     _load(text[:cut] + splice + text[cut + len(splice) :], file)  # spliced: anything may happen
     _load(text[:cut], file)  # truncated
+
+
+SCALAR_TEXT = st.text(alphabet="0123456789+-.eE_:oxXabfinNtTrRuUlLsSyY~ ", min_size=1, max_size=8)
+SHAPES = [
+    ("a: {}\n", lambda data: data["a"]),
+    ("- {}\n", lambda data: data[0]),
+    ("[{}]\n", lambda data: data[0]),
+    ("[{}, x]\n", lambda data: data[0]),
+    ("{{a: {}}}\n", lambda data: data["a"]),
+]
+
+
+@fuzz(150)
+@given(SCALAR_TEXT | st.sampled_from(["0E0", "1e5", "-.5e-3", "0o17", "0x1F", "1_0", "True", ".NaN", "1:2"]))
+@example("0E0")  # the fuzz failure: `[0E0]` (JSON text) was 0.0, `- 0E0` the string '0E0'
+@example("1e5")
+def test_a_plain_scalar_means_the_same_in_every_shape(text: str) -> None:
+    """One rule for a YAML document's scalars, whether the document is block or flow YAML or also JSON."""
+    text = text.strip()
+    if not text or ":" in text or "#" in text or text in ("-", "?") or text.startswith(("- ", "? ")):
+        return  # not a lone plain scalar in every shape (`a: - x` is a sequence): nothing to compare
+    seen = []
+    for template, pick in SHAPES:
+        loaded = _load(template.format(text), "doc.yaml")
+        seen.append(loaded if isinstance(loaded, DocumentError) else pick(loaded.data))
+    values = [value for value in seen if not isinstance(value, DocumentError)]
+    assert len(values) == len(SHAPES), (text, seen)
+    assert all(_same(value, values[0]) for value in values), (text, values)

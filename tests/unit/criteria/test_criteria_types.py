@@ -147,6 +147,26 @@ def test_a_catastrophic_pattern_fails_its_criterion_after_the_regex_timeout(monk
     assert check("(a|aa)+$", "regex", {"v": "a" * 40}, context="$response.body#/v").passed
 
 
+def test_the_regex_timeout_is_one_second_by_default(monkeypatch):
+    """Unpatched, the matcher is handed a timeout of 1 s. A spy stands in for the `regex` module's
+    compiled pattern (its C methods cannot be wrapped) and says that time ran out, so no test has to
+    wait a second, let alone measure one."""
+    from arazzo_runner.criteria import regex as regex_criterion
+
+    given = []
+
+    class Spy:
+        def search(self, text, timeout=None):
+            given.append(timeout)
+            raise TimeoutError
+
+    monkeypatch.setattr(regex_criterion, "interruptible", lambda pattern: Spy())
+    outcome = check("(a|aa)+$", "regex", {"v": "a" * 40 + "b"}, context="$response.body#/v")
+    assert given == [1.0]
+    stopped = "matching was stopped after 1 s on 41 characters (the pattern backtracks catastrophically)"
+    assert outcome.message == f"(a|aa)+$: {stopped}"
+
+
 def test_regex_matching_follows_python_re_semantics():
     """The `regex` module matches as `re` does for the patterns `re` accepts (checked on a sample, with
     the sets the two read differently kept on `re`)."""

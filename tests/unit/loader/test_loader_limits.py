@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import yaml
 
 from arazzo_runner.errors import DocumentError
-from arazzo_runner.loader import Limits, load_text, yaml_build
+from arazzo_runner.loader import Limits, load_path, load_text, yaml_build
+from tests.cputime import cpu_bound
 
 TOO_DEEP = "nesting is deeper than the limit of 500 levels"
 PARSERS = [yaml.SafeLoader] + ([yaml.CSafeLoader] if yaml.__with_libyaml__ else [])
@@ -28,10 +29,8 @@ def error_of(text: str | bytes, file: str = "doc.yaml", **options: object) -> Do
 
 
 def timed_error(text: str, file: str) -> DocumentError:
-    started = time.perf_counter()
-    err = error_of(text, file)
-    assert time.perf_counter() - started < 0.5
-    return err
+    with cpu_bound(0.5, f"loading {file}"):
+        return error_of(text, file)
 
 
 def billion_laughs(levels: int = 9) -> str:
@@ -120,10 +119,30 @@ def test_node_limit() -> None:
     )
 
 
+def test_a_document_of_exactly_the_node_limit_loads() -> None:
+    assert load_text("[1, 2, 3]", "n.json", limits=Limits(max_nodes=4)).data == [1, 2, 3]
+    assert load_text("- 1\n- 2\n- 3\n", limits=Limits(max_nodes=4)).data == [1, 2, 3]
+
+
 @pytest.mark.parametrize("text", ["a: 1234\n", b"a: 1234\n"])
 def test_size_limit_is_checked_before_parsing(text: str | bytes) -> None:
     err = error_of(text, "big.yaml", limits=Limits(max_bytes=4))
     assert str(err) == "big.yaml:1:1: document is 8 bytes, above the limit of 4 bytes"
+
+
+@pytest.mark.parametrize("text", ["a: 1234\n", b"a: 1234\n"])
+def test_a_document_of_exactly_the_size_limit_loads_and_one_byte_more_does_not(text: str | bytes) -> None:
+    assert load_text(text, "big.yaml", limits=Limits(max_bytes=8)).data == {"a": 1234}
+    err = error_of(text, "big.yaml", limits=Limits(max_bytes=7))
+    assert str(err) == "big.yaml:1:1: document is 8 bytes, above the limit of 7 bytes"
+
+
+def test_a_file_of_exactly_the_size_limit_loads_and_one_byte_more_does_not(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"a: 1234\n")
+    assert load_path(path, limits=Limits(max_bytes=8)).data == {"a": 1234}
+    with pytest.raises(DocumentError, match="document is 8 bytes, above the limit of 7 bytes"):
+        load_path(path, limits=Limits(max_bytes=7))
 
 
 def test_invalid_utf8_names_the_byte() -> None:

@@ -122,23 +122,6 @@ def test_non_string_keys_keep_their_written_text() -> None:
     assert positions.locate_key("/responses/200") == (2, 3)
 
 
-def test_scalars_follow_yaml_1_1_like_safe_load() -> None:
-    text = "a: yes\nb: off\nc: 0x1F\nd: 1_000\ne: 0755\nf: 1.5e+3\ng: null\nh: ~\ni: '12'\nj: 1:30\n"
-    data = load_text(text).data
-    assert data == {
-        "a": True,
-        "b": False,
-        "c": 31,
-        "d": 1000,
-        "e": 493,
-        "f": 1500.0,
-        "g": None,
-        "h": None,
-        "i": "12",
-        "j": 90,
-    }
-
-
 def test_special_floats_are_kept() -> None:
     data = load_text("a: .nan\nb: -.inf\nc: .Inf\n").data
     assert math.isnan(data["a"])

@@ -6,7 +6,6 @@ tested in test_sources_http.py.)"""
 from __future__ import annotations
 
 import base64
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -192,7 +191,6 @@ def test_a_trickling_server_is_cut_off_by_the_total_time_limit(origin: ScriptedS
             write(b"#", 0.02)  # never silent for long enough to hit the read timeout
 
     origin.reply("GET", "/slow.yaml", (200, trickle, {"Content-Type": "application/yaml"}))
-    started = time.perf_counter()
+    # Without the total limit the fetch would succeed after 4 s of trickle: no clock needed to tell.
     with pytest.raises(SourceError, match="still arriving after the total time limit"):
         fetch_source(origin.url + "/slow.yaml", None, timeout=1.0, total_timeout=0.3)
-    assert time.perf_counter() - started < 2.0
