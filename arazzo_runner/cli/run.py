@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
+from ..limits import DEFAULT_MAX_STEPS
 from . import limit_flags
 from .batch import add_batch_flags, run_rows
 from .common import (
@@ -72,9 +73,9 @@ def register(commands: Any) -> None:
     run.add_argument(
         "--max-steps",
         type=positive_int,
-        default=1000,
+        default=DEFAULT_MAX_STEPS,
         metavar="N",
-        help="stop after N step executions, a guard against goto loops (default 1000)",
+        help=f"stop after N step executions, a guard against goto loops (default {DEFAULT_MAX_STEPS})",
     )
     run.add_argument(
         "--timeout",

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
+from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL, DEFAULT_MAX_STEPS
 from ..records import Record, field
 from .events import EventHandler
 
 DEFAULT_TIMEOUT = 30.0
-DEFAULT_MAX_STEPS = 1000
 
 
 class RunOptions(Record):

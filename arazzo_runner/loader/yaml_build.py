@@ -34,6 +34,11 @@ LOADER: type = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 _COLS = 1 << 32  # a location packs a 0-based line and column into one int
 _NO_KEY: Any = object()  # a mapping frame waiting for its next key
 _MERGE_KEY: Any = object()  # the `<<` key: its value is merged, not stored
+_STREAM_END: Any = object()  # the handler of StreamEndEvent: the loop ends
+
+
+def _ignore(event: Any) -> None:
+    """StreamStart, DocumentEnd: nothing to build."""
 
 
 def yaml_line_col(loc: int) -> LineCol:
@@ -92,12 +97,15 @@ class YamlBuilder:
         self.plain: dict[str, Any] = {}  # plain scalar text -> value: OpenAPI repeats a few words a lot
         self.handlers = {
             ScalarEvent: self._scalar,
-            MappingStartEvent: self._start,
-            SequenceStartEvent: self._start,
+            MappingStartEvent: self._start_map,
+            SequenceStartEvent: self._start_seq,
             MappingEndEvent: self._end,
             SequenceEndEvent: self._end,
             AliasEvent: self._alias,
+            DocumentStartEvent: self._document,
+            StreamEndEvent: _STREAM_END,
         }
+        self.documents = 0
 
     def build(self, text: str) -> tuple[Any, Entry]:
         loader = LOADER(text)
@@ -111,20 +119,39 @@ class YamlBuilder:
     def _run(self, loader: Any) -> None:
         handlers = self.handlers
         get_event = loader.get_event
-        documents = 0
         while True:
             event = get_event()
-            handler = handlers.get(event.__class__)
-            if handler is not None:
-                handler(event)
-            elif event.__class__ is DocumentStartEvent:
-                documents += 1
-                if documents > 1:
-                    self._fail("expected a single document, but found another one", event.start_mark)
-            elif event.__class__ is StreamEndEvent:
+            if event is None:  # past the end of the stream: StreamEndEvent should have ended the loop
                 break
-        if documents == 0:
+            handler = handlers.get(event.__class__)
+            if handler is None:
+                handler = handlers[event.__class__] = self._handler_for(event.__class__)
+            if handler is _STREAM_END:
+                break
+            handler(event)
+        if self.documents == 0:
             self._fail("document is empty", None)
+
+    def _handler_for(self, cls: type) -> Any:
+        """The handler of an event class met for the first time, by its name: libyaml's parser keeps the
+        event classes of the first `yaml` import, which differ from ours if `yaml` was imported again
+        (pytest's in-process runs do that); matching by identity alone would never see the end."""
+        by_name = {
+            "ScalarEvent": self._scalar,
+            "MappingStartEvent": self._start_map,
+            "SequenceStartEvent": self._start_seq,
+            "MappingEndEvent": self._end,
+            "SequenceEndEvent": self._end,
+            "AliasEvent": self._alias,
+            "DocumentStartEvent": self._document,
+            "StreamEndEvent": _STREAM_END,
+        }
+        return by_name.get(cls.__name__, _ignore)
+
+    def _document(self, event: Any) -> None:
+        self.documents += 1
+        if self.documents > 1:
+            self._fail("expected a single document, but found another one", event.start_mark)
 
     # --- events -------------------------------------------------------------------------------
 
@@ -148,11 +175,16 @@ class YamlBuilder:
             self._fail("document is empty", None)  # `---` alone, or only comments
         self._emit(top, value, loc, None)
 
-    def _start(self, event: Any) -> None:
+    def _start_map(self, event: Any) -> None:
+        self._start(event, True)
+
+    def _start_seq(self, event: Any) -> None:
+        self._start(event, False)
+
+    def _start(self, event: Any, is_map: bool) -> None:
         self.count += 1
         if self.count > self.max_nodes:
             self._too_many(event)
-        is_map = event.__class__ is MappingStartEvent
         stack = self.stack
         if stack and stack[-1].is_map and stack[-1].key is _NO_KEY:
             self._fail("a mapping key must be a scalar, not a " + _kind(is_map), event.start_mark)
@@ -306,7 +338,7 @@ class YamlBuilder:
         return target
 
     def _too_many(self, event: Any) -> NoReturn:
-        through = " through aliases" if event.__class__ is AliasEvent else ""
+        through = " through aliases" if event.__class__.__name__ == "AliasEvent" else ""
         self._fail(f"document expands to more than {self.max_nodes} nodes{through}", event.start_mark)
 
     def _too_deep(self, event: Any) -> NoReturn:

@@ -6,7 +6,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import yaml  # noqa: F401  imported here, not first inside a pytester run (see below)
 
+# pytester's in-process runs drop the modules a run imported; libyaml's parser cannot be imported again
+# and keeps the classes of the first `yaml` import, so a `yaml` first imported inside one run would give
+# the next runs parser errors of classes their `except` clauses do not name.
 pytest_plugins = ["pytester"]
 
 OPENAPI = """\

@@ -227,3 +227,40 @@ def test_duplicate_key_without_eager_positions() -> None:
 def test_scalar_root() -> None:
     assert load_text("just text\n").data == "just text"
     assert load_text("null\n").data is None
+
+
+class _ForeignEvents:
+    """A loader whose events are of other classes with the same names, as after `yaml` is imported a
+    second time in one process (libyaml's parser keeps the first import's classes); it ends the test
+    instead of looping when asked for events past the end of the stream."""
+
+    parser: type = yaml.SafeLoader
+
+    def __init__(self, text: str) -> None:
+        self.inner = self.parser(text)
+        self.twins: dict[type, type] = {}
+        self.calls = 0
+
+    def get_event(self):
+        self.calls += 1
+        assert self.calls < 1000, "the builder kept asking for events past the end of the stream"
+        event = self.inner.get_event()
+        if event is None:
+            return None
+        cls = event.__class__
+        twin = self.twins.setdefault(cls, type(cls.__name__, (cls,), {}))
+        copy = object.__new__(twin)
+        copy.__dict__.update(event.__dict__)
+        return copy
+
+    def dispose(self) -> None:
+        self.inner.dispose()
+
+
+def test_events_of_a_second_yaml_import_are_built_and_end_the_stream(monkeypatch) -> None:
+    foreign = type("Foreign", (_ForeignEvents,), {"parser": yaml_build.LOADER})  # this run's parser
+    monkeypatch.setattr(yaml_build, "LOADER", foreign)
+    doc = load_text("a: [1, {b: x}]\nc: &k 2\nd: *k\n", "f.yaml")
+    assert doc.data == {"a": [1, {"b": "x"}], "c": 2, "d": 2}
+    with pytest.raises(DocumentError, match="expected a single document"):
+        load_text("a: 1\n---\nb: 2\n", "f.yaml")
