@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...expressions import (
     ComponentRef,
     Expression,
@@ -104,13 +106,20 @@ def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Sco
         ck.report("output-forward-reference", at, f"{expression.text}: {what}", severity=severity)
 
 
-def _workflow_ref(ck: Checker, expression: WorkflowRef, at: Pointer) -> None:
+def _named_workflow(ck: Checker, expression: WorkflowRef | WorkflowStepOutputRef, at: Pointer) -> Any:
+    """The workflow `$workflows.<id>...` names, or None (reported, with a did-you-mean)."""
     other = ck.document.workflow(expression.workflow_id)
     if other is None:
         hint = did_you_mean(expression.workflow_id, [w.workflow_id for w in ck.document.workflows])
         ck.report(
             "workflow-reference", at, f"{expression.text}: no workflow '{expression.workflow_id}'{hint}"
         )
+    return other
+
+
+def _workflow_ref(ck: Checker, expression: WorkflowRef, at: Pointer) -> None:
+    other = _named_workflow(ck, expression, at)
+    if other is None:
         return
     if expression.field == "outputs":
         if not declared(expression.name, other.outputs):
@@ -125,12 +134,8 @@ def _workflow_ref(ck: Checker, expression: WorkflowRef, at: Pointer) -> None:
 
 def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Pointer) -> None:
     """`$workflows.<id>.steps.<stepId>.outputs.<name>`: the workflow, its step and the step's output."""
-    other = ck.document.workflow(expression.workflow_id)
+    other = _named_workflow(ck, expression, at)
     if other is None:
-        hint = did_you_mean(expression.workflow_id, [w.workflow_id for w in ck.document.workflows])
-        ck.report(
-            "workflow-reference", at, f"{expression.text}: no workflow '{expression.workflow_id}'{hint}"
-        )
         return
     step = other.step(expression.step_id)
     if step is None:
