@@ -76,10 +76,13 @@ def file_inputs(args: argparse.Namespace) -> dict[str, str]:
 def _check_scheme_names(auth: dict[str, str], workspace: Any) -> None:
     """Each key names a scheme (`SCHEME`, `SCHEME.FIELD`) or a source's scheme (`SOURCE:SCHEME[.FIELD]`);
     a bare name that several sources define is ambiguous: credentials stay with the source they are for."""
-    from ..http.auth_listing import scheme_sources
+    from ..http.auth_listing import describe_security
     from ..http.credentials import FIELDS, qualified
 
-    owners = scheme_sources(workspace)
+    owners: dict[str, set[str]] = {}  # a source that cannot be loaded stops here, with its own message
+    for entry in describe_security(workspace):
+        for scheme in entry["schemes"]:
+            owners.setdefault(scheme["name"], set()).add(entry["source"])
     known = set(owners) | {qualified(s, name) for name, sources in owners.items() for s in sources}
     for key in auth:
         name, _, field = key.rpartition(".")

@@ -67,12 +67,13 @@ class RequestView(Record):
         query: dict[str, Any] | None = None,
         path: dict[str, Any] | None = None,
         body: Any = None,
+        withheld: dict[tuple[str, str], str] | None = None,
     ) -> None:
         self.headers = Headers() if headers is None else headers
         self.query = {} if query is None else query
         self.path = {} if path is None else path
         self.body = body
-        self.withheld = {}
+        self.withheld = {} if withheld is None else withheld
 
 
 class PreparedRequest(Record):
@@ -84,7 +85,7 @@ class PreparedRequest(Record):
     warnings: list[str] = field(default_factory=list)
     path_values: dict[str, str] = field(default_factory=dict)  # serialized, decoded (for validation)
     tls: Any = None  # an ssl.SSLContext presenting a client certificate (mutualTLS); None: the run's own
-    document_url: str = ""  # `$url`: the URL without the query credentials the engine added
+    document_url: str = ""  # `$url`: the URL without the query credentials the engine added ("": `url`)
 
     def __init__(
         self,
@@ -96,12 +97,13 @@ class PreparedRequest(Record):
         warnings: list[str] | None = None,
         path_values: dict[str, str] | None = None,
         tls: Any = None,
+        document_url: str = "",
     ) -> None:
         self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
         self.warnings = [] if warnings is None else warnings
         self.path_values = {} if path_values is None else path_values
         self.tls = tls
-        self.document_url = url
+        self.document_url = document_url or url
 
 
 def build_request(
