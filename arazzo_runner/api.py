@@ -85,7 +85,7 @@ async def arun(
             default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
         client = new_client(opts.timeout)
     try:
-        runner = Runner(opts, client, given)  # the run's deadline starts now
+        runner = Runner(opts, client, given, root=workspace)  # the run's deadline starts now
         result = RunResult()
         try:
             run_all = _run_all(runner, workspace, selected, per_workflow, result)
@@ -159,7 +159,7 @@ async def aplan_requests(
 
     token_urls: list[str] = []
     async with offline_client(token_urls) as client:
-        planner = Planner(opts, client, given, token_urls)
+        planner = Planner(opts, client, given, token_urls, root=workspace)
         for workflow in selected:
             await planner.workflow(workspace, workflow, per_workflow[workflow.workflow_id])
     return planner.planned

@@ -17,8 +17,9 @@ def add_run_flags(run: argparse.ArgumentParser) -> None:
         "--auth",
         action="append",
         default=[],
-        metavar="SCHEME[.FIELD]=VALUE",
-        help="credential for a security scheme (repeatable; see `arazzo auth FILE` for names and variables)",
+        metavar="[SOURCE:]SCHEME[.FIELD]=VALUE",
+        help="credential for a security scheme, of one source with SOURCE: (repeatable; see `arazzo auth "
+        "FILE` for names and variables)",
     )
     run.add_argument(
         "--input-file",
@@ -42,7 +43,8 @@ def run_options(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
     for item in args.auth:
         name, sep, value = item.partition("=")
         if not sep or not name or not value:
-            raise UsageError(f"--auth expects SCHEME=VALUE or SCHEME.FIELD=VALUE, got {name or item!r}=...")
+            got = f"got {name!r}=..." if sep else "got an item without '=' (not shown: it may be the value)"
+            raise UsageError(f"--auth expects [SOURCE:]SCHEME[.FIELD]=VALUE, {got}")
         auth[name] = value
     if auth:
         _check_scheme_names(auth, workspace)
@@ -72,15 +74,30 @@ def file_inputs(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _check_scheme_names(auth: dict[str, str], workspace: Any) -> None:
+    """Each key names a scheme (`SCHEME`, `SCHEME.FIELD`) or a source's scheme (`SOURCE:SCHEME[.FIELD]`);
+    a bare name that several sources define is ambiguous: credentials stay with the source they are for."""
     from ..http.auth_listing import describe_security
-    from ..http.credentials import FIELDS
+    from ..http.credentials import FIELDS, qualified
 
-    known = {s["name"] for entry in describe_security(workspace) for s in entry["schemes"]}
+    owners: dict[str, set[str]] = {}  # a source that cannot be loaded stops here, with its own message
+    for entry in describe_security(workspace):
+        for scheme in entry["schemes"]:
+            owners.setdefault(scheme["name"], set()).add(entry["source"])
+    known = set(owners) | {qualified(s, name) for name, sources in owners.items() for s in sources}
     for key in auth:
         name, _, field = key.rpartition(".")
-        if key in known or (name in known and field in FIELDS):
-            continue
-        listed = ", ".join(sorted(known)) or "none"
-        raise UsageError(
-            f"--auth {key}=...: no security scheme named so (schemes: {listed}; fields: {', '.join(FIELDS)})"
-        )
+        scheme = key if key in known else name if name in known and field in FIELDS else None
+        if scheme is None:
+            listed = ", ".join(sorted(owners)) or "none"
+            raise UsageError(
+                f"--auth {key}=...: no security scheme named so (schemes: {listed}; fields: "
+                f"{', '.join(FIELDS)}; SOURCE:SCHEME for the scheme of one source)"
+            )
+        sources = sorted(owners.get(scheme, ()))
+        if len(sources) > 1:
+            names = " and ".join(sources)
+            forms = ", ".join(f"--auth {qualified(s, key)}=..." for s in sources)
+            raise UsageError(
+                f"--auth {key}=...: security scheme '{scheme}' is defined by sources {names}; name the "
+                f"source it is for: {forms}"
+            )

@@ -75,9 +75,14 @@ class Planner:
     """Builds the plan of one dry run; `planned` lists the steps in the order a passing run takes them."""
 
     def __init__(
-        self, options: RunOptions, client: Any, inputs: dict[str, Any], token_requests: list[str]
+        self,
+        options: RunOptions,
+        client: Any,
+        inputs: dict[str, Any],
+        token_requests: list[str],
+        root: Workspace,
     ) -> None:
-        self.runner = Runner(options, client, inputs)
+        self.runner = Runner(options, client, inputs, root=root)
         self.planned: list[PlannedRequest] = []
         self.token_requests = token_requests  # token URLs the offline client answered (it appends)
         self.placeholders = self.runner.placeholders  # request code reads them as null in JSON text

@@ -109,7 +109,8 @@ async def _attempt(
         return Attempt(False, base, f"request not sent: {runner.deadline.message}", warnings=warnings)
     _emit_exchanges(runner, cstep, tokens)
     exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
-    ctx = with_exchange(base, url=request.url, method=request.method, request=request.view)
+    # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
+    ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     runner.emit(RequestSent, cstep.step_id, exchange)
     try:
         response = await _send(runner, cstep, request)
@@ -327,7 +328,13 @@ async def prepare_request(
     schemes = target.description.security_schemes
     tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:
-        credentials = Credentials(runner.options.auth, [base.inputs, runner.inputs], runner.options.environ)
+        credentials = Credentials(
+            runner.options.auth,
+            [base.inputs, runner.inputs],
+            runner.options.environ,
+            source=target.source,
+            owners=lambda: _scheme_owners(runner),
+        )
         added, notes = await apply_security(
             operation=operation,
             schemes=schemes,
@@ -355,6 +362,17 @@ async def prepare_request(
     )
     request.tls = tls[0] if tls else None
     return request
+
+
+def _scheme_owners(runner: Runner) -> dict[str, frozenset[str]]:
+    """Which sources define each scheme name, over the run's document (credentials are keyed by source
+    and scheme, and a bare scheme name is ambiguous when several define it): made once per run, only
+    when a bare credential is found."""
+    if runner.scheme_owners is None:
+        from ..http.auth_listing import scheme_sources
+
+        runner.scheme_owners = scheme_sources(runner.root)
+    return runner.scheme_owners
 
 
 class _OperationFacts(Record):

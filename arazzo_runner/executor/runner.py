@@ -41,8 +41,12 @@ class Runner:
         client: Any,
         inputs: dict[str, Any] | None = None,
         deadline: Deadline | None = None,
+        *,
+        root: Workspace,
     ) -> None:
         self.options = options
+        # the run's document: the namespace of source names credentials are keyed in (http/credentials.py)
+        self.root = root
         self.deadline = deadline or Deadline(options.deadline)  # `RunOptions.deadline`, from now
         self.client = client
         self.inputs = dict(inputs or {})  # the run's inputs: what every dependency receives
@@ -53,6 +57,7 @@ class Runner:
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
         self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
         self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
+        self.scheme_owners: dict[str, frozenset[str]] | None = None  # scheme -> its sources, made when asked
 
     def emit(self, event_type: Any, *fields: Any) -> None:
         """Build and deliver an event, only when someone listens (this runs several times per step)."""

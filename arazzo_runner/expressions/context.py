@@ -33,7 +33,11 @@ class Missing:
 
 @runtime_checkable
 class MessageView(Protocol):
-    """An HTTP request/response or an AsyncAPI message as seen by `$request.`, `$response.`, `$message.`."""
+    """An HTTP request/response or an AsyncAPI message as seen by `$request.`, `$response.`, `$message.`.
+
+    A view may also carry `withheld`: {(part, name): why} for headers (name case-folded) and query
+    parameters the message has but expressions may not read (the credentials the engine added to a
+    request); reading one gives a Missing saying why."""
 
     @property
     def headers(self) -> Mapping[str, Any]: ...

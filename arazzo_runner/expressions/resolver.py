@@ -204,8 +204,25 @@ def _message_source(expr: ast.MessageSourceRef, ctx: Context) -> Any:
         mapping = view.query if part == "query" else view.path
         value, members = lookup(lambda key: mapping.get(key, ABSENT), name, mapping.keys)
     if value is ABSENT:
+        withheld = _withheld(view, part, name)
+        if withheld:
+            return Missing(f"the {expr.root}'s {_PART_NOUNS[part]} {name!r} is {withheld}", expr.text)
         return Missing(f"the {expr.root} has no {_PART_NOUNS[part]} {name!r}", expr.text)
     return walk(value, members, expr.text) if members else value
+
+
+def _withheld(view: Any, part: str, name: str) -> str | None:
+    """Why a header/query value the message carries is not shown (`withheld`, of a request: the
+    credentials the engine added), for `name` or a dotted prefix of it; None when nothing is withheld."""
+    withheld = getattr(view, "withheld", None)
+    if not withheld:
+        return None
+    key = name.casefold() if part == "header" else name
+    while True:
+        why = withheld.get((part, key))
+        if why is not None or "." not in key:
+            return why
+        key = key.rpartition(".")[0]
 
 
 def _scalar(attr: str, reason: str) -> Callable[[ast.Expression, Context], Any]:

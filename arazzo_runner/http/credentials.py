@@ -1,16 +1,23 @@
 """Where the credentials of a security scheme come from, and the names under which to give them.
 
-Fields: `token`, `username`, `password`, `api_key`, `client_id`, `client_secret` (and `client_auth`,
-`basic` or `post`, for OAuth2 client credentials), `cert` (and `key`, `password`: a mutualTLS client
-certificate's PEM file, its private key's file when apart, the key's passphrase). For each field of
-scheme S, first match wins:
+Credentials are keyed by source and scheme: a credential given for scheme S of source D never goes to a
+scheme S of another source (another origin). Fields: `token`, `username`, `password`, `api_key`,
+`client_id`, `client_secret` (and `client_auth`, `basic` or `post`, for OAuth2 client credentials),
+`cert` (and `key`, `password`: a mutualTLS client certificate's PEM file, its private key's file when
+apart, the key's passphrase). For each field of scheme S of source D, first match wins:
 
-1. `--auth S.field=VALUE` (RunOptions.auth["S.field"]), or `--auth S=VALUE` for the scheme's main field;
-2. the inputs: an input named S holding the main credential as a string, or an object of fields
-   (`{"username": ..., "password": ...}`; camelCase `apiKey`, `clientId`, `clientSecret`, `accessToken`
-   are accepted too);
-3. the environment: `ARAZZO_AUTH_<S>_<FIELD>`, S upper-cased with every other character as `_`
-   (scheme `petstore-auth` -> `ARAZZO_AUTH_PETSTORE_AUTH_TOKEN`).
+1. `--auth D:S.field=VALUE` (RunOptions.auth["D:S.field"]), or `--auth D:S=VALUE` for the main field;
+   then the bare `--auth S.field=VALUE`, `--auth S=VALUE`;
+2. the inputs: an input named `D:S`, then one named S, holding the main credential as a string, or an
+   object of fields (`{"username": ..., "password": ...}`; camelCase `apiKey`, `clientId`,
+   `clientSecret`, `accessToken` are accepted too);
+3. the environment: `ARAZZO_AUTH_<D>__<S>_<FIELD>`, then `ARAZZO_AUTH_<S>_<FIELD>`, names upper-cased
+   with every other character as `_` (scheme `petstore-auth` -> `ARAZZO_AUTH_PETSTORE_AUTH_TOKEN`).
+
+A bare form (no source) applies only while S is the scheme of one source: when several sources define
+a scheme S (the document's and those of its arazzo sources, one namespace of source names as for
+`--server`), a bare credential is ambiguous and used for none of them (`ignored` says which were, for a
+warning). `:` is in neither a source name nor a scheme name, so `D:S` never reads as something else.
 
 The main field: apiKey -> api_key; http basic -> "username:password"; http bearer (or another http
 scheme), oauth2, openIdConnect -> token; mutualTLS -> cert.
@@ -20,7 +27,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 FIELDS = (
@@ -44,8 +51,19 @@ _CAMEL = {
 }
 
 
-def env_name(scheme: str, field: str) -> str:
-    return f"{ENV_PREFIX}{re.sub(r'[^A-Za-z0-9]', '_', scheme).upper()}_{field.upper()}"
+def env_name(scheme: str, field: str, source: str | None = None) -> str:
+    """`ARAZZO_AUTH_<SCHEME>_<FIELD>`, or with a source `ARAZZO_AUTH_<SOURCE>__<SCHEME>_<FIELD>`."""
+    prefix = "" if source is None else _slug(source) + "__"
+    return f"{ENV_PREFIX}{prefix}{_slug(scheme)}_{field.upper()}"
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
+def qualified(source: str, scheme: str) -> str:
+    """The key of scheme `scheme` of source `source` in `--auth`, `RunOptions.auth` and the inputs."""
+    return f"{source}:{scheme}"
 
 
 def scheme_kind(scheme: dict[str, Any]) -> str:
@@ -86,23 +104,39 @@ def alternatives(scheme: dict[str, Any]) -> list[tuple[str, ...]]:
     return []
 
 
+Owners = Callable[[], Mapping[str, Collection[str]]]  # scheme name -> the sources defining it
+
+
 class Credentials:
-    """Looks credentials up: --auth values, then inputs, then the environment (see the module doc)."""
+    """Looks credentials up for the schemes of one source: --auth values, then inputs, then the
+    environment (see the module doc). `owners` says which sources define each scheme name (asked only
+    when a bare credential is found); without a `source`, only the bare forms are read."""
 
     def __init__(
         self,
         auth: Mapping[str, str] | None = None,
         inputs: list[Mapping[str, Any]] | None = None,
         environ: Mapping[str, str] | None = None,
+        *,
+        source: str | None = None,
+        owners: Owners | None = None,
     ) -> None:
         self._auth = dict(auth or {})
         self._inputs = [i for i in inputs or [] if isinstance(i, Mapping)]
         self._environ = os.environ if environ is None else environ
+        self._source = source
+        self._owners = owners
+        self.ignored: dict[str, list[str]] = {}  # scheme -> bare credentials not used: ambiguous
 
     def get(self, name: str, scheme: dict[str, Any], field: str) -> str | None:
-        for lookup in (self._from_auth, self._from_inputs, self._from_env):
-            value = lookup(name, scheme, field)
-            if value:
+        layers = (("auth", self._from_auth), ("inputs", self._from_inputs), ("env", self._from_env))
+        for where, lookup in layers:
+            if self._source is not None:
+                value = lookup(qualified(self._source, name), scheme, field, self._source)
+                if value:
+                    return value
+            value = lookup(name, scheme, field, None)
+            if value and self._bare_allowed(name, where, field):
                 return value
         return None
 
@@ -116,14 +150,36 @@ class Credentials:
                 return {k: v for k, v in {**found, **extra}.items() if v}
         return None
 
-    def _from_auth(self, name: str, scheme: dict[str, Any], field: str) -> str | None:
-        if f"{name}.{field}" in self._auth:
-            return self._auth[f"{name}.{field}"]
-        return _from_main(self._auth.get(name), scheme, field)
+    @property
+    def source(self) -> str | None:
+        return self._source
 
-    def _from_inputs(self, name: str, scheme: dict[str, Any], field: str) -> str | None:
+    def sharing(self, name: str) -> list[str]:
+        """The sources defining a scheme `name` when more than this one does (a bare name is then
+        ambiguous), else []."""
+        if self._source is None or self._owners is None:
+            return []
+        owners = sorted(self._owners().get(name, ()))
+        return owners if set(owners) - {self._source} else []
+
+    def _bare_allowed(self, name: str, where: str, field: str) -> bool:
+        """A bare credential is used while no other source defines a scheme of this name."""
+        if not self.sharing(name):
+            return True
+        given = {"auth": f"--auth {name}", "inputs": f"input '{name}'"}.get(where) or env_name(name, field)
+        said = self.ignored.setdefault(name, [])
+        if given not in said:
+            said.append(given)
+        return False
+
+    def _from_auth(self, key: str, scheme: dict[str, Any], field: str, source: str | None) -> str | None:
+        if f"{key}.{field}" in self._auth:
+            return self._auth[f"{key}.{field}"]
+        return _from_main(self._auth.get(key), scheme, field)
+
+    def _from_inputs(self, key: str, scheme: dict[str, Any], field: str, source: str | None) -> str | None:
         for inputs in self._inputs:
-            value = inputs.get(name)
+            value = inputs.get(key)
             if isinstance(value, Mapping):
                 members = {_CAMEL.get(k, k): v for k, v in value.items()}
                 if isinstance(members.get(field), (str, int)) and not isinstance(members[field], bool):
@@ -132,8 +188,9 @@ class Credentials:
                 return _from_main(value, scheme, field)
         return None
 
-    def _from_env(self, name: str, scheme: dict[str, Any], field: str) -> str | None:
-        return self._environ.get(env_name(name, field)) or None
+    def _from_env(self, key: str, scheme: dict[str, Any], field: str, source: str | None) -> str | None:
+        name = key if source is None else key[len(source) + 1 :]
+        return self._environ.get(env_name(name, field, source)) or None
 
 
 def _from_main(value: str | None, scheme: dict[str, Any], field: str) -> str | None:
@@ -149,6 +206,7 @@ def _from_main(value: str | None, scheme: dict[str, Any], field: str) -> str | N
     return value if field == main else None
 
 
-def env_names(name: str, scheme: dict[str, Any]) -> list[list[str]]:
-    """The environment variables to set for a scheme, one list per alternative."""
-    return [[env_name(name, f) for f in wanted] for wanted in alternatives(scheme)]
+def env_names(name: str, scheme: dict[str, Any], source: str | None = None) -> list[list[str]]:
+    """The environment variables to set for a scheme (of `source`: the qualified names), one list per
+    alternative."""
+    return [[env_name(name, f, source) for f in wanted] for wanted in alternatives(scheme)]

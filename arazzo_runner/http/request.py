@@ -43,18 +43,23 @@ class ParamValue(Record):
     name: str
     in_: str
     value: Any
+    credential: str | None = None  # the security scheme whose credential the engine adds; None: the step's
 
-    def __init__(self, name: str, in_: str, value: Any) -> None:  # built per parameter per step
-        self.name, self.in_, self.value = name, in_, value
+    def __init__(self, name: str, in_: str, value: Any, credential: str | None = None) -> None:
+        self.name, self.in_, self.value = name, in_, value  # built per parameter per step
+        self.credential = credential
 
 
 class RequestView(Record):
-    """What `$request.*` expressions see: values as the workflow supplied them, before encoding."""
+    """What `$request.*` expressions see: values as the workflow supplied them, before encoding. The
+    credentials the engine adds for security schemes are not in it (a document could otherwise copy one
+    to another host): `withheld` names them, so that reading one says why it is missing."""
 
     headers: Headers = field(default_factory=Headers)
     query: dict[str, Any] = field(default_factory=dict)
     path: dict[str, Any] = field(default_factory=dict)
     body: Any = None
+    withheld: dict[tuple[str, str], str] = field(default_factory=dict)  # (part, name) -> why; headers folded
 
     def __init__(
         self,
@@ -62,11 +67,13 @@ class RequestView(Record):
         query: dict[str, Any] | None = None,
         path: dict[str, Any] | None = None,
         body: Any = None,
+        withheld: dict[tuple[str, str], str] | None = None,
     ) -> None:
         self.headers = Headers() if headers is None else headers
         self.query = {} if query is None else query
         self.path = {} if path is None else path
         self.body = body
+        self.withheld = {} if withheld is None else withheld
 
 
 class PreparedRequest(Record):
@@ -78,6 +85,7 @@ class PreparedRequest(Record):
     warnings: list[str] = field(default_factory=list)
     path_values: dict[str, str] = field(default_factory=dict)  # serialized, decoded (for validation)
     tls: Any = None  # an ssl.SSLContext presenting a client certificate (mutualTLS); None: the run's own
+    document_url: str = ""  # `$url`: the URL without the query credentials the engine added ("": `url`)
 
     def __init__(
         self,
@@ -89,11 +97,13 @@ class PreparedRequest(Record):
         warnings: list[str] | None = None,
         path_values: dict[str, str] | None = None,
         tls: Any = None,
+        document_url: str = "",
     ) -> None:
         self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
         self.warnings = [] if warnings is None else warnings
         self.path_values = {} if path_values is None else path_values
         self.tls = tls
+        self.document_url = document_url or url
 
 
 def build_request(
@@ -126,9 +136,12 @@ def build_request(
                 f"parameter '{param.name}' (in {param.in_}) is not declared by the operation; sent anyway"
             )
         parts.add(param, spec)
-    url = _join(base_url, _fill_path(path_template, parts.path))
+    url = document_url = _join(base_url, _fill_path(path_template, parts.path))
     if parts.query:
         url += ("&" if "?" in url else "?") + "&".join(parts.query)
+    written = [q for i, q in enumerate(parts.query) if i not in parts.credential_query]
+    if written:
+        document_url += ("&" if "?" in document_url else "?") + "&".join(written)
     headers = parts.headers
     if parts.cookies:
         headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in parts.cookies)
@@ -140,6 +153,7 @@ def build_request(
             headers["Content-Type"] = body.content_type
     prepared = PreparedRequest(method.upper(), url, headers.items(), content, parts.view, parts.warnings)
     prepared.path_values = {k: unquote(v) for k, v in parts.path.items()}
+    prepared.document_url = document_url
     return prepared
 
 
@@ -153,6 +167,8 @@ class _Parts:
         self.query: list[str] = []
         self.headers = Headers()
         self.cookies: list[tuple[str, str]] = []
+        self.credential_query: set[int] = set()  # indexes in `query` of the engine's credentials
+        self._shown = True  # whether the parameter being added is the document's (shown in `view`)
 
     def add(self, param: ParamValue, spec: Any) -> None:
         style = getattr(spec, "style", None) or _DEFAULT_STYLE.get(param.in_, "simple")
@@ -161,7 +177,17 @@ class _Parts:
         adder = _ADDERS.get(param.in_)
         if adder is None:
             raise RequestBuildError(f"parameter '{param.name}' has an unknown location '{param.in_}'")
+        self._shown = param.credential is None
+        if not self._shown:
+            key = param.name.casefold() if param.in_ == "header" else param.name
+            self.view.withheld[(param.in_, key)] = (
+                f"a credential the engine added (security scheme '{param.credential}'): credentials the "
+                "engine adds are not readable by expressions"
+            )
+        before = len(self.query)
         adder(self, param.name, param.value, spec, _content_type(spec), style, explode)
+        if not self._shown:
+            self.credential_query.update(range(before, len(self.query)))
 
     def _path(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
         self.view.path[name] = value
@@ -171,7 +197,8 @@ class _Parts:
             self.path[name] = serialize_path(name, value, style, explode)
 
     def _query(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
-        self.view.query[name] = value
+        if self._shown:
+            self.view.query[name] = value
         allow = bool(getattr(spec, "allow_reserved", False))
         if media:
             self.query.append(f"{encode(name)}={encode(content_text(value, media), allow_reserved=allow)}")
@@ -182,7 +209,8 @@ class _Parts:
         self.query.append(_querystring(value, media))
 
     def _header(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
-        self.view.headers[name] = value
+        if self._shown:
+            self.view.headers[name] = value
         text = content_text(value, media) if media else serialize_header(value, explode)
         self.headers[name] = _field(name, text)
 

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ..records import Record, field
-from .credentials import Credentials, env_names, scheme_kind
+from .credentials import Credentials, alternatives, env_names, qualified, scheme_kind
 from .exchange import Exchange
 from .oauth import TokenCache, TokenError
 from .request import ParamValue
@@ -34,6 +34,7 @@ class HttpSession(Record):
     tokens: TokenCache = field(default_factory=TokenCache)
     validators: dict[Any, Any] = field(default_factory=dict)
     cleartext_warned: set[str] = field(default_factory=set)  # plain-http hosts (and mTLS URLs) warned about
+    said: set[str] = field(default_factory=set)  # other once-per-run warnings (ambiguous names, token URLs)
     tls: dict[tuple[str, ...], Any] = field(default_factory=dict)  # mutualTLS: (cert, key) -> SSLContext
     tls_clients: dict[int, Any] = field(default_factory=dict)  # id(SSLContext) -> its client, for the run
 
@@ -80,6 +81,8 @@ async def apply_security(
     for requirement in requirements:
         uses = _satisfy(requirement, schemes, params, credentials)
         if uses is not None:
+            warnings = _ambiguous_warnings(credentials, schemes, session)
+            warnings += token_url_warnings(uses, base_url, session, credentials.source)
             added = []
             for use in uses:
                 if scheme_kind(use.scheme) == "mutualTLS":
@@ -87,8 +90,33 @@ async def apply_security(
                     continue
                 fetching = _Fetching(client, base_url, timeout, exchanges)
                 added.extend(await _credential_params(use, session, fetching))
-            return added, _cleartext_warnings(uses, base_url, session)
-    return [], [_missing_warning(requirements[0], schemes)]
+            return added, warnings + _cleartext_warnings(uses, base_url, session)
+    missing = _missing_warning(requirements[0], schemes, credentials)
+    return [], [*_ambiguous_warnings(credentials, schemes, session), missing]
+
+
+def _ambiguous_warnings(credentials: Credentials, schemes: Schemes, session: HttpSession) -> list[str]:
+    """Bare credentials passed over because several sources define a scheme of that name: said once per
+    run, source and name (the value is never in the message)."""
+    warnings = []
+    for name, given in credentials.ignored.items():
+        said = f"ambiguous {credentials.source}:{name}"
+        if said in session.said:
+            continue
+        session.said.add(said)
+        warnings.append(
+            f"{', '.join(given)} not used: security scheme '{name}' is defined by sources "
+            f"{' and '.join(credentials.sharing(name))}; name the source: {_how(name, schemes, credentials)}"
+        )
+    return warnings
+
+
+def _how(name: str, schemes: Schemes, credentials: Credentials) -> str:
+    """How to give the credential of scheme `name` of this source (qualified when the name is shared)."""
+    source = credentials.source if credentials.sharing(name) else None
+    key = name if source is None else qualified(source, name)
+    options = [" and ".join(group) for group in env_names(name, schemes.get(name) or {}, source)]
+    return f"set {' or '.join(options)} (or --auth {key}=..., or an input named {key})"
 
 
 def _client_certificate(use: _Use, session: HttpSession, tls: list[Any] | None) -> None:
@@ -143,6 +171,56 @@ def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -
                     "can read them; use an https server URL"
                 )
     return warnings
+
+
+def token_url_warnings(
+    uses: list[_Use], base_url: str, session: HttpSession, source: str | None
+) -> list[str]:
+    """OAuth2 client credentials go to the flow's `tokenUrl`. On another origin than the API's, that is
+    said once per run and scheme (the document sends the client secret elsewhere than the API it was
+    given for); over plain http to another machine there, it is refused (SecurityError): the step fails
+    unsent, before any token request."""
+    warnings = []
+    for use in uses:
+        if use.fields is None or "token" in use.fields or scheme_kind(use.scheme) != "oauth2":
+            continue
+        url = urljoin(base_url, _token_url(use.scheme) or "")
+        api = _origin(base_url)
+        if _origin(url) == api:
+            continue
+        host = _remote_plain_http_host(url)
+        if host:
+            raise SecurityError(
+                f"security scheme '{use.name}': its tokenUrl {url} is plain http to another machine "
+                f"({host}) on another origin than the API ({api}); the client secret is not sent there: "
+                "use an https tokenUrl, or give a token instead of the client id and secret"
+            )
+        said = f"token origin {source}:{use.name}"
+        if said not in session.said:
+            session.said.add(said)
+            warnings.append(
+                f"security scheme '{use.name}': the client secret is sent to its tokenUrl {url}, on another "
+                f"origin than the API ({api})"
+            )
+    return warnings
+
+
+def _origin(url: str) -> str:
+    """The origin of a URL as RFC 6454 writes it (`scheme://host[:port]`, a default port left out, so
+    equal origins are equal strings); a URL whose port cannot be read is its own origin."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        return url
+    host = (parts.hostname or "").lower()
+    host = f"[{host}]" if ":" in host else host
+    return (
+        f"{scheme}://{host}"
+        if port in (None, {"http": 80, "https": 443}.get(scheme))
+        else f"{scheme}://{host}:{port}"
+    )
 
 
 def _remote_plain_http_host(url: str) -> str | None:
@@ -212,24 +290,24 @@ async def _credential_params(use: _Use, session: HttpSession, fetching: _Fetchin
     kind = scheme_kind(use.scheme)
     if kind == "apiKey":
         where = use.scheme.get("in", "header")
-        return [ParamValue(str(use.scheme.get("name")), where, use.fields["api_key"])]
+        return [ParamValue(str(use.scheme.get("name")), where, use.fields["api_key"], use.name)]
     if kind == "basic":
         pair = f"{use.fields['username']}:{use.fields['password']}".encode()
         encoded = base64.b64encode(pair).decode("ascii")
         session.secret(encoded)
-        return [_authorization("Basic", encoded, session)]
+        return [_authorization("Basic", encoded, session, use.name)]
     token = use.fields.get("token")
     if token is None:
         token = await _client_credentials(use, session, fetching)
     if kind == "http":
-        return [_authorization(str(use.scheme.get("scheme", "Bearer")), token, session)]
-    return [_authorization("Bearer", token, session)]
+        return [_authorization(str(use.scheme.get("scheme", "Bearer")), token, session, use.name)]
+    return [_authorization("Bearer", token, session, use.name)]
 
 
-def _authorization(kind: str, credential: str, session: HttpSession) -> ParamValue:
+def _authorization(kind: str, credential: str, session: HttpSession, scheme: str) -> ParamValue:
     value = f"{kind} {credential}"
     session.secret(credential, value)
-    return ParamValue("Authorization", "header", value)
+    return ParamValue("Authorization", "header", value, scheme)
 
 
 async def _client_credentials(use: _Use, session: HttpSession, fetching: _Fetching) -> str:
@@ -271,17 +349,18 @@ def _token_url(scheme: dict[str, Any]) -> str | None:
     return url if isinstance(url, str) and url else None
 
 
-def _missing_warning(requirement: dict[str, Any], schemes: dict[str, dict[str, Any]]) -> str:
+def _missing_warning(requirement: dict[str, Any], schemes: Schemes, credentials: Credentials) -> str:
     hints = []
     for name in requirement:
         scheme = schemes.get(name)
         if not isinstance(scheme, dict):
             hints.append(f"'{name}' is not a security scheme of the description")
-            continue
-        options = [" and ".join(group) for group in env_names(name, scheme)]
-        if not options:
+        elif not alternatives(scheme):
             hints.append(f"'{name}' ({scheme.get('type')}) is not supported by this engine")
+        elif credentials.sharing(name):
+            hints.append(f"for '{name}' of source {credentials.source} {_how(name, schemes, credentials)}")
         else:
+            options = [" and ".join(group) for group in env_names(name, scheme)]
             hints.append(f"for '{name}' set {' or '.join(options)} (or --auth {name}=...)")
     names = ", ".join(requirement) or "none"
     return f"no credentials for the operation's security ({names}); sent without them: " + "; ".join(hints)

@@ -256,7 +256,10 @@ def test_an_unknown_auth_scheme_name_is_a_usage_error(tmp_path, capsys):
 def test_malformed_auth_and_input_file_flags_are_usage_errors(tmp_path, capsys):
     path = write_flow(tmp_path, _api(h=[{"headerKey": []}]), [step("h", "h")])
     result = cli(capsys, "run", path, "--auth", "headerKey")
-    assert (result.code, "--auth expects SCHEME=VALUE" in result.err) == (2, True)
+    assert (
+        result.code,
+        "--auth expects [SOURCE:]SCHEME[.FIELD]=VALUE, got an item without" in result.err,
+    ) == (2, True)
     result = cli(capsys, "run", path, "--input-file", f"photo={tmp_path / 'missing.png'}")
     assert (result.code, "--input-file photo: no such file" in result.err) == (2, True)
 

@@ -233,3 +233,46 @@ def test_remote_plain_http_hosts() -> None:
         "http://app.localhost": None,
     }
     assert {url: _remote_plain_http_host(url) for url in cases} == cases
+
+
+def test_credentials_are_keyed_by_source_first_and_a_bare_name_only_while_one_source_has_it():
+    env = {"ARAZZO_AUTH_A__B_TOKEN": "env-a", "ARAZZO_AUTH_B_TOKEN": "env-bare"}
+    assert env_name("b", "token", "my-api") == "ARAZZO_AUTH_MY_API__B_TOKEN"
+    shared = {"b": ("a", "c")}
+    asked: list[str] = []
+
+    def owners() -> dict:
+        asked.append("owners")
+        return shared
+
+    creds = Credentials(auth={"a:b": "flag-a", "b": "flag-bare"}, environ=env, source="a", owners=owners)
+    assert creds.get("b", BEARER, "token") == "flag-a"
+    assert asked == []  # a qualified credential needs no look at the other sources
+    creds = Credentials(
+        auth={"b": "flag-bare"}, inputs=[{"b": "in-bare"}], environ=env, source="c", owners=owners
+    )
+    assert creds.get("b", BEARER, "token") is None  # every bare form is ambiguous; c has no qualified one
+    assert creds.ignored == {"b": ["--auth b", "input 'b'", "ARAZZO_AUTH_B_TOKEN"]}
+    assert creds.sharing("b") == ["a", "c"]
+    alone = Credentials(auth={"b.token": "flag-bare"}, source="a", owners=lambda: {"b": ("a",)})
+    assert (alone.get("b", BEARER, "token"), alone.sharing("b")) == ("flag-bare", [])
+    assert Credentials(inputs=[{"c:b": {"accessToken": "in-c"}}], source="c", owners=owners).fields(
+        "b", BEARER
+    ) == {"token": "in-c"}
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ("http://h:80/api", "http://H/token", True),
+        ("https://h/api", "https://h:443/x", True),
+        ("http://h/api", "https://h/x", False),
+        ("http://127.0.0.1:8000", "http://127.0.0.1:8001", False),
+        ("http://[::1]:80/a", "http://[::1]/b", True),
+        ("http://h:bad/a", "http://h/a", False),
+    ],
+)
+def test_origins_compare_scheme_host_and_port_with_default_ports(one, other, same):
+    from arazzo_runner.http.security import _origin
+
+    assert (_origin(one) == _origin(other)) is same
