@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from ..errors import SourceError
@@ -89,7 +89,7 @@ def document_resource(data: Any) -> Any:
     return _document().create_resource(data)
 
 
-@cache
+@lru_cache(maxsize=1)  # one immutable Specification
 def _document() -> Any:
     """A `referencing.Specification` for a whole loaded document (see the module docstring)."""
     from referencing import Specification

@@ -187,7 +187,8 @@ def test_cli_run_with_an_inputs_schema_reference_is_refused(
     assert result.code == 2
     keyword, _, ref = quoted.partition(" ")
     assert f"error component-reference: '{keyword}: {ref[1:-1]}' names another document" in result.err
-    assert "never fetch" in result.err and "flow.arazzo.yaml:" in result.err and "nothing was run" in result.err
+    assert "never fetch" in result.err and "flow.arazzo.yaml:" in result.err
+    assert "nothing was run" in result.err
     _quiet(watch, server, ref_server)
 
 
