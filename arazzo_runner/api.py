@@ -241,7 +241,9 @@ def _validate(
 ) -> dict[str, Any]:
     schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
     document = workspace.document.raw
-    return validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets)
+    return validate_inputs(
+        workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets, workspace.error
+    )
 
 
 def _check_dependency_inputs(

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import ArazzoError, UsageError
 from ..pointer import ABSENT, parse_pointer, resolve_pointer
 
 _DOC_URI = "urn:arazzo:document"
@@ -22,16 +23,29 @@ class InputsError(UsageError):
 
 
 def resolve_schema(schema: Any, document: dict, depth: int = 0) -> Any:
-    """Follow a local `$ref` (e.g. `#/components/inputs/x`) to the schema it names."""
+    """Follow a local `$ref` (`#/components/inputs/x`, or an anchor `#x`) to the schema it names; the
+    schema itself when the reference leads nowhere in the document (validation then says so)."""
     while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and depth < 32:
         ref = schema["$ref"]
         if not ref.startswith("#"):
             return schema
-        target = resolve_pointer(document, parse_pointer(ref))
+        target = _local(ref[1:], document)
         if target is ABSENT:
             return schema
         schema, depth = target, depth + 1
     return schema
+
+
+def _local(fragment: str, document: dict) -> Any:
+    if fragment and not fragment.startswith("/"):
+        from ..sources.schema_registry import anchors_of
+
+        tokens = anchors_of(document).get(fragment)
+        return ABSENT if tokens is None else resolve_pointer(document, tokens)
+    try:
+        return resolve_pointer(document, parse_pointer(fragment))
+    except ArazzoError:  # not a valid pointer: validation explains it
+        return ABSENT
 
 
 def apply_defaults(schema: Any, value: Any, document: dict) -> Any:
@@ -59,19 +73,27 @@ def validate_inputs(
     document: dict,
     schema_at: str,
     secrets: set[str] | None = None,
+    locate: Callable[[tuple[str, ...], str], Exception] | None = None,
 ) -> dict:
     """Return the inputs with defaults applied, or raise InputsError listing every problem.
 
     `schema_at` is the JSON pointer of the schema inside `document`, so that `#/components/inputs/x`
     references resolve against the Arazzo document as the spec intends. Values the schema marks secret
-    join `secrets` first, so that even the message of an InputsError can be masked.
+    join `secrets` first, so that even the message of an InputsError can be masked. A reference that
+    does not resolve inside the document is `UnresolvedSchemaRef`, or `locate(pointer, message)` (the
+    workspace's located error) when given.
     """
     if not schema:
         return dict(inputs)
     filled = apply_defaults(schema, inputs, document)
     if secrets is not None:
         secrets.update(secret_values(schema, filled, document))
-    problems = schema_problems(schema_at, filled, document)
+    try:
+        problems = schema_problems(schema_at, filled, document)
+    except UnresolvedSchemaRef as exc:
+        if locate is None or exc.pointer is None:
+            raise
+        raise locate(exc.pointer, str(exc)) from None
     if problems:
         raise InputsError(workflow_id, problems)
     return filled
@@ -124,19 +146,60 @@ def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
 
 
 def jsonschema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
-    """Validate `value` against the schema at `schema_at` (JSON Schema 2020-12) in the Arazzo document."""
-    import jsonschema  # deferred: only runs that have an inputs schema pay for it
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT202012
+    """Validate `value` against the schema at `schema_at` (JSON Schema 2020-12) in the Arazzo document.
 
-    resource = Resource(contents=document, specification=DRAFT202012)
-    registry: Registry = Registry().with_resource(_DOC_URI, resource)
+    References resolve inside the document only (pointers, anchors): its registry refuses every other
+    URI, so the validator never fetches; a refused one is `UnresolvedSchemaRef`."""
+    import jsonschema  # deferred: only runs that have an inputs schema pay for it
+
+    from ..sources.schema_registry import registry as schema_registry
+    from ..sources.schema_registry import unresolved
+
+    registry = schema_registry(resources={_DOC_URI: document})
     validator = jsonschema.Draft202012Validator({"$ref": f"{_DOC_URI}#{schema_at}"}, registry=registry)
+    try:
+        errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    except Exception as exc:
+        found = unresolved(exc)
+        if found is None:
+            raise
+        raise UnresolvedSchemaRef(str(getattr(found, "ref", "")), document, schema_at) from None
     problems = []
-    for error in sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path)):
+    for error in errors:
         where = "/".join(str(p) for p in error.absolute_path)
         problems.append(f"{where or 'inputs'}: {_describe(error)}")
     return problems
+
+
+class UnresolvedSchemaRef(UsageError):
+    """An inputs schema reference that does not resolve inside the Arazzo document. `pointer` (tokens) is
+    where it is written, when found, so the caller can locate the message (`Workspace.error`)."""
+
+    def __init__(self, ref: str, document: dict, schema_at: str) -> None:
+        self.keyword, self.pointer = _written_at(ref, document, schema_at)
+        super().__init__(
+            f"cannot resolve {self.keyword} '{ref}' in an inputs schema: it names no schema of this "
+            "document, and an inputs schema resolves only inside its Arazzo document (schema validators "
+            "never fetch)"
+        )
+
+
+def _written_at(ref: str, document: dict, schema_at: str) -> tuple[str, tuple[str, ...] | None]:
+    """(keyword, pointer tokens) of the first `$ref`/`$dynamicRef` equal to `ref`, looked for under the
+    inputs schema first, then anywhere in the document (a component it references)."""
+    start = tuple(parse_pointer(schema_at))
+    for root in (start, ()):
+        stack: list[tuple[Any, tuple[str, ...]]] = [(resolve_pointer(document, root), root)]
+        while stack:
+            node, tokens = stack.pop()
+            if isinstance(node, dict):
+                for keyword in ("$ref", "$dynamicRef"):
+                    if node.get(keyword) == ref:
+                        return keyword, (*tokens, keyword)
+                stack.extend((v, (*tokens, str(k))) for k, v in reversed(list(node.items())))
+            elif isinstance(node, list):
+                stack.extend((v, (*tokens, str(i))) for i, v in reversed(list(enumerate(node))))
+    return "$ref", None
 
 
 def _describe(error: Any) -> str:

@@ -81,7 +81,9 @@ class Runner:
             schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
             raw = workspace.document.raw
             secrets = self.options.secrets
-            inputs = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets)
+            inputs = validate_inputs(
+                workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets, workspace.error
+            )
         result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..errors import ExpressionError
 from ..pointer import ABSENT, parse_pointer, resolve_pointer
 
 _ANNOTATIONS = frozenset(
@@ -82,7 +83,10 @@ def _check(schema: Any, value: Any, document: dict, where: str, out: list[str], 
 def _target(ref: Any, document: dict) -> Any:
     if not isinstance(ref, str) or not ref.startswith("#/"):
         raise Unsupported
-    found = resolve_pointer(document, parse_pointer(ref))
+    try:
+        found = resolve_pointer(document, parse_pointer(ref))
+    except ExpressionError:
+        raise Unsupported from None  # not a valid pointer: jsonschema explains it
     if found is ABSENT:
         raise Unsupported  # jsonschema explains an unresolvable $ref
     return found

@@ -11,6 +11,7 @@ engine applies credentials itself, see `security.py`).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -56,7 +57,7 @@ def check_request(cache: dict, description: Any, operation: Any, request: Any) -
     validators = _validators(cache, description, operation)
     findings = []
     for validator in (validators["parameters"], validators["body"]):
-        findings.extend(describe(exc) for exc in validator.iter_errors(_core_request(operation, request)))
+        findings.extend(_findings(validator.iter_errors(_core_request(operation, request)), description))
     return findings
 
 
@@ -76,15 +77,30 @@ def check_response(
         response.content,
     )
     errors = validators["response"].iter_errors(_core_request(operation, request), core_response)
-    return [describe(exc) for exc in errors]
+    return _findings(errors, description)
+
+
+def _findings(errors: Iterator[BaseException], description: Any) -> list[str]:
+    """What openapi-core found; a schema reference the registry refused ends the check with a finding
+    that names it (openapi-core raises it rather than reporting it)."""
+    from ..sources.schema_registry import refusal
+
+    findings = []
+    try:
+        for exc in errors:
+            findings.append(refusal(exc, description.ref_origin) or describe(exc))
+    except Exception as exc:
+        refused = refusal(exc, description.ref_origin)
+        if refused is None:
+            raise
+        findings.append(refused)
+    return findings
 
 
 def _validators(cache: dict, description: Any, operation: Any) -> dict[str, Any]:
     key = (id(description), operation.pointer)
     if key not in cache:
-        from jsonschema_path import SchemaPath
-
-        spec = SchemaPath.from_dict(_one_operation(description, operation), base_uri=_base_uri(description))
+        spec = _spec(description, _one_operation(description, operation))
         classes = _classes(description.version)
         extra = _json_deserializers(operation)
         cache[key] = {name: cls(spec, extra_media_type_deserializers=extra) for name, cls in classes.items()}
@@ -144,13 +160,20 @@ def _parameter(spec: Any) -> dict[str, Any]:
     return param
 
 
-def _base_uri(description: Any) -> str:
-    location = str(getattr(description, "location", "") or "")
-    if location.startswith(("http://", "https://", "file:")) or not location:
-        return location
-    from pathlib import Path
+def _spec(description: Any, document: dict[str, Any]) -> Any:
+    """The one-operation description as openapi-core's SchemaPath, resolving `$ref`s through the
+    description's registry: only documents the run loaded, never a fetch. (`SchemaPath.from_dict` would
+    give it jsonschema-path's URL handlers, which read any file and fetch any URL a `$ref` names.)"""
+    from jsonschema_path import SchemaPath
+    from jsonschema_path.accessors import SchemaAccessor
+    from jsonschema_path.paths import SPEC_SEPARATOR
 
-    return Path(location).resolve().as_uri()
+    from ..sources.schema_registry import document_resource
+
+    uri = description.uri
+    registry = description.schema_registry.with_resource(uri, document_resource(document))
+    accessor = SchemaAccessor(document, registry.resolver(base_uri=uri))
+    return SchemaPath(accessor, separator=SPEC_SEPARATOR)  # as `from_dict` does: "/" is in path names
 
 
 def _core_request(operation: Any, request: Any) -> _Request:

@@ -35,7 +35,8 @@ def response_findings(
     findings = _status_and_type(responses, response)
     if not findings:
         if _is_event_stream(response.content_type):
-            findings = _event_items(declared_response(responses, response.status_code)[1], response)
+            declared = declared_response(responses, response.status_code)[1]
+            findings = _event_items(declared, response, description)
         else:
             from .openapi_checks import check_response
 
@@ -81,7 +82,7 @@ def _is_event_stream(content_type: str | None) -> bool:
     return base_type(content_type) == "text/event-stream"
 
 
-def _event_items(declared: Any, response: Any) -> list[str]:
+def _event_items(declared: Any, response: Any, description: Any) -> list[str]:
     content = declared.get("content") if isinstance(declared, dict) else None
     media = _media(content, "text/event-stream")
     schema = media.get("itemSchema") if isinstance(media, dict) else None
@@ -89,16 +90,25 @@ def _event_items(declared: Any, response: Any) -> list[str]:
         return []
     from jsonschema import Draft202012Validator
 
+    from ..sources.schema_registry import refusal
     from .sse import EventStreamParser
 
     parser = EventStreamParser()
     events = [*parser.feed(response.content), *parser.close()]
-    validator = Draft202012Validator(schema)
+    # refs resolve against the description, from what the run loaded: never a fetch (`schema_registry`)
+    resolver = description.schema_registry.resolver(base_uri=description.uri)
+    validator = Draft202012Validator(schema, _resolver=resolver)
     findings = []
-    for index, event in enumerate(events):
-        item = {k: v for k, v in _event_dict(event).items() if v is not None}
-        for error in validator.iter_errors(item):
-            findings.append(f"event {index}: {error.message}{_at(error)}")
+    try:
+        for index, event in enumerate(events):
+            item = {k: v for k, v in _event_dict(event).items() if v is not None}
+            for error in validator.iter_errors(item):
+                findings.append(f"event {index}: {error.message}{_at(error)}")
+    except Exception as exc:
+        refused = refusal(exc, description.ref_origin)
+        if refused is None:
+            raise
+        findings.append(refused)
     return findings[:20]
 
 

@@ -59,6 +59,10 @@ class SourceCache:
         self._documents.setdefault(fetched.location, doc)  # after a redirect, the final URL too
         return doc
 
+    def loaded(self, location: str) -> ParsedDoc | None:
+        """The document at `location` if this run has already read it; never a fetch."""
+        return self._documents.get(location)
+
     def description(self, location: str) -> Any:
         """The description loaded from `location`, or None."""
         return self._descriptions.get(location)

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 
 from ..errors import ExpressionError
 from ..pointer import format_pointer, parse_pointer
+from . import schema_registry
 from .cache import FetchOptions, SourceCache
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
 from .locations import check_allowed, resolve_location
@@ -16,6 +17,7 @@ from .model import DEFAULT_SERVER, Server, parse_servers
 from .operation import Operation
 from .parse import ParsedDoc
 from .refs import Node, Resolver
+from .schema_registry import location_uri
 
 if TYPE_CHECKING:
     import httpx
@@ -145,6 +147,21 @@ class OpenAPIDescription:
         if security.value is not None and not isinstance(security.value, list):
             raise security.error("'security' must be a list")
         return security.value
+
+    @cached_property
+    def uri(self) -> str:
+        """The description's location as a URI: the base its schemas' `$ref`s resolve against."""
+        return location_uri(self.location)
+
+    @cached_property
+    def schema_registry(self) -> Any:
+        """The `referencing.Registry` every JSON Schema validator of this description uses: the documents
+        this run loaded, nothing else (`schema_registry`). Built once, on first use."""
+        return schema_registry.registry(self.resolver.loaded, {self.uri: self.data})
+
+    def ref_origin(self, ref: str) -> tuple[str, str | None]:
+        """(keyword, "file:line:col") of a `$ref`/`$dynamicRef` left for validators, for messages."""
+        return self.resolver.origin(ref)
 
     def resolve(self, value: Any) -> Any:
         """`value` (from this description) with its `$ref`s resolved, e.g. a cyclic ref left in place."""

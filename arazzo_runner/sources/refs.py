@@ -5,7 +5,12 @@ Two ways to resolve:
 - `deep` returns a value with every `$ref` inside replaced by its target. Results are memoised per target
   and shared between callers, so treat them as read-only. A `$ref` back to a target that is still being
   resolved (a recursive schema) is left in place, so the result is always a finite tree: internal refs of
-  the description keep their `#/...` form, refs into other documents are made absolute.
+  the description keep their `#/...` form, refs into other documents are made absolute URIs.
+
+A `$ref` whose fragment is not a JSON pointer (an anchor, `#foo`) and a `$dynamicRef` are left for the JSON
+Schema validators, which resolve them only from the documents loaded here (`schema_registry`): made
+absolute when they sit in another document than the description, and remembered with where they are
+written (`origin`), so that a validator refusing one names its place.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from urllib.parse import unquote
 from ..errors import ExpressionError, SourceError
 from ..pointer import ABSENT, describe_miss, format_pointer, parse_pointer, resolve_pointer
 from .cache import FetchOptions, SourceCache
-from .locations import REMOTE_MAY_NOT_READ, is_http, resolve_location
+from .locations import REMOTE_MAY_NOT_READ, check_allowed, is_http, resolve_location
 from .parse import ParsedDoc
+from .schema_registry import anchors_of, location_uri
 
 # Sibling keywords next to a schema `$ref` that only annotate, so they can be laid over the target.
 _ANNOTATIONS = frozenset(
@@ -81,6 +87,21 @@ class Resolver:
         self._root = root
         self._v31 = v31
         self._memo: dict[Key, Any] = {}
+        self._left: dict[str, tuple[str, ParsedDoc, Trail]] = {}  # see `origin`
+        self._anchors: dict[str, dict[str, tuple[str, ...]]] = {}  # location -> anchor -> pointer tokens
+
+    def loaded(self, location: str) -> Any:
+        """The data of a document this run already loaded, or None: never a fetch."""
+        doc = self._cache.loaded(location)
+        return None if doc is None else doc.data
+
+    def origin(self, ref: str) -> tuple[str, str | None]:
+        """(keyword, "file:line:col") of a reference left for validators (see the module docstring)."""
+        found = self._left.get(ref)
+        if found is None:
+            return "$ref", None
+        keyword, doc, trail = found
+        return keyword, _ref_error(doc, trail, "", keyword).location
 
     def follow(self, node: Node) -> Node:
         """The object a chain of Reference Objects leads to; siblings of `$ref` override its fields."""
@@ -113,7 +134,10 @@ class Resolver:
                 return self._deep_ref(value, doc, trail, stack)
             if not names and "value" in value and _is_example(value):
                 return value  # an Example Object: its value is literal data
-            return self._deep_members(value, doc, trail, stack, names)
+            done = self._deep_members(value, doc, trail, stack, names)
+            if not names and isinstance(value.get("$dynamicRef"), str):
+                done = self._left_for_validators(done, "$dynamicRef", doc, trail)
+            return done
         if isinstance(value, list):
             out = None
             for index, item in enumerate(value):
@@ -139,8 +163,11 @@ class Resolver:
 
     def _deep_ref(self, value: dict, doc: ParsedDoc, trail: Trail, stack: set[Key]) -> Any:
         found = self._target(value["$ref"], doc, trail)
-        if found is None:
-            return value  # a `$anchor`/`$id` style reference: left for a JSON Schema validator
+        if found is None:  # an anchor: left for a JSON Schema validator
+            siblings = {k: v for k, v in value.items() if k != "$ref"}
+            if siblings:
+                value = {"$ref": value["$ref"], **self._deep_members(siblings, doc, trail, stack, False)}
+            return self._left_for_validators(value, "$ref", doc, trail)
         key, target = found
         if key in stack:
             return self._unresolved(value, doc, key)
@@ -170,12 +197,26 @@ class Resolver:
     def _unresolved(self, value: dict, doc: ParsedDoc, key: Key) -> dict:
         if doc is self._root and value["$ref"].startswith("#"):
             return value
-        return {**value, "$ref": f"{key[0]}#{key[1]}"}
+        return {**value, "$ref": f"{location_uri(key[0])}#{key[1]}"}
+
+    def _left_for_validators(self, value: dict, keyword: str, doc: ParsedDoc, trail: Trail) -> dict:
+        ref = value[keyword]
+        if doc is not self._root:
+            uri, _, fragment = ref.partition("#")
+            try:
+                where = resolve_location(uri, doc.location) if uri else doc.location
+            except SourceError:
+                where = None  # a URN or another scheme: a validator refuses it as it is
+            if where is not None:
+                ref = f"{location_uri(where)}#{fragment}"
+                value = {**value, keyword: ref}
+        self._left.setdefault(ref, (keyword, doc, trail))
+        return value
 
     def _target(self, ref: str, doc: ParsedDoc, trail: Trail) -> tuple[Key, Node] | None:
         uri, _, fragment = ref.partition("#")
         if fragment and not fragment.startswith("/"):
-            return None
+            return self._anchor_target(uri, fragment, doc)
         target_doc = self._document(uri, ref, doc, trail) if uri else doc
         try:
             tokens = parse_pointer(fragment)
@@ -190,6 +231,33 @@ class Resolver:
             where = "" if target_doc is doc else f" in {target_doc.location}"
             raise _ref_error(doc, trail, f"unresolvable $ref {ref!r}: {miss}{where}")
         return (target_doc.location, format_pointer(tokens)), Node(target_doc, tokens, found)
+
+    def _anchor_target(self, uri: str, name: str, doc: ParsedDoc) -> tuple[Key, Node] | None:
+        """The schema holding `$anchor: name` (or `$dynamicAnchor`) in `doc` or in a document this run
+        already loaded; None leaves the reference to the validators, which refuse what is not loaded.
+        An anchor never makes the engine fetch a document: it names no place a pointer could check."""
+        target = doc
+        if uri:
+            if not is_http(doc.location) and not is_http(uri):
+                uri = unquote(uri)
+            try:
+                location = resolve_location(uri, doc.location)
+                if is_http(doc.location) and not is_http(location):
+                    return None  # a document fetched over http(s) reads no local file
+                check_allowed(location, self._options.roots, uri, doc.location)
+            except SourceError:
+                return None
+            target = self._cache.loaded(location)
+            if target is None:
+                return None
+        anchors = self._anchors.get(target.location)
+        if anchors is None:
+            anchors = self._anchors[target.location] = anchors_of(target.data)
+        tokens = anchors.get(name)
+        if tokens is None:
+            return None
+        value = resolve_pointer(target.data, tokens)
+        return (target.location, format_pointer(tokens)), Node(target, tokens, value)
 
     def _document(self, uri: str, ref: str, doc: ParsedDoc, trail: Trail) -> ParsedDoc:
         if not is_http(doc.location) and not is_http(uri):
@@ -206,10 +274,10 @@ def _is_example(value: dict) -> bool:
     return all(key in _EXAMPLE_KEYS or key.startswith("x-") for key in value)
 
 
-def _ref_error(doc: ParsedDoc, trail: Trail, message: str) -> SourceError:
+def _ref_error(doc: ParsedDoc, trail: Trail, message: str, keyword: str = "$ref") -> SourceError:
     keys: list[str] = []
     while trail[0] is not None:
         keys.append(trail[1])
         trail = trail[0]
     tokens = tuple(trail[1]) + tuple(reversed(keys))
-    return doc.error(format_pointer((*tokens, "$ref")), message)
+    return doc.error(format_pointer((*tokens, keyword)), message)

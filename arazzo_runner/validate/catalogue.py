@@ -276,6 +276,13 @@ _RULES = (
         "A `$response.body#/...` pointer in step outputs can exist in one of the operation's response "
         "schemas.",
     ),
+    Rule(
+        "schema-reference",
+        WARNING,
+        "sources",
+        "Every schema `$ref`/`$dynamicRef` of the operation a step calls resolves in the documents the "
+        "engine loaded: request and response validation never fetch one.",
+    ),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}

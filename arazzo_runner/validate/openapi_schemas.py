@@ -31,21 +31,33 @@ _VALUE_DEPENDENT = frozenset(
 )
 _CONDITIONAL = frozenset({"if", "then", "else", "not", "dependentSchemas"})
 _ROOT_URI = "urn:arazzo-engine:openapi"
+_LITERAL = ("enum", "const", "default", "example", "examples")
 
 
 def payload_errors(
-    schema: Any, payload: Any, unknown: set[Path], openapi_version: str, document: dict[str, Any]
+    schema: Any,
+    payload: Any,
+    unknown: set[Path],
+    openapi_version: str,
+    document: dict[str, Any],
+    description: Any = None,
 ) -> list[tuple[Path, str]]:
-    """(instance path, message) for every violation that holds whatever the unknown parts evaluate to."""
+    """(instance path, message) for every violation that holds whatever the unknown parts evaluate to.
+
+    `$ref`s resolve in the description (`description.schema_registry`: what the run loaded, never a
+    fetch) or, without one, in `document` alone; one that does not resolve gives no verdict here (the
+    `schema-reference` rule reports it)."""
     from jsonschema import Draft4Validator, Draft202012Validator
-    from referencing import Registry, Resource
-    from referencing.jsonschema import DRAFT4, DRAFT202012
+
+    from ..sources.schema_registry import registry
 
     v30 = openapi_version.startswith("3.0")
-    spec, cls = (DRAFT4, Draft4Validator) if v30 else (DRAFT202012, Draft202012Validator)
-    prepared = _prepare(schema, v30)
-    registry = Registry().with_resource(_ROOT_URI, Resource(contents=document, specification=spec))
-    validator = cls(prepared, registry=registry)
+    cls = Draft4Validator if v30 else Draft202012Validator
+    if description is not None:
+        resolver = description.schema_registry.resolver(base_uri=description.uri)
+        validator = cls(_prepare(schema, v30, ""), _resolver=resolver)
+    else:
+        validator = cls(_prepare(schema, v30, _ROOT_URI), registry=registry(resources={_ROOT_URI: document}))
     instance = _blank(payload, unknown, ())
     out: list[tuple[Path, str]] = []
     try:
@@ -57,20 +69,62 @@ def payload_errors(
     return out
 
 
-def _prepare(schema: Any, v30: bool) -> Any:
+def unresolvable_refs(description: Any, holders: list[Any]) -> list[str]:
+    """A message for each `$ref`/`$dynamicRef` left in `holders` (an operation's resolved schemas) that
+    the description's registry cannot resolve: what request/response validation would refuse at run
+    time, since validators never fetch."""
+    refs = _left_refs(holders)
+    if not refs:
+        return []
+    from ..sources.schema_registry import refusal
+
+    resolver = description.schema_registry.resolver(base_uri=description.uri)
+    out = []
+    for ref in refs:
+        try:
+            resolver.lookup(ref)
+        except Exception as exc:
+            out.append(refusal(exc, description.ref_origin) or f"cannot resolve $ref '{ref}'")
+    return out
+
+
+def _left_refs(holders: list[Any]) -> list[str]:
+    """The distinct references below `holders` (shared subtrees visited once); inside an `$id` resource
+    only absolute ones, the others being relative to that `$id` (jsonschema resolves them itself)."""
+    found: dict[str, None] = {}
+    seen: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(holder, False) for holder in reversed(holders)]
+    while stack:
+        node, scoped = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            stack.extend((item, scoped) for item in reversed(node) if isinstance(item, (dict, list)))
+            continue
+        scoped = scoped or isinstance(node.get("$id"), str)
+        for keyword in ("$ref", "$dynamicRef"):
+            ref = node.get(keyword)
+            if isinstance(ref, str) and (not scoped or "://" in ref or ref.startswith("urn:")):
+                found[ref] = None
+        for key, value in reversed(list(node.items())):
+            if isinstance(value, (dict, list)) and key not in _LITERAL and not str(key).startswith("x-"):
+                stack.append((value, scoped))
+    return list(found)
+
+
+def _prepare(schema: Any, v30: bool, root: str) -> Any:
     """A copy of a request-body schema ready for jsonschema: internal `#/...` refs point into the OpenAPI
-    document, `readOnly` properties are not required in requests, OpenAPI 3.0 `nullable` allows null."""
+    document (prefixed by `root`), `readOnly` properties are not required in requests, OpenAPI 3.0
+    `nullable` allows null."""
     if isinstance(schema, list):
-        return [_prepare(item, v30) for item in schema]
+        return [_prepare(item, v30, root) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {
-        key: _prepare(value, v30) if key not in ("enum", "const", "default", "example", "examples") else value
-        for key, value in schema.items()
-    }
+    out = {key: _prepare(value, v30, root) if key not in _LITERAL else value for key, value in schema.items()}
     ref = out.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#"):
-        out["$ref"] = _ROOT_URI + ref
+    if root and isinstance(ref, str) and ref.startswith("#"):
+        out["$ref"] = root + ref
     properties = out.get("properties")
     required = out.get("required")
     if isinstance(properties, dict) and isinstance(required, list):

@@ -57,7 +57,10 @@ def schema_document(line: str) -> dict[str, Any]:
 def validator(line: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema_document(line))
+    from ..sources.schema_registry import registry
+
+    # the meta-schemas it references are bundled with jsonschema; any other URI is refused, never fetched
+    return Draft202012Validator(schema_document(line), registry=registry())
 
 
 def check_schema(data: Any, line: str | None = None) -> list[SchemaProblem]:

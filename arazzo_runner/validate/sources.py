@@ -17,7 +17,14 @@ from ..sources import resolve_location
 from ..sources.locations import is_http
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
-from .openapi_schemas import local_deref, media_type_for, payload_errors, pointer_possible, response_schemas
+from .openapi_schemas import (
+    local_deref,
+    media_type_for,
+    payload_errors,
+    pointer_possible,
+    response_schemas,
+    unresolvable_refs,
+)
 from .rules.targets import non_arazzo_sources, operation_path_problem, source_workflow
 from .rules.values import SELECTOR_KEYS
 
@@ -39,6 +46,7 @@ class _SourceChecks:
         self.workspace = workspace
         self.remote = remote
         self.loaded: dict[str, Any] = {}
+        self.refused: dict[tuple[int, str], list[str]] = {}  # per operation: schema-reference messages
 
     def run(self) -> None:
         document = self.ck.document
@@ -121,6 +129,7 @@ class _SourceChecks:
             self.parameters(workflow, step, operation, description, label)
             self.request_body(step, operation, description, label)
             self.outputs(step, operation, description, label)
+            self.schema_references(step, operation, description, label)
         except ArazzoError as exc:  # broken $refs inside the operation
             reason = getattr(exc, "message", str(exc))
             message = (
@@ -262,14 +271,27 @@ class _SourceChecks:
             except ExpressionError:
                 return  # not a JSON pointer: the payload is rewritten in ways we do not model
             unknown.add(tuple(int(t) if t.isdigit() else t for t in tokens))
+        schema = content[media]["schema"]
         errors = payload_errors(
-            content[media]["schema"], body.payload, unknown, description.version, description.data
+            schema, body.payload, unknown, description.version, description.data, description
         )
         for path, message in errors:
             where = (*body.at, "payload", *path)
             self.ck.report(
                 "payload-schema", where, f"payload does not match the {media} schema of '{label}': {message}"
             )
+
+    def schema_references(self, step: Step, operation: Any, description: Any, label: str) -> None:
+        """Schema references of the operation that validators would refuse (never fetching them)."""
+        key = (id(description), operation.pointer)
+        if key not in self.refused:
+            params = [p.schema if p.schema is not None else p.content for p in operation.parameters]
+            holders = [operation.request_body, operation.responses, *params]
+            self.refused[key] = unresolvable_refs(description, [h for h in holders if h is not None])
+        where = (*step.at, "operationPath" if step.operation_path is not None else "operationId")
+        for message in self.refused[key]:
+            text = f"operation '{label}': {message}; --validate-requests/--validate-responses fail on it"
+            self.ck.report("schema-reference", where, text)
 
     # -- outputs ------------------------------------------------------------------------------------------
 

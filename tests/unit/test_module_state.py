@@ -31,6 +31,7 @@ CACHE_WRAPPER = type(functools.lru_cache(maxsize=1)(lambda: None))
 
 # Caches: keyed by text, holding immutable results shared safely by every run (and every thread).
 CACHES = {
+    "arazzo_runner.sources.schema_registry._document": "() -> the immutable referencing Specification",
     "arazzo_runner.expressions.parser.parse_expression": "expression text -> frozen AST node",
     "arazzo_runner.expressions.parser._parse_prefix_cached": "(text, offset, stop) -> frozen AST node",
     "arazzo_runner.expressions.template.parse_template": "template text -> frozen Template",

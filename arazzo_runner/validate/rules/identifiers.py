@@ -226,24 +226,43 @@ def _check_reusable(ck: Checker, reusable: Reusable, kind: str) -> None:
 
 
 def _check_refs(ck: Checker, schema: Any, at: Pointer, raw: dict) -> None:
-    """Local `$ref`s (`#/components/inputs/x`) in a JSON Schema resolve inside the document."""
+    """`$ref`s in an inputs JSON Schema resolve inside the document (`#/components/inputs/x`, or an anchor
+    `#x`); one naming another document is refused: inputs validation never fetches."""
     if isinstance(schema, dict):
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#"):
-            try:
-                target = resolve_pointer(raw, parse_pointer(ref))
-            except ExpressionError:
-                target = ABSENT
-            if target is ABSENT:
-                ck.report(
-                    "component-reference", (*at, "$ref"), f"'$ref: {ref}' does not resolve in this document"
-                )
+        for keyword in ("$ref", "$dynamicRef"):
+            ref = schema.get(keyword)
+            if isinstance(ref, str):
+                _check_ref(ck, keyword, ref, (*at, keyword), raw)
         for key, value in schema.items():
             if key not in ("enum", "const", "default", "examples", "example"):
                 _check_refs(ck, value, (*at, key), raw)
     elif isinstance(schema, list):
         for index, value in enumerate(schema):
             _check_refs(ck, value, (*at, index), raw)
+
+
+def _check_ref(ck: Checker, keyword: str, ref: str, at: Pointer, raw: dict) -> None:
+    if not ref.startswith("#"):
+        message = (
+            f"'{keyword}: {ref}' names another document: an inputs schema resolves only inside its Arazzo "
+            "document (schema validators never fetch)"
+        )
+        ck.report("component-reference", at, message)
+        return
+    fragment = ref[1:]
+    if fragment and not fragment.startswith("/"):
+        from ...sources.schema_registry import anchors_of
+
+        if fragment not in anchors_of(raw):
+            message = f"'{keyword}: {ref}': no schema of this document has that anchor"
+            ck.report("component-reference", at, message)
+        return
+    try:
+        target = resolve_pointer(raw, parse_pointer(ref))
+    except ExpressionError:
+        target = ABSENT
+    if target is ABSENT:
+        ck.report("component-reference", at, f"'{keyword}: {ref}' does not resolve in this document")
 
 
 RULES = (

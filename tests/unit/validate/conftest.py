@@ -56,6 +56,15 @@ paths:
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Pet'}
+  /pets/{petId}/photo:
+    get:
+      operationId: getPhoto
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: 'https://schemas.invalid/photo.json#photo'}  # an anchor: never fetched
   /pets/{petId}:
     parameters:
       - {name: petId, in: path, required: true, schema: {type: integer}}

@@ -104,7 +104,20 @@ def test_an_undeclared_input_of_an_open_schema_is_a_warning(check: Check, schema
     ],
 )
 def test_names_declared_by_rule_or_elsewhere_are_not_checked(check: Check, schema: str) -> None:
-    assert _found(check, _reading(schema, "$inputs.anything")) == []
+    found = _found(check, _reading(schema, "$inputs.anything"))
+    assert [f for f in found if f[0] != "component-reference"] == []
+
+
+def test_an_inputs_schema_ref_to_another_document_is_an_error(check: Check) -> None:
+    """Inputs validation resolves only inside the Arazzo document and never fetches (at run time such a
+    `$ref` is refused, so `arazzo validate` says so first)."""
+    report = check(_reading("{$ref: 'other.yaml#/inputs'}", "$inputs.anything"))
+    [finding] = [f for f in report.findings if f.rule == "component-reference"]
+    assert finding.severity == "error"
+    assert finding.message == (
+        "'$ref: other.yaml#/inputs' names another document: an inputs schema resolves only inside its "
+        "Arazzo document (schema validators never fetch)"
+    )
 
 
 def test_closed_through_a_ref_with_names_from_all_of_branches(check: Check) -> None:

@@ -1072,6 +1072,26 @@ workflows:
 """),
         sources=True,
     ),
+    Case(
+        "schema-reference",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPhoto  # !
+        parameters: [{name: petId, in: path, value: 1}]
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters: [{name: petId, in: path, value: 1}]
+"""),
+        sources=True,
+    ),
 ]
 DEDICATED = {"document-parse"}  # tested in test_validate_cli / test_document_parse below
 
