@@ -21,7 +21,7 @@ from ..http.transport import Response, TransportError, new_client, send
 from ..http.validation import request_findings, response_findings
 from ..records import Record, field
 from ..result import Exchange, ResponseExcerpt
-from ..secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, cookie_values
+from ..secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
 from .events import RequestSent, ResponseReceived
@@ -262,12 +262,13 @@ def _check_response(
 def _redacted(attempt: Attempt, session: HttpSession) -> Attempt:
     """No message, warning or displayed URL of an attempt shows a credential (`$url` keeps the real one),
     and each is cut, after masking, to a bounded length: a 5 MB URL is never repeated in a result."""
-    masker = Masker(session.secrets)
+    fit = Masker(session.secrets).clip if session.secrets else clip
     if attempt.message:
-        attempt.message = masker.clip(attempt.message, MESSAGE_LIMIT)
-    attempt.warnings = [masker.clip(w, MESSAGE_LIMIT) for w in attempt.warnings]
+        attempt.message = fit(attempt.message, MESSAGE_LIMIT)
+    if attempt.warnings:
+        attempt.warnings = [fit(w, MESSAGE_LIMIT) for w in attempt.warnings]
     if attempt.url:
-        attempt.url = masker.clip(attempt.url, URL_LIMIT)
+        attempt.url = fit(attempt.url, URL_LIMIT)
     return attempt
 
 
