@@ -3,9 +3,11 @@
 A `Masker` replaces secrets with `***` in two ways:
 
 - by value: every secret of the run (credentials, `format: password` / `writeOnly` inputs, values a step
-  put in a credential's place) and the forms it takes on the wire (URL-encoded, JSON-escaped, base64) are
-  replaced wherever they appear. Values shorter than `MIN_LENGTH` are never masked by value: replacing
-  every `ab` in a report would destroy it while hiding nothing; they are masked by name only.
+  put in a credential's place, cookie values sent or set) and the forms it takes on the wire and in
+  messages (`variants`: percent-encoded with or without `allowReserved`, as a cookie, JSON-escaped,
+  base64, quoted) are replaced wherever they appear. Values shorter than `MIN_LENGTH` are never masked
+  by value: replacing every `ab` in a report would destroy it while hiding nothing; they are masked by
+  name only.
 - by name: the values of `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and of the
   headers and query parameters that apiKey security schemes name, whatever they hold (every cookie value is
   masked, so an apiKey cookie needs no name).

@@ -60,10 +60,11 @@ class Taint:
 
     def reads_secret(self, expression: ast.Expression, ctx: Any, value: Any, by_value: bool = True) -> bool:
         """Whether `expression`, which resolved to `value`, read a secret: by name, or (`by_value`) by
-        holding one. Only what computes needs the second: a value shown as read is masked by value."""
-        if self.by_name(expression, ctx):
-            return True
-        return by_value and not isinstance(value, Missing) and self.masker.touches(value)
+        holding one. Only what computes needs the second: a value shown as read is masked by value.
+        Nothing was read when the value is missing (a criterion may then say why)."""
+        if isinstance(value, Missing):
+            return False
+        return self.by_name(expression, ctx) or (by_value and self.masker.touches(value))
 
     def by_name(self, expression: ast.Expression, ctx: Any) -> bool:
         kind = type(expression)

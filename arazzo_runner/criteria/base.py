@@ -73,8 +73,7 @@ class CompiledCriterion(ABC):
         """Whether an expression the criterion reads gave a value derived from a secret."""
         taint, computes = ctx.taint, self.computes
         for expression in self.expressions():
-            value = resolve(expression, ctx) if computes else None
-            if taint.reads_secret(expression, ctx, value, computes):
+            if taint.reads_secret(expression, ctx, resolve(expression, ctx), computes):
                 return True
         return False
 

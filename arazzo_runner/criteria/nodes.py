@@ -54,7 +54,7 @@ class Node:
         taint = getattr(ctx, "taint", None)
         if taint is None:
             return False
-        return any(taint.by_name(e, ctx) for e in self.expressions())
+        return any(taint.reads_secret(e, ctx, resolve(e, ctx), by_value=False) for e in self.expressions())
 
     def children(self) -> tuple[Node, ...]:
         return ()

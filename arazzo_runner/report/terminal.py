@@ -28,7 +28,6 @@ from typing import Any, TextIO
 _INVISIBLE = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
 _FIELD = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}]")
 _STREAM = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")  # a newline and a tab pass
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _LINE_END = re.compile(r"\r?\n")
 
 
@@ -40,17 +39,18 @@ def escape(text: str) -> str:
 def split_lines(text: str) -> list[str]:
     """The lines of a multi-line text (a body): split at `\\n` and `\\r\\n` only, so any other control
     character (a lone `\\r`, a form feed, U+2028) stays in its line, to be escaped there."""
+    if not text:
+        return []
     lines = _LINE_END.split(text)
-    if lines and lines[-1] == "" and len(lines) > 1:
+    if lines[-1] == "" and len(lines) > 1:
         lines.pop()  # a final line end ends the last line; it does not start another
     return lines
 
 
 def _escaped(match: re.Match[str]) -> str:
     char = match.group(0)
-    named = _NAMED.get(char)
-    if named is not None:
-        return named
+    if char in "\n\r\t":
+        return "\\" + "nrt"["\n\r\t".index(char)]
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from arazzo_runner.secrets import VALUE_LIMIT
+from tests.cputime import cpu_bound
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import cli, op_step, workflow
 
@@ -28,10 +29,12 @@ def test_an_error_repeating_a_5_mb_url_makes_a_small_result(capsys, write, serve
     inputs = tmp_path / "inputs.json"
     inputs.write_text(json.dumps({"big": "a" * BIG}))
     junit = tmp_path / "junit.xml"
-    result = cli(
-        capsys, "run", path, "--server", f"pets={server.url}", "--inputs", inputs, "--format", "json",
-        "--junit", junit,
-    )  # fmt: skip
+    with cpu_bound(20, "a run quoting a 5 MB URL") as spent:
+        result = cli(
+            capsys, "run", path, "--server", f"pets={server.url}", "--inputs", inputs, "--format", "json",
+            "--junit", junit,
+        )  # fmt: skip
+    print(f"CPU: {spent.seconds:.2f} s")
     assert result.code == 1
     step = result.json["workflows"][0]["steps"][0]
     assert "URL" in step["error"]  # the URL is too long for the client: the error quotes it

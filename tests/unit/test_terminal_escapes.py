@@ -27,6 +27,7 @@ def test_printable_text_is_left_alone():
 def test_bodies_are_split_at_line_ends_only():
     assert split_lines("a\r\nb\rc\n\nd\n") == ["a", "b\rc", "", "d"]
     assert split_lines("one line") == ["one line"]
+    assert split_lines("") == []
     assert split_lines("x\u2028y\x0cz") == ["x\u2028y\x0cz"]  # escaped in the line, never a new line
 
 

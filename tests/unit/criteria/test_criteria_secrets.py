@@ -77,3 +77,11 @@ def test_without_a_taint_rule_nothing_is_hidden():
     ctx.taint = None
     message = _message("substring('{$inputs.token}', 2) = ''", XPATH, "$response.body", ctx)
     assert TOKEN[1:] in message
+
+
+def test_a_missing_credential_header_is_explained_as_missing():
+    ctx = _ctx()
+    ctx.request = SimpleMessage(headers={})
+    message = _message("$request.header.Authorization == 'Bearer x'", ctx=ctx)
+    assert "derived from a secret" not in message
+    assert "Authorization" in message
