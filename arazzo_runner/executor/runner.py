@@ -82,8 +82,7 @@ class Runner:
         result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
-        if self.taint is None:
-            self.taint = Taint(self.options.secrets, workspace)
+        self.taint = self.taint or Taint(self.options.secrets, workspace)  # apiKey names: the run's documents
         state = WorkflowState(workspace, inputs, taint=self.taint)
         # `$workflows.<id>.inputs|outputs|steps...`: this (latest) execution's, filled in as it runs
         self.workflows[workflow.workflow_id] = {
