@@ -116,6 +116,7 @@ def _runner(workspace: Any) -> Any:
         from .api import run
         from .errors import ArazzoError
         from .executor.options import RunOptions
+        from .report.terminal import escape
         from .secrets import Masker
 
         item = request.node
@@ -126,7 +127,7 @@ def _runner(workspace: Any) -> Any:
             inputs = _inputs_of(workspace, item.workflow_id, arazzo_inputs)
             result = run(workspace, item.workflow_id, inputs, options=options)
         except ArazzoError as exc:  # invalid inputs, an unusable source or server: nothing was sent
-            raise WorkflowFailed(masker.text(str(exc))) from None
+            raise WorkflowFailed(escape(masker.text(str(exc)))) from None
         if not result.ok:
             raise WorkflowFailed(explain(masker.data(result.to_dict())))
 
@@ -144,7 +145,10 @@ def _inputs_of(workspace: Any, workflow_id: str, inputs: dict[str, Any]) -> dict
 
 
 def explain(result: dict[str, Any]) -> str:
-    """A readable account of a failed run: every step with its status, then the error."""
+    """A readable account of a failed run: every step with its status, then the error (a server's text
+    escaped: pytest prints it to the terminal)."""
+    from .report.terminal import escape
+
     lines = []
     for workflow in result["workflows"]:
         lines.append(f"workflow {workflow['workflowId']}: {workflow['status']}")
@@ -153,12 +157,12 @@ def explain(result: dict[str, Any]) -> str:
             attempts = f" ({step['attempts']} attempts)" if step.get("attempts", 1) > 1 else ""
             lines.append(f"  {step['status']:6} {step['stepId']}{status}{attempts}")
             if step.get("error"):
-                lines.append(f"         {step['error']}")
+                lines.append(f"         {escape(step['error'])}")
         if workflow.get("error"):
             error = workflow["error"]
             dependency = f"dependency {error['dependency']}" if error.get("dependency") else None
             where = error.get("stepId") or dependency or "workflow"
-            lines.append(f"  error at {where}: {workflow['error']['message']}")
+            lines.append(f"  error at {where}: {escape(workflow['error']['message'])}")
     return "\n".join(lines)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from .http.exchange import Exchange
 from .records import Record, field
+from .secrets import MESSAGE_LIMIT, clip
 
 __all__ = [
     "FAILED",
@@ -164,7 +165,7 @@ class WorkflowResult(Record):
         names the dependency (`stepId` null: no step of its own ran)."""
         self.status = FAILED
         if self.error is None:
-            self.error = {"stepId": step_id, "message": message}
+            self.error = {"stepId": step_id, "message": clip(message, MESSAGE_LIMIT)}
             if dependency is not None:
                 self.error["dependency"] = dependency
 

@@ -3,12 +3,18 @@
 A `Masker` replaces secrets with `***` in two ways:
 
 - by value: every secret of the run (credentials, `format: password` / `writeOnly` inputs, values a step
-  put in a credential's place) and the forms it takes on the wire (URL-encoded, JSON-escaped, base64) are
-  replaced wherever they appear. Values shorter than `MIN_LENGTH` are never masked by value: replacing
-  every `ab` in a report would destroy it while hiding nothing; they are masked by name only.
+  put in a credential's place, cookie values sent or set) and the forms it takes on the wire and in
+  messages (`variants`: percent-encoded with or without `allowReserved`, as a cookie, JSON-escaped,
+  base64, quoted) are replaced wherever they appear. Values shorter than `MIN_LENGTH` are never masked
+  by value: replacing every `ab` in a report would destroy it while hiding nothing; they are masked by
+  name only.
 - by name: the values of `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and of the
   headers and query parameters that apiKey security schemes name, whatever they hold (every cookie value is
   masked, so an apiKey cookie needs no name).
+
+Long values in messages are cut by `clip`, which leaves a marker (`...(N more chars)`). Masking after a
+cut cannot recognise a secret the cut split, so `text` also masks the start of a secret that ends at a
+marker: a cut never shows the first characters of a secret, whether it came before masking or after.
 
 The secret set is read live (the run adds fetched tokens as it goes), so one Masker serves a whole run.
 """
@@ -24,6 +30,10 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlsplit, urlunsplit
 
 MASK = "***"
 MIN_LENGTH = 4
+VALUE_LIMIT = 500  # characters of one value a message quotes (a URL, an error's detail, an output)
+MESSAGE_LIMIT = 4000  # characters of a whole message (an error, a warning)
+URL_LIMIT = 2000  # characters of the URL a step shows (the request itself is never cut)
+_CUT = re.compile(r"\.\.\.\((\d+) more chars\)")
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _AUTH_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*) +\S")
 # `Bearer <token>` shows as `Bearer ***`: the scheme word stays only when it is a known scheme (the IANA
@@ -69,13 +79,62 @@ class Masker:
     # -- by value ----------------------------------------------------------------------------------
 
     def text(self, text: str) -> str:
-        """`text` with every secret (in any of its encoded forms) replaced by `***`."""
+        """`text` with every secret (in any of its encoded forms) replaced by `***`, and the start of a
+        secret that a cut (`clip`) left just before its marker."""
         if not self.enabled or not text:
             return text
-        for form in self._masked_forms():
+        forms = self._masked_forms()
+        for form in forms:
             if form in text:
                 text = text.replace(form, MASK)
+        if forms and "more chars)" in text:
+            text = self._mask_cut_starts(text)
         return text
+
+    def clip(self, text: str, limit: int = VALUE_LIMIT) -> str:
+        """`text` masked, then cut to `limit` characters by `clip`."""
+        return self.text(clip(self.text(text), limit))
+
+    def outputs(self, values: Any) -> Any:
+        """Outputs with those derived from a secret (named in their `secret`, see `arazzo_runner.taint`)
+        as `***`; the others as they are (`data` masks them by value)."""
+        marked = getattr(values, "secret", None)
+        if not self.enabled or not marked:
+            return values
+        return {name: MASK if name in marked else value for name, value in values.items()}
+
+    def touches(self, value: Any) -> bool:
+        """Whether `value` (text, or data as its JSON text) holds a secret in one of its forms."""
+        if not self.enabled or not self._masked_forms():
+            return False
+        text = value if isinstance(value, str) else json_text(value)
+        return any(form in text for form in self._forms)
+
+    def _mask_cut_starts(self, text: str) -> str:
+        pieces, last = [], 0
+        for cut in _CUT.finditer(text):
+            before = text[last : cut.start()]
+            size = self._secret_start(before)
+            pieces.append(before[: len(before) - size] + MASK if size else before)
+            pieces.append(cut.group(0))
+            last = cut.end()
+        pieces.append(text[last:])
+        return "".join(pieces)
+
+    def _secret_start(self, text: str) -> int:
+        """How many characters at the end of `text` begin one of the secrets' forms (MIN_LENGTH or more,
+        short of the whole form, which is masked already); 0 when none do."""
+        longest = 0
+        for form in self._forms:
+            tail = text[-(len(form) - 1) :] if len(form) > 1 else ""
+            head = form[:MIN_LENGTH]
+            found = tail.find(head)
+            while found != -1 and len(tail) - found > longest:
+                if form.startswith(tail[found:]):
+                    longest = len(tail) - found
+                    break
+                found = tail.find(head, found + 1)
+        return longest
 
     def data(self, value: Any) -> Any:
         """A masked copy of JSON-like data (strings masked, containers copied, other values kept)."""
@@ -146,24 +205,65 @@ class Masker:
         return pair
 
 
+def clip(text: str, limit: int = VALUE_LIMIT) -> str:
+    """`text` cut to `limit` characters, followed by `...(N more chars)`: how every message builder cuts
+    a long value (a result never repeats megabytes), with the marker `Masker.text` recognises."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}...({len(text) - limit} more chars)"
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON text of any value (what `touches` searches in data)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError, RecursionError):  # circular or too deep data
+        return str(value)
+
+
 def _mask_pair(pair: str) -> str:
     name, sep, _ = pair.strip().partition("=")
     return f"{name}={MASK}" if sep else MASK
 
 
 def variants(secret: str) -> set[str]:
-    """The forms a secret takes in requests, responses and reports."""
+    """The forms a secret takes in requests, responses and reports: as sent (percent-encoded in a path,
+    a query or a form, with or without `allowReserved`; as a cookie value), JSON-escaped, base64, and as
+    messages quote it (`'it''s'` in criteria, Python's repr in input errors)."""
+    from .http.serialize import cookie_encode, encode, form_encode
+
     encoded = secret.encode("utf-8")
     return {
         secret,
         quote(secret, safe=""),
         quote(secret),
         quote_plus(secret),
+        encode(secret, allow_reserved=True),
+        form_encode(secret, allow_reserved=True),
+        cookie_encode(secret),
         json.dumps(secret)[1:-1],
         json.dumps(secret, ensure_ascii=False)[1:-1],
+        secret.replace("'", "''"),
+        repr(secret)[1:-1],
         base64.b64encode(encoded).decode("ascii"),
         base64.urlsafe_b64encode(encoded).decode("ascii").rstrip("="),
     }
+
+
+def cookie_values(headers: Iterable[tuple[str, str]]) -> list[str]:
+    """The values of the cookies of `Cookie` headers and the first pair of `Set-Cookie` ones: masked by
+    name where they are sent, they join the secrets by value, so a server echoing one is masked too."""
+    found = []
+    for name, value in headers:
+        lowered = name.lower()
+        if lowered == "cookie":
+            pairs = value.split(";")
+        elif lowered == "set-cookie":
+            pairs = value.split(";")[:1]
+        else:
+            continue
+        found.extend(pair.partition("=")[2].strip() for pair in pairs if "=" in pair)
+    return [value for value in found if value]
 
 
 def api_key_names(workspace: Any) -> tuple[set[str], set[str]]:

@@ -71,10 +71,19 @@ def _command(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`arazzo ARGV...`; the exit code. Whatever it prints passes through `TerminalStream`: a server or
+    a document cannot put a control character on the user's terminal."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv == ["--version"]:  # the cheapest answer: no sub-command is even imported
         print(f"arazzo {__version__}")
         return EXIT_OK
+    from ..report.terminal import escaped_stdio
+
+    with escaped_stdio():
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(_command(argv))
     try:
         args = parser.parse_args(argv)

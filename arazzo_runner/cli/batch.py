@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from ..errors import UsageError
 from ..model import Workflow
 from ..records import Record
+from ..report.terminal import escape, unescaped
 from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, dump_json, positive_int
 from .input_flags import Environment, check_missing
 
@@ -185,10 +186,9 @@ async def _run_all(rows: list[Row], workspace: Any, args: argparse.Namespace, li
             if row.reporter is not None:
                 row.reporter.summary(result)
             if row.buffer is not None:  # a whole row at once: concurrent traces never interleave
-                sys.stdout.write(
-                    _header(row, _masker(row, workspace, args), printed) + "\n" + row.buffer.getvalue()
-                )
-                sys.stdout.flush()
+                out = unescaped(sys.stdout)  # the console escaped the trace itself, and coloured it
+                out.write(_header(row, _masker(row, workspace, args), printed) + "\n" + row.buffer.getvalue())
+                out.flush()
             return result
 
     return list(await asyncio.gather(*(one(row) for row in rows)))
@@ -197,7 +197,7 @@ async def _run_all(rows: list[Row], workspace: Any, args: argparse.Namespace, li
 def _header(row: Row, masker: Any, printed: list[int]) -> str:
     gap = "\n" if printed else ""
     printed.append(row.number)
-    return f"{gap}== row {row.number} (line {row.line}): {summary(masker.data(row.values))}"
+    return f"{gap}== row {row.number} (line {row.line}): {escape(summary(masker.data(row.values)))}"
 
 
 def summary(values: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from ..executor.dry_run import PlannedRequest
+from ..report.terminal import escape
 from ..result import Exchange
 from ..secrets import Masker
 from .common import EXIT_FAILED, EXIT_OK, dump_json
@@ -26,7 +27,8 @@ def dry_run_command(args: argparse.Namespace, workspace: Any, inputs: dict[str, 
     if args.format == "json":
         dump_json(masker.data({"dryRun": True, "requests": [planned_dict(p, masker) for p in planned]}))
     else:
-        sys.stdout.write("".join(line + "\n" for line in plan_lines(planned, masker)))
+        # each line escaped: a document's value cannot start a line of its own or drive the terminal
+        sys.stdout.write("".join(escape(line) + "\n" for line in plan_lines(planned, masker)))
     return EXIT_FAILED if any(p.error for p in planned) else EXIT_OK
 
 

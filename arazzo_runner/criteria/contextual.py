@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import ExpressionError
 from ..query import QueryError
+from ..secrets import VALUE_LIMIT, clip
 from .base import CompiledCriterion, Outcome
 from .runtime import Context, Expression, Missing, Template, parse_expression, parse_template, resolve
 
@@ -34,23 +35,25 @@ class ContextCriterion(CompiledCriterion):
 
     def _evaluate(self, ctx: Context) -> Outcome:
         value = resolve(self._context, ctx)
+        context = clip(str(self.context), VALUE_LIMIT)
         if isinstance(value, Missing):
-            return Outcome(False, f"{self.condition}: the context {self.context} is missing: {value.reason}")
+            return Outcome(False, f"{self.shown}: the context {context} is missing: {_cut(value.reason)}")
         if value is None:
-            return Outcome(False, f"{self.condition}: the context {self.context} is null")
-        condition, matcher = self.condition, self._matcher
+            return Outcome(False, f"{self.shown}: the context {context} is null")
+        condition, matcher = self.shown, self._matcher
         if self._embedded is not None:
             rendered = self._embedded.render(ctx)
             if isinstance(rendered, Missing):
-                return Outcome(False, f"{self.condition}: {rendered.reason}")
+                return Outcome(False, f"{self.shown}: {_cut(rendered.reason)}")
+            condition = clip(rendered, VALUE_LIMIT)
             try:
-                condition, matcher = rendered, self._compile(rendered)
+                matcher = self._compile(rendered)
             except ExpressionError as exc:
-                return Outcome(False, f"{rendered}: {exc.message} at offset {exc.position}")
+                return Outcome(False, f"{condition}: {_cut(exc.message)} at offset {exc.position}")
         try:
             return self._apply(matcher, value, condition)
         except QueryError as exc:  # e.g. XPath over a body that is not XML
-            return Outcome(False, f"{condition}: {exc}")
+            return Outcome(False, f"{condition}: {_cut(str(exc))}")
 
     def expressions(self) -> Iterator[Expression]:
         yield self._context
@@ -61,6 +64,10 @@ class ContextCriterion(CompiledCriterion):
     def has_embedded(self) -> bool:
         """Whether the condition has `{$...}` expressions (then it is compiled at evaluation time)."""
         return self._embedded is not None
+
+
+def _cut(text: str) -> str:
+    return clip(text, VALUE_LIMIT)
 
 
 def embedded_expressions(condition: str) -> Template | None:

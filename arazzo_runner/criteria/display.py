@@ -1,10 +1,12 @@
-"""Short, readable renderings of values for failure messages."""
+"""Short, readable renderings of values for failure messages, cut by the one cutting rule (`clip`), whose
+marker lets masking hide the start of a secret a cut leaves."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from ..secrets import clip
 from .runtime import Missing
 
 LIMIT = 80
@@ -17,8 +19,8 @@ def show(value: Any, limit: int = LIMIT) -> str:
     if value is None or isinstance(value, (bool, int, float)):
         return _scalar(value)
     if isinstance(value, str):
-        return "'" + _cut(value, limit).replace("'", "''") + "'"
-    return _cut(compact_json(value), limit)
+        return "'" + clip(value, limit).replace("'", "''") + "'"
+    return clip(compact_json(value), limit)
 
 
 def compact_json(value: Any) -> str:
@@ -36,7 +38,3 @@ def _scalar(value: Any) -> str:
     if value is False:
         return "false"
     return repr(value)
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -14,7 +14,9 @@ from typing import Any
 
 from ..errors import ExpressionError
 from ..query import CompiledQuery, compile_selector
+from ..query.jsonpath import GOESSNER
 from ..records import Record
+from ..secrets import VALUE_LIMIT, clip
 from .base import PASSED, Outcome
 from .comparison_form import json_compare, parse_literal, split_comparison
 from .contextual import ContextCriterion
@@ -47,7 +49,7 @@ class ComparisonMatcher(PathMatcher):
         if any(json_compare(self.op, node, self.literal) for node in nodes):
             return PASSED
         if not nodes:
-            return Outcome(False, f"{condition}: {self.query.expression} selected nothing")
+            return Outcome(False, f"{condition}: {clip(self.query.expression, VALUE_LIMIT)} selected nothing")
         seen = show(nodes[0]) if len(nodes) == 1 else show(nodes)
         return Outcome(False, f"{condition}: got {seen}")
 
@@ -72,6 +74,11 @@ def compile_condition(condition: str, version: str) -> PathMatcher:
 
 class JSONPathCriterion(ContextCriterion):
     type = "jsonpath"
+
+    @property
+    def computes(self) -> bool:  # type: ignore[override]
+        """The goessner dialect's extensions compute (`sub()`, `split()`, arithmetic); RFC 9535 selects."""
+        return self.version == GOESSNER
 
     def _compile(self, condition: str) -> PathMatcher:
         return compile_condition(condition, self.version or "rfc9535")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from .base import DERIVED
 from .compare import compare, truthy
 from .display import show
 from .runtime import Context, Expression, Missing, resolve
@@ -39,10 +40,21 @@ class Node:
 
     def explain(self, ctx: Context, text: str) -> list[str]:
         """Why this node is falsy, as `source: got value` sentences."""
+        if self.reads_secret(ctx):
+            return [f"{self.source(text)}: false ({DERIVED})"]
         return [f"{self.source(text)}: got {show(self.value(ctx))}"]
 
     def source(self, text: str) -> str:
         return text[self.start : self.end]
+
+    def reads_secret(self, ctx: Context) -> bool:
+        """Whether an expression of this node read a value derived from a secret (`Context.taint`), by
+        name: then its explanation shows no value. (A simple condition computes nothing: a value it
+        shows holds a secret only in a form masking knows.)"""
+        taint = getattr(ctx, "taint", None)
+        if taint is None:
+            return False
+        return any(taint.reads_secret(e, ctx, resolve(e, ctx), by_value=False) for e in self.expressions())
 
     def children(self) -> tuple[Node, ...]:
         return ()
@@ -127,6 +139,8 @@ class Compare(Node):
         return self.left.value(ctx), self.right.value(ctx)
 
     def explain(self, ctx: Context, text: str) -> list[str]:
+        if self.reads_secret(ctx):
+            return [f"{self.source(text)}: false ({DERIVED})"]
         left, right = self._operands(ctx)
         if isinstance(self.right, Literal) and not isinstance(self.left, Literal):
             seen = show(left)
@@ -162,6 +176,8 @@ class Not(Node):
         return not truthy(self.operand.value(ctx))
 
     def explain(self, ctx: Context, text: str) -> list[str]:
+        if self.reads_secret(ctx):
+            return [f"{self.source(text)}: false ({DERIVED})"]
         return [f"{self.source(text)}: {self.operand.source(text)} is {show(self.operand.value(ctx))}"]
 
     def children(self) -> tuple[Node, ...]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .base import PASSED, CompiledCriterion, Outcome
+from .base import DERIVED, PASSED, CompiledCriterion, Outcome
 from .compare import truthy
 from .lexer import Lexer
 from .nodes import MissingOperand, Node
@@ -14,6 +14,7 @@ from .runtime import Context, Expression, parse_expression
 
 class SimpleCriterion(CompiledCriterion):
     type = "simple"
+    explains_secrets = True  # each part that read a secret is explained without its values
 
     def __init__(self, condition: str, context: str | None = None) -> None:
         super().__init__(condition, context)
@@ -29,9 +30,11 @@ class SimpleCriterion(CompiledCriterion):
                 return PASSED
             return Outcome(False, self._explain(ctx))
         except MissingOperand as missing:
+            if getattr(ctx, "taint", None) is not None and self.reads_secret(ctx):
+                return Outcome(False, f"{self.shown}: false ({DERIVED})")
             reason = missing.missing.reason
             # resolver reasons often start with the expression; do not repeat a condition that is just that
-            message = reason if reason.startswith(self.condition + ":") else f"{self.condition}: {reason}"
+            message = reason if reason.startswith(self.condition + ":") else f"{self.shown}: {reason}"
             return Outcome(False, message)
 
     def _explain(self, ctx: Context) -> str:

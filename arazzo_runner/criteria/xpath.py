@@ -17,6 +17,7 @@ from .display import show
 
 class XPathCriterion(ContextCriterion):
     type = "xpath"
+    computes = True  # upper-case, substring, string-to-codepoints, error()...
 
     def _compile(self, condition: str) -> XPathQuery:
         query = compile_selector("xpath", self.version, condition)

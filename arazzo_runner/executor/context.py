@@ -18,6 +18,7 @@ class WorkflowState(Record):
     steps: dict[str, dict[str, Any]] = field(default_factory=dict)
     completed: set[str] = field(default_factory=set)
     base: Context | None = None
+    taint: Any = None  # the run's `Taint`: which values are derived from a secret
 
 
 class ResponseView(Record):
@@ -107,6 +108,7 @@ def base_context(state: WorkflowState, workflows: Mapping[str, Any]) -> Context:
                 "inputs": components.inputs,
             },
             self_uri=workspace.document.self_uri,
+            taint=state.taint,
         )
     return state.base
 

@@ -18,10 +18,10 @@ from ..http.request import (
 )
 from ..http.security import HttpSession, SecurityError, apply_security, record_step_credentials
 from ..http.transport import Response, TransportError, new_client, send
-from ..http.validation import redact, request_findings, response_findings
+from ..http.validation import request_findings, response_findings
 from ..records import Record, field
 from ..result import Exchange, ResponseExcerpt
-from ..secrets import Masker
+from ..secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
 from .events import RequestSent, ResponseReceived
@@ -108,6 +108,7 @@ async def _attempt(
         _emit_exchanges(runner, cstep, tokens)
         return Attempt(False, base, f"request not sent: {runner.deadline.message}", warnings=warnings)
     _emit_exchanges(runner, cstep, tokens)
+    session.secret(*cookie_values(request.headers))  # masked by name; an echo of one by value too
     exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
     # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
     ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
@@ -121,6 +122,7 @@ async def _attempt(
         runner.emit(ResponseReceived, cstep.step_id, exchange)
         return _redacted(_unsent(ctx, request, message, warnings, exchange), session)
     _record(exchange, response)
+    session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
     runner.emit(ResponseReceived, cstep.step_id, exchange)
     if response.oversize and reads_response_body(cstep):
         response.error = (
@@ -259,12 +261,15 @@ def _check_response(
 
 
 def _redacted(attempt: Attempt, session: HttpSession) -> Attempt:
-    """No message, warning or displayed URL of an attempt shows a credential (`$url` keeps the real one)."""
-    if not session.secrets:
-        return attempt
-    attempt.message = redact(attempt.message, session.secrets) if attempt.message else attempt.message
-    attempt.warnings = [redact(w, session.secrets) for w in attempt.warnings]
-    attempt.url = redact(attempt.url, session.secrets) if attempt.url else attempt.url
+    """No message, warning or displayed URL of an attempt shows a credential (`$url` keeps the real one),
+    and each is cut, after masking, to a bounded length: a 5 MB URL is never repeated in a result."""
+    fit = Masker(session.secrets).clip if session.secrets else clip
+    if attempt.message:
+        attempt.message = fit(attempt.message, MESSAGE_LIMIT)
+    if attempt.warnings:
+        attempt.warnings = [fit(w, MESSAGE_LIMIT) for w in attempt.warnings]
+    if attempt.url:
+        attempt.url = fit(attempt.url, URL_LIMIT)
     return attempt
 
 

@@ -15,6 +15,7 @@ from ..errors import ArazzoError
 from ..expressions import Context, Missing
 from ..model import Workflow
 from ..result import FAILED, PASSED, NullOutput, StepResult, WorkflowResult
+from ..taint import Taint
 from ..workspace import Workspace
 from .actions import Decision, describe_action, find_action, transfer
 from .bounds import Deadline, RetryBudget, with_cause
@@ -25,7 +26,7 @@ from .operation import Attempt, attempt_operation
 from .options import RunOptions
 from .plan import CompiledAction, CompiledStep
 from .retrying import before_retry, failure_action
-from .values import Outputs, strip_missing
+from .values import Outputs, derived_output, strip_missing
 from .workflow_step import attempt_workflow
 
 _STEP_REF = re.compile(
@@ -58,6 +59,7 @@ class Runner:
         self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
         self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
         self.scheme_owners: dict[str, frozenset[str]] | None = None  # scheme -> its sources, made when asked
+        self.taint: Taint | None = None  # which values derive from a secret; made with the first workflow
 
     def emit(self, event_type: Any, *fields: Any) -> None:
         """Build and deliver an event, only when someone listens (this runs several times per step)."""
@@ -87,7 +89,8 @@ class Runner:
         result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
-        state = WorkflowState(workspace, inputs)
+        self.taint = self.taint or Taint(self.options.secrets, workspace)  # apiKey names: the run's documents
+        state = WorkflowState(workspace, inputs, taint=self.taint)
         # `$workflows.<id>.inputs|outputs|steps...`: this (latest) execution's, filled in as it runs
         self.workflows[workflow.workflow_id] = {
             "inputs": inputs,
@@ -241,7 +244,8 @@ class Runner:
         plan = workspace.compiled(workflow)
         context = base_context(state, self.workflows)
         for name, value in plan.outputs.items():
-            clean, problems = strip_missing(value.evaluate(context), f"workflow output '{name}'")
+            found = derived_output(state.taint, value, context, result.outputs, name)
+            clean, problems = strip_missing(found, f"workflow output '{name}'")
             result.outputs[name] = None if isinstance(clean, Missing) else clean
             if isinstance(clean, Missing) and isinstance(result.outputs, Outputs):
                 why = f"output '{name}' of workflow '{workflow.workflow_id}': {clean.reason}"
@@ -329,7 +333,7 @@ class Runner:
             step_result.exchanges.append(attempt.exchange)
         outputs = Outputs()
         for name, value in cstep.outputs.items():
-            found = value.evaluate(attempt.ctx)
+            found = derived_output(state.taint, value, attempt.ctx, outputs, name)
             kind = type(found)
             if kind is not dict and kind is not list and kind is not Missing:  # a scalar: nothing to walk
                 outputs[name] = found

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import ExpressionError
 from ..pointer import ABSENT, parse_pointer, resolve_pointer
+from ..secrets import clip
 
 _ANNOTATIONS = frozenset(
     {"title", "description", "default", "examples", "format", "deprecated", "readOnly", "writeOnly",
@@ -213,5 +214,5 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    # cut by the one rule (`clip`): masking the message afterwards still hides a secret the cut split
+    return clip(repr(value), 60)

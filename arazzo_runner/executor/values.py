@@ -7,18 +7,35 @@ from typing import Any
 
 from ..expressions import Missing, ast
 from ..pointer import format_pointer
+from ..secrets import VALUE_LIMIT, clip
 
 
 class Outputs(dict):
     """The outputs of a step or workflow execution. An output whose expression reached nothing is stored
     as null (what `$steps.x.outputs.y` then reads); `missing` keeps why, so that a required parameter
-    that receives that null can say where the value went missing."""
+    that receives that null can say where the value went missing. `secret` names the outputs derived
+    from a secret (`arazzo_runner.taint`): every writer shows them as `***`."""
 
-    __slots__ = ("missing",)
+    __slots__ = ("missing", "secret")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.missing: dict[str, str] = {}
+        self.secret: set[str] = set()
+
+
+def derived_output(taint: Any, compiled: Any, ctx: Any, outputs: Outputs, name: str) -> Any:
+    """Evaluate output `name`; one derived from a secret (`arazzo_runner.taint`) is marked in
+    `outputs.secret` and its strings join the run's secrets. If it reaches nothing, why is not told:
+    a selector's error could quote the value it computed."""
+    value = compiled.evaluate(ctx)
+    if taint is None or not taint.output(compiled, ctx):
+        return value
+    outputs.secret.add(name)
+    if isinstance(value, Missing):
+        return Missing("it could not be computed (derived from a secret: the reason is not shown)")
+    taint.adopt(value)
+    return value
 
 
 def null_reason(compiled: Any, ctx: Any) -> str | None:
@@ -46,7 +63,7 @@ def strip_missing(value: Any, where: str) -> tuple[Any, list[str]]:
     """
     kind = type(value)
     if kind is not dict and kind is not list:  # scalars (the usual case): nothing to walk
-        return value, ([f"{where}: {value.reason}"] if kind is Missing else [])
+        return value, ([f"{where}: {clip(value.reason, VALUE_LIMIT)}"] if kind is Missing else [])
     problems: list[str] = []
     clean = _strip(value, [], where, problems)
     return clean, problems
@@ -57,7 +74,8 @@ def _strip(value: Any, path: list[str | int], where: str, problems: list[str]) -
         out = {}
         for key, item in value.items():
             if isinstance(item, Missing):
-                problems.append(f"{where}{format_pointer([*path, key])}: {item.reason}; member omitted")
+                reason = clip(item.reason, VALUE_LIMIT)
+                problems.append(f"{where}{format_pointer([*path, key])}: {reason}; member omitted")
                 continue
             out[key] = _strip(item, [*path, key], where, problems)
         return out
@@ -65,7 +83,8 @@ def _strip(value: Any, path: list[str | int], where: str, problems: list[str]) -
         out_list = []
         for index, item in enumerate(value):
             if isinstance(item, Missing):
-                problems.append(f"{where}{format_pointer([*path, index])}: {item.reason}; null sent instead")
+                reason = clip(item.reason, VALUE_LIMIT)
+                problems.append(f"{where}{format_pointer([*path, index])}: {reason}; null sent instead")
                 out_list.append(None)
                 continue
             out_list.append(_strip(item, [*path, index], where, problems))

@@ -95,6 +95,9 @@ class Context(Record):
     # Called with (expression, Missing) when an expression reaches nothing; what it returns is used
     # instead. Only a dry run sets it, to show `<$steps.login.outputs.token>` for values not known yet.
     unresolved: Callable[[Any, Missing], Any] | None = None
+    # The run's rule for values derived from a secret (`arazzo_runner.taint.Taint`): criteria ask it
+    # before a failure message shows what they read. None: nothing is treated as secret.
+    taint: Any = None
 
 
 _NOT_FOUND: Any = object()

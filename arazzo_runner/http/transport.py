@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import DEFAULT_MAX_BODY
 from ..records import Record, field
+from ..secrets import clip
 from .body import charset_of, is_json, is_xml
 from .headers import Headers
 
@@ -117,9 +118,10 @@ async def send(
     except _Oversize as over:  # stop reading: the rest is never received, let alone kept
         status, content, body, error, oversize = raw.status_code, over.prefix, None, None, over.note
     except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes through raw
-        raise TransportError(describe_error(exc, timeout, f"{request.method} {request.url}")) from None
+        line = f"{request.method} {clip(request.url)}"
+        raise TransportError(describe_error(exc, timeout, line)) from None
     except httpx.InvalidURL as exc:
-        raise TransportError(f"invalid URL {request.url!r}: {exc}") from None
+        raise TransportError(f"invalid URL {clip(request.url)!r}: {clip(str(exc))}") from None
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
     return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
@@ -227,7 +229,7 @@ def describe_error(exc: Exception, timeout: float | None, request_line: str = ""
 
     url = f" ({request_line})" if request_line else ""
     with contextlib.suppress(AttributeError, RuntimeError):  # not every error carries its request
-        url = f" ({exc.request.method} {exc.request.url})"  # type: ignore[attr-defined]
+        url = f" ({exc.request.method} {clip(str(exc.request.url))})"  # type: ignore[attr-defined]
     if isinstance(exc, httpx.TimeoutException):
         kind = {
             httpx.ConnectTimeout: "connect",

@@ -1,6 +1,8 @@
 """Console output of a run: one line per step as it finishes, then a summary with failed criteria and
 outputs. Every line goes through the run's Masker; with `verbose`, each request and response is printed
-as it happens (`report/verbose.py`)."""
+as it happens (`report/verbose.py`). Text from servers and documents never reaches the terminal raw:
+each line is masked, then its control characters escaped (`report/terminal.py`); the colours are added
+after, as `Painted` parts, the only escape sequences the console writes."""
 
 from __future__ import annotations
 
@@ -18,9 +20,23 @@ from ..executor.events import (
     WorkflowStarted,
 )
 from ..result import NullOutput, RunResult, StepResult, WorkflowResult
-from ..secrets import Masker
+from ..secrets import Masker, clip
 from .bodies import answer_lines
+from .terminal import escape, unescaped
 from .verbose import request_lines, response_lines
+
+
+class Painted:
+    """A part of a console line shown in a colour (an SGR code such as `31`), when colours are on."""
+
+    __slots__ = ("code", "text")
+
+    def __init__(self, text: str, code: str) -> None:
+        self.text = text
+        self.code = code
+
+
+Part = str | Painted
 
 
 class ConsoleReporter:
@@ -33,7 +49,7 @@ class ConsoleReporter:
         verbose: bool = False,
         steps: bool = True,
     ) -> None:
-        self.stream = stream
+        self.stream = unescaped(stream)  # the lines are escaped here, and coloured after
         if color is None:
             color = stream.isatty() and "NO_COLOR" not in os.environ
         self.color = color
@@ -46,11 +62,20 @@ class ConsoleReporter:
         self.ok_mark = "✓" if unicode else "ok"
         self.fail_mark = "✗" if unicode else "FAIL"
 
-    def _paint(self, text: str, code: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.color else text
+    def _paint(self, text: str, code: str) -> Painted:
+        return Painted(text, code)
 
-    def write(self, line: str) -> None:
-        self.stream.write(self.masker.text(line) + "\n")
+    def write(self, *parts: Part) -> None:
+        """One line made of `parts`, each masked then escaped (never a second line, never a control
+        character), painted ones in their colour."""
+        out = []
+        for part in parts:
+            if isinstance(part, Painted):
+                text = escape(self.masker.text(part.text))
+                out.append(f"\033[{part.code}m{text}\033[0m" if self.color else text)
+            else:
+                out.append(escape(self.masker.text(part)))
+        self.stream.write("".join(out) + "\n")
         self.stream.flush()
 
     def on_event(self, event: Any) -> None:
@@ -64,16 +89,17 @@ class ConsoleReporter:
     def _progress(self, event: Any) -> None:
         indent = "  " * (event.depth + 1) if hasattr(event, "depth") else "  "
         if isinstance(event, WorkflowStarted):
-            self.write(f"{indent[:-2]}{self._paint('workflow', '1')} {event.workflow_id}")
+            self.write(indent[:-2], self._paint("workflow", "1"), f" {event.workflow_id}")
         elif isinstance(event, StepFinished):
-            self.write(indent + self.step_line(event.result))
+            self.write(indent, *self.step_line(event.result))
             for line in self.step_details(event.result):
-                self.write(indent + "    " + line)
+                self.write(indent + "    ", line)
         elif isinstance(event, StepRetrying):
             wait = f"in {event.delay:g} s (attempt {event.attempt})"
             self.write(f"{indent}  retrying {event.step_id} {wait}: {event.reason}")
         elif isinstance(event, WorkflowFinished) and event.depth > 0:
-            self.write(f"{indent}{self.verdict(event.result.passed)} {event.result.workflow_id} (nested)")
+            verdict = self.verdict(event.result.passed)
+            self.write(indent, verdict, f" {event.result.workflow_id} (nested)")
 
     def _exchange(self, event: RequestSent | ResponseReceived) -> None:
         if not self.verbose:
@@ -84,13 +110,14 @@ class ConsoleReporter:
         else:
             lines = response_lines(event.exchange, self.masker)
         for line in lines:
-            self.write(indent + self._paint(line, "2"))
+            self.write(indent, self._paint(line, "2"))
 
-    def verdict(self, passed: bool) -> str:
+    def verdict(self, passed: bool) -> Painted:
         return self._paint(self.ok_mark, "32") if passed else self._paint(self.fail_mark, "31")
 
-    def step_line(self, step: StepResult) -> str:
-        parts = [self.verdict(step.passed), step.step_id]
+    def step_line(self, step: StepResult) -> list[Part]:
+        """The verdict, then `step  METHOD URL  status  duration ...`."""
+        parts = [step.step_id]
         if step.method:
             parts.append(f"{step.method} {self.masker.url(step.url or '')}")
         if step.status_code is not None:
@@ -100,10 +127,10 @@ class ConsoleReporter:
             parts.append(f"{step.attempts} attempts")
         if step.action:
             parts.append(f"-> {step.action}")
-        return "  ".join(parts)
+        return [self.verdict(step.passed), "  " + "  ".join(parts)]
 
-    def step_details(self, step: StepResult) -> list[str]:
-        lines = []
+    def step_details(self, step: StepResult) -> list[Part]:
+        lines: list[Part] = []
         if step.error:
             lines.append(self._paint(step.error, "31"))
         if step.response is not None and not step.passed:
@@ -119,19 +146,20 @@ class ConsoleReporter:
         for workflow in result.workflows:
             status = "passed" if workflow.passed else "failed"
             self.write(
-                f"{self.verdict(workflow.passed)} {workflow.workflow_id} {status} "
-                f"({_count(len(workflow.steps), 'step')}, {workflow.duration_ms:.0f} ms)"
+                self.verdict(workflow.passed),
+                f" {workflow.workflow_id} {status} "
+                f"({_count(len(workflow.steps), 'step')}, {workflow.duration_ms:.0f} ms)",
             )
             if workflow.error:
                 where = f"step {workflow.error['stepId']}: " if workflow.error.get("stepId") else ""
-                self.write("  " + self._paint(where + workflow.error["message"], "31"))
+                self.write("  ", self._paint(where + workflow.error["message"], "31"))
             for line in failed_criteria_lines(workflow):
                 self.write("  " + line)
             for warning in self.warnings(workflow.warnings):
-                self.write("  " + self._paint(f"warning: {warning}", "33"))
+                self.write("  ", self._paint(f"warning: {warning}", "33"))
             if workflow.outputs:
                 self.write("  outputs:")
-                for name, value in workflow.outputs.items():
+                for name, value in self.masker.outputs(workflow.outputs).items():
                     self.write(f"    {name}: {_short(self.masker.data(value))}")
         total = len(result.workflows)
         failed = sum(not w.passed for w in result.workflows)
@@ -163,8 +191,7 @@ def _arrow(message: str) -> str:
 
 
 def _short(value: Any, limit: int = 200) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(json.dumps(value, ensure_ascii=False, default=str), limit)
 
 
 def _count(number: int, noun: str) -> str:

@@ -46,6 +46,7 @@ def write_report_json(path: str, data: dict[str, Any]) -> None:
 
 
 def _workflow(entry: dict[str, Any], workflow: WorkflowResult, masker: Masker, exchanges: bool) -> None:
+    entry["outputs"] = masker.outputs(workflow.outputs)
     for step_entry, step in zip(entry["steps"], workflow.steps, strict=True):
         _step(step_entry, step, masker, exchanges)
     for dep_entry, dependency in zip(entry.get("dependencies", []), workflow.dependencies, strict=True):
@@ -53,6 +54,7 @@ def _workflow(entry: dict[str, Any], workflow: WorkflowResult, masker: Masker, e
 
 
 def _step(entry: dict[str, Any], step: StepResult, masker: Masker, exchanges: bool) -> None:
+    entry["outputs"] = masker.outputs(step.outputs)
     if "request" in entry:
         entry["request"]["url"] = masker.url(entry["request"]["url"] or "")
     if exchanges:

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, TextIO
 
 from ..executor.events import StepFinished, StepRetrying, StepStarted
+from .terminal import escape, unescaped
 
 DELAY = 1.0  # seconds a step runs before the line appears
 INTERVAL = 0.1  # seconds between redraws
@@ -34,7 +35,7 @@ class Progress:
     """Draws the line from a background thread; `paused()` holds it while other output is written."""
 
     def __init__(self, stream: TextIO, *, delay: float | None = None, interval: float | None = None) -> None:
-        self.stream = stream
+        self.stream = unescaped(stream)  # it draws with `\r` and `ESC [K`; its label is escaped
         self.delay = DELAY if delay is None else delay
         self.interval = INTERVAL if interval is None else interval
         encoding = (getattr(stream, "encoding", None) or "").lower()
@@ -89,7 +90,7 @@ class Progress:
                     frame += 1
 
     def _draw(self, text: str) -> None:
-        self.stream.write("\r" + text + "\033[K")
+        self.stream.write("\r" + escape(text) + "\033[K")
         self.stream.flush()
         self._shown = True
 

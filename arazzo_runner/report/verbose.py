@@ -7,6 +7,7 @@ from http import HTTPStatus
 from ..result import Exchange
 from ..secrets import Masker
 from .bodies import VERBOSE_LIMIT, Body, header, render_body
+from .terminal import split_lines
 
 
 def request_lines(exchange: Exchange, masker: Masker, limit: int = VERBOSE_LIMIT) -> list[str]:
@@ -36,7 +37,7 @@ def body_lines(body: Body, mark: str) -> list[str]:
     lines = [mark]
     if body.kind == "event-stream":
         lines.append(f"{mark} (event stream: {body.events} events, {body.size} bytes; the body they make:)")
-    lines.extend(f"{mark} {line}" for line in (body.text or "").splitlines())
+    lines.extend(f"{mark} {line}" for line in split_lines(body.text or ""))
     if body.omitted:
         lines.append(f"{mark} ... ({body.omitted} more bytes)")
     return lines

@@ -112,9 +112,9 @@ def test_a_step_that_passes_on_a_retry_keeps_no_excerpt_and_junit_carries_one(
 
     junit = tmp_path / "junit.xml"
     text = _text(capsys, path, server, "--junit", junit)
-    assert "      response 500 (text/plain):\n        line one\n        line two\n" in text.out
+    assert "      response 500 (text/plain):\n        | line one\n        | line two\n" in text.out
     failure = ET.parse(junit).getroot().find("testsuite/testcase[@name='list']/failure")
     assert failure is not None
     assert failure.text == (
-        "failed: $statusCode == 200: got 500\nresponse 500 (text/plain):\n  line one\n  line two"
+        "failed: $statusCode == 200: got 500\nresponse 500 (text/plain):\n  | line one\n  | line two"
     )

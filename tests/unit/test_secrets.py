@@ -8,6 +8,7 @@ from urllib.parse import quote, quote_plus
 
 from arazzo_runner import Masker
 from arazzo_runner.executor.inputs import secret_values
+from arazzo_runner.secrets import clip, cookie_values
 
 SECRET = "pa ss/wörd+1"
 
@@ -105,3 +106,72 @@ def test_password_and_write_only_inputs_at_any_depth_are_secrets():
         "pin": 1234,
     }
     assert sorted(secret_values(schema, value, document)) == ["e1", "k1", "l1", "l2", "p1"]
+
+
+# -- forms on the wire, cuts, cookies (issue 13) -------------------------------------------------------
+
+HOSTILE = "Xy7 Sup3r:s3cr3t!it's"
+
+
+def test_allow_reserved_cookie_and_quoted_forms_are_masked():
+    from arazzo_runner.http.serialize import cookie_encode, encode, form_encode
+
+    masker = Masker({HOSTILE})
+    forms = {
+        "allowReserved query": encode(HOSTILE, allow_reserved=True),  # Xy7%20Sup3r:s3cr3t!it's
+        "allowReserved form": form_encode(HOSTILE, allow_reserved=True),  # Xy7+Sup3r:s3cr3t!it's
+        "cookie": cookie_encode(HOSTILE),
+        "criteria message": HOSTILE.replace("'", "''"),
+        "input error": repr(HOSTILE)[1:-1],
+    }
+    assert len(set(forms.values()) - {HOSTILE}) >= 3  # really other forms than the raw text
+    for where, form in forms.items():
+        assert masker.text(f"<{form}>") == "<***>", where
+
+
+def test_a_cut_never_shows_the_start_of_a_secret():
+    masker = Masker({HOSTILE})
+    cut = clip("x" * 72 + HOSTILE + " and more", 80)
+    assert cut == "x" * 72 + HOSTILE[:8] + "...(22 more chars)"
+    assert masker.text(cut) == "x" * 72 + "***...(22 more chars)"
+    assert masker.text(masker.text(cut)) == masker.text(cut)  # masking again changes nothing
+    assert masker.clip("x" * 72 + HOSTILE + " and more", 80) == "x" * 72 + "*** and ...(4 more chars)"
+
+
+def test_a_cut_masks_only_a_real_start_of_four_characters_or_more():
+    masker = Masker({HOSTILE})
+    assert masker.text("ab Xy7...(5 more chars)") == "ab Xy7...(5 more chars)"  # 3 characters
+    assert masker.text("ab Xy7 ...(5 more chars)") == "ab ***...(5 more chars)"
+    assert masker.text("ab Xy8 S...(5 more chars)") == "ab Xy8 S...(5 more chars)"  # not the secret
+    assert masker.text("Xy7 Sup3r then") == "Xy7 Sup3r then"  # no cut: a start alone is not a secret
+
+
+def test_clip_cuts_long_values_only():
+    assert clip("short", 10) == "short"
+    assert clip("a" * 15, 10) == "a" * 10 + "...(5 more chars)"
+
+
+def test_cookie_values_sent_and_set_become_secrets():
+    headers = [
+        ("Cookie", "sid=abc123; theme=dark"),
+        ("Set-Cookie", "jar=jar-value; Path=/; HttpOnly"),
+        ("X-Other", "a=b"),
+    ]
+    assert cookie_values(headers) == ["abc123", "dark", "jar-value"]
+
+
+def test_a_value_holding_a_secret_is_recognised_in_data():
+    masker = Masker({HOSTILE})
+    assert masker.touches({"echo": [f"seen {HOSTILE}"]})
+    assert masker.touches(f"q={quote(HOSTILE)}")
+    assert not masker.touches({"echo": "nothing here"})
+    assert not Masker({HOSTILE}, enabled=False).touches(HOSTILE)
+
+
+def test_outputs_derived_from_a_secret_are_shown_masked_by_name():
+    from arazzo_runner.executor.values import Outputs
+
+    outputs = Outputs({"codes": [88, 121], "plain": "visible"})
+    outputs.secret.add("codes")
+    assert Masker().outputs(outputs) == {"codes": "***", "plain": "visible"}
+    assert Masker(enabled=False).outputs(outputs) == outputs

@@ -1,0 +1,54 @@
+"""Long values in messages are cut (after masking): an error that repeats a 5 MB URL, a criterion that
+quotes a 5 MB value, still make a small result, in every writer. The request itself is not cut."""
+
+from __future__ import annotations
+
+import json
+
+from arazzo_runner.secrets import VALUE_LIMIT
+from tests.cputime import cpu_bound
+from tests.e2e.conftest import arazzo_doc
+from tests.e2e.helpers import cli, op_step, workflow
+
+BIG = 5_000_000
+
+
+def _document() -> dict:
+    inputs = {"type": "object", "properties": {"big": {"type": "string"}}}
+    use = op_step(
+        "use",
+        "listPets",
+        parameters=[{"name": "tags", "in": "query", "value": ["$inputs.big"]}],
+    )
+    return arazzo_doc(workflow("flow", use, inputs=inputs))
+
+
+def test_an_error_repeating_a_5_mb_url_makes_a_small_result(capsys, write, server, tmp_path):
+    server.route("GET", "/pets")(lambda r: (200, []))
+    path = write(_document())
+    inputs = tmp_path / "inputs.json"
+    inputs.write_text(json.dumps({"big": "a" * BIG}))
+    junit = tmp_path / "junit.xml"
+    with cpu_bound(20, "a run quoting a 5 MB URL") as spent:
+        result = cli(
+            capsys, "run", path, "--server", f"pets={server.url}", "--inputs", inputs, "--format", "json",
+            "--junit", junit,
+        )  # fmt: skip
+    print(f"CPU: {spent.seconds:.2f} s")
+    assert result.code == 1
+    step = result.json["workflows"][0]["steps"][0]
+    assert "URL" in step["error"]  # the URL is too long for the client: the error quotes it
+    assert "more chars)" in step["error"]
+    # several copies of the URL (the step's, its error, the workflow's error), each cut to the limit
+    assert len(result.out) < 20 * VALUE_LIMIT < BIG
+    assert len(junit.read_text()) < 20 * VALUE_LIMIT
+
+
+def test_a_criterion_quoting_a_5_mb_value_makes_a_small_message(capsys, write, server):
+    server.route("GET", "/pets")(lambda r: (200, {"note": "b" * BIG}))
+    step = op_step("list", "listPets", successCriteria=[{"condition": "$response.body#/note == 'short'"}])
+    path = write(arazzo_doc(workflow("flow", step)))
+    result = cli(capsys, "run", path, "--server", f"pets={server.url}")
+    assert result.code == 1
+    assert len(result.out) < 20 * VALUE_LIMIT < BIG
+    assert f"$response.body#/note == 'short' -> got '{'b' * 80}...(4999920 more chars)'" in result.out
