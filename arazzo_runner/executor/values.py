@@ -32,7 +32,7 @@ def derived_output(taint: Any, compiled: Any, ctx: Any, outputs: Outputs, name: 
     if taint is None or not taint.output(compiled, ctx):
         return value
     outputs.secret.add(name)
-    if isinstance(value, Missing):
+    if isinstance(value, Missing) and not value.withheld:
         return Missing("it could not be computed (derived from a secret: the reason is not shown)")
     taint.adopt(value)
     return value

@@ -12,14 +12,18 @@ class Missing:
     """A value an expression refers to but that does not exist; falsy, never confused with JSON null.
 
     `reason` is a human-readable sentence ("input 'apiKey' was not provided"); `expression` is the source text
-    of the expression that produced it, when known.
+    of the expression that produced it, when known; `withheld` marks a value the engine keeps from
+    expressions.
     """
 
-    __slots__ = ("expression", "reason")
+    __slots__ = ("expression", "reason", "withheld")
 
-    def __init__(self, reason: str, expression: str | None = None) -> None:
+    def __init__(self, reason: str, expression: str | None = None, *, withheld: bool = False) -> None:
         self.reason = reason
         self.expression = expression
+        # a value the engine keeps from expressions (a credential it added): the reason quotes no value,
+        # so it is told even where a value derived from a secret hides why it is missing
+        self.withheld = withheld
 
     def __bool__(self) -> bool:
         return False
@@ -29,6 +33,7 @@ class Missing:
 
     def __str__(self) -> str:
         return self.reason
+
 
 
 @runtime_checkable

@@ -206,7 +206,8 @@ def _message_source(expr: ast.MessageSourceRef, ctx: Context) -> Any:
     if value is ABSENT:
         withheld = _withheld(view, part, name)
         if withheld:
-            return Missing(f"the {expr.root}'s {_PART_NOUNS[part]} {name!r} is {withheld}", expr.text)
+            reason = f"the {expr.root}'s {_PART_NOUNS[part]} {name!r} is {withheld}"
+            return Missing(reason, expr.text, withheld=True)
         return Missing(f"the {expr.root} has no {_PART_NOUNS[part]} {name!r}", expr.text)
     return walk(value, members, expr.text) if members else value
 
