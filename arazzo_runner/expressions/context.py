@@ -35,7 +35,6 @@ class Missing:
         return self.reason
 
 
-
 @runtime_checkable
 class MessageView(Protocol):
     """An HTTP request/response or an AsyncAPI message as seen by `$request.`, `$response.`, `$message.`.
