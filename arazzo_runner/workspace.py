@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from .deadline import armed
 from .errors import DocumentError, SourceError
+from .limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
 from .pointer import format_pointer
@@ -94,6 +96,9 @@ class Workspace:
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
         self._targets: dict[int, OperationTarget] = {}  # id(step) -> its resolved operation
+        # The documents from the one run to this one (an `arazzo` source's workspace: its parent's chain
+        # and its own location), for the bounds on nested sources and the errors that name the chain.
+        self.chain: tuple[str, ...] = (self.file,)
 
     # -- loading -------------------------------------------------------------------------------------
 
@@ -147,11 +152,25 @@ class Workspace:
         return located
 
     def source(self, name: str) -> Any:
-        """The loaded source: an OpenAPIDescription or a Workspace (type arazzo). Raises SourceError."""
+        """The loaded source: an OpenAPIDescription or a Workspace (type arazzo). Raises SourceError.
+
+        Loaded once, on first use; a source that cannot be loaded fails the same way on every later use,
+        without being fetched again (unless the run's deadline cut it short: see `SourceCache`)."""
         with self._lock:
-            if name not in self._sources:
-                self._sources[name] = self._load_source(name)
-            return self._sources[name]
+            found = self._sources.get(name)
+            if found is None:
+                try:
+                    found = self._load_source(name)
+                except DocumentError as exc:
+                    found = _Failed(exc)
+                    run = armed()
+                    if run is None or not run.expired():
+                        self._sources[name] = found
+                else:
+                    self._sources[name] = found
+            if isinstance(found, _Failed):
+                raise found.error.with_traceback(None)
+            return found
 
     def _load_source(self, name: str) -> Any:
         from .sources import load_openapi
@@ -178,22 +197,44 @@ class Workspace:
 
     def _source_error(self, entry: Any, exc: DocumentError) -> SourceError:
         located = self.error(entry.at, "")
-        message = f"source '{entry.name}' ({entry.url}) cannot be loaded: {exc}"
+        detail = exc.message if exc.file is None else str(exc)  # no file: about this source itself
+        message = f"source '{entry.name}' ({entry.url}) cannot be loaded: {detail}"
         return SourceError(
             message, file=located.file, line=located.line, column=located.column, pointer=located.pointer
         )
 
     def _load_arazzo(self, url: str, base: str) -> Workspace:
-        from .sources import fetch_source
+        """The workspace of an `arazzo` source, loaded once per run (by its location, before and after
+        redirects); nested at most MAX_SOURCE_DEPTH deep, MAX_SOURCE_DOCUMENTS of them per run."""
+        from .sources import fetch_source, resolve_location
 
-        fetched = fetch_source(url, base, roots=self.roots)
-        key = ("arazzo", fetched.location)
+        location = resolve_location(url, base)
+        key = ("arazzo", location)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        loaded = load_text(fetched.content, fetched.location)
-        # the same sandbox (if any); one fetched over http(s) reads no local file (its location says so)
-        child = Workspace.from_loaded(loaded, fetched.location, self.cache, allow_paths=self.roots or ())
+        self.cache.raise_failure(location)
+        chain = _show_chain((*self.chain, location))
+        if len(self.chain) > MAX_SOURCE_DEPTH:
+            raise SourceError(f"arazzo sources nested deeper than {MAX_SOURCE_DEPTH} documents: {chain}")
+        if self.cache.count("arazzo") >= MAX_SOURCE_DOCUMENTS:
+            raise SourceError(
+                f"the sources of this run reach more than {MAX_SOURCE_DOCUMENTS} Arazzo documents; "
+                f"not loading another: {chain}"
+            )
+        try:
+            fetched = fetch_source(url, base, roots=self.roots)
+            cached = self.cache.get(("arazzo", fetched.location))  # redirected to one already loaded
+            if cached is not None:
+                return self.cache.put(key, cached)
+            loaded = load_text(fetched.content, fetched.location)
+            # the same sandbox (if any); one fetched over http(s) reads no local file (its location says so)
+            child = Workspace.from_loaded(loaded, fetched.location, self.cache, allow_paths=self.roots or ())
+        except DocumentError as exc:
+            self.cache.remember_failure(location, exc)
+            raise
+        child.chain = (*self.chain, fetched.location)
+        child = self.cache.put(("arazzo", fetched.location), child)
         return self.cache.put(key, child)
 
     def family(self, *, skip_unloadable: bool = False) -> Iterator[tuple[Workspace, SourceDescription]]:
@@ -348,6 +389,20 @@ class Workspace:
         if workflow is None:
             raise self.error(at, f"workflow '{ref}' was not found", TargetError)
         return WorkflowTarget(self, workflow)
+
+
+class _Failed(Record, frozen=True):
+    """A source that could not be loaded, remembered with its error."""
+
+    error: DocumentError
+
+
+def _show_chain(chain: tuple[str, ...]) -> str:
+    """`a -> b -> c`; a long chain keeps its first two and last three documents, a long URL its start."""
+    shown = [c if len(c) <= 160 else c[:150] + "..." for c in chain]
+    if len(shown) > 6:
+        shown = [*shown[:2], f"... ({len(shown) - 5} more)", *shown[-3:]]
+    return " -> ".join(shown)
 
 
 def _in_a_workflow(at: Pointer) -> bool:
