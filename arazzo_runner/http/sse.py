@@ -40,12 +40,12 @@ How the body is then exposed (`decode_event_stream(events)`):
 from __future__ import annotations
 
 import codecs
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from ..records import Record
+from . import json_text
 
 DONE = "[DONE]"
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -66,7 +66,7 @@ class EventStreamParser:
     def __init__(self) -> None:
         # utf-8-sig drops one leading BOM even when it is split across chunks.
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
-        self._buffer = ""
+        self._pending: list[str] = []  # the start of a line whose end has not arrived (kept in pieces)
         self._after_cr = False  # the last chunk ended with CR: a leading LF of the next one is its pair
         self._data: list[str] = []
         self._has_data = False
@@ -80,8 +80,8 @@ class EventStreamParser:
 
     def close(self) -> list[Event]:
         events = self._lines(self._decoder.decode(b"", final=True))
-        self.incomplete = bool(self._buffer) or self._has_data
-        self._buffer, self._data, self._has_data, self._type = "", [], False, ""
+        self.incomplete = any(self._pending) or self._has_data
+        self._pending, self._data, self._has_data, self._type = [], [], False, ""
         return events
 
     @property
@@ -98,7 +98,10 @@ class EventStreamParser:
         if self._after_cr and text.startswith("\n"):
             text = text[1:]
         self._after_cr = text.endswith("\r")
-        buffer = self._buffer + text
+        if _LINE_END.search(text) is None:  # a long line arriving in many chunks: joined once, at its end
+            self._pending.append(text)
+            return []
+        buffer = "".join((*self._pending, text))
         events: list[Event] = []
         start = 0
         for match in _LINE_END.finditer(buffer):
@@ -106,7 +109,7 @@ class EventStreamParser:
             if event is not None:
                 events.append(event)
             start = match.end()
-        self._buffer = buffer[start:]
+        self._pending = [buffer[start:]]
         return events
 
     def _line(self, line: str) -> Event | None:
@@ -146,25 +149,115 @@ def parse_event_stream(chunks: Iterable[bytes]) -> list[Event]:
     return events
 
 
-def decode_event_stream(events: Iterable[Event]) -> Any:
-    """The value a stream's events expose as `$response.body` (rule in the module docstring)."""
-    decoded = [(event, event.data == DONE, _parse_json(event.data)) for event in events]
-    if not any(done or is_chat_chunk(data) for _, done, data in decoded):
-        return [{"event": event.event, "data": data, "id": event.id or None} for event, _, data in decoded]
-    merger = ChatCompletionMerger()
-    for _, done, data in decoded:
-        if done:
-            merger.add_done()
+def decode_event_stream(events: Iterable[Event], limits: EventLimits | None = None) -> Any:
+    """The value a stream's events expose as `$response.body` (rule in the module docstring); with
+    `limits`, EventStreamError when its decoded form would pass them."""
+    decoder = EventDecoder(limits)
+    decoder.add(events)
+    return decoder.result()
+
+
+class EventStreamError(ValueError):
+    """The stream's body cannot be decoded within its bounds (too many events, too large once decoded,
+    an event's data nesting too deep): the step fails with this cause."""
+
+
+class EventLimits(Record, frozen=True):
+    """Bounds on the decoded form of one stream, which the byte limit alone does not bound: 16 MiB of
+    `data: 1` events are 1.9 million events, and each decoded event is a few hundred bytes of objects."""
+
+    max_events: int
+    max_decoded: int  # estimated bytes of the objects the decoded body holds
+
+    @classmethod
+    def for_body(cls, max_body: int) -> EventLimits:
+        """The bounds that go with a response byte limit (`--max-response-bytes`): an event per 128
+        bytes on average, and eight times the limit in decoded objects."""
+        return cls(max(1024, max_body // EVENT_BYTES), max(2**20, DECODED_FACTOR * max_body))
+
+
+EVENT_BYTES = 128  # bytes of stream per event, on average, at the least (`EventLimits.max_events`)
+DECODED_FACTOR = 8  # bytes of decoded objects per byte of the body limit (`EventLimits.max_decoded`)
+_ITEM_COST = 256  # one event of the list form: its dict, its slot, its type and id strings
+_CHUNK_COST = 64  # one merged chat chunk: the fragment strings it adds
+_OBJECT_COST = 512  # a choice, a tool call or a logprobs item the merged completion adds
+# Parsed JSON, per container (`[`, `{`), per member or item (`,`, `:`) and per string (two `"`): upper
+# estimates of CPython's objects (an empty list 56 bytes, a pointer and a float 32, a short string 51).
+_CONTAINER_COST, _SEPARATOR_COST, _QUOTE_COST = 64, 24, 25
+
+
+class EventDecoder:
+    """Builds `$response.body` from events as they arrive (`add`), within `limits` (None: unbounded).
+
+    The list form is kept only until a chat-completion chunk (or `[DONE]`) shows the stream is one: it is
+    then folded into the merger and dropped. What the body holds is charged as it grows: each event of the
+    list form its parsed data (the text, plus a cost per JSON value) and its own objects; each merged
+    chunk its text (the fragments it adds are no longer) and the objects it adds (choices, tool calls,
+    logprobs items)."""
+
+    def __init__(self, limits: EventLimits | None = None) -> None:
+        self.limits = limits
+        self.count = 0
+        self.spent = 0
+        self._items: list[dict[str, Any]] | None = []
+        self._merger: ChatCompletionMerger | None = None
+
+    def add(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self._add(event)
+
+    def result(self) -> Any:
+        return self._items if self._merger is None else self._merger.result()
+
+    def _add(self, event: Event) -> None:
+        self.count += 1
+        limits = self.limits
+        if limits is not None and self.count > limits.max_events:
+            raise EventStreamError(f"the event stream has more than {limits.max_events} events")
+        done = event.data == DONE
+        data = _parse_json(event.data, self.count)
+        if self._merger is None and (done or is_chat_chunk(data)):
+            self._merger = ChatCompletionMerger()
+            for item in self._items or ():
+                self._merger.add(item["data"])
+            self._items, self.spent = None, self._merger.objects * _OBJECT_COST
+        if self._merger is not None:
+            before = self._merger.objects
+            if done:
+                self._merger.add_done()
+            else:
+                self._merger.add(data)
+            self.spent += _CHUNK_COST + len(event.data) + (self._merger.objects - before) * _OBJECT_COST
         else:
-            merger.add(data)
-    return merger.result()
+            assert self._items is not None
+            self._items.append({"event": event.event, "data": data, "id": event.id or None})
+            self.spent += _ITEM_COST + len(event.event) + len(event.id or "") + _parsed_cost(event.data)
+        if limits is not None and self.spent > limits.max_decoded:
+            size = f"{limits.max_decoded // 2**20} MiB"
+            raise EventStreamError(f"the event stream decodes to more than {size} ({self.count} events)")
 
 
-def _parse_json(data: str) -> Any:
+def _parse_json(data: str, number: int = 0) -> Any:
     try:
-        return json.loads(data)
+        return json_text.loads(data)
+    except json_text.TooDeep as exc:
+        raise EventStreamError(f"the data of event {number} {exc}") from None
     except ValueError:
         return data
+
+
+def _parsed_cost(text: str) -> int:
+    """An estimate of the memory `text` takes once parsed as JSON (or kept as a string): the characters,
+    plus the objects its brackets, separators and quotes announce."""
+    containers = text.count("[") + text.count("{")
+    separators = text.count(",") + text.count(":")
+    return (
+        64
+        + len(text)
+        + containers * _CONTAINER_COST
+        + separators * _SEPARATOR_COST
+        + text.count('"') * _QUOTE_COST
+    )
 
 
 def is_chat_chunk(data: Any) -> bool:
@@ -186,6 +279,7 @@ class ChatCompletionMerger:
         self._usage: Any = None
         self._error: Any = None
         self._done = False
+        self.objects = 0  # choices, tool calls and logprobs items merged so far (what the body grows by)
 
     def add_done(self) -> None:
         """Records the `[DONE]` sentinel."""
@@ -208,7 +302,11 @@ class ChatCompletionMerger:
             if isinstance(choice, dict):
                 index = choice.get("index")
                 index = index if isinstance(index, int) else 0
-                self._choices.setdefault(index, _Choice(index)).add(choice)
+                merged = self._choices.get(index)
+                if merged is None:
+                    merged = self._choices[index] = _Choice(index)
+                    self.objects += 1
+                self.objects += merged.add(choice)
 
     def result(self) -> dict[str, Any]:
         merged = {key: self._top.get(key) for key in ("id", "object", "created", "model")}
@@ -229,10 +327,14 @@ class _Choice:
         self.refusal: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
         self.last_call: int | None = None
+        self.next_index = 0  # one past the largest call index seen (not max() over the calls each time)
         self.finish_reason: Any = None
         self.logprobs: list[Any] | None = None
 
-    def add(self, choice: dict[str, Any]) -> None:
+    def add(self, choice: dict[str, Any]) -> int:
+        """Merge one chunk's choice; returns how many tool calls and logprobs items it added."""
+        calls = len(self.calls)
+        items = len(self.logprobs or ())
         delta = choice.get("delta")
         delta = delta if isinstance(delta, dict) else {}
         if self.role is None and isinstance(delta.get("role"), str):
@@ -248,7 +350,10 @@ class _Choice:
             self.finish_reason = choice["finish_reason"]
         logprobs = choice.get("logprobs")
         if isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
-            self.logprobs = (self.logprobs or []) + logprobs["content"]
+            if self.logprobs is None:
+                self.logprobs = []
+            self.logprobs.extend(logprobs["content"])  # in place: a copy per chunk would be quadratic
+        return len(self.calls) - calls + len(self.logprobs or ()) - items
 
     def _add_call(self, fragment: dict[str, Any]) -> None:
         index = fragment.get("index")
@@ -257,9 +362,10 @@ class _Choice:
             new = self.last_call is None or (
                 fragment.get("id") and fragment["id"] != self.calls[self.last_call]["id"]
             )
-            index = (max(self.calls, default=-1) + 1) if new else self.last_call
+            index = self.next_index if new else self.last_call
         call = self.calls.setdefault(index, {"id": None, "type": None, "name": None, "arguments": []})
         self.last_call = index
+        self.next_index = max(self.next_index, index + 1)
         function = fragment.get("function")
         function = function if isinstance(function, dict) else {}
         for key, value in (

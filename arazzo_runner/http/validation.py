@@ -12,6 +12,7 @@ Findings never contain a secret of the run (they are redacted).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .body import base_type
@@ -89,17 +90,36 @@ def _event_items(declared: Any, response: Any) -> list[str]:
         return []
     from jsonschema import Draft202012Validator
 
-    from .sse import EventStreamParser
-
-    parser = EventStreamParser()
-    events = [*parser.feed(response.content), *parser.close()]
     validator = Draft202012Validator(schema)
     findings = []
-    for index, event in enumerate(events):
+    for index, event in enumerate(_events(response.content)):
         item = {k: v for k, v in _event_dict(event).items() if v is not None}
         for error in validator.iter_errors(item):
             findings.append(f"event {index}: {error.message}{_at(error)}")
+        if len(findings) >= 20:
+            break
     return findings[:20]
+
+
+def _events(content: bytes) -> Iterator[Any]:
+    """The events of a stream, parsed piece by piece (never every event object at once), at most as
+    many as a decoded body may hold (`EventLimits`)."""
+    from .sse import EventLimits, EventStreamParser
+
+    parser = EventStreamParser()
+
+    def batches() -> Iterator[list[Any]]:
+        for start in range(0, len(content), 2**16):
+            yield parser.feed(content[start : start + 2**16])
+        yield parser.close()
+
+    left = EventLimits.for_body(len(content)).max_events
+    for batch in batches():
+        for event in batch:
+            if left == 0:
+                return
+            left -= 1
+            yield event
 
 
 def _media(content: Any, media_type: str) -> Any:
