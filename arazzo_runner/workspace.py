@@ -18,7 +18,6 @@ from urllib.parse import urljoin, urlsplit
 
 from .deadline import armed
 from .errors import DocumentError, SourceError
-from .limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
 from .pointer import format_pointer
@@ -197,7 +196,9 @@ class Workspace:
 
     def _source_error(self, entry: Any, exc: DocumentError) -> SourceError:
         located = self.error(entry.at, "")
-        detail = exc.message if exc.file is None else str(exc)  # no file: about this source itself
+        # An error about this document itself (no line in another file) is its message alone.
+        own = exc.file is None or (exc.file in (self.base, self.location, self.file) and not exc.line)
+        detail = exc.message if own else str(exc)
         message = f"source '{entry.name}' ({entry.url}) cannot be loaded: {detail}"
         return SourceError(
             message, file=located.file, line=located.line, column=located.column, pointer=located.pointer
@@ -205,8 +206,9 @@ class Workspace:
 
     def _load_arazzo(self, url: str, base: str) -> Workspace:
         """The workspace of an `arazzo` source, loaded once per run (by its location, before and after
-        redirects); nested at most MAX_SOURCE_DEPTH deep, MAX_SOURCE_DOCUMENTS of them per run."""
+        redirects), within the bounds of `sources.family`."""
         from .sources import fetch_source, resolve_location
+        from .sources.family import check_family
 
         location = resolve_location(url, base)
         key = ("arazzo", location)
@@ -214,14 +216,7 @@ class Workspace:
         if cached is not None:
             return cached
         self.cache.raise_failure(location)
-        chain = _show_chain((*self.chain, location))
-        if len(self.chain) > MAX_SOURCE_DEPTH:
-            raise SourceError(f"arazzo sources nested deeper than {MAX_SOURCE_DEPTH} documents: {chain}")
-        if self.cache.count("arazzo") >= MAX_SOURCE_DOCUMENTS:
-            raise SourceError(
-                f"the sources of this run reach more than {MAX_SOURCE_DOCUMENTS} Arazzo documents; "
-                f"not loading another: {chain}"
-            )
+        check_family(self.chain, location, self.cache)  # sources naming sources, bounded
         try:
             fetched = fetch_source(url, base, roots=self.roots)
             cached = self.cache.get(("arazzo", fetched.location))  # redirected to one already loaded
@@ -395,14 +390,6 @@ class _Failed(Record, frozen=True):
     """A source that could not be loaded, remembered with its error."""
 
     error: DocumentError
-
-
-def _show_chain(chain: tuple[str, ...]) -> str:
-    """`a -> b -> c`; a long chain keeps its first two and last three documents, a long URL its start."""
-    shown = [c if len(c) <= 160 else c[:150] + "..." for c in chain]
-    if len(shown) > 6:
-        shown = [*shown[:2], f"... ({len(shown) - 5} more)", *shown[-3:]]
-    return " -> ".join(shown)
 
 
 def _in_a_workflow(at: Pointer) -> bool:

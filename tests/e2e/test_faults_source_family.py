@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+import arazzo_runner
+from arazzo_runner.errors import SourceError
 from arazzo_runner.limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 from tests.cputime import cpu_bound
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
@@ -165,3 +167,21 @@ def test_a_source_no_selected_workflow_reaches_is_not_fetched(capsys, write, end
     assert result.code == 0, result.out
     assert [r.path for r in server.requests] == ["/pets"]
     assert endless.requests == []
+
+
+def test_the_library_arms_the_deadline_and_does_not_remember_what_it_cut_short(write):
+    """`arazzo_runner.run(..., deadline=1)` counts the loading of sources too; a source the deadline cut
+    short is not remembered as failing: the next run of the same loaded document loads it."""
+    with ScriptedServer() as slow:
+
+        @slow.route("GET", "/child")
+        def child(request: Recorded) -> Any:
+            time.sleep(0.6)
+            return 200, yaml.safe_dump(arazzo_doc({"workflowId": "w", "steps": []}, sources=[])), YAML
+
+        workspace = arazzo_runner.load(_root(write, slow, "child"))
+        with pytest.raises(SourceError, match=r"run deadline of 0\.2 s exceeded while reading "):
+            arazzo_runner.run(workspace, deadline=0.2)
+        result = arazzo_runner.run(workspace)
+    assert result.status == "passed"
+    assert [r.path for r in slow.requests] == ["/child", "/child"]
