@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .deadline import Deadline, arm
 from .errors import UsageError
 from .executor.input_names import check_input_names
 from .executor.inputs import validate_inputs
@@ -66,10 +67,23 @@ async def arun(
     """Run the selected workflows (all, in document order, when none are named) and return the result.
 
     Document problems (bad expressions, unresolvable targets or sources) and invalid inputs raise before
-    any request is sent; failures while running are reported in the result, never raised.
+    any request is sent; failures while running are reported in the result, never raised. The deadline
+    (`RunOptions.deadline`) counts from this call, loading the sources included; a caller that armed one
+    before (`deadline.arm`, as `arazzo run` does when it starts) keeps it, when it ends first.
     """
-    workspace = source if isinstance(source, Workspace) else load(source)
     opts = options or RunOptions(**option_values)
+    with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
+        return await _arun(source, workflows, inputs, opts, deadline)
+
+
+async def _arun(
+    source: Source,
+    workflows: str | Iterable[str] | None,
+    inputs: dict[str, Any] | None,
+    opts: RunOptions,
+    deadline: Deadline | None,
+) -> RunResult:
+    workspace = source if isinstance(source, Workspace) else load(source)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
@@ -85,7 +99,7 @@ async def arun(
             default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
         client = new_client(opts.timeout)
     try:
-        runner = Runner(opts, client, given, root=workspace)  # the run's deadline starts now
+        runner = Runner(opts, client, given, deadline, root=workspace)  # the deadline armed at the start
         result = RunResult()
         try:
             run_all = _run_all(runner, workspace, selected, per_workflow, result)
@@ -154,7 +168,8 @@ async def aplan_requests(
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
-    preflight(workspace, selected, per_workflow, given, opts)
+    with arm(Deadline(opts.deadline)):
+        preflight(workspace, selected, per_workflow, given, opts)
     from .executor.dry_run import Planner, offline_client  # only dry runs need it
 
     token_urls: list[str] = []

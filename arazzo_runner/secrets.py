@@ -61,17 +61,28 @@ class Masker:
     ) -> None:
         # A set given is kept by reference: values the run adds later are masked too.
         self.secrets: set[str] = secrets if isinstance(secrets, set) else set(secrets)
-        self.header_names = SENSITIVE_HEADERS | {h.lower() for h in headers}
-        self.query_names = frozenset(query)
+        self._headers = SENSITIVE_HEADERS | {h.lower() for h in headers}
+        self._query = frozenset(query)
         self.enabled = enabled
+        self._sources: Any = None  # a run's SourceCache: apiKey names of the descriptions it has loaded
+        self._seen = -1  # how many descriptions the names were last read from
         self._known: frozenset[str] = frozenset({""})  # never equal to a real set of secrets
         self._forms: list[str] = []
 
     @classmethod
     def for_run(cls, options: Any, workspace: Any = None, *, enabled: bool = True) -> Masker:
-        """A Masker over `options.secrets`, with the names the workspace's apiKey schemes use."""
-        headers, query = api_key_names(workspace) if workspace is not None else (set(), set())
-        return cls(options.secrets, headers=headers, query=query, enabled=enabled)
+        """A Masker over `options.secrets`, with the names the apiKey schemes of the workspace's sources
+        use: of the sources loaded so far, read again whenever the run has loaded more. Nothing is
+        fetched for it: a request can only go to an operation of a loaded source, so the scheme that
+        names its header is known before anything is sent."""
+        return cls.over(options.secrets, workspace, enabled=enabled)
+
+    @classmethod
+    def over(cls, secrets: set[str], workspace: Any = None, *, enabled: bool = True) -> Masker:
+        """`for_run` for a secret set given directly (the run's taint rule shares the run's set)."""
+        masker = cls(secrets, enabled=enabled)
+        masker._sources = None if workspace is None else workspace.cache
+        return masker
 
     def add(self, *values: Any) -> None:
         self.secrets.update(v for v in values if isinstance(v, str) and v)
@@ -160,6 +171,26 @@ class Masker:
         return self._forms
 
     # -- by name -----------------------------------------------------------------------------------
+
+    @property
+    def header_names(self) -> frozenset[str]:
+        self._read_names()
+        return self._headers
+
+    @property
+    def query_names(self) -> frozenset[str]:
+        self._read_names()
+        return self._query
+
+    def _read_names(self) -> None:
+        if self._sources is None:
+            return
+        added = self._sources.descriptions_added()
+        if added != self._seen:
+            self._seen = added
+            headers, query = api_key_names(self._sources.loaded_descriptions())
+            self._headers = self._headers | {h.lower() for h in headers}
+            self._query = self._query | query
 
     def header(self, name: str, value: str) -> str:
         if not self.enabled:
@@ -266,13 +297,13 @@ def cookie_values(headers: Iterable[tuple[str, str]]) -> list[str]:
     return [value for value in found if value]
 
 
-def api_key_names(workspace: Any) -> tuple[set[str], set[str]]:
-    """Header and query parameter names of the apiKey schemes of the workspace's OpenAPI sources
-    (an apiKey cookie needs no name: every Cookie value is masked)."""
+def api_key_names(descriptions: Iterable[Any]) -> tuple[set[str], set[str]]:
+    """Header and query parameter names of the apiKey schemes of OpenAPI `descriptions` (an apiKey cookie
+    needs no name: every Cookie value is masked)."""
     from .errors import ArazzoError
 
     names: dict[str, set[str]] = {"header": set(), "query": set(), "cookie": set()}
-    for description in _descriptions(workspace):
+    for description in descriptions:
         try:
             schemes = description.security_schemes
         except ArazzoError:
@@ -283,19 +314,3 @@ def api_key_names(workspace: Any) -> tuple[set[str], set[str]]:
                 if where in names and isinstance(scheme.get("name"), str):
                     names[where].add(scheme["name"])
     return names["header"], names["query"]
-
-
-def _descriptions(workspace: Any) -> list[Any]:
-    """The OpenAPI descriptions of the workspace and of its arazzo sources; unloadable ones are skipped
-    (the run reports them; masking must not fail because of them)."""
-    from .errors import ArazzoError
-
-    found = []
-    for current, entry in workspace.family(skip_unloadable=True):
-        if entry.type == "arazzo":
-            continue
-        try:
-            found.append(current.source(entry.name))
-        except ArazzoError:
-            continue
-    return found

@@ -41,8 +41,8 @@ MAX_ADOPTED = 256  # strings of one derived output that join the run's secrets
 
 
 class Taint:
-    """The run's rule for "reads a secret", over its live secret set (the apiKey names of `workspace`'s
-    descriptions are looked up when first needed)."""
+    """The run's rule for "reads a secret", over its live secret set (the apiKey names of the sources of
+    `workspace` the run has loaded)."""
 
     def __init__(self, secrets: set[str], workspace: Any = None) -> None:
         self.secrets = secrets
@@ -51,11 +51,8 @@ class Taint:
 
     @property
     def masker(self) -> Masker:
-        if self._masker is None:
-            from .secrets import api_key_names
-
-            headers, query = api_key_names(self._workspace) if self._workspace is not None else ((), ())
-            self._masker = Masker(self.secrets, headers=headers, query=query)
+        if self._masker is None:  # apiKey names of the sources the run has loaded, as it loads them
+            self._masker = Masker.over(self.secrets, self._workspace)
         return self._masker
 
     def reads_secret(self, expression: ast.Expression, ctx: Any, value: Any, by_value: bool = True) -> bool:

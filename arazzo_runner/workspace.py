@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from .deadline import armed
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
@@ -94,6 +95,9 @@ class Workspace:
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
         self._targets: dict[int, OperationTarget] = {}  # id(step) -> its resolved operation
+        # The documents from the one run to this one (an `arazzo` source's workspace: its parent's chain
+        # and its own location), for the bounds on nested sources and the errors that name the chain.
+        self.chain: tuple[str, ...] = (self.file,)
 
     # -- loading -------------------------------------------------------------------------------------
 
@@ -147,11 +151,25 @@ class Workspace:
         return located
 
     def source(self, name: str) -> Any:
-        """The loaded source: an OpenAPIDescription or a Workspace (type arazzo). Raises SourceError."""
+        """The loaded source: an OpenAPIDescription or a Workspace (type arazzo). Raises SourceError.
+
+        Loaded once, on first use; a source that cannot be loaded fails the same way on every later use,
+        without being fetched again (unless the run's deadline cut it short: see `SourceCache`)."""
         with self._lock:
-            if name not in self._sources:
-                self._sources[name] = self._load_source(name)
-            return self._sources[name]
+            found = self._sources.get(name)
+            if found is None:
+                try:
+                    found = self._load_source(name)
+                except DocumentError as exc:
+                    found = _Failed(exc)
+                    run = armed()
+                    if run is None or not run.expired():
+                        self._sources[name] = found
+                else:
+                    self._sources[name] = found
+            if isinstance(found, _Failed):
+                raise found.error.with_traceback(None)
+            return found
 
     def _load_source(self, name: str) -> Any:
         from .sources import load_openapi
@@ -178,22 +196,40 @@ class Workspace:
 
     def _source_error(self, entry: Any, exc: DocumentError) -> SourceError:
         located = self.error(entry.at, "")
-        message = f"source '{entry.name}' ({entry.url}) cannot be loaded: {exc}"
+        # An error about this document itself (no line in another file) is its message alone.
+        own = exc.file is None or (exc.file in (self.base, self.location, self.file) and not exc.line)
+        detail = exc.message if own else str(exc)
+        message = f"source '{entry.name}' ({entry.url}) cannot be loaded: {detail}"
         return SourceError(
             message, file=located.file, line=located.line, column=located.column, pointer=located.pointer
         )
 
     def _load_arazzo(self, url: str, base: str) -> Workspace:
-        from .sources import fetch_source
+        """The workspace of an `arazzo` source, loaded once per run (by its location, before and after
+        redirects), within the bounds of `sources.family`."""
+        from .sources import fetch_source, resolve_location
+        from .sources.family import check_family
 
-        fetched = fetch_source(url, base, roots=self.roots)
-        key = ("arazzo", fetched.location)
+        location = resolve_location(url, base)
+        key = ("arazzo", location)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        loaded = load_text(fetched.content, fetched.location)
-        # the same sandbox (if any); one fetched over http(s) reads no local file (its location says so)
-        child = Workspace.from_loaded(loaded, fetched.location, self.cache, allow_paths=self.roots or ())
+        self.cache.raise_failure(location)
+        check_family(self.chain, location, self.cache)  # sources naming sources, bounded
+        try:
+            fetched = fetch_source(url, base, roots=self.roots)
+            cached = self.cache.get(("arazzo", fetched.location))  # redirected to one already loaded
+            if cached is not None:
+                return self.cache.put(key, cached)
+            loaded = load_text(fetched.content, fetched.location)
+            # the same sandbox (if any); one fetched over http(s) reads no local file (its location says so)
+            child = Workspace.from_loaded(loaded, fetched.location, self.cache, allow_paths=self.roots or ())
+        except DocumentError as exc:
+            self.cache.remember_failure(location, exc)
+            raise
+        child.chain = (*self.chain, fetched.location)
+        child = self.cache.put(("arazzo", fetched.location), child)
         return self.cache.put(key, child)
 
     def family(self, *, skip_unloadable: bool = False) -> Iterator[tuple[Workspace, SourceDescription]]:
@@ -348,6 +384,12 @@ class Workspace:
         if workflow is None:
             raise self.error(at, f"workflow '{ref}' was not found", TargetError)
         return WorkflowTarget(self, workflow)
+
+
+class _Failed(Record, frozen=True):
+    """A source that could not be loaded, remembered with its error."""
+
+    error: DocumentError
 
 
 def _in_a_workflow(at: Pointer) -> bool:

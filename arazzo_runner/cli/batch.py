@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from ..deadline import disarmed
 from ..errors import UsageError
 from ..model import Workflow
 from ..records import Record
@@ -119,7 +120,8 @@ def run_rows(
         rows.append(row)
     for row in rows:  # everything is checked before the first request of any row
         _check(row, workspace, workflows, env, _masker(row, workspace, args))
-    results = asyncio.run(_run_all(rows, workspace, args, live))
+    with disarmed():  # each row is a run with its own deadline (the sources are loaded by now)
+        results = asyncio.run(_run_all(rows, workspace, args, live))
     maskers = [_masker(row, workspace, args) for row in rows]  # after the runs: their secrets are known
     if text:
         passed = sum(r.ok for r in results)

@@ -93,10 +93,17 @@ def register(commands: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    from ..deadline import Deadline, arm
+
+    check_report_flags(args)
+    with arm(Deadline(args.deadline)):  # armed before the first fetch: loading the sources counts
+        return _run_command(args)
+
+
+def _run_command(args: argparse.Namespace) -> int:
     from ..api import run, select_workflows
     from ..executor.input_names import check_input_names
 
-    check_report_flags(args)
     workspace = load_document(args)
     selected = select_workflows(workspace, args.workflows)
     refused = refuse_invalid(workspace, selected)
@@ -204,9 +211,10 @@ def check_source_names(servers: dict[str, str], workspace: Any) -> None:
     for name, url in servers.items():
         if not url.lower().startswith(("http://", "https://")):
             raise UsageError(f"--server {name}={url}: expected an absolute http:// or https:// URL")
-    if not servers:
-        return
-    known = [entry.name for _, entry in workspace.family()]
+    own = {entry.name for entry in workspace.document.sources}
+    if servers.keys() <= own:
+        return  # nothing fetched: the sources of arazzo sources are read only for a name not found here
+    known = [entry.name for _, entry in workspace.family(skip_unloadable=True)]
     for name in servers:
         if name not in known:
             names = ", ".join(dict.fromkeys(known)) or "none"

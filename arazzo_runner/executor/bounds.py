@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..deadline import Deadline
 from ..expressions.ast import Expression, ResponseRef
 from ..records import Record
 
@@ -18,25 +19,6 @@ if TYPE_CHECKING:
     from .plan import CompiledAction, CompiledStep
 
 from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL  # noqa: F401 (re-exported)
-
-
-class Deadline:
-    """The run's optional deadline (`RunOptions.deadline`), on the monotonic clock from its creation."""
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds
-        self._at = None if seconds is None else time.monotonic() + seconds
-
-    def remaining(self) -> float | None:
-        """Seconds left (at least 0), or None without a deadline."""
-        return None if self._at is None else max(0.0, self._at - time.monotonic())
-
-    def expired(self) -> bool:
-        return self._at is not None and time.monotonic() >= self._at
-
-    @property
-    def message(self) -> str:
-        return f"run deadline of {self.seconds:g} s exceeded"
 
 
 def within(timeout: float | None, deadline: Deadline) -> float | None:

@@ -4,13 +4,14 @@ multipart bodies) or by XPath (XML bodies, see `xml_payload.py`)."""
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
 from ..errors import ExpressionError
 from ..expressions import Context, Missing
+from ..http import json_text
 from ..http.body import is_form, is_json, is_xml
 from ..http.form import parse_form
+from ..loader.limits import DEFAULT_LIMITS
 from ..pointer import parse_pointer
 from .values import strip_missing
 
@@ -24,7 +25,7 @@ def apply_replacements(
         return _replace_xml(payload, replacements, ctx, warnings)
     if isinstance(payload, (str, bytes)) and is_json(content_type):
         try:
-            payload = json.loads(payload)
+            payload = json_text.loads(payload, DEFAULT_LIMITS.max_depth)
         except ValueError as exc:
             raise ValueError(f"cannot apply replacements: the JSON payload does not parse ({exc})") from None
     elif isinstance(payload, (str, bytes)) and is_form(content_type):

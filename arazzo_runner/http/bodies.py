@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..limits import DEFAULT_MAX_BODY
 from ..records import Record
 from ..secrets import Masker
+from . import json_text
 from .body import base_type, charset_of, is_form, is_json, is_xml
 
 _TEXTUAL = ("application/javascript", "application/graphql", "application/yaml", "application/x-yaml")
@@ -64,7 +66,7 @@ _NOT_JSON: Any = object()
 
 def _json(text: str) -> Any:
     try:
-        return json.loads(text)
+        return json_text.loads(text)  # a body nesting too deep is shown as the text it is
     except ValueError:
         return _NOT_JSON
 
@@ -89,14 +91,22 @@ def _decode(content: bytes, content_type: str | None) -> str | None:
 
 
 def _event_stream(content: bytes, masker: Masker, limit: int, pretty: bool) -> Body:
-    """An event stream is shown as the body the engine saw: the merged completion or the event list."""
-    from .sse import decode_event_stream, parse_event_stream
+    """An event stream is shown as the body the engine saw: the merged completion or the event list;
+    one whose decoded form passes the bounds (the step failed for it) as the text that arrived."""
+    from .sse import EventDecoder, EventLimits, EventStreamError, EventStreamParser
 
-    events = parse_event_stream([content])
-    merged = decode_event_stream(events)
-    text = json.dumps(merged, indent=2 if pretty else None, ensure_ascii=False, default=str)
+    parser = EventStreamParser()
+    decoder = EventDecoder(EventLimits.for_body(max(len(content), DEFAULT_MAX_BODY)))
+    try:
+        for start in range(0, len(content), 2**16):  # in pieces: never every event object at once
+            decoder.add(parser.feed(content[start : start + 2**16]))
+        decoder.add(parser.close())
+    except EventStreamError:
+        shown, omitted = _cut(masker.text(content.decode("utf-8", "replace")), limit)
+        return Body("text", len(content), shown, omitted)
+    text = json.dumps(decoder.result(), indent=2 if pretty else None, ensure_ascii=False, default=str)
     shown, omitted = _cut(masker.text(text), limit)
-    return Body("event-stream", len(content), shown, omitted, len(events))
+    return Body("event-stream", len(content), shown, omitted, decoder.count)
 
 
 def _cut(text: str, limit: int) -> tuple[str, int]:

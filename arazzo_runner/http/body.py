@@ -118,9 +118,15 @@ def _json_bytes(payload: Any, stand_ins: Collection[str] = ()) -> bytes:
 
 
 def check_json_text(content: bytes) -> None:
-    """Raise InvalidJsonPayload, showing where and the text around it, unless `content` parses as JSON."""
+    """Raise InvalidJsonPayload, showing where and the text around it, unless `content` parses as JSON
+    (nesting no deeper than a document may: values from a server can make the text deeper still)."""
+    from ..loader.limits import DEFAULT_LIMITS
+    from .json_text import TooDeep, loads
+
     try:
-        json.loads(content)
+        loads(content, DEFAULT_LIMITS.max_depth)
+    except TooDeep as exc:
+        raise InvalidJsonPayload(f"the payload {exc}") from None
     except UnicodeDecodeError:
         raise InvalidJsonPayload("the payload is not valid JSON: it is not UTF-8 text") from None
     except json.JSONDecodeError as exc:

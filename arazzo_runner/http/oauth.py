@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import ssl
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import Any
 from urllib.parse import quote_plus, urlencode
 
 from ..records import Record, field
+from . import json_text
 from .exchange import TOKEN_REQUEST, Exchange
 
 
@@ -107,7 +107,7 @@ class TokenCache(Record):
 
 def _token_from(response: Any, token_url: str, started: float) -> _Token:
     try:
-        data = json.loads(response.content or b"null")
+        data = json_text.loads(response.content or b"null")
     except ValueError:
         data = None
     if response.status_code >= 400 or not isinstance(data, dict) or not data.get("access_token"):

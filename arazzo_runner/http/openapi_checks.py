@@ -10,12 +10,12 @@ engine applies credentials itself, see `security.py`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..records import Record, field
+from . import json_text
 from .body import base_type, is_json
 from .transport import Response
 
@@ -116,7 +116,7 @@ def _json_deserializers(operation: Any) -> dict[str, Any]:
 
 
 def _json_loads(value: bytes | str) -> Any:
-    return json.loads(value)
+    return json_text.loads(value)
 
 
 def _classes(version: str) -> dict[str, type]:

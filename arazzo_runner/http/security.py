@@ -331,10 +331,10 @@ async def _client_credentials(use: _Use, session: HttpSession, fetching: _Fetchi
 
 def _issued_tokens(body: bytes | None) -> list[str]:
     """access/refresh/id tokens of a token response (RFC 6749 5.1, OpenID Connect), to be masked."""
-    import json
+    from .json_text import loads
 
     try:
-        data = json.loads(body or b"null")
+        data = loads(body or b"null")
     except ValueError:
         return []
     if not isinstance(data, dict):

@@ -40,12 +40,26 @@ How the body is then exposed (`decode_event_stream(events)`):
 from __future__ import annotations
 
 import codecs
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from ..records import Record
+from . import json_text
+from .chat_merge import ChatCompletionMerger, is_chat_chunk
+
+__all__ = [
+    "DONE",
+    "ChatCompletionMerger",
+    "Event",
+    "EventDecoder",
+    "EventLimits",
+    "EventStreamError",
+    "EventStreamParser",
+    "decode_event_stream",
+    "is_chat_chunk",
+    "parse_event_stream",
+]
 
 DONE = "[DONE]"
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -66,7 +80,7 @@ class EventStreamParser:
     def __init__(self) -> None:
         # utf-8-sig drops one leading BOM even when it is split across chunks.
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
-        self._buffer = ""
+        self._pending: list[str] = []  # the start of a line whose end has not arrived (kept in pieces)
         self._after_cr = False  # the last chunk ended with CR: a leading LF of the next one is its pair
         self._data: list[str] = []
         self._has_data = False
@@ -80,8 +94,8 @@ class EventStreamParser:
 
     def close(self) -> list[Event]:
         events = self._lines(self._decoder.decode(b"", final=True))
-        self.incomplete = bool(self._buffer) or self._has_data
-        self._buffer, self._data, self._has_data, self._type = "", [], False, ""
+        self.incomplete = any(self._pending) or self._has_data
+        self._pending, self._data, self._has_data, self._type = [], [], False, ""
         return events
 
     @property
@@ -98,7 +112,10 @@ class EventStreamParser:
         if self._after_cr and text.startswith("\n"):
             text = text[1:]
         self._after_cr = text.endswith("\r")
-        buffer = self._buffer + text
+        if _LINE_END.search(text) is None:  # a long line arriving in many chunks: joined once, at its end
+            self._pending.append(text)
+            return []
+        buffer = "".join((*self._pending, text))
         events: list[Event] = []
         start = 0
         for match in _LINE_END.finditer(buffer):
@@ -106,7 +123,7 @@ class EventStreamParser:
             if event is not None:
                 events.append(event)
             start = match.end()
-        self._buffer = buffer[start:]
+        self._pending = [buffer[start:]]
         return events
 
     def _line(self, line: str) -> Event | None:
@@ -146,150 +163,112 @@ def parse_event_stream(chunks: Iterable[bytes]) -> list[Event]:
     return events
 
 
-def decode_event_stream(events: Iterable[Event]) -> Any:
-    """The value a stream's events expose as `$response.body` (rule in the module docstring)."""
-    decoded = [(event, event.data == DONE, _parse_json(event.data)) for event in events]
-    if not any(done or is_chat_chunk(data) for _, done, data in decoded):
-        return [{"event": event.event, "data": data, "id": event.id or None} for event, _, data in decoded]
-    merger = ChatCompletionMerger()
-    for _, done, data in decoded:
-        if done:
-            merger.add_done()
+def decode_event_stream(events: Iterable[Event], limits: EventLimits | None = None) -> Any:
+    """The value a stream's events expose as `$response.body` (rule in the module docstring); with
+    `limits`, EventStreamError when its decoded form would pass them."""
+    decoder = EventDecoder(limits)
+    decoder.add(events)
+    return decoder.result()
+
+
+class EventStreamError(ValueError):
+    """The stream's body cannot be decoded within its bounds (too many events, too large once decoded,
+    an event's data nesting too deep): the step fails with this cause."""
+
+
+class EventLimits(Record, frozen=True):
+    """Bounds on the decoded form of one stream, which the byte limit alone does not bound: 16 MiB of
+    `data: 1` events are 1.9 million events, and each decoded event is a few hundred bytes of objects."""
+
+    max_events: int
+    max_decoded: int  # estimated bytes of the objects the decoded body holds
+
+    @classmethod
+    def for_body(cls, max_body: int) -> EventLimits:
+        """The bounds that go with a response byte limit (`--max-response-bytes`): an event per 128
+        bytes on average, and eight times the limit in decoded objects."""
+        return cls(max(1024, max_body // EVENT_BYTES), max(2**20, DECODED_FACTOR * max_body))
+
+
+EVENT_BYTES = 128  # bytes of stream per event, on average, at the least (`EventLimits.max_events`)
+DECODED_FACTOR = 8  # bytes of decoded objects per byte of the body limit (`EventLimits.max_decoded`)
+_ITEM_COST = 256  # one event of the list form: its dict, its slot, its type and id strings
+_CHUNK_COST = 64  # one merged chat chunk: the fragment strings it adds
+_OBJECT_COST = 512  # a choice, a tool call or a logprobs item the merged completion adds
+# Parsed JSON, per container (`[`, `{`), per member or item (`,`, `:`) and per string (two `"`): upper
+# estimates of CPython's objects (an empty list 56 bytes, a pointer and a float 32, a short string 51).
+_CONTAINER_COST, _SEPARATOR_COST, _QUOTE_COST = 64, 24, 25
+
+
+class EventDecoder:
+    """Builds `$response.body` from events as they arrive (`add`), within `limits` (None: unbounded).
+
+    The list form is kept only until a chat-completion chunk (or `[DONE]`) shows the stream is one: it is
+    then folded into the merger and dropped. What the body holds is charged as it grows: each event of the
+    list form its parsed data (the text, plus a cost per JSON value) and its own objects; each merged
+    chunk its text (the fragments it adds are no longer) and the objects it adds (choices, tool calls,
+    logprobs items)."""
+
+    def __init__(self, limits: EventLimits | None = None) -> None:
+        self.limits = limits
+        self.count = 0
+        self.spent = 0
+        self._items: list[dict[str, Any]] | None = []
+        self._merger: ChatCompletionMerger | None = None
+
+    def add(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self._add(event)
+
+    def result(self) -> Any:
+        return self._items if self._merger is None else self._merger.result()
+
+    def _add(self, event: Event) -> None:
+        self.count += 1
+        limits = self.limits
+        if limits is not None and self.count > limits.max_events:
+            raise EventStreamError(f"the event stream has more than {limits.max_events} events")
+        done = event.data == DONE
+        data = _parse_json(event.data, self.count)
+        if self._merger is None and (done or is_chat_chunk(data)):
+            self._merger = ChatCompletionMerger()
+            for item in self._items or ():
+                self._merger.add(item["data"])
+            self._items, self.spent = None, self._merger.objects * _OBJECT_COST
+        if self._merger is not None:
+            before = self._merger.objects
+            if done:
+                self._merger.add_done()
+            else:
+                self._merger.add(data)
+            self.spent += _CHUNK_COST + len(event.data) + (self._merger.objects - before) * _OBJECT_COST
         else:
-            merger.add(data)
-    return merger.result()
+            assert self._items is not None
+            self._items.append({"event": event.event, "data": data, "id": event.id or None})
+            self.spent += _ITEM_COST + len(event.event) + len(event.id or "") + _parsed_cost(event.data)
+        if limits is not None and self.spent > limits.max_decoded:
+            size = f"{limits.max_decoded // 2**20} MiB"
+            raise EventStreamError(f"the event stream decodes to more than {size} ({self.count} events)")
 
 
-def _parse_json(data: str) -> Any:
+def _parse_json(data: str, number: int = 0) -> Any:
     try:
-        return json.loads(data)
+        return json_text.loads(data)
+    except json_text.TooDeep as exc:
+        raise EventStreamError(f"the data of event {number} {exc}") from None
     except ValueError:
         return data
 
 
-def is_chat_chunk(data: Any) -> bool:
-    """A chat-completion chunk: `object` says so, or `choices` items carry a `delta`."""
-    if not isinstance(data, dict):
-        return False
-    if data.get("object") == "chat.completion.chunk":
-        return True
-    choices = data.get("choices")
-    return isinstance(choices, list) and any(isinstance(c, dict) and "delta" in c for c in choices)
-
-
-class ChatCompletionMerger:
-    """Folds chat-completion chunks (and error events) into one `chat.completion` object."""
-
-    def __init__(self) -> None:
-        self._top: dict[str, Any] = {}
-        self._choices: dict[int, _Choice] = {}
-        self._usage: Any = None
-        self._error: Any = None
-        self._done = False
-
-    def add_done(self) -> None:
-        """Records the `[DONE]` sentinel."""
-        self._done = True
-
-    def add(self, data: Any) -> None:
-        """Adds one event's parsed data: a chunk or an `{"error": ...}` object; anything else is ignored."""
-        if is_chat_chunk(data) or (isinstance(data, dict) and isinstance(data.get("choices"), list)):
-            self._add_chunk(data)
-        elif isinstance(data, dict) and "error" in data and self._error is None:
-            self._error = data["error"]
-
-    def _add_chunk(self, chunk: dict[str, Any]) -> None:
-        for key, value in chunk.items():
-            if key not in ("choices", "usage", "object") and self._top.get(key) is None:
-                self._top[key] = value
-        if chunk.get("usage") is not None:
-            self._usage = chunk["usage"]
-        for choice in chunk["choices"]:
-            if isinstance(choice, dict):
-                index = choice.get("index")
-                index = index if isinstance(index, int) else 0
-                self._choices.setdefault(index, _Choice(index)).add(choice)
-
-    def result(self) -> dict[str, Any]:
-        merged = {key: self._top.get(key) for key in ("id", "object", "created", "model")}
-        merged.update(self._top)
-        merged["object"] = "chat.completion"
-        merged["choices"] = [self._choices[i].result() for i in sorted(self._choices)]
-        merged.update(usage=self._usage, error=self._error, stream_complete=self._done)
-        return merged
-
-
-class _Choice:
-    """The merge state of one choice."""
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.role: str | None = None
-        self.content: list[str] = []
-        self.refusal: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
-        self.last_call: int | None = None
-        self.finish_reason: Any = None
-        self.logprobs: list[Any] | None = None
-
-    def add(self, choice: dict[str, Any]) -> None:
-        delta = choice.get("delta")
-        delta = delta if isinstance(delta, dict) else {}
-        if self.role is None and isinstance(delta.get("role"), str):
-            self.role = delta["role"]
-        if isinstance(delta.get("content"), str):
-            self.content.append(delta["content"])
-        if isinstance(delta.get("refusal"), str):
-            self.refusal.append(delta["refusal"])
-        for fragment in delta.get("tool_calls") or []:
-            if isinstance(fragment, dict):
-                self._add_call(fragment)
-        if choice.get("finish_reason") is not None:
-            self.finish_reason = choice["finish_reason"]
-        logprobs = choice.get("logprobs")
-        if isinstance(logprobs, dict) and isinstance(logprobs.get("content"), list):
-            self.logprobs = (self.logprobs or []) + logprobs["content"]
-
-    def _add_call(self, fragment: dict[str, Any]) -> None:
-        index = fragment.get("index")
-        if not isinstance(index, int):
-            # No index: a new `id` starts a new call, anything else continues the last one.
-            new = self.last_call is None or (
-                fragment.get("id") and fragment["id"] != self.calls[self.last_call]["id"]
-            )
-            index = (max(self.calls, default=-1) + 1) if new else self.last_call
-        call = self.calls.setdefault(index, {"id": None, "type": None, "name": None, "arguments": []})
-        self.last_call = index
-        function = fragment.get("function")
-        function = function if isinstance(function, dict) else {}
-        for key, value in (
-            ("id", fragment.get("id")),
-            ("type", fragment.get("type")),
-            ("name", function.get("name")),
-        ):
-            if call[key] is None and isinstance(value, str) and value:
-                call[key] = value
-        if isinstance(function.get("arguments"), str):
-            call["arguments"].append(function["arguments"])
-
-    def result(self) -> dict[str, Any]:
-        calls = [
-            {
-                "id": call["id"],
-                "type": call["type"] or "function",
-                "function": {"name": call["name"], "arguments": "".join(call["arguments"])},
-            }
-            for _, call in sorted(self.calls.items())
-        ]
-        message = {
-            "role": self.role or "assistant",
-            "content": "".join(self.content) or None,
-            "refusal": "".join(self.refusal) or None,
-            "tool_calls": calls,
-        }
-        return {
-            "index": self.index,
-            "message": message,
-            "finish_reason": self.finish_reason,
-            "logprobs": {"content": self.logprobs} if self.logprobs is not None else None,
-        }
+def _parsed_cost(text: str) -> int:
+    """An estimate of the memory `text` takes once parsed as JSON (or kept as a string): the characters,
+    plus the objects its brackets, separators and quotes announce."""
+    containers = text.count("[") + text.count("{")
+    separators = text.count(",") + text.count(":")
+    return (
+        64
+        + len(text)
+        + containers * _CONTAINER_COST
+        + separators * _SEPARATOR_COST
+        + text.count('"') * _QUOTE_COST
+    )

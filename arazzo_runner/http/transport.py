@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..limits import DEFAULT_MAX_BODY
 from ..records import Record, field
 from ..secrets import clip
+from . import json_text
 from .body import charset_of, is_json, is_xml
 from .headers import Headers
 
@@ -167,27 +168,32 @@ def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, st
 
 
 async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, str | None]:
-    from .sse import EventStreamParser, decode_event_stream
+    """The stream decoded as it arrives, within the bounds of its decoded form too (`EventLimits`): past
+    them reading stops, and the body is the text read so far, with the cause as the step's error."""
+    from .sse import EventDecoder, EventLimits, EventStreamError, EventStreamParser
 
     parser = EventStreamParser()
-    events = []
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in raw.aiter_bytes():
-        size += len(chunk)
-        if size > max_body:
-            kept = b"".join(chunks) + chunk[: max_body - size + len(chunk)]
-            raise _Oversize(kept, max_body, raw.headers.get("content-length"))
-        chunks.append(chunk)
-        events.extend(parser.feed(chunk))
-    events.extend(parser.close())
-    body = decode_event_stream(events)
+    decoder = EventDecoder(EventLimits.for_body(max_body))
+    buffer = bytearray()
+    try:
+        async for chunk in raw.aiter_bytes():
+            if len(buffer) + len(chunk) > max_body:
+                buffer += chunk[: max_body - len(buffer)]
+                raise _Oversize(bytes(buffer), max_body, raw.headers.get("content-length"))
+            buffer += chunk
+            decoder.add(parser.feed(chunk))
+        decoder.add(parser.close())
+    except EventStreamError as exc:
+        content = bytes(buffer)
+        error = f"{exc}: reading stopped, the body was not decoded"
+        return content.decode("utf-8", "replace"), content, error
+    body = decoder.result()
     error = None
     if isinstance(body, dict) and body.get("stream_complete") is False:
         error = "the event stream ended before 'data: [DONE]'"
     elif isinstance(body, dict) and body.get("error") is not None:
         error = f"the event stream reported an error: {_error_text(body['error'])}"
-    return body, b"".join(chunks), error
+    return body, bytes(buffer), error
 
 
 def _error_text(error: Any) -> str:
@@ -206,14 +212,18 @@ def parse_body(content: bytes, content_type: str | None) -> Any:
         return None
     if is_json(content_type):
         try:
-            return json.loads(content)
+            return json_text.loads(content)
+        except json_text.TooDeep as exc:
+            raise TransportError(f"the response body {exc}: it was not parsed") from None
         except ValueError as exc:
             raise TransportError(
                 f"the response says {content_type} but its body is not valid JSON: {exc}"
             ) from None
     if content_type is None:
         try:
-            return json.loads(content)
+            return json_text.loads(content)
+        except json_text.TooDeep as exc:
+            raise TransportError(f"the response body {exc}: it was not parsed") from None
         except ValueError:
             pass
     base = (content_type or "").split(";", 1)[0].strip().lower()

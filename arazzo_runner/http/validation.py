@@ -12,6 +12,7 @@ Findings never contain a secret of the run (they are redacted).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .body import base_type
@@ -91,25 +92,45 @@ def _event_items(declared: Any, response: Any, description: Any) -> list[str]:
     from jsonschema import Draft202012Validator
 
     from ..sources.schema_registry import refusal
-    from .sse import EventStreamParser
 
-    parser = EventStreamParser()
-    events = [*parser.feed(response.content), *parser.close()]
     # refs resolve against the description, from what the run loaded: never a fetch (`schema_registry`)
     resolver = description.schema_registry.resolver(base_uri=description.uri)
     validator = Draft202012Validator(schema, _resolver=resolver)
     findings = []
     try:
-        for index, event in enumerate(events):
+        for index, event in enumerate(_events(response.content)):
             item = {k: v for k, v in _event_dict(event).items() if v is not None}
             for error in validator.iter_errors(item):
                 findings.append(f"event {index}: {error.message}{_at(error)}")
+            if len(findings) >= 20:
+                break
     except Exception as exc:
         refused = refusal(exc, description.ref_origin)
         if refused is None:
             raise
         findings.append(refused)
     return findings[:20]
+
+
+def _events(content: bytes) -> Iterator[Any]:
+    """The events of a stream, parsed piece by piece (never every event object at once), at most as
+    many as a decoded body may hold (`EventLimits`)."""
+    from .sse import EventLimits, EventStreamParser
+
+    parser = EventStreamParser()
+
+    def batches() -> Iterator[list[Any]]:
+        for start in range(0, len(content), 2**16):
+            yield parser.feed(content[start : start + 2**16])
+        yield parser.close()
+
+    left = EventLimits.for_body(len(content)).max_events
+    for batch in batches():
+        for event in batch:
+            if left == 0:
+                return
+            left -= 1
+            yield event
 
 
 def _media(content: Any, media_type: str) -> Any:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
+from ..deadline import armed
+from ..errors import DocumentError
 from ..records import Record
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source
 from .locations import check_allowed, resolve_location
@@ -39,6 +41,7 @@ class SourceCache:
         self._documents: dict[str, ParsedDoc] = {}
         self._descriptions: dict[str, Any] = {}
         self._other: dict[Hashable, Any] = {}
+        self._failed: dict[str, DocumentError] = {}  # location -> why it could not be read or parsed
 
     def document(self, url: str, base: str | None, options: FetchOptions) -> ParsedDoc:
         """The parsed document at `url` (relative to `base`), fetched on first use."""
@@ -47,21 +50,41 @@ class SourceCache:
         known = self._documents.get(location)
         if known is not None:
             return known
-        fetched = fetch_source(
-            url,
-            base,
-            timeout=options.timeout,
-            max_bytes=options.max_bytes,
-            client=options.client,
-            roots=options.roots,
-        )
-        doc = self._documents.setdefault(location, parse_source(fetched.content, fetched.location))
+        self.raise_failure(location)
+        try:
+            fetched = fetch_source(
+                url,
+                base,
+                timeout=options.timeout,
+                max_bytes=options.max_bytes,
+                client=options.client,
+                roots=options.roots,
+            )
+            parsed = parse_source(fetched.content, fetched.location)
+        except DocumentError as exc:
+            self.remember_failure(location, exc)
+            raise
+        doc = self._documents.setdefault(location, parsed)
         self._documents.setdefault(fetched.location, doc)  # after a redirect, the final URL too
         return doc
 
     def loaded(self, location: str) -> ParsedDoc | None:
         """The document at `location` if this run has already read it; never a fetch."""
         return self._documents.get(location)
+
+    def raise_failure(self, location: str) -> None:
+        """Raise again the error that reading `location` ended with in this run, if it failed."""
+        failed = self._failed.get(location)
+        if failed is not None:
+            raise failed.with_traceback(None)
+
+    def remember_failure(self, location: str, error: DocumentError) -> None:
+        """A location that could not be read or parsed fails the same way for the rest of the run, without
+        being fetched again (the validation, the preflight and the run each ask for it); a fetch cut
+        short by the run's deadline is not the source's own failure and is not remembered."""
+        run = armed()
+        if run is None or not run.expired():
+            self._failed.setdefault(location, error)
 
     def description(self, location: str) -> Any:
         """The description loaded from `location`, or None."""
@@ -74,6 +97,15 @@ class SourceCache:
             self._descriptions.setdefault(location, stored)
         return stored
 
+    def loaded_descriptions(self) -> list[Any]:
+        """Every description loaded so far in this run, once each (never loads one)."""
+        return list({id(d): d for d in list(self._descriptions.values())}.values())
+
+    def descriptions_added(self) -> int:
+        """Grows whenever a description is loaded: whoever derives something from the loaded descriptions
+        (the masker) reads them again only then."""
+        return len(self._descriptions)
+
     def get(self, key: Hashable) -> Any:
         """Any other per-run object (e.g. a loaded Arazzo source), or None."""
         return self._other.get(key)
@@ -81,6 +113,10 @@ class SourceCache:
     def put(self, key: Hashable, value: Any) -> Any:
         """Store `value` under `key` unless present; returns the stored value."""
         return self._other.setdefault(key, value)
+
+    def count(self, kind: str) -> int:
+        """How many distinct objects are stored under keys `(kind, ...)` (e.g. Arazzo sources loaded)."""
+        return len({id(v) for k, v in self._other.items() if isinstance(k, tuple) and k[:1] == (kind,)})
 
     def locations(self) -> list[str]:
         """Every document location read so far (sources and the files their `$ref`s reached)."""

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
+from ..deadline import armed
 from ..errors import SourceError
 from ..loader.text import read_bounded
 from ..records import Record
@@ -45,10 +46,11 @@ class FetchedText(Record, frozen=True):
 class _Problem(Exception):
     """Internal: why one request failed, with the URL it was for (may differ after redirects)."""
 
-    def __init__(self, url: str, cause: str) -> None:
+    def __init__(self, url: str, cause: str, *, late: bool = False) -> None:
         super().__init__(cause)
         self.url = url
         self.cause = cause
+        self.late = late  # a time limit ended it (a timeout, or the total time)
 
 
 def fetch_source(
@@ -65,15 +67,25 @@ def fetch_source(
 
     A local path outside `roots` is refused (see `locations.check_allowed`; None: no restriction).
     Over http(s) no credentials or cookies are sent (a fresh client unless `client` is given), and
-    redirects are followed by hand to http(s) only.
+    redirects are followed by hand to http(s) only. The run's armed deadline (`deadline.arm`) bounds the
+    fetch too: past it nothing is read, and a fetch it cuts short says so.
     """
     location = resolve_location(url, base)
     check_allowed(location, roots, url, base)
+    run = armed()
+    left = None if run is None else run.remaining()
+    if left is not None and left <= 0:
+        raise SourceError(f"{run.message} before {url} was read", file=base)  # type: ignore[union-attr]
     if is_http(location):
+        cut = left is not None and left < max(timeout, total_timeout)
+        if left is not None:  # the run's deadline may end this fetch before its own limits do
+            timeout, total_timeout = min(timeout, left), min(total_timeout, left)
         try:
             deadline = time.monotonic() + total_timeout
             return _fetch_http(location, timeout, max_bytes, client, deadline)
         except _Problem as problem:
+            if run is not None and (run.expired() or (cut and problem.late)):
+                raise SourceError(f"{run.message} while reading {url}", file=base) from None
             prefix = "" if url == problem.url else f"cannot read {url}: "
             raise SourceError(f"{prefix}GET {problem.url}: {problem.cause}", file=base) from None
     try:
@@ -163,7 +175,7 @@ def _follow(
                     return _accept(response, url, max_bytes, deadline)
                 target = urljoin(url, response.headers["location"])
         except httpx.TimeoutException:
-            raise _Problem(url, f"timed out after {timeout:g} s") from None
+            raise _Problem(url, f"timed out after {timeout:g} s", late=True) from None
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             raise _Problem(url, f"{type(exc).__name__}: {exc}") from None
         if target in seen:
@@ -171,7 +183,7 @@ def _follow(
         if not is_http(target):
             raise _Problem(url, f"redirected to unsupported location {target}")
         if time.monotonic() > deadline:
-            raise _Problem(url, "took too long (redirects included)")
+            raise _Problem(url, "took too long (redirects included)", late=True)
         if anonymous is not None and _origin(target) != origin:
             client, anonymous = anonymous(), None
         seen.add(target)
@@ -197,7 +209,7 @@ def _accept(response: httpx.Response, url: str, max_bytes: int, deadline: float)
         if total > max_bytes:
             raise _Problem(url, _too_large(max_bytes))
         if time.monotonic() > deadline:
-            raise _Problem(url, f"still arriving after the total time limit ({total} bytes read)")
+            raise _Problem(url, f"still arriving after the total time limit ({total} bytes read)", late=True)
         chunks.append(chunk)
     media_type = response.headers.get("content-type", "").split(";")[0].strip() or None
     return FetchedText(b"".join(chunks), url, media_type)

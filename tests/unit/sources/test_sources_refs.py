@@ -172,6 +172,10 @@ def test_missing_external_file_and_target(write, tmp_path: Path) -> None:
     assert caught.value.pointer == "/paths/~1x/get/responses/200/$ref"
     assert caught.value.line == 8
     (tmp_path / "gone.yaml").write_text("Ok: {description: fine}\n")
+    with pytest.raises(SourceError) as again:  # a file that failed fails alike for the rest of the run
+        _ = op.responses
+    assert again.value.message == caught.value.message
+    op = load_openapi(str(spec), None).operation("x")  # a new run reads it
     unknown = r"unresolvable \$ref 'other.yaml#/Unknown': no member 'Unknown' at the root in .*other.yaml"
     with pytest.raises(SourceError, match=unknown):
         _ = op.responses

@@ -194,3 +194,25 @@ def test_a_trickling_server_is_cut_off_by_the_total_time_limit(origin: ScriptedS
     # Without the total limit the fetch would succeed after 4 s of trickle: no clock needed to tell.
     with pytest.raises(SourceError, match="still arriving after the total time limit"):
         fetch_source(origin.url + "/slow.yaml", None, timeout=1.0, total_timeout=0.3)
+
+
+def test_a_document_that_cannot_be_read_is_asked_for_once_per_run(origin: ScriptedServer) -> None:
+    """Three operations refer to one broken document: resolving each fails with the same error, and the
+    server is asked once (a stalling server would otherwise cost a timeout per `$ref`)."""
+    paths = "".join(
+        f"  /{name}:\n    get:\n      operationId: {name}\n"
+        f"      responses: {{'200': {{$ref: 'common.yaml#/Ok'}}}}\n"
+        for name in ("a", "b", "c")
+    )
+    origin.reply("GET", "/spec.yaml", (200, SPEC.replace("  /pets:\n", paths + "  /pets:\n")))
+    origin.reply("GET", "/common.yaml", (500, {"error": "down"}))
+    api = load_openapi(origin.url + "/spec.yaml")
+
+    errors = []
+    for name in ("a", "b", "c"):
+        with pytest.raises(SourceError) as info:
+            _ = api.operation(name).responses
+        errors.append(info.value.message)
+    cause = f"cannot read common.yaml: GET {origin.url}/common.yaml: HTTP 500 Internal Server Error"
+    assert errors == [f"cannot resolve $ref 'common.yaml#/Ok': {cause}"] * 3
+    assert [r.path for r in origin.requests] == ["/spec.yaml", "/common.yaml"]

@@ -1,0 +1,109 @@
+"""Server JSON parsed with a bound on its nesting (`http/json_text.py`): the depth is measured outside
+strings, exactly, in time linear in the text; deeper text is never handed to the recursive parser."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arazzo_runner.http.json_text import TooDeep, loads, nests_deeper
+from tests.cputime import cpu_bound
+
+
+def reference_depth(text: str) -> int:
+    """The nesting of JSON text, one character at a time (strings and escapes skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+PIECES = st.sampled_from(["[", "]", "{", "}", '"', "\\", '\\"[', "[\\\\", "x", ""])
+values = st.recursive(
+    st.none() | st.integers() | st.lists(PIECES, max_size=4).map("".join),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text('[{k\\"', max_size=3), inner, max_size=3)
+    ),
+    max_leaves=40,
+)
+
+
+@given(values, st.integers(0, 8))
+def test_the_depth_is_exact_for_any_json(value: Any, limit: int) -> None:
+    text = json.dumps(value)
+    assert nests_deeper(text, limit) is (reference_depth(text) > limit)
+
+
+@pytest.mark.parametrize(
+    ("text", "depth"),
+    [
+        ('["]]]]]]]]]]",' + "[" * 5 + "]" * 5 + "]", 6),  # closers inside a string do not hide depth
+        ('["\\\\",' + "[" * 5 + "]" * 5 + "]", 6),  # an escaped backslash ends before the quote
+        ('["\\"[[[[[[",' + ",".join(["[]"] * 20) + "]", 2),  # an escaped quote does not end the string
+        ("[" + "[[]," * 5 + "1" + "]" * 5 + "]", 7),  # every level has a leaf beside it
+        ('{"a":' * 7 + "1" + "}" * 7, 7),
+    ],
+)
+def test_strings_and_escapes(text: str, depth: int) -> None:
+    json.loads(text)
+    assert reference_depth(text) == depth
+    assert not nests_deeper(text, depth)
+    assert nests_deeper(text, depth - 1)
+
+
+def test_loads_parses_up_to_the_bound_and_refuses_beyond() -> None:
+    assert loads("[" * 128 + "]" * 128) is not None
+    with pytest.raises(TooDeep, match=r"^nests deeper than 128 levels$"):
+        loads("[" * 129 + "]" * 129)
+    with pytest.raises(TooDeep):
+        loads(b'{"a":' * 5000 + b"1" + b"}" * 5000)
+
+
+def test_unbalanced_brackets_are_not_json_rather_than_too_deep() -> None:
+    """Text of many openers is not JSON at all (an SSE event of plain text stays text)."""
+    with pytest.raises(ValueError, match=r"^its brackets do not balance$") as info:
+        loads("[" * 5000)
+    assert not isinstance(info.value, TooDeep)
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        b"[" * 2**24,
+        b"[" * 2**23 + b"]" * 2**23,
+        b"[" + b"[[]," * 2**21 + b"1" + b"]" * 2**21 + b"]",
+        b"[" * 100 + b"[1]," * 2**22 + b"1" + b"]" * 100,
+        b'["' + b"[" * 2**24 + b'"]',
+    ],
+    ids=["openers", "balanced", "leaf beside each level", "wide at the bound", "one string"],
+)
+def test_sixteen_mib_of_hostile_brackets_are_measured_in_linear_time(hostile: bytes) -> None:
+    with cpu_bound(2, "measuring 16 MiB of brackets"):
+        nests_deeper(hostile, 128)
+
+
+def test_an_ordinary_large_body_costs_a_fraction_of_its_parse() -> None:
+    body = json.dumps([{"id": i, "tags": ["a", "b[", "c\\"], "n": {"x": [1, 2]}} for i in range(100_000)])
+    with cpu_bound(5, "measuring and parsing 6 MiB of JSON") as spent:
+        assert not nests_deeper(body, 128)
+    with cpu_bound(5, "parsing it") as parsing:
+        json.loads(body)
+    assert spent.seconds < 2 * parsing.seconds + 0.05
