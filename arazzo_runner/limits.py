@@ -5,3 +5,6 @@ DEFAULT_MAX_ATTEMPTS = 100  # attempts per step execution, whatever `retryLimit`
 DEFAULT_MAX_RETRY_TOTAL = 600.0  # seconds a step may spend retrying (attempts and waits together)
 DEFAULT_MAX_BODY = 16 * 2**20  # response bytes read per exchange (`--max-response-bytes`)
 REGEX_TIMEOUT = 1.0  # seconds one `regex` criterion may spend matching (catastrophic backtracking)
+QUERY_TIMEOUT = 5.0  # seconds one JSONPath or XPath evaluation may take (criterion, selector, replacement)
+QUERY_MEMORY = 2**30  # bytes of address space of the process that evaluates XPath (and Goessner JSONPath)
+COMPILE_TIMEOUT = 1.0  # seconds the constant part of one XPath expression may take when it is compiled

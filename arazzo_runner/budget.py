@@ -1,0 +1,119 @@
+"""The time one evaluation of a document's expression may take, cut short by the run's deadline.
+
+A criterion, a selector or a payload replacement is evaluated within a `Budget`: its own limit
+(`limits.py`), or less when the run's `--deadline` comes first (a run sets it with `deadline()`, for
+everything evaluated inside it, in its own context: concurrent runs do not see each other's). Nothing
+evaluated for a run may outlive its budget, so that the deadline holds whatever the work is:
+
+* a `regex` match gets the time left as its timeout (the `regex` module stops itself);
+* pure-Python engines (RFC 9535 JSONPath) run under `guarded`, which stops them from a profile hook;
+* what nothing in this process can stop (XPath, the Goessner dialect, a pattern only `re` reads) runs
+  in a worker process that is killed at the end of its budget (`query/isolated.py`).
+
+Criteria are evaluated on the run's event loop: a budget that ends at the deadline is what lets the
+run end there (the loop cannot fire a timer while an evaluation holds it).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+CHECK_EVERY = 1000  # profile events between two looks at the clock (a look costs ~50 ns; an event ~0.1 µs)
+
+# (time.monotonic() at which the run's deadline passes, the message that names it), or None
+_DEADLINE: ContextVar[tuple[float, str] | None] = ContextVar("arazzo_runner_deadline", default=None)
+_CURRENT: ContextVar[Budget | None] = ContextVar("arazzo_runner_budget", default=None)
+
+
+class Budget:
+    """Until when one evaluation may run (`end`, on time.monotonic()), and which bound sets that end:
+    its own limit of `seconds`, or the run's deadline (`deadline_message` is then set)."""
+
+    __slots__ = ("deadline_message", "end", "seconds")
+
+    def __init__(self, seconds: float, deadline: tuple[float, str] | None = None) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.deadline_message: str | None = None
+        if deadline is not None and deadline[0] < self.end:
+            self.end, self.deadline_message = deadline[0], deadline[1]
+
+    def left(self) -> float:
+        """Seconds left (at least 0)."""
+        return max(0.0, self.end - time.monotonic())
+
+    def cause(self) -> str:
+        """Why work stopped at the end of this budget: `stopped after 5 s`, or the deadline's message."""
+        return self.deadline_message or f"stopped after {self.seconds:g} s"
+
+
+class BudgetExceeded(BaseException):
+    """Raised inside an evaluation whose budget is spent. A BaseException (as KeyboardInterrupt is), so
+    that a library's `except Exception` around its own steps cannot swallow it; callers convert it to
+    their error type at their boundary."""
+
+    def __init__(self, budget: Budget) -> None:
+        super().__init__(budget.cause())
+        self.budget = budget
+
+
+def budget(seconds: float) -> Budget:
+    """A budget of `seconds` from now, ending at the run's deadline instead if that comes first."""
+    return Budget(seconds, _DEADLINE.get())
+
+
+def current() -> Budget | None:
+    """The budget of the `guarded` evaluation running in this context (None outside one)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def deadline(bound: tuple[float, str] | None) -> Iterator[None]:
+    """Within the block, every budget ends at `bound[0]` (a time.monotonic() value) at the latest, and
+    says `bound[1]` when it does; None: no deadline. Set by a run around everything it evaluates."""
+    token = _DEADLINE.set(bound)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def guarded(spent: Budget, work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)`, stopped with BudgetExceeded once `spent` runs out.
+
+    A profile hook looks at the clock every CHECK_EVERY Python or C function calls and returns; it
+    raises from inside the work, which unwinds it. A single C call that runs long is not interrupted:
+    the callers give such calls (`regex` matching) the time left as their own timeout. The hook costs
+    about 3x on the guarded code, paid only while it runs; a profiler set before is restored after."""
+    end, clock = spent.end, time.monotonic
+    if clock() >= end:
+        raise BudgetExceeded(spent)
+    countdown = CHECK_EVERY
+    fired = False
+
+    def hook(frame: Any, event: str, arg: Any) -> None:
+        nonlocal countdown, fired
+        countdown -= 1
+        if countdown <= 0:
+            countdown = CHECK_EVERY
+            if clock() >= end:
+                fired = True
+                raise BudgetExceeded(spent)  # CPython then removes the hook: nothing raises twice
+
+    previous = sys.getprofile()
+    token = _CURRENT.set(spent)
+    sys.setprofile(hook)
+    try:
+        result = work(*args)
+    finally:
+        sys.setprofile(previous)
+        _CURRENT.reset(token)
+    if fired:  # raised, yet swallowed by a bare `except:` in the work: its result cannot be trusted
+        raise BudgetExceeded(spent)
+    return result
