@@ -39,6 +39,7 @@ WORKER = Path(__file__).with_name("worker.py")
 MAX_WORKERS = min(4, os.cpu_count() or 1)
 GRACE = 0.5  # seconds the parent waits past a request's time before it kills the worker
 START_TIMEOUT = 30.0  # seconds a worker may take to start and import an engine (a busy machine)
+REPLY_LIMIT = 64 * 2**20  # bytes of one reply: a larger result is refused by the worker, never sent
 _ENVIRONMENT = ("PATH", "SYSTEMROOT", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP")
 _ENGINES = {"xpath.check": "xpath", "xpath.evaluate": "xpath", "xml.replace": "xpath"}
 _ENGINES |= {"jsonpath.goessner": "goessner", "re.search": "re"}
@@ -75,19 +76,22 @@ class _Worker:
         environment = {name: os.environ[name] for name in _ENVIRONMENT if name in os.environ}
         if not sys.executable:
             raise WorkerError("no Python interpreter to start an evaluation worker with", "start")
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", str(WORKER)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=environment,
-        )
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", str(WORKER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=environment,
+            )
+        except OSError as exc:
+            raise WorkerError(f"the evaluation worker could not be started: {exc}", "start") from None
         self.prepared: set[str] = set()
         self.broken = False
         self.replies: queue.SimpleQueue[Any] = queue.SimpleQueue()
         threading.Thread(target=self._read, name="arazzo-worker-reader", daemon=True).start()
         path = [os.path.abspath(entry or os.curdir) for entry in sys.path]
-        hello = self._exchange({"path": path, "memory": limits.QUERY_MEMORY}, spent)
+        hello = self._exchange({"path": path, "memory": limits.QUERY_MEMORY, "reply": REPLY_LIMIT}, spent)
         if not hello.get("ready"):
             self.kill()
             raise WorkerError(f"the evaluation worker did not start: {_message(hello)}", "start")

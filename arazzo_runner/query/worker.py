@@ -12,7 +12,7 @@ Bounds, each reported back rather than crashing when it can be:
   of CPU), which ends the process; the parent kills it anyway at the end of its own wait;
 * memory: RLIMIT_AS, set once before anything is imported (`limits.QUERY_MEMORY`); a MemoryError is
   answered, then the worker exits (the parent starts another when needed);
-* replies: at most REPLY_LIMIT bytes.
+* replies: at most the size the parent gives (`isolated.REPLY_LIMIT`); a larger result is refused.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import sys
 from typing import Any, BinaryIO
 
 HEADER = struct.Struct(">I")
-REPLY_LIMIT = 64 * 2**20  # bytes of one reply: a larger result is refused, not sent to the parent
 
 
 def read_frame(stream: BinaryIO) -> Any:
@@ -72,6 +71,7 @@ def main() -> int:
     if hello is None:
         return 0
     sys.path[:] = hello["path"]
+    reply_limit = int(hello["reply"])
     _limit("RLIMIT_AS", hello.get("memory"))
     if hasattr(signal, "setitimer"):
         signal.signal(signal.SIGALRM, _expire)
@@ -91,8 +91,8 @@ def main() -> int:
         except MemoryError:
             reply = {"error": {"kind": "memory"}}
             body = json.dumps(reply).encode()
-        if len(body) > REPLY_LIMIT:
-            message = f"the result is larger than {REPLY_LIMIT // 2**20} MiB"
+        if len(body) > reply_limit:
+            message = f"the result is larger than the limit of {reply_limit} bytes"
             body = json.dumps({"error": {"kind": "query", "message": message}}).encode()
         write_bytes(replies, body)
         if reply.get("error", {}).get("kind") == "memory":

@@ -114,3 +114,17 @@ def test_the_deadline_ends_a_run_stuck_in_a_criterion(capsys, write, server, cas
     cause = f"run deadline of {deadline:g} s exceeded"
     assert got["error"].endswith(cause)
     assert result.json["workflows"][0]["error"]["message"].endswith(cause)
+
+
+def test_an_expensive_selector_gives_no_output_and_says_why(capsys, write, server, monkeypatch):
+    monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.5)
+    server.reply("GET", "/pets", XML_NAME)
+    selector = {"context": "$response.body", "selector": "matches(/name, '(a|aa)+$')", "type": "xpath"}
+    listing = op_step("list", "listPets", outputs={"long": selector})
+    path = write(arazzo_doc(workflow("flow", listing), version="1.1.0"))
+    with cpu_bound(8, "a run with an expensive selector"):
+        result = run_json(capsys, path, server=server)
+    got = step(result)
+    assert got["outputs"] == {"long": None}
+    stopped = "evaluation stopped after 0.5 s (too expensive)"
+    assert any(stopped in warning for warning in got["warnings"]), got
