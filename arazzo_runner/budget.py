@@ -6,7 +6,8 @@ everything evaluated inside it, in its own context: concurrent runs do not see e
 evaluated for a run may outlive its budget, so that the deadline holds whatever the work is:
 
 * a `regex` match gets the time left as its timeout (the `regex` module stops itself);
-* pure-Python engines (RFC 9535 JSONPath) run under `guarded`, which stops them from a profile hook;
+* pure-Python engines (RFC 9535 JSONPath) run under `guarded`, which stops them from a profile hook,
+  at the end of their time or when the process has grown by more than their memory;
 * what nothing in this process can stop (XPath, the Goessner dialect, a pattern only `re` reads) runs
   in a worker process that is killed at the end of its budget (`query/isolated.py`).
 
@@ -16,6 +17,7 @@ run end there (the loop cannot fire a timer while an evaluation holds it).
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +27,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 CHECK_EVERY = 1000  # profile events between two looks at the clock (a look costs ~50 ns; an event ~0.1 µs)
+MEMORY_EVERY = 8  # looks at the clock between two looks at the process's size (~5 µs each)
 
 # (time.monotonic() at which the run's deadline passes, the message that names it), or None
 _DEADLINE: ContextVar[tuple[float, str] | None] = ContextVar("arazzo_runner_deadline", default=None)
@@ -33,12 +36,16 @@ _CURRENT: ContextVar[Budget | None] = ContextVar("arazzo_runner_budget", default
 
 class Budget:
     """Until when one evaluation may run (`end`, on time.monotonic()), and which bound sets that end:
-    its own limit of `seconds`, or the run's deadline (`deadline_message` is then set)."""
+    its own limit of `seconds`, or the run's deadline (`deadline_message` is then set). `memory`: how
+    many bytes the process may grow by while it runs under `guarded` (None: not watched)."""
 
-    __slots__ = ("deadline_message", "end", "seconds")
+    __slots__ = ("deadline_message", "end", "memory", "seconds")
 
-    def __init__(self, seconds: float, deadline: tuple[float, str] | None = None) -> None:
+    def __init__(
+        self, seconds: float, deadline: tuple[float, str] | None = None, memory: int | None = None
+    ) -> None:
         self.seconds = seconds
+        self.memory = memory
         self.end = time.monotonic() + seconds
         self.deadline_message: str | None = None
         if deadline is not None and deadline[0] < self.end:
@@ -56,16 +63,21 @@ class Budget:
 class BudgetExceeded(BaseException):
     """Raised inside an evaluation whose budget is spent. A BaseException (as KeyboardInterrupt is), so
     that a library's `except Exception` around its own steps cannot swallow it; callers convert it to
-    their error type at their boundary."""
+    their error type at their boundary. `memory`: it was the memory, not the time, that ran out."""
 
-    def __init__(self, budget: Budget) -> None:
-        super().__init__(budget.cause())
-        self.budget = budget
+    def __init__(self, budget: Budget, memory: bool = False) -> None:
+        self.budget, self.memory = budget, memory
+        super().__init__(self.cause())
+
+    def cause(self) -> str:
+        if self.memory and self.budget.memory is not None:
+            return f"needs more than {self.budget.memory // 2**20} MiB of memory"
+        return self.budget.cause()
 
 
-def budget(seconds: float) -> Budget:
+def budget(seconds: float, memory: int | None = None) -> Budget:
     """A budget of `seconds` from now, ending at the run's deadline instead if that comes first."""
-    return Budget(seconds, _DEADLINE.get())
+    return Budget(seconds, _DEADLINE.get(), memory)
 
 
 def current() -> Budget | None:
@@ -87,24 +99,34 @@ def deadline(bound: tuple[float, str] | None) -> Iterator[None]:
 def guarded(spent: Budget, work: Callable[..., T], *args: Any) -> T:
     """`work(*args)`, stopped with BudgetExceeded once `spent` runs out.
 
-    A profile hook looks at the clock every CHECK_EVERY Python or C function calls and returns; it
+    A profile hook looks at the clock every CHECK_EVERY Python or C function calls and returns, and at
+    the process's resident size every MEMORY_EVERY looks (when `spent.memory` is set: growth past it
+    stops the work; the size is the whole process's, so a concurrent run's growth counts too). It
     raises from inside the work, which unwinds it. A single C call that runs long is not interrupted:
     the callers give such calls (`regex` matching) the time left as their own timeout. The hook costs
     about 3x on the guarded code, paid only while it runs; a profiler set before is restored after."""
     end, clock = spent.end, time.monotonic
     if clock() >= end:
         raise BudgetExceeded(spent)
-    countdown = CHECK_EVERY
-    fired = False
+    size = _resident_size if spent.memory is not None else None
+    ceiling = size() + spent.memory if size is not None and spent.memory is not None else None
+    countdown, looks = CHECK_EVERY, MEMORY_EVERY
+    fired: BudgetExceeded | None = None
 
     def hook(frame: Any, event: str, arg: Any) -> None:
-        nonlocal countdown, fired
+        nonlocal countdown, looks, fired
         countdown -= 1
         if countdown <= 0:
             countdown = CHECK_EVERY
             if clock() >= end:
-                fired = True
-                raise BudgetExceeded(spent)  # CPython then removes the hook: nothing raises twice
+                fired = BudgetExceeded(spent)
+                raise fired  # CPython then removes the hook: nothing raises twice
+            looks -= 1
+            if ceiling is not None and looks <= 0:
+                looks = MEMORY_EVERY
+                if _resident_size() > ceiling:
+                    fired = BudgetExceeded(spent, memory=True)
+                    raise fired
 
     previous = sys.getprofile()
     token = _CURRENT.set(spent)
@@ -114,6 +136,25 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any) -> T:
     finally:
         sys.setprofile(previous)
         _CURRENT.reset(token)
-    if fired:  # raised, yet swallowed by a bare `except:` in the work: its result cannot be trusted
-        raise BudgetExceeded(spent)
+    if fired is not None:  # raised, yet swallowed by a bare `except:` in the work: not a result to trust
+        raise fired
     return result
+
+
+def _resident_size() -> int:
+    """This process's resident memory in bytes: current on Linux (/proc), else the peak so far."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
+    except ImportError:  # Windows: not watched
+        return 0
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

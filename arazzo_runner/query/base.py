@@ -40,8 +40,10 @@ class QueryStopped(QueryError):
     `budget.BudgetExceeded` (which must pass through the engines' own `except Exception`) becomes this
     at the query API, so callers handle it as any other QueryError."""
 
-    def __init__(self, spent: Budget) -> None:
-        if spent.deadline_message:
+    def __init__(self, spent: Budget, memory: bool = False) -> None:
+        if memory and spent.memory is not None:
+            super().__init__(f"evaluation stopped: needs more than {spent.memory // 2**20} MiB of memory")
+        elif spent.deadline_message:
             super().__init__(f"evaluation stopped: {spent.deadline_message}")
         else:
             super().__init__(f"evaluation stopped after {spent.seconds:g} s (too expensive)")

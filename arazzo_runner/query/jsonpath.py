@@ -43,9 +43,9 @@ class RFC9535Query(CompiledQuery):
 
     def select(self, data: Any) -> list[Any]:
         try:
-            return budget.guarded(budget.budget(limits.QUERY_TIMEOUT), _values, self._query, data)
+            return budget.guarded(_budget(), _values, self._query, data)
         except BudgetExceeded as exc:
-            raise QueryStopped(exc.budget) from None
+            raise QueryStopped(exc.budget, exc.memory) from None
         except _PatternRefused as exc:
             raise QueryError(f"JSONPath {self.expression!r} failed: {exc}") from None
         except Exception as exc:  # the library's runtime errors (e.g. recursion depth) become ours
@@ -67,11 +67,16 @@ class GoessnerQuery(CompiledQuery):
         try:
             return list(run("jsonpath.goessner", args, limits.QUERY_TIMEOUT))
         except BudgetExceeded as exc:
-            raise QueryStopped(exc.budget) from None
+            raise QueryStopped(exc.budget, exc.memory) from None
         except WorkerError as exc:
             raise QueryError(f"JSONPath {self.expression!r}: {exc}") from None
         except (TypeError, ValueError) as exc:  # data that is not JSON (bytes, ...) cannot be sent
             raise QueryError(f"JSONPath {self.expression!r} cannot read this value: {exc}") from None
+
+
+def _budget() -> budget.Budget:
+    """The budget of one RFC 9535 evaluation: its time, and how much the process may grow meanwhile."""
+    return budget.budget(limits.QUERY_TIMEOUT, limits.QUERY_MEMORY)
 
 
 def _values(query: Any, data: Any) -> list[Any]:
@@ -83,9 +88,9 @@ def locations(expression: str, data: Any) -> list[tuple[str | int, ...]]:
     node), within `limits.QUERY_TIMEOUT` or the run's deadline; ExpressionError, QueryError."""
     query = _compile_rfc9535(expression)
     try:
-        nodes = budget.guarded(budget.budget(limits.QUERY_TIMEOUT), query.find, data)
+        nodes = budget.guarded(_budget(), query.find, data)
     except BudgetExceeded as exc:
-        raise QueryStopped(exc.budget) from None
+        raise QueryStopped(exc.budget, exc.memory) from None
     except _PatternRefused as exc:
         raise QueryError(str(exc)) from None
     except Exception as exc:  # the library's runtime errors

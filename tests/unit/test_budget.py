@@ -60,6 +60,18 @@ def test_a_budget_exceeded_that_the_work_swallows_is_still_reported():
         guarded(Budget(0.1), swallowing)
 
 
+def test_guarded_stops_work_that_grows_the_process_past_its_memory():
+    def hoard() -> None:
+        kept = []
+        while True:
+            kept.append([0] * 1000)
+
+    spent = Budget(60, memory=32 * 2**20)
+    with cpu_bound(10, "a guarded hoarder"), pytest.raises(BudgetExceeded) as info:
+        guarded(spent, hoard)
+    assert info.value.memory and str(info.value) == "needs more than 32 MiB of memory"
+
+
 def test_guarded_refuses_to_start_once_the_budget_is_spent():
     calls = []
     with pytest.raises(BudgetExceeded):

@@ -173,6 +173,16 @@ def test_an_rfc9535_query_is_stopped(monkeypatch, expression):
         query.select(data)
 
 
+def test_an_rfc9535_query_that_grows_the_process_too_much_is_stopped(monkeypatch):
+    """Its time is long here: the memory it builds (nodes and their paths) is what stops it."""
+    monkeypatch.setattr(limits, "QUERY_TIMEOUT", 60)
+    monkeypatch.setattr(limits, "QUERY_MEMORY", 64 * 2**20)
+    query = compile_selector("jsonpath", None, "$..*..*..*..*")
+    with cpu_bound(20, "a query building a huge nodelist"), pytest.raises(QueryStopped) as info:
+        query.select(_deep(90, 300))
+    assert str(info.value) == "evaluation stopped: needs more than 64 MiB of memory"
+
+
 def test_search_and_match_stop_on_a_catastrophic_pattern(monkeypatch):
     monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.3)
     for expression in ("$[?search(@.v, '(a|aa)+$')]", "$[?match(@.v, '(a|aa)+')]"):
