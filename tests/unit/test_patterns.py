@@ -50,7 +50,7 @@ ATOMS = [*"ab.[]^$-&|~:()*+?{},\\", "[:alpha:]", "[[:digit:]]", "&&", "||", "--"
 def test_regex_matches_what_re_matches_on_generated_patterns():
     """Random patterns over the constructs above (those `re` accepts), six texts each: the same match
     (span and groups) with `re` and with `regex` on the rewritten pattern. Seeded: the same run each
-    time; the campaign that shaped the rewrites ran 150,000 patterns."""
+    time; the campaign that shaped the rewrites compared 31,000 valid patterns (120,000 generated)."""
     rng = random.Random(13)
     checked = 0
     with warnings.catch_warnings(), cpu_bound(30, "the differential check"):
