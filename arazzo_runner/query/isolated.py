@@ -33,7 +33,7 @@ from typing import Any
 from .. import budget, limits
 from ..errors import ExpressionError
 from .base import QueryError
-from .worker import read_frame, write_frame
+from .worker import encode, read_frame, write_bytes
 
 WORKER = Path(__file__).with_name("worker.py")
 MAX_WORKERS = min(4, os.cpu_count() or 1)
@@ -116,10 +116,12 @@ class _Worker:
         return _raise(reply.get("error") or {}, spent, self)
 
     def _exchange(self, message: dict[str, Any], spent: budget.Budget) -> dict[str, Any]:
-        """Send `message`; its reply, or raise once `spent` (plus GRACE) is over or the worker ended."""
+        """Send `message`; its reply, or raise once `spent` (plus GRACE) is over or the worker ended.
+        TypeError / ValueError, before anything is sent, for data that JSON cannot carry."""
+        body = encode(message)
         try:
             assert self.process.stdin is not None
-            write_frame(self.process.stdin, message)
+            write_bytes(self.process.stdin, body)
             reply = self.replies.get(timeout=spent.left() + GRACE)
         except queue.Empty:
             self.kill()

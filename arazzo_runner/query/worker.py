@@ -36,11 +36,16 @@ def read_frame(stream: BinaryIO) -> Any:
     body = stream.read(size)
     if len(body) < size:
         return None
-    return json.loads(body)
+    return json.loads(body.decode("utf-8", "surrogatepass"))
+
+
+def encode(message: Any) -> bytes:
+    """A message as the bytes of one frame's body (TypeError / ValueError for what JSON cannot hold)."""
+    return json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def write_frame(stream: BinaryIO, message: Any) -> None:
-    write_bytes(stream, json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    write_bytes(stream, encode(message))
 
 
 def write_bytes(stream: BinaryIO, body: bytes) -> None:
@@ -87,7 +92,7 @@ def main() -> int:
             return 0
         reply = _serve(request, OPERATIONS, prepare, describe_error)
         try:
-            body = json.dumps(reply, ensure_ascii=False).encode("utf-8", "surrogatepass")
+            body = encode(reply)
         except MemoryError:
             reply = {"error": {"kind": "memory"}}
             body = json.dumps(reply).encode()
