@@ -158,8 +158,7 @@ def _raise(error: dict[str, Any], spent: budget.Budget, worker: _Worker) -> Any:
     if kind == "memory":
         worker.kill()  # it exits after a MemoryError; reaped here
         raise WorkerError(f"needs more than {limits.QUERY_MEMORY // 2**20} MiB of memory", "memory")
-    worker.kill()
-    raise WorkerError(f"the evaluation worker failed: {_message({'error': error})}")
+    raise WorkerError(f"the evaluation failed: {_message({'error': error})}")  # a Python error, answered
 
 
 def _message(reply: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ Bounds, each reported back rather than crashing when it can be:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -77,7 +78,8 @@ def main() -> int:
         return 0
     sys.path[:] = hello["path"]
     reply_limit = int(hello["reply"])
-    _limit("RLIMIT_AS", hello.get("memory"))
+    limits = _Limits()
+    limits.lower("RLIMIT_AS", int(hello["memory"]))
     if hasattr(signal, "setitimer"):
         signal.signal(signal.SIGALRM, _expire)
     try:
@@ -90,6 +92,7 @@ def main() -> int:
         request = read_frame(requests)
         if request is None:
             return 0
+        limits.cpu(float(request.get("seconds", 1.0)))
         reply = _serve(request, OPERATIONS, prepare, describe_error)
         try:
             body = encode(reply)
@@ -110,7 +113,6 @@ def _serve(request: dict, operations: dict, prepare: Any, describe_error: Any) -
     seconds = float(request.get("seconds", 1.0))
     if seconds <= 0:
         return {"error": {"kind": "timeout"}}
-    _limit_cpu(seconds)
     try:
         try:
             _armed = True
@@ -133,26 +135,36 @@ def _serve(request: dict, operations: dict, prepare: Any, describe_error: Any) -
     return {"ok": result}
 
 
-def _limit(name: str, value: int | None) -> None:
-    try:
-        import resource
+class _Limits:
+    """The worker's resource limits: lowered, never above what the process was started with."""
 
-        kind = getattr(resource, name)
-        _, hard = resource.getrlimit(kind)
-        if value is not None:
-            resource.setrlimit(kind, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
-    except (ImportError, AttributeError, ValueError, OSError):
-        pass  # not on this system (Windows has no `resource`; macOS ignores RLIMIT_AS): the parent's wait
+    def __init__(self) -> None:
+        try:
+            import resource
+        except ImportError:  # Windows: the parent's wait is the only bound
+            self._resource: Any = None
+            return
+        self._resource = resource
+        self._started = {}
+        for name in ("RLIMIT_AS", "RLIMIT_CPU"):
+            if hasattr(resource, name):
+                self._started[name] = resource.getrlimit(getattr(resource, name))
 
+    def lower(self, name: str, value: int) -> None:
+        """Set the soft limit `name` to `value`, capped by the limits the process started with."""
+        if self._resource is None or name not in self._started:
+            return
+        soft, hard = self._started[name]
+        caps = [limit for limit in (soft, hard) if limit != self._resource.RLIM_INFINITY]
+        # not settable everywhere (macOS ignores RLIMIT_AS): there the parent's wait is the bound
+        with contextlib.suppress(ValueError, OSError):
+            self._resource.setrlimit(getattr(self._resource, name), (min([value, *caps]), hard))
 
-def _limit_cpu(seconds: float) -> None:
-    try:
-        import resource
-
-        used = resource.getrusage(resource.RUSAGE_SELF)
-        _limit("RLIMIT_CPU", int(used.ru_utime + used.ru_stime + seconds) + 2)
-    except ImportError:
-        pass
+    def cpu(self, seconds: float) -> None:
+        """CPU time for the next request: what is used so far, `seconds`, and 2 s (whole seconds)."""
+        if self._resource is not None:
+            used = self._resource.getrusage(self._resource.RUSAGE_SELF)
+            self.lower("RLIMIT_CPU", int(used.ru_utime + used.ru_stime + seconds) + 2)
 
 
 if __name__ == "__main__":

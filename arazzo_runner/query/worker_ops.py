@@ -28,6 +28,8 @@ def goessner_select(expression: str, data: Any) -> list[Any]:
         return [match.value for match in _goessner(expression).find(data)]
     except RecursionError:
         raise QueryError(f"JSONPath {expression!r} failed: nested too deeply") from None
+    except MemoryError:
+        raise
     except Exception as exc:  # the library's own runtime errors
         raise QueryError(f"JSONPath {expression!r} failed: {exc}") from None
 

@@ -47,6 +47,10 @@ def evaluate(version: str, expression: str, document: str, raw: bool, mode: str)
         raise QueryError(f"XPath {expression!r} failed: {_message(exc)}") from None
     except RecursionError:
         raise QueryError(f"XPath {expression!r} failed: nested too deeply") from None
+    except MemoryError:
+        raise
+    except Exception as exc:  # the library's other runtime errors
+        raise QueryError(f"XPath {expression!r} failed: {exc}") from None
     return {"passed": passed, "seen": None if passed else _seen(result)}
 
 

@@ -238,3 +238,26 @@ def test_an_xpath_replacement_target_is_bounded(pool, monkeypatch):
         payload.replace("//a[matches(., '(a|aa)+$')]", "x")
     payload.replace("//a", "x")
     assert payload.text() == "<r><a>x</a></r>"
+
+
+def test_the_workers_cpu_limit_follows_each_request_and_never_exceeds_its_start():
+    """RLIMIT_CPU is set per request (what is used + the request's time + 2 s): a later, longer request
+    raises it again, but never above the limits the process started with (checked in a child process:
+    limits are per process)."""
+    script = (
+        "import json, resource\n"
+        "from arazzo_runner.query.worker import _Limits\n"
+        "limits = _Limits()\n"
+        "soft = lambda: resource.getrlimit(resource.RLIMIT_CPU)[0]\n"
+        "limits.cpu(1); first = soft()\n"
+        "limits.cpu(30); second = soft()\n"
+        "resource.setrlimit(resource.RLIMIT_CPU, (50, resource.getrlimit(resource.RLIMIT_CPU)[1]))\n"
+        "capped = _Limits(); capped.cpu(100); third = soft()\n"
+        "print(json.dumps([first, second, third]))\n"
+    )
+    import json
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    first, second, third = json.loads(done.stdout)
+    assert 3 <= first <= 5 and 32 <= second <= 34 and third == 50
