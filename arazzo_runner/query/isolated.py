@@ -58,15 +58,29 @@ def run(op: str, args: dict[str, Any], seconds: float) -> Any:
 
     Raises BudgetExceeded when that time ran out, ExpressionError / QueryError for the operation's own
     errors, WorkerError when the worker failed."""
-    worker = _POOL.acquire()
+    try:
+        worker = _POOL.acquire()
+    except budget.BudgetExceeded as exc:
+        raise _not_ready(exc) from None
     try:
         engine = _ENGINES[op]
         if engine not in worker.prepared:
-            worker.request({"op": "prepare", "args": {"engine": engine}}, budget.budget(START_TIMEOUT))
+            try:
+                worker.request({"op": "prepare", "args": {"engine": engine}}, budget.budget(START_TIMEOUT))
+            except budget.BudgetExceeded as exc:
+                raise _not_ready(exc) from None
             worker.prepared.add(engine)
         return worker.request({"op": op, "args": args}, budget.budget(seconds))
     finally:
         _POOL.release(worker)
+
+
+def _not_ready(exc: budget.BudgetExceeded) -> BaseException:
+    """Starting a worker (or waiting for a free one) took too long: the deadline's cause stays, a
+    machine too busy to start one within START_TIMEOUT is the worker's failure, not the evaluation's."""
+    if exc.budget.deadline_message:
+        return exc
+    return WorkerError(f"no evaluation worker was ready within {START_TIMEOUT:g} s", "start")
 
 
 class _Worker:
