@@ -17,6 +17,7 @@ run end there (the loop cannot fire a timer while an evaluation holds it).
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import time
@@ -28,6 +29,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 CHECK_EVERY = 1000  # profile events between two looks at the clock (a look costs ~50 ns; an event ~0.1 µs)
 MEMORY_EVERY = 8  # looks at the clock between two looks at the process's size (~5 µs each)
+_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 # (time.monotonic() at which the run's deadline passes, the message that names it), or None
 _DEADLINE: ContextVar[tuple[float, str] | None] = ContextVar("arazzo_runner_deadline", default=None)
@@ -96,7 +98,7 @@ def deadline(bound: tuple[float, str] | None) -> Iterator[None]:
         _DEADLINE.reset(token)
 
 
-def guarded(spent: Budget, work: Callable[..., T], *args: Any) -> T:
+def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, ...] = ()) -> T:
     """`work(*args)`, stopped with BudgetExceeded once `spent` runs out.
 
     A profile hook looks at the clock every CHECK_EVERY Python or C function calls and returns, and at
@@ -104,37 +106,70 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any) -> T:
     stops the work; the size is the whole process's, so a concurrent run's growth counts too). It
     raises from inside the work, which unwinds it. A single C call that runs long is not interrupted:
     the callers give such calls (`regex` matching) the time left as their own timeout. The hook costs
-    about 3x on the guarded code, paid only while it runs; a profiler set before is restored after."""
+    about 3x on the guarded code, paid only while it runs; a profiler or tracer set before is restored.
+
+    CPython removes a hook that raises, and an exception raised where it is swallowed would leave the
+    work unguarded: a finalizer of any garbage collected meanwhile runs in this thread ("Exception
+    ignored in __del__" is all that would remain), a library may have a bare `except:`. So once the
+    budget is spent the hooks raise only in the work's own code (files under `home`, when given: other
+    code, a finalizer's, runs on), never when a generator resumes (while the exception unwinds, the
+    work's suspended generators are closed, and their frames run again: only a call they make counts),
+    and a trace hook is set too: each of the two sets the other back before raising, until the
+    exception unwinds the work."""
     end, clock = spent.end, time.monotonic
     if clock() >= end:
         raise BudgetExceeded(spent)
-    size = _resident_size if spent.memory is not None else None
-    ceiling = size() + spent.memory if size is not None and spent.memory is not None else None
+    ceiling = _resident_size() + spent.memory if spent.memory is not None else None
     countdown, looks = CHECK_EVERY, MEMORY_EVERY
     fired: BudgetExceeded | None = None
+    done = False  # the work is over: the hooks must not raise in `guarded`'s own clean-up
 
-    def hook(frame: Any, event: str, arg: Any) -> None:
+    def may_raise(frame: Any, event: str) -> bool:
+        if done or frame is None or event not in ("call", "c_call"):
+            return False
+        if event == "call" and frame.f_code.co_flags & _RESUMABLE:
+            return False  # a generator resuming: it may be one being closed while the exception unwinds
+        return not home or frame.f_code.co_filename.startswith(home)
+
+    def on_trace(frame: Any, event: str, arg: Any) -> None:
+        if fired is not None and may_raise(frame, event):
+            sys.setprofile(on_profile)
+            raise fired
+        return None
+
+    def on_profile(frame: Any, event: str, arg: Any) -> None:
         nonlocal countdown, looks, fired
+        if done:
+            return
+        if fired is not None:
+            if may_raise(frame, event):
+                sys.settrace(on_trace)
+                raise fired
+            return
         countdown -= 1
-        if countdown <= 0:
-            countdown = CHECK_EVERY
-            if clock() >= end:
-                fired = BudgetExceeded(spent)
-                raise fired  # CPython then removes the hook: nothing raises twice
-            looks -= 1
-            if ceiling is not None and looks <= 0:
-                looks = MEMORY_EVERY
-                if _resident_size() > ceiling:
-                    fired = BudgetExceeded(spent, memory=True)
-                    raise fired
+        if countdown > 0:
+            return
+        countdown = CHECK_EVERY
+        looks -= 1
+        if clock() >= end:
+            fired = BudgetExceeded(spent)
+        elif ceiling is not None and looks <= 0:
+            looks = MEMORY_EVERY
+            if _resident_size() > ceiling:
+                fired = BudgetExceeded(spent, memory=True)
+        if fired is not None and may_raise(frame, event):
+            sys.settrace(on_trace)
+            raise fired
 
-    previous = sys.getprofile()
+    previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     token = _CURRENT.set(spent)
-    sys.setprofile(hook)
+    sys.setprofile(on_profile)
     try:
         result = work(*args)
     finally:
-        sys.setprofile(previous)
+        done = True
+        sys.setprofile(previous_profile)
+        sys.settrace(previous_trace)
         _CURRENT.reset(token)
     if fired is not None:  # raised, yet swallowed by a bare `except:` in the work: not a result to trust
         raise fired

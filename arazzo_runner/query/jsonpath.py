@@ -43,7 +43,7 @@ class RFC9535Query(CompiledQuery):
 
     def select(self, data: Any) -> list[Any]:
         try:
-            return budget.guarded(_budget(), _values, self._query, data)
+            return budget.guarded(_budget(), _values, self._query, data, home=_home())
         except BudgetExceeded as exc:
             raise QueryStopped(exc.budget, exc.memory) from None
         except _PatternRefused as exc:
@@ -79,6 +79,16 @@ def _budget() -> budget.Budget:
     return budget.budget(limits.QUERY_TIMEOUT, limits.QUERY_MEMORY)
 
 
+@lru_cache(maxsize=1)
+def _home() -> tuple[str, ...]:
+    """Where RFC 9535 evaluation runs its own code: the library, and this module (`match()`)."""
+    import os
+
+    import jsonpath_rfc9535
+
+    return (os.path.dirname(jsonpath_rfc9535.__file__) + os.sep, __file__)
+
+
 def _values(query: Any, data: Any) -> list[Any]:
     return query.find(data).values()
 
@@ -88,7 +98,7 @@ def locations(expression: str, data: Any) -> list[tuple[str | int, ...]]:
     node), within `limits.QUERY_TIMEOUT` or the run's deadline; ExpressionError, QueryError."""
     query = _compile_rfc9535(expression)
     try:
-        nodes = budget.guarded(_budget(), query.find, data)
+        nodes = budget.guarded(_budget(), query.find, data, home=_home())
     except BudgetExceeded as exc:
         raise QueryStopped(exc.budget, exc.memory) from None
     except _PatternRefused as exc:

@@ -8,6 +8,7 @@ import contextlib
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,7 @@ def _spin() -> None:
 
 
 def test_guarded_stops_work_that_never_ends():
-    with cpu_bound(3, "a guarded endless loop"), pytest.raises(BudgetExceeded) as info:
+    with cpu_bound(5, "a guarded endless loop"), pytest.raises(BudgetExceeded) as info:
         guarded(Budget(0.2), _spin)
     assert str(info.value) == "stopped after 0.2 s"
     assert sys.getprofile() is None
@@ -70,6 +71,51 @@ def test_guarded_stops_work_that_grows_the_process_past_its_memory():
     with cpu_bound(10, "a guarded hoarder"), pytest.raises(BudgetExceeded) as info:
         guarded(spent, hoard)
     assert info.value.memory and str(info.value) == "needs more than 32 MiB of memory"
+
+
+class _Cyclic:
+    """Garbage whose finalizer makes calls: collected while guarded work runs, in the work's thread."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+    def __del__(self) -> None:
+        for _ in range(20):
+            len("x")
+
+
+def test_guarded_still_stops_work_when_a_finalizer_swallows_the_exception(monkeypatch):
+    """A raise inside a finalizer is swallowed ("Exception ignored") and CPython removes the hook that
+    raised: the other hook (trace or profile) sets it back and raises again, until the work unwinds."""
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+
+    def littering() -> None:
+        while True:
+            [_Cyclic() for _ in range(200)]
+
+    with cpu_bound(10, "guarded work that litters"), pytest.raises(BudgetExceeded):
+        guarded(Budget(0.2), littering)
+    assert (sys.getprofile(), sys.gettrace()) == (None, None)
+    assert any(isinstance(event.exc_value, BudgetExceeded) for event in unraisable)  # it did happen
+
+
+def test_guarded_raises_only_in_the_works_own_code_when_told_where_it_is(monkeypatch):
+    """With `home`, finalizers of other code run on: nothing is swallowed, nothing is reported."""
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    import json
+
+    def littering_json() -> None:
+        while True:
+            junk = [_Cyclic() for _ in range(200)]
+            json.dumps([1, 2, 3])
+            del junk
+
+    home = (str(Path(json.__file__).parent),)
+    with cpu_bound(10, "guarded work that litters"), pytest.raises(BudgetExceeded):
+        guarded(Budget(0.2), littering_json, home=home)
+    assert [event for event in unraisable if isinstance(event.exc_value, BudgetExceeded)] == []
 
 
 def test_guarded_refuses_to_start_once_the_budget_is_spent():

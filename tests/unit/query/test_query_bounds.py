@@ -169,7 +169,7 @@ def test_an_rfc9535_query_is_stopped(monkeypatch, expression):
     monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.3)
     query = compile_selector("jsonpath", None, expression)
     data = _deep(90, 300) if "[*" not in expression else [[[[1] * 8] * 8] * 8] * 8
-    with cpu_bound(3, expression[:40]), pytest.raises(QueryStopped, match=r"stopped after 0\.3 s"):
+    with cpu_bound(10, expression[:40]), pytest.raises(QueryStopped, match=r"stopped after 0\.3 s"):
         query.select(data)
 
 
@@ -186,7 +186,7 @@ def test_an_rfc9535_query_that_grows_the_process_too_much_is_stopped(monkeypatch
 def test_search_and_match_stop_on_a_catastrophic_pattern(monkeypatch):
     monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.3)
     for expression in ("$[?search(@.v, '(a|aa)+$')]", "$[?match(@.v, '(a|aa)+')]"):
-        with cpu_bound(3, expression), pytest.raises(QueryStopped, match=r"stopped after 0\.3 s"):
+        with cpu_bound(10, expression), pytest.raises(QueryStopped, match=r"stopped after 0\.3 s"):
             compile_selector("jsonpath", None, expression).select([{"v": LONG}])
 
 
@@ -226,7 +226,7 @@ def test_a_goessner_query_runs_in_the_worker_and_is_stopped(pool, monkeypatch):
 
 def test_a_jsonpath_replacement_target_is_bounded(monkeypatch):
     monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.3)
-    with cpu_bound(3, "a replacement target"), pytest.raises(ValueError, match=r"stopped after 0\.3 s"):
+    with cpu_bound(10, "a replacement target"), pytest.raises(ValueError, match=r"stopped after 0\.3 s"):
         _replace_jsonpath(_deep(90, 300), "$..*..*..*..*", 1)
     assert _replace_jsonpath({"a": [1, 2]}, "$.a[1]", 9) == {"a": [1, 9]}
 
