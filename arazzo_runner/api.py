@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from . import budget
 from .deadline import Deadline, arm
 from .errors import UsageError
 from .executor.input_names import check_input_names
@@ -121,9 +122,11 @@ async def _run_all(
     inputs: dict[str, dict[str, Any]],
     result: RunResult,
 ) -> None:
-    for workflow in selected:
-        inputs_of = inputs[workflow.workflow_id]  # validated by the preflight
-        result.workflows.append(await runner.run_selected(workspace, workflow, inputs_of, validated=True))
+    # every criterion, selector and replacement evaluated in the run ends at its deadline (budget.py)
+    with budget.deadline(runner.deadline.bound()):
+        for workflow in selected:
+            inputs_of = inputs[workflow.workflow_id]  # validated by the preflight
+            result.workflows.append(await runner.run_selected(workspace, workflow, inputs_of, validated=True))
 
 
 def _backstop(remaining: float | None) -> float | None:

@@ -23,6 +23,10 @@ class Deadline:
         self.seconds = seconds
         self._at = None if seconds is None else time.monotonic() + seconds
 
+    def bound(self) -> tuple[float, str] | None:
+        """(when it passes, on time.monotonic(); its message), or None without a deadline."""
+        return None if self._at is None else (self._at, self.message)
+
     def remaining(self) -> float | None:
         """Seconds left (at least 0), or None without a deadline."""
         return None if self._at is None else max(0.0, self._at - time.monotonic())

@@ -8,3 +8,6 @@ REGEX_TIMEOUT = 1.0  # seconds one `regex` criterion may spend matching (catastr
 MAX_SOURCE_DEPTH = 16  # arazzo sources nested in one another, counted from the document run
 MAX_SOURCE_DOCUMENTS = 64  # Arazzo documents loaded per run as sources, however they nest
 MAX_BODY_DEPTH = 128  # nesting levels of a JSON body (and event data) from a server; deeper is not parsed
+QUERY_TIMEOUT = 5.0  # seconds one JSONPath or XPath evaluation may take (criterion, selector, replacement)
+QUERY_MEMORY = 2**30  # bytes of address space of the process that evaluates XPath (and Goessner JSONPath)
+COMPILE_TIMEOUT = 1.0  # seconds the constant part of one XPath expression may take when it is compiled

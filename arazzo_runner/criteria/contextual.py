@@ -50,6 +50,8 @@ class ContextCriterion(CompiledCriterion):
                 matcher = self._compile(rendered)
             except ExpressionError as exc:
                 return Outcome(False, f"{condition}: {_cut(exc.message)} at offset {exc.position}")
+            except QueryError as exc:  # an XPath check stopped by the run's deadline
+                return Outcome(False, f"{condition}: {_cut(str(exc))}")
         try:
             return self._apply(matcher, value, condition)
         except QueryError as exc:  # e.g. XPath over a body that is not XML

@@ -2,8 +2,11 @@
 
 Numbers and booleans use their JSON spelling (`200`, `true`), objects and arrays compact JSON. Patterns
 are checked with Python's `re` (its syntax and error messages) and matched with the `regex` module,
-`re`-compatible, whose matching takes a timeout: a pattern that backtracks catastrophically on a
-response (`(a|a)*b`) fails its criterion after `limits.REGEX_TIMEOUT` s instead of stalling the run.
+rewritten where the two read a pattern differently (`patterns.py`), with a timeout: a pattern that
+backtracks catastrophically on a response (`(a|a)*b`) fails its criterion after `limits.REGEX_TIMEOUT`
+s, or at the run's deadline if that comes first, instead of stalling the run. A pattern `regex` cannot
+take (counted repeats it would unroll into too much, or one it refuses) is matched with `re` in the
+evaluation worker (`query/isolated.py`), within the same time.
 """
 
 from __future__ import annotations
@@ -12,8 +15,10 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .. import limits
-from ..errors import ExpressionError
+from .. import budget, limits
+from ..budget import Budget, BudgetExceeded
+from ..errors import ArazzoError, ExpressionError
+from ..patterns import UNROLL_LIMIT, for_empty_text, for_regex, unrolled_size
 from .base import PASSED, Outcome
 from .contextual import ContextCriterion
 from .display import show
@@ -32,43 +37,19 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
         raise ExpressionError(f"invalid regular expression: {exc}", pattern, 0) from None
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def interruptible(pattern: str) -> Any:
     """The pattern compiled by the `regex` module (imported on first use; ~9 ms), whose `search` takes a
-    timeout. The two read a few constructs differently: a `[` inside a set (`[[:alpha:]]` is a POSIX
-    class for `regex`, a plain set for `re`) and doubled `--`, `&&`, `||`, `~~` in sets, for which `re`
-    itself warns; such patterns, and any `regex` refuses, keep `re` (and no timeout)."""
-    if _ambiguous_set(pattern):
-        return re.compile(pattern)
+    timeout, rewritten to match as `re` does; None when `regex` cannot take it (see the module doc)."""
+    rewritten = for_regex(pattern)
+    if unrolled_size(rewritten) > UNROLL_LIMIT:
+        return None
     import regex
 
     try:
-        return regex.compile(pattern)
-    except regex.error:
-        return re.compile(pattern)
-
-
-def _ambiguous_set(pattern: str) -> bool:
-    """Whether a character set holds `[` or a doubled `-&|~` (where `re` warns "possible nested set")."""
-    in_set, first, index = False, False, 0
-    while index < len(pattern):
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            first = False
-            continue
-        if not in_set:
-            in_set = first = char == "["
-        elif first and char in "^]":
-            first = char == "^"  # `[^]...]` and `[]...]`: a leading `]` is literal
-        elif char == "]":
-            in_set = False
-        elif char == "[" or (char in "-&|~" and pattern[index + 1 : index + 2] == char):
-            return True
-        else:
-            first = False
-        index += 1
-    return False
+        return regex.compile(rewritten)
+    except Exception:  # regex.error, or the module's own failures on odd sets
+        return None
 
 
 class RegexCriterion(ContextCriterion):
@@ -79,17 +60,36 @@ class RegexCriterion(ContextCriterion):
 
     def _apply(self, matcher: re.Pattern[str], value: Any, condition: str) -> Outcome:
         text = to_text(value)
-        pattern, seconds = interruptible(matcher.pattern), limits.REGEX_TIMEOUT
+        spent = budget.budget(limits.REGEX_TIMEOUT)
         try:
-            found = (
-                pattern.search(text)
-                if isinstance(pattern, re.Pattern)
-                else pattern.search(text, timeout=seconds)
-            )
-        except TimeoutError:
-            return Outcome(
-                False,
-                f"{condition}: matching was stopped after {seconds:g} s on {len(text)} characters "
-                "(the pattern backtracks catastrophically)",
-            )
+            found = _search(matcher.pattern, text, spent)
+        except BudgetExceeded as exc:
+            return Outcome(False, f"{condition}: {_stopped(exc.budget, text)}")
+        except ArazzoError as exc:  # the worker failed (it could not start, ...)
+            return Outcome(False, f"{condition}: cannot be matched: {exc}")
         return PASSED if found else Outcome(False, f"{condition}: no match in {show(text)}")
+
+
+def _search(pattern: str, text: str, spent: Budget) -> bool:
+    """Whether `pattern` matches somewhere in `text`, within `spent` (BudgetExceeded otherwise)."""
+    compiled = interruptible(for_empty_text(pattern) if not text else pattern)
+    if compiled is None:
+        from ..query.isolated import run
+
+        return bool(run("re.search", {"pattern": pattern, "text": text}, spent.seconds))
+    left = spent.left()
+    if left <= 0:
+        raise BudgetExceeded(spent)
+    try:
+        return compiled.search(text, timeout=left) is not None
+    except TimeoutError:
+        raise BudgetExceeded(spent) from None
+
+
+def _stopped(spent: Budget, text: str) -> str:
+    if spent.deadline_message:
+        return f"matching was stopped on {len(text)} characters: {spent.deadline_message}"
+    return (
+        f"matching was stopped after {spent.seconds:g} s on {len(text)} characters "
+        "(the pattern backtracks catastrophically)"
+    )

@@ -2,6 +2,7 @@
 
 EBV (per the XPath version): a boolean as is, a non-zero (non-NaN) number, a non-empty string, a non-empty
 node sequence. In XPath 2.0+ a sequence of several atomic values has no EBV: the criterion fails.
+The expression is checked and evaluated in the evaluation worker, within bounds (`query/xpath.py`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..query import XPathQuery, compile_selector
-from ..query.xpath import node_value
+from ..query.xpath import XPathVerdict
 from .base import PASSED, Outcome
 from .contextual import ContextCriterion
 from .display import show
@@ -25,16 +26,17 @@ class XPathCriterion(ContextCriterion):
         return query
 
     def _apply(self, matcher: XPathQuery, value: Any, condition: str) -> Outcome:
-        # QueryError (not XML, unsafe XML, dynamic errors) propagates to `evaluate`, which fails with it.
-        result = matcher.evaluate(value)
-        if matcher.ebv(result):
+        # QueryError (not XML, unsafe XML, dynamic errors, stopped) propagates to `evaluate`: it fails.
+        verdict = matcher.test(value)
+        if verdict.passed:
             return PASSED
-        return Outcome(False, f"{condition}: got {_describe(result)}")
+        return Outcome(False, f"{condition}: got {_describe(verdict)}")
 
 
-def _describe(result: Any) -> str:
-    if isinstance(result, list):
-        if not result:
-            return "an empty sequence"
-        return show([node_value(item) for item in result])
-    return show(node_value(result))
+def _describe(verdict: XPathVerdict) -> str:
+    values = list(verdict.values)
+    if not verdict.sequence:
+        return show(values[0] if values else None)
+    if not values:
+        return "an empty sequence"
+    return show([*values, "…"] if verdict.more else values)

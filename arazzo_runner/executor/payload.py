@@ -13,6 +13,7 @@ from ..http.body import is_form, is_json, is_xml
 from ..http.form import parse_form
 from ..loader.limits import DEFAULT_LIMITS
 from ..pointer import parse_pointer
+from ..query import QueryError
 from .values import strip_missing
 
 
@@ -118,14 +119,16 @@ def _child(node: Any, token: str, text: str) -> Any:
 
 
 def _replace_jsonpath(payload: Any, target: str, value: Any) -> Any:
-    import jsonpath_rfc9535
+    from ..query.jsonpath import locations
 
     try:
-        nodes = jsonpath_rfc9535.find(target, payload)
-    except jsonpath_rfc9535.JSONPathError as exc:
-        raise ValueError(f"replacement target '{target}' is not valid JSONPath: {exc}") from None
-    if not nodes:
+        found = locations(target, payload)  # bounded as every JSONPath evaluation is
+    except ExpressionError as exc:
+        raise ValueError(f"replacement target '{target}' is not valid JSONPath: {exc.message}") from None
+    except QueryError as exc:
+        raise ValueError(f"replacement target '{target}': {exc}") from None
+    if not found:
         raise ValueError(f"replacement target '{target}' matches nothing in the payload")
-    for node in nodes:
-        payload = set_pointer(payload, tuple(str(t) for t in node.location), value, target)
+    for location in found:
+        payload = set_pointer(payload, tuple(str(t) for t in location), value, target)
     return payload

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..errors import ExpressionError
-from .base import CompiledQuery, QueryError
+from .base import CompiledQuery, QueryError, QueryStopped
 from .jsonpath import GOESSNER, RFC9535, GoessnerQuery, RFC9535Query
 from .jsonpointer import PointerQuery
 from .xpath import XPATH_VERSIONS, XPathQuery
@@ -23,6 +23,7 @@ __all__ = [
     "GoessnerQuery",
     "PointerQuery",
     "QueryError",
+    "QueryStopped",
     "RFC9535Query",
     "XPathQuery",
     "compile_selector",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
+from ..budget import Budget
 from ..errors import ArazzoError
 
 
@@ -31,3 +32,19 @@ class CompiledQuery(ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.type}/{self.version} {self.expression!r}>"
+
+
+class QueryStopped(QueryError):
+    """An evaluation stopped at the end of its time: its own limit (`limits.py`), or the run's deadline.
+
+    `budget.BudgetExceeded` (which must pass through the engines' own `except Exception`) becomes this
+    at the query API, so callers handle it as any other QueryError."""
+
+    def __init__(self, spent: Budget, memory: bool = False) -> None:
+        if memory and spent.memory is not None:
+            super().__init__(f"evaluation stopped: needs more than {spent.memory // 2**20} MiB of memory")
+        elif spent.deadline_message:
+            super().__init__(f"evaluation stopped: {spent.deadline_message}")
+        else:
+            super().__init__(f"evaluation stopped after {spent.seconds:g} s (too expensive)")
+        self.budget = spent

@@ -2,15 +2,27 @@
 
 The libraries are imported inside the compile functions so that loading the engine stays fast for
 documents that never use JSONPath.
+
+Every evaluation is bounded in time (`limits.QUERY_TIMEOUT`, or the run's deadline when it comes
+first): a query's cost grows with the data, and faster than it with nested descendants, filters over
+`$` or repeated selectors (`$..*..*..*`, `$[*,*][*,*]...`). RFC 9535 queries run in this process under
+`budget.guarded` (pure Python: stopped from a profile hook), with `match()` and `search()` on the
+`regex` module given the time left as their timeout (the library's own versions have none). Goessner
+queries run in the evaluation worker (`isolated.py`): their `=~` and `sub()` match with `re`, which
+nothing here can stop, and the library swallows exceptions in places.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
+from .. import budget, limits
+from ..budget import BudgetExceeded
 from ..errors import ExpressionError
-from .base import CompiledQuery, QueryError
+from ..patterns import UNROLL_LIMIT, unrolled_size
+from .base import CompiledQuery, QueryError, QueryStopped
 
 RFC9535 = "rfc9535"
 GOESSNER = "draft-goessner-dispatch-jsonpath-00"
@@ -31,7 +43,11 @@ class RFC9535Query(CompiledQuery):
 
     def select(self, data: Any) -> list[Any]:
         try:
-            return self._query.find(data).values()
+            return budget.guarded(_budget(), _values, self._query, data, home=_home())
+        except BudgetExceeded as exc:
+            raise QueryStopped(exc.budget, exc.memory) from None
+        except _PatternRefused as exc:
+            raise QueryError(f"JSONPath {self.expression!r} failed: {exc}") from None
         except Exception as exc:  # the library's runtime errors (e.g. recursion depth) become ours
             raise QueryError(f"JSONPath {self.expression!r} failed: {exc}") from exc
 
@@ -41,21 +57,62 @@ class GoessnerQuery(CompiledQuery):
 
     def __init__(self, expression: str) -> None:
         super().__init__("jsonpath", GOESSNER, expression)
-        self._query = _compile_goessner(expression)
+        self._query = compile_goessner(expression)
         self.root_filter = _ROOT_FILTER_TEXT.match(expression) is not None
 
     def select(self, data: Any) -> list[Any]:
+        from .isolated import WorkerError, run
+
+        args = {"expression": self.expression, "data": data}
         try:
-            return [match.value for match in self._query.find(data)]
-        except Exception as exc:
-            raise QueryError(f"JSONPath {self.expression!r} failed: {exc}") from exc
+            return list(run("jsonpath.goessner", args, limits.QUERY_TIMEOUT))
+        except BudgetExceeded as exc:
+            raise QueryStopped(exc.budget, exc.memory) from None
+        except WorkerError as exc:
+            raise QueryError(f"JSONPath {self.expression!r}: {exc}") from None
+        except (TypeError, ValueError) as exc:  # data that is not JSON (bytes, ...) cannot be sent
+            raise QueryError(f"JSONPath {self.expression!r} cannot read this value: {exc}") from None
+
+
+def _budget() -> budget.Budget:
+    """The budget of one RFC 9535 evaluation: its time, and how much the process may grow meanwhile."""
+    return budget.budget(limits.QUERY_TIMEOUT, limits.QUERY_MEMORY)
+
+
+@lru_cache(maxsize=1)
+def _home() -> tuple[str, ...]:
+    """Where RFC 9535 evaluation runs its own code: the library, and this module (`match()`)."""
+    import os
+
+    import jsonpath_rfc9535
+
+    return (os.path.dirname(jsonpath_rfc9535.__file__) + os.sep, __file__)
+
+
+def _values(query: Any, data: Any) -> list[Any]:
+    return query.find(data).values()
+
+
+def locations(expression: str, data: Any) -> list[tuple[str | int, ...]]:
+    """Where the RFC 9535 query `expression` selects in `data` (the keys and indexes leading to each
+    node), within `limits.QUERY_TIMEOUT` or the run's deadline; ExpressionError, QueryError."""
+    query = _compile_rfc9535(expression)
+    try:
+        nodes = budget.guarded(_budget(), query.find, data, home=_home())
+    except BudgetExceeded as exc:
+        raise QueryStopped(exc.budget, exc.memory) from None
+    except _PatternRefused as exc:
+        raise QueryError(str(exc)) from None
+    except Exception as exc:  # the library's runtime errors
+        raise QueryError(str(exc)) from exc
+    return [tuple(node.location) for node in nodes]
 
 
 def _compile_rfc9535(expression: str) -> Any:
     import jsonpath_rfc9535
 
     try:
-        return jsonpath_rfc9535.compile(expression)
+        return _environment().compile(expression)
     except jsonpath_rfc9535.JSONPathError as exc:
         token = getattr(exc, "token", None)
         position = token.index if token is not None else 0
@@ -65,7 +122,7 @@ def _compile_rfc9535(expression: str) -> Any:
         raise ExpressionError("invalid JSONPath: nested too deeply to parse", expression, 0) from None
 
 
-def _compile_goessner(expression: str) -> Any:
+def compile_goessner(expression: str) -> Any:
     from jsonpath_ng.exceptions import JSONPathError
     from jsonpath_ng.ext import parse
 
@@ -99,3 +156,58 @@ def _starts_with_root_filter(query: Any) -> bool:
         return False
     selectors = segments[0].selectors
     return bool(selectors) and all(isinstance(s, FilterSelector) for s in selectors)
+
+
+class _PatternRefused(BaseException):
+    """A `match()`/`search()` pattern the `regex` module would unroll into too much (see patterns.py).
+    A BaseException, to pass the library's handlers; `select` turns it into a QueryError."""
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    """A JSONPath environment whose `match()` and `search()` stop at the end of the evaluation's budget."""
+    from iregexp_check import check
+    from jsonpath_rfc9535 import JSONPathEnvironment
+    from jsonpath_rfc9535.function_extensions import Match, Search
+    from jsonpath_rfc9535.function_extensions._pattern import map_re
+
+    class BoundedMatch(Match):
+        def __call__(self, string: str, pattern: object) -> bool:
+            if not isinstance(pattern, str) or not check(pattern):
+                return False
+            return _matches(map_re(pattern), string, full=True)
+
+    class BoundedSearch(Search):
+        def __call__(self, string: str, pattern: object) -> bool:
+            if not isinstance(pattern, str) or not check(pattern):
+                return False
+            return _matches(map_re(pattern), string, full=False)
+
+    class BoundedEnvironment(JSONPathEnvironment):
+        def setup_function_extensions(self) -> None:
+            super().setup_function_extensions()
+            self.function_extensions["match"] = BoundedMatch()
+            self.function_extensions["search"] = BoundedSearch()
+
+    return BoundedEnvironment()
+
+
+def _matches(pattern: str, string: str, *, full: bool) -> bool:
+    """The library's `match()` (fullmatch) or `search()` (VERSION1), with the budget's time left as the
+    timeout; BudgetExceeded when it runs out (outside `guarded`: `limits.QUERY_TIMEOUT`)."""
+    import regex
+
+    spent = budget.current() or budget.budget(limits.QUERY_TIMEOUT)
+    if unrolled_size(pattern) > UNROLL_LIMIT:
+        raise _PatternRefused(f"the pattern {pattern!r} repeats too much to compile (over {UNROLL_LIMIT})")
+    left = spent.left()
+    if left <= 0:
+        raise BudgetExceeded(spent)
+    try:
+        if full:
+            return bool(regex.fullmatch(pattern, string, timeout=left))
+        return bool(regex.search(pattern, string, regex.VERSION1, timeout=left))
+    except TimeoutError:
+        raise BudgetExceeded(spent) from None
+    except (TypeError, regex.error):
+        return False

@@ -1,7 +1,15 @@
-"""XPath 1.0 / 2.0 / 3.0 / 3.1 selectors over XML, with `elementpath`.
+"""XPath 1.0 / 2.0 / 3.0 / 3.1 selectors over XML, evaluated in the evaluation worker.
 
-XML text is always parsed with `defusedxml` (entity expansion and external references are refused),
-and the last few parsed documents are cached: several criteria and outputs usually query one body.
+elementpath cannot be stopped from within this process (pure Python with no limit, constant folding
+while parsing, C-level big numbers and whole sequences in memory), so both the check of an expression
+and every evaluation run in a worker process (`isolated.py`, engine `xpath_engine.py`), bounded in
+time and memory: `limits.COMPILE_TIMEOUT` for the check (which evaluates the constant parts, as
+elementpath does while parsing), `limits.QUERY_TIMEOUT` or the run's deadline for an evaluation,
+`limits.QUERY_MEMORY` for the worker. This process never imports elementpath.
+
+An expression whose constant part does not finish within those bounds is invalid, as a syntax error
+is (`validate` reports it, a run refuses the document); the verdict is kept for the process, so a
+document repeating one such expression pays for it once.
 """
 
 from __future__ import annotations
@@ -9,125 +17,102 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from .. import limits
+from ..budget import BudgetExceeded
 from ..errors import ExpressionError
-from .base import CompiledQuery, QueryError
+from ..records import Record
+from .base import CompiledQuery, QueryError, QueryStopped
 
 XPATH_VERSIONS = ("xpath-10", "xpath-20", "xpath-30", "xpath-31")
 
 
-class XPathQuery(CompiledQuery):
-    """A parsed XPath expression. `select` gives node values, `evaluate` the raw result, `boolean` the EBV."""
+class XPathVerdict(Record, frozen=True):
+    """The effective boolean value of an XPath result, and what the result was when it is false:
+    `values` (the first items, as plain values), whether it was a sequence, how many items were left out."""
 
-    __slots__ = ("_token",)
+    passed: bool
+    values: tuple[Any, ...] = ()
+    sequence: bool = False
+    more: int = 0
+
+
+class XPathQuery(CompiledQuery):
+    """An XPath expression, checked by the worker. `select` gives node values, `test` the EBV."""
+
+    __slots__ = ()
 
     def __init__(self, version: str, expression: str) -> None:
         super().__init__("xpath", version, expression)
-        self._token = _parse(version, expression)
-
-    def evaluate(self, data: Any) -> Any:
-        """The raw XPath result: a list of `elementpath` nodes / atomic values, or one atomic value."""
-        from elementpath import ElementPathError, XPathContext
-
-        context = XPathContext(_document(data))
-        try:
-            return self._token.evaluate(context)
-        except ElementPathError as exc:
-            raise QueryError(f"XPath {self.expression!r} failed: {_message(exc)}") from exc
-        except Exception as exc:  # the library's other runtime errors (e.g. recursion depth) become ours
-            raise QueryError(f"XPath {self.expression!r} failed: {exc}") from exc
-
-    def boolean(self, data: Any) -> bool:
-        """The effective boolean value of the result on `data`."""
-        return self.ebv(self.evaluate(data))
-
-    def ebv(self, result: Any) -> bool:
-        """The effective boolean value of a raw `evaluate` result, with the rules of this XPath version."""
-        from elementpath import ElementPathError
-
-        try:
-            return bool(self._token.boolean_value(result))
-        except ElementPathError as exc:
-            raise QueryError(f"XPath {self.expression!r}: {_message(exc)}") from exc
+        problem = _check(version, expression)
+        if problem is not None:
+            raise ExpressionError(problem[0], expression, problem[1])
 
     def select(self, data: Any) -> list[Any]:
-        result = self.evaluate(data)
-        items = result if isinstance(result, list) else [result]
-        return [node_value(item) for item in items]
+        return list(self._evaluate(data, "select"))
+
+    def test(self, data: Any) -> XPathVerdict:
+        """The effective boolean value of the result on `data` (with the rules of this XPath version)."""
+        found = self._evaluate(data, "test")
+        seen = found["seen"] or {}
+        values = tuple(seen.get("values", ()))
+        return XPathVerdict(found["passed"], values, bool(seen.get("sequence")), int(seen.get("more", 0)))
+
+    def boolean(self, data: Any) -> bool:
+        return self.test(data).passed
+
+    def _evaluate(self, data: Any, mode: str) -> Any:
+        from .isolated import WorkerError, run
+
+        document, raw = _document(data)
+        args = {"version": self.version, "expression": self.expression, "document": document, "raw": raw}
+        try:
+            return run("xpath.evaluate", {**args, "mode": mode}, limits.QUERY_TIMEOUT)
+        except BudgetExceeded as exc:
+            raise QueryStopped(exc.budget) from None
+        except WorkerError as exc:
+            raise QueryError(f"XPath {self.expression!r}: {exc}") from None
+        except ExpressionError as exc:  # checked when compiled: only if the worker disagrees
+            raise QueryError(f"XPath {self.expression!r}: {exc.message}") from None
 
 
-def node_value(item: Any) -> Any:
-    """A plain Python value for one XPath item: nodes give their string value (text content)."""
-    from decimal import Decimal  # elementpath imports it anyway; the run path need not
-
-    from elementpath import XPathNode
-
-    if isinstance(item, XPathNode):
-        return item.string_value
-    if item is None or type(item) in (bool, int, float, str):
-        return item
-    if isinstance(item, (int, float)):  # elementpath's derived numeric types (xs:long, ...)
-        return item + 0
-    if isinstance(item, Decimal):
-        return int(item) if item == item.to_integral_value() else float(item)
-    if isinstance(item, list):  # XPath 3.1 arrays
-        return [node_value(member) for member in item]
-    return str(item)  # dates, durations, QNames, untyped atomics...
-
-
-def _parse(version: str, expression: str) -> Any:
-    from elementpath import ElementPathError
+@lru_cache(maxsize=1024)
+def _check(version: str, expression: str) -> tuple[str, int] | None:
+    """None for a valid expression, else (message, position); kept for the process. A check cut short
+    by the run's deadline (a condition with `{$...}` is compiled while the run goes on) is not kept."""
+    from .isolated import WorkerError, run
 
     try:
-        return _parser_class(version)().parse(expression)
-    except ElementPathError as exc:
-        span = getattr(getattr(exc, "token", None), "span", None)
-        position = span[0] if span else 0
-        raise ExpressionError(f"invalid XPath: {_message(exc)}", expression, position) from None
-    except RecursionError:  # elementpath's parser recurses per operator and step
-        raise ExpressionError("invalid XPath: nested too deeply to parse", expression, 0) from None
+        run("xpath.check", {"version": version, "expression": expression}, limits.COMPILE_TIMEOUT)
+    except ExpressionError as exc:
+        return exc.message, exc.position
+    except BudgetExceeded as exc:
+        if exc.budget.deadline_message:
+            raise QueryStopped(exc.budget) from None
+        return f"invalid XPath: too expensive to evaluate when compiled ({exc.budget.cause()})", 0
+    except WorkerError as exc:
+        if exc.kind != "memory":
+            raise ExpressionError(f"XPath cannot be checked: {exc}", expression, 0) from None
+        return f"invalid XPath: too expensive to evaluate when compiled ({exc})", 0
+    return None
 
 
-def _parser_class(version: str) -> type:
-    if version == "xpath-10":
-        from elementpath import XPath1Parser
+def _document(data: Any) -> tuple[str, bool]:
+    """The XML text to send the worker, and whether it stands for bytes (one latin-1 char a byte)."""
+    if isinstance(data, str):
+        return data, False
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data).decode("latin-1"), True
+    if hasattr(data, "tag") or hasattr(data, "getroot"):  # an already parsed element or element tree
+        root = data.getroot() if hasattr(data, "getroot") else data
+        try:
+            if type(root).__module__.startswith("lxml"):
+                from lxml import etree  # type: ignore[import-not-found]
 
-        return XPath1Parser
-    if version == "xpath-20":
-        from elementpath import XPath2Parser
+                return etree.tostring(root, encoding="unicode"), False
+            from xml.etree import ElementTree as ET
 
-        return XPath2Parser
-    if version == "xpath-30":
-        from elementpath.xpath30 import XPath30Parser
-
-        return XPath30Parser
-    from elementpath.xpath31 import XPath31Parser
-
-    return XPath31Parser
-
-
-def _message(exc: Exception) -> str:
-    return str(getattr(exc, "message", None) or exc)
-
-
-def _document(data: Any) -> Any:
-    if isinstance(data, (str, bytes, bytearray)):
-        return _parse_xml(bytes(data) if isinstance(data, bytearray) else data)
-    if hasattr(data, "tag") or hasattr(data, "getroot"):
-        return data  # an already parsed element or element tree
+            return ET.tostring(root, encoding="unicode"), False
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise QueryError(f"XPath cannot read this XML tree: {exc}") from None
     kind = "null" if data is None else type(data).__name__
     raise QueryError(f"XPath needs an XML document, got a {kind}")
-
-
-@lru_cache(maxsize=8)
-def _parse_xml(text: str | bytes) -> Any:
-    import defusedxml.ElementTree as DefusedET
-    from defusedxml import DefusedXmlException
-    from elementpath import get_node_tree
-
-    try:
-        root = DefusedET.fromstring(text)
-    except DefusedXmlException as exc:
-        raise QueryError(f"refusing unsafe XML: {exc!r}") from None
-    except (SyntaxError, ValueError) as exc:  # ParseError is a SyntaxError
-        raise QueryError(f"the context is not well-formed XML: {exc}") from None
-    return get_node_tree(root)

@@ -38,11 +38,17 @@ CACHES = {
     "arazzo_runner.query.compile_selector": "(type, version, text) -> immutable compiled query",
     "arazzo_runner.criteria.jsonpath.compile_condition": "condition text -> compiled JSONPath condition",
     "arazzo_runner.criteria.regex.compile_pattern": "pattern -> re.Pattern (immutable, thread-safe)",
-    "arazzo_runner.criteria.regex.interruptible": "pattern -> regex.Pattern (immutable, thread-safe)",
-    "arazzo_runner.query.xpath._parse_xml": (
+    "arazzo_runner.criteria.regex.interruptible": "pattern -> regex.Pattern, or None: matched by the worker",
+    "arazzo_runner.query.xpath._check": "(version, XPath) -> None or the reason it is invalid (immutable)",
+    "arazzo_runner.query.jsonpath._environment": "the JSONPath environment with bounded regex functions",
+    "arazzo_runner.query.jsonpath._home": "the folders of the JSONPath library's code (a tuple)",
+    # in the evaluation worker's process only (query/worker.py imports them; the engine's never calls them)
+    "arazzo_runner.query.xpath_engine._parse_xml": (
         "XML text -> parsed tree, the last 8: keyed by the body itself, so runs with equal bodies share an "
         "equal read-only tree; holds up to 8 response bodies after the runs end"
     ),
+    "arazzo_runner.query.xpath_engine._token": "(version, XPath) -> parsed elementpath token tree",
+    "arazzo_runner.query.worker_ops._goessner": "Goessner JSONPath text -> parsed query",
     "arazzo_runner.validate.schema.schema_document": "bundled schema version -> parsed schema (read-only)",
     "arazzo_runner.validate.schema.validator": "bundled schema version -> jsonschema validator",
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
@@ -60,7 +66,7 @@ CONSTANT_NAMES = {
     "_WORD_HINTS", "_MESSAGE_NODES", "_SIMPLE_NODES", "_ROOT_HANDLERS", "_NOT_YET", "_PART_NOUNS",
     "_RESOLVERS", "_DEFAULT_STYLE", "_BUILDERS", "_BOOLS", "_WORDS", "SELECTOR_VERSIONS", "DEFAULT_VERSIONS",
     "_SCALARS", "RULES", "_SYNTAX_RULES", "_LISTS", "_DELIMITER", "_CAMEL", "__all__", "_TYPES", "_VERSIONS",
-    "_OPTIONAL",
+    "_OPTIONAL", "_ENGINES", "OPERATIONS", "_PREPARE",
 }  # fmt: skip
 
 

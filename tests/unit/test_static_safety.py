@@ -17,6 +17,9 @@ BANNED_CALLS = {"eval", "exec", "compile", "__import__", "breakpoint"}
 BANNED_MODULES = {"pickle", "cPickle", "_pickle", "marshal", "shelve", "dill", "subprocess", "pty", "code"}
 BANNED_OS = {"system", "popen", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl", "execlp", "execv"}
 BANNED_OS |= {"execvp", "execve", "posix_spawn", "posix_spawnp", "startfile"}
+# The one module that starts a process: the evaluation worker, the current interpreter in isolated mode
+# (`subprocess.Popen([sys.executable, "-I", ...])`, checked below), which receives only JSON data.
+STARTS_THE_WORKER = {"query/isolated.py"}
 SAFE_LOADERS = {"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"}
 UNSAFE_YAML = {"unsafe_load", "unsafe_load_all", "full_load", "full_load_all", "Loader", "FullLoader"}
 UNSAFE_YAML |= {"UnsafeLoader", "CLoader", "CFullLoader", "CUnsafeLoader"}
@@ -27,6 +30,7 @@ class Checker(ast.NodeVisitor):
     """Finds unsafe constructs in one module; `assigned` maps names to every value assigned to them."""
 
     tree: ast.Module
+    starts_the_worker: bool = False  # may run `subprocess.Popen([sys.executable, "-I", ...])`, nothing else
     problems: list[str] = field(default_factory=list)
     assigned: dict[str, list[ast.expr]] = field(default_factory=dict)
     classes: dict[str, list[ast.expr]] = field(default_factory=dict)
@@ -65,13 +69,17 @@ class Checker(ast.NodeVisitor):
             return f"{self.dotted(node.value)}.{node.attr}"
         return "?"
 
+    def banned(self, module: str) -> bool:
+        top = module.split(".")[0]
+        return top in BANNED_MODULES and not (self.starts_the_worker and module == "subprocess")
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
-            if alias.name.split(".")[0] in BANNED_MODULES:
+            if self.banned(alias.name):
                 self.flag(node, f"import {alias.name}")
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.module and node.module.split(".")[0] in BANNED_MODULES and node.level == 0:
+        if node.module and node.level == 0 and (self.banned(node.module) or node.module == "subprocess"):
             self.flag(node, f"from {node.module} import ...")
         for alias in node.names:
             if node.module == "yaml" and alias.name in UNSAFE_YAML | {"load", "load_all"}:
@@ -98,12 +106,26 @@ class Checker(ast.NodeVisitor):
             node.args and isinstance(node.args[0], ast.Constant)
         ):
             self.flag(node, f"{name} with a computed module name")
+        if name.startswith("subprocess.") and not self.starts_interpreter(name, node):
+            self.flag(node, f"{name}(...) other than Popen([sys.executable, '-I', ...])")
         if name in {"yaml.load", "yaml.load_all"}:
             loader = next((k.value for k in node.keywords if k.arg == "Loader"), None)
             loader = loader or (node.args[1] if len(node.args) > 1 else None)
             if loader is None or not self.safe_loader(loader, set()):
                 self.flag(node, f"{name} without a safe Loader")
         self.generic_visit(node)
+
+    def starts_interpreter(self, name: str, node: ast.Call) -> bool:
+        """`subprocess.Popen([sys.executable, "-I", ...], ...)`: this interpreter, isolated mode."""
+        argv = node.args[0] if node.args else None
+        return (
+            name == "subprocess.Popen"
+            and isinstance(argv, ast.List)
+            and len(argv.elts) >= 2
+            and self.dotted(argv.elts[0]) == "sys.executable"
+            and isinstance(argv.elts[1], ast.Constant)
+            and argv.elts[1].value == "-I"
+        )
 
     def safe_loader(self, node: ast.expr, seen: set[str]) -> bool:
         """A Safe/CSafe/Base loader: an attribute of yaml, a name only ever bound to one, a subclass
@@ -132,8 +154,8 @@ class Checker(ast.NodeVisitor):
         return False
 
 
-def problems_in(source: str) -> list[str]:
-    return Checker(ast.parse(source)).run()
+def problems_in(source: str, starts_the_worker: bool = False) -> list[str]:
+    return Checker(ast.parse(source), starts_the_worker).run()
 
 
 def modules() -> list[Path]:
@@ -146,7 +168,30 @@ def test_the_package_has_modules_to_check() -> None:
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_dynamic_code_or_unsafe_deserialisation(path: Path) -> None:
-    assert problems_in(path.read_text(encoding="utf-8")) == []
+    worker = path.relative_to(PACKAGE).as_posix() in STARTS_THE_WORKER
+    assert problems_in(path.read_text(encoding="utf-8"), worker) == []
+
+
+def test_the_module_that_starts_the_worker_does() -> None:
+    for name in STARTS_THE_WORKER:
+        assert "subprocess.Popen" in (PACKAGE / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import subprocess, sys\nsubprocess.Popen([sys.executable, '-I', script], stdin=PIPE)", 0),
+        ("import subprocess\nsubprocess.Popen(['sh', '-c', command])", 1),
+        ("import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', code])", 1),
+        ("import subprocess, sys\nsubprocess.run([sys.executable, '-I', script])", 1),
+        ("import subprocess\nsubprocess.Popen(argv)", 1),
+        ("from subprocess import Popen", 1),
+        ("import os\nos.system('ls')", 1),
+    ],
+)
+def test_the_worker_module_may_start_only_this_interpreter_isolated(source: str, found: int) -> None:
+    assert len(problems_in(source, starts_the_worker=True)) == found, source
+    assert problems_in(source), source  # and no other module may start anything
 
 
 @pytest.mark.parametrize(

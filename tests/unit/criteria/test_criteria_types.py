@@ -162,20 +162,21 @@ def test_the_regex_timeout_is_one_second_by_default(monkeypatch):
 
     monkeypatch.setattr(regex_criterion, "interruptible", lambda pattern: Spy())
     outcome = check("(a|aa)+$", "regex", {"v": "a" * 40 + "b"}, context="$response.body#/v")
-    assert given == [1.0]
+    assert len(given) == 1 and 0.9 < given[0] <= 1.0  # what is left of 1 s when the match starts
     stopped = "matching was stopped after 1 s on 41 characters (the pattern backtracks catastrophically)"
     assert outcome.message == f"(a|aa)+$: {stopped}"
 
 
 def test_regex_matching_follows_python_re_semantics():
-    """The `regex` module matches as `re` does for the patterns `re` accepts (checked on a sample, with
-    the sets the two read differently kept on `re`)."""
+    """The `regex` module matches as `re` does for the patterns `re` accepts, the sets the two read
+    differently included (rewritten: tests/unit/test_patterns.py)."""
     import re
     import warnings
 
     samples = [
         "^2\\d{2}$", "(?i)avail", "\\bRex\\b", "a{2,3}?b", "(?P<x>o)(?P=x)", "[^\\W\\d]+", "(?s)a.b",
         "(?m)^t", "x*", "(?=R)R", "(?<!T)om", "[[:alpha:]]", "[a&&b]", "[x~~y]", "[]a]", "[^]x]", "[\\[]",
+        "[^\\s\\S]", "(?i)[^\\w\\Wx]", "\\B", "x|\\B", "(?:a{1000}){1000}",
     ]  # fmt: skip
     texts = ["200", "Available", "Rex and Tom", "aaab", "foo", "_x1", "a\nb", "s\nt", "", "Rex", "Tom",
              "[:a]",
@@ -476,23 +477,3 @@ def test_expressions_lists_context_then_embedded():
 
 def test_repr_mentions_type_and_condition():
     assert "jsonpath/rfc9535" in repr(compile_criterion("$", "jsonpath", "$response.body"))
-
-
-@pytest.mark.parametrize(
-    ("pattern", "ambiguous"),
-    [
-        ("[[:alpha:]]", True),
-        ("[a&&b]", True),
-        ("[a-z]", False),
-        ("[]a]", False),
-        ("[^]a]", False),
-        ("[\\[]", False),
-        ("\\[[a]", False),
-        ("[a]|[[b]", True),
-        ("(?:x)[|]", False),
-    ],
-)
-def test_sets_read_differently_by_re_and_regex_are_spotted(pattern, ambiguous):
-    from arazzo_runner.criteria.regex import _ambiguous_set
-
-    assert _ambiguous_set(pattern) is ambiguous

@@ -60,9 +60,9 @@ def test_already_parsed_elements_are_accepted():
     assert compile_selector("xpath", None, "/root/n").select(StdET.ElementTree(element)) == ["5"]
 
 
-def test_raw_result_and_effective_boolean_value():
+def test_selected_values_and_effective_boolean_value():
     nodes = compile_selector("xpath", None, "/root/pets")
-    assert len(nodes.evaluate(XML)) == 1
+    assert len(nodes.select(XML)) == 1
     assert nodes.boolean(XML) is True
     assert compile_selector("xpath", None, "/root/nothing").boolean(XML) is False
     assert compile_selector("xpath", None, "count(/root/pets/*) > 5").boolean(XML) is False

@@ -1,0 +1,132 @@
+"""Regular expressions written for Python's `re`, matched by the `regex` module, whose matching takes a
+timeout (`re` cannot be interrupted: a pattern that backtracks catastrophically would hold the run).
+
+The two modules read a few patterns differently; `for_regex` rewrites those so that `regex` (in its
+default, `re`-compatible VERSION0) matches what `re` would:
+* a `[` inside a set is a literal for `re` but opens a POSIX class or a nested set for `regex`
+  (`[[:alpha:]]`): it is escaped;
+* a negated set holding a class and its complement (`[^\\s\\S]`, `[^\\w\\Wx]`) matches nothing in
+  `re`, everything in `regex` (and `(?i)` makes `regex` fail on it): it becomes `(?!)`;
+* `\\B` never matches an empty text in `re` (before Python 3.14), and does in `regex`: for an empty
+  text it becomes `(?!)` (`for_empty_text`).
+`&&`, `||`, `--` and `~~` in sets are literal in VERSION0, as in `re`.
+
+`regex` also unrolls counted repeats when it compiles (`(?:a{1000}){1000}` is a million copies: 0.6 s
+and 277 MB; one more level never ends), where `re` keeps a counter. `unrolled_size` bounds what it
+would build; above UNROLL_LIMIT a pattern is not given to `regex` (the caller has another way).
+"""
+
+from __future__ import annotations
+
+import re
+
+UNROLL_LIMIT = 10_000  # pieces `regex` may unroll a pattern into (~300 bytes each; 10 ms to compile)
+_COMPLEMENTS = (("\\s", "\\S"), ("\\w", "\\W"), ("\\d", "\\D"))
+_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+
+
+def for_regex(pattern: str) -> str:
+    """`pattern` (valid for `re`) rewritten so that the `regex` module matches what `re` matches."""
+    out: list[str] = []
+    index, size = 0, len(pattern)
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+        elif char == "[":
+            end, members = _read_set(pattern, index)
+            if members.startswith("^") and _matches_everything(members[1:]):
+                out.append("(?!)")
+            else:
+                out.append("[" + _escape_brackets(members) + "]")
+            index = end
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def for_empty_text(pattern: str) -> str:
+    """`pattern` with `\\B` outside sets made a never-matching `(?!)`: what `re` does on an empty text."""
+    out: list[str] = []
+    index, size = 0, len(pattern)
+    while index < size:
+        char = pattern[index]
+        if char == "\\":
+            escape = pattern[index : index + 2]
+            out.append("(?!)" if escape == "\\B" else escape)
+            index += 2
+        elif char == "[":
+            end, _ = _read_set(pattern, index)
+            out.append(pattern[index:end])
+            index = end
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def _read_set(pattern: str, start: int) -> tuple[int, str]:
+    """(index after the set opened at `start`, its members as written). A `]` first (after an optional
+    `^`) is a member, as `re` reads it; an unclosed set runs to the end (`re` refused it already)."""
+    index = start + 1
+    if pattern.startswith("^", index):
+        index += 1
+    if pattern.startswith("]", index):
+        index += 1
+    while index < len(pattern) and pattern[index] != "]":
+        index += 2 if pattern[index] == "\\" else 1
+    return index + 1, pattern[start + 1 : index]
+
+
+def _escape_brackets(members: str) -> str:
+    """A set's members with each unescaped `[` escaped."""
+    out: list[str] = []
+    index = 0
+    while index < len(members):
+        if members[index] == "\\":
+            out.append(members[index : index + 2])
+            index += 2
+        else:
+            out.append("\\[" if members[index] == "[" else members[index])
+            index += 1
+    return "".join(out)
+
+
+def _matches_everything(members: str) -> bool:
+    escapes = re.findall(r"\\.", members)
+    return any(a in escapes and b in escapes for a, b in _COMPLEMENTS)
+
+
+def unrolled_size(pattern: str) -> int:
+    """An upper bound of the pieces `regex` unrolls `pattern` into: each item counts once, times the
+    minimum count of every counted repeat around it (`{m}`, `{m,n}`, `{m,}`), summed."""
+    stack = [0]  # size of each open group so far
+    last = 0  # size of the item a quantifier would apply to
+    index, size = 0, len(pattern)
+    while index < size:
+        char = pattern[index]
+        if char == "(":
+            stack.append(0)
+            index += 1
+            continue
+        if char == ")" and len(stack) > 1:
+            last = stack.pop()
+            stack[-1] += last
+            index += 1
+            continue
+        count = _COUNT.match(pattern, index) if char == "{" else None
+        if count is not None and count.group(1):
+            times = int(count.group(1)) if len(count.group(1)) < 10 else 10**9
+            stack[-1] += last * (max(times, 1) - 1)
+            last *= max(times, 1)
+            index = count.end()
+            continue
+        if char == "[":
+            index, _ = _read_set(pattern, index)
+        else:
+            index += 2 if char == "\\" else 1
+        last = 1
+        stack[-1] += 1
+    return sum(stack)
