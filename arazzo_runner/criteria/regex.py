@@ -25,10 +25,37 @@ from .display import show
 from .runtime import to_text
 
 
-@lru_cache(maxsize=256)
 def compile_pattern(pattern: str) -> re.Pattern[str]:
+    return _compile_noting(pattern)[0]
+
+
+def pattern_notes(pattern: str) -> tuple[str, ...]:
+    """What Python's `re` warns about in `pattern` (`[[:alpha:]]`: a possible nested set; `&&`: a
+    possible set intersection): constructs other engines read differently, for the validator to tell;
+    never a Python warning on the user's terminal."""
+    return _compile_noting(pattern)[1]
+
+
+@lru_cache(maxsize=256)
+def _compile_noting(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FutureWarning)
+        compiled = _compile(pattern)
+    notes = tuple(
+        f"regex {pattern!r}: {str(w.message).lower()}: Python reads these characters literally, other regex engines may not"
+        for w in caught
+        if issubclass(w.category, FutureWarning)
+    )
+    return compiled, notes
+
+
+def _compile(pattern: str) -> re.Pattern[str]:
     try:
-        return re.compile(pattern)
+        # re.UNICODE is what a str pattern gets anyway; given explicitly, it keeps this compile out of
+        # the key of `re`'s own cache, where a compile elsewhere would hide the warnings asked for here
+        return re.compile(pattern, re.UNICODE)
     except re.error as exc:
         raise ExpressionError(f"invalid regular expression: {exc.msg}", pattern, exc.pos or 0) from None
     except RecursionError:  # Python's pattern parser recurses once per nested group
@@ -54,6 +81,11 @@ def interruptible(pattern: str) -> Any:
 
 class RegexCriterion(ContextCriterion):
     type = "regex"
+
+    def __init__(self, condition: str, version: str | None, context: str | None) -> None:
+        super().__init__(condition, version, context)
+        if self._embedded is None:
+            self.notes = pattern_notes(condition)
 
     def _compile(self, condition: str) -> re.Pattern[str]:
         return compile_pattern(condition)

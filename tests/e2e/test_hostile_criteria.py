@@ -128,3 +128,21 @@ def test_an_expensive_selector_gives_no_output_and_says_why(capsys, write, serve
     assert got["outputs"] == {"long": None}
     stopped = "evaluation stopped after 0.5 s (too expensive)"
     assert any(stopped in warning for warning in got["warnings"]), got
+
+
+@pytest.mark.parametrize("pattern", ["^[[:alpha:]]+$", "^[a-z&&[^aeiou]]+$"])
+def test_a_pattern_python_warns_about_is_a_finding_not_a_python_warning(write, server, pattern):
+    """`re` emits a FutureWarning for sets other engines read differently: `validate` reports it as a
+    finding; neither command lets Python's own warning (a file path of the engine) reach the terminal."""
+    from tests.e2e.helpers import subprocess_cli
+
+    server.reply("GET", "/pets", (200, "abc", {"Content-Type": "text/plain"}))
+    path = write(_doc(_criterion(pattern, "regex")))
+    checked = subprocess_cli("validate", path)
+    assert checked.code == 0
+    assert "warning condition-nonstandard: regex " in checked.out
+    assert "Python reads these characters literally" in checked.out
+    assert "FutureWarning" not in checked.err + checked.out
+    ran = subprocess_cli("run", path, "--server", f"pets={server.url}")
+    assert "FutureWarning" not in ran.err + ran.out
+    assert "Possible" not in ran.err
