@@ -44,7 +44,8 @@ def _compile_noting(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
         warnings.simplefilter("always", FutureWarning)
         compiled = _compile(pattern)
     notes = tuple(
-        f"regex {pattern!r}: {str(w.message).lower()}: Python reads these characters literally, other regex engines may not"
+        f"regex {pattern!r}: {str(w.message).lower()}: "
+        "Python reads these characters literally, other regex engines may not"
         for w in caught
         if issubclass(w.category, FutureWarning)
     )
