@@ -12,6 +12,7 @@ evaluation worker (`query/isolated.py`), within the same time.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -36,11 +37,16 @@ def pattern_notes(pattern: str) -> tuple[str, ...]:
     return _compile_noting(pattern)[1]
 
 
+_NOTING = threading.Lock()
+
+
 @lru_cache(maxsize=256)
 def _compile_noting(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """The warning filters are process state: they are changed only inside `catch_warnings` (put back
+    on exit) and under a lock, so two threads compiling patterns never restore each other's filters."""
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
+    with _NOTING, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FutureWarning)
         compiled = _compile(pattern)
     notes = tuple(

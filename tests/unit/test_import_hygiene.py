@@ -100,10 +100,26 @@ def _dotted(node: ast.expr) -> str:
     return "?"
 
 
+def _scoped(tree: ast.AST) -> set[int]:
+    """Ids of the calls made inside `with warnings.catch_warnings():`, whose filters are put back on exit."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With) and any(
+            isinstance(item.context_expr, ast.Call) and _dotted(item.context_expr.func) == "warnings.catch_warnings"
+            for item in node.items
+        ):
+            inside.update(id(n) for statement in node.body for n in ast.walk(statement))
+    return inside
+
+
 def configuring_calls(source: str) -> list[str]:
     found = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    scoped = _scoped(tree)
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
+            continue
+        if id(node) in scoped and _dotted(node.func).startswith("warnings."):
             continue
         name = _dotted(node.func)
         handler = node.args[0] if node.args else None
@@ -144,6 +160,9 @@ def test_the_worker_sets_its_signal_handler_only_when_run_as_a_process() -> None
         ("import logging\nlogging.getLogger('arazzo').addHandler(logging.NullHandler())", 0),
         ("import logging\nlog = logging.getLogger(__name__)\nlog.info('x')", 0),
         ("import warnings\nwarnings.simplefilter('ignore')", 1),
+        ("import warnings\nwith warnings.catch_warnings():\n    warnings.simplefilter('always')", 0),
+        ("import warnings\nwith warnings.catch_warnings():\n    pass\nwarnings.simplefilter('ignore')", 1),
+        ("import warnings, logging\nwith warnings.catch_warnings():\n    logging.basicConfig()", 1),
     ],
 )
 def test_the_static_check_itself(source: str, found: int) -> None:
