@@ -105,7 +105,8 @@ def _scoped(tree: ast.AST) -> set[int]:
     inside: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.With) and any(
-            isinstance(item.context_expr, ast.Call) and _dotted(item.context_expr.func) == "warnings.catch_warnings"
+            isinstance(item.context_expr, ast.Call)
+            and _dotted(item.context_expr.func) == "warnings.catch_warnings"
             for item in node.items
         ):
             inside.update(id(n) for statement in node.body for n in ast.walk(statement))
