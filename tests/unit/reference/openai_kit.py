@@ -1,7 +1,8 @@
-"""What the OpenAI-flavour tests share: tool definitions and conversations."""
+"""What the flavour tests share: tool definitions, conversations, a free port."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 WEATHER: dict[str, Any] = {
@@ -46,3 +47,9 @@ def follow_up(call_id: str = "call_1", result: str = '{"temp_c": 19}') -> list[d
         {"role": "assistant", "content": None, "tool_calls": [call]},
         {"role": "tool", "tool_call_id": call_id, "content": result},
     ]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
