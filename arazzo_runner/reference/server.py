@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -42,6 +43,12 @@ class _HTTPServer(ThreadingHTTPServer):
     # accepting thread (20 clients at once already did). The kernel caps it at `net.core.somaxconn`.
     request_queue_size = 1024
     settings: _Settings
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that closes a keep-alive connection with unread bytes (the official `openai` client
+        # stops reading a stream at `[DONE]`, before the closing chunk) resets it: no traceback for that.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

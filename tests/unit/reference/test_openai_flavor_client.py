@@ -4,7 +4,12 @@ OpenAI code works unchanged, and each error raises the client's matching excepti
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import openai
 import pydantic
@@ -15,6 +20,7 @@ from arazzo_runner.reference import ReferenceServer
 from tests.unit.reference.openai_kit import BOTH, CALENDAR, EMAIL, TEXT_ANSWER, WEATHER, follow_up, user
 
 CREATED = 1757930000
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -303,3 +309,18 @@ def test_a_failure_mid_stream_raises_api_error(client: openai.OpenAI) -> None:
     assert seen == ["assistant"]  # the first chunk arrived, then the error event
     assert raised.value.message == "Simulated model failure (trigger-stream-error)"
     assert raised.value.type == "server_error"
+
+
+def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    (example,) = [
+        b for b in re.findall(r"^```python\n(.*?)^```$", text, re.S | re.M) if 'flavor="openai"' in b
+    ]
+    script = tmp_path / "readme_openai.py"
+    script.write_text(example, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # this checkout's package, as from its root
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout == TEXT_ANSWER.format("Hi") + "\n"

@@ -138,3 +138,20 @@ def test_command_line_refuses_an_unset_key_variable_and_an_unknown_flavour() -> 
     unknown = _serve("--port", "0", "--flavor", "anthropic")
     _, err = unknown.communicate(timeout=30)
     assert unknown.returncode == 2 and "invalid choice: 'anthropic'" in err
+
+
+def test_a_reset_connection_prints_no_traceback(
+    seed: ReferenceServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    httpd = seed._httpd
+    for error in (ConnectionResetError(104, "reset"), BrokenPipeError(32, "pipe")):
+        try:
+            raise error
+        except OSError:
+            httpd.handle_error(None, ("127.0.0.1", 1))
+    assert capsys.readouterr().err == ""
+    try:
+        raise RuntimeError("a real bug")
+    except RuntimeError:
+        httpd.handle_error(None, ("127.0.0.1", 1))
+    assert "RuntimeError: a real bug" in capsys.readouterr().err
