@@ -3,6 +3,7 @@ OpenAI code works unchanged, and each error raises the client's matching excepti
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -324,3 +325,25 @@ def test_the_readme_example_runs_as_written(tmp_path: Path) -> None:
     )
     assert (proc.returncode, proc.stderr) == (0, "")
     assert proc.stdout == TEXT_ANSWER.format("Hi") + "\n"
+
+
+def test_the_async_client_streams_tool_calls(server: ReferenceServer) -> None:
+    async def run() -> list[tuple[int, str | None, str | None, str | None]]:
+        async with openai.AsyncOpenAI(base_url=server.url, api_key="k", max_retries=0) as api:
+            stream = await api.chat.completions.create(
+                model="m", messages=user(BOTH), tools=[WEATHER, CALENDAR], stream=True
+            )
+            fragments = []
+            async for chunk in stream:
+                for call in chunk.choices[0].delta.tool_calls or []:
+                    function = call.function
+                    fragments.append(
+                        (call.index, call.id, function and function.name, function and function.arguments)
+                    )
+            return fragments
+
+    fragments = asyncio.run(run())
+    names = [name for _, _, name, _ in fragments if name]
+    assert names == ["get_current_weather", "get_calendar_events"]
+    arguments = ["".join(a or "" for i, _, _, a in fragments if i == index) for index in (0, 1)]
+    assert [json.loads(a) for a in arguments] == [{"location": "Sydney"}, {"date": "2026-09-16"}]

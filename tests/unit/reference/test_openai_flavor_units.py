@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from openai.types.chat import completion_create_params
 
 from arazzo_runner.reference.arguments import build_arguments
 from arazzo_runner.reference.model import decide
@@ -27,7 +28,6 @@ def request(text: str = "hi", **extra: Any) -> dict[str, Any]:
 
 
 def test_every_parameter_of_the_official_client_is_known() -> None:
-    completion_create_params = pytest.importorskip("openai.types.chat.completion_create_params")
     sent = set(completion_create_params.CompletionCreateParamsBase.__annotations__) | {"stream"}
     assert sent <= KNOWN_PARAMETERS, sorted(sent - KNOWN_PARAMETERS)
 
