@@ -80,6 +80,9 @@ class _Handler(BaseHTTPRequestHandler):
         settings = self.server.settings
         try:
             request = json.loads(raw)
+        except RecursionError:  # `[[[[...` nested deeper than the parser's stack
+            self._send(settings.flavor.invalid_json("nested too deeply"))
+            return
         except ValueError as exc:
             self._send(settings.flavor.invalid_json(str(exc)))
             return

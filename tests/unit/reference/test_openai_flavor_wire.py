@@ -302,3 +302,14 @@ def test_stream_default_knob_and_bad_flavour() -> None:
         assert response.headers["content-type"].startswith("text/event-stream")
     with pytest.raises(ValueError, match="unknown flavour 'anthropic'"):
         ReferenceServer(flavor="anthropic")
+
+
+def test_json_nested_too_deeply_is_a_400_in_both_flavours(server: ReferenceServer) -> None:
+    deep = b"[" * 200_000
+    error = error_of(httpx.post(server.url + "/chat/completions", content=deep, headers=AUTH), 400)
+    assert error["message"] == "The request body is not valid JSON: nested too deeply"
+    with ReferenceServer() as seed:
+        response = httpx.post(seed.url + "/chat/completions", content=deep, headers=AUTH)
+    assert response.status_code == 400 and response.json()["data"] == {
+        "body": ["is not valid JSON: nested too deeply"]
+    }
