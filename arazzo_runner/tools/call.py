@@ -156,7 +156,7 @@ def failure(workflow: dict[str, Any]) -> dict[str, Any]:
         if not found:
             break
         step = found[-1]
-        path.append(f"workflow '{current['workflowId']}' step '{step_id}'")
+        path.append(f"workflow '{current['workflowId']}' step '{step_id}'" if path else f"step '{step_id}'")
         child = step.get("workflow")
         if not child or child.get("status") == PASSED:
             break
