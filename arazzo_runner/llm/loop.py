@@ -136,6 +136,7 @@ async def run_agent(
 ) -> AgentResult:
     """The loop over an already built tool catalog (what `arazzo agent` calls)."""
     from ..http.transport import new_client
+    from ..tools.call import catalog_secrets
 
     server = None
     url, api_key, model = settings.chat_url, settings.api_key, settings.model
@@ -148,7 +149,7 @@ async def run_agent(
         from ..errors import UsageError
 
         raise UsageError("a chat URL needs an API key and a model")
-    masker = Masker(_secrets(catalog, api_key))
+    masker = Masker(catalog_secrets(catalog) | {api_key})
     client = new_client(settings.chat_timeout)
     try:
         loop = _Loop(catalog, settings, masker, on_turn)
@@ -157,18 +158,6 @@ async def run_agent(
         await client.aclose()
         if server is not None:
             await asyncio.to_thread(server.stop)
-
-
-def _secrets(catalog: Any, api_key: str) -> set[str]:
-    """What no output may show: the API key, and the credentials every tool run is given."""
-    from ..tools.call import _strings
-
-    found = {api_key}
-    for tool in catalog.tools:
-        options = tool.source.options
-        found.update(options.secrets if options is not None else ())
-        found.update(_strings([tool.fixed[n] for n in tool.credentials if n in tool.fixed]))
-    return found
 
 
 class _Loop:

@@ -172,6 +172,17 @@ def failure(workflow: dict[str, Any]) -> dict[str, Any]:
     return error
 
 
+def catalog_secrets(catalog: Any) -> set[str]:
+    """What nothing a client or a model is shown may hold: the credentials every tool run is given
+    (`--auth` values, credential inputs supplied where the tools run)."""
+    found: set[str] = set()
+    for tool in catalog.tools:
+        options = tool.source.options
+        found.update(options.secrets if options is not None else ())
+        found.update(_strings([tool.fixed[n] for n in tool.credentials if n in tool.fixed]))
+    return found
+
+
 def _strings(values: list[Any]) -> list[str]:
     found: list[str] = []
     pending = list(values)
