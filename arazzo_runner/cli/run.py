@@ -7,10 +7,9 @@ import functools
 import sys
 from typing import Any
 
-from ..limits import DEFAULT_MAX_STEPS
 from . import limit_flags
 from .batch import add_batch_flags, run_rows
-from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs, positive_int
+from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs
 from .http_flags import add_run_flags, file_inputs, run_options
 from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
 from .report_flags import (
@@ -23,6 +22,7 @@ from .report_flags import (
 )
 from .run_flags import (
     add_input_values,
+    add_max_steps,
     add_target_flags,
     check_source_names,
     gather_inputs,
@@ -46,13 +46,7 @@ def register(commands: Any) -> None:
     run.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
-    run.add_argument(
-        "--max-steps",
-        type=positive_int,
-        default=DEFAULT_MAX_STEPS,
-        metavar="N",
-        help=f"stop after N step executions, a guard against goto loops (default {DEFAULT_MAX_STEPS})",
-    )
+    add_max_steps(run)
     add_run_flags(run)
     limit_flags.add_flags(run)
     add_input_flags(run)

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
-from .common import positive_float, read_json_or_file
+from .common import positive_float, positive_int, read_json_or_file
 
 
 def add_input_values(parser: argparse.ArgumentParser) -> None:
@@ -50,6 +50,18 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
         default=30.0,
         metavar="SECONDS",
         help="timeout of each HTTP exchange (default 30)",
+    )
+
+
+def add_max_steps(parser: argparse.ArgumentParser, what: str = "per run") -> None:
+    from ..limits import DEFAULT_MAX_STEPS
+
+    parser.add_argument(
+        "--max-steps",
+        type=positive_int,
+        default=DEFAULT_MAX_STEPS,
+        metavar="N",
+        help=f"step executions {what}, a guard against goto loops (default {DEFAULT_MAX_STEPS})",
     )
 
 

@@ -17,13 +17,13 @@ import argparse
 from typing import Any
 
 from ..errors import UsageError
-from ..limits import DEFAULT_MAX_STEPS
 from . import limit_flags, sandbox_flags
-from .common import pairs, positive_int
+from .common import pairs
 from .http_flags import add_run_flags, check_scheme_key, file_inputs, run_options, scheme_owners
 from .input_flags import Environment, add_input_flags, environment_inputs, load_environment, supply_hints
 from .run_flags import (
     add_input_values,
+    add_max_steps,
     add_target_flags,
     check_server_urls,
     gather_inputs,
@@ -49,13 +49,7 @@ def add_tool_flags(parser: argparse.ArgumentParser, *, runs: bool) -> None:
     add_input_flags(parser)
     if runs:
         add_target_flags(parser)
-        parser.add_argument(
-            "--max-steps",
-            type=positive_int,
-            default=DEFAULT_MAX_STEPS,
-            metavar="N",
-            help=f"step executions per tool call, a guard against goto loops (default {DEFAULT_MAX_STEPS})",
-        )
+        add_max_steps(parser, "per tool call")
         add_run_flags(parser)
         limit_flags.add_flags(parser)
 

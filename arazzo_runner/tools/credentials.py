@@ -16,14 +16,13 @@ or a client is shown. An input is a credential when
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ..executor.input_names import inputs_read
 from ..executor.inputs import resolve_schema
 from ..pointer import ABSENT, resolve_pointer
 
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
-_READ = re.compile(r"\$inputs\.([A-Za-z0-9_\-]+)")
 _MAX_DEPTH = 32
 
 
@@ -151,13 +150,4 @@ def _reads(document: dict, at: Any) -> set[str]:
         component = resolve_pointer(document, ["components", "parameters", name])
         if component is not ABSENT:
             pending.append(component)
-    names: set[str] = set()
-    while pending:
-        current = pending.pop()
-        if isinstance(current, str):
-            names.update(_READ.findall(current))
-        elif isinstance(current, dict):
-            pending.extend(current.values())
-        elif isinstance(current, list):
-            pending.extend(current)
-    return names
+    return inputs_read(*pending)
