@@ -23,7 +23,16 @@ from tests.e2e.agentkit import (
 from tests.e2e.helpers import cli
 from tests.servers.scripted import ScriptedServer
 
-CHATS = ["inprocess", "reference", "compat"]
+CHATS = ["inprocess", "reference", "reference-openai", "compat"]
+
+
+@pytest.fixture(scope="module")
+def openai_flavour_server():
+    """The reference server speaking OpenAI's wire (`stream` default false, usage only when asked)."""
+    from arazzo_runner.reference import ReferenceServer
+
+    with ReferenceServer(flavor="openai") as running:
+        yield running
 
 
 @pytest.fixture
@@ -33,11 +42,15 @@ def shop(tmp_path):
 
 
 def chat_args(kind, request, monkeypatch):
-    """The options that choose the chat server `kind`."""
+    """The options that choose the chat server `kind`: the bundled reference server in-process (no
+    `--chat`), or started apart in its seed flavour or its OpenAI flavour, or the compat server."""
     if kind == "inprocess":
         return []
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    server = request.getfixturevalue("reference_server" if kind == "reference" else "compat_server")
+    fixture = {"reference": "reference_server", "reference-openai": "openai_flavour_server"}.get(
+        kind, "compat_server"
+    )
+    server = request.getfixturevalue(fixture)
     return ["--chat", server.url, "--model", "agentaus"]
 
 
