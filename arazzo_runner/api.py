@@ -12,7 +12,6 @@ from .deadline import Deadline, arm
 from .errors import UsageError
 from .executor.input_names import check_input_names
 from .executor.inputs import validate_inputs
-from .executor.operation import close_run_clients
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
 from .model import Workflow
@@ -108,7 +107,7 @@ async def _arun(
         except asyncio.TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
         finally:
-            await close_run_clients(runner)
+            await runner.close()
         return result
     finally:
         if owned:

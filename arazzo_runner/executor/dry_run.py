@@ -22,10 +22,10 @@ from ..records import Record, field, replace
 from ..workspace import Workspace
 from .context import WorkflowState, base_context
 from .inputs import apply_defaults, secret_values
-from .operation import prepare_request
 from .options import RunOptions
 from .runner import MAX_DEPTH, Runner, dependency_inputs
 from .servers import ServerError
+from .steps.operation import prepare_request
 from .values import strip_missing
 
 _ENCODED_PLACEHOLDER = re.compile(r"%3C%24[^%\s]*(?:%(?!3E)[0-9A-Fa-f]{2}[^%\s]*)*%3E")
