@@ -302,10 +302,23 @@ def _check_reachable(
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
             _check_reachable(target.workspace, target.workflow, seen, options, bases)
+        else:
+            _check_broker(workspace.resolve_message(step), options)
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
                 _check_reachable(target.workspace, target.workflow, seen, options, bases)
+
+
+def _check_broker(target: Any, options: RunOptions) -> None:
+    """An AsyncAPI step's broker must be known, and its transport installed, before anything is sent."""
+    from .executor.brokers import BrokerError, check_broker
+    from .messages import TransportError
+
+    try:
+        check_broker(options, target)
+    except (BrokerError, TransportError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _check_server(target: Any, options: RunOptions) -> str:

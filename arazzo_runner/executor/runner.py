@@ -68,9 +68,10 @@ class Runner:
 
     async def close(self) -> None:
         """Close what the run's step kinds opened (client certificates' HTTP clients, broker
-        connections), each even if another fails; the first error is raised after all were tried."""
+        connections, subscriptions on them), the last opened first, each even if another fails; the
+        first error is raised after all were tried."""
         error: BaseException | None = None
-        for closer in list(self._closers.values()):
+        for closer in reversed(list(self._closers.values())):  # the last opened first
             try:
                 await closer()
             except Exception as exc:

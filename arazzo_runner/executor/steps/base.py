@@ -65,6 +65,16 @@ class StepKind(Protocol):
 
     name: str
 
+    def non_blocking(self, cstep: CompiledStep) -> bool:
+        """True: the scheduler runs the step beside the steps after it and joins it later."""
+        ...
+
+    async def prepare(
+        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
+    ) -> None:
+        """Called before each earlier step runs (subscribe-before-send); most kinds do nothing."""
+        ...
+
     async def attempt(
         self,
         host: Host,

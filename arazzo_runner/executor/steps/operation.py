@@ -43,6 +43,14 @@ class OperationStep:
 
     name = "operation"
 
+    def non_blocking(self, cstep: CompiledStep) -> bool:
+        return False
+
+    async def prepare(
+        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
+    ) -> None:
+        return None
+
     async def attempt(
         self,
         host: Host,

@@ -22,6 +22,14 @@ class WorkflowStep:
 
     name = "workflow"
 
+    def non_blocking(self, cstep: CompiledStep) -> bool:
+        return False
+
+    async def prepare(
+        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
+    ) -> None:
+        return None
+
     async def attempt(
         self,
         host: Host,
