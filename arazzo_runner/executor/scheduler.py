@@ -220,7 +220,7 @@ async def _outcome(pending: _Pending) -> tuple[StepResult, Decision, Context | N
 def _reads(workspace: Workspace, cstep: CompiledStep) -> list[str]:
     """The step ids a step reads with `$steps.<id>.` anywhere in it (parameters, body, criteria,
     correlationId, outputs, actions): the implicit dependencies the spec asks to honour."""
-    raw = resolve_pointer(workspace.document.raw, cstep.step.at)
+    raw = resolve_pointer(workspace.document.raw, tuple(str(t) for t in cstep.step.at))
     text = json.dumps(raw, default=str)
     return list(dict.fromkeys(m.group(1) for m in _READS_STEP.finditer(text)))
 

@@ -6,12 +6,13 @@ parameters from `in: path` ones; the step completes once the broker has the mess
 consumer is modelled). `$message` then reads the message sent.
 
 receive: non-blocking (the scheduler runs it beside the steps after it, and joins it where a step
-`dependsOn` it or reads its outputs). Its subscription is made before the steps before it run
-(`prepare`, called by the scheduler), so a reply to a message sent by an earlier step is never missed,
-however fast. Success is a message whose correlation value (at the AsyncAPI message's correlationId
-location) equals the step's `correlationId` within the step's `timeout` (`DEFAULT_RECEIVE_TIMEOUT`
-when it has none), then the step's `successCriteria` over `$message`. Without a `correlationId` the
-first message counts.
+`dependsOn` it or reads its outputs), unless a `goto` or `end` among its actions makes its outcome
+decide what runs next: then it is waited for where it stands. Its subscription is made before the
+steps before it run (`prepare`, called by the scheduler), so a reply to a message sent by an earlier
+step is never missed, however fast. Success is a message whose correlation value (at the AsyncAPI
+message's correlationId location) equals the step's `correlationId` within the step's `timeout`
+(`DEFAULT_RECEIVE_TIMEOUT` when it has none), then the step's `successCriteria` over `$message`.
+Without a `correlationId` the first message counts.
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ class MessageStep:
     name = "asyncapi"
 
     def non_blocking(self, cstep: CompiledStep) -> bool:
-        return cstep.step.action == "receive"
+        """A receive step runs beside the steps after it, unless its outcome decides what runs next: a
+        `goto` or `end` among its actions (its own or the workflow's) makes it wait where it stands."""
+        if cstep.step.action != "receive":
+            return False
+        return not any(a.type in ("goto", "end") for a in (*cstep.on_success, *cstep.on_failure))
 
     async def prepare(
         self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
