@@ -207,9 +207,14 @@ def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
 
 def check_source_names(servers: dict[str, str], workspace: Any) -> None:
     """`--server NAME=URL` must name a source description (of this document or of an arazzo source)
-    and give an absolute http(s) URL."""
+    and give an absolute http(s) URL, or for an asyncapi source a broker URL (`mqtt://host:port`)."""
+    brokers = {entry.name for entry in workspace.document.sources if entry.type == "asyncapi"}
     for name, url in servers.items():
-        if not url.lower().startswith(("http://", "https://")):
+        if name in brokers:
+            scheme, sep, rest = url.partition("://")
+            if not (sep and scheme and rest.strip("/")):
+                raise UsageError(f"--server {name}={url}: expected a broker URL, PROTOCOL://HOST[:PORT]")
+        elif not url.lower().startswith(("http://", "https://")):
             raise UsageError(f"--server {name}={url}: expected an absolute http:// or https:// URL")
     own = {entry.name for entry in workspace.document.sources}
     if servers.keys() <= own:
