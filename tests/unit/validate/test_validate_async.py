@@ -15,6 +15,7 @@ SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "arazzo"
 FIXTURES = SHARED / "schema-tests" / "1.1"
 ASYNC_WORDS = ("asyncapi", "channelPath", "correlationId", "action:")
 # schema-valid fixtures that the spec's prose makes wrong: the rule each one trips
+needs_shared = pytest.mark.skipif(not FIXTURES.is_dir(), reason="../shared is not available")
 CHARACTERIZATION = {
     "async-with-channel-path.arazzo.yaml": {"channel-path-form"},
     "characterization-async-invalid-channelPath-string.arazzo.yaml": {"channel-path-form"},
@@ -24,7 +25,9 @@ CHARACTERIZATION = {
 }
 
 
-def _async_fixtures(kind: str) -> list[Path]:
+def _async_fixtures(kind: str) -> list:
+    if not FIXTURES.is_dir():  # one case, skipped by needs_shared with its reason
+        return [pytest.param(None, id="no-shared")]
     found = sorted((FIXTURES / kind).glob("*.yaml"))
     return [p for p in found if any(word in p.read_text() for word in ASYNC_WORDS)]
 
@@ -33,21 +36,25 @@ def _errors(report) -> set[str]:
     return {f.rule for f in report.findings if f.severity == "error"}
 
 
+@needs_shared
 @pytest.mark.parametrize("path", _async_fixtures("pass"), ids=lambda p: p.name)
 def test_every_official_passing_async_fixture_validates(path: Path) -> None:
     report = validate_path(path, remote=False)
     assert _errors(report) == CHARACTERIZATION.get(path.name, set()), [str(f) for f in report.findings]
 
 
+@needs_shared
 @pytest.mark.parametrize("path", _async_fixtures("fail"), ids=lambda p: p.name)
 def test_every_official_failing_async_fixture_is_refused(path: Path) -> None:
     assert _errors(validate_path(path, remote=False))
 
 
+@needs_shared
 def test_there_are_async_fixtures_to_check() -> None:
     assert len(_async_fixtures("pass")) >= 14 and len(_async_fixtures("fail")) >= 10
 
 
+@needs_shared
 def test_the_official_asyncapi_example_loads_with_its_reply_and_correlation_locations() -> None:
     description = load_asyncapi(str(SHARED / "examples" / "1.1.0" / "pet-asyncapi.yaml"))
     assert description.version == "3.0.0"
