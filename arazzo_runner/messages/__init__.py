@@ -16,7 +16,6 @@ imported only when a run opens a connection with it:
 
 from __future__ import annotations
 
-from importlib import import_module
 from importlib.util import find_spec
 from typing import Any
 
@@ -70,13 +69,36 @@ def transport_class(protocol: str) -> type[MessageTransport]:
     if entry is None:
         known = ", ".join(sorted(PROTOCOLS))
         raise TransportError(f"protocol '{protocol}' has no transport in this engine (known: {known})")
-    module, name, library, extra, _ = entry
+    module, _, library, extra, _ = entry
     if find_spec(library) is None:
         raise MissingExtra(
             f"protocol '{protocol}' needs the {library} client: pip install 'arazzo-engine[{extra}]' "
             "(or [events] for every broker)"
         )
-    return getattr(import_module(f"{__name__}.{module}"), name)
+    return _load(module)
+
+
+def _load(module: str) -> type[MessageTransport]:
+    """The transport class of a module, imported now (each module imports its client when used)."""
+    if module == "mqtt":
+        from .mqtt import MqttTransport
+
+        return MqttTransport
+    if module == "nats":
+        from .nats import NatsTransport
+
+        return NatsTransport
+    if module == "websocket":
+        from .websocket import WebSocketTransport
+
+        return WebSocketTransport
+    if module == "kafka":
+        from .kafka import KafkaTransport
+
+        return KafkaTransport
+    from .amqp import AmqpTransport
+
+    return AmqpTransport
 
 
 def uses_tls(protocol: str) -> bool:
