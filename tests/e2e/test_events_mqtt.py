@@ -193,3 +193,43 @@ def test_a_broker_that_is_not_there_fails_the_step_naming_it(tmp_path):
     ][0]
     assert workflow["status"] == "failed"
     assert "mqtt broker mqtt://127.0.0.1:9: connecting failed" in workflow["error"]["message"]
+
+
+def test_a_secret_in_a_message_is_masked_in_every_output(tmp_path, broker):
+    """A `format: password` input sent in a payload: never shown by --verbose, the JSON result, the
+    report file or JUnit, though it really went to the broker (the reply carries the request id)."""
+    import subprocess
+    import sys
+
+    from tests.e2e.eventkit import INPUTS, ROOT
+
+    secret = "s3cr3t-t0ken-987"
+    place = send_step("place")
+    place["requestBody"]["payload"]["token"] = "$inputs.token"
+    doc = events_doc(place, receive_step("confirm"))
+    doc["workflows"][0]["inputs"] = {
+        **INPUTS,
+        "properties": {**INPUTS["properties"], "token": {"type": "string", "format": "password"}},
+    }
+    path = write_events(tmp_path, doc, orders_asyncapi("mqtt"))
+    report, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    args = ["run", str(path), "--server", f"orders={broker}", "--input", f"token={secret}", "--verbose"]
+    args += ["--input", "requestId=r-secret", "--report-json", str(report), "--junit", str(junit)]
+    done = subprocess.run(
+        [sys.executable, "-m", "arazzo_runner.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    outputs = {
+        "stdout": done.stdout,
+        "stderr": done.stderr,
+        "report": report.read_text(),
+        "junit": junit.read_text(),
+    }
+    for name, text in outputs.items():
+        assert secret not in text, f"the secret leaked into {name}"
+    assert '"token":"***"' in done.stdout  # the --verbose line of the message sent, masked
+    assert "***" in outputs["report"] and "***" in outputs["junit"]

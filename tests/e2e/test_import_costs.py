@@ -50,6 +50,7 @@ def test_a_json_workflow_over_http_imports_only_what_it_uses(tmp_path, server) -
     )
     assert report["status"] == "passed"
     assert [request.path for request in server.requests] == ["/pets/1"]
+    assert "arazzo_runner.messages" not in report["modules"]  # no message transport on an HTTP-only path
     httpx_own = _httpx_own(tmp_path)
     assert [name for name in HEAVY if name in report["modules"] and name not in httpx_own] == []
     assert report["trust_loaded"] is False
