@@ -97,7 +97,18 @@ def root_resolver(schema: Any, registry: Any, validator_class: Any = None) -> An
         specification = specification_with(dialect, default=DRAFT202012)
     resource = specification.create_resource(schema)
     uri = resource.id() or ""
-    return registry.with_resource(uri, resource).crawl().resolver(base_uri=uri)
+    return crawled(registry.with_resource(uri, resource)).resolver(base_uri=uri)
+
+
+def crawled(registry: Any) -> Any:
+    """`registry` with every resource it holds crawled (their anchors and `$id`s known), which
+    `referencing` would otherwise redo in each lookup that misses. A document whose crawl fails (an
+    `$id` that is no URI reference) keeps its registry uncrawled: the lookup that needs it fails then,
+    inside the validator, as it always did."""
+    try:
+        return registry.crawl()
+    except Exception:
+        return registry
 
 
 def _nothing(location: str) -> None:
