@@ -57,10 +57,11 @@ def schema_document(line: str) -> dict[str, Any]:
 def validator(line: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    from ..sources.schema_registry import registry
+    from ..sources.schema_registry import registry, root_resolver
 
     # the meta-schemas it references are bundled with jsonschema; any other URI is refused, never fetched
-    return Draft202012Validator(schema_document(line), registry=registry())
+    schema = schema_document(line)
+    return Draft202012Validator(schema, _resolver=root_resolver(schema, registry()))
 
 
 def check_schema(data: Any, line: str | None = None) -> list[SchemaProblem]:
