@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +14,9 @@ from .executor.input_names import check_input_names
 from .executor.inputs import validate_inputs
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
+from .executor.runtime import AsyncioRuntime, BlockingRuntime, Runtime, blocking_allowed, drive
 from .model import Workflow
+from .records import Record
 from .result import RunResult, WorkflowResult
 from .workspace import Workspace
 
@@ -52,8 +54,21 @@ def run(
     options: RunOptions | None = None,
     **option_values: Any,
 ) -> RunResult:
-    """Run workflows synchronously (a thin wrapper over `arun`)."""
-    return _sync(arun(source, workflows, inputs, options=options, **option_values), "run", "arun")
+    """Run workflows synchronously; the result is `arun`'s. The run blocks this thread, without an event
+    loop, when it can (it makes its own client and reaches no AsyncAPI step); otherwise it runs on
+    asyncio. The engine is the same either way (`executor/runtime.py`)."""
+    if _loop_running():
+        raise UsageError("run() was called inside a running event loop; use `await arun(...)` there")
+    opts = options or RunOptions(**option_values)
+    with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
+        prepared = _prepare(source, workflows, inputs, opts)
+        if blocking_allowed(opts.client is None, prepared.kinds):
+            runtime = BlockingRuntime()
+            client = _own_client(runtime, opts, prepared)
+            return drive(_execute(prepared, opts, deadline, runtime, client))
+        import asyncio
+
+        return asyncio.run(_execute(prepared, opts, deadline, AsyncioRuntime(), None))
 
 
 async def arun(
@@ -73,38 +88,59 @@ async def arun(
     """
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
-        return await _arun(source, workflows, inputs, opts, deadline)
+        prepared = _prepare(source, workflows, inputs, opts)
+        return await _execute(prepared, opts, deadline, AsyncioRuntime(), None)
 
 
-async def _arun(
-    source: Source,
-    workflows: str | Iterable[str] | None,
-    inputs: dict[str, Any] | None,
-    opts: RunOptions,
-    deadline: Deadline | None,
-) -> RunResult:
+class _Prepared(Record):
+    """A run checked and ready: its document, workflows, inputs, and what its preflight found."""
+
+    workspace: Workspace
+    selected: list[Workflow]
+    given: dict[str, Any]  # the run's inputs (dependencies receive them)
+    inputs: dict[str, dict[str, Any]]  # per selected workflow, validated (defaults applied)
+    bases: set[str]  # the base URLs of every operation the run may call
+    kinds: set[str]  # the step target kinds it may reach (operation, workflow, asyncapi)
+
+
+def _prepare(
+    source: Source, workflows: str | Iterable[str] | None, inputs: dict[str, Any] | None, opts: RunOptions
+) -> _Prepared:
     workspace = source if isinstance(source, Workspace) else load(source)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
-    bases = preflight(workspace, selected, per_workflow, given, opts)
-    client = opts.client
-    owned = client is None
-    if owned:
-        from .http.transport import new_client
+    kinds: set[str] = set()
+    bases = preflight(workspace, selected, per_workflow, given, opts, kinds)
+    return _Prepared(workspace, selected, given, per_workflow, bases, kinds)
 
-        if any(base.startswith("https:") for base in bases):
-            from .http.tls import default_tls_context
 
-            default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
-        client = new_client(opts.timeout)
+def _own_client(runtime: Runtime, opts: RunOptions, prepared: _Prepared) -> Any:
+    if any(base.startswith("https:") for base in prepared.bases):
+        from .http.tls import default_tls_context
+
+        default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
+    return runtime.new_client(opts.timeout)
+
+
+async def _execute(
+    prepared: _Prepared, opts: RunOptions, deadline: Deadline | None, runtime: Runtime, client: Any
+) -> RunResult:
+    """The run itself, on `runtime`, with the caller's client, else `client`, else one made here."""
+    owned = opts.client is None
+    if owned and client is None:
+        client = _own_client(runtime, opts, prepared)
+    elif not owned:
+        client = opts.client
+    workspace, selected = prepared.workspace, prepared.selected
     try:
-        runner = Runner(opts, client, given, deadline, root=workspace)  # the deadline armed at the start
+        # the deadline armed at the start
+        runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime)
         result = RunResult()
         try:
-            run_all = _run_all(runner, workspace, selected, per_workflow, result)
-            await asyncio.wait_for(run_all, _backstop(runner.deadline.remaining()))
-        except asyncio.TimeoutError:  # only if the runner's own deadline checks did not end the run
+            run_all = _run_all(runner, workspace, selected, prepared.inputs, result)
+            await runtime.within(run_all, _backstop(runner.deadline.remaining()))
+        except TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
         finally:
             await runner.close()
@@ -192,10 +228,15 @@ def _sync(coroutine: Any, name: str, async_name: str) -> Any:
         raise UsageError(
             f"{name}() was called inside a running event loop; use `await {async_name}(...)` there"
         )
+    import asyncio
+
     return asyncio.run(coroutine)
 
 
 def _loop_running() -> bool:
+    asyncio = sys.modules.get("asyncio")  # not imported: no event loop can be running
+    if asyncio is None:
+        return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -233,11 +274,13 @@ def preflight(
     inputs: dict[str, dict],
     given: dict[str, Any],
     options: RunOptions | None = None,
+    kinds: set[str] | None = None,
 ) -> set[str]:
     """Everything that can be checked before sending: inputs (also of the dependencies, which receive
     the run's inputs `given`), expressions, targets, sources and their base URLs, which it returns (of
     every operation the run may call). `inputs` (per selected workflow) become the validated inputs,
-    defaults applied, which the run then uses as they are."""
+    defaults applied, which the run then uses as they are. `kinds` receives the step target kinds the
+    run may reach (`operation`, `workflow`, `asyncapi`)."""
     options = options or RunOptions()
     check_input_names(workspace, selected, given)  # `modle` for `model`: a usage error, not ignored
     for workflow in selected:
@@ -245,8 +288,9 @@ def preflight(
         inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets)
     seen: set[tuple[int, str]] = set()
     bases: set[str] = set()
+    reached: set[str] = set() if kinds is None else kinds
     for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options, bases)
+        _check_reachable(workspace, workflow, seen, options, bases, reached)
     checked: set[tuple[int, str]] = set()
     for workflow in selected:
         _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
@@ -281,7 +325,12 @@ def _check_dependency_inputs(
 
 
 def _check_reachable(
-    workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]], options: RunOptions, bases: set[str]
+    workspace: Workspace,
+    workflow: Workflow,
+    seen: set[tuple[int, str]],
+    options: RunOptions,
+    bases: set[str],
+    kinds: set[str],
 ) -> None:
     key = (id(workspace), workflow.workflow_id)
     if key in seen:
@@ -290,10 +339,11 @@ def _check_reachable(
     plan = workspace.compiled(workflow)
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen, options, bases)
+        _check_reachable(target.workspace, target.workflow, seen, options, bases, kinds)
     servers_checked: set[int] = set()  # one check per operation, however many steps call it
     for cstep in plan.steps:
         step = cstep.step
+        kinds.add(step.target_kind)
         if step.target_kind == "operation":
             target = workspace.resolve_operation(step)
             if id(target.operation) not in servers_checked:
@@ -301,13 +351,13 @@ def _check_reachable(
                 bases.add(_check_server(target, options))
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen, options, bases)
+            _check_reachable(target.workspace, target.workflow, seen, options, bases, kinds)
         else:
             _check_broker(workspace.resolve_message(step), options)
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen, options, bases)
+                _check_reachable(target.workspace, target.workflow, seen, options, bases, kinds)
 
 
 def _check_broker(target: Any, options: RunOptions) -> None:

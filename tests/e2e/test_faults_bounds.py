@@ -99,6 +99,9 @@ def test_the_deadline_closes_the_runs_http_client(write, monkeypatch):
 
 
 def test_a_backstop_ends_the_run_if_something_ignores_the_deadline(write, monkeypatch):
+    """On asyncio (`arun`) an await the runner's deadline checks miss is still ended by the backstop.
+    (A run that blocks its thread has no such await: each of its waits is bounded by itself.)"""
+
     async def stuck(*args, **kwargs):
         await asyncio.sleep(30)  # an await the runner's own deadline checks do not cover
         raise AssertionError("the backstop did not end the run")  # a different error, had it waited
@@ -106,7 +109,8 @@ def test_a_backstop_ends_the_run_if_something_ignores_the_deadline(write, monkey
     monkeypatch.setattr(operation_kind, "attempt_operation", stuck)
     monkeypatch.setattr(api, "DEADLINE_GRACE", 0.05)
     path = write(arazzo_doc(workflow("one", list_step()), workflow("two", list_step())))
-    result = arazzo_runner.run(path, servers={"pets": "http://127.0.0.1:9"}, deadline=0.15)
+    run = arazzo_runner.arun(path, servers={"pets": "http://127.0.0.1:9"}, deadline=0.15)
+    result = asyncio.run(run)
     assert result.status == "failed"
     assert [(w.workflow_id, w.status, w.error) for w in result.workflows] == [
         ("one", "failed", {"stepId": "", "message": "run deadline of 0.15 s exceeded"}),
