@@ -64,8 +64,9 @@ def run(
         prepared = _prepare(source, workflows, inputs, opts)
         if blocking_allowed(opts.client is None, prepared.kinds):
             runtime = BlockingRuntime()
-            client = _own_client(runtime, opts, prepared)
-            return drive(_execute(prepared, opts, deadline, runtime, client))
+            client = _blocking_client(runtime, opts, prepared)
+            if client is not None:
+                return drive(_execute(prepared, opts, deadline, runtime, client))
         import asyncio
 
         return asyncio.run(_execute(prepared, opts, deadline, AsyncioRuntime(), None))
@@ -121,6 +122,19 @@ def _own_client(runtime: Runtime, opts: RunOptions, prepared: _Prepared) -> Any:
 
         default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
     return runtime.new_client(opts.timeout)
+
+
+def _blocking_client(runtime: Runtime, opts: RunOptions, prepared: _Prepared) -> Any:
+    """The blocking run's client, or None when this httpx's transports cannot hold the run's time
+    limits (`http/bounded.py`, checked by a test against the installed httpx): then asyncio runs it."""
+    try:
+        return _own_client(runtime, opts, prepared)
+    except Exception as exc:
+        from .http.bounded import Unbounded
+
+        if isinstance(exc, Unbounded):
+            return None
+        raise
 
 
 async def _execute(

@@ -6,9 +6,9 @@ is only how the run waits, and the `Runtime` the run is given is the one place w
 
 | what                                   | `AsyncioRuntime`          | `BlockingRuntime`                     |
 |----------------------------------------|---------------------------|---------------------------------------|
-| an HTTP exchange                       | `httpx.AsyncClient`       | `httpx.Client` (`http/blocking.py`)   |
+| an HTTP exchange                       | `httpx.AsyncClient`       | `httpx.Client` (`http/run_client.py`) |
 | its time limit (step `timeout`, the    | `asyncio.wait_for`        | each socket operation gets at most    |
-| run deadline)                          | cancels it                | the time left (`http/blocking.py`)    |
+| run deadline)                          | cancels it                | the time left (`http/bounded.py`)     |
 | a retry's wait                         | `asyncio.sleep`           | `time.sleep`                          |
 | a step waiting beside the next ones    | an asyncio task           | none: such a run takes asyncio        |
 
@@ -88,7 +88,7 @@ class BlockingRuntime(Runtime):
     async def within(self, awaitable: Awaitable[T], seconds: float | None) -> T:
         if seconds is None:
             return await awaitable
-        from ..http.blocking import limited
+        from ..http.bounded import limited
 
         with limited(seconds) as limit:
             try:

@@ -60,10 +60,11 @@ class Response(Record):
 
 
 def new_client(timeout: float | None, *, blocking: bool = False, **options: Any) -> Any:
-    """The run's pooled client: an httpx.AsyncClient, or with `blocking` an httpx.Client behind the same
-    interface (http/blocking.py; `blocking.Unbounded` when the run's time limits cannot be put under its
-    transports). Runs share one verifying TLS context whose CA bundle is read at the first TLS handshake
-    (~14 ms): once per process, and never for plain-http runs (http/tls.py)."""
+    """The run's pooled client (http/run_client.py): an httpx.AsyncClient, or with `blocking` an
+    httpx.Client behind the same calls whose pools hold the run's time limits (http/bounded.py;
+    `bounded.Unbounded` when they cannot be put under its transports). Runs share one verifying TLS
+    context whose CA bundle is read at the first TLS handshake (~14 ms): once per process, and never for
+    plain-http runs (http/tls.py)."""
     import httpx
 
     from .tls import default_tls_context
@@ -73,9 +74,11 @@ def new_client(timeout: float | None, *, blocking: bool = False, **options: Any)
     client = kind(timeout=httpx.Timeout(timeout), follow_redirects=False, **options)
     if type(getattr(client, "_cookies", None)) is httpx.Cookies:  # the private slot, as httpx 0.2x has it
         client._cookies = _cookie_jar_class()(client._cookies)
+    from .run_client import BlockingClient, RunClient
+
     if not blocking:
-        return client
-    from .blocking import BlockingClient, bound_client
+        return RunClient(client)
+    from .bounded import bound_client
 
     try:
         return BlockingClient(bound_client(client))

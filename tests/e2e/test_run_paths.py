@@ -26,7 +26,7 @@ from arazzo_runner.errors import UsageError
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 from tests.e2e.eventkit import events_doc, send_step, write_events
 from tests.e2e.execkit import flaky, listing, ok200, pet, retry
-from tests.e2e.helpers import ROOT, workflow
+from tests.e2e.helpers import ROOT, cli, workflow
 from tests.e2e.test_events_nats_websocket import websocket_asyncapi
 from tests.servers.faults import closed_port_url
 from tests.servers.scripted import ScriptedServer
@@ -217,3 +217,24 @@ def test_both_paths_give_the_same_result_events_and_requests(tmp_path, drives, m
     assert sent[4][4]["x-trace"] == "t0ps3cret"
     assert sent[5][4]["cookie"] == "sid=s1"
     assert ("StepRetrying", "flaky") in events
+
+
+def test_arazzo_run_freezes_the_collector_during_the_run_only(capsys, tmp_path, server, monkeypatch):
+    """What exists before the run stays out of its garbage collections, and is given back after."""
+    import gc
+
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    flow = _flow(tmp_path, workflow("w", pet("get", successCriteria=ok200())))
+    frozen: list[int] = []
+    real = api.run
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        frozen.append(gc.get_freeze_count())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "run", spy)
+    before = gc.get_freeze_count()
+    result = cli(capsys, "run", flow, "--server", f"pets={server.url}")
+    assert result.code == 0
+    assert frozen and frozen[0] > before
+    assert gc.get_freeze_count() == before

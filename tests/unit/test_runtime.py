@@ -17,7 +17,7 @@ from arazzo_runner.executor.runtime import (
     blocking_allowed,
     drive,
 )
-from arazzo_runner.http import blocking
+from arazzo_runner.http import bounded
 
 MARK: contextvars.ContextVar[str] = contextvars.ContextVar("mark", default="outside")
 
@@ -82,7 +82,7 @@ def test_a_blocking_limit_that_cut_an_operation_is_a_timeout_error() -> None:
     runtime = BlockingRuntime()
 
     async def cut() -> None:
-        limit = blocking._LIMIT.get()
+        limit = bounded._LIMIT.get()
         assert limit is not None
         limit.fired = True  # as the network layer marks it when a socket operation ran out of time
         raise ValueError("read timed out")
@@ -97,12 +97,12 @@ def test_a_blocking_limit_that_cut_an_operation_is_a_timeout_error() -> None:
 
 
 def test_limits_nest_and_the_tighter_one_holds() -> None:
-    with blocking.limited(10) as outer:
-        with blocking.limited(100) as inner:
+    with bounded.limited(10) as outer:
+        with bounded.limited(100) as inner:
             assert inner.end == outer.end
-        with blocking.limited(1) as tight:
+        with bounded.limited(1) as tight:
             assert tight.end < outer.end
-    assert blocking._LIMIT.get() is None
+    assert bounded._LIMIT.get() is None
 
 
 def test_the_asyncio_runtime_times_out_with_the_builtin_timeout_error() -> None:

@@ -1,17 +1,11 @@
-"""HTTP for a run that blocks its caller's thread (the blocking runtime, `executor/runtime.py`).
+"""The time limits of a run that blocks its thread, held by the network layer under its HTTP client.
 
-Two parts:
-
-* `BlockingClient`: an `httpx.Client` behind the few `httpx.AsyncClient` calls the engine makes
-  (`stream`, `post`, `aclose`), each of which completes before it returns: the engine's one async
-  transport code (`transport.send`, the OAuth2 token request) runs on it unchanged, and its awaits never
-  suspend. httpx's sync client costs ~0.25 ms less CPU per request than its async one on this stack.
-* The network layer under it holds the run's time limits. On asyncio a step's `timeout` and the run's
-  deadline cancel the exchange in flight (`asyncio.wait_for`); a blocking call cannot be cancelled, so
-  instead every socket operation of the exchange gets at most the time left (`limited`): a read, a write
-  (each send), the TLS handshake, each connection attempt. When the limit cuts one short it is marked
-  `fired`, so the caller reports the limit (as asyncio's timeout would) and not a read timeout. What no
-  socket timeout reaches is the host-name lookup (`getaddrinfo`), bounded by the resolver's own timeouts.
+On asyncio a step's `timeout` and the run's deadline cancel the exchange in flight (`asyncio.wait_for`).
+A blocking call cannot be cancelled, so instead every socket operation of the exchange gets at most the
+time left (`limited`, which the blocking runtime's `within` opens): each connection attempt, the TLS
+handshake, each read, each send of a body. When the limit cuts one short it is marked `fired`, so the
+caller reports the limit (as asyncio's timeout would), not a read timeout. What no socket timeout
+reaches is the host-name lookup (`getaddrinfo`), bounded by the resolver's own timeouts.
 
 httpcore takes its network backend per connection pool; httpx builds the pools (one per transport: the
 client's own and one per proxy from the environment) without a way to pass one, so the client's pools
@@ -20,7 +14,6 @@ get theirs after they are built (`bound_client`), checked by a test against the 
 
 from __future__ import annotations
 
-import logging
 import socket
 import time
 from collections.abc import Iterator
@@ -30,8 +23,6 @@ from typing import Any
 
 import httpcore
 import httpx
-
-_LOG = logging.getLogger("httpx")  # httpx's own logger: the line its client would log for each request
 
 
 class Unbounded(Exception):
@@ -183,87 +174,3 @@ def is_bounded(client: httpx.Client) -> bool:
     """Whether every pool of `client` has the bounded network layer (for tests)."""
     transports = [client._transport, *(t for t in client._mounts.values() if t is not None)]
     return all(isinstance(t._pool._network_backend, _BoundedBackend) for t in transports)  # type: ignore[attr-defined]
-
-
-class BlockingClient:
-    """An `httpx.Client` behind the async calls the engine makes of its client; each completes at once."""
-
-    def __init__(self, client: httpx.Client) -> None:
-        self.sync = client
-
-    def stream(self, method: str, url: str, **options: Any) -> _Exchange:
-        return _Exchange(self.sync, method, url, options)
-
-    async def post(self, url: str, **options: Any) -> httpx.Response:
-        return self.sync.post(url, **options)
-
-    async def aclose(self) -> None:
-        self.sync.close()
-
-    @property
-    def is_closed(self) -> bool:
-        return self.sync.is_closed
-
-    @property
-    def cookies(self) -> httpx.Cookies:
-        return self.sync.cookies
-
-
-class _Exchange:
-    """`async with client.stream(...) as response`: the request built by the client (its headers,
-    cookies, timeout), sent by the transport it routes the URL to (its own pool, or a proxy's).
-
-    What `Client.send` adds around that is for features the run's client does not have (auth flows,
-    redirects followed, event hooks: `new_client` makes it without them), ~45 µs of a ~250 µs
-    request here; what the run relies on is kept: the request attached to any error (as httpx's
-    `request_context` does: failures name their request), Set-Cookie stored in the client's jar, the
-    response closed whatever happens, httpx's log line."""
-
-    __slots__ = ("_client", "_method", "_options", "_response", "_url")
-
-    def __init__(self, client: httpx.Client, method: str, url: str, options: dict[str, Any]) -> None:
-        self._client, self._method, self._url, self._options = client, method, url, options
-        self._response: httpx.Response | None = None
-
-    async def __aenter__(self) -> _Response:
-        client = self._client
-        request = client.build_request(self._method, self._url, **self._options)
-        try:
-            response = client._transport_for_url(request.url).handle_request(request)
-        except httpx.RequestError as exc:
-            exc.request = request
-            raise
-        self._response = response
-        response.request = request
-        try:
-            if "set-cookie" in response.headers:
-                client.cookies.extract_cookies(response)
-            _LOG.info(
-                'HTTP Request: %s %s "%s %d %s"',
-                request.method,
-                request.url,
-                response.http_version,
-                response.status_code,
-                response.reason_phrase,
-            )
-        except BaseException:
-            response.close()
-            raise
-        return _Response(response)
-
-    async def __aexit__(self, *exc_info: Any) -> None:
-        if self._response is not None:
-            self._response.close()
-
-
-class _Response:
-    """The sync response with `aiter_bytes` (the only async read the transport makes)."""
-
-    __slots__ = ("_response", "headers", "status_code")
-
-    def __init__(self, response: httpx.Response) -> None:
-        self._response, self.headers, self.status_code = response, response.headers, response.status_code
-
-    async def aiter_bytes(self) -> Any:
-        for chunk in self._response.iter_bytes():
-            yield chunk
