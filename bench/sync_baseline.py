@@ -1,7 +1,7 @@
 """Benchmark (f), issue 17: `arazzo run` against the synchronous httpx script a user would write instead
 (not a test).
 
-    python bench/sync_baseline.py [--runs N] [--steps 200] [--json PATH] [--hide-httpx-cli]
+    python bench/sync_baseline.py [--runs N] [--steps 200] [--json PATH] [--hide-httpx-cli] [--hide trio]
 
 A generated chain where step i posts to `/counter/k{n}`, `n` being the previous step's output `next`,
 checks `$statusCode == 200` and `$response.body#/ok == true` and outputs `next`, against a stdlib
@@ -18,7 +18,8 @@ case of a document run before (as in cold_start.py).
 `--hide-httpx-cli`: with click, rich and pygments installed (the test extra pulls them in), `import
 httpx` also imports httpx's own command line (~10 ms, both sides); the flag makes every process see
 them as not installed, as in an environment without them (a folder of stand-ins that raise ImportError
-first on PYTHONPATH).
+first on PYTHONPATH). `--hide NAME[,NAME]` does the same for other packages: `--hide trio` (httpcore
+imports trio, when installed, with its first client: ~30 ms, both sides).
 """
 
 from __future__ import annotations
@@ -62,18 +63,18 @@ TARGETS = {1: 1.25, 200: 1.2}  # issue 17: engine / script, wall and CPU
 RSS_TARGET = 40 * 2**20
 
 
-HIDDEN = ("click", "rich", "pygments")
+HTTPX_CLI = ("click", "rich", "pygments")
 
 
 def commands(
-    folder: Path, url: str, steps: int, hide_httpx_cli: bool = False
+    folder: Path, url: str, steps: int, hide: tuple[str, ...] = ()
 ) -> dict[str, tuple[list[str], dict[str, str]]]:
     arazzo = arazzo_command()
     base: dict[str, str] = {}
-    if hide_httpx_cli:
+    if hide:
         hidden = folder / "hidden"
         hidden.mkdir()
-        for name in HIDDEN:
+        for name in hide:
             (hidden / f"{name}.py").write_text(f"raise ImportError('{name}: hidden by the benchmark')\n")
         base["PYTHONPATH"] = f"{hidden}{os.pathsep}{ROOT}"
     cached = {**base, "ARAZZO_CACHE_DIR": str(folder / "cache")}
@@ -89,9 +90,9 @@ def commands(
     return todo
 
 
-def run(runs: int, steps: int = 200, hide_httpx_cli: bool = False) -> dict[str, Any]:
+def run(runs: int, steps: int = 200, hide: tuple[str, ...] = ()) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder, ThreadedBenchServer() as server:
-        todo = commands(Path(folder), server.url, steps, hide_httpx_cli)
+        todo = commands(Path(folder), server.url, steps, hide)
         found = paired(todo, runs)
     failed = [label for label, results in found.items() if results[0].code != 0]
     if failed:
@@ -108,7 +109,8 @@ def run(runs: int, steps: int = 200, hide_httpx_cli: bool = False) -> dict[str, 
     return {
         "runs": runs,
         "steps": steps,
-        "httpx_cli_hidden": hide_httpx_cli,
+        "hidden": list(hide),
+        "installed": installed(),
         "rows": rows,
         "ratios": compared,
         "per_step": per_step,
@@ -117,12 +119,27 @@ def run(runs: int, steps: int = 200, hide_httpx_cli: bool = False) -> dict[str, 
     }
 
 
+def installed() -> dict[str, str | None]:
+    """The versions of the optional packages that change what `import httpx` and its first client cost."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {}
+    for name in (*HTTPX_CLI, "trio"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 def report(result: dict[str, Any]) -> None:
     steps = result["steps"]
     rounds = result["runs"]
-    hidden = ", httpx's CLI deps hidden" if result.get("httpx_cli_hidden") else ""
+    hidden = f", hidden: {', '.join(result['hidden'])}" if result.get("hidden") else ""
     what = "(f) counter chain vs a sync httpx.Client script, ThreadingHTTPServer"
     print(f"{what}, {rounds} paired rounds{hidden}")
+    versions = ", ".join(f"{k} {v or '-'}" for k, v in result["installed"].items())
+    print(f"installed: {versions}")
     print(f"| {'process':<36} | {'wall':>9} | {'CPU':>9} | {'min wall':>9} | {'peak RSS':>9} |")
     print(f"|{'-' * 38}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
     for label, row in result["rows"].items():
@@ -147,9 +164,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--json", help="also write the results to this JSON file")
     parser.add_argument("--hide-httpx-cli", action="store_true", help="click, rich, pygments unimportable")
+    parser.add_argument("--hide", default="", metavar="NAMES", help="more packages made unimportable")
     args = parser.parse_args()
+    hide = (*(HTTPX_CLI if args.hide_httpx_cli else ()), *filter(None, args.hide.split(",")))
     print(machine_line())
-    result = run(args.runs, args.steps, args.hide_httpx_cli)
+    result = run(args.runs, args.steps, hide)
     report(result)
     write_json(args.json, result)
 

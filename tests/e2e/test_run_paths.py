@@ -86,6 +86,7 @@ def test_a_synchronous_http_run_blocks_without_importing_asyncio(tmp_path, serve
 
 
 def test_which_path_each_caller_takes(tmp_path, server, drives, monkeypatch):
+    monkeypatch.delenv("ARAZZO_RUN_PATH", raising=False)  # the default, whatever the session's
     server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
     flow = _flow(tmp_path, workflow("w", pet("get", successCriteria=ok200())))
     servers = {"pets": server.url}
