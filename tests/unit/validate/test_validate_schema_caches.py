@@ -1,9 +1,11 @@
-"""The schema machinery resolves once: the official schemas are compiled and crawled once per process,
-an OpenAPI schema is made into a validator once per description, and caching changes no verdict
-(the corpus validated twice, in one process and in another, gives the same findings)."""
+"""The schema machinery resolves once: the official schemas are compiled (by both validators) and
+crawled once per process, a valid document never reaches jsonschema, an OpenAPI schema is made into a
+validator once per description, and none of it changes a verdict (the two validators agree on every
+shared document; the corpus validated twice, in one process and in another, gives the same findings)."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import subprocess
 import sys
@@ -13,6 +15,7 @@ import jsonschema_specifications
 import pytest
 from referencing import Registry
 
+from arazzo_runner.loader import load_text
 from arazzo_runner.sources import schema_registry
 from arazzo_runner.validate import openapi_schemas, schema
 from arazzo_runner.validate.format import format_json
@@ -34,6 +37,7 @@ workflows:
       - stepId: s
         operationId: listPets
         successCriteria: [{condition: $statusCode == 200}]
+        retries: 3  # not a field of a step: the fast validator rejects it, jsonschema explains
 """
 
 
@@ -56,28 +60,87 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     monkeypatch.setattr(Registry, "crawl", counting_crawl)
     monkeypatch.setattr(schema_registry, "root_resolver", counting_root)
     schema.validator.cache_clear()
+    schema.fast_validator.cache_clear()
     yield counts
     schema.validator.cache_clear()
+    schema.fast_validator.cache_clear()
 
 
 def test_the_official_schema_is_compiled_and_crawled_once_for_many_documents(
     counted: dict[str, int], check: Check
 ) -> None:
     first = check(INPUTS_1_0.replace("wN", "w0"), name="a0.arazzo.yaml")
-    assert first.findings == []
+    assert [f.message for f in first.findings] == ["unexpected field 'retries'"]
     assert counted == {"crawls": 1, "resolvers": 1}  # the 1.0 schema: compiled and crawled, once
     for n in range(1, 6):
-        assert check(INPUTS_1_0.replace("wN", f"w{n}"), name=f"a{n}.arazzo.yaml").findings == []
+        report = check(INPUTS_1_0.replace("wN", f"w{n}"), name=f"a{n}.arazzo.yaml")
+        assert [f.message for f in report.findings] == ["unexpected field 'retries'"]
     # an uncrawled registry made referencing crawl the whole schema again for each $dynamicRef
     assert counted == {"crawls": 1, "resolvers": 1}
     assert schema.validator.cache_info().misses == 1
+    assert schema.fast_validator.cache_info().misses == 1
 
 
 def test_each_schema_line_is_compiled_once(counted: dict[str, int]) -> None:
-    for version in ("1.0.1", "1.1.0", "1.0.0", "1.1.0"):
-        schema.check_schema({"arazzo": version, "info": {"title": "t", "version": "1"}})
+    for version in ("1.0.1", "1.1.0", "1.0.0", "1.1.0"):  # invalid: no sourceDescriptions, no workflows
+        problems = schema.check_schema({"arazzo": version, "info": {"title": "t", "version": "1"}})
+        assert "missing required field 'workflows'" in [p.message for p in problems]
     assert counted["resolvers"] == 2
     assert schema.validator.cache_info().misses == 2
+    assert schema.fast_validator.cache_info().misses == 2
+
+
+def test_a_valid_document_never_reaches_jsonschema(monkeypatch: pytest.MonkeyPatch, check: Check) -> None:
+    explained: list[str] = []
+    slow = schema.jsonschema_problems
+
+    def counting(data: object, line: str) -> list[object]:
+        explained.append(line)
+        return slow(data, line)
+
+    monkeypatch.setattr(schema, "jsonschema_problems", counting)
+    valid = INPUTS_1_0.replace("wN", "w").replace("        retries: 3", "")
+    assert check(valid).findings == []
+    assert explained == []
+    assert [f.message for f in check(INPUTS_1_0).findings] == ["unexpected field 'retries'"]
+    assert explained == ["1.0"]
+
+
+def test_data_the_fast_validator_cannot_take_is_decided_by_jsonschema() -> None:
+    # the loader gives JSON values only; a library caller's data may hold others, e.g. a date
+    data = load_text(INPUTS_1_0.replace("wN", "w").replace("        retries: 3", ""), "x.yaml").data
+    data["info"]["version"] = datetime.date(2026, 12, 1)
+    assert schema.fast_validator("1.0") is not None and not schema.schema_valid(data, "1.0")
+    problems = schema.check_schema(data)
+    assert problems == schema.jsonschema_problems(data, "1.0")
+    assert [(p.at, p.message) for p in problems] == [(("info", "version"), "expected string, got date")]
+
+
+def test_without_jsonschema_rs_jsonschema_alone_decides(
+    monkeypatch: pytest.MonkeyPatch, check: Check
+) -> None:
+    monkeypatch.setattr(schema, "fast_validator", lambda line: None)
+    assert check(INPUTS_1_0.replace("wN", "w").replace("        retries: 3", "")).findings == []
+    assert [f.message for f in check(INPUTS_1_0).findings] == ["unexpected field 'retries'"]
+
+
+def _shared_documents() -> list[Path]:
+    suites = SHARED / "arazzo" / "schema-tests"
+    return CORPUS + _documents(SHARED / "arazzo") + sorted(p for p in suites.glob("*/*/*") if p.is_file())
+
+
+@needs_shared
+def test_the_two_validators_agree_on_every_shared_document() -> None:
+    from arazzo_runner.loader import load_path
+
+    checked = 0
+    for path in dict.fromkeys(_shared_documents()):
+        data = load_path(path).data
+        suite = path.parts[-3] if "schema-tests" in path.parts else None
+        line = suite if suite in schema.SCHEMA_LINES else schema.schema_line(data)
+        assert schema.schema_valid(data, line) == (schema.jsonschema_problems(data, line) == []), path
+        checked += 1
+    assert checked > 160
 
 
 TWO_POSTS = """\
@@ -146,7 +209,7 @@ components:
 def test_validating_the_corpus_twice_gives_identical_findings_in_one_process_and_across() -> None:
     from arazzo_runner.validate import validate_path
 
-    documents = CORPUS + _documents(SHARED / "arazzo")
+    documents = CORPUS + _documents(SHARED / "arazzo")  # as `arazzo validate` finds them
     first = json.loads(format_json([validate_path(p, remote=False) for p in documents]))
     second = json.loads(format_json([validate_path(p, remote=False) for p in documents]))
     assert first == second
