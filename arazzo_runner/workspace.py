@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from . import dialect
 from .deadline import armed
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
@@ -298,6 +299,9 @@ class Workspace:
                 found.append(OperationTarget(name, description, operation))
         if len(found) == 1:
             return found[0]
+        prefixed = None if found else dialect.source_prefixed(ref, self.openapi_sources())
+        if prefixed is not None:  # Respect's `<source>.<operationId>` (validate warns)
+            return self._find_in(step, *prefixed)
         if found:
             names = ", ".join(t.source for t in found)
             raise self.error(
@@ -333,6 +337,9 @@ class Workspace:
             name, fragment, _ = parts
         else:
             name, fragment = self._source_by_url(text)
+            named = dialect.source_named_path(text, [s.name for s in self.document.sources], ())
+            if name is None and named is not None:  # Jentic's `<source>#/paths/...` (validate warns)
+                name, fragment = named
         if name is None or self.document.source(name) is None:
             raise self.error(
                 (*step.at, "operationPath"),
@@ -375,6 +382,9 @@ class Workspace:
                 raise self.error(at, f"'{ref}': '{name}' is not an arazzo source description", TargetError)
             child = self.source(name)
             workflow = child.document.workflow(workflow_id)
+            legacy = dialect.legacy_workflow(workflow_id)
+            if workflow is None and legacy is not None:  # Respect's `.workflows.<id>` (validate warns)
+                workflow = child.document.workflow(legacy)
             if workflow is None:
                 raise self.error(
                     at, f"workflow '{workflow_id}' was not found in source '{name}'", TargetError

@@ -231,6 +231,40 @@ _RULES = (
         "criteria",
         "A simple condition uses a non-standard spelling (double-quoted strings, `{$...}` braces).",
     ),
+    # -- forms other tools write: each runs as its standard form (`arazzo_runner.dialect`), with a fix
+    Rule(
+        "operation-id-source-prefix",
+        WARNING,
+        "dialect",
+        "Respect's `operationId: <source>.<operationId>` runs as "
+        "`$sourceDescriptions.<source>.<operationId>` (when no operation is named the whole text).",
+    ),
+    Rule(
+        "workflow-id-legacy",
+        WARNING,
+        "dialect",
+        "Respect's legacy `$sourceDescriptions.<source>.workflows.<id>` runs as "
+        "`$sourceDescriptions.<source>.<id>`.",
+    ),
+    Rule(
+        "operation-path-source-name",
+        WARNING,
+        "dialect",
+        "Jentic's `operationPath: <source>#/paths/...` runs as "
+        "`{$sourceDescriptions.<source>.url}#/paths/...`.",
+    ),
+    Rule(
+        "header-plural",
+        WARNING,
+        "dialect",
+        "Jentic's `$response.headers.<name>` runs as `$response.header.<name>`.",
+    ),
+    Rule(
+        "step-output-shorthand",
+        WARNING,
+        "dialect",
+        "Jentic's `$steps.<id>.<name>` runs as `$steps.<id>.outputs.<name>`.",
+    ),
     # -- checks against the loaded source descriptions
     Rule(
         "source-unavailable",
@@ -286,4 +320,4 @@ _RULES = (
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
-AREAS = ("document", "identifiers", "flow", "expressions", "criteria", "sources")
+AREAS = ("document", "identifiers", "flow", "expressions", "criteria", "dialect", "sources")

@@ -13,6 +13,7 @@ from ..checker import Checker
 from ..walk import CriterionSite, sites
 from . import identifiers, inputs, outputs, targets
 from .criteria import check_criterion
+from .dialect import check_rewrites
 from .outputs import check_output_value
 from .references import check_reference
 from .values import check_accessors, check_replacement_targets, scan_value
@@ -38,5 +39,6 @@ def check_expressions(ck: Checker) -> None:
         else:
             found = scan_value(ck, site.raw, site.at)
         for expression, at in found:
+            check_rewrites(ck, expression, at)
             check_accessors(ck, expression, at)
             check_reference(ck, expression, at, site.scope)

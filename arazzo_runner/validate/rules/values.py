@@ -13,6 +13,7 @@ from ...model import Pointer, RequestBody
 from ...pointer import parse_pointer
 from ...query import compile_selector, resolve_version
 from ..checker import Checker
+from .dialect import expression_edits
 
 Found = list[tuple[Expression, Pointer]]
 
@@ -203,12 +204,17 @@ def check_accessors(ck: Checker, expression: Expression, at: Pointer) -> None:
         return
     base = _base_text(expression)
     pointer = "/".join(str(a).replace("~", "~0").replace("/", "~1") for a in expression.accessors)
+    fix: list = []
     if base is not None and not getattr(expression, "pointer", ()):
-        fix = f"; the standard form is {base}#/{pointer}"
+        standard = f"{base}#/{pointer}"
+        message = f"the standard form is {standard}"
+        if not any(isinstance(a, int) and a < 0 for a in expression.accessors):  # no pointer for [-1]
+            text = expression.text
+            fix = expression_edits(ck, at, text, [(len(base), len(text), f"#/{pointer}")])
     else:
-        fix = "; the standard form is a JSON pointer (#/...)"
-    message = f"{expression.text} uses non-standard accessors after the expression{fix}"
-    ck.report("expression-accessor", at, message)
+        message = "the standard form is a JSON pointer (#/...)"
+    message = f"{expression.text} uses non-standard accessors after the expression; {message}"
+    ck.report("expression-accessor", at, message, fix=fix)
 
 
 def _base_text(expression: Expression) -> str | None:

@@ -140,12 +140,23 @@ workflows:
       - {stepId: d, operationPath: './api.yaml#/paths/~1pets/get'}
 """
     findings = check(doc).findings
-    assert [(f.severity, f.message.rpartition("; ")[2]) for f in findings] == [
-        ("error", "write '{$sourceDescriptions.api.url}#/paths/~1pets/get'"),
+    assert [(f.rule, f.severity, f.message.rpartition("; ")[2]) for f in findings] == [
+        # Jentic's form: the text before '#' is a source's name; it runs, read as the standard form
+        (
+            "operation-path-source-name",
+            "warning",
+            "operationPath 'api#/paths/~1pets/get' is read as '{$sourceDescriptions.api.url}#/paths/~1pets/get'"
+            ": the source description is named by a runtime expression (Jentic writes <source>#<JSON pointer>)",
+        ),
         # the source description named by a runtime expression: it runs; the standard form is shown
-        ("warning", "the form the specification shows is '{$sourceDescriptions.api.url}#/paths/~1pets/get'"),
-        ("error", "e.g. '{$sourceDescriptions.api.url}#/paths/~1pets/post'"),
+        (
+            "operation-path-form",
+            "warning",
+            "the form the specification shows is '{$sourceDescriptions.api.url}#/paths/~1pets/get'",
+        ),
+        ("operation-path-form", "error", "e.g. '{$sourceDescriptions.api.url}#/paths/~1pets/post'"),
     ]  # the fourth names the source by its url: well-formed
+    assert [e.new for f in findings for e in f.fix] == ["{$sourceDescriptions.api.url}"] * 2
 
 
 def test_source_qualified_plain_ids(check: Check) -> None:
@@ -159,8 +170,12 @@ workflows:
       - {stepId: s, operationId: api.listPets}
 """
     [finding] = check(doc, sources=True).findings
-    assert finding.rule == "operation-exists"
-    assert finding.message.endswith("write $sourceDescriptions.api.listPets")
+    assert (finding.rule, finding.severity) == ("operation-id-source-prefix", "warning")  # Respect's form
+    assert "is read as '$sourceDescriptions.api.listPets'" in finding.message
+    assert [(e.old, e.new) for e in finding.fix] == [("api.listPets", "$sourceDescriptions.api.listPets")]
+    # an operationId that does not exist either way is still an error
+    [missing] = check(doc.replace("api.listPets", "api.listPuppies"), sources=True).findings
+    assert missing.rule == "operation-exists"
 
 
 def test_replacement_targets_and_unknown_values(check: Check) -> None:
