@@ -10,9 +10,10 @@ from ...errors import ExpressionError
 from ...expressions import Embedded, Expression, parse_expression, parse_expression_prefix, parse_template
 from ...expressions.parser import ROOTS, near_miss
 from ...model import Pointer, RequestBody
-from ...pointer import parse_pointer
+from ...pointer import format_pointer, parse_pointer
 from ...query import compile_selector, resolve_version
 from ..checker import Checker
+from ..findings import Edit
 from .dialect import expression_edits
 
 Found = list[tuple[Expression, Pointer]]
@@ -132,7 +133,11 @@ def _report_bare(
         message = f"{names} in {text!r} is not substituted as written; write {fix!r}"
     else:
         message = f"bare runtime expression {names} in {text!r}; write {fix!r}"
-    ck.report("bare-expression", at, message)
+    # Only the bare form is fixed: it is substituted already, so braces change nothing but the spelling;
+    # text that is not substituted (glued to other text) would change meaning: the message suggests it.
+    path = format_pointer(at)
+    edits = [] if loose else [Edit(path, at_, "", b) for s, e in spans for at_, b in ((s, "{"), (e, "}"))]
+    ck.report("bare-expression", at, message, fix=edits)
 
 
 def _extend(text: str, start: int, end: int) -> tuple[int, int]:
