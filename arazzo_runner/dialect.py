@@ -14,8 +14,10 @@ reading always wins (an operationId that exists as written, a source whose `url`
   `{$sourceDescriptions.<source>.url}#/paths/...`.
 - `header-plural` (Jentic): `$response.headers.X` is `$response.header.X`.
 - `step-output-shorthand` (Jentic): `$steps.<id>.<name>` is `$steps.<id>.outputs.<name>`.
+- `dependencies-expression` (Jentic): `$dependencies.<workflowId>.<name>` is
+  `$workflows.<workflowId>.outputs.<name>` (an output of a workflow listed in `dependsOn`).
 
-The two expression forms are grammar: the expression parser reads them and records each as a
+The three expression forms are grammar: the expression parser reads them and records each as a
 `Rewrite` on the expression node (`expressions/ast.py`). This module is a leaf: it imports nothing of
 the engine, so the parser, the workspace and the validator can all use it.
 """
@@ -30,6 +32,7 @@ WORKFLOW_ID_LEGACY = "workflow-id-legacy"
 OPERATION_PATH_SOURCE_NAME = "operation-path-source-name"
 HEADER_PLURAL = "header-plural"
 STEP_OUTPUT_SHORTHAND = "step-output-shorthand"
+DEPENDENCIES_ROOT = "dependencies-expression"
 
 FORMS = (
     OPERATION_ID_SOURCE_PREFIX,
@@ -37,6 +40,7 @@ FORMS = (
     OPERATION_PATH_SOURCE_NAME,
     HEADER_PLURAL,
     STEP_OUTPUT_SHORTHAND,
+    DEPENDENCIES_ROOT,
 )
 
 _NAME = re.compile(r"[A-Za-z0-9_\-]+")

@@ -3,7 +3,8 @@
 Grammar: the Arazzo 1.1 ABNF, used for 1.0.x documents too (DESIGN: "Decisions on open points"), plus an
 optional accessor chain (`.member`, `[0]`, `['key']`) after the expression, plus two dialect forms read as
 the standard form they stand for (`arazzo_runner.dialect`), each recorded as a `Rewrite` on the node:
-`$response.headers.X` (`$response.header.X`) and `$steps.<id>.<name>` (`$steps.<id>.outputs.<name>`).
+`$response.headers.X` (`$response.header.X`), `$steps.<id>.<name>` (`$steps.<id>.outputs.<name>`) and
+`$dependencies.<workflowId>.<name>` (`$workflows.<workflowId>.outputs.<name>`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from ..dialect import HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
+from ..dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ..errors import ExpressionError
 from . import ast
 from .lexer import DEFAULT_STOP, DIGITS, ID_STRICT, IDENTIFIER, TCHAR, Scanner
@@ -179,6 +180,18 @@ class _Parser:
         fields = self.named(f"{after}.{field}", what)
         return ast.WorkflowRef, {"workflow_id": workflow_id, "field": field, **fields}
 
+    # -- Jentic's $dependencies.<workflowId>.<name>: an output of a workflow this one depends on
+    def dependencies(self) -> tuple[type[ast.Expression], Fields]:
+        s = self.s
+        start = s.pos - len("$dependencies")
+        s.expect(".", "$dependencies")
+        workflow_id = s.take(ID_STRICT, "a workflow id", "$dependencies.")
+        s.expect(".", f"$dependencies.{workflow_id}")
+        self.rewrites.append((start, s.pos, f"$workflows.{workflow_id}.outputs.", DEPENDENCIES_ROOT))
+        name = s.take(IDENTIFIER, "an output name", f"$dependencies.{workflow_id}.")
+        fields = {"workflow_id": workflow_id, "field": "outputs", "name": name, "pointer": self.pointer()}
+        return ast.WorkflowRef, fields
+
     # -- $sourceDescriptions.<name>.<reference>
     def source_descriptions(self) -> tuple[type[ast.Expression], Fields]:
         s = self.s
@@ -263,8 +276,12 @@ _ROOT_HANDLERS: dict[str, Callable[[_Parser], tuple[type[ast.Expression], Fields
     "workflows": _Parser.workflows,
     "sourceDescriptions": _Parser.source_descriptions,
     "components": _Parser.components,
+    "dependencies": _Parser.dependencies,  # a dialect form: not listed among the roots in messages
 }
-ROOTS = (*_SIMPLE_NODES, *_MESSAGE_NODES, *_ROOT_HANDLERS)
+DIALECT_ROOTS = ("dependencies",)
+ROOTS = tuple(
+    root for root in (*_SIMPLE_NODES, *_MESSAGE_NODES, *_ROOT_HANDLERS) if root not in DIALECT_ROOTS
+)
 
 
 _ROOT_LIKE = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)(?=[.#\[]|$)")

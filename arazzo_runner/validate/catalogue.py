@@ -265,6 +265,12 @@ _RULES = (
         "dialect",
         "Jentic's `$steps.<id>.<name>` runs as `$steps.<id>.outputs.<name>`.",
     ),
+    Rule(
+        "dependencies-expression",
+        WARNING,
+        "dialect",
+        "Jentic's `$dependencies.<workflowId>.<name>` runs as `$workflows.<workflowId>.outputs.<name>`.",
+    ),
     # -- checks against the loaded source descriptions
     Rule(
         "source-unavailable",

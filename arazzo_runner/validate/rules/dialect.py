@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...dialect import HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
+from ...dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ...expressions import (
     Expression,
     InputsRef,
@@ -33,6 +33,10 @@ _WHY = {
     HEADER_PLURAL: "an expression reads a header as '$response.header.<name>' (Jentic writes 'headers')",
     STEP_OUTPUT_SHORTHAND: (
         "a step output is written '$steps.<id>.outputs.<name>' (Jentic's shorthand leaves 'outputs.' out)"
+    ),
+    DEPENDENCIES_ROOT: (
+        "an output of another workflow is written '$workflows.<id>.outputs.<name>' (Jentic writes "
+        "'$dependencies.<id>.<name>' for the workflows in dependsOn)"
     ),
 }
 
@@ -134,6 +138,8 @@ def _name_start(expression: Expression) -> int | None:
         head = len(f"$steps.{expression.step_id}.")
         return head if expression.rewrites else head + len("outputs.")
     if isinstance(expression, WorkflowRef):
+        if expression.rewrites:  # `$dependencies.<id>.`
+            return len(f"$dependencies.{expression.workflow_id}.")
         return len(f"$workflows.{expression.workflow_id}.{expression.field}.")
     if isinstance(expression, WorkflowStepOutputRef):
         return len(f"$workflows.{expression.workflow_id}.steps.{expression.step_id}.outputs.")

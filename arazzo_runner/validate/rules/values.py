@@ -8,7 +8,7 @@ from typing import Any
 
 from ...errors import ExpressionError
 from ...expressions import Embedded, Expression, parse_expression, parse_expression_prefix, parse_template
-from ...expressions.parser import ROOTS, near_miss
+from ...expressions.parser import DIALECT_ROOTS, ROOTS, near_miss
 from ...model import Pointer, RequestBody
 from ...pointer import format_pointer, parse_pointer
 from ...query import compile_selector, resolve_version
@@ -18,7 +18,8 @@ from .dialect import expression_edits
 
 Found = list[tuple[Expression, Pointer]]
 
-_KNOWN_ROOT = re.compile(r"\$(" + "|".join(sorted(ROOTS, key=len, reverse=True)) + r")(?![A-Za-z0-9_])")
+_ROOTS = sorted((*ROOTS, *DIALECT_ROOTS), key=len, reverse=True)
+_KNOWN_ROOT = re.compile(r"\$(" + "|".join(_ROOTS) + r")(?![A-Za-z0-9_])")
 SELECTOR_KEYS = frozenset({"context", "selector", "type"})
 
 
