@@ -82,7 +82,9 @@ class JenticFixture:
         return server
 
 
-def run_recorded(capsys: Any, document: Path, server: ScriptedServer, *argv: Any, sources: tuple = ()) -> tuple:
+def run_recorded(
+    capsys: Any, document: Path, server: ScriptedServer, *argv: Any, sources: tuple = ()
+) -> tuple:
     """`arazzo run DOCUMENT --format json ARGV...` with every source in `sources` served by `server`:
     (exit code, the JSON document, the recorded requests in order)."""
     servers = [arg for name in sources for arg in ("--server", f"{name}={server.url}")]

@@ -20,8 +20,20 @@ CASES = [
     ("sample_login_workflow", "login_workflow.yaml", "loginWorkflow", ("loginApi",), ()),
     ("sample_login_workflow", "login_workflow.yaml", "failedLoginWorkflow", ("loginApi",), ()),
     ("sample_test", "example_workflow.yaml", "exampleWorkflow", ("exampleApi",), ()),
-    ("discord", "discord.arazzo.yaml", "getUserInfoAndSendMessage", ("discordApi",), ("--auth", "BotToken=Bot t0ken")),
-    ("discord", "discord.arazzo.yaml", "postChannelMessage", ("discordApi",), ("--auth", "BotToken=Bot t0ken")),
+    (
+        "discord",
+        "discord.arazzo.yaml",
+        "getUserInfoAndSendMessage",
+        ("discordApi",),
+        ("--auth", "BotToken=Bot t0ken"),
+    ),
+    (
+        "discord",
+        "discord.arazzo.yaml",
+        "postChannelMessage",
+        ("discordApi",),
+        ("--auth", "BotToken=Bot t0ken"),
+    ),
     ("spotify", "spotify.arazzo.yaml", "searchTracks", ("spotifyApi", "spotifyAuth"), ()),
 ]
 
@@ -64,7 +76,7 @@ def test_the_fixes_name_each_form_and_keep_the_comments(tmp_path, capsys) -> Non
         assert f"warning {rule}:" in checked.out, rule
     summary = fix_in_place(capsys, document)
     after = document.read_text(encoding="utf-8")
-    assert "value: \"Bearer {$workflows.getSpotifyToken.outputs.access_token}\"" in after
+    assert 'value: "Bearer {$workflows.getSpotifyToken.outputs.access_token}"' in after
     assert "operationId: $sourceDescriptions.spotifyAuth.get-spotify-token" in after
     assert "access_token: $steps.tokenRequest.outputs.access_token" in after
     # untouched lines are byte for byte the same, the line count too
