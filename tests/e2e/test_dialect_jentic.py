@@ -15,6 +15,7 @@ from tests.e2e.helpers import cli
 
 pytestmark = pytest.mark.skipif(not JENTIC.is_dir(), reason="../shared is not available")
 
+BOT = ("--auth", "BotToken=Bot t0ken")
 CASES = [
     # (fixture folder, document, workflow, sources served, extra flags)
     ("sample_login_workflow", "login_workflow.yaml", "loginWorkflow", ("loginApi",), ()),
@@ -82,6 +83,6 @@ def test_the_fixes_name_each_form_and_keep_the_comments(tmp_path, capsys) -> Non
     # untouched lines are byte for byte the same, the line count too
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     assert len(old) == len(new)
-    changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+    changed = [i for i, (a, b) in enumerate(zip(old, new, strict=True)) if a != b]
     assert changed and all("$" in old[i] or "operationId:" in old[i] for i in changed)
     assert "spotify.arazzo.yaml: fixed" in summary

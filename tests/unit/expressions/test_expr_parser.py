@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from arazzo_runner.errors import ExpressionError
-from arazzo_runner.records import replace
 from arazzo_runner.expressions import (
     ComponentRef,
     Expression,
@@ -25,6 +24,7 @@ from arazzo_runner.expressions import (
     parse_expression,
     parse_expression_prefix,
 )
+from arazzo_runner.records import replace
 
 CONDITION_STOP = " \t\r\n)=!<>&|,]"
 

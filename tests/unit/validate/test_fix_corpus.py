@@ -64,5 +64,5 @@ def test_fix_round_trips(path: Path) -> None:
             scalar = (spans.keys if edit.key else spans.values)[edit.path]
             first = result.before.count("\n", 0, scalar.start)
             edited.update(range(first, first + result.before.count("\n", scalar.start, scalar.end) + 1))
-    changed = {i for i, (a, b) in enumerate(zip(before, after)) if a != b}
+    changed = {i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a != b}
     assert changed and changed <= edited

@@ -145,8 +145,9 @@ workflows:
         (
             "operation-path-source-name",
             "warning",
-            "operationPath 'api#/paths/~1pets/get' is read as '{$sourceDescriptions.api.url}#/paths/~1pets/get'"
-            ": the source description is named by a runtime expression (Jentic writes <source>#<JSON pointer>)",
+            "operationPath 'api#/paths/~1pets/get' is read as "
+            "'{$sourceDescriptions.api.url}#/paths/~1pets/get': the source description is named by a "
+            "runtime expression (Jentic writes <source>#<JSON pointer>)",
         ),
         # the source description named by a runtime expression: it runs; the standard form is shown
         (

@@ -24,6 +24,13 @@ sourceDescriptions:
 """
 
 
+WORKFLOW = "workflows:\n  - workflowId: w\n    steps:\n"
+BY_SOURCE_NAME = WORKFLOW + "      - stepId: s\n        operationPath: api#/paths/~1pets/get\n"
+FIRST = (
+    "      - stepId: s\n        operationId: listPets\n        outputs:\n          id: $response.body#/0/id\n"
+)
+
+
 def _write(tmp_path: Path, text: str, name: str = "flow.arazzo.yaml") -> Path:
     (tmp_path / "api.yaml").write_text(OPENAPI, encoding="utf-8")
     path = tmp_path / name
@@ -55,17 +62,13 @@ def _fixed(tmp_path: Path, body: str) -> str:
     ],
 )
 def test_each_style_is_edited_in_place(tmp_path: Path, before: str, after: str) -> None:
-    body = (
-        "workflows:\n  - workflowId: w\n    steps:\n"
-        "      - stepId: s\n        operationId: listPets\n        outputs:\n          id: $response.body#/0/id\n"
-        "      - stepId: t\n        operationId: listPets\n        outputs:\n"
-    )
+    body = WORKFLOW + FIRST + "      - stepId: t\n        operationId: listPets\n        outputs:\n"
     indent = "    "
     assert _fixed(tmp_path, body + indent + before) == body + indent + after
 
 
 def test_a_plain_scalar_that_would_read_otherwise_is_quoted(tmp_path: Path) -> None:
-    body = "workflows:\n  - workflowId: w\n    steps:\n      - stepId: s\n        operationPath: api#/paths/~1pets/get\n"
+    body = BY_SOURCE_NAME
     assert _fixed(tmp_path, body).endswith(
         "        operationPath: '{$sourceDescriptions.api.url}#/paths/~1pets/get'\n"
     )
@@ -96,7 +99,7 @@ def test_json_documents_keep_their_escapes_and_layout(tmp_path: Path) -> None:
 
 
 def test_line_endings_and_the_byte_order_mark_are_kept(tmp_path: Path) -> None:
-    body = "workflows:\n  - workflowId: w\n    steps:\n      - stepId: s\n        operationPath: api#/paths/~1pets/get\n"
+    body = BY_SOURCE_NAME
     raw = b"\xef\xbb\xbf" + (HEAD + body).replace("\n", "\r\n").encode()
     path = _write(tmp_path, "")
     path.write_bytes(raw)
@@ -143,7 +146,7 @@ def test_fix_and_diff_on_the_command_line(tmp_path: Path, capsys, monkeypatch) -
 
 
 def test_fix_in_json_lists_what_it_fixed(tmp_path: Path, capsys) -> None:
-    body = "workflows:\n  - workflowId: w\n    steps:\n      - stepId: s\n        operationPath: api#/paths/~1pets/get\n"
+    body = BY_SOURCE_NAME
     path = _write(tmp_path, HEAD + body)
     run = cli(capsys, "validate", "--fix", "--format", "json", path)
     data = run.json
@@ -173,9 +176,8 @@ def test_an_edit_that_cannot_be_made_in_place_is_refused_whole() -> None:
 
 def test_a_refused_fix_is_reported_and_the_others_are_made(tmp_path: Path) -> None:
     body = (
-        "workflows:\n  - workflowId: w\n    steps:\n"
-        "      - stepId: s\n        operationId: listPets\n        outputs:\n          id: $response.body#/0/id\n"
-        "      - stepId: t\n        operationId: createPet\n        requestBody:\n          contentType: text/plain\n"
+        WORKFLOW + FIRST + "      - stepId: t\n        operationId: createPet\n        requestBody:\n"
+        "          contentType: text/plain\n"
         "          payload: >\n            folded Bearer $steps.s.id\n"
         "        outputs:\n          x: $steps.s.id\n"
     )
