@@ -53,6 +53,7 @@ def test_a_jentic_fixture_runs_as_written_and_the_same_once_fixed(
         capsys, original, fixture.server(workflow), "-w", workflow, *inputs, *extra, sources=sources
     )
     assert code == (0 if expected["expect_success"] else 1), (err, result)
+    assert f"note: {original} uses forms of other tools (" in err  # never silently
     assert len(requests) == expected["expected_api_calls"]
     wanted = {k: v for k, v in (expected.get("expected_outputs") or {}).items() if "." not in k}
     assert {k: outputs(result).get(k) for k in wanted} == wanted
@@ -66,6 +67,7 @@ def test_a_jentic_fixture_runs_as_written_and_the_same_once_fixed(
         capsys, fixed, fixture.server(workflow), "-w", workflow, *inputs, *extra, sources=sources
     )
     assert (code2, requests2) == (code, requests), err2
+    assert "forms of other tools" not in err2
     assert outputs(result2) == outputs(result)
 
 
