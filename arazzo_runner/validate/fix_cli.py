@@ -44,7 +44,7 @@ def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO)
         return _diff(results, reports, stream, unified_diff)
     for result in results:
         if result.changed:
-            _write(result)
+            write_in_place(result.file, result.encoded())
     write_reports(args, reports, stream, fixed=[f for r in results for f in r.fixed])
     if getattr(args, "format", "text") == "text":
         for result in results:
@@ -64,19 +64,19 @@ def _diff(results: list[Any], reports: list[Any], stream: TextIO, unified_diff: 
     return EXIT_INVALID if changed else EXIT_OK
 
 
-def _write(result: Any) -> None:
+def write_in_place(file: str, content: bytes) -> None:
     """Replace the file's content atomically: a new file beside it (the same permissions), renamed
     over it, so an interrupted write never leaves half a document."""
     import shutil
     import tempfile
 
-    folder = os.path.dirname(os.path.abspath(result.file))
-    handle, temporary = tempfile.mkstemp(prefix=".arazzo-fix-", dir=folder)
+    folder = os.path.dirname(os.path.abspath(file))
+    handle, temporary = tempfile.mkstemp(prefix=".arazzo-", dir=folder)
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(result.encoded())
-        shutil.copymode(result.file, temporary)
-        os.replace(temporary, result.file)
+            stream.write(content)
+        shutil.copymode(file, temporary)
+        os.replace(temporary, file)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
