@@ -297,7 +297,9 @@ def _check_reachable(
         step = cstep.step
         if step.target_kind == "operation":
             target = workspace.resolve_operation(step)
-            if id(target.operation) not in servers_checked:
+            if target.source is None:  # an x-operation: its URL is checked when the step builds it
+                pass
+            elif id(target.operation) not in servers_checked:
                 servers_checked.add(id(target.operation))
                 bases.add(_check_server(target, options))
         elif step.target_kind == "workflow":

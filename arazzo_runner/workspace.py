@@ -95,7 +95,7 @@ class Workspace:
         self._lock = threading.RLock()
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
-        self._targets: dict[int, OperationTarget] = {}  # id(step) -> its resolved operation
+        self._targets: dict[int, Any] = {}  # id(step) -> its resolved operation (or x-operation)
         # The documents from the one run to this one (an `arazzo` source's workspace: its parent's chain
         # and its own location), for the bounds on nested sources and the errors that name the chain.
         self.chain: tuple[str, ...] = (self.file,)
@@ -276,16 +276,23 @@ class Workspace:
     def openapi_sources(self) -> list[str]:
         return [s.name for s in self.document.sources if (s.type or "openapi") == "openapi"]
 
-    def resolve_operation(self, step: Step) -> OperationTarget:
+    def resolve_operation(self, step: Step) -> Any:
         """The operation a step calls; resolved once per step (targets never change once loaded)."""
         target = self._targets.get(id(step))
         if target is None:
             target = self._targets.setdefault(id(step), self._resolve_operation(step))
         return target
 
-    def _resolve_operation(self, step: Step) -> OperationTarget:
+    def _resolve_operation(self, step: Step) -> Any:
         if step.operation_path is not None:
             return self._by_path(step)
+        if step.operation_id is None and "x-operation" in step.extensions:  # Respect's extension
+            from .sources.x_operation import x_operation_target
+
+            try:
+                return x_operation_target(step)
+            except ValueError as exc:
+                raise self.error((*step.at, "x-operation"), str(exc), TargetError) from None
         ref = step.operation_id or ""
         match = _SOURCE_REF.match(ref)
         if match:

@@ -27,6 +27,7 @@ from .context import ResponseView, with_exchange
 from .events import RequestSent, ResponseReceived
 from .request_values import body_value, param_values
 from .servers import ServerError, resolve_base_url
+from .x_operation import prepare_x_request, with_x_security
 
 if TYPE_CHECKING:
     from .plan import CompiledCriterion, CompiledStep
@@ -230,7 +231,7 @@ def _check_request(
     runner: Runner, session: HttpSession, target: Any, request: PreparedRequest, warnings: list[str]
 ) -> None:
     policy = runner.options.validate_requests
-    if policy == "off":
+    if policy == "off" or target.source is None:  # an x-operation has no description to validate against
         return
     findings = request_findings(session, target.description, target.operation, request)
     if findings and policy == "error":
@@ -248,7 +249,7 @@ def _check_response(
 ) -> str | None:
     """A response validation failure message under policy `error`; findings go to warnings under `warn`."""
     policy = runner.options.validate_responses
-    if policy == "off" or response.error:
+    if policy == "off" or response.error or target.source is None:
         return None
     if response.oversize:
         warnings.append("response: not validated, its body was not read whole")
@@ -323,6 +324,8 @@ async def prepare_request(
 ) -> PreparedRequest:
     """The step's request, built from its operation; OAuth2 token requests made for its credentials are
     recorded in `exchanges`."""
+    if target.source is None:  # Respect's x-operation: a method and a URL (x_operation.py)
+        return await prepare_x_request(runner, cstep, base, target, warnings)
     operation = target.operation
     facts = _facts(runner, target)
     specs = facts.specs
@@ -330,6 +333,9 @@ async def prepare_request(
     body = body_value(cstep, base, operation, warnings, runner.placeholders)
     url = facts.base_url
     warnings.extend(facts.notes)
+    # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
+    # what they find set, as for any parameter the step sets itself)
+    params = await with_x_security(runner, cstep, base, target, params, url, warnings)
     schemes = target.description.security_schemes
     tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:

@@ -73,6 +73,7 @@ class CompiledStep(Record):
     on_success: list[CompiledAction]
     on_failure: list[CompiledAction]
     outputs: dict[str, CompiledValue]
+    x_security: tuple = ()  # Respect's x-security entries, the workflow's then the step's (x_operation.py)
     step_id: str = field(init=False)  # read several times per step: a plain attribute
 
     def __post_init__(self) -> None:
@@ -144,7 +145,16 @@ class _Compiler:
             on_success=self.actions(step.on_success, self.workflow.success_actions, "success"),
             on_failure=self.actions(step.on_failure, self.workflow.failure_actions, "failure"),
             outputs=self.outputs(step.outputs, (*step.at, "outputs")),
+            x_security=self.x_security(step),
         )
+
+    def x_security(self, step: Step) -> tuple:
+        """Respect's x-security entries that apply to the step (`x_operation.py`), imported only then."""
+        if "x-security" not in step.extensions and "x-security" not in self.workflow.extensions:
+            return ()
+        from .x_operation import compile_x_security
+
+        return compile_x_security(self.workflow, step, self.value)
 
     # -- parameters ----------------------------------------------------------------------------------
 

@@ -87,6 +87,7 @@ class Step(Record):
     depends_on: list[str]
     action: str | None
     at: Pointer
+    extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
 
     @property
     def target_kind(self) -> str:
@@ -109,6 +110,7 @@ class Workflow(Record):
     outputs: dict[str, Any]
     parameters: list[ParameterDef | Reusable]
     at: Pointer
+    extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
 
     def step(self, step_id: str) -> Step | None:
         return next((s for s in self.steps if s.step_id == step_id), None)
@@ -122,6 +124,7 @@ class SourceDescription(Record):
     url: str
     type: str | None
     at: Pointer
+    extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
 
 
 class Components(Record):

@@ -74,7 +74,8 @@ _RULES = (
         "step-target",
         ERROR,
         "flow",
-        "A step has exactly one target: operationId, operationPath or workflowId (1.1: or channelPath).",
+        "A step has exactly one target: operationId, operationPath or workflowId (1.1: or channelPath; "
+        "or Respect's x-operation).",
     ),
     Rule(
         "step-workflow-exists",
@@ -271,6 +272,21 @@ _RULES = (
         "dialect",
         "Jentic's `$dependencies.<workflowId>.<name>` runs as `$workflows.<workflowId>.outputs.<name>`.",
     ),
+    # -- Respect's extensions, run as documented in docs/semantics.md
+    Rule(
+        "x-operation",
+        WARNING,
+        "extensions",
+        "A step calls a method and a URL through Respect's `x-operation` (it runs; an error when "
+        "malformed: method, absolute URL).",
+    ),
+    Rule(
+        "x-security",
+        WARNING,
+        "extensions",
+        "A step or workflow applies a security scheme with Respect's `x-security` (it runs; an error when "
+        "malformed, or when the scheme cannot be applied).",
+    ),
     # -- checks against the loaded source descriptions
     Rule(
         "source-unavailable",
@@ -326,4 +342,4 @@ _RULES = (
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
-AREAS = ("document", "identifiers", "flow", "expressions", "criteria", "dialect", "sources")
+AREAS = ("document", "identifiers", "flow", "expressions", "criteria", "dialect", "extensions", "sources")

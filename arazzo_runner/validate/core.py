@@ -151,9 +151,14 @@ def unreadable_report(exc: DocumentError, file: str, strict: bool) -> Report:
 
 
 def _arrange(findings: list[Finding]) -> list[Finding]:
-    """Drop schema and shape findings that a more precise rule reports at the same place; document order."""
+    """Drop schema and shape findings that a more precise rule reports at the same place; document order.
+    A step with Respect's `x-operation` has no standard target, which the schema says: the `x-operation`
+    rule says it better."""
     precise = [f for f in findings if f.rule not in ("schema", "document-shape") and f.severity == ERROR]
-    exact = {f.path for f in precise}
+    precise += [f for f in findings if f.rule == "x-operation"]
+    exact = {f.path for f in precise} | {
+        f.path.rpartition("/x-operation")[0] for f in findings if f.rule == "x-operation"
+    }
     kept = []
     for finding in findings:
         if finding.rule == "schema":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..checker import Checker
 from ..walk import CriterionSite, sites
-from . import identifiers, inputs, outputs, targets
+from . import extensions, identifiers, inputs, outputs, targets
 from .criteria import check_criterion
 from .dialect import check_rewrites
 from .outputs import check_output_value
@@ -20,7 +20,7 @@ from .values import check_accessors, check_replacement_targets, scan_value
 
 
 def run_rules(ck: Checker) -> None:
-    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES):
+    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES, *extensions.RULES):
         rule(ck)
     check_expressions(ck)
     check_replacement_targets(ck)

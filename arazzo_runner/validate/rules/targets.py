@@ -82,6 +82,8 @@ def step_target(ck: Checker) -> None:
         for step in workflow.steps:
             raw = _raw(ck, step.at)
             given = [f for f in fields if f in raw]
+            if "x-operation" in raw:  # Respect's extension: a target too (rule `x-operation`)
+                given.append("x-operation")
             if len(given) == 1:
                 continue
             if not given:
