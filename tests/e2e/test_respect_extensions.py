@@ -12,7 +12,7 @@ import shutil
 import pytest
 import yaml
 
-from tests.e2e.dialectkit import CORPUS, fix_in_place, request_key
+from tests.e2e.dialectkit import CORPUS, fix_in_place
 from tests.e2e.helpers import cli
 from tests.servers.scripted import ScriptedServer
 
@@ -23,8 +23,8 @@ POST_1 = {
     "userId": 1,
     "id": 1,
     "title": "sunt aut facere repellat provident occaecati excepturi optio reprehenderit",
-    "body": "quia et suscipit\nsuscipit recusandae consequuntur expedita et cum\nreprehenderit molestiae ut ut "
-    "quas totam\nnostrum rerum est autem sunt rem eveniet architecto",
+    "body": "quia et suscipit\nsuscipit recusandae consequuntur expedita et cum\nreprehenderit molestiae "
+    "ut ut quas totam\nnostrum rerum est autem sunt rem eveniet architecto",
 }
 
 
