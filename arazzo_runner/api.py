@@ -316,6 +316,6 @@ def _check_server(target: Any, options: RunOptions) -> str:
     from .executor.servers import ServerError, base_url
 
     try:
-        return base_url(target.source, target.description, target.operation, options)
+        return base_url(target.source, target.description, target.operation, options, target.server)
     except ServerError as exc:
         raise UsageError(str(exc)) from None

@@ -54,6 +54,7 @@ class OperationTarget(Record, frozen=True):
     source: str
     description: Any  # sources.OpenAPIDescription
     operation: Any  # sources.Operation
+    server: str | None = None  # the source description's x-serverUrl (Respect's extension)
 
 
 class WorkflowTarget(Record, frozen=True):
@@ -303,7 +304,7 @@ class Workspace:
             description = self.source(name)
             operation = description.operation(ref)
             if operation is not None:
-                found.append(OperationTarget(name, description, operation))
+                found.append(self._target(name, description, operation))
         if len(found) == 1:
             return found[0]
         prefixed = None if found else dialect.source_prefixed(ref, self.openapi_sources())
@@ -335,7 +336,12 @@ class Workspace:
                 f"operationId '{op_id}' was not found in '{name}'{tip}",
                 TargetError,
             )
-        return OperationTarget(name, description, operation)
+        return self._target(name, description, operation)
+
+    def _target(self, name: str, description: Any, operation: Any) -> OperationTarget:
+        entry = self.document.source(name)
+        declared = entry.extensions.get("x-serverUrl") if entry is not None else None
+        return OperationTarget(name, description, operation, declared if isinstance(declared, str) else None)
 
     def _by_path(self, step: Step) -> OperationTarget:
         text = step.operation_path or ""
@@ -361,7 +367,7 @@ class Workspace:
                 f"operationPath '{text}' does not point to an operation",
                 TargetError,
             )
-        return OperationTarget(name, description, operation)
+        return self._target(name, description, operation)
 
     def _source_by_url(self, text: str) -> tuple[str | None, str]:
         url, _, fragment = text.partition("#")

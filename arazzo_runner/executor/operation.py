@@ -397,7 +397,10 @@ def _facts(runner: Runner, target: Any) -> _OperationFacts:
     """What stays the same for an operation during one run (its options are fixed): computed once."""
     facts = runner.operation_facts.get(id(target.operation))
     if facts is None:
-        url, notes = resolve_base_url(target.source, target.description, target.operation, runner.options)
+        declared = getattr(target, "server", None)  # the source's x-serverUrl (Respect's extension)
+        url, notes = resolve_base_url(
+            target.source, target.description, target.operation, runner.options, declared
+        )
         implicit = implicit_params(target.description.security_schemes)
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
         runner.operation_facts[id(target.operation)] = facts

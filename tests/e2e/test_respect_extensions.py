@@ -233,3 +233,44 @@ def test_an_x_security_value_that_is_missing_fails_the_step_unsent(tmp_path, cap
     assert run.code == 1 and requests == []
     [step] = run.json["workflows"][0]["steps"]
     assert "x-security value 'token' has no value" in step["error"]
+
+
+def _with_server_url(tmp_path, declared, servers=("http://127.0.0.1:9/unused",)):
+    openapi = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "servers": [{"url": url} for url in servers],
+        "paths": {
+            "/menu": {"get": {"operationId": "listMenuItems", "responses": {"200": {"description": "ok"}}}}
+        },
+    }
+    (tmp_path / "cafe.yaml").write_text(yaml.safe_dump(openapi), encoding="utf-8")
+    document = {
+        "arazzo": "1.0.1",
+        "info": {"title": "t", "version": "1"},
+        "sourceDescriptions": [
+            {"name": "cafe", "url": "cafe.yaml", "type": "openapi", "x-serverUrl": declared}
+        ],
+        "workflows": [{"workflowId": "w", "steps": [{"stepId": "s", "operationId": "listMenuItems"}]}],
+    }
+    path = tmp_path / "flow.arazzo.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_x_server_url_sets_the_sources_server_below_the_server_flag(tmp_path, capsys) -> None:
+    with ScriptedServer() as server, ScriptedServer() as other:
+        server.reply("GET", "/base/menu", (200, []))
+        other.reply("GET", "/menu", (200, []))
+        path = _with_server_url(tmp_path, server.url + "/base")
+        assert cli(capsys, "run", path).code == 0
+        assert cli(capsys, "run", path, "--server", f"cafe={other.url}").code == 0
+        # `$servers.<index>.url`: that server of the description
+        indexed = _with_server_url(
+            tmp_path, "$servers.1.url", ("http://127.0.0.1:9/unused", server.url + "/base")
+        )
+        assert cli(capsys, "run", indexed).code == 0
+    assert [r.path for r in server.requests] == ["/base/menu", "/base/menu"]
+    assert [r.path for r in other.requests] == ["/menu"]
+    bad = cli(capsys, "run", _with_server_url(tmp_path, "$servers.5.url"))
+    assert bad.code == 2 and "x-serverUrl $servers.5.url of source 'cafe': it has 1 server(s)" in bad.err

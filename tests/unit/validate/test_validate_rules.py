@@ -495,6 +495,76 @@ workflows:
 """),
     ),
     Case(
+        "dependencies-expression",
+        _doc("""\
+workflows:
+  - workflowId: token
+    steps:
+      - {stepId: s, operationId: listPets, outputs: {first: $response.body#/0/id}}
+    outputs: {first: $steps.s.outputs.first}
+  - workflowId: w
+    dependsOn: [token]
+    steps:
+      - stepId: t
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $dependencies.token.first}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: token
+    steps:
+      - {stepId: s, operationId: listPets, outputs: {first: $response.body#/0/id}}
+    outputs: {first: $steps.s.outputs.first}
+  - workflowId: w
+    dependsOn: [token]
+    steps:
+      - stepId: t
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $workflows.token.outputs.first}
+"""),
+    ),
+    Case(
+        "x-operation",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        x-operation:
+          method: get
+          url: /relative/path  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - {stepId: s, operationId: listPets}
+"""),
+        severity="error",
+    ),
+    Case(
+        "x-security",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        x-security:
+          - scheme: {type: http, scheme: basic}
+            values: {username: me}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - {stepId: s, operationId: listPets}
+"""),
+        severity="error",
+    ),
+    Case(
         "parameter-in",
         _doc("""\
 workflows:
