@@ -41,7 +41,7 @@ def register(commands: Any) -> None:
 
 
 def run_upgrade(args: argparse.Namespace) -> int:
-    from ..validate.fix import Fixed, unified_diff
+    from ..validate.fix import unified_diff
     from ..validate.fix_cli import write_in_place
     from ..validate.upgrade import upgrade_path
 
@@ -59,7 +59,7 @@ def run_upgrade(args: argparse.Namespace) -> int:
     if args.format == "json":
         _print_json(results, unreadable)
     else:
-        _print_text(args, results, unreadable, unified_diff, Fixed)
+        _print_text(args, results, unreadable, unified_diff)
     if unreadable:
         return EXIT_USAGE
     if any(result.blockers for result in results):
@@ -67,12 +67,12 @@ def run_upgrade(args: argparse.Namespace) -> int:
     return EXIT_BLOCKED if args.diff and any(r.changed for r in results) else EXIT_OK
 
 
-def _print_text(args: Any, results: list[Any], unreadable: list[Any], unified_diff: Any, fixed: Any) -> None:
+def _print_text(args: Any, results: list[Any], unreadable: list[Any], unified_diff: Any) -> None:
     for exc in unreadable:
         print(f"error: {exc}", file=sys.stderr)
     for result in results:
         if args.diff and result.changed:
-            sys.stdout.write(unified_diff(fixed(result.file, result.before, result.after, None)))
+            sys.stdout.write(unified_diff(result))
             continue
         for finding in result.blockers:
             print(finding)

@@ -7,6 +7,7 @@ where each kind of expression ends; everything else is scanned here.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import ExpressionError
@@ -45,7 +46,7 @@ class Token(Record, frozen=True):
     end: int
 
 
-_JSON_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_JSON_ESCAPES = MappingProxyType({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"})
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
 
 

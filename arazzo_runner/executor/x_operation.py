@@ -34,8 +34,8 @@ class CompiledEntry(Record, frozen=True):
     values: tuple[tuple[str, CompiledValue], ...]
 
 
-def compile_x_security(workflow: Workflow, step: Step, compile: Any) -> tuple[CompiledEntry, ...]:
-    """The workflow's x-security entries, then the step's, their values compiled with `compile(raw, at)`
+def compile_x_security(workflow: Workflow, step: Step, compile_at: Any) -> tuple[CompiledEntry, ...]:
+    """The workflow's x-security entries, then the step's, their values compiled with `compile_at(raw, at)`
     (the plan's compiler: a bad expression is a document error). Shape problems are the validator's
     (`x-security` rule); a malformed entry fails the steps it applies to."""
     compiled = []
@@ -46,7 +46,7 @@ def compile_x_security(workflow: Workflow, step: Step, compile: Any) -> tuple[Co
             at, message = problems[0]
             raise _shape_error(at, message)
         for entry in found:
-            values = tuple((k, compile(v, (*entry.at, "values", k))) for k, v in entry.values.items())
+            values = tuple((k, compile_at(v, (*entry.at, "values", k))) for k, v in entry.values.items())
             compiled.append(CompiledEntry(entry, values))
     return tuple(compiled)
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import re
+from types import MappingProxyType
 from typing import Any
 
 from ..pointer import escape_token
 from ..records import Record
 
 PLAIN, SINGLE, DOUBLE, LITERAL, FOLDED, JSON = "plain", "'", '"', "|", ">", "json"
-_STYLES = {None: PLAIN, "": PLAIN, "'": SINGLE, '"': DOUBLE, "|": LITERAL, ">": FOLDED}
+_STYLES = MappingProxyType({None: PLAIN, "": PLAIN, "'": SINGLE, '"': DOUBLE, "|": LITERAL, ">": FOLDED})
 
 
 class Scalar(Record, frozen=True):

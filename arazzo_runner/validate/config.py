@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import UsageError
@@ -30,7 +31,7 @@ from .checker import did_you_mean
 from .findings import ERROR, WARNING, Finding, Report
 
 OFF = "off"
-LEVELS = {"off": OFF, "warning": WARNING, "warn": WARNING, "error": ERROR}
+LEVELS = MappingProxyType({"off": OFF, "warning": WARNING, "warn": WARNING, "error": ERROR})
 _KEYS = frozenset({"rules", "strict"})
 
 

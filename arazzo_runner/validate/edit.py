@@ -14,6 +14,7 @@ import copy
 import json
 import re
 from collections.abc import Iterable
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import ArazzoError
@@ -114,10 +115,14 @@ def _quoted_offsets(token: str, value: str, special: Any) -> list[int] | None:
     return offsets if "".join(decoded) == value else None
 
 
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", '"': '"', "\\": "\\"}
-_SIMPLE_ESCAPES.update({"0": "\0", "a": "\a", "v": "\v", "e": "\x1b", " ": " ", "N": "\x85", "_": "\xa0"})
-_SIMPLE_ESCAPES.update({"L": "\u2028", "P": "\u2029", "\t": "\t"})
-_HEX = {"x": 2, "u": 4, "U": 8}
+_SIMPLE_ESCAPES = MappingProxyType(
+    {
+        "n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", '"': '"', "\\": "\\", "0": "\0",
+        "a": "\a", "v": "\v", "e": "\x1b", " ": " ", "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
+        "\t": "\t",
+    }
+)  # fmt: skip
+_HEX = MappingProxyType({"x": 2, "u": 4, "U": 8})
 
 
 def _escape_at(token: str, index: int) -> tuple[int, str] | None:

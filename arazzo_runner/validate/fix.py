@@ -33,18 +33,15 @@ _BOMS = (
 )
 
 
-class Fixed(Record):
-    """The outcome for one file: the text before and after, the findings fixed (in the order fixed),
-    what could not be fixed in place, and the validation of the result."""
+class Rewritten(Record):
+    """A document rewritten in memory: the text before and after, and how to write it back (in the file's
+    own encoding, with its byte-order mark)."""
 
     file: str
     before: str
     after: str
-    report: Report
-    fixed: list[Finding] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    encoding: str = "utf-8"
-    bom: bytes = b""
+    encoding: str = field(default="utf-8", kw_only=True)
+    bom: bytes = field(default=b"", kw_only=True)
 
     @property
     def changed(self) -> bool:
@@ -52,6 +49,15 @@ class Fixed(Record):
 
     def encoded(self) -> bytes:
         return self.bom + self.after.encode(self.encoding)
+
+
+class Fixed(Rewritten):
+    """The outcome of `--fix` for one file: the findings fixed (in the order fixed), what could not be
+    fixed in place, and the validation of the result."""
+
+    report: Report
+    fixed: list[Finding] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
 Validate = Callable[[LoadedDocument], Report]
@@ -168,7 +174,7 @@ def _identity(finding: Finding) -> tuple[str, str, str]:
     return finding.rule, finding.path, finding.message
 
 
-def unified_diff(result: Fixed, context: int = 3) -> str:
+def unified_diff(result: Rewritten, context: int = 3) -> str:
     """The change as a unified diff (what `git apply -p1` and `patch -p1` take). Lines are matched
     without difflib's "popular line" heuristic, which would show a repeated untouched line (`outputs:`)
     as changed."""

@@ -29,12 +29,12 @@ from ..errors import DocumentError, UsageError
 from ..loader import LoadedDocument, load_text
 from ..model import build_document
 from ..pointer import format_pointer
-from ..records import Record, field
+from ..records import field
 from .checker import Checker
 from .core import validate_loaded
 from .edit import EditError, apply_edits
 from .findings import ERROR, Edit, Finding
-from .fix import read_document
+from .fix import Rewritten, read_document
 from .walk import ValueSite, sites
 
 TARGETS = ("1.1.0",)
@@ -42,26 +42,14 @@ _VERSION_1_0 = re.compile(r"^1\.0\.\d+(-.+)?$")
 _SELECTOR_KEYS = frozenset({"context", "selector", "type"})
 
 
-class Upgraded(Record):
-    """The outcome for one file: the text before and after (equal when refused or nothing to do), what
-    was changed, and what stops the upgrade (nothing is written when `blockers` is not empty)."""
+class Upgraded(Rewritten):
+    """The outcome for one file (`after` equals `before` when refused or nothing to do): what was changed,
+    and what stops the upgrade (nothing is written when `blockers` is not empty)."""
 
-    file: str
-    before: str
-    after: str
     source_version: str
     target: str
     changes: list[str] = field(default_factory=list)
     blockers: list[Finding] = field(default_factory=list)
-    encoding: str = "utf-8"
-    bom: bytes = b""
-
-    @property
-    def changed(self) -> bool:
-        return self.after != self.before
-
-    def encoded(self) -> bytes:
-        return self.bom + self.after.encode(self.encoding)
 
 
 def upgrade_path(

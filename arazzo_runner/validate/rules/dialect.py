@@ -9,6 +9,7 @@ at that offset.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import MappingProxyType
 
 from ...dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ...expressions import (
@@ -29,16 +30,18 @@ from ..findings import Edit
 _NOT_BEFORE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.'\"\\")
 _NOT_AFTER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.#[")
 
-_WHY = {
-    HEADER_PLURAL: "an expression reads a header as '$response.header.<name>' (Jentic writes 'headers')",
-    STEP_OUTPUT_SHORTHAND: (
-        "a step output is written '$steps.<id>.outputs.<name>' (Jentic's shorthand leaves 'outputs.' out)"
-    ),
-    DEPENDENCIES_ROOT: (
-        "an output of another workflow is written '$workflows.<id>.outputs.<name>' (Jentic writes "
-        "'$dependencies.<id>.<name>' for the workflows in dependsOn)"
-    ),
-}
+_WHY = MappingProxyType(
+    {
+        HEADER_PLURAL: "an expression reads a header as '$response.header.<name>' (Jentic writes 'headers')",
+        STEP_OUTPUT_SHORTHAND: (
+            "a step output is written '$steps.<id>.outputs.<name>' (Jentic's shorthand leaves 'outputs.' out)"
+        ),
+        DEPENDENCIES_ROOT: (
+            "an output of another workflow is written '$workflows.<id>.outputs.<name>' (Jentic writes "
+            "'$dependencies.<id>.<name>' for the workflows in dependsOn)"
+        ),
+    }
+)
 
 
 def occurrences(raw: str, text: str) -> list[int]:

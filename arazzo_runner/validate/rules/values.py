@@ -18,7 +18,7 @@ from .dialect import expression_edits
 
 Found = list[tuple[Expression, Pointer]]
 
-_ROOTS = sorted((*ROOTS, *DIALECT_ROOTS), key=len, reverse=True)
+_ROOTS = tuple(sorted((*ROOTS, *DIALECT_ROOTS), key=len, reverse=True))
 _KNOWN_ROOT = re.compile(r"\$(" + "|".join(_ROOTS) + r")(?![A-Za-z0-9_])")
 SELECTOR_KEYS = frozenset({"context", "selector", "type"})
 

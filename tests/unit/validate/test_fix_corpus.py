@@ -8,32 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from arazzo_runner.errors import ArazzoError
 from arazzo_runner.loader import load_path
 from arazzo_runner.loader.spans import scalar_spans
 from arazzo_runner.validate.core import validate_loaded
 from arazzo_runner.validate.fix import fix_path, fix_text
+from tests.unit.test_corpus_documents import FILES
 
 SHARED = Path(__file__).resolve().parents[3].parent / "shared"
-
-
-def _documents() -> list[Path]:
-    if not SHARED.is_dir():
-        return []
-    found = []
-    for path in sorted(SHARED.rglob("*")):
-        if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file():
-            continue
-        try:
-            loaded = load_path(path)
-        except ArazzoError:
-            continue
-        if isinstance(loaded.data, dict) and "arazzo" in loaded.data:
-            found.append(path)
-    return found
-
-
-DOCUMENTS = _documents()
+DOCUMENTS = FILES  # every Arazzo document of ../shared (tests/unit/test_corpus_documents.py)
 
 
 def test_the_corpus_has_fixable_documents() -> None:

@@ -11,7 +11,9 @@ from arazzo_runner.validate.upgrade import upgrade_path
 from tests.e2e.helpers import cli
 
 from .conftest import OPENAPI
-from .test_fix_corpus import DOCUMENTS, SHARED
+from .test_fix_corpus import DOCUMENTS
+
+SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 
 DOC = """\
 # a comment first
