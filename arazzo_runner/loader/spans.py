@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..pointer import escape_token
-from ..records import Record
+from ..records import Record, field
 
 PLAIN, SINGLE, DOUBLE, LITERAL, FOLDED, JSON = "plain", "'", '"', "|", ">", "json"
 _STYLES = MappingProxyType({None: PLAIN, "": PLAIN, "'": SINGLE, '"': DOUBLE, "|": LITERAL, ">": FOLDED})
@@ -38,6 +38,7 @@ class Scalar(Record, frozen=True):
 class Spans(Record, frozen=True):
     keys: dict[str, Scalar]  # pointer -> the key naming that node
     values: dict[str, Scalar]  # pointer -> the node, when it is a scalar
+    flows: dict[str, tuple[int, int]] = field(default_factory=dict)  # pointer -> a flow collection `{...}`
 
 
 def scalar_spans(text: str, format: str) -> Spans:
@@ -54,10 +55,10 @@ class _Frame:
     """An open mapping or sequence; `pointer` is None when its members cannot be addressed (it is
     anchored, merged, or inside such a node)."""
 
-    __slots__ = ("flow", "index", "is_map", "key", "pointer")
+    __slots__ = ("flow", "index", "is_map", "key", "pointer", "start")
 
-    def __init__(self, is_map: bool, pointer: str | None, flow: bool) -> None:
-        self.is_map, self.pointer, self.flow = is_map, pointer, flow
+    def __init__(self, is_map: bool, pointer: str | None, flow: bool, start: int = 0) -> None:
+        self.is_map, self.pointer, self.flow, self.start = is_map, pointer, flow, start
         self.index = 0
         self.key: Any = None  # None: a key comes next
 
@@ -78,6 +79,7 @@ def _yaml_spans(text: str) -> Spans:
     loader = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
     keys: dict[str, Scalar] = {}
     values: dict[str, Scalar] = {}
+    flows: dict[str, tuple[int, int]] = {}
     stack: list[_Frame] = []
     for event in yaml.parse(text, Loader=loader):
         kind = type(event).__name__
@@ -102,15 +104,20 @@ def _yaml_spans(text: str) -> Spans:
             pointer = top.child() if top is not None else ""
             if event.anchor is not None:
                 pointer = None
-            stack.append(_Frame(kind == "MappingStartEvent", pointer, bool(event.flow_style)))
+            frame = _Frame(
+                kind == "MappingStartEvent", pointer, bool(event.flow_style), event.start_mark.index
+            )
+            stack.append(frame)
         elif kind in ("MappingEndEvent", "SequenceEndEvent"):
-            stack.pop()
+            frame = stack.pop()
+            if frame.flow and frame.pointer is not None:
+                flows[frame.pointer] = (frame.start, event.end_mark.index)
         elif kind == "AliasEvent" and top is not None:
             if top.is_map and top.key is None:
                 top.key = _MERGE  # an alias as a key: what follows is not addressed
             else:
                 top.child()
-    return Spans(keys, values)
+    return Spans(keys, values, flows)
 
 
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]|[^\s\[\]{},:"]+')

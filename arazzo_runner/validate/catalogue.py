@@ -153,6 +153,13 @@ _RULES = (
         "`$Inputs.id`) is sent as written: the fix is suggested.",
     ),
     Rule(
+        "unquoted-template",
+        ERROR,
+        "expressions",
+        "A `{$...}` template left unquoted in YAML (`value: {$inputs.id}`) is read as a mapping and would be "
+        "sent as one: quote it.",
+    ),
+    Rule(
         "output-value",
         ERROR,
         "expressions",

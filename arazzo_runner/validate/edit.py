@@ -36,9 +36,16 @@ def apply_edits(text: str, format: str, data: Any, edits: Iterable[Edit]) -> str
     spans = scalar_spans(text, format)
     groups: dict[tuple[str, bool], list[Edit]] = {}
     for edit in edits:
-        groups.setdefault((edit.path, edit.key), []).append(edit)
+        if not edit.node:
+            groups.setdefault((edit.path, edit.key), []).append(edit)
     replaced: list[tuple[int, int, str]] = []
     expected = copy.deepcopy(data)
+    for edit in [e for e in edits if e.node]:  # a whole flow collection becomes a string
+        span = spans.flows.get(edit.path)
+        if span is None or (edit.path, False) in groups:
+            raise EditError(f"the node at {edit.path or '/'} is not a flow collection written in place")
+        replaced.append((span[0], span[1], _quoted(edit.new)))
+        expected = _expect(expected, edit.path, False, edit.new)
     for (path, key), group in groups.items():
         scalar = (spans.keys if key else spans.values).get(path)
         if scalar is None:

@@ -14,16 +14,19 @@ SEVERITIES = (ERROR, WARNING)
 class Edit(Record, frozen=True):
     """One textual change of a fix: in the string at `path` (a JSON pointer; with `key`, the mapping key
     naming that node), `old` found at offset `start` becomes `new`. Offsets count characters of the
-    string's value, not of its source text: `arazzo_runner.validate.fix` maps them onto the text."""
+    string's value, not of its source text: `arazzo_runner.validate.edit` maps them onto the text. With
+    `node`, the node at `path` (a YAML flow collection) becomes the string `new` as a whole."""
 
     path: str
     start: int
     old: str
     new: str
     key: bool = False
+    node: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "start": self.start, "old": self.old, "new": self.new, "key": self.key}
+        data = {"path": self.path, "start": self.start, "old": self.old, "new": self.new, "key": self.key}
+        return {**data, "node": True} if self.node else data
 
 
 class Finding(Record, frozen=True):

@@ -164,10 +164,16 @@ def _independent(findings: list[Finding]) -> list[Finding]:
 
 
 def _overlap(a: Edit, b: Edit) -> bool:
+    if a.node or b.node:  # a whole node: anything at or inside it
+        return _inside(a.path, b.path) or _inside(b.path, a.path)
     if (a.path, a.key) != (b.path, b.key):
         return False
     a_end, b_end = a.start + len(a.old), b.start + len(b.old)
     return a.start <= b_end and b.start <= a_end  # touching counts: the order would be ambiguous
+
+
+def _inside(path: str, container: str) -> bool:
+    return path == container or path.startswith(container + "/")
 
 
 def _identity(finding: Finding) -> tuple[str, str, str]:

@@ -39,6 +39,8 @@ def _scan(ck: Checker, raw: Any, at: Pointer, found: Found, typos: bool) -> None
         if ck.is_1_1 and raw.keys() == SELECTOR_KEYS:
             _scan_selector(ck, raw, at, found)
             return
+        if _unquoted_template(ck, raw, at):
+            return
         for key, value in raw.items():
             _scan(ck, value, (*at, key), found, typos)
     elif isinstance(raw, list):
@@ -84,6 +86,27 @@ def _scan_string(ck: Checker, text: str, at: Pointer, found: Found, typos: bool)
         loose.append((start, end))
     if bare or loose:
         _report_bare(ck, text, at, bare, loose)
+
+
+def _unquoted_template(ck: Checker, raw: dict, at: Pointer) -> bool:
+    """`value: {$inputs.id}` unquoted is YAML for the mapping {"$inputs.id": null}, which would be sent
+    as that mapping: an error, fixed by quoting what was written."""
+    if len(raw) != 1 or ck.loaded.format != "yaml":
+        return False
+    ((key, value),) = raw.items()
+    if value is not None or not key.startswith("$"):
+        return False
+    try:
+        parse_expression(key.strip())
+    except ExpressionError:
+        return False
+    text = "{" + key.strip() + "}"
+    message = (
+        f"YAML reads the unquoted {text} as a mapping ({{{key.strip()!r}: null}}), which would be sent as "
+        f"that mapping; quote the template: '{text}' (or write the expression {key.strip()} alone)"
+    )
+    ck.report("unquoted-template", at, message, fix=[Edit(format_pointer(at), 0, "", text, node=True)])
+    return True
 
 
 def _report_typo(ck: Checker, text: str, at: Pointer) -> None:

@@ -198,3 +198,13 @@ def test_findings_of_a_rule_turned_off_are_not_fixed(tmp_path: Path, capsys) -> 
     assert run.code == 0
     text = path.read_text(encoding="utf-8")
     assert "$response.headers.Location" in text and "$response.body#/count" in text
+
+
+def test_an_unquoted_template_is_quoted_as_a_whole(tmp_path: Path) -> None:
+    body = WORKFLOW + (
+        "      - stepId: s\n        operationId: createPet\n        requestBody:\n"
+        "          payload: {name: {$inputs.name}, age: 3}  # flow mapping\n"
+    )
+    assert _fixed(tmp_path, body).endswith(
+        "          payload: {name: '{$inputs.name}', age: 3}  # flow mapping\n"
+    )

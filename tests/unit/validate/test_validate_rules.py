@@ -526,6 +526,33 @@ workflows:
 """),
     ),
     Case(
+        "unquoted-template",
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs: {type: object, properties: {id: {type: integer}}}
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - name: petId
+            in: path
+            value: {$inputs.id}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs: {type: object, properties: {id: {type: integer}}}
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - name: petId
+            in: path
+            value: '{$inputs.id}'
+"""),
+    ),
+    Case(
         "x-operation",
         _doc("""\
 workflows:
