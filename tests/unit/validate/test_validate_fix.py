@@ -208,3 +208,11 @@ def test_an_unquoted_template_is_quoted_as_a_whole(tmp_path: Path) -> None:
     assert _fixed(tmp_path, body).endswith(
         "          payload: {name: '{$inputs.name}', age: 3}  # flow mapping\n"
     )
+
+
+def test_a_key_is_edited_where_it_is_written() -> None:
+    text = "a:\n  '$ref': x   # keep\n  b: 2\n"
+    data = load_text(text).data
+    edited = apply_edits(text, "yaml", data, [Edit("/a/$ref", 0, "$ref", "reference", key=True)])
+    assert edited == "a:\n  'reference': x   # keep\n  b: 2\n"
+    assert list(load_text(edited).data["a"]) == ["reference", "b"]  # the key order kept
