@@ -80,3 +80,24 @@ def source_named_path(text: str, sources: Iterable[str], urls: Iterable[str]) ->
 
 def standard_operation_path(source: str, fragment: str) -> str:
     return f"{{$sourceDescriptions.{source}.url}}{fragment}"
+
+
+_OPERATION_PATH = re.compile(
+    r"^(?:\{\$sourceDescriptions\.(?P<braced>[A-Za-z0-9_\-]+)\.url\}"
+    r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
+    r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
+)
+
+
+def operation_path_parts(text: str) -> tuple[str, str, bool] | None:
+    """(source name, `#fragment`, standard) of an operationPath that names its source with a runtime
+    expression; None for any other form. `{$sourceDescriptions.<name>.url}#...` is the specification's
+    form (also accepted without the braces); `$sourceDescriptions.<name>#...` names the Source
+    Description itself, as an official 1.1 test document and published examples write it: the spec asks
+    for "a Runtime Expression to identify the source description document", which it is, so it is
+    accepted too (not standard: `validate` warns)."""
+    match = _OPERATION_PATH.match(text)
+    if match is None:
+        return None
+    name = match.group("braced") or match.group("url") or match.group("source")
+    return name, match.group("fragment"), match.group("source") is None

@@ -18,6 +18,7 @@ from urllib.parse import urljoin, urlsplit
 
 from . import dialect
 from .deadline import armed
+from .dialect import operation_path_parts
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
@@ -25,25 +26,6 @@ from .pointer import format_pointer
 from .records import Record
 
 _SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
-_OPERATION_PATH = re.compile(
-    r"^(?:\{\$sourceDescriptions\.(?P<braced>[A-Za-z0-9_\-]+)\.url\}"
-    r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
-    r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
-)
-
-
-def operation_path_parts(text: str) -> tuple[str, str, bool] | None:
-    """(source name, `#fragment`, standard) of an operationPath that names its source with a runtime
-    expression; None for any other form. `{$sourceDescriptions.<name>.url}#...` is the specification's
-    form (also accepted without the braces); `$sourceDescriptions.<name>#...` names the Source
-    Description itself, as an official 1.1 test document and published examples write it: the spec asks
-    for "a Runtime Expression to identify the source description document", which it is, so it is
-    accepted too (not standard: `validate` warns)."""
-    match = _OPERATION_PATH.match(text)
-    if match is None:
-        return None
-    name = match.group("braced") or match.group("url") or match.group("source")
-    return name, match.group("fragment"), match.group("source") is None
 
 
 class TargetError(DocumentError):

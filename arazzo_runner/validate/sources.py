@@ -13,12 +13,11 @@ from .. import dialect
 from ..errors import ArazzoError, ExpressionError
 from ..expressions import ResponseRef, compile_value, parse_expression
 from ..model import Action, ParameterDef, Pointer, Step, Workflow
-from ..pointer import ABSENT, format_pointer, parse_pointer, resolve_pointer
+from ..pointer import ABSENT, parse_pointer, resolve_pointer
 from ..sources import resolve_location
 from ..sources.locations import is_http
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
-from .findings import WARNING, Edit
 from .openapi_schemas import (
     local_deref,
     media_type_for,
@@ -27,7 +26,13 @@ from .openapi_schemas import (
     response_schemas,
     unresolvable_refs,
 )
-from .rules.targets import non_arazzo_sources, operation_path_problem, source_named_path, source_workflow
+from .rules.targets import (
+    non_arazzo_sources,
+    operation_path_problem,
+    plain_in_one_source,
+    source_named_path,
+    source_workflow,
+)
 from .rules.values import SELECTOR_KEYS
 
 _QUALIFIED = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
@@ -185,7 +190,7 @@ class _SourceChecks:
         if found:
             self.ck.retract(dialect.OPERATION_ID_SOURCE_PREFIX, at)  # the operationId as written exists
             if len(found) == 1 and len(names) > 1:
-                self.plain_in_one(text, found[0][0], at)
+                plain_in_one_source(self.ck, text, found[0][0], at)
             return found[0]
         if prefixed is not None:
             description = self.source(prefixed[0])
@@ -198,18 +203,6 @@ class _SourceChecks:
             where = f"source '{names[0]}'" if len(names) == 1 else f"sources {', '.join(names)}"
             self.ck.report("operation-exists", at, f"operationId '{text}' was not found in {where}{tip}")
         return None
-
-    def plain_in_one(self, text: str, name: str, at: Pointer) -> None:
-        """A plain operationId with several sources that exactly one of them has: it runs (the meaning is
-        unambiguous), so the `plain-operation-id` error becomes a warning with the fix."""
-        self.ck.retract("plain-operation-id", at)
-        standard = dialect.standard_operation_id(name, text)
-        message = (
-            f"operationId '{text}' is found in source '{name}' only, so it runs; with several sources the "
-            f"specification asks for {standard}"
-        )
-        fix = [Edit(format_pointer(at), 0, text, standard)]
-        self.ck.report("plain-operation-id", at, message, severity=WARNING, fix=fix)
 
     def by_path(self, step: Step) -> tuple[str, Any, Any] | None:
         text = step.operation_path or ""

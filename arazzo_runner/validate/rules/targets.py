@@ -342,6 +342,19 @@ def plain_operation_id(ck: Checker) -> None:
                 ck.report("plain-operation-id", at, message)
 
 
+def plain_in_one_source(ck: Checker, text: str, name: str, at: Pointer) -> None:
+    """A plain operationId with several sources that exactly one of them has (found by the source checks):
+    it runs (the meaning is unambiguous), so the `plain-operation-id` error becomes a warning with the fix."""
+    ck.retract("plain-operation-id", at)
+    standard = dialect.standard_operation_id(name, text)
+    message = (
+        f"operationId '{text}' is found in source '{name}' only, so it runs; with several sources the "
+        f"specification asks for {standard}"
+    )
+    fix = [Edit(format_pointer(at), 0, text, standard)]
+    ck.report("plain-operation-id", at, message, severity=WARNING, fix=fix)
+
+
 def parameter_in(ck: Checker) -> None:
     for workflow in ck.document.workflows:
         for step in workflow.steps:
