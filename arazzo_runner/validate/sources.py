@@ -26,6 +26,7 @@ from .openapi_schemas import (
     response_schemas,
     unresolvable_refs,
 )
+from .rules.extensions import scheme_names
 from .rules.targets import (
     non_arazzo_sources,
     operation_path_problem,
@@ -131,6 +132,7 @@ class _SourceChecks:
         if target is None:
             return
         name, description, operation = target
+        scheme_names(self.ck, workflow, step, name, description.security_schemes)
         where = (*step.at, "operationPath" if step.operation_path is not None else "operationId")
         label = operation.operation_id or f"{operation.method.upper()} {operation.path}"
         try:

@@ -6,9 +6,9 @@ warning names the standard form); a malformed one is an error, as a malformed st
 from __future__ import annotations
 
 from ...http.x_security import XSECURITY, XSecurityError, entries, required_values
-from ...model import Pointer
+from ...model import Pointer, Step, Workflow
 from ...sources.x_operation import XOPERATION, x_operation_problem
-from ..checker import Checker
+from ..checker import Checker, did_you_mean
 from ..findings import ERROR
 
 
@@ -73,6 +73,23 @@ def _entries(ck: Checker, raw: object, at: Pointer, x_op: bool | None, workflow_
             "the credential given to the engine (--auth, ARAZZO_AUTH_*)"
         )
         ck.report("x-security", at, message, key=True)
+
+
+def scheme_names(ck: Checker, workflow: Workflow, step: Step, source: str, schemes: dict) -> None:
+    """With the step's source loaded: each x-security `schemeName` (the workflow's and the step's) names
+    a scheme of it (`$sourceDescriptions.<other>.<scheme>` names another source's: not checked here)."""
+    for owner in (workflow, step):
+        found, _ = entries(owner.extensions.get(XSECURITY), (*owner.at, XSECURITY))
+        for entry in found:
+            name = entry.scheme_name
+            if name is None or name.startswith("$") or name in schemes:
+                continue
+            known = ", ".join(schemes) or "none"
+            message = (
+                f"x-security schemeName '{name}' is not a security scheme of source '{source}' (which step "
+                f"'{step.step_id}' calls; its schemes: {known}){did_you_mean(name, schemes)}"
+            )
+            ck.report("x-security", (*entry.at, "schemeName"), message, severity=ERROR)
 
 
 RULES = (x_operation, x_security)

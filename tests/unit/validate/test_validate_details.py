@@ -294,3 +294,24 @@ def test_response_pointers_through_recursive_refs() -> None:
     assert not pointer_possible(node, ["child", "nmae"], deref)
     assert pointer_possible({"type": "object"}, ["anything"], deref)
     assert not pointer_possible({"type": "array", "items": {"type": "string"}}, ["x"], deref)
+
+
+def test_x_security_scheme_names_are_checked_against_the_steps_source(check: Check) -> None:
+    doc = """\
+arazzo: 1.0.1
+info: {title: t, version: '1'}
+sourceDescriptions: [{name: api, url: ./api.yaml, type: openapi}]
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        x-security:
+          - {schemeName: key, values: {apiKey: k}}
+          - {schemeName: kee, values: {apiKey: k}}  # !
+"""
+    report = check(doc, sources=True)
+    errors = [(f.rule, f.line) for f in report.errors]
+    assert errors == [("x-security", marked_line(doc))]
+    assert "is not a security scheme of source 'api'" in report.errors[0].message
+    assert [f.severity for f in report.findings if f.rule == "x-security"] == ["warning", "error"]
