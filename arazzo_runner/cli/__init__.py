@@ -15,7 +15,19 @@ from .. import __version__
 from ..errors import ArazzoError
 from .common import EXIT_OK, EXIT_USAGE, dump_json, print_error
 
-COMMANDS = ("run", "validate", "upgrade", "list", "describe", "graph", "auth", "demo")
+COMMANDS = (
+    "run",
+    "validate",
+    "upgrade",
+    "list",
+    "describe",
+    "graph",
+    "auth",
+    "demo",
+    "tools",
+    "mcp",
+    "agent",
+)
 
 
 class ArgumentsError(Exception):
@@ -62,6 +74,12 @@ def _register(name: str, commands: Any) -> None:
         from .auth import register
     elif name == "upgrade":
         from .upgrade import register
+    elif name == "tools":
+        from .tools import register
+    elif name == "mcp":
+        from .mcp import register
+    elif name == "agent":
+        from .agent import register
     else:
         from .demo import register
     register(commands)

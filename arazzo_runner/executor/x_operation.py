@@ -11,68 +11,37 @@ the step gets the engine's usual warning.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ExpressionError
-from ..expressions import CompiledValue, Context, Missing, compile_value, iter_missing
+from ..expressions import Context, Missing, compile_value, iter_missing
 from ..http.request import PreparedRequest, RequestBuildError, build_request
 from ..http.security import remote_plain_http_host
-from ..http.x_security import XSECURITY, Entry, XSecurityError, entries, params_for, replacing, resolve_scheme
+from ..http.x_security import XSecurityError, params_for, replacing, resolve_scheme
 from ..http.x_security import secrets_of as x_secrets
-from ..records import Record
 from .request_values import body_value, param_values
 
-if TYPE_CHECKING:
-    from ..model import Step, Workflow
-    from .plan import CompiledStep
-    from .runner import Runner
-
-
-class CompiledEntry(Record, frozen=True):
-    entry: Entry
-    values: tuple[tuple[str, CompiledValue], ...]
-
-
-def compile_x_security(workflow: Workflow, step: Step, compile_at: Any) -> tuple[CompiledEntry, ...]:
-    """The workflow's x-security entries, then the step's, their values compiled with `compile_at(raw, at)`
-    (the plan's compiler: a bad expression is a document error). Shape problems are the validator's
-    (`x-security` rule); a malformed entry fails the steps it applies to."""
-    compiled = []
-    for owner in (workflow, step):
-        raw = owner.extensions.get(XSECURITY)
-        found, problems = entries(raw, (*owner.at, XSECURITY))
-        if problems:
-            at, message = problems[0]
-            raise _shape_error(at, message)
-        for entry in found:
-            values = tuple((k, compile_at(v, (*entry.at, "values", k))) for k, v in entry.values.items())
-            compiled.append(CompiledEntry(entry, values))
-    return tuple(compiled)
-
-
-def _shape_error(at: tuple, message: str) -> Exception:
-    from .plan import CompileError
-
-    return CompileError(at, message)
+# The step and the run are the operation kind's (`steps/operation.py`, which calls this module): typed
+# loosely here, so that nothing of the executor is imported back (tests/unit/test_executor_layout.py).
+CompiledStep = Host = Any
 
 
 async def with_x_security(
-    runner: Runner,
+    host: Host,
     cstep: CompiledStep,
     ctx: Context,
     target: Any,
     params: list,
     base_url: str,
     warnings: list,
+    session: Any,
 ) -> list:
-    """`params` with the step's x-security credentials applied (replacing what is at the same place)."""
+    """`params` with the step's x-security credentials applied (replacing what is at the same place);
+    `session`: the run's HttpSession, whose secrets the values join."""
     compiled = getattr(cstep, "x_security", ())
     if not compiled:
         return params
-    from .operation import http_session
-
-    session = http_session(runner)
     added = []
     for item in compiled:
         values = {}
@@ -84,7 +53,7 @@ async def with_x_security(
                 raise RequestBuildError(f"x-security value '{name}' has no value: {reason}")
             values[name] = evaluated
         try:
-            scheme = resolve_scheme(item.entry, target.source, lambda name: _schemes(runner, target, name))
+            scheme = resolve_scheme(item.entry, target.source, lambda name: _schemes(host, target, name))
             made = params_for(scheme, values, "x-security")
         except XSecurityError as exc:
             raise RequestBuildError(str(exc)) from None
@@ -100,25 +69,25 @@ async def with_x_security(
     return replacing(params, added)
 
 
-def _schemes(runner: Runner, target: Any, source: str) -> dict:
+def _schemes(host: Host, target: Any, source: str) -> dict:
     if source == target.source:
         return target.description.security_schemes
     try:  # `$sourceDescriptions.<other>.<scheme>`: a source of the run's document
-        return runner.root.source(source).security_schemes
+        return host.root.source(source).security_schemes
     except Exception as exc:  # not an OpenAPI source, or it cannot be loaded
         raise XSecurityError(f"x-security: source '{source}' has no security schemes ({exc})") from None
 
 
 async def prepare_x_request(
-    runner: Runner, cstep: CompiledStep, base: Context, target: Any, warnings: list[str]
+    host: Host, cstep: CompiledStep, base: Context, target: Any, warnings: list[str], session: Any
 ) -> PreparedRequest:
     """The request of an x-operation step: its URL evaluated for this attempt, used as written."""
     url = _evaluated_url(cstep, base, target)
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     params = param_values(cstep, base, {}, warnings)
-    params = await with_x_security(runner, cstep, base, target, params, url, warnings)
-    body = body_value(cstep, base, target.operation, warnings, runner.placeholders)
+    params = await with_x_security(host, cstep, base, target, params, url, warnings, session)
+    body = body_value(cstep, base, target.operation, warnings, host.placeholders)
     declared = frozenset((p.name.lower() if p.in_ == "header" else p.name, p.in_) for p in params)
     request = build_request(
         method=target.operation.method,

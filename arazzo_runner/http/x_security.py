@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..expressions import CompiledValue
 from ..records import Record
 from .request import ParamValue
 
@@ -161,3 +162,24 @@ def replacing(params: list[ParamValue], added: list[ParamValue]) -> list[ParamVa
 
 def _place(param: ParamValue) -> tuple[str, str]:
     return param.in_, param.name.casefold() if param.in_ == "header" else param.name
+
+
+class CompiledEntry(Record, frozen=True):
+    entry: Entry
+    values: tuple[tuple[str, CompiledValue], ...]
+
+
+def compile_x_security(workflow: Any, step: Any, compile_at: Any, fail: Any) -> tuple[CompiledEntry, ...]:
+    """The workflow's x-security entries, then the step's, their values compiled with `compile_at(raw, at)`
+    (the plan's compiler: a bad expression is a document error); a malformed entry is `fail(at, message)`
+    (raised: the plan's CompileError), the validator's `x-security` rule saying the same."""
+    compiled = []
+    for owner in (workflow, step):
+        raw = owner.extensions.get(XSECURITY)
+        found, problems = entries(raw, (*owner.at, XSECURITY))
+        if problems:
+            raise fail(*problems[0])
+        for entry in found:
+            values = tuple((k, compile_at(v, (*entry.at, "values", k))) for k, v in entry.values.items())
+            compiled.append(CompiledEntry(entry, values))
+    return tuple(compiled)

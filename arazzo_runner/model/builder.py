@@ -156,6 +156,7 @@ class _Builder:
             depends_on=self.strings(node, "dependsOn", at),
             action=self.text(node, "action", at),
             at=at,
+            correlation_id=self.text(node, "correlationId", at),
             extensions=_extensions(node),
         )
 

@@ -20,7 +20,16 @@ from .values import check_accessors, check_replacement_targets, scan_value
 
 
 def run_rules(ck: Checker) -> None:
-    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES, *extensions.RULES):
+    from .. import async_rules
+
+    for rule in (
+        *identifiers.RULES,
+        *targets.RULES,
+        *inputs.RULES,
+        *outputs.RULES,
+        *async_rules.RULES,
+        *extensions.RULES,
+    ):
         rule(ck)
     check_expressions(ck)
     check_replacement_targets(ck)
