@@ -1,48 +1,30 @@
 """A loaded Arazzo document together with its source descriptions, loaded once and on first use.
 
-Also where step targets are resolved: `operationId` (plain or `$sourceDescriptions.<name>.<id>`),
-`operationPath` (`{$sourceDescriptions.<name>.url}#/paths/...`, or `$sourceDescriptions.<name>#/paths/...`)
-and `workflowId` (local or in an `arazzo` source, which runs with that document's own components and
-sources).
+Step targets are resolved here once per step and remembered: the rules that find them are in
+`operation_targets` (operations and workflows) and `message_targets` (AsyncAPI operations and channels).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from . import dialect
 from .deadline import armed
-from .dialect import operation_path_parts
+from .dialect import operation_path_parts  # noqa: F401  (validate imports it from here)
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
+from .operation_targets import (
+    WorkflowTarget,
+    resolve_operation,
+    resolve_workflow,
+)
 from .pointer import format_pointer
 from .records import Record
-
-_SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
-
-
-class TargetError(DocumentError):
-    """A step target that does not resolve to an operation or a workflow."""
-
-
-class OperationTarget(Record, frozen=True):
-    source: str
-    description: Any  # sources.OpenAPIDescription
-    operation: Any  # sources.Operation
-    server: str | None = None  # the source description's x-serverUrl (Respect's extension)
-
-
-class WorkflowTarget(Record, frozen=True):
-    workspace: Workspace
-    workflow: Workflow
-
 
 AllowPaths = Iterable[str | os.PathLike[str]]
 
@@ -280,144 +262,12 @@ class Workspace:
         """The operation a step calls; resolved once per step (targets never change once loaded)."""
         target = self._targets.get(id(step))
         if target is None:
-            target = self._targets.setdefault(id(step), self._resolve_operation(step))
+            target = self._targets.setdefault(id(step), resolve_operation(self, step))
         return target
-
-    def _resolve_operation(self, step: Step) -> Any:
-        if step.operation_path is not None:
-            return self._by_path(step)
-        if step.operation_id is None and "x-operation" in step.extensions:  # Respect's extension
-            from .sources.x_operation import x_operation_target
-
-            try:
-                return x_operation_target(step)
-            except ValueError as exc:
-                raise self.error((*step.at, "x-operation"), str(exc), TargetError) from None
-        ref = step.operation_id or ""
-        match = _SOURCE_REF.match(ref)
-        if match:
-            name, op_id = match.groups()
-            return self._find_in(step, name, op_id)
-        found = []
-        for name in self.openapi_sources():
-            description = self.source(name)
-            operation = description.operation(ref)
-            if operation is not None:
-                found.append(self._target(name, description, operation))
-        if len(found) == 1:
-            return found[0]
-        prefixed = None if found else dialect.source_prefixed(ref, self.openapi_sources())
-        if prefixed is not None:  # Respect's `<source>.<operationId>` (validate warns)
-            return self._find_in(step, *prefixed)
-        if found:
-            names = ", ".join(t.source for t in found)
-            raise self.error(
-                (*step.at, "operationId"),
-                f"operationId '{ref}' is ambiguous: found in sources {names}; "
-                f"use $sourceDescriptions.<name>.{ref}",
-                TargetError,
-            )
-        raise self.error(
-            (*step.at, "operationId"), f"operationId '{ref}' was not found{self._elsewhere(ref)}", TargetError
-        )
-
-    def _find_in(self, step: Step, name: str, op_id: str) -> OperationTarget:
-        entry = self.document.source(name)
-        if entry is None:
-            raise self.error((*step.at, "operationId"), f"unknown source description '{name}'", TargetError)
-        description = self.source(name)
-        operation = description.operation(op_id)
-        if operation is None:
-            hint = description.suggest(op_id)
-            tip = f"; did you mean {', '.join(hint)}?" if hint else ""
-            raise self.error(
-                (*step.at, "operationId"),
-                f"operationId '{op_id}' was not found in '{name}'{tip}",
-                TargetError,
-            )
-        return self._target(name, description, operation)
-
-    def _target(self, name: str, description: Any, operation: Any) -> OperationTarget:
-        entry = self.document.source(name)
-        declared = entry.extensions.get("x-serverUrl") if entry is not None else None
-        return OperationTarget(name, description, operation, declared if isinstance(declared, str) else None)
-
-    def _by_path(self, step: Step) -> OperationTarget:
-        text = step.operation_path or ""
-        parts = operation_path_parts(text)
-        if parts is not None:
-            name, fragment, _ = parts
-        else:
-            name, fragment = self._source_by_url(text)
-            named = dialect.source_named_path(text, [s.name for s in self.document.sources], ())
-            if name is None and named is not None:  # Jentic's `<source>#/paths/...` (validate warns)
-                name, fragment = named
-        if name is None or self.document.source(name) is None:
-            raise self.error(
-                (*step.at, "operationPath"),
-                f"operationPath '{text}' does not name a known source",
-                TargetError,
-            )
-        description = self.source(name)
-        operation = description.operation_at(fragment)
-        if operation is None:
-            raise self.error(
-                (*step.at, "operationPath"),
-                f"operationPath '{text}' does not point to an operation",
-                TargetError,
-            )
-        return self._target(name, description, operation)
-
-    def _source_by_url(self, text: str) -> tuple[str | None, str]:
-        url, _, fragment = text.partition("#")
-        for entry in self.document.sources:
-            if entry.url == url:
-                return entry.name, "#" + fragment
-        return None, "#" + fragment
-
-    def _elsewhere(self, op_id: str) -> str:
-        """A hint for an operationId not among the OpenAPI sources: an AsyncAPI one, or close names."""
-        for name in self.asyncapi_sources():
-            try:
-                if self.source(name).operation(op_id) is not None:
-                    return (
-                        f"; it is an AsyncAPI operation of '{name}': the step needs action: send or receive"
-                    )
-            except SourceError:
-                continue
-        return self._suggest(op_id)
-
-    def _suggest(self, op_id: str) -> str:
-        hints: list[str] = []
-        for name in self.openapi_sources():
-            try:
-                hints.extend(self.source(name).suggest(op_id))
-            except SourceError:
-                continue
-        return f"; did you mean {', '.join(hints[:3])}?" if hints else ""
 
     def resolve_workflow(self, ref: str, at: Pointer) -> WorkflowTarget:
         """A local workflowId, or `$sourceDescriptions.<name>.<workflowId>` in an arazzo source."""
-        match = _SOURCE_REF.match(ref)
-        if match:
-            name, workflow_id = match.groups()
-            entry = self.document.source(name)
-            if entry is None or entry.type != "arazzo":
-                raise self.error(at, f"'{ref}': '{name}' is not an arazzo source description", TargetError)
-            child = self.source(name)
-            workflow = child.document.workflow(workflow_id)
-            legacy = dialect.legacy_workflow(workflow_id)
-            if workflow is None and legacy is not None:  # Respect's `.workflows.<id>` (validate warns)
-                workflow = child.document.workflow(legacy)
-            if workflow is None:
-                raise self.error(
-                    at, f"workflow '{workflow_id}' was not found in source '{name}'", TargetError
-                )
-            return WorkflowTarget(child, workflow)
-        workflow = self.document.workflow(ref)
-        if workflow is None:
-            raise self.error(at, f"workflow '{ref}' was not found", TargetError)
-        return WorkflowTarget(self, workflow)
+        return resolve_workflow(self, ref, at)
 
 
 class _Failed(Record, frozen=True):
