@@ -210,6 +210,13 @@ def refusal(exc: BaseException, where: Where | None = None) -> str | None:
     return f"cannot resolve {keyword} '{ref}'{f' ({at})' if at else ''}: {_why(found)}"
 
 
+def unresolved_reason(exc: BaseException) -> str | None:
+    """Why a validator could not resolve a reference (the end of `refusal`'s message), or None when
+    `exc` is something else."""
+    found = unresolved(exc)
+    return None if found is None else _why(found)
+
+
 def unusable(exc: BaseException) -> str:
     """Why a validator could not use a schema of the description: a hostile or broken schema (`$schema`
     naming an unknown dialect, `allOf: "x"`, `pattern: "("`, `type: pet`, a `$ref` to a string) makes
