@@ -340,18 +340,22 @@ async def prepare_request(
             source=target.source,
             owners=lambda: _scheme_owners(runner),
         )
-        added, notes = await apply_security(
-            operation=operation,
-            schemes=schemes,
-            params=params,
-            credentials=credentials,
-            session=http_session(runner),
-            client=runner.client,
-            base_url=url,
-            timeout=runner.options.timeout,
-            exchanges=exchanges,
-            tls=tls,
-        )
+        try:
+            added, notes = await apply_security(
+                operation=operation,
+                schemes=schemes,
+                params=params,
+                credentials=credentials,
+                session=http_session(runner),
+                client=runner.client,
+                base_url=url,
+                timeout=runner.options.timeout,
+                exchanges=exchanges,
+                tls=tls,
+            )
+        except SecurityError as exc:  # the warnings said before it failed are kept
+            warnings.extend(exc.warnings)
+            raise
         warnings.extend(notes)
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []

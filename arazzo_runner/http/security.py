@@ -24,7 +24,12 @@ Schemes = dict[str, dict[str, Any]]
 
 
 class SecurityError(Exception):
-    """Credentials were available but could not be turned into a request (e.g. a token fetch failed)."""
+    """Credentials were available but could not be turned into a request (e.g. a token fetch failed).
+    `warnings`: what was said before it failed (a client secret already sent to another origin)."""
+
+    def __init__(self, message: str, warnings: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.warnings = [] if warnings is None else warnings
 
 
 class HttpSession(Record):
@@ -84,12 +89,16 @@ async def apply_security(
             warnings = _ambiguous_warnings(credentials, schemes, session)
             warnings += token_url_warnings(uses, base_url, session, credentials.source)
             added = []
-            for use in uses:
-                if scheme_kind(use.scheme) == "mutualTLS":
-                    _client_certificate(use, session, tls)
-                    continue
-                fetching = _Fetching(client, base_url, timeout, exchanges)
-                added.extend(await _credential_params(use, session, fetching))
+            try:
+                for use in uses:
+                    if scheme_kind(use.scheme) == "mutualTLS":
+                        _client_certificate(use, session, tls)
+                        continue
+                    fetching = _Fetching(client, base_url, timeout, exchanges)
+                    added.extend(await _credential_params(use, session, fetching))
+            except SecurityError as exc:  # what was said stays said: a secret may have gone out
+                exc.warnings = warnings + _cleartext_warnings(uses, base_url, session) + exc.warnings
+                raise
             return added, warnings + _cleartext_warnings(uses, base_url, session)
     missing = _missing_warning(requirements[0], schemes, credentials)
     return [], [*_ambiguous_warnings(credentials, schemes, session), missing]
