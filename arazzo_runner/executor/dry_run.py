@@ -141,7 +141,9 @@ class Planner:
         fetched = len(self.token_requests)
         try:
             target = workspace.resolve_operation(cstep.step)
-            request = await prepare_request(self.runner, cstep, base, target, planned.warnings)
+            request = await prepare_request(
+                self.runner, cstep, base, target, planned.warnings, None, workspace
+            )
         except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
             planned.error = f"request cannot be built: {exc}"
             return

@@ -98,7 +98,7 @@ async def _attempt(
     warnings: list[str] = []
     try:
         # bounded by the deadline too: preparing may fetch an OAuth2 token
-        prepared = prepare_request(runner, cstep, base, target, warnings, tokens)
+        prepared = prepare_request(runner, cstep, base, target, warnings, tokens, workspace)
         request = await asyncio.wait_for(prepared, runner.deadline.remaining())
         _check_request(runner, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
@@ -320,9 +320,10 @@ async def prepare_request(
     target: Any,
     warnings: list[str],
     exchanges: list[Exchange] | None = None,
+    workspace: Any = None,
 ) -> PreparedRequest:
-    """The step's request, built from its operation; OAuth2 token requests made for its credentials are
-    recorded in `exchanges`."""
+    """The step's request, built from its operation (of a source of `workspace`, the run's document by
+    default); OAuth2 token requests made for its credentials are recorded in `exchanges`."""
     operation = target.operation
     facts = _facts(runner, target)
     specs = facts.specs
@@ -337,7 +338,7 @@ async def prepare_request(
             runner.options.auth,
             [base.inputs, runner.inputs],
             runner.options.environ,
-            source=target.source,
+            source=family_source(runner, workspace, target.source),
             owners=lambda: _scheme_owners(runner),
         )
         try:
@@ -373,10 +374,25 @@ async def prepare_request(
     return request
 
 
+def family_source(runner: Runner, workspace: Any, name: str) -> str:
+    """Source `name` of `workspace` by its place in the run's family of documents (`a`, `kid/a`):
+    credentials are keyed by it, so a nested document naming a source like its parent's is another
+    source. The chains are walked once per run, when a nested document's operation needs them."""
+    from ..sources.family import family_key, family_paths
+
+    if workspace is None or workspace is runner.root:
+        return name
+    path = (runner.family_paths or {}).get(id(workspace))
+    if path is None:  # first asked, or a document loaded since (the walk skipped it then)
+        runner.family_paths = family_paths(runner.root)
+        path = runner.family_paths.get(id(workspace), ("?",))  # unreachable: a name nobody gives
+    return family_key(path, name)
+
+
 def _scheme_owners(runner: Runner) -> dict[str, frozenset[str]]:
-    """Which sources define each scheme name, over the run's document (credentials are keyed by source
-    and scheme, and a bare scheme name is ambiguous when several define it): made once per run, only
-    when a bare credential is found."""
+    """Which sources (by family name) define each scheme name, over the run's family of documents
+    (credentials are keyed by source and scheme, and a bare scheme name is ambiguous when several
+    define it): made once per run, only when a credential is found in a bare form or the environment."""
     if runner.scheme_owners is None:
         from ..http.auth_listing import scheme_sources
 

@@ -59,6 +59,7 @@ class Runner:
         self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
         self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
         self.scheme_owners: dict[str, frozenset[str]] | None = None  # scheme -> its sources, made when asked
+        self.family_paths: dict[int, tuple[str, ...]] | None = None  # id(workspace) -> its source-name chain
         self.taint: Taint | None = None  # which values derive from a secret; made with the first workflow
 
     def emit(self, event_type: Any, *fields: Any) -> None:

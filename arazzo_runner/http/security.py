@@ -117,6 +117,15 @@ def _ambiguous_warnings(credentials: Credentials, schemes: Schemes, session: Htt
             f"{', '.join(given)} not used: security scheme '{name}' is defined by sources "
             f"{' and '.join(credentials.sharing(name))}; name the source: {_how(name, schemes, credentials)}"
         )
+    for variable, keys in credentials.collided.items():
+        said = f"collided {credentials.source}:{variable}"
+        if said in session.said:
+            continue
+        session.said.add(said)
+        warnings.append(
+            f"{variable} not used: it is the variable of {' and '.join(keys)}; give the credential with "
+            "--auth SOURCE:SCHEME=... or an input named SOURCE:SCHEME"
+        )
     return warnings
 
 
