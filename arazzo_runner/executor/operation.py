@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
 from ..http.bodies import render_body
-from ..http.credentials import Credentials
 from ..http.request import (
     PreparedRequest,
     RequestBuildError,
@@ -24,6 +23,7 @@ from ..result import Exchange, ResponseExcerpt
 from ..secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from .bounds import reads_response_body, within
 from .context import ResponseView, with_exchange
+from .credential_sources import step_credentials
 from .events import RequestSent, ResponseReceived
 from .request_values import body_value, param_values
 from .servers import ServerError, resolve_base_url
@@ -100,6 +100,9 @@ async def _attempt(
         # bounded by the deadline too: preparing may fetch an OAuth2 token
         prepared = prepare_request(runner, cstep, base, target, warnings, tokens, workspace)
         request = await asyncio.wait_for(prepared, runner.deadline.remaining())
+        foreign = session.guard.foreign(request.url, request.headers, request.content)
+        if foreign is not None:  # a credential the engine added, bounced towards another origin
+            raise SecurityError(foreign)
         _check_request(runner, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
         _emit_exchanges(runner, cstep, tokens)
@@ -334,13 +337,7 @@ async def prepare_request(
     schemes = target.description.security_schemes
     tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:
-        credentials = Credentials(
-            runner.options.auth,
-            [base.inputs, runner.inputs],
-            runner.options.environ,
-            source=family_source(runner, workspace, target.source),
-            owners=lambda: _scheme_owners(runner),
-        )
+        credentials = step_credentials(runner, base, workspace, target.source)
         try:
             added, notes = await apply_security(
                 operation=operation,
@@ -372,32 +369,6 @@ async def prepare_request(
     )
     request.tls = tls[0] if tls else None
     return request
-
-
-def family_source(runner: Runner, workspace: Any, name: str) -> str:
-    """Source `name` of `workspace` by its place in the run's family of documents (`a`, `kid/a`):
-    credentials are keyed by it, so a nested document naming a source like its parent's is another
-    source. The chains are walked once per run, when a nested document's operation needs them."""
-    from ..sources.family import family_key, family_paths
-
-    if workspace is None or workspace is runner.root:
-        return name
-    path = (runner.family_paths or {}).get(id(workspace))
-    if path is None:  # first asked, or a document loaded since (the walk skipped it then)
-        runner.family_paths = family_paths(runner.root)
-        path = runner.family_paths.get(id(workspace), ("?",))  # unreachable: a name nobody gives
-    return family_key(path, name)
-
-
-def _scheme_owners(runner: Runner) -> dict[str, frozenset[str]]:
-    """Which sources (by family name) define each scheme name, over the run's family of documents
-    (credentials are keyed by source and scheme, and a bare scheme name is ambiguous when several
-    define it): made once per run, only when a credential is found in a bare form or the environment."""
-    if runner.scheme_owners is None:
-        from ..http.auth_listing import scheme_sources
-
-        runner.scheme_owners = scheme_sources(runner.root)
-    return runner.scheme_owners
 
 
 class _OperationFacts(Record):

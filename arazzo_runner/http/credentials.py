@@ -138,6 +138,7 @@ class Credentials:
         self._owners = owners
         self.ignored: dict[str, list[str]] = {}  # scheme -> bare credentials not used: ambiguous
         self.collided: dict[str, list[str]] = {}  # variable -> the `D:S` keys it names: not used
+        self.given_by: dict[tuple[str, str], str] = {}  # (scheme, field) -> auth | inputs | env
         self._stems: dict[str, list[str]] | None = None
 
     def get(self, name: str, scheme: dict[str, Any], field: str) -> str | None:
@@ -146,11 +147,18 @@ class Credentials:
             if self._source is not None:
                 value = lookup(qualified(self._source, name), scheme, field, self._source)
                 if value:
+                    self.given_by[(name, field)] = where
                     return value
             value = lookup(name, scheme, field, None)
             if value and self._bare_allowed(name, where, field):
+                self.given_by[(name, field)] = where
                 return value
         return None
+
+    def engine_given(self, name: str, field: str) -> bool:
+        """Whether the field found for scheme `name` came from `--auth` or the environment (the engine's
+        to guard: `http/outbound.py`), not from an input (the document's own)."""
+        return self.given_by.get((name, field)) in ("auth", "env")
 
     def fields(self, name: str, scheme: dict[str, Any]) -> dict[str, str] | None:
         """The first complete set of fields for the scheme, or None when none is available."""

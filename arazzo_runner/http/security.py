@@ -18,6 +18,7 @@ from ..records import Record, field
 from .credentials import Credentials, alternatives, env_names, qualified, scheme_kind
 from .exchange import Exchange
 from .oauth import TokenCache, TokenError
+from .outbound import OutboundGuard, origin_of, remote_plain_http_host
 from .request import ParamValue
 
 Schemes = dict[str, dict[str, Any]]
@@ -42,6 +43,7 @@ class HttpSession(Record):
     said: set[str] = field(default_factory=set)  # other once-per-run warnings (ambiguous names, token URLs)
     tls: dict[tuple[str, ...], Any] = field(default_factory=dict)  # mutualTLS: (cert, key) -> SSLContext
     tls_clients: dict[int, Any] = field(default_factory=dict)  # id(SSLContext) -> its client, for the run
+    guard: OutboundGuard = field(default_factory=OutboundGuard)  # the engine's credentials and their origins
 
     def secret(self, *values: Any) -> None:
         self.secrets.update(v for v in values if isinstance(v, str) and v)
@@ -62,6 +64,8 @@ class _Use(Record):
     scheme: dict[str, Any]
     scopes: list[str]
     fields: dict[str, str] | None  # None: the step sets this credential itself
+    guarded: frozenset[str] = frozenset()  # fields from --auth or the environment (`outbound.py`)
+    label: str = ""  # "security scheme 'x' of source a", for the guard's messages
 
 
 async def apply_security(
@@ -181,7 +185,7 @@ def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -
         token_url = _token_url(use.scheme) if "token" not in use.fields else None
         targets = [base_url] + ([urljoin(base_url, token_url)] if token_url else [])
         for url in targets:
-            host = _remote_plain_http_host(url)
+            host = remote_plain_http_host(url)
             if host and host not in session.cleartext_warned:
                 session.cleartext_warned.add(host)
                 warnings.append(
@@ -203,10 +207,10 @@ def token_url_warnings(
         if use.fields is None or "token" in use.fields or scheme_kind(use.scheme) != "oauth2":
             continue
         url = urljoin(base_url, _token_url(use.scheme) or "")
-        api = _origin(base_url)
-        if _origin(url) == api:
+        api = origin_of(base_url)
+        if origin_of(url) == api:
             continue
-        host = _remote_plain_http_host(url)
+        host = remote_plain_http_host(url)
         if host:
             raise SecurityError(
                 f"security scheme '{use.name}': its tokenUrl {url} is plain http to another machine "
@@ -221,38 +225,6 @@ def token_url_warnings(
                 f"origin than the API ({api})"
             )
     return warnings
-
-
-def _origin(url: str) -> str:
-    """The origin of a URL as RFC 6454 writes it (`scheme://host[:port]`, a default port left out, so
-    equal origins are equal strings); a URL whose port cannot be read is its own origin."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port
-    except ValueError:
-        return url
-    host = (parts.hostname or "").lower()
-    host = f"[{host}]" if ":" in host else host
-    return (
-        f"{scheme}://{host}"
-        if port in (None, {"http": 80, "https": 443}.get(scheme))
-        else f"{scheme}://{host}:{port}"
-    )
-
-
-def _remote_plain_http_host(url: str) -> str | None:
-    """The host of an `http:` URL that is not this machine (loopback, `localhost`), else None."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme.lower() != "http" or not host or host == "localhost" or host.endswith(".localhost"):
-        return None
-    import ipaddress
-
-    try:
-        return None if ipaddress.ip_address(host).is_loopback else host
-    except ValueError:  # a name
-        return host
 
 
 def _satisfy(
@@ -271,7 +243,9 @@ def _satisfy(
         no_flow = scheme_kind(scheme) == "oauth2" and "token" not in (fields or {}) and not _token_url(scheme)
         if fields is None or no_flow:  # client id/secret without a clientCredentials flow: unusable
             return None
-        uses.append(_Use(name, scheme, scope_list, fields))
+        guarded = frozenset(f for f in fields if creds.engine_given(name, f))
+        label = f"security scheme '{name}'" + (f" of source {creds.source}" if creds.source else "")
+        uses.append(_Use(name, scheme, scope_list, fields, guarded, label))
     return uses
 
 
@@ -306,17 +280,27 @@ async def _credential_params(use: _Use, session: HttpSession, fetching: _Fetchin
         return []
     session.secret(*(v for k, v in use.fields.items() if k != "client_auth"))
     kind = scheme_kind(use.scheme)
+    api = origin_of(fetching.base_url)
+    guard, given = session.guard, use.guarded
     if kind == "apiKey":
         where = use.scheme.get("in", "header")
+        if "api_key" in given:
+            guard.bind(use.fields["api_key"], use.label, api)
         return [ParamValue(str(use.scheme.get("name")), where, use.fields["api_key"], use.name)]
     if kind == "basic":
         pair = f"{use.fields['username']}:{use.fields['password']}".encode()
         encoded = base64.b64encode(pair).decode("ascii")
         session.secret(encoded)
+        if "password" in given:
+            guard.bind(use.fields["password"], use.label, api)
+            guard.bind(encoded, use.label, api)
         return [_authorization("Basic", encoded, session, use.name)]
     token = use.fields.get("token")
     if token is None:
         token = await _client_credentials(use, session, fetching)
+        guard.bind(token, use.label, api)  # obtained by the engine: never the document's
+    elif "token" in given:
+        guard.bind(token, use.label, api)
     if kind == "http":
         return [_authorization(str(use.scheme.get("scheme", "Bearer")), token, session, use.name)]
     return [_authorization("Bearer", token, session, use.name)]
@@ -331,6 +315,8 @@ def _authorization(kind: str, credential: str, session: HttpSession, scheme: str
 async def _client_credentials(use: _Use, session: HttpSession, fetching: _Fetching) -> str:
     token_url = urljoin(fetching.base_url, _token_url(use.scheme) or "")  # relative: against the server
     assert use.fields is not None
+    if "client_secret" in use.guarded:  # it goes to the token URL, and only there
+        session.guard.bind(use.fields["client_secret"], use.label, origin_of(token_url))
     made: list[Exchange] = []
     try:
         token = await session.tokens.token(
