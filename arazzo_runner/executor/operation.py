@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..expressions import Context, Missing
 from ..http.bodies import render_body
 from ..http.request import (
+    SAME,
     PreparedRequest,
     RequestBuildError,
     build_request,
@@ -16,6 +17,7 @@ from ..http.request import (
     spec_index,
 )
 from ..http.security import HttpSession, SecurityError, apply_security, record_step_credentials
+from ..http.shown import build_shown
 from ..http.transport import Response, TransportError, new_client, send
 from ..http.validation import request_findings, response_findings
 from ..records import Record, field
@@ -112,7 +114,8 @@ async def _attempt(
         return Attempt(False, base, f"request not sent: {runner.deadline.message}", warnings=warnings)
     _emit_exchanges(runner, cstep, tokens)
     session.secret(*cookie_values(request.headers))  # masked by name; an echo of one by value too
-    exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
+    printed = request.printed()  # what derives from a secret is `***` in every record of the request
+    exchange = Exchange(request.method, printed.url, printed.headers, printed.content, started_at=time.time())
     # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
     ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     runner.emit(RequestSent, cstep.step_id, exchange)
@@ -149,7 +152,7 @@ async def _attempt(
         warnings,
         response.status_code,
         request.method,
-        request.url,
+        printed.url,
         response.headers.get("retry-after"),
         exchange,
     )
@@ -296,9 +299,8 @@ def _judge(
 def _unsent(
     ctx: Context, request: PreparedRequest, message: str, warnings: list[str], exchange: Exchange
 ) -> Attempt:
-    return Attempt(
-        False, ctx, message, warnings=warnings, method=request.method, url=request.url, exchange=exchange
-    )
+    url = request.printed().url
+    return Attempt(False, ctx, message, warnings=warnings, method=request.method, url=url, exchange=exchange)
 
 
 def _record(exchange: Exchange, response: Response) -> None:
@@ -368,6 +370,10 @@ async def prepare_request(
         implicit=facts.implicit,
     )
     request.tls = tls[0] if tls else None
+    if (body is not None and body.shown is not None) or any(p.shown is not SAME for p in params):
+        shown = body.shown if body is not None else None
+        build_shown(request, base_url=url, path_template=operation.path, params=params + added,
+                    specs=specs, body=body, shown_body=shown, implicit=facts.implicit)  # fmt: skip
     return request
 
 

@@ -21,7 +21,7 @@ from .actions import Decision, describe_action, find_action, transfer
 from .bounds import Deadline, RetryBudget, with_cause
 from .context import WorkflowState, base_context
 from .events import StepFinished, StepRetrying, StepStarted, WorkflowFinished, WorkflowStarted
-from .inputs import InputsError, validate_inputs
+from .inputs import InputsError, mark_secret_inputs, validate_inputs
 from .operation import Attempt, attempt_operation
 from .options import RunOptions
 from .plan import CompiledAction, CompiledStep
@@ -87,6 +87,7 @@ class Runner:
             inputs = validate_inputs(
                 workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets, workspace.error
             )
+        inputs = mark_secret_inputs(inputs, workflow.inputs, workspace.document.raw)
         result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)

@@ -60,7 +60,8 @@ def check_request(cache: dict, description: Any, operation: Any, request: Any) -
         for validator in (validators["parameters"], validators["body"]):
             yield from validator.iter_errors(_core_request(operation, request))
 
-    return _findings(errors(), description)
+    derived = getattr(getattr(request, "view", None), "derived", None)
+    return _findings(errors(), description, derived or frozenset())
 
 
 def check_response(
@@ -85,19 +86,36 @@ def check_response(
     return _findings(errors(), description)
 
 
-def _findings(errors: Iterator[BaseException], description: Any) -> list[str]:
+def _findings(
+    errors: Iterator[BaseException], description: Any, derived: frozenset = frozenset()
+) -> list[str]:
     """What openapi-core found. What it raises instead of reporting ends the check with a finding: a
     schema reference the registry refused (named), or a schema it cannot use at all (an unknown
-    `$schema` dialect, `allOf: "x"`, an invalid `pattern`...: `unusable`)."""
+    `$schema` dialect, `allOf: "x"`, an invalid `pattern`...: `unusable`). A finding about a request part
+    that carries a value derived from a secret (`derived`, see `http/shown.py`) quotes no value."""
     from ..sources.schema_registry import refusal, unusable
 
     findings = []
     try:
         for exc in errors:
+            if derived and _about(exc, derived):
+                findings.append(f"{_head(exc, exc.__cause__ or exc.__context__)}: invalid ({DERIVED})")
+                continue
             findings.append(refusal(exc, description.ref_origin) or describe(exc))
     except Exception as exc:  # the validator itself failed on the description's schemas
         findings.append(refusal(exc, description.ref_origin) or unusable(exc))
     return findings
+
+
+DERIVED = "derived from a secret: values not shown"
+
+
+def _about(exc: BaseException, derived: frozenset) -> bool:
+    """Whether an openapi-core finding is about a part of the request in `derived`."""
+    location, name = getattr(exc, "location", None), getattr(exc, "name", None)
+    if isinstance(location, str) and isinstance(name, str):
+        return (location, name.casefold() if location == "header" else name) in derived
+    return ("body", "") in derived and "Body" in type(exc).__name__
 
 
 def _validators(cache: dict, description: Any, operation: Any) -> dict[str, Any]:
