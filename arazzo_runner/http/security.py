@@ -113,24 +113,27 @@ def _ambiguous_warnings(credentials: Credentials, schemes: Schemes, session: Htt
     run, source and name (the value is never in the message)."""
     warnings = []
     for name, given in credentials.ignored.items():
-        said = f"ambiguous {credentials.source}:{name}"
-        if said in session.said:
-            continue
-        session.said.add(said)
-        warnings.append(
-            f"{', '.join(given)} not used: security scheme '{name}' is defined by sources "
-            f"{' and '.join(credentials.sharing(name))}; name the source: {_how(name, schemes, credentials)}"
-        )
-    for variable, keys in credentials.collided.items():
-        said = f"collided {credentials.source}:{variable}"
-        if said in session.said:
-            continue
-        session.said.add(said)
-        warnings.append(
-            f"{variable} not used: it is the variable of {' and '.join(keys)}; give the credential with "
-            "--auth SOURCE:SCHEME=... or an input named SOURCE:SCHEME"
-        )
+        if _first_time(session, f"ambiguous {credentials.source}:{name}"):
+            sources, how = " and ".join(credentials.sharing(name)), _how(name, schemes, credentials)
+            warnings.append(
+                f"{', '.join(given)} not used: security scheme '{name}' is defined by sources {sources}; "
+                f"name the source: {how}"
+            )
+    for variable, keys in credentials.collided.items():  # a variable name two keys share
+        if _first_time(session, f"collided {credentials.source}:{variable}"):
+            warnings.append(
+                f"{variable} not used: it is the variable of {' and '.join(keys)}; give the credential "
+                "with --auth SOURCE:SCHEME=... or an input named SOURCE:SCHEME"
+            )
     return warnings
+
+
+def _first_time(session: HttpSession, said: str) -> bool:
+    """Whether the once-per-run warning `said` is said now (not before in the run)."""
+    if said in session.said:
+        return False
+    session.said.add(said)
+    return True
 
 
 def _how(name: str, schemes: Schemes, credentials: Credentials) -> str:

@@ -25,12 +25,6 @@ from tests.servers.scripted import ScriptedServer
 BEARER = {"type": "http", "scheme": "bearer"}
 
 
-@pytest.fixture
-def other_server():
-    with ScriptedServer() as running:
-        yield running
-
-
 def _description(operation_id: str, server: Any) -> dict:
     api = openapi(
         {f"/{operation_id}": {"get": op(operation_id, security=[{"bt": []}])}},

@@ -29,12 +29,6 @@ TOKEN = "Tk-9f3c2a7e/51d0+4b8c"  # reserved characters: each encoding differs
 STRING = {"type": "string"}
 
 
-@pytest.fixture
-def other_server():
-    with ScriptedServer() as running:
-        yield running
-
-
 def _reflect(server: Any) -> None:
     """The right origin reflects what it received: the Authorization header, the apiKey query parameter
     and the body, as is and encoded."""

@@ -16,16 +16,9 @@ import pytest
 
 import arazzo_runner
 from tests.e2e.httpkit import echo, op, openapi, step, write_flow
-from tests.servers.scripted import ScriptedServer
 
 SECRET = "client-s3cret"
 AUTH = {"oauth.client_id": "my-client", "oauth.client_secret": SECRET}
-
-
-@pytest.fixture
-def other_server():
-    with ScriptedServer() as running:
-        yield running
 
 
 class _LoopbackOnly(httpx.AsyncHTTPTransport):

@@ -26,6 +26,7 @@ from tests.servers.scripted import ScriptedServer
 TOKEN = "Xy7Sup3rs3cr3tt0k3n"
 PIN = "417"  # a secret input too short to mask by value
 XPATH31 = {"type": "xpath", "version": "xpath-31"}
+CODES = "string-to-codepoints(string(/r/t))"
 STRING = {"type": "string"}
 
 
@@ -72,8 +73,10 @@ def _document() -> dict:
         "operationId": "xml",
         "parameters": [{"name": "Authorization", "in": "header", "value": "Bearer {$inputs.token}"}],
         "outputs": {
-            "chars": _selector("for $c in string-to-codepoints(string(/r/t)) return codepoints-to-string($c)"),
-            "codes": _selector("string-to-codepoints(string(/r/t))"),
+            "chars": _selector(
+                "for $c in string-to-codepoints(string(/r/t)) return codepoints-to-string($c)"
+            ),
+            "codes": _selector(CODES),
             "pairs": _selector(pieces),
             "one": _selector("substring(string(/r/t), 4, 3)"),
         },
@@ -170,7 +173,9 @@ def test_pieces_of_a_secret_sent_on_are_shown_as_masks_in_every_printed_form(tmp
     step = report["workflows"][0]["steps"][1]
     exchange = step["exchanges"][-1]["request"]
     assert exchange["url"].startswith("http://")
-    assert "/echo/***?" in exchange["url"] and "q=***&q=***" in exchange["url"] and "pin=***" in exchange["url"]
+    assert (
+        "/echo/***?" in exchange["url"] and "q=***&q=***" in exchange["url"] and "pin=***" in exchange["url"]
+    )
     headers = {h["name"].lower(): h["value"] for h in exchange["headers"]}
     assert headers["x-piece"] == "before-***-after"
     assert headers["cookie"] == "piece=***"  # masked by name as before
