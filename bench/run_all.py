@@ -1,4 +1,4 @@
-"""Run the benchmark suite of issue 8 and print its targets with PASS / MISS (not a test).
+"""Run the benchmark suites of issues 8 and 17 and print their targets with PASS / MISS (not a test).
 
     python bench/run_all.py [--only PART[,PART]] [--runs N] [--runs-total 1000]
 
@@ -8,6 +8,9 @@ Parts (each in its own process, which prints its details; its peak RSS is report
     overhead     the same chain over httpx.MockTransport: engine cost per step
     concurrency  (c) 1,000 runs of a 5-step workflow at concurrency 1, 10, 100 (5 ms server latency)
     load         (d) loading the largest corpus descriptions and a generated 5,000-operation one
+    sync         (f) `arazzo run` vs a sync httpx.Client script, ThreadingHTTPServer, 1 and 200 steps
+    validate     (g) `arazzo validate` over the shared corpus vs `redocly lint` (installed into
+                 bench/.node with npm when node is there)
 """
 
 from __future__ import annotations
@@ -31,14 +34,17 @@ PARTS = {
     "overhead": "overhead.py",
     "concurrency": "concurrency.py",
     "load": "load_descriptions.py",
+    "sync": "sync_baseline.py",
+    "validate": "validate_corpus.py",
 }
-MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7}
+MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7, "sync": 7, "validate": 5}
+EXTRA = {"validate": ["--install-redocly"]}
 
 
 def run_part(part: str, args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
     out = folder / f"{part}.json"
     runs = ("--runs-total", args.runs_total) if part == "concurrency" else ("--runs", args.runs)
-    options = [runs[0], str(runs[1])]
+    options = [runs[0], str(runs[1]), *EXTRA.get(part, [])]
     print(f"\n=== {part}: python bench/{PARTS[part]} {' '.join(options)}", flush=True)
     command = [sys.executable, str(HERE / PARTS[part]), *options, "--json", str(out)]
     if subprocess.run(command).returncode != 0 or not out.exists():
@@ -66,6 +72,20 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     if chain:
         rss = chain["memory"]["process"]["arazzo run"]["rss"]
         rows.append(("200-step `arazzo run` peak RSS", mib(rss), "< 60 MiB", rss < 60 * 2**20))
+    if sync := results.get("sync"):
+        for size, goal in (("1", 1.25), (str(sync["steps"]), 1.2)):
+            ratio = sync["ratios"][size]
+            measured = f"{ratio['wall']:.2f}x / {ratio['cpu']:.2f}x"
+            passed = ratio["wall"] <= goal and ratio["cpu"] <= goal
+            label = f"{size}-step `arazzo run` / sync httpx script (wall / CPU)"
+            rows.append((label, measured, f"<= {goal}x", passed))
+        rss = sync["rss"]
+        label = f"{sync['steps']}-step `arazzo run` peak RSS (threaded server)"
+        rows.append((label, mib(rss), "< 40 MiB", rss < 40 * 2**20))
+    if (check := results.get("validate")) and "ratio" in check:
+        ratio = check["ratio"]
+        label = f"`arazzo validate` {check['files']} docs / `redocly lint` (wall / CPU)"
+        rows.append((label, f"{ratio['wall']:.2f}x / {ratio['cpu']:.2f}x", "<= 1x", ratio["wall"] <= 1))
     return rows
 
 
@@ -103,8 +123,23 @@ def details(results: dict[str, Any]) -> list[tuple[str, str]]:
         for label, row in load["rows"].items():
             value = f"{row['median'] * 1e3:.0f} ms, retains {mib(row['retained'])}, peak {mib(row['peak'])}"
             rows.append((f"(d) load {label}", value))
+    if sync := results.get("sync"):
+        for label, row in sync["rows"].items():
+            value = (
+                f"{row['wall'] * 1e3:.0f} ms wall, {row['cpu'] * 1e3:.0f} ms CPU, peak RSS {mib(row['rss'])}"
+            )
+            rows.append((f"(f) {label}", value))
+        json_ratio = sync["ratios"][f"{sync['steps']} json"]
+        rows.append(("(f) --format json / script", f"{json_ratio['wall']:.2f}x / {json_ratio['cpu']:.2f}x"))
+    if check := results.get("validate"):
+        for label, row in check["rows"].items():
+            value = f"{row['wall']:.2f} s wall, {row['cpu']:.2f} s CPU, peak RSS {mib(row['rss'])}"
+            rows.append((f"(g) {label}", value))
+        if check.get("skipped"):
+            rows.append(("(g) redocly lint", f"skipped: {check['skipped']}"))
     for part, result in results.items():
-        rows.append((f"(e) {part} process peak RSS", mib(result["process_peak_rss"])))
+        if "process_peak_rss" in result:
+            rows.append((f"(e) {part} process peak RSS", mib(result["process_peak_rss"])))
     return rows
 
 

@@ -85,9 +85,16 @@ def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
     return inputs
 
 
-def check_server_urls(servers: dict[str, str]) -> None:
+def check_server_urls(servers: dict[str, str], workspaces: Any = ()) -> None:
+    """Each `--server` URL is an absolute http(s) URL, or for an asyncapi source of `workspaces` a
+    broker URL (`mqtt://host:port`)."""
+    brokers = {e.name for ws in workspaces for e in ws.document.sources if e.type == "asyncapi"}
     for name, url in servers.items():
-        if not url.lower().startswith(("http://", "https://")):
+        if name in brokers:
+            scheme, sep, rest = url.partition("://")
+            if not (sep and scheme and rest.strip("/")):
+                raise UsageError(f"--server {name}={url}: expected a broker URL, PROTOCOL://HOST[:PORT]")
+        elif not url.lower().startswith(("http://", "https://")):
             raise UsageError(f"--server {name}={url}: expected an absolute http:// or https:// URL")
 
 
@@ -102,8 +109,8 @@ def source_names(workspace: Any, wanted: Any = ()) -> list[str]:
 
 def check_source_names(servers: dict[str, str], workspace: Any) -> None:
     """`--server NAME=URL` must name a source description (of this document or of an arazzo source)
-    and give an absolute http(s) URL."""
-    check_server_urls(servers)
+    and give an absolute http(s) URL, or for an asyncapi source a broker URL (`mqtt://host:port`)."""
+    check_server_urls(servers, [workspace])
     known = source_names(workspace, servers)
     for name in servers:
         if name not in known:

@@ -141,7 +141,7 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
     from ..executor.options import RunOptions
 
     servers = pairs(args.server, "--server")
-    check_server_urls(servers)
+    check_server_urls(servers, workspaces)
     for name in servers:
         if not any(name in source_names(ws, [name]) for ws in workspaces):
             known = ", ".join(dict.fromkeys(n for ws in workspaces for n in source_names(ws, [name])))

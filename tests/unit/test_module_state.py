@@ -51,6 +51,7 @@ CACHES = {
     "arazzo_runner.query.worker_ops._goessner": "Goessner JSONPath text -> parsed query",
     "arazzo_runner.validate.schema.schema_document": "bundled schema version -> parsed schema (read-only)",
     "arazzo_runner.validate.schema.validator": "bundled schema version -> jsonschema validator",
+    "arazzo_runner.validate.schema.fast_validator": "bundled schema version -> jsonschema-rs validator",
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
     "arazzo_runner.http.tls.default_tls_context": (
@@ -66,7 +67,7 @@ CONSTANT_NAMES = {
     "_WORD_HINTS", "_MESSAGE_NODES", "_SIMPLE_NODES", "_ROOT_HANDLERS", "_NOT_YET", "_PART_NOUNS",
     "_RESOLVERS", "_DEFAULT_STYLE", "_BUILDERS", "_BOOLS", "_WORDS", "SELECTOR_VERSIONS", "DEFAULT_VERSIONS",
     "_SCALARS", "RULES", "_SYNTAX_RULES", "_LISTS", "_DELIMITER", "_CAMEL", "__all__", "_TYPES", "_VERSIONS",
-    "_OPTIONAL", "_ENGINES", "OPERATIONS", "_PREPARE",
+    "_OPTIONAL", "_ENGINES", "OPERATIONS", "_PREPARE", "PROTOCOLS",
 }  # fmt: skip
 
 
