@@ -28,12 +28,14 @@ def build_shown(
     body: EncodedBody | None,
     shown_body: EncodedBody | None,
     implicit: frozenset[tuple[str, str]] = frozenset(),
+    url_derived: bool = False,
 ) -> None:
     """Give `request` its printed form when a parameter or the body carries a value derived from a secret
     (`ParamValue.shown`, `shown_body`: built with those values' leaves as `SHOWN_MASK`): the same request
     built again from the shown values, `SHOWN_MASK` then written `***`; and mark the parts in `view`, so
     that `$request.<part>` and `$url` read later are derived too. If the shown values cannot be built into
-    a request, the printed form keeps only what holds no such value."""
+    a request, the printed form keeps only what holds no such value. `base_url` and `path_template` are
+    those of the printed form (an x-operation's URL may itself be derived: `url_derived`)."""
     from ..secrets import MASK, SHOWN_MASK
 
     derived = {
@@ -41,6 +43,8 @@ def build_shown(
     }
     if shown_body is not None:
         derived.add(("body", ""))
+    if url_derived:  # the base URL or path template came from a derived value (an x-operation URL)
+        derived.add(("path", ""))
     if not derived:
         return
     request.view.derived = frozenset(derived)

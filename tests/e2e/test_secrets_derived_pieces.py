@@ -247,3 +247,32 @@ def test_what_a_step_reads_back_from_a_derived_part_of_its_request_is_derived_to
     assert step["outputs"]["sentQ"] == "***" and step["outputs"]["url"] == "***"
     assert step["outputs"]["plain"] == "***"  # the body carried a derived member: read back, derived
     assert not _leaks(result.out + result.err + report.read_text())
+
+
+def test_an_x_operation_url_and_parameters_carrying_pieces_are_printed_masked(tmp_path, capsys):
+    """Respect's x-operation: the URL is the step's own (a template here); a piece in it is `***` too."""
+    doc = _document()
+    first = doc["workflows"][0]["steps"][0]
+    doc["workflows"][0]["steps"] = [first]
+    report = tmp_path / "run.json"
+    with ScriptedServer() as server:
+        _serve(server)
+        doc["workflows"][0]["steps"].append(
+            {
+                "stepId": "x",
+                "x-operation": {"method": "post", "url": f"{server.url}/echo/{{$steps.a.outputs.one}}?k=v"},
+                "parameters": [{"name": "q", "in": "query", "value": "$steps.a.outputs.pairs"}],
+            }
+        )
+        path = _write(tmp_path)
+        path.write_text(yaml.safe_dump(doc, sort_keys=False))
+        result = cli(
+            capsys, "run", path, "--server", f"api={server.url}", "--verbose", "--report-json", report,
+            "--input", f"token={TOKEN}", "--input", f"pin={PIN}",
+        )  # fmt: skip
+        sent = server.requests[1]
+    assert result.code == 0, result.out + result.err
+    assert sent.path == "/echo/Sup" and sent.query["k"] == ["v"] and sent.query["q"][0] == PIECES[0]
+    url = json.loads(report.read_text())["workflows"][0]["steps"][1]["request"]["url"]
+    assert url == f"{server.url}/echo/***?k=v&" + "&".join(["q=***"] * 8)
+    assert not _leaks(result.out + result.err + report.read_text())
