@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 from ..errors import ExpressionError
 from ..expressions import Context, Missing, compile_value, iter_missing
+from ..http.outbound import remote_plain_http_host
 from ..http.request import PreparedRequest, RequestBuildError, build_request
-from ..http.security import remote_plain_http_host
 from ..http.x_security import XSecurityError, params_for, replacing, resolve_scheme
 from ..http.x_security import secrets_of as x_secrets
 from .request_values import body_value, param_values
@@ -101,7 +101,40 @@ async def prepare_x_request(
     if parts.query:  # the URL's own query (a presigned URL's signature) first, as written
         request.url = _with_query(request.url, parts.query)
         request.document_url = _with_query(request.document_url, parts.query)
+    _printed(request, base, target, params, body, declared, url)
     return request
+
+
+def _printed(
+    request: PreparedRequest,
+    base: Context,
+    target: Any,
+    params: list,
+    body: Any,
+    declared: frozenset,
+    url: str,
+) -> None:
+    """The printed form of an x-operation request (`http/shown.py`), its URL included: a part of the URL
+    derived from a secret is `***` too."""
+    from ..http.request import SAME
+    from ..http.shown import build_shown
+    from ..secrets import MASK, SHOWN_MASK
+
+    shown_url, taint = url, base.taint
+    compiled = compile_value(target.operation.url, strict=True)
+    if taint is not None and not compiled.is_constant and taint.output(compiled, base):
+        value = compiled.evaluate(taint.shown_context(base))
+        shown_url = value if isinstance(value, str) else url
+    shown_body = body.shown if body is not None else None
+    if shown_url == url and shown_body is None and all(p.shown is SAME for p in params):
+        return
+    parts = urlsplit(shown_url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    path, derived = parts.path or "/", shown_url != url
+    build_shown(request, base_url=origin, path_template=path, params=params, specs={}, body=body,
+                shown_body=shown_body, implicit=declared, url_derived=derived)  # fmt: skip
+    if parts.query and request.shown is not None:  # the URL's own query first, as for the wire
+        request.shown.url = _with_query(request.shown.url, parts.query.replace(SHOWN_MASK, MASK))
 
 
 def _evaluated_url(cstep: CompiledStep, base: Context, target: Any) -> str:

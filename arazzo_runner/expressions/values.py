@@ -131,6 +131,10 @@ class SelectorValue(CompiledValue):
         self.query = query
 
     def evaluate(self, ctx: Context) -> Any:
+        if ctx.shown is not None:  # computed from the real context value, then masked if it derives
+            real = object.__new__(Context)
+            real.__dict__.update(ctx.__dict__, shown=None)
+            return ctx.shown(self, self.evaluate(real))
         data = resolve(self.context, ctx)
         if isinstance(data, Missing):
             return data

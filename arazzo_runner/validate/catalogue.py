@@ -343,8 +343,9 @@ _RULES = (
         "schema-reference",
         WARNING,
         "sources",
-        "Every schema `$ref`/`$dynamicRef` of the operation a step calls resolves in the documents the "
-        "engine loaded: request and response validation never fetch one.",
+        "Every schema `$ref`/`$dynamicRef` (and discriminator mapping reference) of the operation a step "
+        "calls resolves in the documents the engine loaded, as at run time (an `$id` does not move it): "
+        "request and response validation never fetch one.",
     ),
     # -- AsyncAPI steps (1.1; validate/async_rules.py)
     Rule(
