@@ -44,8 +44,20 @@ def register(commands: Any) -> None:
         metavar="ID",
         help="workflow to run (repeatable; default: every workflow in document order)",
     )
-    run.add_argument("--inputs", metavar="JSON|PATH", help="inputs as a JSON object or a JSON/YAML file")
+    add_engine_flags(run)
     run.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
+    add_batch_flags(run)
+    add_report_flags(run)
+    run.set_defaults(handler=run_command)
+
+
+def add_engine_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of what a run is given (inputs, servers, credentials, limits): `arazzo run`'s, which
+    `arazzo load` takes as they are."""
+    parser.add_argument("--inputs", metavar="JSON|PATH", help="inputs as a JSON object or a JSON/YAML file")
+    parser.add_argument(
         "--input",
         "-i",
         action="append",
@@ -53,43 +65,37 @@ def register(commands: Any) -> None:
         metavar="KEY=VALUE",
         help="one input, coerced to the type its schema declares (repeatable)",
     )
-    run.add_argument(
+    parser.add_argument(
         "--server",
         action="append",
         default=[],
         metavar="NAME=URL",
         help="base URL for the source description NAME (repeatable)",
     )
-    run.add_argument(
+    parser.add_argument(
         "--server-var",
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help="value of an OpenAPI server variable, NAME or SOURCE.NAME (repeatable)",
     )
-    run.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default text)"
-    )
-    run.add_argument(
+    parser.add_argument(
         "--max-steps",
         type=positive_int,
         default=DEFAULT_MAX_STEPS,
         metavar="N",
         help=f"stop after N step executions, a guard against goto loops (default {DEFAULT_MAX_STEPS})",
     )
-    run.add_argument(
+    parser.add_argument(
         "--timeout",
         type=positive_float,
         default=30.0,
         metavar="SECONDS",
         help="timeout of each HTTP exchange (default 30)",
     )
-    add_run_flags(run)
-    limit_flags.add_flags(run)
-    add_input_flags(run)
-    add_batch_flags(run)
-    add_report_flags(run)
-    run.set_defaults(handler=run_command)
+    add_run_flags(parser)
+    limit_flags.add_flags(parser)
+    add_input_flags(parser)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -140,17 +146,24 @@ def run_setup(
     calls it once per row."""
     from ..executor.options import RunOptions
 
-    options = RunOptions(
-        servers=servers,
-        server_variables=pairs(args.server_var, "--server-var"),
-        timeout=args.timeout,
-        max_steps=args.max_steps,
-        environ=env.merged,  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* may come from .env too
-        **run_options(args, workspace),
-        **limit_flags.options(args),
-    )
+    options = RunOptions(**option_fields(args, workspace, servers, env))
     reporter = attach_output(args, workspace, options, stream)  # masked console, --verbose, progress
     return reporter, options
+
+
+def option_fields(
+    args: argparse.Namespace, workspace: Any, servers: dict[str, str], env: Environment
+) -> dict[str, Any]:
+    """The RunOptions fields the engine flags (`add_engine_flags`) give."""
+    return {
+        "servers": servers,
+        "server_variables": pairs(args.server_var, "--server-var"),
+        "timeout": args.timeout,
+        "max_steps": args.max_steps,
+        "environ": env.merged,  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* may come from .env too
+        **run_options(args, workspace),
+        **limit_flags.options(args),
+    }
 
 
 def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
