@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
+import gevent
 import locust
 from locust import User
 
@@ -62,6 +63,7 @@ class ArazzoUser(User):
             cls.tasks = [_run_chosen_workflow]
         if not cls.__dict__.get("abstract", False):
             locust.events.init.add_listener(functools.partial(_prepare_at_init, cls))
+            locust.events.quitting.add_listener(_last_csv_rows)
 
     def __init__(self, environment: Any) -> None:
         super().__init__(environment)
@@ -163,6 +165,19 @@ def _prepare_at_init(cls: type[ArazzoUser], environment: Any = None, **_: Any) -
     except ArazzoError as exc:
         logger.error("%s: %s", cls.__name__, exc)
         raise SystemExit(2) from None
+
+
+def _last_csv_rows(environment: Any = None, **_: Any) -> None:
+    """Locust rewrites its CSV statistics (`--csv`) every second and closes the files at exit without a
+    last write, so the CSV would miss what happened in the last second: the workflows that finished
+    while the users stopped. Waiting one interval as Locust quits lets its writer write them (once)."""
+    options = getattr(environment, "parsed_options", None)
+    if not getattr(options, "csv_prefix", None) or getattr(environment, "_arazzo_csv_written", False):
+        return
+    from locust.stats import CSV_STATS_INTERVAL_SEC
+
+    environment._arazzo_csv_written = True
+    gevent.sleep(CSV_STATS_INTERVAL_SEC + 0.25)
 
 
 def quiet_http_logs() -> None:
