@@ -4,4 +4,5 @@ a locustfile with a subclass of `arazzo_runner.locust.ArazzoUser` for that."""
 
 from arazzo_runner.locust.command import user_class
 
-ArazzoLoad = user_class()
+if __name__ != "arazzo_runner.locust.loadfile":  # as Locust's locustfile, not as a module of the package
+    ArazzoLoad = user_class()

@@ -1,0 +1,48 @@
+"""The Locust entry (`arazzo_runner.locust`) is held to the package's rules in a process of its own
+(importing it patches the process with gevent, so the pytest process never does), and nothing else
+imports Locust or gevent: not `arazzo run`, not `import arazzo_runner`, not `arazzo load --help`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.e2e.helpers import ROOT
+
+HYGIENE = ["tests/unit/test_module_state.py", "tests/unit/test_records.py"]
+
+
+def _child(argv: list[str], **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *argv],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **env},
+        timeout=300,
+        check=False,
+    )
+
+
+def test_the_locust_modules_pass_the_module_state_and_record_checks_in_their_own_process() -> None:
+    listed = _child(["-c", "from tests.modules import module_names; print(module_names())"], ARAZZO_TEST_LOCUST="1")
+    names = set(eval(listed.stdout))  # noqa: S307 (a list of module names this repository printed)
+    assert {"arazzo_runner.locust.bridge", "arazzo_runner.locust.user", "arazzo_runner.locust.command"} <= names
+    done = _child(["-m", "pytest", "-q", "-p", "no:cacheprovider", *HYGIENE], ARAZZO_TEST_LOCUST="1")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_nothing_but_the_load_entry_imports_locust_or_gevent() -> None:
+    code = (
+        "import json, sys\n"
+        "import arazzo_runner, arazzo_runner.load.plan, arazzo_runner.load.thresholds\n"
+        "from arazzo_runner.cli import main\n"
+        "try:\n    main(['load', '--help'])\nexcept SystemExit:\n    pass\n"
+        "main(['--version'])\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('locust', 'gevent', 'greenlet'))))\n"
+    )
+    done = _child(["-c", code])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
