@@ -23,7 +23,11 @@ def module_names() -> list[str]:
     """Every module of the package (never `__main__`), the Locust entry only with ARAZZO_TEST_LOCUST=1.
     Walked on disk: `pkgutil.walk_packages` imports each package to find its modules, the Locust entry
     too."""
-    return [name for name in _walk(list(arazzo_runner.__path__), "arazzo_runner.") if not name.endswith("__main__")]
+    return [
+        name
+        for name in _walk(list(arazzo_runner.__path__), "arazzo_runner.")
+        if not name.endswith("__main__")
+    ]
 
 
 def _walk(path: list[str], prefix: str) -> list[str]:

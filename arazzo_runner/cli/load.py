@@ -40,7 +40,9 @@ def register(commands: Any) -> None:
         help="workflow the users run, with its weight among several (repeatable; default: every one)",
     )
     add_engine_flags(load)
-    load.add_argument("--inputs-file", metavar="PATH", help="JSON Lines: rows of inputs, cycled over the users")
+    load.add_argument(
+        "--inputs-file", metavar="PATH", help="JSON Lines: rows of inputs, cycled over the users"
+    )
     load.add_argument(
         "--rows-per",
         choices=("user", "iteration"),
@@ -49,10 +51,19 @@ def register(commands: Any) -> None:
     )
     load.add_argument("--users", "-u", type=positive_int, default=1, metavar="N", help="users (default 1)")
     load.add_argument(
-        "--spawn-rate", "-r", type=seconds, metavar="R", help="users started per second (default: all at once)"
+        "--spawn-rate",
+        "-r",
+        type=seconds,
+        metavar="R",
+        help="users started per second (default: all at once)",
     )
     load.add_argument(
-        "--run-time", "-t", type=timespan, default=30.0, metavar="TIME", help="e.g. 30s, 5m, 1h30m (default 30s)"
+        "--run-time",
+        "-t",
+        type=timespan,
+        default=30.0,
+        metavar="TIME",
+        help="e.g. 30s, 5m, 1h30m (default 30s)",
     )
     load.add_argument(
         "--stop-timeout",
@@ -69,7 +80,9 @@ def register(commands: Any) -> None:
         help="each user's pause between two runs, fixed or random in a range (default 0)",
     )
     _add_distribution_flags(load)
-    load.add_argument("--csv", metavar="PREFIX", help="Locust's CSV statistics: PREFIX_stats.csv and the rest")
+    load.add_argument(
+        "--csv", metavar="PREFIX", help="Locust's CSV statistics: PREFIX_stats.csv and the rest"
+    )
     load.add_argument("--html", metavar="PATH", help="Locust's HTML report")
     load.add_argument(
         "--threshold",
@@ -90,13 +103,18 @@ def register(commands: Any) -> None:
 
 def _add_distribution_flags(load: argparse.ArgumentParser) -> None:
     load.add_argument(
-        "--workers", type=int, default=0, metavar="K", help="K local worker processes and a master (default 0)"
+        "--workers",
+        type=int,
+        default=0,
+        metavar="K",
+        help="K local worker processes and a master (default 0)",
     )
     load.add_argument(
         "--expect-workers",
         type=positive_int,
         metavar="N",
-        help="be the master of N workers started elsewhere (`arazzo load ... --worker`); start when all joined",
+        help="be the master of N workers started elsewhere (`arazzo load ... --worker`), and start once all "
+        "have joined",
     )
     load.add_argument(
         "--master-bind",
@@ -112,7 +130,9 @@ def _add_distribution_flags(load: argparse.ArgumentParser) -> None:
         help=f"the master's port (default {DEFAULT_MASTER_PORT})",
     )
     load.add_argument("--worker", action="store_true", help="be a worker of the master at --master-host")
-    load.add_argument("--master-host", metavar="HOST", help="with --worker: the master's host (default 127.0.0.1)")
+    load.add_argument(
+        "--master-host", metavar="HOST", help="with --worker: the master's host (default 127.0.0.1)"
+    )
 
 
 def load_command(args: argparse.Namespace) -> int:
@@ -142,7 +162,9 @@ def check_roles(args: argparse.Namespace) -> None:
     elif args.master_host:
         raise UsageError("--master-host names the master a --worker joins; add --worker")
     if args.workers and args.expect_workers:
-        raise UsageError("--expect-workers counts workers started elsewhere; with --workers K the master waits for its K")
+        raise UsageError(
+            "--expect-workers counts workers started elsewhere; with --workers K the master waits for its K"
+        )
     if args.junit:
         from pathlib import Path
 
@@ -237,7 +259,9 @@ def workflow_weights(items: list[str] | None, workspace: Any) -> dict[str, int]:
         if workspace.document.workflow(item) is None and "=" in item:
             workflow_id, _, text = item.rpartition("=")
             if not text.isdigit():
-                raise UsageError(f"--workflow {item}: the weight after '=' is a whole number, e.g. {workflow_id}=3")
+                raise UsageError(
+                    f"--workflow {item}: the weight after '=' is a whole number, e.g. {workflow_id}=3"
+                )
             weight = int(text)
         weights[workflow_id] = weight
     if not any(weights.values()):

@@ -90,7 +90,9 @@ class LoadPlan:
         secrets = set(fields.get("secrets", ()))
         secrets.update(v for k, v in credentials.items() if not k.endswith(".client_auth") and v)
         fields["secrets"] = secrets
-        plan = cls(workspace, _weights(workspace, workflows), dict(inputs or {}), _rows(rows), rows_per, fields)
+        plan = cls(
+            workspace, _weights(workspace, workflows), dict(inputs or {}), _rows(rows), rows_per, fields
+        )
         plan.mask = mask
         return plan
 
@@ -166,7 +168,9 @@ def _option_fields(options: Mapping[str, Any]) -> dict[str, Any]:
     return found
 
 
-def _weights(workspace: Workspace, workflows: str | Sequence[str] | Mapping[str, int] | None) -> dict[str, int]:
+def _weights(
+    workspace: Workspace, workflows: str | Sequence[str] | Mapping[str, int] | None
+) -> dict[str, int]:
     from ..api import select_workflows
 
     if workflows is None:
@@ -179,7 +183,9 @@ def _weights(workspace: Workspace, workflows: str | Sequence[str] | Mapping[str,
         weights = dict.fromkeys(workflows, 1)
     for workflow_id, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, int) or weight < 0:
-            raise UsageError(f"workflow '{workflow_id}': a weight is a whole number of 0 or more, got {weight!r}")
+            raise UsageError(
+                f"workflow '{workflow_id}': a weight is a whole number of 0 or more, got {weight!r}"
+            )
     if not any(weights.values()):
         raise UsageError("no workflow to run: give at least one workflow a weight above 0")
     select_workflows(workspace, list(weights))  # each id must name a workflow of the document

@@ -36,18 +36,19 @@ class RequestEvents:
             self.step(event.workflow_id, event.result)
 
     def step(self, workflow_id: str, step: StepResult) -> None:
-        if step.method:
-            kind = step.method
-        else:
-            kind = WORKFLOW_TYPE if step.workflow_runs else STEP_TYPE
+        kind = step.method or (WORKFLOW_TYPE if step.workflow_runs else STEP_TYPE)
         self.fire(
             request_type=kind,
             name=step_name(workflow_id, step.step_id),
             response_time=step.duration_ms,
             response_length=_length(step),
             exception=None if step.passed else StepFailed(self._message(step.error or "failed")),
-            context={"workflowId": workflow_id, "stepId": step.step_id, "statusCode": step.status_code,
-                     "attempts": step.attempts},  # fmt: skip
+            context={
+                "workflowId": workflow_id,
+                "stepId": step.step_id,
+                "statusCode": step.status_code,
+                "attempts": step.attempts,
+            },
             url=self.masker.url(step.url) if step.url else None,
         )
 

@@ -145,7 +145,9 @@ def judge(threshold: Threshold, entries: list[Any]) -> Verdict:
     else:
         value = float(getattr(entry, f"{threshold.metric}_response_time") or 0.0)
     passed = _OPS[threshold.op](value, threshold.limit)
-    return Verdict(threshold, passed, value, f"{threshold.text}: {_shown(threshold, value)} ({threshold.label})")
+    return Verdict(
+        threshold, passed, value, f"{threshold.text}: {_shown(threshold, value)} ({threshold.label})"
+    )
 
 
 def rows_of(threshold: Threshold, entries: dict[tuple[str, str], Any]) -> list[Any]:

@@ -17,7 +17,7 @@ from ..load import MISSING_LOCUST, locust_installed
 if not locust_installed():
     raise ModuleNotFoundError(MISSING_LOCUST, name="locust")
 
-import locust  # noqa: E402  (patches the process with gevent, when it is the first to import Locust)
+import locust  # noqa: F401 (patches the process with gevent, when it is the first to import Locust)
 
 
 def _import_http_stack() -> None:

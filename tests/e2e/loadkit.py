@@ -28,7 +28,10 @@ SECRET = "tok-3d1f9c0b7e"  # the bearer token the flows send; never in any repor
 
 BROWSE = {
     "workflowId": "browse",
-    "inputs": {"type": "object", "properties": {"limit": {"type": "integer", "default": 2}}},
+    "inputs": {
+        "type": "object",
+        "properties": {"limit": {"type": "integer", "default": 2}, "who": {"type": "string"}},
+    },
     "steps": [
         {
             "stepId": "list",
@@ -62,17 +65,17 @@ ADOPT = {
 }
 
 
-def write_documents(folder: Path, token_scheme: bool = True) -> Path:
-    """pets.openapi.yaml (with a bearer scheme) and shop.arazzo.yaml (workflows browse, adopt)."""
-    openapi = dict(PETS_OPENAPI)
-    if token_scheme:
-        openapi["components"] = {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}}
-        openapi["security"] = [{"bearer": []}]
-    (folder / "pets.openapi.yaml").write_text(yaml.safe_dump(openapi, sort_keys=False))
-    browse = {**BROWSE, "inputs": {"type": "object", "properties": {"limit": {"type": "integer", "default": 2},
-                                                                    "who": {"type": "string"}}}}  # fmt: skip
+def secured_openapi() -> dict[str, Any]:
+    """The pets description with a bearer scheme that every operation requires."""
+    schemes = {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}}
+    return {**PETS_OPENAPI, "components": schemes, "security": [{"bearer": []}]}
+
+
+def write_documents(folder: Path, *workflows: dict[str, Any]) -> Path:
+    """pets.openapi.yaml (bearer) and shop.arazzo.yaml (workflows browse and adopt, or those given)."""
+    (folder / "pets.openapi.yaml").write_text(yaml.safe_dump(secured_openapi(), sort_keys=False))
     path = folder / "shop.arazzo.yaml"
-    path.write_text(yaml.safe_dump(arazzo_doc(browse, ADOPT), sort_keys=False))
+    path.write_text(yaml.safe_dump(arazzo_doc(*(workflows or (BROWSE, ADOPT))), sort_keys=False))
     return path
 
 

@@ -11,7 +11,16 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.e2e.helpers import subprocess_cli
-from tests.e2e.loadkit import SECRET, Counter, arazzo_load, finish, free_port, serve, stats_rows, write_documents
+from tests.e2e.loadkit import (
+    SECRET,
+    Counter,
+    arazzo_load,
+    finish,
+    free_port,
+    serve,
+    stats_rows,
+    write_documents,
+)
 from tests.servers.scripted import ScriptedServer
 
 STEP_ROWS = {"browse.list", "browse.show", "adopt.create"}
@@ -63,7 +72,11 @@ def test_a_master_and_two_workers_count_exactly_what_the_server_answered(shop, t
     assert runs == {"workflow browse": steps["browse.list"], "workflow adopt": steps["adopt.create"]}
     assert runs["workflow browse"] > runs["workflow adopt"]  # weights 3 : 1, over hundreds of runs
     assert counter.tokens == {f"Bearer {SECRET}"}
-    assert counter.traces == {"ann", "bob", "cyd"}  # a row per user: worker 0 starts at row 1, worker 1 at row 2
+    assert counter.traces == {
+        "ann",
+        "bob",
+        "cyd",
+    }  # a row per user: worker 0 starts at row 1, worker 1 at row 2
     assert f"arazzo load: {counter.total} steps run (0 failed)" in out
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert "browse.show" in html and SECRET not in html
@@ -85,7 +98,9 @@ def test_a_threshold_that_cannot_hold_exits_1_and_is_named(shop, tmp_path) -> No
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     assert set(cases) == {"p95(show)<60s", "rps(browse)>=1000000", "failures(adopt.create)<1%",
                           "no failed requests"}  # fmt: skip
-    assert [name for name, case in cases.items() if case.find("failure") is not None] == ["rps(browse)>=1000000"]
+    assert [name for name, case in cases.items() if case.find("failure") is not None] == [
+        "rps(browse)>=1000000"
+    ]
     assert suite.get("tests") == "4" and suite.get("failures") == "1"
     assert "(workflow browse)" in cases["rps(browse)>=1000000"].find("failure").get("message")
 

@@ -18,12 +18,10 @@ def test_n_users_have_n_requests_in_flight_at_once(tmp_path) -> None:
         serve(server, counter)
         port = server.url.rsplit(":", 1)[1]
         prefix = tmp_path / "stats"
-        code, out, err = finish(
-            arazzo_load(
-                path, "-w", "browse", "--server", f"pets=http://localhost:{port}", "--auth", f"bearer={SECRET}",
-                "-u", USERS, "-r", USERS, "-t", "2s", "--input", "who=x", "--only-summary", "--csv", prefix,
-            )  # fmt: skip
-        )
+        argv = ["-w", "browse", "--server", f"pets=http://localhost:{port}", "--auth", f"bearer={SECRET}",
+                "-u", USERS, "-r", USERS, "-t", "2s", "--input", "who=x", "--only-summary",
+                "--csv", prefix]  # fmt: skip
+        code, out, err = finish(arazzo_load(path, *argv))
     assert code == 0, out + err
     assert counter.peak == USERS
     rows = stats_rows(prefix)
@@ -40,12 +38,10 @@ def test_users_stopped_mid_request_cancel_their_runs_without_a_failure(tmp_path)
     with ScriptedServer() as server:
         serve(server, counter, create_delay=0.3)  # a request is in flight whenever the test ends
         prefix = tmp_path / "stats"
-        code, out, err = finish(
-            arazzo_load(
-                path, "-w", "adopt", "--server", f"pets={server.url}", "--auth", f"bearer={SECRET}",
-                "--input", "who=x", "-u", 3, "-t", "2s", "--stop-timeout", "0", "--only-summary", "--csv", prefix,
-            )  # fmt: skip
-        )
+        argv = ["-w", "adopt", "--server", f"pets={server.url}", "--auth", f"bearer={SECRET}",
+                "--input", "who=x", "-u", 3, "-t", "2s", "--stop-timeout", "0", "--only-summary",
+                "--csv", prefix]  # fmt: skip
+        code, out, err = finish(arazzo_load(path, *argv))
     assert code == 0, out + err
     assert "Traceback" not in err and "Error" not in err
     rows = stats_rows(prefix)

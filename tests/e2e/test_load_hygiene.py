@@ -27,9 +27,15 @@ def _child(argv: list[str], **env: str) -> subprocess.CompletedProcess:
 
 
 def test_the_locust_modules_pass_the_module_state_and_record_checks_in_their_own_process() -> None:
-    listed = _child(["-c", "from tests.modules import module_names; print(module_names())"], ARAZZO_TEST_LOCUST="1")
-    names = set(eval(listed.stdout))  # noqa: S307 (a list of module names this repository printed)
-    assert {"arazzo_runner.locust.bridge", "arazzo_runner.locust.user", "arazzo_runner.locust.command"} <= names
+    listed = _child(
+        ["-c", "from tests.modules import module_names; print(module_names())"], ARAZZO_TEST_LOCUST="1"
+    )
+    names = set(eval(listed.stdout))
+    assert {
+        "arazzo_runner.locust.bridge",
+        "arazzo_runner.locust.user",
+        "arazzo_runner.locust.command",
+    } <= names
     done = _child(["-m", "pytest", "-q", "-p", "no:cacheprovider", *HYGIENE], ARAZZO_TEST_LOCUST="1")
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -41,7 +47,8 @@ def test_nothing_but_the_load_entry_imports_locust_or_gevent() -> None:
         "from arazzo_runner.cli import main\n"
         "try:\n    main(['load', '--help'])\nexcept SystemExit:\n    pass\n"
         "main(['--version'])\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('locust', 'gevent', 'greenlet'))))\n"
+        "found = [m for m in sys.modules if m.split('.')[0] in ('locust', 'gevent', 'greenlet')]\n"
+        "print(json.dumps(sorted(found)))\n"
     )
     done = _child(["-c", code])
     assert done.returncode == 0, done.stderr

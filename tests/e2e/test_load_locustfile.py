@@ -7,10 +7,17 @@ from __future__ import annotations
 import sys
 import textwrap
 
-import yaml
-
-from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
-from tests.e2e.loadkit import BROWSE, SECRET, Counter, failures_rows, finish, serve, start, stats_rows
+from tests.e2e.loadkit import (
+    BROWSE,
+    SECRET,
+    Counter,
+    failures_rows,
+    finish,
+    serve,
+    start,
+    stats_rows,
+    write_documents,
+)
 from tests.servers.scripted import Recorded, ScriptedServer
 
 AUDIT = {
@@ -59,12 +66,7 @@ LOCUSTFILE = """
 
 
 def test_a_locustfile_of_arazzo_users_runs_under_locusts_own_command_line(tmp_path) -> None:
-    openapi = {**PETS_OPENAPI, "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
-               "security": [{"bearer": []}]}  # fmt: skip
-    (tmp_path / "pets.openapi.yaml").write_text(yaml.safe_dump(openapi, sort_keys=False))
-    browse = {**BROWSE, "inputs": {"type": "object", "properties": {"limit": {"type": "integer", "default": 2},
-                                                                    "who": {"type": "string"}}}}  # fmt: skip
-    (tmp_path / "shop.arazzo.yaml").write_text(yaml.safe_dump(arazzo_doc(browse, AUDIT), sort_keys=False))
+    write_documents(tmp_path, BROWSE, AUDIT)
     (tmp_path / "rows.jsonl").write_text('{"who": "ann"}\n{"who": "bob"}\n')
     counter = Counter()
     with ScriptedServer() as server:
