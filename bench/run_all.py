@@ -8,6 +8,7 @@ Parts (each in its own process, which prints its details; its peak RSS is report
     overhead     the same chain over httpx.MockTransport: engine cost per step
     concurrency  (c) 1,000 runs of a 5-step workflow at concurrency 1, 10, 100 (5 ms server latency)
     load         (d) loading the largest corpus descriptions and a generated 5,000-operation one
+    locust       (f) `arazzo load` against a plain Locust FastHttpUser, requests/s (at most 5 pairs of runs)
 """
 
 from __future__ import annotations
@@ -31,13 +32,17 @@ PARTS = {
     "overhead": "overhead.py",
     "concurrency": "concurrency.py",
     "load": "load_descriptions.py",
+    "locust": "locust_load.py",
 }
+LOCUST_PAIRS = 5  # each pair is two whole Locust processes of 8 s, at each of two latencies
 MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7}
 
 
 def run_part(part: str, args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
     out = folder / f"{part}.json"
     runs = ("--runs-total", args.runs_total) if part == "concurrency" else ("--runs", args.runs)
+    if part == "locust":
+        runs = ("--runs", min(args.runs, LOCUST_PAIRS))
     options = [runs[0], str(runs[1])]
     print(f"\n=== {part}: python bench/{PARTS[part]} {' '.join(options)}", flush=True)
     command = [sys.executable, str(HERE / PARTS[part]), *options, "--json", str(out)]
@@ -63,6 +68,9 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         levels = conc["levels"]
         label = f"c{levels[-1]} / c{levels[0]} runs/s (5 ms latency)"
         rows.append((label, f"{conc['speedup']:.1f}x", ">= 5x", conc["speedup"] >= 5))
+    for row in results.get("locust", {}).get("rows", []):
+        label = f"`arazzo load` / FastHttpUser req/s ({row['latency_ms']:g} ms latency)"
+        rows.append((label, f"{row['ratio']:.2f}x", ">= 0.5x", row["ratio"] >= 0.5))
     if chain:
         rss = chain["memory"]["process"]["arazzo run"]["rss"]
         rows.append(("200-step `arazzo run` peak RSS", mib(rss), "< 60 MiB", rss < 60 * 2**20))
@@ -103,6 +111,9 @@ def details(results: dict[str, Any]) -> list[tuple[str, str]]:
         for label, row in load["rows"].items():
             value = f"{row['median'] * 1e3:.0f} ms, retains {mib(row['retained'])}, peak {mib(row['peak'])}"
             rows.append((f"(d) load {label}", value))
+    for row in results.get("locust", {}).get("rows", []):
+        rates = f"arazzo load {row['arazzo_rps']:.0f}/s, FastHttpUser {row['plain_rps']:.0f}/s"
+        rows.append((f"(f) {row['latency_ms']:g} ms latency, step requests/s", rates))
     for part, result in results.items():
         rows.append((f"(e) {part} process peak RSS", mib(result["process_peak_rss"])))
     return rows

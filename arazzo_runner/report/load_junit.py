@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from typing import Any
 
 from ..load.thresholds import Verdict
@@ -62,6 +63,8 @@ def load_junit(verdicts: list[Verdict], stats: Any) -> str:
 
 
 def write_load_junit(path: str, verdicts: list[Verdict], stats: Any) -> None:
+    """Written where asked, its folder made if need be (as Locust makes those of `--csv` and `--html`)."""
+    Path(path).resolve().parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(load_junit(verdicts, stats))
 

@@ -83,7 +83,7 @@ def test_a_master_and_two_workers_count_exactly_what_the_server_answered(shop, t
 
 
 def test_a_threshold_that_cannot_hold_exits_1_and_is_named(shop, tmp_path) -> None:
-    junit = tmp_path / "load.xml"
+    junit = tmp_path / "out" / "load.xml"  # the folder is made, as Locust makes --csv's
     process = arazzo_load(
         *flags(shop, "--workers", 2, "--master-port", free_port(), "-u", 2, "-t", "2s", "--junit", junit),
         "--threshold", "p95(show)<60s", "--threshold", "rps(browse)>=1000000", "--threshold",
