@@ -30,7 +30,7 @@ from documents import SOURCE, WORKFLOW, write_chain
 from server import BenchServer
 
 STEPS = 3
-FAST_LOCUSTFILE = '''
+FAST_LOCUSTFILE = """
 from locust import FastHttpUser, constant, task
 
 
@@ -47,7 +47,7 @@ class Chain(FastHttpUser):
                     response.failure("criteria failed")
                     return
                 n = body["next"]
-'''
+"""
 
 
 def step_rate(prefix: Path) -> float:
@@ -75,7 +75,8 @@ def measure(runs: int, seconds: int, users: int, latency_ms: float, folder: Path
     with BenchServer(latency_ms=latency_ms) as server:
         arazzo = [sys.executable, "-m", "arazzo_runner.cli", "load", str(document), "-w", WORKFLOW,
                   "--server", f"{SOURCE}={server.url}", *common]  # fmt: skip
-        plain = [sys.executable, "-m", "locust", "-f", str(locustfile), "-H", server.url, "--headless", *common]
+        plain = [sys.executable, "-m", "locust", "-f", str(locustfile), "-H", server.url, "--headless"]
+        plain += common
         for index in range(runs):
             rates["arazzo"].append(run_one(arazzo, folder / f"arazzo-{latency_ms:g}-{index}"))
             rates["plain"].append(run_one(plain, folder / f"plain-{latency_ms:g}-{index}"))
@@ -109,8 +110,8 @@ def main() -> None:
     for row in results:
         print(f"  latency {row['latency_ms']:g} ms: arazzo load {row['arazzo_rps']:.0f}/s, FastHttpUser "
               f"{row['plain_rps']:.0f}/s, ratio {row['ratio']:.2f}x (goal >= 0.5x)")  # fmt: skip
-    data = {"users": args.users, "seconds": args.seconds, "rows": results, "process_peak_rss": self_peak_rss()}
-    write_json(args.json, data)
+    data = {"users": args.users, "seconds": args.seconds, "rows": results}
+    write_json(args.json, {**data, "process_peak_rss": self_peak_rss()})
 
 
 if __name__ == "__main__":
