@@ -140,7 +140,7 @@ def _add_distribution_flags(load: argparse.ArgumentParser) -> None:
 
 
 def load_command(args: argparse.Namespace) -> int:
-    from ..load import MISSING_LOCUST, locust_installed
+    from ..loadtest import MISSING_LOCUST, locust_installed
 
     if not locust_installed():
         raise UsageError(MISSING_LOCUST)
@@ -175,8 +175,8 @@ def build_session(args: argparse.Namespace) -> Any:
     """The checked session, or None when the document was refused (its findings are on stderr)."""
     from ..api import select_workflows
     from ..executor.input_names import check_input_names
-    from ..load.plan import LoadPlan
-    from ..load.thresholds import parse, resolve
+    from ..loadtest.plan import LoadPlan
+    from ..loadtest.thresholds import parse, resolve
     from ..locust.command import LoadSession
     from .batch import read_rows
     from .http_flags import file_inputs

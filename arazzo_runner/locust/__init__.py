@@ -12,7 +12,7 @@ import select
 import sys
 import types
 
-from ..load import MISSING_LOCUST, locust_installed
+from ..loadtest import MISSING_LOCUST, locust_installed
 
 if not locust_installed():
     raise ModuleNotFoundError(MISSING_LOCUST, name="locust")
@@ -58,7 +58,7 @@ def _import_http_stack() -> None:
 
 _import_http_stack()
 
-from ..load.reporting import StepFailed  # noqa: E402
+from ..loadtest.reporting import StepFailed  # noqa: E402
 from .user import ArazzoUser  # noqa: E402
 
 __all__ = ["ArazzoUser", "StepFailed"]

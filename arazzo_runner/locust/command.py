@@ -24,9 +24,9 @@ from typing import Any
 
 import gevent
 
-from ..load.naming import WORKFLOW_PREFIX
-from ..load.plan import LoadPlan
-from ..load.thresholds import Threshold, Verdict, judge, rows_of
+from ..loadtest.naming import WORKFLOW_PREFIX
+from ..loadtest.plan import LoadPlan
+from ..loadtest.thresholds import Threshold, Verdict, judge, rows_of
 from ..records import Record, field
 from .user import ArazzoUser
 

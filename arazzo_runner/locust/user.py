@@ -15,7 +15,7 @@
 
 Each task iteration runs one workflow, chosen by weight, with `arun`; every executed step fires a
 Locust request event `<workflowId>.<stepId>` and the run one `workflow <workflowId>`
-(`arazzo_runner.load.reporting`). The document is loaded, compiled and checked (every workflow with
+(`arazzo_runner.loadtest.reporting`). The document is loaded, compiled and checked (every workflow with
 every row) once per class and process, when Locust starts (its `init` event) or at the first user;
 each user has its own options, secrets and pooled httpx client, kept across its iterations; each
 iteration starts with no cookies, as a run of `arazzo run` does. `rows_per = "iteration"` takes the next
@@ -36,8 +36,8 @@ import locust
 from locust import User
 
 from ..errors import ArazzoError
-from ..load.plan import LoadPlan
-from ..load.reporting import RequestEvents
+from ..loadtest.plan import LoadPlan
+from ..loadtest.reporting import RequestEvents
 from ..result import WorkflowResult
 from .bridge import loop_bridge
 

@@ -43,7 +43,7 @@ def test_the_locust_modules_pass_the_module_state_and_record_checks_in_their_own
 def test_nothing_but_the_load_entry_imports_locust_or_gevent() -> None:
     code = (
         "import json, sys\n"
-        "import arazzo_runner, arazzo_runner.load.plan, arazzo_runner.load.thresholds\n"
+        "import arazzo_runner, arazzo_runner.loadtest.plan, arazzo_runner.loadtest.thresholds\n"
         "from arazzo_runner.cli import main\n"
         "try:\n    main(['load', '--help'])\nexcept SystemExit:\n    pass\n"
         "main(['--version'])\n"
@@ -53,3 +53,15 @@ def test_nothing_but_the_load_entry_imports_locust_or_gevent() -> None:
     done = _child(["-c", code])
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_no_module_of_the_package_shadows_a_public_name() -> None:
+    """`arazzo_runner.load` is the function: a subpackage of that name, once imported, would replace it
+    (Python sets a package's attribute to each submodule imported), and `arazzo_runner.load(path)`
+    would call a module."""
+    import pkgutil
+
+    import arazzo_runner
+
+    modules = {info.name for info in pkgutil.iter_modules(arazzo_runner.__path__)}
+    assert set(arazzo_runner.__all__) & modules == set()

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from arazzo_runner.errors import UsageError
-from arazzo_runner.load.plan import LoadPlan
+from arazzo_runner.loadtest.plan import LoadPlan
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 
 BROWSE = {

@@ -4,7 +4,7 @@ failure cause, masked, first line only, cut."""
 from __future__ import annotations
 
 from arazzo_runner.executor.events import StepFinished, StepStarted
-from arazzo_runner.load.reporting import MESSAGE_LIMIT, RequestEvents, StepFailed
+from arazzo_runner.loadtest.reporting import MESSAGE_LIMIT, RequestEvents, StepFailed
 from arazzo_runner.result import FAILED, Exchange, StepResult, WorkflowResult
 from arazzo_runner.secrets import Masker
 

@@ -8,7 +8,7 @@ import pytest
 
 import arazzo_runner
 from arazzo_runner.errors import UsageError
-from arazzo_runner.load.thresholds import judge, parse, resolve, rows_of
+from arazzo_runner.loadtest.thresholds import judge, parse, resolve, rows_of
 
 DOC = """
 arazzo: 1.0.1
