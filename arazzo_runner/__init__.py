@@ -19,6 +19,7 @@ __version__ = "0.1.0"
 DISTRIBUTION = "arazzo-engine"
 
 __all__ = [
+    "AgentResult",
     "ArazzoError",
     "DocumentError",
     "ExpressionError",
@@ -39,6 +40,8 @@ __all__ = [
     "WorkflowStarted",
     "Workspace",
     "__version__",
+    "aagent",
+    "agent",
     "arun",
     "load",
     "loads",
@@ -51,6 +54,8 @@ def __getattr__(name: str) -> Any:
     """Import a public name's module on first use (constant imports only: no dynamic import)."""
     if name in ("arun", "load", "loads", "plan_requests", "run"):
         from . import api as module
+    elif name in ("aagent", "agent", "AgentResult"):
+        from .llm import loop as module
     elif name in ("ArazzoError", "DocumentError", "ExpressionError", "SourceError", "UsageError"):
         from . import errors as module
     elif name in ("RequestSent", "ResponseReceived", "StepFinished", "StepRetrying", "StepStarted",
@@ -91,6 +96,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     )
     from .executor.inputs import InputsError
     from .executor.options import RunOptions
+    from .llm.loop import AgentResult, aagent, agent
     from .result import RunResult, StepResult, WorkflowResult
     from .secrets import Masker
     from .workspace import Workspace

@@ -12,7 +12,6 @@ from .deadline import Deadline, arm
 from .errors import UsageError
 from .executor.input_names import check_input_names
 from .executor.inputs import validate_inputs
-from .executor.operation import close_run_clients
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
 from .model import Workflow
@@ -108,7 +107,7 @@ async def _arun(
         except asyncio.TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
         finally:
-            await close_run_clients(runner)
+            await runner.close()
         return result
     finally:
         if owned:
@@ -303,10 +302,23 @@ def _check_reachable(
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
             _check_reachable(target.workspace, target.workflow, seen, options, bases)
+        else:
+            _check_broker(workspace.resolve_message(step), options)
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
                 _check_reachable(target.workspace, target.workflow, seen, options, bases)
+
+
+def _check_broker(target: Any, options: RunOptions) -> None:
+    """An AsyncAPI step's broker must be known, and its transport installed, before anything is sent."""
+    from .executor.brokers import BrokerError, check_broker
+    from .messages import TransportError
+
+    try:
+        check_broker(options, target)
+    except (BrokerError, TransportError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _check_server(target: Any, options: RunOptions) -> str:

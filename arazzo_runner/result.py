@@ -12,6 +12,7 @@ __all__ = [
     "FAILED",
     "PASSED",
     "Exchange",
+    "Message",
     "NullOutput",
     "ResponseExcerpt",
     "RunResult",
@@ -55,6 +56,36 @@ class ResponseExcerpt(Record):
         return data
 
 
+class Message(Record):
+    """One AsyncAPI message an async step sent or received (or meant to send, when `error` says why
+    not): the broker's URL, the channel address it used, headers and the payload bytes as they went."""
+
+    direction: str  # send | receive
+    protocol: str
+    server: str  # the broker's URL, credentials never in it
+    channel: str  # the channel address (parameters substituted)
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    payload: bytes | None = None
+    correlation_id: str | None = None
+    at: float = 0.0  # time.time() when published or received
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "direction": self.direction,
+            "protocol": self.protocol,
+            "server": self.server,
+            "channel": self.channel,
+            "headers": [{"name": n, "value": v} for n, v in self.headers],
+            "payload": None if self.payload is None else self.payload.decode("utf-8", "replace"),
+        }
+        if self.correlation_id is not None:
+            data["correlationId"] = self.correlation_id
+        if self.error:
+            data["error"] = self.error
+        return data
+
+
 class StepResult(Record):
     step_id: str
     status: str = PASSED
@@ -72,6 +103,8 @@ class StepResult(Record):
     workflow: WorkflowResult | None = None  # the (last) child run of a workflowId step, goto or retry
     earlier_workflows: list[WorkflowResult] = field(default_factory=list)  # child runs before `workflow`
     response: ResponseExcerpt | None = None  # of a step failed on its response: what the server said
+    messages: list[Message] = field(default_factory=list)  # of an AsyncAPI step: sent and received
+    kind: str | None = None  # "send" / "receive" for an AsyncAPI step (None: HTTP or workflow)
 
     def __init__(
         self,
@@ -91,6 +124,8 @@ class StepResult(Record):
         workflow: WorkflowResult | None = None,
         earlier_workflows: list[WorkflowResult] | None = None,
         response: ResponseExcerpt | None = None,
+        messages: list[Message] | None = None,
+        kind: str | None = None,
     ) -> None:  # one per step: written out, not derived (records.py)
         self.step_id, self.status, self.attempts, self.status_code = step_id, status, attempts, status_code
         self.outputs = {} if outputs is None else outputs
@@ -102,6 +137,8 @@ class StepResult(Record):
         self.workflow = workflow
         self.earlier_workflows = [] if earlier_workflows is None else earlier_workflows
         self.response = response
+        self.messages = [] if messages is None else messages
+        self.kind = kind
 
     @property
     def passed(self) -> bool:
@@ -129,6 +166,10 @@ class StepResult(Record):
         }
         if self.method:
             data["request"] = {"method": self.method, "url": self.url}
+        if self.kind:
+            data["messageAction"] = self.kind
+        if self.messages:
+            data["messages"] = [m.to_dict() for m in self.messages]
         if self.error:
             data["error"] = self.error
         if self.failed_criteria:

@@ -94,7 +94,7 @@ class Workspace:
         self._lock = threading.RLock()
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
-        self._targets: dict[int, OperationTarget] = {}  # id(step) -> its resolved operation
+        self._targets: dict[Any, Any] = {}  # id(step) -> its operation; ("message", id(step)) -> its message
         # The documents from the one run to this one (an `arazzo` source's workspace: its parent's chain
         # and its own location), for the bounds on nested sources and the errors that name the chain.
         self.chain: tuple[str, ...] = (self.file,)
@@ -184,6 +184,10 @@ class Workspace:
                 return self._load_arazzo(entry.url, base)
             if kind == "openapi":
                 return load_openapi(entry.url, base, cache=self.cache, roots=self.roots)
+            if kind == "asyncapi":
+                from .sources.asyncapi import load_asyncapi
+
+                return load_asyncapi(entry.url, base, cache=self.cache, roots=self.roots)
         except SourceError as exc:
             raise self._source_error(entry, exc) from None
         except DocumentError as exc:
@@ -275,6 +279,19 @@ class Workspace:
     def openapi_sources(self) -> list[str]:
         return [s.name for s in self.document.sources if (s.type or "openapi") == "openapi"]
 
+    def asyncapi_sources(self) -> list[str]:
+        return [s.name for s in self.document.sources if s.type == "asyncapi"]
+
+    def resolve_message(self, step: Step) -> Any:
+        """The AsyncAPI target of an `asyncapi` step (`message_targets`), resolved once per step."""
+        from .message_targets import resolve_message
+
+        key = ("message", id(step))
+        target = self._targets.get(key)
+        if target is None:
+            target = self._targets.setdefault(key, resolve_message(self, step))
+        return target
+
     def resolve_operation(self, step: Step) -> OperationTarget:
         """The operation a step calls; resolved once per step (targets never change once loaded)."""
         target = self._targets.get(id(step))
@@ -307,7 +324,7 @@ class Workspace:
                 TargetError,
             )
         raise self.error(
-            (*step.at, "operationId"), f"operationId '{ref}' was not found{self._suggest(ref)}", TargetError
+            (*step.at, "operationId"), f"operationId '{ref}' was not found{self._elsewhere(ref)}", TargetError
         )
 
     def _find_in(self, step: Step, name: str, op_id: str) -> OperationTarget:
@@ -355,6 +372,18 @@ class Workspace:
             if entry.url == url:
                 return entry.name, "#" + fragment
         return None, "#" + fragment
+
+    def _elsewhere(self, op_id: str) -> str:
+        """A hint for an operationId not among the OpenAPI sources: an AsyncAPI one, or close names."""
+        for name in self.asyncapi_sources():
+            try:
+                if self.source(name).operation(op_id) is not None:
+                    return (
+                        f"; it is an AsyncAPI operation of '{name}': the step needs action: send or receive"
+                    )
+            except SourceError:
+                continue
+        return self._suggest(op_id)
 
     def _suggest(self, op_id: str) -> str:
         hints: list[str] = []

@@ -76,28 +76,42 @@ def file_inputs(args: argparse.Namespace) -> dict[str, str]:
 def _check_scheme_names(auth: dict[str, str], workspace: Any) -> None:
     """Each key names a scheme (`SCHEME`, `SCHEME.FIELD`) or a source's scheme (`SOURCE:SCHEME[.FIELD]`);
     a bare name that several sources define is ambiguous: credentials stay with the source they are for."""
-    from ..http.auth_listing import describe_security
-    from ..http.credentials import FIELDS, qualified
+    owners = scheme_owners(workspace)  # a source that cannot be loaded stops here, with its own message
+    for key in auth:
+        check_scheme_key(key, owners)
 
-    owners: dict[str, set[str]] = {}  # a source that cannot be loaded stops here, with its own message
+
+def scheme_owners(workspace: Any) -> dict[str, set[str]]:
+    """Security scheme name -> the sources (of the document and its arazzo sources) defining it."""
+    from ..http.auth_listing import describe_security
+
+    owners: dict[str, set[str]] = {}
     for entry in describe_security(workspace):
         for scheme in entry["schemes"]:
             owners.setdefault(scheme["name"], set()).add(entry["source"])
+    return owners
+
+
+def check_scheme_key(key: str, owners: dict[str, set[str]]) -> list[str]:
+    """The sources the `--auth` key `key` is for (one); UsageError when it names no scheme of `owners`
+    or a scheme several of them define."""
+    from ..http.credentials import FIELDS, qualified
+
     known = set(owners) | {qualified(s, name) for name, sources in owners.items() for s in sources}
-    for key in auth:
-        name, _, field = key.rpartition(".")
-        scheme = key if key in known else name if name in known and field in FIELDS else None
-        if scheme is None:
-            listed = ", ".join(sorted(owners)) or "none"
-            raise UsageError(
-                f"--auth {key}=...: no security scheme named so (schemes: {listed}; fields: "
-                f"{', '.join(FIELDS)}; SOURCE:SCHEME for the scheme of one source)"
-            )
-        sources = sorted(owners.get(scheme, ()))
-        if len(sources) > 1:
-            names = " and ".join(sources)
-            forms = ", ".join(f"--auth {qualified(s, key)}=..." for s in sources)
-            raise UsageError(
-                f"--auth {key}=...: security scheme '{scheme}' is defined by sources {names}; name the "
-                f"source it is for: {forms}"
-            )
+    name, _, field = key.rpartition(".")
+    scheme = key if key in known else name if name in known and field in FIELDS else None
+    if scheme is None:
+        listed = ", ".join(sorted(owners)) or "none"
+        raise UsageError(
+            f"--auth {key}=...: no security scheme named so (schemes: {listed}; fields: "
+            f"{', '.join(FIELDS)}; SOURCE:SCHEME for the scheme of one source)"
+        )
+    sources = sorted(owners.get(scheme, ()))
+    if len(sources) > 1:
+        names = " and ".join(sources)
+        forms = ", ".join(f"--auth {qualified(s, key)}=..." for s in sources)
+        raise UsageError(
+            f"--auth {key}=...: security scheme '{scheme}' is defined by sources {names}; name the "
+            f"source it is for: {forms}"
+        )
+    return sources or [scheme.partition(":")[0]]

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import UsageError
 from .common import EXIT_USAGE, add_document, load_document, pairs, positive_int
 from .limit_flags import seconds
-from .run import add_engine_flags
+from .run_flags import add_input_values, add_max_steps, add_target_flags
 
 DEFAULT_MASTER_PORT = 5557  # Locust's
 _SPAN = re.compile(r"(?:(\d+)h)?\s*(?:(\d+)m(?!s))?\s*(?:(\d+(?:\.\d+)?)s)?")
@@ -39,7 +39,7 @@ def register(commands: Any) -> None:
         metavar="ID[=WEIGHT]",
         help="workflow the users run, with its weight among several (repeatable; default: every one)",
     )
-    add_engine_flags(load)
+    _add_run_flags(load)
     load.add_argument(
         "--inputs-file", metavar="PATH", help="JSON Lines: rows of inputs, cycled over the users"
     )
@@ -103,6 +103,20 @@ def register(commands: Any) -> None:
     )
     load.add_argument("locust_args", nargs="*", metavar="-- LOCUST_ARGS", help=argparse.SUPPRESS)
     load.set_defaults(handler=load_command)
+
+
+def _add_run_flags(load: argparse.ArgumentParser) -> None:
+    """`arazzo run`'s flags of what a run is given: inputs, servers, credentials, limits, environment."""
+    from . import limit_flags
+    from .http_flags import add_run_flags
+    from .input_flags import add_input_flags
+
+    add_input_values(load)
+    add_target_flags(load)
+    add_max_steps(load)
+    add_run_flags(load)
+    limit_flags.add_flags(load)
+    add_input_flags(load)
 
 
 def _add_distribution_flags(load: argparse.ArgumentParser) -> None:
@@ -182,7 +196,8 @@ def build_session(args: argparse.Namespace) -> Any:
     from .http_flags import file_inputs
     from .input_flags import check_missing, environment_inputs, load_environment
     from .report_flags import NO_MASK_WARNING
-    from .run import check_source_names, gather_inputs, option_fields, refuse_invalid
+    from .run import option_fields
+    from .run_flags import check_source_names, gather_inputs, refuse_invalid
 
     workspace = load_document(args)
     weights = workflow_weights(args.workflows, workspace)

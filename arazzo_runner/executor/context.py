@@ -19,6 +19,7 @@ class WorkflowState(Record):
     completed: set[str] = field(default_factory=set)
     base: Context | None = None
     taint: Any = None  # the run's `Taint`: which values are derived from a secret
+    armed: dict[str, Any] = field(default_factory=dict)  # receive steps' subscriptions (steps/message.py)
 
 
 class ResponseView(Record):

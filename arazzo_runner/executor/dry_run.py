@@ -14,6 +14,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
+from ..errors import DocumentError
 from ..expressions import Context, Missing, ast
 from ..http.request import RequestBuildError
 from ..http.security import SecurityError
@@ -22,10 +23,10 @@ from ..records import Record, field, replace
 from ..workspace import Workspace
 from .context import WorkflowState, base_context
 from .inputs import apply_defaults, secret_values
-from .operation import prepare_request
 from .options import RunOptions
 from .runner import MAX_DEPTH, Runner, dependency_inputs
 from .servers import ServerError
+from .steps.operation import prepare_request
 from .values import strip_missing
 
 _ENCODED_PLACEHOLDER = re.compile(r"%3C%24[^%\s]*(?:%(?!3E)[0-9A-Fa-f]{2}[^%\s]*)*%3E")
@@ -129,7 +130,8 @@ class Planner:
         self.planned.append(planned)
         kind = cstep.step.target_kind
         if kind == "asyncapi":
-            planned.kind, planned.error = "asyncapi", "AsyncAPI steps are not supported by this engine"
+            planned.kind = "asyncapi"
+            self._message(workspace, cstep, base, planned)
         elif kind == "workflow":
             await self._child(workspace, cstep, base, planned, depth)
         else:
@@ -152,6 +154,42 @@ class Planner:
         planned.warnings.extend(request.warnings)
         for url in self.token_requests[fetched:]:
             planned.warnings.append(f"an OAuth2 token would be fetched from {url} (not in a dry run)")
+
+    def _message(self, workspace: Workspace, cstep: Any, base: Context, planned: PlannedRequest) -> None:
+        """The message a send step would publish (`SEND broker/channel`), or what a receive step would
+        wait for (`RECEIVE broker/channel`, its correlation id and timeout as warnings)."""
+        from .brokers import BrokerError, choose_broker
+        from .message_values import (
+            MessageBuildError,
+            address_of,
+            content_type_of,
+            header_values,
+            payload_value,
+        )
+
+        step = cstep.step
+        try:
+            target = workspace.resolve_message(step)
+            broker, notes = choose_broker(self.runner.options, None, target)
+            planned.warnings.extend(notes)
+            address = address_of(cstep, target.channel, base)
+            planned.method, planned.url = (step.action or "").upper(), f"{broker.url}/{address.lstrip('/')}"
+            if step.action == "send":
+                planned.headers = header_values(cstep, base, planned.warnings)
+                default = target.description.default_content_type
+                content_type = content_type_of(cstep, target.messages, default)
+                _, planned.body = payload_value(
+                    cstep, base, content_type, planned.warnings, self.placeholders
+                )
+                return
+            if cstep.correlation is not None:
+                wanted, _ = strip_missing(cstep.correlation.evaluate(base), "correlationId")
+                shown = wanted if not isinstance(wanted, Missing) else f"<{wanted.reason}>"
+                planned.warnings.append(f"would wait for correlationId {shown!r}")
+            timeout = "the default 30000 ms" if step.timeout_ms is None else f"{step.timeout_ms} ms"
+            planned.warnings.append(f"would wait up to {timeout} (not in a dry run)")
+        except (DocumentError, BrokerError, MessageBuildError, ValueError) as exc:
+            planned.error = f"message cannot be built: {getattr(exc, 'message', None) or exc}"
 
     async def _child(
         self, workspace: Workspace, cstep: Any, base: Context, planned: PlannedRequest, depth: int

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..records import Record
-from ..result import Exchange, StepResult, WorkflowResult
+from ..result import Exchange, Message, StepResult, WorkflowResult
 
 
 class WorkflowStarted(Record, frozen=True):
@@ -53,6 +53,20 @@ class ResponseReceived(Record, frozen=True):
     exchange: Exchange
 
 
+class MessageSent(Record, frozen=True):
+    """An AsyncAPI send step published a message (or `message.error` says why it could not)."""
+
+    step_id: str
+    message: Message
+
+
+class MessageReceived(Record, frozen=True):
+    """An AsyncAPI receive step took the message it matched."""
+
+    step_id: str
+    message: Message
+
+
 Event = (
     WorkflowStarted
     | StepStarted
@@ -61,5 +75,7 @@ Event = (
     | WorkflowFinished
     | RequestSent
     | ResponseReceived
+    | MessageSent
+    | MessageReceived
 )
 EventHandler = Callable[[Event], None]

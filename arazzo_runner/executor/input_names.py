@@ -55,8 +55,13 @@ def _read_names(document: dict, at: Any) -> set[str]:
     """The input names the workflow at `at` (and any component it may use) reads with `$inputs.x`."""
     from ..pointer import resolve_pointer
 
+    return inputs_read(resolve_pointer(document, [str(token) for token in at]), document.get("components"))
+
+
+def inputs_read(*nodes: Any) -> set[str]:
+    """The input names the strings under `nodes` read with `$inputs.x` (expressions and templates)."""
     names: set[str] = set()
-    pending = [resolve_pointer(document, [str(token) for token in at]), document.get("components")]
+    pending = list(nodes)
     while pending:
         node = pending.pop()
         if isinstance(node, str):

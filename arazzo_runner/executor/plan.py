@@ -73,6 +73,7 @@ class CompiledStep(Record):
     on_success: list[CompiledAction]
     on_failure: list[CompiledAction]
     outputs: dict[str, CompiledValue]
+    correlation: CompiledValue | None = None  # an AsyncAPI receive step's `correlationId`
     step_id: str = field(init=False)  # read several times per step: a plain attribute
 
     def __post_init__(self) -> None:
@@ -144,6 +145,9 @@ class _Compiler:
             on_success=self.actions(step.on_success, self.workflow.success_actions, "success"),
             on_failure=self.actions(step.on_failure, self.workflow.failure_actions, "failure"),
             outputs=self.outputs(step.outputs, (*step.at, "outputs")),
+            correlation=None
+            if step.correlation_id is None
+            else self.value(step.correlation_id, (*step.at, "correlationId")),
         )
 
     # -- parameters ----------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ A required parameter (every path parameter; a query, header or cookie parameter 
 `required: true`) that comes out null or missing fails the step before anything is sent, naming the
 parameter and the expression that produced nothing; it is never sent as an empty path segment or an
 empty value. An optional one that is missing is left out with a warning; an optional null is sent as
-the empty value (`q=`), as the OpenAPI style table spells it. A payload written as text under a JSON
+the empty value (`q=`), as the OpenAPI style table spells it. The same holds for an expression inside a
+template (`pets-{$steps.a.outputs.id}`): null there fails a required parameter, and an optional one is
+sent with the text `null` and a warning. A payload written as text under a JSON
 content type must be JSON once its expressions are substituted (`http/body.py`).
 """
 
@@ -14,6 +16,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from ..expressions import Context, Missing
+from ..expressions.resolver import resolve
 from ..expressions.values import TemplateValue
 from ..http.body import EncodedBody, InvalidJsonPayload, choose_content_type, encode_body, media_type_object
 from ..http.request import ParamValue, RequestBuildError
@@ -35,6 +38,8 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
         if kind is not dict and kind is not list and kind is not Missing:  # the usual scalar: no walk
             if value is None and _required(param, specs):
                 raise RequestBuildError(_no_value(param, None, ctx))
+            if kind is str and "null" in value and isinstance(param.value, TemplateValue):
+                _null_in_template(param, ctx, _required(param, specs), warnings)
             values.append(ParamValue(param.name, param.in_, value))
             continue
         where = f"parameter '{param.name}' (in {param.in_})"
@@ -47,6 +52,20 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
         warnings.extend(problems)
         values.append(ParamValue(param.name, param.in_, value))
     return values
+
+
+def _null_in_template(param: Any, ctx: Context, required: bool, warnings: list[str]) -> None:
+    """A template spells a null as `null` (`pets-{$x}` -> `pets-null`): for a required parameter that is a
+    value that came out null, refused like a bare one; for an optional one, sent with a warning."""
+    template = param.value.template
+    for part in template.embedded:
+        if resolve(part.expression, ctx) is not None:
+            continue
+        written = template.text[part.start : part.end]
+        head = f"parameter '{param.name}' (in {param.in_})"
+        if required:
+            raise RequestBuildError(f"required {head} has no value: {written} is null in {template.text!r}")
+        warnings.append(f"{head}: {written} is null, sent as the text 'null'")
 
 
 def _required(param: Any, specs: dict) -> bool:

@@ -10,17 +10,17 @@ from .actions import find_action, retry_delay
 from .bounds import RetryBudget
 from .context import WorkflowState
 from .inputs import InputsError
-from .operation import Attempt
 from .plan import CompiledAction, CompiledStep
+from .steps import Attempt, Host
+from .values import action_inputs
 
 if TYPE_CHECKING:
     from ..model import Workflow
     from ..workspace import Workspace
-    from .runner import Runner
 
 
 def failure_action(
-    runner: Runner,
+    host: Host,
     cstep: CompiledStep,
     attempt: Attempt,
     retries: dict[str, int],
@@ -32,7 +32,7 @@ def failure_action(
     action = find_action(cstep.on_failure, attempt.ctx, retries)
     if action is None or action.type != "retry":
         return action, 0.0, None
-    delay, note = retry_delay(action, attempt.retry_after, runner.options.max_retry_delay)
+    delay, note = retry_delay(action, attempt.retry_after, host.options.max_retry_delay)
     refusal = budget.refusal(step_result.attempts, delay)
     if refusal is None:
         if note and note not in step_result.warnings:
@@ -43,7 +43,7 @@ def failure_action(
 
 
 async def before_retry(
-    runner: Runner,
+    host: Host,
     workspace: Workspace,
     workflow: Workflow,
     cstep: CompiledStep,
@@ -64,17 +64,17 @@ async def before_retry(
         index = plan.index.get(action.step_id)
         if index is None:
             return f"retry action '{action.name}' names unknown step '{action.step_id}'"
-        if runner.steps_run >= runner.options.max_steps:
-            return f"stopped after {runner.options.max_steps} steps (max-steps)"
-        runner.steps_run += 1
-        helper, _, _ = await runner._step(workspace, workflow, plan.steps[index], state, depth, trail)
+        if host.steps_run >= host.options.max_steps:
+            return f"stopped after {host.options.max_steps} steps (max-steps)"
+        host.steps_run += 1
+        helper, _, _ = await host.execute_step(workspace, workflow, plan.steps[index], state, depth, trail)
         trail.append(helper)
         return None if helper.passed else f"step '{action.step_id}' run before the retry failed"
     if action.workflow_id:
         target = workspace.resolve_workflow(action.workflow_id, action.at)
         try:
-            child, _ = await runner.run_workflow(
-                target.workspace, target.workflow, runner._action_inputs(action, attempt.ctx), depth + 1
+            child, _ = await host.run_workflow(
+                target.workspace, target.workflow, action_inputs(action, attempt.ctx), depth + 1
             )
         except InputsError as exc:
             return str(exc)

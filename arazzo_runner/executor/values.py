@@ -90,3 +90,13 @@ def _strip(value: Any, path: list[str | int], where: str, problems: list[str]) -
             out_list.append(_strip(item, [*path, index], where, problems))
         return out_list
     return value
+
+
+def action_inputs(action: Any, ctx: Any) -> dict[str, Any]:
+    """The inputs a `goto`/`retry` action passes to the workflow it names (absent values left out)."""
+    inputs = {}
+    for param in action.params:
+        value, _ = strip_missing(param.value.evaluate(ctx), f"parameter '{param.name}'")
+        if not isinstance(value, Missing):
+            inputs[param.name] = value
+    return inputs

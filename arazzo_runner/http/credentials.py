@@ -43,6 +43,7 @@ FIELDS = (
 )
 _OPTIONAL = {"oauth2": ("client_auth",), "mutualTLS": ("key", "password")}  # used when given
 ENV_PREFIX = "ARAZZO_AUTH_"
+USER_PASSWORD = ("userPassword", "plain", "scramSha256", "scramSha512")  # AsyncAPI scheme types
 _CAMEL = {
     "apiKey": "api_key",
     "clientId": "client_id",
@@ -72,6 +73,8 @@ def scheme_kind(scheme: dict[str, Any]) -> str:
     if kind == "http":
         name = str(scheme.get("scheme", "")).lower()
         return name if name in ("basic", "bearer") else "http"
+    if kind in USER_PASSWORD:  # AsyncAPI broker schemes: a user and a password, as basic
+        return "basic"
     return kind if kind in ("apiKey", "oauth2", "openIdConnect", "mutualTLS") else "unknown"
 
 

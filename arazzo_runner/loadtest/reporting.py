@@ -1,11 +1,11 @@
 """A user's runs as Locust request events: one per executed step, one per workflow run (`naming`).
 
-Each event carries the step's HTTP method as its request type, its duration as the response time
-(every attempt and retry wait of the step execution: what the user waited for), the bytes of its
-responses as the length and, for a failed step, its cause as the exception: the first line of the
-message the console would print, masked with the secrets the run knows, so Locust's failure table,
-CSV and HTML report hold no credential. `context` has the ids, the status code and the attempts, for
-listeners of your own.
+Each event carries the step's HTTP method as its request type (`SEND` / `RECEIVE` for an AsyncAPI
+step), its duration as the response time (every attempt and retry wait of the step execution: what the
+user waited for), the bytes of its responses (or of the messages it took) as the length and, for a
+failed step, its cause as the exception: the first line of the message the console would print, masked
+with the secrets the run knows, so Locust's failure table, CSV and HTML report hold no credential.
+`context` has the ids, the status code and the attempts, for listeners of your own.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class RequestEvents:
             self.step(event.workflow_id, event.result)
 
     def step(self, workflow_id: str, step: StepResult) -> None:
-        kind = step.method or (WORKFLOW_TYPE if step.workflow_runs else STEP_TYPE)
+        kind = step.method or (step.kind.upper() if step.kind else None)  # HTTP, or AsyncAPI's SEND, RECEIVE
+        kind = kind or (WORKFLOW_TYPE if step.workflow_runs else STEP_TYPE)
         self.fire(
             request_type=kind,
             name=step_name(workflow_id, step.step_id),
@@ -74,4 +75,6 @@ class RequestEvents:
 
 
 def _length(step: StepResult) -> int:
-    return sum(len(e.response_body or b"") for e in step.exchanges if e.purpose is None)
+    """The bytes of the step's own responses (not of token requests), or of the messages it took."""
+    received = sum(len(m.payload or b"") for m in step.messages if m.direction == "receive")
+    return received + sum(len(e.response_body or b"") for e in step.exchanges if e.purpose is None)

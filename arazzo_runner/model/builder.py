@@ -154,6 +154,7 @@ class _Builder:
             depends_on=self.strings(node, "dependsOn", at),
             action=self.text(node, "action", at),
             at=at,
+            correlation_id=self.text(node, "correlationId", at),
         )
 
     def strings(self, node: dict, key: str, at: Pointer) -> list[str]:

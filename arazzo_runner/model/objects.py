@@ -87,6 +87,7 @@ class Step(Record):
     depends_on: list[str]
     action: str | None
     at: Pointer
+    correlation_id: str | None = None  # 1.1: of an AsyncAPI receive step
 
     @property
     def target_kind(self) -> str:

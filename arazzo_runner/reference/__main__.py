@@ -1,4 +1,5 @@
-"""`python -m arazzo_runner.reference [--host H] [--port P] [--date D] [--verbose]`: serve in the foreground.
+"""`python -m arazzo_runner.reference [--host H] [--port P] [--flavor seed|openai] [--date D] [--verbose]`:
+serve in the foreground.
 
 Requests are logged (to stderr) only with `--verbose`: the server is usually started with `&` in the
 terminal a workflow then runs in, and its log lines would interleave with the run's output.
@@ -8,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 
 from .arguments import DEFAULT_DATE
+from .flavors import FLAVORS
 from .server import ReferenceServer
 
 DEFAULT_PORT = 8765
@@ -24,6 +27,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
     parser.add_argument(
+        "--flavor",
+        choices=FLAVORS,
+        default="seed",
+        help="the wire: seed (the OpenAPI description's contract, the default) or openai "
+        "(OpenAI chat completions, for the official clients)",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        help="accept only the bearer token held by this environment variable (default: any non-empty one)",
+    )
+    parser.add_argument(
         "--date",
         help=f"the date put in `date` arguments (default: env ARAZZO_REFERENCE_DATE, else {DEFAULT_DATE})",
     )
@@ -33,21 +48,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-stream-default",
         action="store_true",
-        help="answer requests without `stream` with JSON (the API streams by default)",
+        help="answer requests without `stream` with JSON (the seed flavour streams by default)",
     )
     args = parser.parse_args(argv)
+    api_key = None
+    if args.api_key_env is not None:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            print(f"--api-key-env: the environment variable {args.api_key_env} is not set", file=sys.stderr)
+            return 2
     try:
         server = ReferenceServer(
             args.host,
             args.port,
             date=args.date,
             verbose=args.verbose,
-            stream_default=not args.no_stream_default,
+            stream_default=False if args.no_stream_default else None,
+            flavor=args.flavor,
+            api_key=api_key,
         )
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    print(f"Reference chat-completions server at {server.url} (Ctrl-C to stop)", flush=True)
+    shown = f"Reference chat-completions server at {server.url} ({args.flavor} flavour; Ctrl-C to stop)"
+    print(shown, flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
     return 0

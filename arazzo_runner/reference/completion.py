@@ -18,6 +18,7 @@ from typing import Any
 from .model import Reply, ToolCall
 
 _ARGUMENT_FRAGMENT = 8  # characters per streamed arguments fragment, at most
+WORD = re.compile(r"\s*\S+\s*")  # a token of the scripted model: one streamed content chunk
 
 
 def completion_object(reply: Reply, created: int) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def _choice(delta: dict[str, Any]) -> dict[str, Any]:
 
 
 def _deltas(reply: Reply) -> Iterator[dict[str, Any]]:
-    words = re.findall(r"\s*\S+\s*", reply.content or "")
+    words = WORD.findall(reply.content or "")
     for word in words:
         yield {"content": word}
     for index, call in enumerate(reply.tool_calls):

@@ -79,7 +79,7 @@ def decide(request: Mapping[str, Any], *, date: str = DEFAULT_DATE) -> Reply:
         tool_calls=calls,
         finish_reason="tool_calls" if calls else "stop",
         input_tokens=_input_tokens(messages),
-        output_tokens=_output_tokens(content, calls),
+        output_tokens=output_tokens(content, calls),
         stream_error=f"Simulated model failure ({ERROR_TRIGGER})" if trigger else None,
     )
 
@@ -192,7 +192,7 @@ def _input_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     return total
 
 
-def _output_tokens(content: str | None, calls: Sequence[ToolCall]) -> int:
+def output_tokens(content: str | None, calls: Sequence[ToolCall]) -> int:
     if calls:
         return sum(1 + len(call.arguments.split()) for call in calls)
     return len((content or "").split())

@@ -1,15 +1,18 @@
 """The reference server's HTTP layer: `http.server.ThreadingHTTPServer`, HTTP/1.1, no framework.
 
-`POST /v1/chat/completions` (also `/chat/completions`). A missing or empty bearer token -> 401; an
-invalid body -> 400; `stream` true or absent -> `text/event-stream` sent with chunked transfer encoding,
-one flushed HTTP chunk per event; `stream: false` -> `application/json`. Errors use the contract's shape
-`{"status", "message", "data"}`.
+`POST /v1/chat/completions` (also `/chat/completions`), and in the OpenAI flavour `GET /v1/models` and
+`GET /v1/models/{id}`. A missing or empty bearer token (or, with `api_key`, another one) -> 401. What a
+request is answered with, and in which error shape, is the flavour's (`flavors.py`); this layer reads
+bodies (bounded), checks the token and writes the outcome: JSON with a `Content-Length`, or
+`text/event-stream` sent with chunked transfer encoding, one flushed HTTP chunk per event.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -19,12 +22,10 @@ from urllib.parse import urlsplit
 
 from ..records import Record
 from .arguments import DEFAULT_DATE
-from .completion import completion_object, stream_chunks
-from .model import decide
+from .flavors import CHAT_PATHS, Flavor, Outcome, make_flavor
 from .sse import encode_stream
-from .validation import ERROR_MESSAGE, error_body, validate_request
 
-PATHS = ("/v1/chat/completions", "/chat/completions")
+PATHS = CHAT_PATHS
 MAX_BODY = 10 * 1024 * 1024
 
 
@@ -32,7 +33,8 @@ class _Settings(Record):
     date: str
     clock: Callable[[], int]
     verbose: bool
-    stream_default: bool = True
+    flavor: Flavor
+    api_key: str | None = None
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -41,6 +43,12 @@ class _HTTPServer(ThreadingHTTPServer):
     # accepting thread (20 clients at once already did). The kernel caps it at `net.core.somaxconn`.
     request_queue_size = 1024
     settings: _Settings
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that closes a keep-alive connection with unread bytes (the official `openai` client
+        # stops reading a stream at `[DONE]`, before the closing chunk) resets it: no traceback for that.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -53,47 +61,53 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._read_body()
         if body is None:
             return
+        flavor = self.server.settings.flavor
         if urlsplit(self.path).path.rstrip("/") not in PATHS:
-            self._send_json(404, error_body(404, "Not found", {"path": [f"no such endpoint: {self.path}"]}))
+            self._send(flavor.not_found("POST", self.path))
             return
-        if not self._authorized():
-            data = {"Authorization": ['must be "Bearer <api key>"']}
-            self._send_json(401, error_body(401, "Missing or invalid bearer token", data))
+        failure = self._auth_failure()
+        if failure is not None:
+            self._send(failure)
             return
         self._complete(body)
 
     def do_GET(self) -> None:
-        self._send_json(405, error_body(405, "Method not allowed", {"method": ["use POST"]}))
+        settings = self.server.settings
+        path = urlsplit(self.path).path
+        self._send(settings.flavor.get(path, self._auth_failure(), settings.clock()))
 
     def _complete(self, raw: bytes) -> None:
+        settings = self.server.settings
         try:
             request = json.loads(raw)
-        except ValueError as exc:
-            self._send_json(400, error_body(400, ERROR_MESSAGE, {"body": [f"is not valid JSON: {exc}"]}))
+        except RecursionError:  # `[[[[...` nested deeper than the parser's stack
+            self._send(settings.flavor.invalid_json("nested too deeply"))
             return
-        problems = validate_request(request)
-        if problems:
-            self._send_json(400, error_body(400, ERROR_MESSAGE, problems))
+        except ValueError as exc:
+            self._send(settings.flavor.invalid_json(str(exc)))
             return
         try:
-            reply = decide(request, date=self.server.settings.date)
-            created = self.server.settings.clock()
-            # Rendered before anything is sent, so a bug still gets a proper 500 answer.
-            chunks = list(stream_chunks(reply, created))
-            completion = completion_object(reply, created)
+            outcome = settings.flavor.complete(request, date=settings.date, created=settings.clock())
         except Exception as exc:
-            self._send_json(500, error_body(500, f"Internal error: {exc!r}", {}))
-            return
-        if request.get("stream", self.server.settings.stream_default) is True:
-            self._send_stream(encode_stream(chunks))
-        elif reply.stream_error is not None:
-            self._send_json(500, error_body(500, reply.stream_error, {}))
-        else:
-            self._send_json(200, completion)
+            outcome = settings.flavor.failure(500, f"Internal error: {exc!r}")
+        self._send(outcome)
 
-    def _authorized(self) -> bool:
+    def _auth_failure(self) -> Outcome | None:
+        """None when the bearer token is accepted: any non-empty one, or with `api_key` that one."""
         scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-        return scheme.lower() == "bearer" and bool(token.strip())
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            return self.server.settings.flavor.unauthorized(token_given=False)
+        expected = self.server.settings.api_key
+        if expected is not None and not hmac.compare_digest(token.encode(), expected.encode()):
+            return self.server.settings.flavor.unauthorized(token_given=True)
+        return None
+
+    def _send(self, outcome: Outcome) -> None:
+        if outcome.chunks is not None:
+            self._send_stream(encode_stream(outcome.chunks))
+        else:
+            self._send_json(outcome.status, outcome.body)
 
     def _read_body(self) -> bytes | None:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
@@ -129,7 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self, status: int, message: str) -> None:
         """Answers an unreadable body; the connection is closed since its framing is unknown."""
         self.close_connection = True
-        self._send_json(status, error_body(status, message, {}))
+        self._send(self.server.settings.flavor.failure(status, message))
 
     def _send_json(self, status: int, payload: Any) -> None:
         data = json.dumps(payload).encode("utf-8")
@@ -164,8 +178,11 @@ class ReferenceServer:
     `url` is the base URL including `/v1` (e.g. `http://127.0.0.1:54321/v1`). `port=0` picks a free port.
     `date` is the date the scripted model puts in `date` arguments (default: env `ARAZZO_REFERENCE_DATE`,
     else 2026-09-16); `clock` returns the `created` timestamp (default: the current Unix time).
-    `stream_default=False` answers requests that do not set `stream` with JSON instead of the API's
-    default event stream: a testing knob for clients (like the seed workflow) that never set it.
+    `flavor` is the wire: `"seed"` (the default: the contract of the OpenAPI description and the API
+    notes) or `"openai"` (OpenAI chat completions, for the official clients); see `flavors.py`.
+    `stream_default` says what a request without `stream` gets (default: the flavour's, true for seed
+    and false for openai): `stream_default=False` is a testing knob for seed clients (like the seed
+    workflow) that never set it. `api_key`: accept only this bearer token (default: any non-empty one).
     """
 
     def __init__(
@@ -176,20 +193,28 @@ class ReferenceServer:
         date: str | None = None,
         clock: Callable[[], int] | None = None,
         verbose: bool = False,
-        stream_default: bool = True,
+        stream_default: bool | None = None,
+        flavor: str = "seed",
+        api_key: str | None = None,
     ) -> None:
-        self._httpd = _HTTPServer((host, port), _Handler)
-        self._httpd.settings = _Settings(
+        settings = _Settings(
             date=date or os.environ.get("ARAZZO_REFERENCE_DATE") or DEFAULT_DATE,
             clock=clock or (lambda: int(time.time())),
             verbose=verbose,
-            stream_default=stream_default,
+            flavor=make_flavor(flavor, stream_default),  # before binding: a bad name leaks no socket
+            api_key=api_key,
         )
+        self._httpd = _HTTPServer((host, port), _Handler)
+        self._httpd.settings = settings
         self._thread: threading.Thread | None = None
 
     @property
+    def flavor(self) -> str:
+        return self._httpd.settings.flavor.name
+
+    @property
     def streams_by_default(self) -> bool:
-        return self._httpd.settings.stream_default
+        return self._httpd.settings.flavor.stream_default
 
     @property
     def url(self) -> str:

@@ -39,31 +39,33 @@ def error_body(status: int, message: str, data: Mapping[str, list[str]]) -> dict
 def validate_request(body: Any) -> Problems:
     problems: Problems = {}
     if not isinstance(body, Mapping):
-        _add(problems, "body", "must be a JSON object")
+        add(problems, "body", "must be a JSON object")
         return problems
-    _check_messages(body.get("messages"), problems)
-    names = _check_tools(body.get("tools"), problems)
+    check_messages(body.get("messages"), problems)
+    names = check_tools(body.get("tools"), problems)
     _check_tool_choice(body.get("tool_choice"), names, problems)
     if body.get("stream") is not None and not isinstance(body["stream"], bool):
-        _add(problems, "stream", "must be a boolean")
+        add(problems, "stream", "must be a boolean")
     if body.get("model") is not None and not isinstance(body["model"], str):
-        _add(problems, "model", "must be a string")
+        add(problems, "model", "must be a string")
     return problems
 
 
-def _add(problems: Problems, field: str, problem: str) -> None:
+def add(problems: Problems, field: str, problem: str) -> None:
     problems.setdefault(field, []).append(problem)
 
 
-def _check_messages(messages: Any, problems: Problems) -> None:
+def check_messages(messages: Any, problems: Problems, roles: tuple[str, ...] = ROLES) -> None:
+    """Checks the conversation; `roles` are the accepted roles (any besides assistant and tool is
+    checked like system and user: it needs `content`)."""
     if messages is None:
-        _add(problems, "messages", "is required")
+        add(problems, "messages", "is required")
         return
     if not isinstance(messages, list):
-        _add(problems, "messages", "must be an array")
+        add(problems, "messages", "must be an array")
         return
     if not messages:
-        _add(problems, "messages", "must contain at least one message")
+        add(problems, "messages", "must contain at least one message")
         return
     pending: set[str] = set()  # tool call ids of the last assistant message not yet answered
     pending_at = -1
@@ -74,9 +76,9 @@ def _check_messages(messages: Any, problems: Problems) -> None:
             _unanswered(messages, pending_at, pending, problems)
             pending = set()
         if not isinstance(message, Mapping):
-            _add(problems, field, "must be an object")
-        elif role not in ROLES:
-            _add(problems, f"{field}.role", f"must be one of {', '.join(ROLES)} (got {role!r})")
+            add(problems, field, "must be an object")
+        elif role not in roles:
+            add(problems, f"{field}.role", f"must be one of {', '.join(roles)} (got {role!r})")
         elif role == "assistant":
             pending, pending_at = _check_assistant(message, field, problems), index
         elif role == "tool":
@@ -89,15 +91,15 @@ def _check_messages(messages: Any, problems: Problems) -> None:
 
 def _unanswered(messages: list[Any], at: int, pending: set[str], problems: Problems) -> None:
     ids = [call["id"] for call in messages[at]["tool_calls"] if call.get("id") in pending]
-    _add(problems, f"messages[{at}].tool_calls", f"tool calls without a tool message: {', '.join(ids)}")
+    add(problems, f"messages[{at}].tool_calls", f"tool calls without a tool message: {', '.join(ids)}")
 
 
 def _check_content(message: Mapping[str, Any], field: str, problems: Problems) -> None:
     content = message.get("content")
     if content is None:
-        _add(problems, f"{field}.content", "is required")
+        add(problems, f"{field}.content", "is required")
     elif not _is_content(content):
-        _add(problems, f"{field}.content", "must be a string or an array of content parts")
+        add(problems, f"{field}.content", "must be a string or an array of content parts")
 
 
 def _is_content(content: Any) -> bool:
@@ -115,12 +117,12 @@ def _check_assistant(message: Mapping[str, Any], field: str, problems: Problems)
     """Checks an assistant message; returns the ids of its tool calls."""
     content, calls = message.get("content"), message.get("tool_calls")
     if content is not None and not _is_content(content):
-        _add(problems, f"{field}.content", "must be a string, an array of content parts or null")
+        add(problems, f"{field}.content", "must be a string, an array of content parts or null")
     if calls is not None and not isinstance(calls, list):
-        _add(problems, f"{field}.tool_calls", "must be an array")
+        add(problems, f"{field}.tool_calls", "must be an array")
         return set()
     if content is None and not calls:
-        _add(problems, field, "an assistant message needs content or tool_calls")
+        add(problems, field, "an assistant message needs content or tool_calls")
     ids: set[str] = set()
     for index, call in enumerate(calls or []):
         if _check_tool_call(call, f"{field}.tool_calls[{index}]", problems):
@@ -130,19 +132,19 @@ def _check_assistant(message: Mapping[str, Any], field: str, problems: Problems)
 
 def _check_tool_call(call: Any, field: str, problems: Problems) -> bool:
     if not isinstance(call, Mapping):
-        _add(problems, field, "must be an object")
+        add(problems, field, "must be an object")
         return False
     ok = True
     if not isinstance(call.get("id"), str) or not call["id"]:
-        _add(problems, f"{field}.id", "is required")
+        add(problems, f"{field}.id", "is required")
         ok = False
     if call.get("type") != "function":
-        _add(problems, f"{field}.type", "must be 'function'")
+        add(problems, f"{field}.type", "must be 'function'")
     function = call.get("function")
     if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
-        _add(problems, f"{field}.function.name", "is required")
+        add(problems, f"{field}.function.name", "is required")
     elif not isinstance(function.get("arguments"), str):
-        _add(problems, f"{field}.function.arguments", "must be a JSON-encoded string")
+        add(problems, f"{field}.function.arguments", "must be a JSON-encoded string")
     return ok
 
 
@@ -152,9 +154,9 @@ def _check_tool_message(
     _check_content(message, field, problems)
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
-        _add(problems, f"{field}.tool_call_id", "is required")
+        add(problems, f"{field}.tool_call_id", "is required")
     elif call_id not in pending:
-        _add(
+        add(
             problems,
             f"{field}.tool_call_id",
             f"{call_id!r} does not answer a tool call of the preceding assistant message",
@@ -163,44 +165,44 @@ def _check_tool_message(
         pending.discard(call_id)
 
 
-def _check_tools(tools: Any, problems: Problems) -> set[str]:
+def check_tools(tools: Any, problems: Problems) -> set[str]:
     """Checks `tools`; returns the names of its function tools."""
     names: set[str] = set()
     if tools is None:
         return names
     if not isinstance(tools, list):
-        _add(problems, "tools", "must be an array")
+        add(problems, "tools", "must be an array")
         return names
     for index, tool in enumerate(tools):
         field = f"tools[{index}]"
         kind = tool.get("type") if isinstance(tool, Mapping) else None
         if kind not in TOOL_TYPES:
-            _add(problems, f"{field}.type", f"must be one of {', '.join(TOOL_TYPES)} (got {kind!r})")
+            add(problems, f"{field}.type", f"must be one of {', '.join(TOOL_TYPES)} (got {kind!r})")
         elif kind == "function":
             name = _check_function(tool.get("function"), f"{field}.function", problems)
             if name in names:
-                _add(problems, f"{field}.function.name", f"duplicate function name {name!r}")
+                add(problems, f"{field}.function.name", f"duplicate function name {name!r}")
             if name:
                 names.add(name)
         elif kind == "agentaus_dataset_search":
             ids = tool.get("dataset_ids")
             if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
-                _add(problems, f"{field}.dataset_ids", "must be a non-empty array of dataset ids")
+                add(problems, f"{field}.dataset_ids", "must be a non-empty array of dataset ids")
     return names
 
 
 def _check_function(function: Any, field: str, problems: Problems) -> str | None:
     if not isinstance(function, Mapping):
-        _add(problems, field, "is required")
+        add(problems, field, "is required")
         return None
     name = function.get("name")
     if not isinstance(name, str) or not _FUNCTION_NAME.fullmatch(name):
-        _add(problems, f"{field}.name", "must match ^[A-Za-z0-9_-]{1,64}$")
+        add(problems, f"{field}.name", "must match ^[A-Za-z0-9_-]{1,64}$")
         name = None
     if function.get("parameters") is not None and not isinstance(function["parameters"], Mapping):
-        _add(problems, f"{field}.parameters", "must be a JSON Schema object")
+        add(problems, f"{field}.parameters", "must be a JSON Schema object")
     if function.get("description") is not None and not isinstance(function["description"], str):
-        _add(problems, f"{field}.description", "must be a string")
+        add(problems, f"{field}.description", "must be a string")
     return name
 
 
@@ -209,20 +211,20 @@ def _check_tool_choice(choice: Any, names: set[str], problems: Problems) -> None
         return
     if choice == "required":
         if not names:
-            _add(problems, "tool_choice", "'required' needs at least one function tool in tools")
+            add(problems, "tool_choice", "'required' needs at least one function tool in tools")
         return
     if not isinstance(choice, Mapping) or choice.get("type") != "allowed_tools":
-        _add(problems, "tool_choice", "must be 'auto', 'required', 'none' or an allowed_tools object")
+        add(problems, "tool_choice", "must be 'auto', 'required', 'none' or an allowed_tools object")
         return
     if choice.get("mode") not in ("auto", "required"):
-        _add(problems, "tool_choice.mode", "must be 'auto' or 'required'")
+        add(problems, "tool_choice.mode", "must be 'auto' or 'required'")
     refs = choice.get("tools")
     if not isinstance(refs, list) or not refs:
-        _add(problems, "tool_choice.tools", "must be a non-empty array")
+        add(problems, "tool_choice.tools", "must be a non-empty array")
         return
     for index, ref in enumerate(refs):
         field = f"tool_choice.tools[{index}]"
         if not isinstance(ref, Mapping) or ref.get("type") != "function":
-            _add(problems, f"{field}.type", "must be 'function'")
+            add(problems, f"{field}.type", "must be 'function'")
         elif ref.get("name") not in names:
-            _add(problems, f"{field}.name", f"{ref.get('name')!r} is not a function tool in tools")
+            add(problems, f"{field}.name", f"{ref.get('name')!r} is not a function tool in tools")

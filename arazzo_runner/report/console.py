@@ -11,6 +11,8 @@ import os
 from typing import Any, TextIO
 
 from ..executor.events import (
+    MessageReceived,
+    MessageSent,
     RequestSent,
     ResponseReceived,
     StepFinished,
@@ -83,6 +85,11 @@ class ConsoleReporter:
             self._depth = event.depth
         elif isinstance(event, (RequestSent, ResponseReceived)):
             self._exchange(event)
+        elif isinstance(event, (MessageSent, MessageReceived)):
+            if self.verbose:
+                indent = "  " * (self._depth + 1) + "  "
+                for line in message_lines(event.message, self.masker):
+                    self.write(indent, self._paint(line, "2"))
         elif self.steps:
             self._progress(event)
 
@@ -122,6 +129,9 @@ class ConsoleReporter:
             parts.append(f"{step.method} {self.masker.url(step.url or '')}")
         if step.status_code is not None:
             parts.append(str(step.status_code))
+        if step.kind:  # an AsyncAPI step: what it did, on which channel of which broker
+            where = step.messages[-1] if step.messages else None
+            parts.append(f"{step.kind} {where.server} {where.channel}" if where else step.kind)
         parts.append(f"{step.duration_ms:.0f} ms")
         if step.attempts > 1:
             parts.append(f"{step.attempts} attempts")
@@ -164,6 +174,19 @@ class ConsoleReporter:
         total = len(result.workflows)
         failed = sum(not w.passed for w in result.workflows)
         self.write(f"{total - failed} of {total} workflows passed")
+
+
+def message_lines(message: Any, masker: Masker) -> list[str]:
+    """`--verbose` lines of an AsyncAPI message: direction, broker, channel, headers, payload (masked,
+    then cut, so no secret shows half of itself)."""
+    arrow = ">" if message.direction == "send" else "<"
+    lines = [f"{arrow} {message.direction.upper()} {message.server} {message.channel}"]
+    lines.extend(f"{arrow} {name}: {value}" for name, value in message.headers)
+    if message.payload:
+        lines.append(f"{arrow} {masker.clip(message.payload.decode('utf-8', 'replace'), 500)}")
+    if message.error:
+        lines.append(f"{arrow} not sent: {message.error}")
+    return lines
 
 
 def failed_criteria_lines(workflow: WorkflowResult) -> list[str]:

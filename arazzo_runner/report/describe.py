@@ -50,7 +50,7 @@ def step_target(workspace: Any, step: Step) -> dict[str, Any]:
     if kind == "workflow":
         return {"kind": "workflow", "workflowId": step.workflow_id}
     if kind == "asyncapi":
-        return {"kind": "asyncapi", "channelPath": step.channel_path, "action": step.action}
+        return _message_target(workspace, step)
     entry: dict[str, Any] = {"kind": "operation"}
     if step.operation_path is not None:
         entry["operationPath"] = step.operation_path
@@ -65,6 +65,30 @@ def step_target(workspace: Any, step: Step) -> dict[str, Any]:
     entry.update(source=target.source, method=operation.method.upper(), path=operation.path)
     if operation.operation_id and "operationId" not in entry:
         entry["operationId"] = operation.operation_id
+    return entry
+
+
+def _message_target(workspace: Any, step: Step) -> dict[str, Any]:
+    """An AsyncAPI step: its action, operation or channelPath, and (resolved) the channel address, the
+    operation's own action and whether the step is on its reply; `blocking`: a receive is joined later
+    unless its goto/end actions make it decide what runs next (the scheduler's rule)."""
+    entry: dict[str, Any] = {"kind": "asyncapi", "action": step.action}
+    if step.channel_path is not None:
+        entry["channelPath"] = step.channel_path
+    else:
+        entry["operationId"] = step.operation_id
+    if step.correlation_id is not None:
+        entry["correlationId"] = step.correlation_id
+    try:
+        target = workspace.resolve_message(step)
+    except ArazzoError as exc:
+        entry["unresolved"] = getattr(exc, "message", None) or str(exc)
+        return entry
+    entry.update(source=target.source, channel=target.channel.key, address=target.channel.address)
+    if target.operation is not None:
+        entry["operationAction"] = target.operation.action
+    if target.on_reply:
+        entry["reply"] = True
     return entry
 
 

@@ -46,6 +46,8 @@ def _step(number: int, step: dict[str, Any]) -> list[str]:
         lines.append(f"{pad}dependsOn: {', '.join(step['dependsOn'])}")
     if step.get("timeoutMs") is not None:
         lines.append(f"{pad}timeout: {step['timeoutMs']} ms")
+    if step["target"].get("correlationId") is not None:
+        lines.append(f"{pad}correlationId: {_value(step['target']['correlationId'])}")
     if step["parameters"]:
         lines.append(f"{pad}parameters:")
         for param in step["parameters"]:
@@ -103,12 +105,23 @@ def target_text(target: dict[str, Any]) -> str:
     if target["kind"] == "workflow":
         return f"workflow {target['workflowId']}"
     if target["kind"] == "asyncapi":
-        return f"asyncapi {target.get('action') or ''} {target.get('channelPath') or ''}".rstrip()
+        return message_target_text(target)
     written = target.get("operationPath") or target.get("operationId")
     if "method" not in target:
         return f"{written} (unresolved: {target.get('unresolved')})"
     name = target.get("operationId") or written
     return f"{target['method']} {target['path']}  ({name} in source {target['source']})"
+
+
+def message_target_text(target: dict[str, Any]) -> str:
+    """`receive orders/replies  (reply of placeOrder in source orders)`, or the target as written."""
+    action = target.get("action") or "(no action)"
+    written = target.get("operationId") or target.get("channelPath") or ""
+    if "address" not in target:
+        return f"{action} {written} (unresolved: {target.get('unresolved')})"
+    how = "reply of " if target.get("reply") else ""
+    name = f"{how}{target['operationId']}" if target.get("operationId") else f"channel {target['channel']}"
+    return f"{action} {target['address']}  ({name} in source {target['source']})"
 
 
 def _value(value: Any) -> str:

@@ -138,7 +138,10 @@ class _Builder:
                 node_id, "workflow-step", cstep.step_id, f"workflow {target['workflowId']}", cstep.step_id
             )
         if target["kind"] == "asyncapi":
-            return Node(node_id, "asyncapi-step", cstep.step_id, "asyncapi (not supported)", cstep.step_id)
+            from .describe_text import message_target_text
+
+            detail = message_target_text(target).split("  (")[0]
+            return Node(node_id, "asyncapi-step", cstep.step_id, detail, cstep.step_id)
         if "method" in target:
             detail = f"{target['method']} {target['path']}"
         else:
@@ -151,6 +154,9 @@ class _Builder:
         if step.target_kind == "workflow":
             child = self._target(scope.workspace, step.workflow_id or "", (*step.at, "workflowId"))
             self.edge(Edge(node, _entry(child), "call", ["calls"]))
+        for ref in step.depends_on:  # a join: the step waits for these (an async receive, most often)
+            if ref in scope.ids:
+                self.edge(Edge(scope.ids[ref], node, "depends", ["joins"]))
         if not self._actions(scope, node, cstep.on_success):
             self.edge(Edge(node, after, "next", ["otherwise"] if cstep.on_success else []))
         if not self._actions(scope, node, cstep.on_failure):

@@ -93,6 +93,9 @@ def _system_out(step: StepResult, masker: Masker) -> str:
     if step.method:
         status = f" -> {step.status_code}" if step.status_code is not None else ""
         lines.append(f"{step.method} {masker.url(step.url or '')}{status}")
+    for message in step.messages:  # an AsyncAPI step's messages, masked with the rest
+        body = masker.clip((message.payload or b"").decode("utf-8", "replace"), 500)
+        lines.append(f"{message.direction} {message.server} {message.channel}: {body}")
     if step.attempts > 1:
         lines.append(f"attempts: {step.attempts}")
     if step.action:

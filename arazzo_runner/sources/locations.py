@@ -103,7 +103,8 @@ def check_allowed(location: str, roots: tuple[str, ...] | None, url: str, base: 
     via = "" if real == os.path.normpath(location) else f" (through a symbolic link at {location})"
     raise SourceError(
         f"cannot read {url}: {real}{via} is outside the sandbox ({', '.join(roots)}); "
-        "add its folder with --sandbox DIR (allow_paths= in the library) if the document may read it",
+        "add its folder to the sandbox if the document may read it (--sandbox DIR; allow_paths= in the "
+        "library; --arazzo-sandbox DIR in pytest)",
         file=base,
     )
 

@@ -283,6 +283,54 @@ _RULES = (
         "Every schema `$ref`/`$dynamicRef` of the operation a step calls resolves in the documents the "
         "engine loaded: request and response validation never fetch one.",
     ),
+    # -- AsyncAPI steps (1.1; validate/async_rules.py)
+    Rule(
+        "async-action",
+        ERROR,
+        "flow",
+        "An AsyncAPI step (channelPath, or action) says action: send or receive.",
+    ),
+    Rule(
+        "correlation-id-receive", ERROR, "flow", "A step's correlationId is only on an AsyncAPI receive step."
+    ),
+    Rule(
+        "async-timeout",
+        WARNING,
+        "flow",
+        "A receive step has a timeout; without one it waits the engine's default (30000 ms).",
+    ),
+    Rule(
+        "async-parameter-in",
+        ERROR,
+        "flow",
+        "A parameter of an AsyncAPI step is in: header (a message header) or in: path (a channel parameter).",
+    ),
+    Rule(
+        "channel-path-form",
+        ERROR,
+        "flow",
+        "A channelPath names its source: `{$sourceDescriptions.<name>.url}#/channels/<channel>`.",
+    ),
+    Rule("message-expression", ERROR, "expressions", "`$message` is used only in AsyncAPI steps."),
+    Rule(
+        "async-target-exists",
+        ERROR,
+        "sources",
+        "An AsyncAPI step's operationId or channelPath exists in its asyncapi source (a step's action may "
+        "be the opposite of the operation's: AsyncAPI describes the application's side).",
+    ),
+    Rule(
+        "correlation-id-location",
+        WARNING,
+        "sources",
+        "A receive step with a correlationId reads messages that define an AsyncAPI correlationId location.",
+    ),
+    Rule(
+        "message-payload",
+        WARNING,
+        "sources",
+        "A send step's payload matches the payload schema of the channel's message (unknown values aside).",
+    ),
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}

@@ -58,6 +58,10 @@ class _SourceChecks:
                     self.workflow_in_source(
                         step.workflow_id, (*step.at, "workflowId"), "step-workflow-exists"
                     )
+                elif step.target_kind == "asyncapi":
+                    from .async_rules import check_async_step
+
+                    check_async_step(self.ck, self, step)
                 elif step.operation_id is not None or step.operation_path is not None:
                     self.operation_step(workflow, step)
             actions = [a for s in workflow.steps for a in self.ck.actions(s.on_success, "success")]
@@ -149,6 +153,11 @@ class _SourceChecks:
             entry = self.ck.document.source(name)
             if entry is None:
                 return None  # source-reference
+            if entry.type == "asyncapi":
+                message = f"step '{step.step_id}' names AsyncAPI operation '{op_id}': it needs an action"
+                message += " (send or receive)"
+                self.ck.report("async-action", step.at, message)
+                return None
             if entry.type == "arazzo":
                 message = (
                     f"operationId '{text}': source '{name}' is an arazzo document, not an OpenAPI description"
@@ -168,7 +177,7 @@ class _SourceChecks:
                 return None
             return name, description, operation
         found, hints, complete = [], [], True
-        names = non_arazzo_sources(self.ck)
+        names = [n for n in non_arazzo_sources(self.ck) if self.ck.document.source(n).type != "asyncapi"]
         for name in names:
             description = self.source(name)
             if description is None:
@@ -180,6 +189,13 @@ class _SourceChecks:
             hints.extend(description.suggest(text))
         if found:
             return found[0]
+        for name in (s.name for s in self.ck.document.sources if s.type == "asyncapi"):
+            described = self.source(name)
+            if described is not None and described.operation(text) is not None:
+                message = f"step '{step.step_id}' names AsyncAPI operation '{text}': it needs an action"
+                message += " (send or receive)"
+                self.ck.report("async-action", step.at, message)
+                return None
         if complete and names:
             tip = f"; did you mean {', '.join(hints[:3])}?" if hints else ""
             head, dot, rest = text.partition(".")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import arazzo_runner
+from arazzo_runner.errors import SourceError
 from tests.e2e.conftest import arazzo_doc
-from tests.e2e.execkit import end, execute, flaky, goto, hits, listing, ok200, only, pet, retry, trail
+from tests.e2e.execkit import execute, flaky, goto, hits, listing, ok200, only, pet, retry, trail
 
 V11 = "1.1.0"
 
@@ -248,7 +251,7 @@ def test_querystring_parameter_is_sent_as_the_whole_query(write, server):
     assert server.requests[0].query == {"kind": ["cat"], "sort": ["desc"], "limit": ["50"]}
 
 
-def test_asyncapi_steps_are_reported_as_unsupported(write, server):
+def test_an_asyncapi_source_that_cannot_be_read_stops_the_run_before_anything_is_sent(write, server):
     server.reply("GET", "/pets", (200, [{"id": 1}]))
     doc = arazzo_doc(
         {
@@ -261,9 +264,7 @@ def test_asyncapi_steps_are_reported_as_unsupported(write, server):
                     "action": "send",
                     "requestBody": {"payload": {"petId": 1}},
                 },
-                listing("never"),
             ],
-            "failureActions": [end("stop", criteria=[{"condition": "$statusCode == 999"}])],
         },
         sources=[
             {"name": "pets", "url": "./pets.openapi.yaml", "type": "openapi"},
@@ -271,10 +272,8 @@ def test_asyncapi_steps_are_reported_as_unsupported(write, server):
         ],
         version=V11,
     )
-    wf = only(arazzo_runner.run(write(doc), servers={"pets": server.url}).to_dict())
-
-    assert wf["status"] == "failed"
-    assert trail(wf) == [("find", "passed", 1), ("placeOrder", "failed", 1)]
-    assert "AsyncAPI" in wf["error"]["message"]
-    assert "not supported" in wf["error"]["message"]
-    assert hits(server) == ["GET /pets"]
+    with pytest.raises(SourceError) as caught:
+        arazzo_runner.run(write(doc), servers={"pets": server.url})
+    assert "source 'orders' (./orders.asyncapi.yaml) cannot be loaded" in str(caught.value)
+    assert caught.value.pointer == "/sourceDescriptions/1"
+    assert hits(server) == []

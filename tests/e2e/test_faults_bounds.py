@@ -10,7 +10,7 @@ import asyncio
 
 import arazzo_runner
 from arazzo_runner import api
-from arazzo_runner.executor import runner as runner_module
+from arazzo_runner.executor.steps import operation as operation_kind
 from arazzo_runner.http import transport
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.faultkit import failed_at, fault_run, list_step
@@ -103,7 +103,7 @@ def test_a_backstop_ends_the_run_if_something_ignores_the_deadline(write, monkey
         await asyncio.sleep(30)  # an await the runner's own deadline checks do not cover
         raise AssertionError("the backstop did not end the run")  # a different error, had it waited
 
-    monkeypatch.setattr(runner_module, "attempt_operation", stuck)
+    monkeypatch.setattr(operation_kind, "attempt_operation", stuck)
     monkeypatch.setattr(api, "DEADLINE_GRACE", 0.05)
     path = write(arazzo_doc(workflow("one", list_step()), workflow("two", list_step())))
     result = arazzo_runner.run(path, servers={"pets": "http://127.0.0.1:9"}, deadline=0.15)

@@ -104,6 +104,42 @@ def test_a_required_parameter_that_comes_out_null_fails_the_step_unsent(capsys, 
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "where", "template"),
+    [
+        ("petId", "path", "{$steps.find.outputs.petId}"),  # a whole-value template, quoted in YAML
+        ("owner", "query", "owner-{$steps.find.outputs.petId}"),
+        ("X-Tenant", "header", "t {$steps.find.outputs.owner} {$steps.find.outputs.petId}"),
+    ],
+)
+def test_a_null_inside_a_template_fails_a_required_parameter_unsent(
+    capsys, write, server, name, where, template
+):
+    result = _run(capsys, write, server, _get(**{name: template}))
+    assert result.code == 1
+    assert _sent(server) == ["GET /pets"]  # never `GET /pets/null`
+    assert step(result, 1)["error"] == (
+        f"request not sent: required parameter '{name}' (in {where}) has no value: "
+        f"{{$steps.find.outputs.petId}} is null in {template!r}"
+    )
+
+
+def test_a_null_inside_an_optional_parameters_template_is_sent_with_a_warning(capsys, write, server):
+    result = _run(capsys, write, server, _get(color="c-{$steps.find.outputs.petId}"))
+    assert result.code == 0, result.out
+    assert server.requests[1].raw_query == "owner=ann&color=c-null"
+    assert step(result, 1)["warnings"] == [
+        "parameter 'color' (in query): {$steps.find.outputs.petId} is null, sent as the text 'null'"
+    ]
+
+
+def test_the_text_null_from_a_value_is_not_a_null(capsys, write, server):
+    result = _run(capsys, write, server, _get(owner="o-{$steps.find.outputs.tenant}-null"))
+    assert result.code == 0, result.out
+    assert server.requests[1].raw_query == "owner=o-t1-null"
+    assert "warnings" not in step(result, 1)
+
+
 def test_a_null_output_that_was_missing_says_why(capsys, write, server):
     result = _run(capsys, write, server, _get(petId="$steps.find.outputs.gone"))
     assert result.code == 1

@@ -277,9 +277,9 @@ def test_null_and_missing_values_are_never_sent_as_the_text_none(capsys, write, 
             "get",
             "getItem",
             parameters=[
-                _param("itemId", "path", "id-{$steps.config.outputs.nothing}"),
+                _param("itemId", "path", "id-7"),  # a null there fails the step: test_http_no_silent_values
                 _param("q", "query", "$steps.config.outputs.nothing"),
-                _param("X-Trace", "header", "$steps.config.outputs.nothing"),
+                _param("X-Trace", "header", "t-{$steps.config.outputs.nothing}"),
                 _param("X-Api-Key", "header", "$inputs.absent"),
                 _param("sid", "cookie", "$inputs.absent"),
             ],
@@ -293,7 +293,12 @@ def test_null_and_missing_values_are_never_sent_as_the_text_none(capsys, write, 
     assert sent.raw_query == "q="
     assert "x-api-key" not in sent.headers
     assert "cookie" not in sent.headers
-    assert len(step(result, 1)["warnings"]) == 2  # X-Api-Key and sid not sent
+    assert sent.headers["x-trace"] == "t-null"  # an optional template spells null, and says so:
+    assert step(result, 1)["warnings"] == [
+        "parameter 'X-Trace' (in header): {$steps.config.outputs.nothing} is null, sent as the text 'null'",
+        "parameter 'X-Api-Key' (in header) not sent: input 'absent' was not provided",
+        "parameter 'sid' (in cookie) not sent: input 'absent' was not provided",
+    ]
 
 
 def test_non_ascii_and_reserved_characters(capsys, write, server):

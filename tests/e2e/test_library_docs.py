@@ -26,12 +26,12 @@ def blocks(language: str) -> list[str]:
 SCRIPTS = [b for b in blocks("python") if not b.startswith("# conftest.py")]
 
 
-def test_the_page_has_the_three_examples_and_the_plugin_example():
-    assert len(SCRIPTS) == 3
+def test_the_page_has_the_four_examples_and_the_plugin_example():
+    assert len(SCRIPTS) == 4
     assert any(b.startswith("# conftest.py") for b in blocks("python"))
 
 
-@pytest.mark.parametrize("index", range(len(SCRIPTS)), ids=["run", "custom-client", "events"])
+@pytest.mark.parametrize("index", range(len(SCRIPTS)), ids=["run", "custom-client", "events", "agent"])
 def test_each_example_runs(tmp_path, index):
     script = tmp_path / f"example_{index}.py"
     script.write_text(SCRIPTS[index], encoding="utf-8")
@@ -43,6 +43,7 @@ def test_each_example_runs(tmp_path, index):
         0: "['createCompletion', 'resolveToolCall']",
         1: "createCompletion 200 end\nHello from mock-1!",
         2: "-> createCompletion\n<- createCompletion: passed (HTTP 200)",
+        3: "1 chat-completion-tool-call passed ['userMessage']\n2 Based on the tool result:",
     }[index]
     assert expected in proc.stdout
 

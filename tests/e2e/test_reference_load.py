@@ -62,8 +62,6 @@ def test_sixty_rows_at_concurrency_thirty_all_pass(capsys, tmp_path):
             capsys,
             "run",
             FLAGSHIP,
-            "--allow-path",
-            ROOT / "openapi",
             "--server",
             f"chatCompletionsApi={server.url}",
             "--input",

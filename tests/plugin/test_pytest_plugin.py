@@ -5,12 +5,15 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import httpcore  # noqa: F401  imported here, not first inside a pytester run (see below)
 import pytest
-import yaml  # noqa: F401  imported here, not first inside a pytester run (see below)
+import yaml  # noqa: F401  (as httpcore)
 
-# pytester's in-process runs drop the modules a run imported; libyaml's parser cannot be imported again
-# and keeps the classes of the first `yaml` import, so a `yaml` first imported inside one run would give
-# the next runs parser errors of classes their `except` clauses do not name.
+# pytester's in-process runs drop the modules a run imported. Two libraries keep classes of their first
+# import: libyaml's parser cannot be imported again, and httpx maps httpcore's exceptions with a table
+# built on its first request. Either first imported inside a run would give later tests (of this file or
+# any other) errors of classes their `except` clauses do not name (`httpcore.ConnectError` where
+# `httpx.ConnectError` was expected).
 pytest_plugins = ["pytester"]
 
 OPENAPI = """\

@@ -19,7 +19,9 @@ from .values import check_accessors, check_replacement_targets, scan_value
 
 
 def run_rules(ck: Checker) -> None:
-    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES):
+    from .. import async_rules
+
+    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES, *async_rules.RULES):
         rule(ck)
     check_expressions(ck)
     check_replacement_targets(ck)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from arazzo_runner.executor.events import StepFinished, StepStarted
 from arazzo_runner.loadtest.reporting import MESSAGE_LIMIT, RequestEvents, StepFailed
-from arazzo_runner.result import FAILED, Exchange, StepResult, WorkflowResult
+from arazzo_runner.result import FAILED, Exchange, Message, StepResult, WorkflowResult
 from arazzo_runner.secrets import Masker
 
 SECRET = "s3cr3t-token"
@@ -52,6 +52,14 @@ def test_a_failed_step_carries_its_cause_masked_first_line_only() -> None:
     handler(StepFinished("adopt", StepResult("create", FAILED, error="x" * 1000), 0))
     assert str(fired[1]["exception"]).startswith("x" * MESSAGE_LIMIT + "...(700 more chars)")
     assert fired[1]["request_type"] == "STEP" and fired[1]["url"] is None  # it sent nothing
+
+
+def test_an_asyncapi_step_has_its_direction_as_the_type_and_what_it_took_as_the_length() -> None:
+    handler, fired = events()
+    taken = Message("receive", "mqtt", "mqtt://broker", "orders/1", payload=b'{"id": 1}')
+    sent = Message("send", "mqtt", "mqtt://broker", "orders", payload=b'{"want": 1}')
+    handler(StepFinished("flow", StepResult("wait", kind="receive", messages=[sent, taken]), 0))
+    assert (fired[0]["request_type"], fired[0]["response_length"]) == ("RECEIVE", 9)
 
 
 def test_a_step_that_ran_a_workflow_has_the_workflow_type() -> None:

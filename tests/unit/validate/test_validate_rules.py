@@ -1094,6 +1094,11 @@ workflows:
     ),
 ]
 DEDICATED = {"document-parse"}  # tested in test_validate_cli / test_document_parse below
+# AsyncAPI step rules: tested with an AsyncAPI source and the official 1.1 fixtures (test_validate_async.py)
+DEDICATED |= {
+    "async-action", "correlation-id-receive", "async-timeout", "async-parameter-in", "channel-path-form",
+    "message-expression", "async-target-exists", "correlation-id-location", "message-payload",
+}  # fmt: skip
 
 
 def test_every_rule_has_a_case() -> None:

@@ -6,127 +6,108 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..expressions import Context, Missing
-from ..http.bodies import render_body
-from ..http.credentials import Credentials
-from ..http.request import (
+from ...expressions import Context, Missing
+from ...http.bodies import render_body
+from ...http.credentials import Credentials
+from ...http.request import (
     PreparedRequest,
     RequestBuildError,
     build_request,
     implicit_params,
     spec_index,
 )
-from ..http.security import HttpSession, SecurityError, apply_security, record_step_credentials
-from ..http.transport import Response, TransportError, new_client, send
-from ..http.validation import request_findings, response_findings
-from ..records import Record, field
-from ..result import Exchange, ResponseExcerpt
-from ..secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
-from .bounds import reads_response_body, within
-from .context import ResponseView, with_exchange
-from .events import RequestSent, ResponseReceived
-from .request_values import body_value, param_values
-from .servers import ServerError, resolve_base_url
+from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
+from ...http.transport import Response, TransportError, new_client, send
+from ...http.validation import request_findings, response_findings
+from ...records import Record
+from ...result import Exchange, ResponseExcerpt
+from ...secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
+from ..bounds import reads_response_body, within
+from ..context import ResponseView, with_exchange
+from ..events import RequestSent, ResponseReceived
+from ..request_values import body_value, param_values
+from ..servers import ServerError, resolve_base_url
+from .base import Attempt, Host, check_criteria
 
 if TYPE_CHECKING:
-    from .plan import CompiledCriterion, CompiledStep
-    from .runner import Runner
+    from ...result import StepResult
+    from ...workspace import Workspace
+    from ..context import WorkflowState
+    from ..plan import CompiledStep
 
 EXCERPT_LIMIT = 500  # bytes of a failed step's response body kept in the result
 
 
-class Attempt(Record):
-    ok: bool
-    ctx: Context
-    message: str | None = None
-    failed_criteria: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    status_code: int | None = None
-    method: str | None = None
-    url: str | None = None
-    retry_after: str | None = None
-    exchange: Exchange | None = None
-    token_exchanges: list[Exchange] = field(default_factory=list)  # OAuth2 token requests made before it
-    response: ResponseExcerpt | None = None  # the start of the response, when the attempt failed on it
+class OperationStep:
+    """A step that calls an OpenAPI operation (`operationId` / `operationPath`) over HTTP."""
 
-    def __init__(
-        self,
-        ok: bool,
-        ctx: Context,
-        message: str | None = None,
-        failed_criteria: list[str] | None = None,
-        warnings: list[str] | None = None,
-        status_code: int | None = None,
-        method: str | None = None,
-        url: str | None = None,
-        retry_after: str | None = None,
-        exchange: Exchange | None = None,
-        token_exchanges: list[Exchange] | None = None,
-        response: ResponseExcerpt | None = None,
+    name = "operation"
+
+    def non_blocking(self, cstep: CompiledStep) -> bool:
+        return False
+
+    async def prepare(
+        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
     ) -> None:
-        self.ok, self.ctx, self.message = ok, ctx, message
-        self.failed_criteria = [] if failed_criteria is None else failed_criteria
-        self.warnings = [] if warnings is None else warnings
-        self.status_code, self.method, self.url = status_code, method, url
-        self.retry_after, self.exchange = retry_after, exchange
-        self.token_exchanges = [] if token_exchanges is None else token_exchanges
-        self.response = response
+        return None
+
+    async def attempt(
+        self,
+        host: Host,
+        workspace: Workspace,
+        cstep: CompiledStep,
+        base: Context,
+        step_result: StepResult,
+        depth: int,
+        state: WorkflowState,
+    ) -> Attempt:
+        return await attempt_operation(host, cstep, base, workspace)
 
 
-def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]:
-    """Messages of the criteria that fail (all must pass)."""
-    failed = []
-    for criterion in criteria:
-        outcome = criterion.check.evaluate(ctx)
-        if not outcome.passed:
-            failed.append(outcome.message or f"{criterion.text}: failed")
-    return failed
-
-
-async def attempt_operation(runner: Runner, cstep: CompiledStep, base: Context, workspace: Any) -> Attempt:
+async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, workspace: Any) -> Attempt:
     tokens: list[Exchange] = []  # OAuth2 token requests made while preparing
-    attempt = await _attempt(runner, cstep, base, workspace, tokens)
+    attempt = await _attempt(host, cstep, base, workspace, tokens)
     attempt.token_exchanges = tokens
     return attempt
 
 
 async def _attempt(
-    runner: Runner, cstep: CompiledStep, base: Context, workspace: Any, tokens: list[Exchange]
+    host: Host, cstep: CompiledStep, base: Context, workspace: Any, tokens: list[Exchange]
 ) -> Attempt:
     target = workspace.resolve_operation(cstep.step)
-    session = http_session(runner)
+    session = http_session(host)
     warnings: list[str] = []
     try:
         # bounded by the deadline too: preparing may fetch an OAuth2 token
-        prepared = prepare_request(runner, cstep, base, target, warnings, tokens)
-        request = await asyncio.wait_for(prepared, runner.deadline.remaining())
-        _check_request(runner, session, target, request, warnings)
+        prepared = prepare_request(host, cstep, base, target, warnings, tokens)
+        request = await asyncio.wait_for(prepared, host.deadline.remaining())
+        _check_request(host, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
-        _emit_exchanges(runner, cstep, tokens)
+        _emit_exchanges(host, cstep, tokens)
         return _redacted(Attempt(False, base, f"request not sent: {exc}", warnings=warnings), session)
     except asyncio.TimeoutError:
-        _emit_exchanges(runner, cstep, tokens)
-        return Attempt(False, base, f"request not sent: {runner.deadline.message}", warnings=warnings)
-    _emit_exchanges(runner, cstep, tokens)
+        _emit_exchanges(host, cstep, tokens)
+        return Attempt(False, base, f"request not sent: {host.deadline.message}", warnings=warnings)
+    _emit_exchanges(host, cstep, tokens)
     session.secret(*cookie_values(request.headers))  # masked by name; an echo of one by value too
     exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
     # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
     ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
-    runner.emit(RequestSent, cstep.step_id, exchange)
+    host.emit(RequestSent, cstep.step_id, exchange)
     try:
-        response = await _send(runner, cstep, request)
+        response = await _send(host, cstep, request)
     except (TransportError, asyncio.TimeoutError) as exc:
         message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
-        runner.emit(ResponseReceived, cstep.step_id, exchange)
+        host.emit(ResponseReceived, cstep.step_id, exchange)
         return _redacted(_unsent(ctx, request, message, warnings, exchange), session)
     _record(exchange, response)
     session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
-    runner.emit(ResponseReceived, cstep.step_id, exchange)
+    host.emit(ResponseReceived, cstep.step_id, exchange)
     if response.oversize and reads_response_body(cstep):
         response.error = (
-            f"the response body is larger than the limit of {runner.options.max_body} bytes "
+            f"the response body is larger than the limit of {host.options.max_body} bytes "
             "(max-response-bytes) and the step reads $response.body"
         )
     warnings.extend(request.warnings)
@@ -136,7 +117,7 @@ async def _attempt(
         status_code=response.status_code,
         response=ResponseView(headers=response.headers, body=_body_seen(response)),
     )
-    invalid = _check_response(runner, session, target, request, response, warnings)
+    invalid = _check_response(host, session, target, request, response, warnings)
     ok, message, failed = _judge(cstep, ctx, response, invalid)
     attempt = Attempt(
         ok,
@@ -166,11 +147,11 @@ def _excerpt(response: Response, session: HttpSession) -> ResponseExcerpt:
     )
 
 
-def _emit_exchanges(runner: Runner, cstep: CompiledStep, exchanges: list[Exchange]) -> None:
+def _emit_exchanges(host: Host, cstep: CompiledStep, exchanges: list[Exchange]) -> None:
     """Exchanges made while preparing the request (token requests), told to listeners once done."""
     for exchange in exchanges:
-        runner.emit(RequestSent, cstep.step_id, exchange)
-        runner.emit(ResponseReceived, cstep.step_id, exchange)
+        host.emit(RequestSent, cstep.step_id, exchange)
+        host.emit(ResponseReceived, cstep.step_id, exchange)
 
 
 def _body_seen(response: Response) -> Any:
@@ -178,48 +159,48 @@ def _body_seen(response: Response) -> Any:
     return Missing(response.oversize) if response.oversize else response.body
 
 
-def http_session(runner: Runner) -> HttpSession:
-    """The run's HTTP session (secrets, OAuth2 tokens, validators), created on first use: one Runner is
-    one run, so the session lives exactly as long as the run."""
-    session = getattr(runner, "http_session", None)
+def http_session(host: Host) -> HttpSession:
+    """The run's HTTP session (secrets, OAuth2 tokens, validators), created on first use: one host is
+    one run, so the session lives exactly as long as the run; the clients it made for client
+    certificates are closed with the run."""
+    session = host.resources.get("http")
     if session is None:
-        session = HttpSession(secrets=runner.options.secrets)
+        session = host.resources["http"] = HttpSession(secrets=host.options.secrets)
         plain = (".client_auth", ".cert", ".key")  # a setting and file paths, not secrets
-        session.secret(*(v for k, v in runner.options.auth.items() if not k.endswith(plain)))
-        runner.http_session = session  # type: ignore[attr-defined]
+        session.secret(*(v for k, v in host.options.auth.items() if not k.endswith(plain)))
+        host.on_close("http", lambda: _close_clients(session))
     return session
 
 
-def _certificate_client(runner: Runner, context: Any) -> Any:
+def _certificate_client(host: Host, context: Any) -> Any:
     """The run's client presenting a mutualTLS client certificate: one per certificate, made on first
-    use (httpx sets TLS per client, not per request) and closed with the run (`close_run_clients`)."""
-    clients = http_session(runner).tls_clients
+    use (httpx sets TLS per client, not per request) and closed with the run."""
+    clients = http_session(host).tls_clients
     client = clients.get(id(context))
     if client is None:
-        client = clients[id(context)] = new_client(runner.options.timeout, verify=context)
+        client = clients[id(context)] = new_client(host.options.timeout, verify=context)
     return client
 
 
-async def close_run_clients(runner: Runner) -> None:
+async def _close_clients(session: HttpSession) -> None:
     """Close the clients a run made for client certificates (the run's own client is closed by arun)."""
-    session = getattr(runner, "http_session", None)
-    for client in session.tls_clients.values() if session is not None else ():
+    for client in session.tls_clients.values():
         await client.aclose()
 
 
-async def _send(runner: Runner, cstep: CompiledStep, request: PreparedRequest) -> Response:
+async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest) -> Response:
     """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
     it passes, the in-flight exchange is cancelled (its connection closed)."""
-    client = runner.client if request.tls is None else _certificate_client(runner, request.tls)
-    coro = send(client, request, timeout=_timeout(runner, cstep), max_body=runner.options.max_body)
+    client = host.client if request.tls is None else _certificate_client(host, request.tls)
+    coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
-    limit = within(step_limit, runner.deadline)
+    limit = within(step_limit, host.deadline)
     try:
         return await asyncio.wait_for(coro, limit)
     except asyncio.TimeoutError:
         # decided by which limit was set, not by the clock: a timer may fire a hair early
         by_step = step_limit is not None and limit == step_limit
-        raise TransportError(_step_timeout(cstep) if by_step else runner.deadline.message) from None
+        raise TransportError(_step_timeout(cstep) if by_step else host.deadline.message) from None
 
 
 def _step_timeout(cstep: CompiledStep) -> str:
@@ -227,9 +208,9 @@ def _step_timeout(cstep: CompiledStep) -> str:
 
 
 def _check_request(
-    runner: Runner, session: HttpSession, target: Any, request: PreparedRequest, warnings: list[str]
+    host: Host, session: HttpSession, target: Any, request: PreparedRequest, warnings: list[str]
 ) -> None:
-    policy = runner.options.validate_requests
+    policy = host.options.validate_requests
     if policy == "off":
         return
     findings = request_findings(session, target.description, target.operation, request)
@@ -239,7 +220,7 @@ def _check_request(
 
 
 def _check_response(
-    runner: Runner,
+    host: Host,
     session: HttpSession,
     target: Any,
     request: PreparedRequest,
@@ -247,7 +228,7 @@ def _check_response(
     warnings: list[str],
 ) -> str | None:
     """A response validation failure message under policy `error`; findings go to warnings under `warn`."""
-    policy = runner.options.validate_responses
+    policy = host.options.validate_responses
     if policy == "off" or response.error:
         return None
     if response.oversize:
@@ -305,8 +286,8 @@ def _record(exchange: Exchange, response: Response) -> None:
     exchange.duration_ms = response.elapsed_ms
 
 
-def _timeout(runner: Runner, cstep: CompiledStep) -> float | None:
-    timeout = runner.options.timeout
+def _timeout(host: Host, cstep: CompiledStep) -> float | None:
+    timeout = host.options.timeout
     if cstep.step.timeout_ms is not None:
         step_timeout = cstep.step.timeout_ms / 1000
         timeout = step_timeout if timeout is None else min(timeout, step_timeout)
@@ -314,7 +295,7 @@ def _timeout(runner: Runner, cstep: CompiledStep) -> float | None:
 
 
 async def prepare_request(
-    runner: Runner,
+    host: Host,
     cstep: CompiledStep,
     base: Context,
     target: Any,
@@ -324,38 +305,38 @@ async def prepare_request(
     """The step's request, built from its operation; OAuth2 token requests made for its credentials are
     recorded in `exchanges`."""
     operation = target.operation
-    facts = _facts(runner, target)
+    facts = _facts(host, target)
     specs = facts.specs
     params = param_values(cstep, base, specs, warnings)
-    body = body_value(cstep, base, operation, warnings, runner.placeholders)
+    body = body_value(cstep, base, operation, warnings, host.placeholders)
     url = facts.base_url
     warnings.extend(facts.notes)
     schemes = target.description.security_schemes
     tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:
         credentials = Credentials(
-            runner.options.auth,
-            [base.inputs, runner.inputs],
-            runner.options.environ,
+            host.options.auth,
+            [base.inputs, host.inputs],
+            host.options.environ,
             source=target.source,
-            owners=lambda: _scheme_owners(runner),
+            owners=lambda: _scheme_owners(host),
         )
         added, notes = await apply_security(
             operation=operation,
             schemes=schemes,
             params=params,
             credentials=credentials,
-            session=http_session(runner),
-            client=runner.client,
+            session=http_session(host),
+            client=host.client,
             base_url=url,
-            timeout=runner.options.timeout,
+            timeout=host.options.timeout,
             exchanges=exchanges,
             tls=tls,
         )
         warnings.extend(notes)
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []
-        record_step_credentials(schemes, params, http_session(runner))
+        record_step_credentials(schemes, params, http_session(host))
     request = build_request(
         method=operation.method,
         base_url=url,
@@ -369,15 +350,15 @@ async def prepare_request(
     return request
 
 
-def _scheme_owners(runner: Runner) -> dict[str, frozenset[str]]:
+def _scheme_owners(host: Host) -> dict[str, frozenset[str]]:
     """Which sources define each scheme name, over the run's document (credentials are keyed by source
     and scheme, and a bare scheme name is ambiguous when several define it): made once per run, only
     when a bare credential is found."""
-    if runner.scheme_owners is None:
-        from ..http.auth_listing import scheme_sources
+    if host.scheme_owners is None:
+        from ...http.auth_listing import scheme_sources
 
-        runner.scheme_owners = scheme_sources(runner.root)
-    return runner.scheme_owners
+        host.scheme_owners = scheme_sources(host.root)
+    return host.scheme_owners
 
 
 class _OperationFacts(Record):
@@ -387,12 +368,12 @@ class _OperationFacts(Record):
     implicit: frozenset
 
 
-def _facts(runner: Runner, target: Any) -> _OperationFacts:
+def _facts(host: Host, target: Any) -> _OperationFacts:
     """What stays the same for an operation during one run (its options are fixed): computed once."""
-    facts = runner.operation_facts.get(id(target.operation))
+    facts = host.operation_facts.get(id(target.operation))
     if facts is None:
-        url, notes = resolve_base_url(target.source, target.description, target.operation, runner.options)
+        url, notes = resolve_base_url(target.source, target.description, target.operation, host.options)
         implicit = implicit_params(target.description.security_schemes)
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
-        runner.operation_facts[id(target.operation)] = facts
+        host.operation_facts[id(target.operation)] = facts
     return facts

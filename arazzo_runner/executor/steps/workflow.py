@@ -4,21 +4,47 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..expressions import Context, Missing
-from ..result import StepResult
-from .context import with_exchange
-from .inputs import InputsError
-from .operation import Attempt, check_criteria
-from .plan import CompiledStep
-from .values import strip_missing
+from ...expressions import Context, Missing
+from ...result import StepResult
+from ..context import with_exchange
+from ..inputs import InputsError
+from ..values import strip_missing
+from .base import Attempt, Host, check_criteria
 
 if TYPE_CHECKING:
-    from ..workspace import Workspace
-    from .runner import Runner
+    from ...workspace import Workspace
+    from ..context import WorkflowState
+    from ..plan import CompiledStep
+
+
+class WorkflowStep:
+    """A step that runs another workflow (`workflowId`), of this document or of an `arazzo` source."""
+
+    name = "workflow"
+
+    def non_blocking(self, cstep: CompiledStep) -> bool:
+        return False
+
+    async def prepare(
+        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
+    ) -> None:
+        return None
+
+    async def attempt(
+        self,
+        host: Host,
+        workspace: Workspace,
+        cstep: CompiledStep,
+        base: Context,
+        step_result: StepResult,
+        depth: int,
+        state: WorkflowState,
+    ) -> Attempt:
+        return await attempt_workflow(host, workspace, cstep, base, step_result, depth)
 
 
 async def attempt_workflow(
-    runner: Runner,
+    host: Host,
     workspace: Workspace,
     cstep: CompiledStep,
     base: Context,
@@ -35,7 +61,7 @@ async def attempt_workflow(
         step_result.warnings.extend(problems)
         inputs[param.name] = value
     try:
-        child, child_ctx = await runner.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
+        child, child_ctx = await host.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
     except InputsError as exc:
         return Attempt(False, base, str(exc))
     step_result.add_workflow(child)  # each attempt's run is kept, in order

@@ -1,0 +1,151 @@
+"""`arazzo agent FILE... --prompt TEXT`: the documents' workflows offered as tools to a chat-completions
+endpoint, each tool call resolved by running its workflow, until the model answers (`docs/agents.md`).
+
+Exit 0 on a final answer, 1 when the loop ended without one (the chat API failed, `--max-turns`), 2 for
+usage and document errors (nothing sent). `--format json` prints one document (`AgentResult.to_dict`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from ..errors import UsageError
+from .common import EXIT_FAILED, EXIT_OK, dump_json, positive_float, positive_int
+
+API_KEY_ENV = "OPENAI_API_KEY"
+
+
+def register(commands: Any) -> None:
+    from ..llm.loop import DEFAULT_CHAT_TIMEOUT, DEFAULT_MAX_TURNS
+    from .tool_flags import add_tool_flags
+
+    parser = commands.add_parser(
+        "agent", help="let a chat model use the workflows as tools, each call running its workflow"
+    )
+    add_tool_flags(parser, runs=True)
+    parser.add_argument("--prompt", required=True, metavar="TEXT", help="the user's message")
+    parser.add_argument("--system", metavar="TEXT", help="a system message before it")
+    parser.add_argument(
+        "--chat",
+        metavar="URL",
+        help="the chat-completions base URL, e.g. https://api.openai.com/v1 (default: the bundled "
+        "reference server, in-process)",
+    )
+    parser.add_argument(
+        "--model", metavar="M", help="the model (default with the reference server: agentaus)"
+    )
+    parser.add_argument(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        metavar="NAME",
+        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=positive_int,
+        default=DEFAULT_MAX_TURNS,
+        metavar="N",
+        help=f"chat completions without a final answer before giving up (default {DEFAULT_MAX_TURNS})",
+    )
+    parser.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="ask for streamed answers (merged as they arrive; default) or not",
+    )
+    parser.add_argument(
+        "--chat-timeout",
+        type=positive_float,
+        default=DEFAULT_CHAT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"timeout of each chat exchange (default {DEFAULT_CHAT_TIMEOUT:g})",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
+    parser.set_defaults(handler=agent_command)
+
+
+def agent_command(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from ..llm.loop import Settings, run_agent
+    from ..tools import build_catalog
+    from .tool_flags import check_credentials, tool_sources
+
+    settings = Settings(
+        chat_url=args.chat,
+        model=args.model,
+        api_key=_api_key(args),
+        system=args.system,
+        stream=args.stream,
+        max_turns=args.max_turns,
+        chat_timeout=args.chat_timeout,
+        max_body=args.max_response_bytes,
+    )
+    catalog = build_catalog(tool_sources(args, runs=True))
+    check_credentials(catalog, args)
+    text = args.format == "text"
+    for note in catalog.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if text:
+        where = args.chat or "the bundled reference server (in-process)"
+        streamed = "streamed" if args.stream else "not streamed"
+        print(f"agent: {len(catalog.tools)} tool(s), chat at {where}, {streamed}")
+    on_turn = _print_turn if text else None
+    result = asyncio.run(run_agent(catalog, args.prompt, settings, on_turn=on_turn))
+    if text:
+        _print_result(result)
+    else:
+        dump_json(result.to_dict())
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _api_key(args: argparse.Namespace) -> str | None:
+    """The API key for `--chat`, from the environment; without `--chat` none is read: a real key is
+    never sent to the bundled server."""
+    if args.chat is None:
+        return None
+    if not args.chat.lower().startswith(("http://", "https://")):
+        raise UsageError(f"--chat {args.chat}: expected an absolute http:// or https:// URL")
+    if args.model is None:
+        raise UsageError(f"--chat {args.chat}: give the model with --model")
+    key = os.environ.get(args.api_key_env)
+    if not key:
+        raise UsageError(
+            f"--chat {args.chat}: no API key in the environment variable {args.api_key_env} "
+            "(set it, or name another with --api-key-env NAME)"
+        )
+    return key
+
+
+def _print_turn(turn: int, calls: list[Any]) -> None:
+    print(f"turn {turn}: the model called {len(calls)} tool(s)")
+    for call in calls:
+        outcome = call.outcome
+        mark = "✓" if outcome.ok else "✗"
+        arguments = json.dumps(outcome.arguments, ensure_ascii=False, default=str)
+        if len(arguments) > 200:
+            arguments = arguments[:200] + "..."
+        print(f"  {mark} {outcome.name} {arguments}: {outcome.summary}")
+
+
+def _print_result(result: Any) -> None:
+    if result.ok:
+        print(f"turn {result.turns}: the model answered")
+        print(f"answer: {result.answer}")
+    else:
+        print(f"error: {result.error['message']}", file=sys.stderr)
+    failed = sum(not call.outcome.ok for call in result.tool_calls)
+    calls = f"{len(result.tool_calls)} tool call(s)" + (f" ({failed} not passed)" if failed else "")
+    usage = result.usage
+    tokens = (
+        f"usage {usage.input_tokens} input + {usage.output_tokens} output = {usage.total_tokens} tokens"
+        if usage is not None
+        else "no usage reported"
+    )
+    print(f"{result.turns} turn(s), {calls}, {tokens}")

@@ -1,0 +1,152 @@
+"""What `arazzo run` shares with the commands that run workflows as tools (`arazzo mcp`, `arazzo agent`)
+and with `arazzo tools`: the input flags (`--inputs`, `--input`), the target flags (`--server`,
+`--server-var`, `--timeout`), and the checks made before anything is sent (source names, documents
+with errors).
+
+    add_input_values(parser); add_target_flags(parser)
+    inputs = gather_inputs(args, workspace)
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..errors import UsageError
+from .common import positive_float, positive_int, read_json_or_file
+
+
+def add_input_values(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--inputs", metavar="JSON|PATH", help="inputs as a JSON object or a JSON/YAML file")
+    parser.add_argument(
+        "--input",
+        "-i",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one input, coerced to the type its schema declares (repeatable)",
+    )
+
+
+def add_target_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="base URL for the source description NAME (repeatable)",
+    )
+    parser.add_argument(
+        "--server-var",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="value of an OpenAPI server variable, NAME or SOURCE.NAME (repeatable)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=30.0,
+        metavar="SECONDS",
+        help="timeout of each HTTP exchange (default 30)",
+    )
+
+
+def add_max_steps(parser: argparse.ArgumentParser, what: str = "per run") -> None:
+    from ..limits import DEFAULT_MAX_STEPS
+
+    parser.add_argument(
+        "--max-steps",
+        type=positive_int,
+        default=DEFAULT_MAX_STEPS,
+        metavar="N",
+        help=f"step executions {what}, a guard against goto loops (default {DEFAULT_MAX_STEPS})",
+    )
+
+
+def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
+    """`--inputs` then `--input KEY=VALUE` (coerced to the type the inputs schema declares, of the
+    workflows `args.workflows` names in this document, else of all of them)."""
+    from ..executor.inputs import coerce_cli_value, input_schema_for
+
+    inputs: dict[str, Any] = {}
+    if args.inputs:
+        inputs.update(read_json_or_file(args.inputs, "--inputs"))
+    document = workspace.document
+    named = [w for w in (document.workflow(w) for w in (args.workflows or [])) if w is not None]
+    workflows = named or document.workflows
+    for item in args.input:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--input expects KEY=VALUE, got {item!r}")
+        schemas = (input_schema_for(w.inputs, key, document.raw) for w in workflows)
+        inputs[key] = coerce_cli_value(text, next((s for s in schemas if s), {}))
+    return inputs
+
+
+def check_server_urls(servers: dict[str, str], workspaces: Any = ()) -> None:
+    """Each `--server` URL is an absolute http(s) URL, or for an asyncapi source of `workspaces` a
+    broker URL (`mqtt://host:port`)."""
+    brokers = {e.name for ws in workspaces for e in ws.document.sources if e.type == "asyncapi"}
+    for name, url in servers.items():
+        if name in brokers:
+            scheme, sep, rest = url.partition("://")
+            if not (sep and scheme and rest.strip("/")):
+                raise UsageError(f"--server {name}={url}: expected a broker URL, PROTOCOL://HOST[:PORT]")
+        elif not url.lower().startswith(("http://", "https://")):
+            raise UsageError(f"--server {name}={url}: expected an absolute http:// or https:// URL")
+
+
+def source_names(workspace: Any, wanted: Any = ()) -> list[str]:
+    """The source names `--server` may give: the document's own, and (read only when `wanted` names
+    another) those of its arazzo sources."""
+    own = [entry.name for entry in workspace.document.sources]
+    if set(wanted) <= set(own):
+        return own  # nothing fetched: the sources of arazzo sources are read only for a name not found here
+    return list(dict.fromkeys(entry.name for _, entry in workspace.family(skip_unloadable=True)))
+
+
+def check_source_names(servers: dict[str, str], workspace: Any) -> None:
+    """`--server NAME=URL` must name a source description (of this document or of an arazzo source)
+    and give an absolute http(s) URL, or for an asyncapi source a broker URL (`mqtt://host:port`)."""
+    check_server_urls(servers, [workspace])
+    known = source_names(workspace, servers)
+    for name in servers:
+        if name not in known:
+            names = ", ".join(known) or "none"
+            raise UsageError(f"--server {name}=...: no source description named '{name}' (sources: {names})")
+
+
+def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
+    """Commands that run workflows validate first: a document with errors in a workflow the run can
+    reach (`selected`, and what they call or depend on) is refused (its findings on stderr, and
+    returned); errors in other workflows are one warning line each, and the run goes on. A document
+    that validated clean before, unchanged with all it reads, is not validated again; only a document
+    without any error is remembered so."""
+    from ..validate.cache import ValidationCache
+
+    cache = ValidationCache.default()
+    if cache is not None and cache.is_clean(workspace):
+        return []
+    from ..validate import errors_for_run, validate_workspace
+    from ..validate.format import format_findings
+    from ..validate.reach import unreachable_errors
+
+    errors = errors_for_run(workspace, selected)
+    report = validate_workspace(workspace)  # memoised: the validation errors_for_run did
+    if not report.errors:
+        if cache is not None:
+            cache.remember_clean(workspace)
+        return []
+    if errors:
+        sys.stderr.write(format_findings(errors))
+        print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
+        return errors
+    for workflow_id, group in unreachable_errors(report.findings, workspace, selected).items():
+        print(
+            f"warning: workflow '{workflow_id}' has {len(group)} error(s) and is not run by this run "
+            f"(`arazzo validate {workspace.file}` lists them)",
+            file=sys.stderr,
+        )
+    return []

@@ -1,0 +1,253 @@
+"""The scheduler of one workflow execution: which step runs next (in order, `goto`, `end`), within the
+run's deadline and step budget, with non-blocking steps and their joins.
+
+A step whose kind says it is non-blocking (an AsyncAPI receive) starts and the steps after it go on
+while it waits. It is joined (awaited, its result recorded and its actions followed) before the first
+later step that lists it in `dependsOn` or reads it (`$steps.<id>.` anywhere in that step: the spec's
+implicit dependency), and at the end of the workflow: the workflow is done when its work is. A
+failed join is the workflow's failure with the step's cause; a workflow that fails or is sent
+elsewhere while steps are still waiting cancels them, and each is recorded failed saying so.
+
+Before any step runs, the receive steps of the workflow whose channel is known are subscribed
+(`StepKind.prepare`): a reply to a message an earlier step sends is never missed.
+
+Steps run through `stepping.execute_step`; the kinds of step target (`steps/`) know nothing of order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..pointer import resolve_pointer
+from ..result import FAILED, StepResult
+from .actions import Decision
+from .context import WorkflowState, base_context
+from .inputs import InputsError
+from .plan import CompiledStep
+from .steps import Host, kind_for
+from .values import action_inputs
+
+if TYPE_CHECKING:
+    from ..expressions import Context
+    from ..model import Workflow
+    from ..result import WorkflowResult
+    from ..workspace import Workspace
+
+_READS_STEP = re.compile(r"\$steps\.([A-Za-z0-9_\-]+)")
+
+
+class _Pending:
+    def __init__(self, cstep: CompiledStep, task: asyncio.Task) -> None:
+        self.cstep, self.task = cstep, task
+
+
+async def run_steps(
+    host: Host,
+    workspace: Workspace,
+    workflow: Workflow,
+    state: WorkflowState,
+    result: WorkflowResult,
+    depth: int,
+) -> Context | None:
+    """Run the workflow's steps from the first; returns the last step's context (for the outputs)."""
+    plan = workspace.compiled(workflow)
+    scheduler = _Scheduler(host, workspace, workflow, state, result, depth, plan)
+    try:
+        return await scheduler.run()
+    finally:
+        await scheduler.cancel_pending()
+
+
+class _Scheduler:
+    def __init__(
+        self,
+        host: Host,
+        workspace: Workspace,
+        workflow: Workflow,
+        state: Any,
+        result: Any,
+        depth: int,
+        plan: Any,
+    ) -> None:
+        self.host, self.workspace, self.workflow, self.state = host, workspace, workflow, state
+        self.result, self.depth, self.plan = result, depth, plan
+        self.pending: dict[str, _Pending] = {}
+        self.last_ctx: Context | None = None
+        self.stopped_by: str | None = None  # why waiting steps were cancelled
+        # receive steps to subscribe before anything runs (none: an all-HTTP workflow pays nothing)
+        self.to_arm = [
+            c for c in plan.steps if c.step.target_kind == "asyncapi" and c.step.action == "receive"
+        ]
+
+    async def run(self) -> Context | None:
+        host, plan, result = self.host, self.plan, self.result
+        index: int | None = 0
+        while index is not None:
+            if index >= len(plan.steps):
+                index = await self._drain()
+                continue
+            cstep = plan.steps[index]
+            if self.pending:
+                joined = await self._join_needed(cstep)
+                if joined is not _GO_ON:
+                    index = joined
+                    continue
+            if host.deadline.expired():  # no step starts once the run's deadline has passed
+                self._stop(cstep, host.deadline.message)
+                return self.last_ctx
+            if host.steps_run >= host.options.max_steps:
+                self._stop(cstep, f"stopped after {host.options.max_steps} steps (max-steps): a goto loop?")
+                return self.last_ctx
+            await self._arm()
+            host.steps_run += 1
+            kind = kind_for(cstep.step.target_kind)
+            if kind.non_blocking(cstep):
+                if cstep.step_id in self.pending:  # a goto back to a step still waiting: join it first
+                    index = await self._join(cstep.step_id, index)
+                    continue
+                task = asyncio.ensure_future(self._execute(cstep))
+                self.pending[cstep.step_id] = _Pending(cstep, task)
+                index += 1
+                continue
+            step_result, decision, self.last_ctx = await self._execute(cstep)
+            result.steps.append(step_result)
+            index = await self._follow(cstep, step_result, decision, index)
+        return self.last_ctx
+
+    async def _execute(self, cstep: CompiledStep) -> tuple[StepResult, Decision, Context | None]:
+        return await self.host.execute_step(
+            self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps
+        )
+
+    async def _arm(self) -> None:
+        if not self.to_arm:
+            return
+        for cstep in list(self.to_arm):
+            await kind_for("asyncapi").prepare(self.host, self.workspace, cstep, self.state)
+            if cstep.step_id in self.state.armed:
+                self.to_arm.remove(cstep)
+
+    async def _follow(
+        self, cstep: CompiledStep, step_result: StepResult, decision: Decision, index: int
+    ) -> int | None:
+        """The index of the next step after `cstep` ended with `decision`; None: the workflow is over."""
+        result = self.result
+        if decision.kind == "next":
+            return index + 1
+        if decision.kind == "step":
+            return self.plan.index[decision.target or ""]
+        if decision.kind == "end":
+            if not step_result.passed:
+                self._stop(cstep, f"{step_result.error} (ended by onFailure '{decision.action.name}')")
+                return None
+            return await self._drain()
+        if decision.kind == "workflow":
+            self.stopped_by = (
+                f"the workflow went on in '{decision.action.workflow_id}' (goto from '{cstep.step_id}')"
+            )
+            await self.cancel_pending()
+            await _goto_workflow(
+                self.host, self.workspace, cstep, decision, self.state, result, self.last_ctx, self.depth
+            )
+            return None
+        self._stop(cstep, decision.message or step_result.error or "step failed")
+        return None
+
+    def _stop(self, cstep: CompiledStep, message: str) -> None:
+        self.result.fail(cstep.step_id, message)
+        self.stopped_by = f"the workflow failed at step '{cstep.step_id}'"
+
+    async def _join_needed(self, cstep: CompiledStep) -> Any:
+        """Join the waiting steps `cstep` depends on, explicitly or by reading them; `_GO_ON` when the
+        step may run now, else where the joined step's actions sent the workflow (an index or None)."""
+        needed = [d for d in cstep.step.depends_on if d in self.pending]
+        if self.pending:
+            needed.extend(s for s in _reads(self.workspace, cstep) if s in self.pending and s not in needed)
+        for step_id in needed:
+            target = await self._join(step_id, None)
+            if target is not _GO_ON:
+                return target
+        return _GO_ON
+
+    async def _join(self, step_id: str, index: int | None) -> Any:
+        pending = self.pending.pop(step_id)
+        step_result, decision, ctx = await _outcome(pending)
+        self.result.steps.append(step_result)
+        if decision.kind == "next":
+            return _GO_ON if index is None else index
+        self.last_ctx = ctx or self.last_ctx
+        position = self.plan.index[pending.cstep.step_id]
+        return await self._follow(pending.cstep, step_result, decision, position)
+
+    async def _drain(self) -> int | None:
+        """The end of the steps: join what still waits, in the order it started."""
+        while self.pending:
+            step_id = next(iter(self.pending))
+            target = await self._join(step_id, None)
+            if target is not _GO_ON:
+                return target
+        return None
+
+    async def cancel_pending(self) -> None:
+        """Steps still waiting when the workflow stops: cancelled, each recorded failed with why."""
+        why = self.stopped_by or "the workflow ended"
+        while self.pending:
+            _, pending = self.pending.popitem()
+            pending.task.cancel()
+            try:
+                step_result, _, _ = await pending.task
+            except (asyncio.CancelledError, Exception):
+                step_result = StepResult(pending.cstep.step_id, status=FAILED)
+            step_result.status = FAILED
+            step_result.error = f"cancelled before it completed: {why}"
+            self.result.steps.append(step_result)
+
+
+_GO_ON: Any = object()
+
+
+async def _outcome(pending: _Pending) -> tuple[StepResult, Decision, Context | None]:
+    try:
+        return await pending.task
+    except Exception as exc:
+        step_result = StepResult(pending.cstep.step_id, status=FAILED, error=f"{type(exc).__name__}: {exc}")
+        return step_result, Decision("fail", message=step_result.error), None
+
+
+def _reads(workspace: Workspace, cstep: CompiledStep) -> list[str]:
+    """The step ids a step reads with `$steps.<id>.` anywhere in it (parameters, body, criteria,
+    correlationId, outputs, actions): the implicit dependencies the spec asks to honour."""
+    raw = resolve_pointer(workspace.document.raw, tuple(str(t) for t in cstep.step.at))
+    text = json.dumps(raw, default=str)
+    return list(dict.fromkeys(m.group(1) for m in _READS_STEP.finditer(text)))
+
+
+async def _goto_workflow(
+    host: Host,
+    workspace: Workspace,
+    cstep: CompiledStep,
+    decision: Decision,
+    state: WorkflowState,
+    result: WorkflowResult,
+    ctx: Context | None,
+    depth: int,
+) -> None:
+    """A one-way transfer: the target workflow runs and its outcome becomes this workflow's."""
+    action = decision.action
+    assert action is not None
+    target = workspace.resolve_workflow(action.workflow_id or "", action.at)
+    inputs = action_inputs(action, ctx or base_context(state, host.workflows))
+    try:
+        child, _ = await host.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
+    except InputsError as exc:
+        result.fail(cstep.step_id, str(exc))
+        return
+    result.steps[-1].add_workflow(child)  # after any the step ran itself (a retry's, its own)
+    if not child.passed:
+        message = (child.error or {}).get("message", "failed")
+        result.fail(
+            cstep.step_id, f"workflow '{child.workflow_id}' (goto from '{action.name}') failed: {message}"
+        )

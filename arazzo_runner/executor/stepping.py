@@ -1,0 +1,168 @@
+"""One execution of a step: its attempts (through the step's kind), retries within the run's bounds,
+the action it ends with, and what it records (result, outputs) for the steps after it."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ArazzoError
+from ..expressions import Missing
+from ..result import FAILED, PASSED, NullOutput, StepResult
+from ..workspace import Workspace
+from .actions import Decision, describe_action, find_action, transfer
+from .bounds import RetryBudget, with_cause
+from .context import WorkflowState, base_context
+from .events import StepFinished, StepRetrying, StepStarted
+from .plan import CompiledStep
+from .retrying import before_retry, failure_action
+from .steps import Attempt, Host, kind_for
+from .values import Outputs, derived_output, strip_missing
+
+if TYPE_CHECKING:
+    from ..expressions import Context
+    from ..model import Workflow
+
+STEP_REF = re.compile(
+    r"^\$(?:workflows|sourceDescriptions\.([A-Za-z0-9_\-]+))\.([A-Za-z0-9_\-]+)\.steps\.([A-Za-z0-9_\-]+)$"
+)
+
+
+async def execute_step(
+    host: Host,
+    workspace: Workspace,
+    workflow: Workflow,
+    cstep: CompiledStep,
+    state: WorkflowState,
+    depth: int,
+    trail: list[StepResult],
+) -> tuple[StepResult, Decision, Context | None]:
+    """Run one step execution (all its attempts); `trail` receives steps run before a retry."""
+    step_result = StepResult(cstep.step_id)
+    host.emit(StepStarted, workflow.workflow_id, cstep.step_id, depth)
+    started = time.perf_counter()
+    retries: dict[str, int] = {}
+    budget = RetryBudget(host.options, host.deadline, started)
+    while True:
+        attempt = await _attempt(host, workspace, cstep, state, step_result, depth)
+        step_result.attempts += 1
+        record(step_result, attempt, cstep, state)
+        if attempt.ok:
+            host.completed.add((id(workspace), workflow.workflow_id, cstep.step_id))
+            decision = _on_success(cstep, attempt.ctx)
+            break
+        if host.deadline.expired():  # past the deadline no onFailure action runs, not even a retry
+            step_result.error = with_cause(attempt.message, host.deadline.message)
+            decision = Decision("fail", message=step_result.error)
+            break
+        action, delay, refusal = failure_action(host, cstep, attempt, retries, budget, step_result)
+        if action is None:
+            step_result.error = with_cause(attempt.message, refusal) if refusal else attempt.message
+            decision = Decision("fail", message=step_result.error)
+            break
+        if action.type == "retry":
+            retries[action.name] = retries.get(action.name, 0) + 1
+            failure = await before_retry(
+                host, workspace, workflow, cstep, action, attempt, state, depth, step_result, trail
+            )
+            if failure:
+                step_result.error = f"{attempt.message}; {failure}"
+                decision = Decision("fail", message=step_result.error)
+                break
+            host.emit(
+                StepRetrying,
+                workflow.workflow_id,
+                cstep.step_id,
+                step_result.attempts + 1,
+                delay,
+                attempt.message or "failed",
+                depth,
+            )
+            await asyncio.sleep(delay)
+            continue
+        decision = transfer(action)
+        break
+    step_result.duration_ms = (time.perf_counter() - started) * 1000
+    if decision.action is not None:
+        step_result.action = describe_action(decision.action)
+    host.emit(StepFinished, workflow.workflow_id, step_result, depth)
+    return step_result, decision, attempt.ctx
+
+
+def _on_success(cstep: CompiledStep, ctx: Context) -> Decision:
+    action = find_action(cstep.on_success, ctx, {})
+    return Decision("next") if action is None else transfer(action)
+
+
+def record(step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state: WorkflowState) -> None:
+    """What an attempt leaves: the step's result, and its outputs for the steps after it."""
+    step_result.status = PASSED if attempt.ok else FAILED
+    step_result.error = None if attempt.ok else attempt.message
+    step_result.failed_criteria = attempt.failed_criteria
+    step_result.response = attempt.response
+    step_result.status_code = attempt.status_code
+    step_result.method, step_result.url = attempt.method, attempt.url
+    step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)
+    step_result.exchanges.extend(attempt.token_exchanges)
+    if attempt.exchange is not None:
+        step_result.exchanges.append(attempt.exchange)
+    step_result.messages.extend(attempt.messages)
+    outputs = Outputs()
+    for name, value in cstep.outputs.items():
+        found = derived_output(state.taint, value, attempt.ctx, outputs, name)
+        kind = type(found)
+        if kind is not dict and kind is not list and kind is not Missing:  # a scalar: nothing to walk
+            outputs[name] = found
+            continue
+        clean, problems = strip_missing(found, f"output '{name}'")
+        outputs[name] = None if isinstance(clean, Missing) else clean
+        if isinstance(clean, Missing):
+            outputs.missing[name] = f"output '{name}' of step '{cstep.step_id}': {clean.reason}"
+        if attempt.ok:
+            problems = null_output(clean, problems)
+            step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
+    step_result.outputs = outputs
+    state.steps[cstep.step_id] = outputs
+    if attempt.ok:
+        state.completed.add(cstep.step_id)
+
+
+async def _attempt(
+    host: Host,
+    workspace: Workspace,
+    cstep: CompiledStep,
+    state: WorkflowState,
+    step_result: StepResult,
+    depth: int,
+) -> Attempt:
+    base = base_context(state, host.workflows)
+    step = cstep.step
+    waiting = [d for d in step.depends_on if not step_completed(host, workspace, d, state)]
+    if waiting:
+        return Attempt(False, base, f"depends on step(s) {', '.join(waiting)}, which have not completed")
+    return await kind_for(step.target_kind).attempt(host, workspace, cstep, base, step_result, depth, state)
+
+
+def step_completed(host: Host, workspace: Workspace, ref: str, state: WorkflowState) -> bool:
+    """A step `dependsOn` entry: a step of this workflow execution, `$workflows.<w>.steps.<s>` or
+    `$sourceDescriptions.<name>.<w>.steps.<s>` (a step completed earlier in this run)."""
+    match = STEP_REF.match(ref)
+    if match is None:
+        return ref in state.completed
+    source, workflow_id, step_id = match.groups()
+    if source is not None:
+        try:
+            workspace = workspace.source(source)
+        except ArazzoError:
+            return False
+        if not isinstance(workspace, Workspace):
+            return False
+    return (id(workspace), workflow_id, step_id) in host.completed
+
+
+def null_output(value: Any, problems: list[str]) -> list[str]:
+    """An output that is absent as a whole has one problem: mark it a `NullOutput` (shown by the console
+    only with --verbose). Members missing from an output that has a value stay plain warnings."""
+    return [NullOutput(p) for p in problems] if isinstance(value, Missing) else problems

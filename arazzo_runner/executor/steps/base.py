@@ -1,0 +1,138 @@
+"""The one small interface every kind of step target implements, and what an attempt returns.
+
+A step names an OpenAPI operation, a workflow or an AsyncAPI message; each kind is one module of this
+package (`operation`, `workflow`, `message`) with a `StepKind` that makes one attempt of a step. The
+scheduler above them (`executor.scheduler`, `executor.stepping`) decides when a step runs, retries it and
+follows its actions; a kind only sees the run through `Host`, so no kind imports the runner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...expressions import Context
+from ...records import Record, field
+from ...result import Exchange, ResponseExcerpt
+
+if TYPE_CHECKING:
+    from ...deadline import Deadline
+    from ...result import StepResult, WorkflowResult
+    from ...workspace import Workspace
+    from ..context import WorkflowState
+    from ..options import RunOptions
+    from ..plan import CompiledCriterion, CompiledStep
+
+
+class Host(Protocol):
+    """What a step kind may use of the run it is part of (the runner implements it)."""
+
+    options: RunOptions
+    deadline: Deadline
+    client: Any  # the run's pooled HTTP client
+    inputs: dict[str, Any]  # the run's inputs
+    root: Workspace  # the run's document: the namespace credentials are keyed in
+    operation_facts: dict[int, Any]
+    placeholders: set[str]
+    scheme_owners: dict[str, frozenset[str]] | None
+    resources: dict[str, Any]  # per-run state a kind creates on first use (sessions, connections)
+    workflows: dict[str, dict[str, Any]]  # `$workflows.<id>...` of the run
+    completed: set[tuple[int, str, str]]  # (id(workspace), workflowId, stepId) of steps that passed
+    steps_run: int
+
+    def emit(self, event_type: Any, *fields: Any) -> None: ...
+
+    def on_close(self, key: str, closer: Callable[[], Awaitable[None]]) -> None: ...
+
+    async def run_workflow(
+        self, workspace: Workspace, workflow: Any, inputs: dict[str, Any], depth: int = 0
+    ) -> tuple[WorkflowResult, Context | None]: ...
+
+    async def execute_step(
+        self,
+        workspace: Workspace,
+        workflow: Any,
+        cstep: CompiledStep,
+        state: WorkflowState,
+        depth: int,
+        trail: list[StepResult],
+    ) -> tuple[StepResult, Any, Context | None]: ...
+
+
+class StepKind(Protocol):
+    """One kind of step target. `attempt` makes one attempt of the step (retries are the scheduler's);
+    it never raises for a runtime problem: the Attempt says what failed and why."""
+
+    name: str
+
+    def non_blocking(self, cstep: CompiledStep) -> bool:
+        """True: the scheduler runs the step beside the steps after it and joins it later."""
+        ...
+
+    async def prepare(
+        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
+    ) -> None:
+        """Called before each earlier step runs (subscribe-before-send); most kinds do nothing."""
+        ...
+
+    async def attempt(
+        self,
+        host: Host,
+        workspace: Workspace,
+        cstep: CompiledStep,
+        base: Context,
+        step_result: StepResult,
+        depth: int,
+        state: WorkflowState,
+    ) -> Attempt: ...
+
+
+class Attempt(Record):
+    ok: bool
+    ctx: Context
+    message: str | None = None
+    failed_criteria: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    status_code: int | None = None
+    method: str | None = None
+    url: str | None = None
+    retry_after: str | None = None
+    exchange: Exchange | None = None
+    token_exchanges: list[Exchange] = field(default_factory=list)  # OAuth2 token requests made before it
+    response: ResponseExcerpt | None = None  # the start of the response, when the attempt failed on it
+    messages: list[Any] = field(default_factory=list)  # AsyncAPI messages sent or received (result.Message)
+
+    def __init__(
+        self,
+        ok: bool,
+        ctx: Context,
+        message: str | None = None,
+        failed_criteria: list[str] | None = None,
+        warnings: list[str] | None = None,
+        status_code: int | None = None,
+        method: str | None = None,
+        url: str | None = None,
+        retry_after: str | None = None,
+        exchange: Exchange | None = None,
+        token_exchanges: list[Exchange] | None = None,
+        response: ResponseExcerpt | None = None,
+        messages: list[Any] | None = None,
+    ) -> None:
+        self.ok, self.ctx, self.message = ok, ctx, message
+        self.failed_criteria = [] if failed_criteria is None else failed_criteria
+        self.warnings = [] if warnings is None else warnings
+        self.status_code, self.method, self.url = status_code, method, url
+        self.retry_after, self.exchange = retry_after, exchange
+        self.token_exchanges = [] if token_exchanges is None else token_exchanges
+        self.response = response
+        self.messages = [] if messages is None else messages
+
+
+def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]:
+    """Messages of the criteria that fail (all must pass)."""
+    failed = []
+    for criterion in criteria:
+        outcome = criterion.check.evaluate(ctx)
+        if not outcome.passed:
+            failed.append(outcome.message or f"{criterion.text}: failed")
+    return failed

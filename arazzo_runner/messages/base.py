@@ -1,0 +1,151 @@
+"""The one base class every message transport implements, and the bounded subscription buffer.
+
+As httpx keeps its transports behind `BaseTransport`, the engine keeps each broker protocol behind
+`MessageTransport`: connect once per run and broker, publish, subscribe (the subscription is active at
+the broker when `subscribe` returns, so a reply to a message sent afterwards is never missed), close.
+The protocol modules (`mqtt`, `nats`, `websocket`, `kafka`, `amqp`) import their client library only
+when a run opens one (each is an optional extra).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from typing import Any
+
+from ..records import Record, field
+
+DEFAULT_BUFFER = 1000  # messages a subscription keeps before the oldest is dropped (and counted)
+
+
+class TransportError(Exception):
+    """A broker could not be reached, refused the client, or a message could not be published."""
+
+
+class MissingExtra(TransportError):
+    """The client library of a protocol is not installed: the message names the extra to install."""
+
+
+class Broker(Record, frozen=True):
+    """Where to connect: protocol, host, port, path; credentials apart (never in a displayed URL)."""
+
+    protocol: str  # the AsyncAPI server's protocol, lower-cased: mqtt, secure-mqtt, nats, ws, kafka...
+    host: str
+    port: int | None = None
+    path: str = ""
+    tls: bool = False
+    protocol_version: str | None = None
+    username: str | None = None
+    password: str | None = None
+    client_id: str | None = None
+
+    @property
+    def url(self) -> str:
+        """The broker's URL for messages and reports (no credentials)."""
+        port = f":{self.port}" if self.port is not None else ""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.protocol}://{host}{port}{self.path}"
+
+
+class Received(Record):
+    """A message as it came off the broker."""
+
+    address: str
+    payload: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    at: float = 0.0
+
+    def __init__(
+        self, address: str, payload: bytes, headers: dict[str, str] | None = None, at: float = 0.0
+    ) -> None:
+        self.address, self.payload = address, payload
+        self.headers = {} if headers is None else headers
+        self.at = at or time.time()
+
+
+class Subscription:
+    """The messages on one address since it was subscribed, oldest first, at most `limit` kept: when
+    full, the oldest is dropped and counted (`dropped`), so a flood cannot grow the run's memory."""
+
+    def __init__(self, address: str, limit: int = DEFAULT_BUFFER) -> None:
+        self.address = address
+        self.limit = limit
+        self.dropped = 0
+        self.seen = 0
+        self._buffer: deque[Received] = deque()
+        self._waiter: asyncio.Event = asyncio.Event()
+        self.closed = False
+        self.cancel: Any = None  # what the transport needs to unsubscribe
+
+    def deliver(self, message: Received) -> None:
+        """Called by the transport for each message on the address (from the event loop's thread)."""
+        if self.closed:
+            return
+        self.seen += 1
+        if len(self._buffer) >= self.limit:
+            self._buffer.popleft()
+            self.dropped += 1
+        self._buffer.append(message)
+        self._waiter.set()
+
+    def take(self) -> Received | None:
+        """The oldest buffered message, or None."""
+        if not self._buffer:
+            self._waiter.clear()
+            return None
+        return self._buffer.popleft()
+
+    async def wait(self, timeout: float | None) -> bool:
+        """Wait until a message is buffered; False when `timeout` seconds passed first."""
+        if self._buffer:
+            return True
+        self._waiter.clear()
+        try:
+            await asyncio.wait_for(self._waiter.wait(), timeout)
+        except asyncio.TimeoutError:
+            return bool(self._buffer)
+        return True
+
+
+class MessageTransport:
+    """A connection to one broker for one run. Subclasses implement the five methods below; every
+    failure is a `TransportError` with a message naming the broker (never its credentials)."""
+
+    protocol = ""
+    headers_supported = True  # False: the protocol's messages carry no headers (MQTT 3.1.1, WebSocket)
+
+    def __init__(self, broker: Broker, *, timeout: float | None, tls_context: Any = None) -> None:
+        self.broker = broker
+        self.timeout = timeout
+        self.tls_context = tls_context
+        self.subscriptions: list[Subscription] = []
+
+    async def connect(self) -> None:
+        raise NotImplementedError
+
+    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
+        raise NotImplementedError
+
+    async def subscribe(self, address: str, limit: int = DEFAULT_BUFFER) -> Subscription:
+        """Subscribe and return once the broker has the subscription."""
+        raise NotImplementedError
+
+    async def unsubscribe(self, subscription: Subscription) -> None:
+        subscription.closed = True
+        if subscription in self.subscriptions:
+            self.subscriptions.remove(subscription)
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def dispatch(self, address: str, message: Received, matches: Any = None) -> None:
+        """Hand a received message to every subscription on its address (`matches(sub, address)` for
+        protocols with wildcards)."""
+        for subscription in list(self.subscriptions):
+            if matches(subscription.address, address) if matches else subscription.address == address:
+                subscription.deliver(message)
+
+    def fail(self, doing: str, exc: BaseException) -> TransportError:
+        detail = str(exc) or type(exc).__name__
+        return TransportError(f"{self.protocol} broker {self.broker.url}: {doing} failed: {detail}")

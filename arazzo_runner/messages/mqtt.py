@@ -1,0 +1,125 @@
+"""MQTT 3.1.1 and 5 through aiomqtt (the `[mqtt]` extra).
+
+aiomqtt is the maintained asyncio client over paho-mqtt (the Eclipse reference client): both MQTT
+versions, TLS, and a `subscribe` that returns once the broker acknowledged it (SUBACK), which is what
+subscribe-before-send needs. The version is the AsyncAPI server's `protocolVersion` ("5" for MQTT 5),
+3.1.1 otherwise (every broker speaks it). Headers are MQTT 5 user properties; an MQTT 3.1.1 message
+has none, so a step that sends headers over it fails rather than dropping them. QoS 1 both ways: a
+publish returns once the broker has the message (PUBACK).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from .base import DEFAULT_BUFFER, MessageTransport, Received, Subscription, TransportError
+
+
+def _client_library() -> Any:
+    import aiomqtt
+
+    return aiomqtt
+
+
+class MqttTransport(MessageTransport):
+    protocol = "mqtt"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.v5 = (self.broker.protocol_version or "").strip() in ("5", "5.0")
+        self.headers_supported = self.v5
+        self._client: Any = None
+        self._reader: asyncio.Task | None = None
+
+    async def connect(self) -> None:
+        aiomqtt = _client_library()
+        version = aiomqtt.ProtocolVersion.V5 if self.v5 else aiomqtt.ProtocolVersion.V311
+        broker = self.broker
+        client = aiomqtt.Client(
+            broker.host,
+            broker.port or (8883 if broker.tls else 1883),
+            username=broker.username,
+            password=broker.password,
+            identifier=broker.client_id,
+            protocol=version,
+            timeout=self.timeout,
+            tls_context=self.tls_context if broker.tls else None,
+        )
+        try:
+            await asyncio.wait_for(client.__aenter__(), self.timeout)
+        except (aiomqtt.MqttError, OSError, asyncio.TimeoutError) as exc:
+            raise self.fail("connecting", exc) from None
+        self._client = client
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        aiomqtt = _client_library()
+        try:
+            async for message in self._client.messages:
+                topic = str(message.topic)
+                payload = (
+                    message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
+                )
+                headers = {}
+                properties = getattr(message, "properties", None)
+                for name, value in getattr(properties, "UserProperty", None) or ():
+                    headers[str(name)] = str(value)
+                self.dispatch(topic, Received(topic, payload, headers), _matches)
+        except aiomqtt.MqttError:
+            return  # the connection ended; waiting steps time out with their own message
+
+    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
+        properties = None
+        if headers:
+            if not self.v5:
+                raise TransportError(
+                    f"MQTT 3.1.1 messages carry no headers ({', '.join(n for n, _ in headers)}): "
+                    "set the AsyncAPI server's protocolVersion to 5 for MQTT 5 user properties"
+                )
+            from paho.mqtt.packettypes import PacketTypes
+            from paho.mqtt.properties import Properties
+
+            properties = Properties(PacketTypes.PUBLISH)
+            properties.UserProperty = list(headers)
+        try:
+            await asyncio.wait_for(
+                self._client.publish(address, payload, qos=1, properties=properties), self.timeout
+            )
+        except (_client_library().MqttError, asyncio.TimeoutError) as exc:
+            raise self.fail(f"publishing to {address!r}", exc) from None
+
+    async def subscribe(self, address: str, limit: int = DEFAULT_BUFFER) -> Subscription:
+        subscription = Subscription(address, limit)
+        self.subscriptions.append(subscription)  # before SUBACK: nothing that arrives is lost
+        try:
+            await asyncio.wait_for(self._client.subscribe(address, qos=1), self.timeout)
+        except (_client_library().MqttError, ValueError, asyncio.TimeoutError) as exc:
+            self.subscriptions.remove(subscription)
+            raise self.fail(f"subscribing to {address!r}", exc) from None
+        return subscription
+
+    async def unsubscribe(self, subscription: Subscription) -> None:
+        await super().unsubscribe(subscription)
+        if self._client is None:
+            return
+        if not any(s.address == subscription.address for s in self.subscriptions):
+            try:
+                await asyncio.wait_for(self._client.unsubscribe(subscription.address), self.timeout)
+            except (_client_library().MqttError, asyncio.TimeoutError):
+                pass  # closing anyway: the subscription ends with the connection
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+        if self._client is not None:
+            try:
+                await asyncio.wait_for(self._client.__aexit__(None, None, None), self.timeout)
+            except (_client_library().MqttError, asyncio.TimeoutError, OSError):
+                pass  # the broker went away first: nothing left to close
+            self._client = None
+
+
+def _matches(subscribed: str, topic: str) -> bool:
+    """MQTT topic filter matching (`+` one level, `#` the rest), as the broker routes."""
+    return _client_library().Topic(topic).matches(subscribed)

