@@ -14,8 +14,7 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
-from .common import EXIT_USAGE, add_document, load_document, pairs, positive_int
-from .limit_flags import seconds
+from .common import EXIT_USAGE, add_document, load_document, pairs, positive_float, positive_int
 from .run_flags import add_input_values, add_max_steps, add_target_flags
 
 DEFAULT_MASTER_PORT = 5557  # Locust's
@@ -53,7 +52,7 @@ def register(commands: Any) -> None:
     load.add_argument(
         "--spawn-rate",
         "-r",
-        type=seconds,
+        type=positive_float,
         metavar="R",
         help="users started per second (default: all at once)",
     )
@@ -280,7 +279,7 @@ def workflow_weights(items: list[str] | None, workspace: Any) -> dict[str, int]:
         weights[workflow_id] = weight
     if not any(weights.values()):
         raise UsageError("--workflow: every weight is 0; at least one workflow must run")
-    return weights
+    return {workflow_id: weight for workflow_id, weight in weights.items() if weight}
 
 
 def timespan(text: str) -> float:
