@@ -145,8 +145,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start(argv: list[Any], env: dict[str, str] | None = None) -> subprocess.Popen:
-    environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+def start(argv: list[Any], env: dict[str, str] | None = None, drop: tuple[str, ...] = ()) -> subprocess.Popen:
+    """A child in the repository root, with this environment (less NO_COLOR and `drop`) and `env`."""
+    environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR" and k not in drop}
     environment.update(env or {})
     return subprocess.Popen(
         [str(a) for a in argv],
