@@ -83,26 +83,30 @@ def test_a_master_and_two_workers_count_exactly_what_the_server_answered(shop, t
 
 
 def test_a_threshold_that_cannot_hold_exits_1_and_is_named(shop, tmp_path) -> None:
+    """Also: local workers (`--workers 2`), and `--rows-per iteration`: two users go through all three
+    rows (one row per user would show two)."""
     junit = tmp_path / "out" / "load.xml"  # the folder is made, as Locust makes --csv's
     process = arazzo_load(
         *flags(shop, "--workers", 2, "--master-port", free_port(), "-u", 2, "-t", "2s", "--junit", junit),
-        "--threshold", "p95(show)<60s", "--threshold", "rps(browse)>=1000000", "--threshold",
-        "failures(adopt.create)<1%",
+        "--rows-per", "iteration", "--threshold", "p95(show)<60s", "--threshold", "rps(browse)>=1000000",
+        "--threshold", "failures(adopt.create)<1%", "--threshold", "avg(*)<60s",
     )  # fmt: skip
     code, out, err = finish(process)
     assert code == 1, out + err
     assert "BROKEN rps(browse)>=1000000" in out
-    assert "1 of 3 thresholds broken: rps(browse)>=1000000" in out
+    assert "1 of 4 thresholds broken: rps(browse)>=1000000" in out
     assert "ok     p95(show)<60s" in out and "ok     failures(adopt.create)<1%" in out
+    assert "ok     avg(*)<60s" in out and "(every step)" in out  # Locust's own entries, merged
     suite = ET.parse(junit).getroot().find("testsuite")
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     assert set(cases) == {"p95(show)<60s", "rps(browse)>=1000000", "failures(adopt.create)<1%",
-                          "no failed requests"}  # fmt: skip
+                          "avg(*)<60s", "no failed requests"}  # fmt: skip
     assert [name for name, case in cases.items() if case.find("failure") is not None] == [
         "rps(browse)>=1000000"
     ]
-    assert suite.get("tests") == "4" and suite.get("failures") == "1"
+    assert suite.get("tests") == "5" and suite.get("failures") == "1"
     assert "(workflow browse)" in cases["rps(browse)>=1000000"].find("failure").get("message")
+    assert shop[2].traces == {"ann", "bob", "cyd"}
 
 
 @pytest.mark.parametrize(
