@@ -13,9 +13,10 @@ import sys
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the engine of this checkout, in-process too (see Spawner for processes)
 MIB = 2**20
 
 
@@ -25,15 +26,23 @@ def median(values: Sequence[float]) -> float:
 
 SPAWNER = """
 import json, os, sys, time
-devnull = [(os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)]
 for line in sys.stdin:
-    command, env = json.loads(line)
+    command, env, quiet = json.loads(line)
+    devnull = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0) for fd in ((1, 2) if quiet else (1,))]
     started = time.perf_counter()
     pid = os.posix_spawn(command[0], command, {**os.environ, **env}, file_actions=devnull)
     _, status, usage = os.wait4(pid, 0)
     elapsed = time.perf_counter() - started
-    print(elapsed, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), flush=True)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(elapsed, usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status), cpu, flush=True)
 """
+
+
+class Measured(NamedTuple):
+    wall: float  # seconds
+    rss: int  # the process's own peak RSS, bytes
+    code: int  # exit code
+    cpu: float  # user + system CPU seconds of the process (and of the children it waited for)
 
 
 class Spawner:
@@ -42,7 +51,9 @@ class Spawner:
     A child's peak RSS (`ru_maxrss` from `os.wait4`) starts at the RSS of the process that forked it
     (Linux carries the old address space's high-water mark over `exec`), so children of this benchmark
     process, which has imported httpx and the engine, would all report at least its size. The helper
-    forks them instead; it is smaller than any Python process it starts. stdout goes to /dev/null.
+    forks them instead; it is smaller than any Python process it starts. stdout goes to /dev/null (and
+    stderr with `quiet`). Every process gets `PYTHONPATH` = this checkout, so `arazzo` runs the engine
+    of the checkout the benchmark is in, whatever the environment's install points at.
     """
 
     def __init__(self) -> None:
@@ -50,6 +61,11 @@ class Spawner:
 
     def run(self, command: Sequence[str], env: dict[str, str] | None = None) -> tuple[float, int, int]:
         """(wall seconds, the process's own peak RSS in bytes, exit code); `env` is added to os.environ."""
+        return self.measure(command, env)[:3]
+
+    def measure(
+        self, command: Sequence[str], env: dict[str, str] | None = None, quiet: bool = False
+    ) -> Measured:
         if self.process is None:
             self.process = subprocess.Popen(
                 [sys.executable, "-S", "-c", SPAWNER],
@@ -59,10 +75,11 @@ class Spawner:
             )
         assert self.process.stdin is not None and self.process.stdout is not None
         executable = shutil.which(command[0]) or command[0]
-        self.process.stdin.write(json.dumps([[executable, *command[1:]], env or {}]) + "\n")
+        added = {"PYTHONPATH": str(ROOT), **(env or {})}
+        self.process.stdin.write(json.dumps([[executable, *command[1:]], added, quiet]) + "\n")
         self.process.stdin.flush()
-        elapsed, rss, code = self.process.stdout.readline().split()
-        return float(elapsed), int(rss), int(code)
+        elapsed, rss, code, cpu = self.process.stdout.readline().split()
+        return Measured(float(elapsed), int(rss), int(code), float(cpu))
 
     def close(self) -> None:
         if self.process is not None:
@@ -78,6 +95,50 @@ def run_process(command: Sequence[str], env: dict[str, str] | None = None) -> tu
     """Run a whole process (stdout discarded, `env` added to the environment); returns (wall seconds,
     its own peak RSS in bytes, exit code)."""
     return _SPAWNER.run(command, env)
+
+
+def measure_process(
+    command: Sequence[str], env: dict[str, str] | None = None, quiet: bool = False
+) -> Measured:
+    """Like `run_process`, with the process's CPU time too; `quiet` also discards its stderr."""
+    return _SPAWNER.measure(command, env, quiet)
+
+
+def paired(
+    commands: dict[str, tuple[list[str], dict[str, str]]], runs: int, quiet: bool = False
+) -> dict[str, list[Measured]]:
+    """`runs` rounds of whole-process runs of every command, interleaved, the order reversed every other
+    round (A B, B A, ...) so neither side always runs first on a machine whose load drifts. Each command
+    runs once beforehand (page cache, bytecode) and must exit as it did then, every time."""
+    expected = {label: measure_process(cmd, env, quiet).code for label, (cmd, env) in commands.items()}
+    found: dict[str, list[Measured]] = {label: [] for label in commands}
+    order = list(commands)
+    for round_ in range(runs):
+        for label in order if round_ % 2 == 0 else reversed(order):
+            command, env = commands[label]
+            result = measure_process(command, env, quiet)
+            if result.code != expected[label]:
+                raise RuntimeError(f"{label}: exit code {result.code}, {expected[label]} at first: {command}")
+            found[label].append(result)
+    return found
+
+
+def ratios(found: dict[str, list[Measured]], engine: str, baseline: str) -> dict[str, float]:
+    """Medians of the per-round ratios engine / baseline (wall and CPU), and of each side."""
+    pairs_ = list(zip(found[engine], found[baseline], strict=True))
+    return {
+        "wall": median([a.wall / b.wall for a, b in pairs_]),
+        "cpu": median([a.cpu / b.cpu for a, b in pairs_]),
+    }
+
+
+def summary(runs: list[Measured]) -> dict[str, float]:
+    return {
+        "wall": median([r.wall for r in runs]),
+        "cpu": median([r.cpu for r in runs]),
+        "wall_min": min(r.wall for r in runs),
+        "rss": max(r.rss for r in runs),
+    }
 
 
 def arazzo_command() -> list[str]:

@@ -1,4 +1,4 @@
-"""Benchmark (f): `arazzo load` against a plain Locust `FastHttpUser` making the same requests (not a test).
+"""Benchmark (h): `arazzo load` against a plain Locust `FastHttpUser` making the same requests (not a test).
 
     python bench/locust_load.py [--runs 5] [--seconds 8] [--users 20] [--latency-ms 0,5] [--json PATH]
 

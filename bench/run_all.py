@@ -1,4 +1,4 @@
-"""Run the benchmark suite of issue 8 and print its targets with PASS / MISS (not a test).
+"""Run the benchmark suites of issues 8 and 17 and print their targets with PASS / MISS (not a test).
 
     python bench/run_all.py [--only PART[,PART]] [--runs N] [--runs-total 1000]
 
@@ -8,7 +8,10 @@ Parts (each in its own process, which prints its details; its peak RSS is report
     overhead     the same chain over httpx.MockTransport: engine cost per step
     concurrency  (c) 1,000 runs of a 5-step workflow at concurrency 1, 10, 100 (5 ms server latency)
     load         (d) loading the largest corpus descriptions and a generated 5,000-operation one
-    locust       (f) `arazzo load` against a plain Locust FastHttpUser, requests/s (at most 5 pairs of runs)
+    sync         (f) `arazzo run` vs a sync httpx.Client script, ThreadingHTTPServer, 1 and 200 steps
+    validate     (g) `arazzo validate` over the shared corpus vs `redocly lint` (installed into
+                 bench/.node with npm when node is there)
+    locust       (h) `arazzo load` against a plain Locust FastHttpUser, requests/s (at most 5 pairs of runs)
 """
 
 from __future__ import annotations
@@ -32,10 +35,13 @@ PARTS = {
     "overhead": "overhead.py",
     "concurrency": "concurrency.py",
     "load": "load_descriptions.py",
+    "sync": "sync_baseline.py",
+    "validate": "validate_corpus.py",
     "locust": "locust_load.py",
 }
 LOCUST_PAIRS = 5  # each pair is two whole Locust processes of 8 s, at each of two latencies
-MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7}
+MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7, "sync": 7, "validate": 5}
+EXTRA = {"validate": ["--install-redocly"]}
 
 
 def run_part(part: str, args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
@@ -43,7 +49,7 @@ def run_part(part: str, args: argparse.Namespace, folder: Path) -> dict[str, Any
     runs = ("--runs-total", args.runs_total) if part == "concurrency" else ("--runs", args.runs)
     if part == "locust":
         runs = ("--runs", min(args.runs, LOCUST_PAIRS))
-    options = [runs[0], str(runs[1])]
+    options = [runs[0], str(runs[1]), *EXTRA.get(part, [])]
     print(f"\n=== {part}: python bench/{PARTS[part]} {' '.join(options)}", flush=True)
     command = [sys.executable, str(HERE / PARTS[part]), *options, "--json", str(out)]
     if subprocess.run(command).returncode != 0 or not out.exists():
@@ -74,6 +80,20 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     if chain:
         rss = chain["memory"]["process"]["arazzo run"]["rss"]
         rows.append(("200-step `arazzo run` peak RSS", mib(rss), "< 60 MiB", rss < 60 * 2**20))
+    if sync := results.get("sync"):
+        for size, goal in (("1", 1.25), (str(sync["steps"]), 1.2)):
+            ratio = sync["ratios"][size]
+            measured = f"{ratio['wall']:.2f}x / {ratio['cpu']:.2f}x"
+            passed = ratio["wall"] <= goal and ratio["cpu"] <= goal
+            label = f"{size}-step `arazzo run` / sync httpx script (wall / CPU)"
+            rows.append((label, measured, f"<= {goal}x", passed))
+        rss = sync["rss"]
+        label = f"{sync['steps']}-step `arazzo run` peak RSS (threaded server)"
+        rows.append((label, mib(rss), "< 40 MiB", rss < 40 * 2**20))
+    if (check := results.get("validate")) and "ratio" in check:
+        ratio = check["ratio"]
+        label = f"`arazzo validate` {check['files']} docs / `redocly lint` (wall / CPU)"
+        rows.append((label, f"{ratio['wall']:.2f}x / {ratio['cpu']:.2f}x", "<= 1x", ratio["wall"] <= 1))
     return rows
 
 
@@ -111,11 +131,26 @@ def details(results: dict[str, Any]) -> list[tuple[str, str]]:
         for label, row in load["rows"].items():
             value = f"{row['median'] * 1e3:.0f} ms, retains {mib(row['retained'])}, peak {mib(row['peak'])}"
             rows.append((f"(d) load {label}", value))
+    if sync := results.get("sync"):
+        for label, row in sync["rows"].items():
+            value = (
+                f"{row['wall'] * 1e3:.0f} ms wall, {row['cpu'] * 1e3:.0f} ms CPU, peak RSS {mib(row['rss'])}"
+            )
+            rows.append((f"(f) {label}", value))
+        json_ratio = sync["ratios"][f"{sync['steps']} json"]
+        rows.append(("(f) --format json / script", f"{json_ratio['wall']:.2f}x / {json_ratio['cpu']:.2f}x"))
+    if check := results.get("validate"):
+        for label, row in check["rows"].items():
+            value = f"{row['wall']:.2f} s wall, {row['cpu']:.2f} s CPU, peak RSS {mib(row['rss'])}"
+            rows.append((f"(g) {label}", value))
+        if check.get("skipped"):
+            rows.append(("(g) redocly lint", f"skipped: {check['skipped']}"))
     for row in results.get("locust", {}).get("rows", []):
         rates = f"arazzo load {row['arazzo_rps']:.0f}/s, FastHttpUser {row['plain_rps']:.0f}/s"
-        rows.append((f"(f) {row['latency_ms']:g} ms latency, step requests/s", rates))
+        rows.append((f"(h) {row['latency_ms']:g} ms latency, step requests/s", rates))
     for part, result in results.items():
-        rows.append((f"(e) {part} process peak RSS", mib(result["process_peak_rss"])))
+        if "process_peak_rss" in result:
+            rows.append((f"(e) {part} process peak RSS", mib(result["process_peak_rss"])))
     return rows
 
 

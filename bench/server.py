@@ -140,10 +140,13 @@ class BenchServer:
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.process: subprocess.Popen | None = None
 
-    def __enter__(self) -> BenchServer:
+    def command(self) -> list[str]:
+        """How to start the server process (a subclass runs another server script)."""
         command = [sys.executable, str(Path(__file__).resolve()), "--port", str(self.port)]
-        command += ["--latency-ms", str(self.latency_ms)] + (["--tls"] if self.tls else [])
-        self.process = subprocess.Popen(command)
+        return command + ["--latency-ms", str(self.latency_ms)] + (["--tls"] if self.tls else [])
+
+    def __enter__(self) -> BenchServer:
+        self.process = subprocess.Popen(self.command())
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

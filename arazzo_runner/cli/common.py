@@ -59,8 +59,9 @@ def read_json_or_file(value: str, flag: str) -> dict[str, Any]:
 
 
 def dump_json(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False, default=_json_default)
-    sys.stdout.write("\n")
+    """`data` as indented JSON on stdout, in one write: `json.dump` to a stream writes every token
+    separately (tens of thousands of calls for a 200-step result), so the text is built first."""
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
 
 
 def print_error(exc: ArazzoError) -> None:

@@ -8,7 +8,6 @@ workflow and step (and the row, with `--inputs-file`: the rows' exchanges in one
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -16,7 +15,7 @@ from .. import DISTRIBUTION
 from ..result import Exchange
 from ..secrets import Masker
 from .bodies import FILE_LIMIT, Body, header, render_body
-from .json_report import iso_time
+from .json_report import iso_time, write_json
 from .verbose import status_text
 from .walk import Part, executions, step_names
 
@@ -42,8 +41,7 @@ def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
 
 def write_har(path: str, parts: list[Part], *, tool_version: str = "") -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(har_dict(parts, tool_version=tool_version), handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
+        write_json(handle, har_dict(parts, tool_version=tool_version))
 
 
 def entry(exchange: Exchange, masker: Masker, comment: str = "") -> dict[str, Any]:

@@ -41,8 +41,13 @@ def report_document(body: dict[str, Any], masked: bool, tool_version: str = "") 
 
 def write_report_json(path: str, data: dict[str, Any]) -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, ensure_ascii=False)
-        handle.write("\n")
+        write_json(handle, data)
+
+
+def write_json(stream: Any, data: Any) -> None:
+    """`data` as indented JSON (and a newline) in one write: `json.dump` to a stream writes every token
+    separately, thousands of calls for a report; the text is built in memory first."""
+    stream.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _workflow(entry: dict[str, Any], workflow: WorkflowResult, masker: Masker, exchanges: bool) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Hashable, Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -91,6 +92,8 @@ class OpenAPIDescription:
         self._root = Node(doc, (), self.data)
         self._by_id: dict[str, Operation] = {}
         self._by_pointer: dict[str, Operation] = {}
+        self._validators: dict[Hashable, Any] = {}
+        self._lock = threading.Lock()
         self._index()
 
     def __repr__(self) -> str:
@@ -156,8 +159,21 @@ class OpenAPIDescription:
     @cached_property
     def schema_registry(self) -> Any:
         """The `referencing.Registry` every JSON Schema validator of this description uses: the documents
-        this run loaded, nothing else (`schema_registry`). Built once, on first use."""
-        return schema_registry.registry(self.resolver.loaded, {self.uri: self.data})
+        this run loaded, nothing else (`schema_registry`). Built once, on first use, and crawled then:
+        an uncrawled registry makes `referencing` walk the whole description again for every anchor,
+        `$dynamicRef` or other document it looks up, and forget the walk after that one lookup."""
+        return schema_registry.crawled(schema_registry.registry(self.resolver.loaded, {self.uri: self.data}))
+
+    def validator(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        """The JSON Schema validator stored under `key` (e.g. a schema's content), `build()` on first use:
+        each schema of this description is made into a validator once, however many steps use it."""
+        found = self._validators.get(key)
+        if found is None:
+            with self._lock:
+                found = self._validators.get(key)
+                if found is None:
+                    found = self._validators[key] = build()
+        return found
 
     def ref_origin(self, ref: str) -> tuple[str, str | None]:
         """(keyword, "file:line:col") of a `$ref`/`$dynamicRef` left for validators, for messages."""

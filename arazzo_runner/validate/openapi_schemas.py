@@ -49,24 +49,43 @@ def payload_errors(
     `schema-reference` rule reports it)."""
     from jsonschema import Draft4Validator, Draft202012Validator
 
-    from ..sources.schema_registry import registry
+    from ..sources.schema_registry import registry, root_resolver
 
     v30 = openapi_version.startswith("3.0")
     cls = Draft4Validator if v30 else Draft202012Validator
-    if description is not None:
-        resolver = description.schema_registry.resolver(base_uri=description.uri)
-        validator = cls(_prepare(schema, v30, ""), _resolver=resolver)
-    else:
-        validator = cls(_prepare(schema, v30, _ROOT_URI), registry=registry(resources={_ROOT_URI: document}))
-    instance = _blank(payload, unknown, ())
     out: list[tuple[Path, str]] = []
     try:
+        if description is not None:
+            validator = description.validator(
+                ("payload", v30, _content_key(schema)),
+                lambda: _description_validator(cls, schema, v30, description),
+            )
+        else:
+            prepared = _prepare(schema, v30, _ROOT_URI)
+            validator = cls(
+                prepared, _resolver=root_resolver(prepared, registry(resources={_ROOT_URI: document}), cls)
+            )
+        instance = _blank(payload, unknown, ())
         for error in validator.iter_errors(instance):
             if _genuine(error, unknown):
                 out.extend(_explain(error, unknown))
     except Exception:  # unresolvable refs, unknown types, broken schemas: no verdict rather than a guess
         return []
     return out
+
+
+def _description_validator(cls: Any, schema: Any, v30: bool, description: Any) -> Any:
+    """A validator of a request-body schema whose `$ref`s resolve in the description's registry (crawled
+    once, see `OpenAPIDescription.schema_registry`)."""
+    resolver = description.schema_registry.resolver(base_uri=description.uri)
+    return cls(_prepare(schema, v30, ""), _resolver=resolver)
+
+
+def _content_key(schema: Any) -> str:
+    """A schema's content as text: equal schemas (several steps posting to one operation, one component
+    used by several operations) share one validator, whatever object holds them. `repr`, not JSON: it
+    tells the key `1` from `"1"` and takes any key a YAML document can hold."""
+    return repr(schema)
 
 
 def unresolvable_refs(description: Any, holders: list[Any]) -> list[str]:

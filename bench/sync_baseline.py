@@ -1,0 +1,115 @@
+"""Benchmark (f), issue 17: `arazzo run` against the synchronous httpx script a user would write instead
+(not a test).
+
+    python bench/sync_baseline.py [--runs N] [--steps 200] [--json PATH]
+
+A generated chain where step i posts to `/counter/k{n}`, `n` being the previous step's output `next`,
+checks `$statusCode == 200` and `$response.body#/ok == true` and outputs `next`, against a stdlib
+`ThreadingHTTPServer` in its own process (`threaded_server.py`). The baseline is a plain script with
+one `httpx.Client` doing the same requests and checks. Whole processes, 1 step and `--steps` steps, in
+paired rounds (every command once per round, the order reversed every other round); the ratios are the
+medians of the per-round ratios, wall and CPU (user + system of the process). Also: the peak RSS of the
+runs, the long chain with `--format json` (the whole result on stdout) and without the validation
+cache (`ARAZZO_NO_CACHE=1`: the document is validated every time).
+
+`arazzo run` is given a validation cache in the temporary folder, filled by the warm-up run: the usual
+case of a document run before (as in cold_start.py).
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import arazzo_command, chain_main, mib, ms, paired, ratios, self_peak_rss, summary
+from documents import COUNTER_SOURCE, write_counter_chain
+from threaded_server import ThreadedBenchServer
+
+SYNC_SCRIPT = """
+import sys, httpx
+url, steps = sys.argv[1], int(sys.argv[2])
+with httpx.Client() as client:
+    n = 1
+    for _ in range(steps):
+        r = client.post(f"{url}/counter/k{n}")
+        body = r.json()
+        assert r.status_code == 200 and body["ok"] is True, (r.status_code, body)
+        n = body["next"]
+print(n)
+"""
+TARGETS = {1: 1.25, 200: 1.2}  # issue 17: engine / script, wall and CPU
+RSS_TARGET = 40 * 2**20
+
+
+def commands(folder: Path, url: str, steps: int) -> dict[str, tuple[list[str], dict[str, str]]]:
+    arazzo = arazzo_command()
+    cached = {"ARAZZO_CACHE_DIR": str(folder / "cache")}
+    todo: dict[str, tuple[list[str], dict[str, str]]] = {}
+    for size in (1, steps):
+        document = write_counter_chain(folder, size)
+        run = [*arazzo, "run", str(document), "--server", f"{COUNTER_SOURCE}={url}"]
+        todo[f"sync script ({size})"] = ([sys.executable, "-c", SYNC_SCRIPT, url, str(size)], {})
+        todo[f"arazzo run ({size})"] = (run, cached)
+        if size == steps:
+            todo[f"arazzo run --format json ({size})"] = ([*run, "--format", "json"], cached)
+            todo[f"arazzo run, no valid. cache ({size})"] = (run, {"ARAZZO_NO_CACHE": "1"})
+    return todo
+
+
+def run(runs: int, steps: int = 200) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as folder, ThreadedBenchServer() as server:
+        todo = commands(Path(folder), server.url, steps)
+        found = paired(todo, runs)
+    failed = [label for label, results in found.items() if results[0].code != 0]
+    if failed:
+        raise RuntimeError(f"exit code not 0: {', '.join(failed)}")
+    rows = {label: summary(results) for label, results in found.items()}
+    compared = {
+        str(size): ratios(found, f"arazzo run ({size})", f"sync script ({size})") for size in (1, steps)
+    }
+    compared[f"{steps} json"] = ratios(found, f"arazzo run --format json ({steps})", f"sync script ({steps})")
+    per_step = {  # (long - short) / (steps - 1): the cost of one more step, both sides
+        side: (rows[f"{side} ({steps})"]["wall"] - rows[f"{side} (1)"]["wall"]) / (steps - 1)
+        for side in ("sync script", "arazzo run")
+    }
+    return {
+        "runs": runs,
+        "steps": steps,
+        "rows": rows,
+        "ratios": compared,
+        "per_step": per_step,
+        "rss": rows[f"arazzo run ({steps})"]["rss"],
+        "process_peak_rss": self_peak_rss(),
+    }
+
+
+def report(result: dict[str, Any]) -> None:
+    steps = result["steps"]
+    rounds = result["runs"]
+    print(f"(f) counter chain vs a sync httpx.Client script, ThreadingHTTPServer, {rounds} paired rounds")
+    print(f"| {'process':<36} | {'wall':>9} | {'CPU':>9} | {'min wall':>9} | {'peak RSS':>9} |")
+    print(f"|{'-' * 38}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
+    for label, row in result["rows"].items():
+        cells = [ms(row["wall"]), ms(row["cpu"]), ms(row["wall_min"]), mib(row["rss"])]
+        print(f"| {label:<36} | " + " | ".join(f"{cell:>9}" for cell in cells) + " |")
+    for key, ratio in result["ratios"].items():
+        size, _, variant = key.partition(" ")
+        label = f"{size} step{'s' if size != '1' else ''}{', --format json' if variant else ''}"
+        goal = f" (target <= {TARGETS[int(size)]}x)" if not variant and int(size) in TARGETS else ""
+        print(f"  {label:<24} engine / script = {ratio['wall']:.2f}x wall, {ratio['cpu']:.2f}x CPU{goal}")
+    each = result["per_step"]
+    script, engine = each["sync script"] * 1e6, each["arazzo run"] * 1e6
+    print(f"  one more step (wall): script {script:.0f} us, engine {engine:.0f} us")
+    print(f"  {steps}-step arazzo run peak RSS {mib(result['rss'])} (target < 40 MiB)")
+
+
+def main() -> None:
+    chain_main(__doc__.splitlines()[0], run, report)
+
+
+if __name__ == "__main__":
+    main()
