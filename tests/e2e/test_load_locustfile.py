@@ -105,3 +105,19 @@ def test_a_locustfile_of_arazzo_users_runs_under_locusts_own_command_line(tmp_pa
     assert counter.tokens == {f"Bearer {SECRET}"}
     assert {"ann", "bob", "no loop"} == counter.traces  # Shopper's rows, Custom's own inputs
     assert counter.limits == {"2", "5"}
+
+
+def test_a_mistake_in_a_locustfile_stops_locust_before_any_user_with_its_message(tmp_path) -> None:
+    write_documents(tmp_path)
+    locustfile = tmp_path / "locustfile.py"
+    locustfile.write_text(
+        "from arazzo_runner.locust import ArazzoUser\n\n\n"
+        "class Typo(ArazzoUser):\n"
+        '    document = "shop.arazzo.yaml"\n'
+        '    workflows = {"brwose": 1}\n'
+    )
+    argv = [sys.executable, "-m", "locust", "-f", locustfile, "--headless", "-u", 1, "-t", "2s"]
+    code, out, err = finish(start(argv))
+    assert code == 2, out + err
+    assert "Typo: no workflow 'brwose' in" in err and "(workflows: browse, adopt)" in err
+    assert "Traceback" not in err and "All users spawned" not in err
