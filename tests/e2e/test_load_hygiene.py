@@ -28,9 +28,10 @@ def _child(argv: list[str], **env: str) -> subprocess.CompletedProcess:
 
 def test_the_locust_modules_pass_the_module_state_and_record_checks_in_their_own_process() -> None:
     listed = _child(
-        ["-c", "from tests.modules import module_names; print(module_names())"], ARAZZO_TEST_LOCUST="1"
+        ["-c", "import json; from tests.modules import module_names; print(json.dumps(module_names()))"],
+        ARAZZO_TEST_LOCUST="1",
     )
-    names = set(eval(listed.stdout))
+    names = set(json.loads(listed.stdout))
     assert {
         "arazzo_runner.locust.bridge",
         "arazzo_runner.locust.user",
