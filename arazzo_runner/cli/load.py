@@ -27,7 +27,7 @@ def register(commands: Any) -> None:
         "load",
         help="load-test workflows: Locust users that run them (needs the [load] extra)",
         description="Run workflows as Locust users, headless: `arazzo run`'s flags for the workflow, "
-        "Locust's statistics and reports, thresholds. Arguments after `--` go to Locust as they are.",
+        "Locust's statistics and reports, thresholds. Locust's other flags: --locust-args.",
     )
     add_document(load)
     load.add_argument(
@@ -100,7 +100,12 @@ def register(commands: Any) -> None:
     load.add_argument(
         "--no-mask", action="store_true", help="secrets in clear in the statistics (local debugging only)"
     )
-    load.add_argument("locust_args", nargs="*", metavar="-- LOCUST_ARGS", help=argparse.SUPPRESS)
+    load.add_argument(
+        "--locust-args",
+        default="",
+        metavar="'ARGS'",
+        help="more of Locust's own flags, as one string: --locust-args '--loglevel DEBUG --tags checkout'",
+    )
     load.set_defaults(handler=load_command)
 
 
@@ -244,7 +249,7 @@ def locust_argv(args: argparse.Namespace) -> list[str]:
     port = str(args.master_port)
     if args.worker:
         argv += ["--worker", "--master-host", args.master_host or "127.0.0.1", "--master-port", port]
-        return [*argv, *args.locust_args]
+        return [*argv, *_locust_args(args)]
     rate = args.spawn_rate if args.spawn_rate is not None else float(args.users)
     argv += ["--users", str(args.users), "--spawn-rate", f"{rate:g}"]
     if args.csv:
@@ -259,7 +264,16 @@ def locust_argv(args: argparse.Namespace) -> list[str]:
         argv += ["--expect-workers-max-wait", "60"]
     elif args.expect_workers:
         argv += ["--master", "--expect-workers", str(args.expect_workers), *bind]
-    return [*argv, *args.locust_args]
+    return [*argv, *_locust_args(args)]
+
+
+def _locust_args(args: argparse.Namespace) -> list[str]:
+    import shlex
+
+    try:
+        return shlex.split(args.locust_args)
+    except ValueError as exc:
+        raise UsageError(f"--locust-args {args.locust_args!r}: {exc}") from None
 
 
 def workflow_weights(items: list[str] | None, workspace: Any) -> dict[str, int]:
