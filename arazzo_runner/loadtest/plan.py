@@ -46,7 +46,7 @@ class LoadPlan:
         self._ids = list(weights)
         self._cumulative = _cumulative(weights.values())
         self._several = len(weights) > 1
-        self._workflows = {w.workflow_id: w for w in workspace.document.workflows if w.workflow_id in weights}
+        self._workflows = {w.workflow_id: w for w in workspace.document.workflows}  # a task may run any
         self._next_row = 0
 
     @classmethod
@@ -122,9 +122,13 @@ class LoadPlan:
 
     def inputs_for(self, workflow_id: str, row: int | None) -> dict[str, Any]:
         """The inputs of one run: the row over the fixed inputs, only those the workflow declares when
-        the plan has several workflows (as `arazzo run` gives each selected workflow)."""
+        the plan has several workflows (as `arazzo run` gives each selected workflow). A workflow outside
+        the weights (a task's own choice) is looked up in the document: UsageError when it has none."""
         from ..api import _inputs_for  # the library's own rule for several workflows' inputs
 
+        if workflow_id not in self._workflows:
+            known = ", ".join(self._workflows)
+            raise UsageError(f"no workflow '{workflow_id}' in {self.workspace.file} (workflows: {known})")
         merged = {**self.inputs, **self.rows[row]} if row is not None and self.rows else self.inputs
         return _inputs_for(self._workflows[workflow_id], merged, self._several)
 
@@ -136,7 +140,7 @@ class LoadPlan:
         from ..api import preflight
         from ..executor.input_names import check_input_names
 
-        selected = list(self._workflows.values())
+        selected = [self._workflows[workflow_id] for workflow_id in self.weights]
         for row in range(len(self.rows)) if self.rows else [None]:
             where = "" if row is None else labels[row] if labels else f" (row {row + 1})"
             given = {**self.inputs, **(self.rows[row] if row is not None and self.rows else {})}

@@ -59,8 +59,8 @@ class ArazzoUser(User):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if not cls.tasks:  # no task of its own: run the workflows
-            cls.tasks = [_run_chosen_workflow]
+        own = [task for task in cls.tasks if task is not _run_chosen_workflow]
+        cls.tasks = own or [_run_chosen_workflow]  # tasks of its own (or a base's) replace the default
         if not cls.__dict__.get("abstract", False):
             locust.events.init.add_listener(functools.partial(_prepare_at_init, cls))
             locust.events.quitting.add_listener(_last_csv_rows)
