@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from . import dialect
 from .deadline import armed
+from .dialect import operation_path_parts
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
@@ -24,25 +26,6 @@ from .pointer import format_pointer
 from .records import Record
 
 _SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
-_OPERATION_PATH = re.compile(
-    r"^(?:\{\$sourceDescriptions\.(?P<braced>[A-Za-z0-9_\-]+)\.url\}"
-    r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
-    r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
-)
-
-
-def operation_path_parts(text: str) -> tuple[str, str, bool] | None:
-    """(source name, `#fragment`, standard) of an operationPath that names its source with a runtime
-    expression; None for any other form. `{$sourceDescriptions.<name>.url}#...` is the specification's
-    form (also accepted without the braces); `$sourceDescriptions.<name>#...` names the Source
-    Description itself, as an official 1.1 test document and published examples write it: the spec asks
-    for "a Runtime Expression to identify the source description document", which it is, so it is
-    accepted too (not standard: `validate` warns)."""
-    match = _OPERATION_PATH.match(text)
-    if match is None:
-        return None
-    name = match.group("braced") or match.group("url") or match.group("source")
-    return name, match.group("fragment"), match.group("source") is None
 
 
 class TargetError(DocumentError):
@@ -53,6 +36,7 @@ class OperationTarget(Record, frozen=True):
     source: str
     description: Any  # sources.OpenAPIDescription
     operation: Any  # sources.Operation
+    server: str | None = None  # the source description's x-serverUrl (Respect's extension)
 
 
 class WorkflowTarget(Record, frozen=True):
@@ -292,16 +276,23 @@ class Workspace:
             target = self._targets.setdefault(key, resolve_message(self, step))
         return target
 
-    def resolve_operation(self, step: Step) -> OperationTarget:
+    def resolve_operation(self, step: Step) -> Any:
         """The operation a step calls; resolved once per step (targets never change once loaded)."""
         target = self._targets.get(id(step))
         if target is None:
             target = self._targets.setdefault(id(step), self._resolve_operation(step))
         return target
 
-    def _resolve_operation(self, step: Step) -> OperationTarget:
+    def _resolve_operation(self, step: Step) -> Any:
         if step.operation_path is not None:
             return self._by_path(step)
+        if step.operation_id is None and "x-operation" in step.extensions:  # Respect's extension
+            from .sources.x_operation import x_operation_target
+
+            try:
+                return x_operation_target(step)
+            except ValueError as exc:
+                raise self.error((*step.at, "x-operation"), str(exc), TargetError) from None
         ref = step.operation_id or ""
         match = _SOURCE_REF.match(ref)
         if match:
@@ -312,9 +303,12 @@ class Workspace:
             description = self.source(name)
             operation = description.operation(ref)
             if operation is not None:
-                found.append(OperationTarget(name, description, operation))
+                found.append(self._target(name, description, operation))
         if len(found) == 1:
             return found[0]
+        prefixed = None if found else dialect.source_prefixed(ref, self.openapi_sources())
+        if prefixed is not None:  # Respect's `<source>.<operationId>` (validate warns)
+            return self._find_in(step, *prefixed)
         if found:
             names = ", ".join(t.source for t in found)
             raise self.error(
@@ -341,7 +335,12 @@ class Workspace:
                 f"operationId '{op_id}' was not found in '{name}'{tip}",
                 TargetError,
             )
-        return OperationTarget(name, description, operation)
+        return self._target(name, description, operation)
+
+    def _target(self, name: str, description: Any, operation: Any) -> OperationTarget:
+        entry = self.document.source(name)
+        declared = entry.extensions.get("x-serverUrl") if entry is not None else None
+        return OperationTarget(name, description, operation, declared if isinstance(declared, str) else None)
 
     def _by_path(self, step: Step) -> OperationTarget:
         text = step.operation_path or ""
@@ -350,6 +349,9 @@ class Workspace:
             name, fragment, _ = parts
         else:
             name, fragment = self._source_by_url(text)
+            named = dialect.source_named_path(text, [s.name for s in self.document.sources], ())
+            if name is None and named is not None:  # Jentic's `<source>#/paths/...` (validate warns)
+                name, fragment = named
         if name is None or self.document.source(name) is None:
             raise self.error(
                 (*step.at, "operationPath"),
@@ -364,7 +366,7 @@ class Workspace:
                 f"operationPath '{text}' does not point to an operation",
                 TargetError,
             )
-        return OperationTarget(name, description, operation)
+        return self._target(name, description, operation)
 
     def _source_by_url(self, text: str) -> tuple[str | None, str]:
         url, _, fragment = text.partition("#")
@@ -404,6 +406,9 @@ class Workspace:
                 raise self.error(at, f"'{ref}': '{name}' is not an arazzo source description", TargetError)
             child = self.source(name)
             workflow = child.document.workflow(workflow_id)
+            legacy = dialect.legacy_workflow(workflow_id)
+            if workflow is None and legacy is not None:  # Respect's `.workflows.<id>` (validate warns)
+                workflow = child.document.workflow(legacy)
             if workflow is None:
                 raise self.error(
                     at, f"workflow '{workflow_id}' was not found in source '{name}'", TargetError

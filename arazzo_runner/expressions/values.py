@@ -26,7 +26,7 @@ MAX_EXPRESSION_DEPTH = 100
 # `$` + an expression root of the ABNF: text starting so is meant as an expression, never as a literal.
 _ROOT = (
     r"\$(?:url|method|statusCode|request|response|message|inputs|outputs|steps|workflows|"
-    r"sourceDescriptions|components|self)(?![A-Za-z0-9_])"
+    r"sourceDescriptions|components|self|dependencies)(?![A-Za-z0-9_])"
 )
 _STARTS_WITH_ROOT = re.compile(_ROOT)
 _BRACED_ROOT = re.compile(r"\{" + _ROOT)

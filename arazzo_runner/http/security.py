@@ -237,6 +237,9 @@ def _remote_plain_http_host(url: str) -> str | None:
         return host
 
 
+remote_plain_http_host = _remote_plain_http_host  # x-security's warning too (executor/x_operation.py)
+
+
 def _satisfy(
     requirement: dict[str, Any], schemes: Schemes, params: list[ParamValue], creds: Credentials
 ) -> list[_Use] | None:

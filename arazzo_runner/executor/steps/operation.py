@@ -27,6 +27,7 @@ from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, param_values
 from ..servers import ServerError, resolve_base_url
+from ..x_operation import prepare_x_request, with_x_security
 from .base import Attempt, Host, check_criteria
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ def _check_request(
     host: Host, session: HttpSession, target: Any, request: PreparedRequest, warnings: list[str]
 ) -> None:
     policy = host.options.validate_requests
-    if policy == "off":
+    if policy == "off" or target.source is None:  # an x-operation has no description to validate against
         return
     findings = request_findings(session, target.description, target.operation, request)
     if findings and policy == "error":
@@ -229,7 +230,7 @@ def _check_response(
 ) -> str | None:
     """A response validation failure message under policy `error`; findings go to warnings under `warn`."""
     policy = host.options.validate_responses
-    if policy == "off" or response.error:
+    if policy == "off" or response.error or target.source is None:
         return None
     if response.oversize:
         warnings.append("response: not validated, its body was not read whole")
@@ -304,6 +305,8 @@ async def prepare_request(
 ) -> PreparedRequest:
     """The step's request, built from its operation; OAuth2 token requests made for its credentials are
     recorded in `exchanges`."""
+    if target.source is None:  # Respect's x-operation: a method and a URL (x_operation.py)
+        return await prepare_x_request(host, cstep, base, target, warnings, http_session(host))
     operation = target.operation
     facts = _facts(host, target)
     specs = facts.specs
@@ -311,6 +314,9 @@ async def prepare_request(
     body = body_value(cstep, base, operation, warnings, host.placeholders)
     url = facts.base_url
     warnings.extend(facts.notes)
+    # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
+    # what they find set, as for any parameter the step sets itself)
+    params = await with_x_security(host, cstep, base, target, params, url, warnings, http_session(host))
     schemes = target.description.security_schemes
     tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:
@@ -372,7 +378,10 @@ def _facts(host: Host, target: Any) -> _OperationFacts:
     """What stays the same for an operation during one run (its options are fixed): computed once."""
     facts = host.operation_facts.get(id(target.operation))
     if facts is None:
-        url, notes = resolve_base_url(target.source, target.description, target.operation, host.options)
+        declared = getattr(target, "server", None)  # the source's x-serverUrl (Respect's extension)
+        url, notes = resolve_base_url(
+            target.source, target.description, target.operation, host.options, declared
+        )
         implicit = implicit_params(target.description.security_schemes)
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
         host.operation_facts[id(target.operation)] = facts
