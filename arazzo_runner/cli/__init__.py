@@ -27,6 +27,7 @@ COMMANDS = (
     "tools",
     "mcp",
     "agent",
+    "load",
 )
 
 
@@ -80,6 +81,8 @@ def _register(name: str, commands: Any) -> None:
         from .mcp import register
     elif name == "agent":
         from .agent import register
+    elif name == "load":
+        from .load import register
     else:
         from .demo import register
     register(commands)
