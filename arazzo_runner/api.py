@@ -360,7 +360,9 @@ def _check_reachable(
         kinds.add(step.target_kind)
         if step.target_kind == "operation":
             target = workspace.resolve_operation(step)
-            if id(target.operation) not in servers_checked:
+            if target.source is None:  # an x-operation: its URL is checked when the step builds it
+                pass
+            elif id(target.operation) not in servers_checked:
                 servers_checked.add(id(target.operation))
                 bases.add(_check_server(target, options))
         elif step.target_kind == "workflow":
@@ -390,6 +392,6 @@ def _check_server(target: Any, options: RunOptions) -> str:
     from .executor.servers import ServerError, base_url
 
     try:
-        return base_url(target.source, target.description, target.operation, options)
+        return base_url(target.source, target.description, target.operation, options, target.server)
     except ServerError as exc:
         raise UsageError(str(exc)) from None

@@ -68,3 +68,7 @@ class UsageError(ArazzoError):
 
 class SourceError(DocumentError):
     """A source description (OpenAPI or Arazzo) that cannot be fetched, parsed or resolved."""
+
+
+class TargetError(DocumentError):
+    """A step target that does not resolve: no such operation, channel or workflow."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .errors import DocumentError
+from .errors import TargetError
 from .records import Record
 
 if TYPE_CHECKING:
@@ -29,10 +29,6 @@ _CHANNEL_PATH = re.compile(
     r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
     r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
 )
-
-
-class TargetError(DocumentError):
-    """A step whose AsyncAPI operation or channel cannot be found."""
 
 
 class MessageTarget(Record, frozen=True):

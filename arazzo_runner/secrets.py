@@ -23,12 +23,17 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit, urlunsplit
 
 MASK = "***"
+# What a value derived from a secret is while the printed form of a request is built (`taint.py`):
+# letters and digits only, so every encoding (path, query, form, cookie, JSON, XML, multipart) leaves it
+# as it is, and it is then replaced by MASK (`Masker.shown`). Random per process: no document can hold it.
+SHOWN_MASK = "ARAZZOMASK" + os.urandom(8).hex().upper()
 MIN_LENGTH = 4
 VALUE_LIMIT = 500  # characters of one value a message quotes (a URL, an error's detail, an output)
 MESSAGE_LIMIT = 4000  # characters of a whole message (an error, a warning)

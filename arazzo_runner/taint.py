@@ -35,7 +35,7 @@ from .expressions.values import (
     TemplateValue,
 )
 from .query.jsonpath import GOESSNER
-from .secrets import MIN_LENGTH, Masker
+from .secrets import MIN_LENGTH, SHOWN_MASK, Masker
 
 MAX_ADOPTED = 256  # strings of one derived output that join the run's secrets
 
@@ -67,6 +67,8 @@ class Taint:
         kind = type(expression)
         if kind is ast.StepOutputRef:
             return _marked(_get(ctx.steps, expression.step_id), expression.name)
+        if kind is ast.InputsRef:  # an input whose schema says it is secret, whatever its type
+            return _marked(ctx.inputs, expression.name)
         if kind is ast.OutputsRef:
             return _marked(ctx.outputs, expression.name)
         if kind is ast.WorkflowRef:
@@ -75,14 +77,38 @@ class Taint:
         if kind is ast.WorkflowStepOutputRef:
             steps = _get(_get(ctx.workflows, expression.workflow_id), "steps")
             return _marked(_get(steps, expression.step_id), expression.name)
+        if kind is ast.RequestRef and _derived_part(ctx.request, expression):
+            return True  # a part of the request that carried a value derived from a secret
         if isinstance(expression, ast.MessageSourceRef) and expression.name is not None:
             masker = self.masker
             if expression.part == "header":
                 return expression.name.lower() in masker.header_names
             return expression.part == "query" and expression.name in masker.query_names
         if kind is ast.UrlRef and isinstance(ctx.url, str):
+            derived = getattr(ctx.request, "derived", None)
+            if derived and any(part in ("path", "query") for part, _ in derived):
+                return True
             return self.masker.url(ctx.url) != ctx.url
         return False
+
+    def shown_context(self, ctx: Any) -> Any:
+        """`ctx` for building the printed form of a request: every value an expression or a Selector
+        Object resolves to that is derived from a secret (`by_name`; a computing selector over a value
+        holding one) comes back with each leaf as `SHOWN_MASK`, whatever its type or length, so the
+        request built from it shows `***` exactly where such a value went."""
+
+        def hook(source: Any, value: Any) -> Any:
+            if isinstance(value, Missing):
+                return value
+            if isinstance(source, SelectorValue):
+                derived = self.by_name(source.context, ctx) or self._selects_from_secret(source, ctx)
+            else:
+                derived = self.by_name(source, ctx)
+            return masked_leaves(value) if derived else value
+
+        shown = object.__new__(type(ctx))
+        shown.__dict__.update(ctx.__dict__, shown=hook)
+        return shown
 
     def output(self, compiled: CompiledValue, ctx: Any) -> bool:
         """Whether an output is derived from a secret: computed by a Selector Object (XPath, goessner
@@ -132,6 +158,26 @@ class Taint:
             return False  # JSON pointer and RFC 9535 select values as they are: masking covers them
         value = resolve(selector.context, ctx)
         return not isinstance(value, Missing) and self.masker.touches(value)
+
+
+def masked_leaves(value: Any) -> Any:
+    """`value` with every leaf (string, number, boolean, null) as `SHOWN_MASK`; containers kept."""
+    if isinstance(value, Mapping):
+        return {key: masked_leaves(member) for key, member in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [masked_leaves(member) for member in value]
+    return value if isinstance(value, Missing) else SHOWN_MASK
+
+
+def _derived_part(view: Any, expression: Any) -> bool:
+    """Whether `$request.<part>` names a part the engine marked as carrying a derived value."""
+    derived = getattr(view, "derived", None)
+    if not derived:
+        return False
+    if expression.part == "body":
+        return ("body", "") in derived
+    name = expression.name or ""
+    return (expression.part, name.casefold() if expression.part == "header" else name) in derived
 
 
 def _get(holder: Any, key: str) -> Any:

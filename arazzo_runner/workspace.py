@@ -1,15 +1,12 @@
 """A loaded Arazzo document together with its source descriptions, loaded once and on first use.
 
-Also where step targets are resolved: `operationId` (plain or `$sourceDescriptions.<name>.<id>`),
-`operationPath` (`{$sourceDescriptions.<name>.url}#/paths/...`, or `$sourceDescriptions.<name>#/paths/...`)
-and `workflowId` (local or in an `arazzo` source, which runs with that document's own components and
-sources).
+Step targets are resolved here once per step and remembered: the rules that find them are in
+`operation_targets` (operations and workflows) and `message_targets` (AsyncAPI operations and channels).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,48 +14,17 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from .deadline import armed
+from .dialect import operation_path_parts  # noqa: F401  (validate imports it from here)
 from .errors import DocumentError, SourceError
 from .loader import LoadedDocument, load_path, load_text
 from .model import Document, Pointer, SourceDescription, Step, Workflow, build_document
+from .operation_targets import (
+    WorkflowTarget,
+    resolve_operation,
+    resolve_workflow,
+)
 from .pointer import format_pointer
 from .records import Record
-
-_SOURCE_REF = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
-_OPERATION_PATH = re.compile(
-    r"^(?:\{\$sourceDescriptions\.(?P<braced>[A-Za-z0-9_\-]+)\.url\}"
-    r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
-    r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
-)
-
-
-def operation_path_parts(text: str) -> tuple[str, str, bool] | None:
-    """(source name, `#fragment`, standard) of an operationPath that names its source with a runtime
-    expression; None for any other form. `{$sourceDescriptions.<name>.url}#...` is the specification's
-    form (also accepted without the braces); `$sourceDescriptions.<name>#...` names the Source
-    Description itself, as an official 1.1 test document and published examples write it: the spec asks
-    for "a Runtime Expression to identify the source description document", which it is, so it is
-    accepted too (not standard: `validate` warns)."""
-    match = _OPERATION_PATH.match(text)
-    if match is None:
-        return None
-    name = match.group("braced") or match.group("url") or match.group("source")
-    return name, match.group("fragment"), match.group("source") is None
-
-
-class TargetError(DocumentError):
-    """A step target that does not resolve to an operation or a workflow."""
-
-
-class OperationTarget(Record, frozen=True):
-    source: str
-    description: Any  # sources.OpenAPIDescription
-    operation: Any  # sources.Operation
-
-
-class WorkflowTarget(Record, frozen=True):
-    workspace: Workspace
-    workflow: Workflow
-
 
 AllowPaths = Iterable[str | os.PathLike[str]]
 
@@ -292,127 +258,16 @@ class Workspace:
             target = self._targets.setdefault(key, resolve_message(self, step))
         return target
 
-    def resolve_operation(self, step: Step) -> OperationTarget:
+    def resolve_operation(self, step: Step) -> Any:
         """The operation a step calls; resolved once per step (targets never change once loaded)."""
         target = self._targets.get(id(step))
         if target is None:
-            target = self._targets.setdefault(id(step), self._resolve_operation(step))
+            target = self._targets.setdefault(id(step), resolve_operation(self, step))
         return target
-
-    def _resolve_operation(self, step: Step) -> OperationTarget:
-        if step.operation_path is not None:
-            return self._by_path(step)
-        ref = step.operation_id or ""
-        match = _SOURCE_REF.match(ref)
-        if match:
-            name, op_id = match.groups()
-            return self._find_in(step, name, op_id)
-        found = []
-        for name in self.openapi_sources():
-            description = self.source(name)
-            operation = description.operation(ref)
-            if operation is not None:
-                found.append(OperationTarget(name, description, operation))
-        if len(found) == 1:
-            return found[0]
-        if found:
-            names = ", ".join(t.source for t in found)
-            raise self.error(
-                (*step.at, "operationId"),
-                f"operationId '{ref}' is ambiguous: found in sources {names}; "
-                f"use $sourceDescriptions.<name>.{ref}",
-                TargetError,
-            )
-        raise self.error(
-            (*step.at, "operationId"), f"operationId '{ref}' was not found{self._elsewhere(ref)}", TargetError
-        )
-
-    def _find_in(self, step: Step, name: str, op_id: str) -> OperationTarget:
-        entry = self.document.source(name)
-        if entry is None:
-            raise self.error((*step.at, "operationId"), f"unknown source description '{name}'", TargetError)
-        description = self.source(name)
-        operation = description.operation(op_id)
-        if operation is None:
-            hint = description.suggest(op_id)
-            tip = f"; did you mean {', '.join(hint)}?" if hint else ""
-            raise self.error(
-                (*step.at, "operationId"),
-                f"operationId '{op_id}' was not found in '{name}'{tip}",
-                TargetError,
-            )
-        return OperationTarget(name, description, operation)
-
-    def _by_path(self, step: Step) -> OperationTarget:
-        text = step.operation_path or ""
-        parts = operation_path_parts(text)
-        if parts is not None:
-            name, fragment, _ = parts
-        else:
-            name, fragment = self._source_by_url(text)
-        if name is None or self.document.source(name) is None:
-            raise self.error(
-                (*step.at, "operationPath"),
-                f"operationPath '{text}' does not name a known source",
-                TargetError,
-            )
-        description = self.source(name)
-        operation = description.operation_at(fragment)
-        if operation is None:
-            raise self.error(
-                (*step.at, "operationPath"),
-                f"operationPath '{text}' does not point to an operation",
-                TargetError,
-            )
-        return OperationTarget(name, description, operation)
-
-    def _source_by_url(self, text: str) -> tuple[str | None, str]:
-        url, _, fragment = text.partition("#")
-        for entry in self.document.sources:
-            if entry.url == url:
-                return entry.name, "#" + fragment
-        return None, "#" + fragment
-
-    def _elsewhere(self, op_id: str) -> str:
-        """A hint for an operationId not among the OpenAPI sources: an AsyncAPI one, or close names."""
-        for name in self.asyncapi_sources():
-            try:
-                if self.source(name).operation(op_id) is not None:
-                    return (
-                        f"; it is an AsyncAPI operation of '{name}': the step needs action: send or receive"
-                    )
-            except SourceError:
-                continue
-        return self._suggest(op_id)
-
-    def _suggest(self, op_id: str) -> str:
-        hints: list[str] = []
-        for name in self.openapi_sources():
-            try:
-                hints.extend(self.source(name).suggest(op_id))
-            except SourceError:
-                continue
-        return f"; did you mean {', '.join(hints[:3])}?" if hints else ""
 
     def resolve_workflow(self, ref: str, at: Pointer) -> WorkflowTarget:
         """A local workflowId, or `$sourceDescriptions.<name>.<workflowId>` in an arazzo source."""
-        match = _SOURCE_REF.match(ref)
-        if match:
-            name, workflow_id = match.groups()
-            entry = self.document.source(name)
-            if entry is None or entry.type != "arazzo":
-                raise self.error(at, f"'{ref}': '{name}' is not an arazzo source description", TargetError)
-            child = self.source(name)
-            workflow = child.document.workflow(workflow_id)
-            if workflow is None:
-                raise self.error(
-                    at, f"workflow '{workflow_id}' was not found in source '{name}'", TargetError
-                )
-            return WorkflowTarget(child, workflow)
-        workflow = self.document.workflow(ref)
-        if workflow is None:
-            raise self.error(at, f"workflow '{ref}' was not found", TargetError)
-        return WorkflowTarget(self, workflow)
+        return resolve_workflow(self, ref, at)
 
 
 class _Failed(Record, frozen=True):

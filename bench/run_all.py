@@ -11,6 +11,7 @@ Parts (each in its own process, which prints its details; its peak RSS is report
     sync         (f) `arazzo run` vs a sync httpx.Client script, ThreadingHTTPServer, 1 and 200 steps
     validate     (g) `arazzo validate` over the shared corpus vs `redocly lint` (installed into
                  bench/.node with npm when node is there)
+    locust       (h) `arazzo load` against a plain Locust FastHttpUser, requests/s (at most 5 pairs of runs)
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ PARTS = {
     "load": "load_descriptions.py",
     "sync": "sync_baseline.py",
     "validate": "validate_corpus.py",
+    "locust": "locust_load.py",
 }
+LOCUST_PAIRS = 5  # each pair is two whole Locust processes of 8 s, at each of two latencies
 MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7, "sync": 7, "validate": 5}
 EXTRA = {"validate": ["--install-redocly"]}
 
@@ -44,6 +47,8 @@ EXTRA = {"validate": ["--install-redocly"]}
 def run_part(part: str, args: argparse.Namespace, folder: Path) -> dict[str, Any] | None:
     out = folder / f"{part}.json"
     runs = ("--runs-total", args.runs_total) if part == "concurrency" else ("--runs", args.runs)
+    if part == "locust":
+        runs = ("--runs", min(args.runs, LOCUST_PAIRS))
     options = [runs[0], str(runs[1]), *EXTRA.get(part, [])]
     print(f"\n=== {part}: python bench/{PARTS[part]} {' '.join(options)}", flush=True)
     command = [sys.executable, str(HERE / PARTS[part]), *options, "--json", str(out)]
@@ -69,6 +74,9 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         levels = conc["levels"]
         label = f"c{levels[-1]} / c{levels[0]} runs/s (5 ms latency)"
         rows.append((label, f"{conc['speedup']:.1f}x", ">= 5x", conc["speedup"] >= 5))
+    for row in results.get("locust", {}).get("rows", []):
+        label = f"`arazzo load` / FastHttpUser req/s ({row['latency_ms']:g} ms latency)"
+        rows.append((label, f"{row['ratio']:.2f}x", ">= 0.5x", row["ratio"] >= 0.5))
     if chain:
         rss = chain["memory"]["process"]["arazzo run"]["rss"]
         rows.append(("200-step `arazzo run` peak RSS", mib(rss), "< 60 MiB", rss < 60 * 2**20))
@@ -137,6 +145,9 @@ def details(results: dict[str, Any]) -> list[tuple[str, str]]:
             rows.append((f"(g) {label}", value))
         if check.get("skipped"):
             rows.append(("(g) redocly lint", f"skipped: {check['skipped']}"))
+    for row in results.get("locust", {}).get("rows", []):
+        rates = f"arazzo load {row['arazzo_rps']:.0f}/s, FastHttpUser {row['plain_rps']:.0f}/s"
+        rows.append((f"(h) {row['latency_ms']:g} ms latency, step requests/s", rates))
     for part, result in results.items():
         if "process_peak_rss" in result:
             rows.append((f"(e) {part} process peak RSS", mib(result["process_peak_rss"])))

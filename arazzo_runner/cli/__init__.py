@@ -15,7 +15,20 @@ from .. import __version__
 from ..errors import ArazzoError
 from .common import EXIT_OK, EXIT_USAGE, dump_json, print_error
 
-COMMANDS = ("run", "validate", "list", "describe", "graph", "auth", "demo", "tools", "mcp", "agent")
+COMMANDS = (
+    "run",
+    "validate",
+    "upgrade",
+    "list",
+    "describe",
+    "graph",
+    "auth",
+    "demo",
+    "tools",
+    "mcp",
+    "agent",
+    "load",
+)
 
 
 class ArgumentsError(Exception):
@@ -60,12 +73,16 @@ def _register(name: str, commands: Any) -> None:
         from .graph import register
     elif name == "auth":
         from .auth import register
+    elif name == "upgrade":
+        from .upgrade import register
     elif name == "tools":
         from .tools import register
     elif name == "mcp":
         from .mcp import register
     elif name == "agent":
         from .agent import register
+    elif name == "load":
+        from .load import register
     else:
         from .demo import register
     register(commands)

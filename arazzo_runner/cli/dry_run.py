@@ -55,7 +55,9 @@ def plan_lines(planned: list[PlannedRequest], masker: Masker) -> list[str]:
         if entry.kind == "workflow":
             lines.append(f"{indent}{entry.step_id}  -> workflow {entry.target}")
         elif entry.method:
-            exchange = Exchange(entry.method, entry.display_url or "", entry.headers, entry.body)
+            exchange = Exchange(
+                entry.method, entry.display_url or "", entry.display_headers, entry.display_body
+            )
             head, *rest = request_lines(exchange, masker)
             lines.append(f"{indent}{entry.step_id}  {head[2:]}")
             lines.extend(f"{indent}  {line}" for line in rest)

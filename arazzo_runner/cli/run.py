@@ -121,14 +121,21 @@ def run_setup(
     calls it once per row."""
     from ..executor.options import RunOptions
 
-    options = RunOptions(
-        servers=servers,
-        server_variables=pairs(args.server_var, "--server-var"),
-        timeout=args.timeout,
-        max_steps=args.max_steps,
-        environ=env.merged,  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* may come from .env too
-        **run_options(args, workspace),
-        **limit_flags.options(args),
-    )
+    options = RunOptions(**option_fields(args, workspace, servers, env))
     reporter = attach_output(args, workspace, options, stream)  # masked console, --verbose, progress
     return reporter, options
+
+
+def option_fields(
+    args: argparse.Namespace, workspace: Any, servers: dict[str, str], env: Environment
+) -> dict[str, Any]:
+    """The RunOptions fields of `arazzo run`'s flags (`arazzo load` gives each of its users these)."""
+    return {
+        "servers": servers,
+        "server_variables": pairs(args.server_var, "--server-var"),
+        "timeout": args.timeout,
+        "max_steps": args.max_steps,
+        "environ": env.merged,  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* may come from .env too
+        **run_options(args, workspace),
+        **limit_flags.options(args),
+    }

@@ -135,8 +135,9 @@ def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
 
     errors = errors_for_run(workspace, selected)
     report = validate_workspace(workspace)  # memoised: the validation errors_for_run did
+    dialect = _note_dialect(workspace, report)
     if not report.errors:
-        if cache is not None:
+        if cache is not None and not dialect:  # a document in a dialect gets its note on every run
             cache.remember_clean(workspace)
         return []
     if errors:
@@ -150,3 +151,21 @@ def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
             file=sys.stderr,
         )
     return []
+
+
+def _note_dialect(workspace: Any, report: Any) -> bool:
+    """Forms of other tools run as the standard forms they stand for, never silently: one line on stderr
+    names them and the command that rewrites them. Whether there were any."""
+    import collections
+
+    from ..validate import RULES
+
+    found = collections.Counter(f.rule for f in report.findings if RULES[f.rule].area == "dialect")
+    if found:
+        forms = ", ".join(f"{rule} {count}" for rule, count in found.most_common())
+        print(
+            f"note: {workspace.file} uses forms of other tools ({forms}); they run as the standard forms "
+            f"they stand for (`arazzo validate --fix {workspace.file}` rewrites them)",
+            file=sys.stderr,
+        )
+    return bool(found)

@@ -7,6 +7,7 @@ where each kind of expression ends; everything else is scanned here.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import ExpressionError
@@ -43,6 +44,10 @@ class Token(Record, frozen=True):
     value: Any
     start: int
     end: int
+
+
+_JSON_ESCAPES = MappingProxyType({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"})
+_HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
 
 
 class Lexer:
@@ -140,7 +145,8 @@ class Lexer:
             return self._emit(STRING, "".join(chars), close + 1)
 
     def _double_quoted(self, pos: int) -> Token:
-        # Extension: "text" with backslash escaping the next character (\" and \\).
+        # Extension: "text" with JSON's escapes (\n, \t, \", \\, \u00e9 ...), as Respect reads them; a
+        # backslash before any other character stands for that character.
         chars: list[str] = []
         index = pos + 1
         text = self.text
@@ -151,6 +157,10 @@ class Lexer:
             if ch == "\\" and index + 1 < len(text):
                 index += 1
                 ch = text[index]
+                if ch == "u" and _HEX4.fullmatch(text, index + 1, index + 5):
+                    ch, index = chr(int(text[index + 1 : index + 5], 16)), index + 4
+                else:
+                    ch = _JSON_ESCAPES.get(ch, ch)
             chars.append(ch)
             index += 1
         raise self.error("unterminated string", pos)

@@ -30,9 +30,12 @@ class BrokerError(Exception):
     """No usable broker for a step (no server, an unknown protocol, a variable without a value)."""
 
 
-def choose_broker(options: Any, inputs: Any, target: Any) -> tuple[Broker, list[str]]:
+def choose_broker(
+    options: Any, inputs: Any, target: Any, family: str | None = None
+) -> tuple[Broker, list[str]]:
     """The broker a step's target uses and notes about the choice (warnings); `inputs`: the run's, where
-    credentials may be (None: credentials not looked up, as by the preflight)."""
+    credentials may be (None: credentials not looked up, as by the preflight); `family`: the source's
+    name in the run's family of documents (`kid/a`), which credentials are keyed by (default: its own)."""
     source, description, channel = target.source, target.description, target.channel
     override = options.servers.get(source)
     notes: list[str] = []
@@ -54,7 +57,7 @@ def choose_broker(options: Any, inputs: Any, target: Any) -> tuple[Broker, list[
         )
     if inputs is None:
         return broker, notes
-    username, password = _credentials(options, inputs, target, server)
+    username, password = _credentials(options, inputs, target, server, family or target.source)
     broker = Broker(
         broker.protocol,
         broker.host,
@@ -129,14 +132,16 @@ def _split_host(text: str) -> tuple[str, int | None]:
     return unquote(hostname), int(port) if port else None
 
 
-def _credentials(options: Any, inputs: Any, target: Any, server: Any) -> tuple[str | None, str | None]:
+def _credentials(
+    options: Any, inputs: Any, target: Any, server: Any, source: str
+) -> tuple[str | None, str | None]:
     names = list(getattr(server, "security", None) or []) + list(
         getattr(target.operation, "security", None) or []
     )
     if not names:
         return None, None
     schemes = target.description.security_schemes
-    credentials = Credentials(options.auth, [inputs], options.environ, source=target.source)
+    credentials = Credentials(options.auth, [inputs], options.environ, source=source)
     for name in names:
         scheme = schemes.get(name)
         if scheme is None:

@@ -20,9 +20,10 @@ from ..http.request import RequestBuildError
 from ..http.security import SecurityError
 from ..model import Workflow
 from ..records import Record, field, replace
+from ..taint import Taint
 from ..workspace import Workspace
 from .context import WorkflowState, base_context
-from .inputs import apply_defaults, secret_values
+from .inputs import apply_defaults, mark_secret_inputs, secret_values
 from .options import RunOptions
 from .runner import MAX_DEPTH, Runner, dependency_inputs
 from .servers import ServerError
@@ -46,22 +47,36 @@ class PlannedRequest(Record):
     error: str | None = None
     depth: int = 0
     target: str | None = None  # the child workflow of a `workflowId` step
+    shown: Any = None  # the printed form (`http/shown.py`) when parts derive from a secret; None: as is
 
     @property
     def display_url(self) -> str | None:
-        """The URL with percent-encoded placeholders shown as written (`<$steps.a.outputs.b>`)."""
-        if self.url is None:
+        """The URL as printed: percent-encoded placeholders as written (`<$steps.a.outputs.b>`), parts
+        derived from a secret as `***`."""
+        url = self.url if self.shown is None else self.shown.url
+        if url is None:
             return None
-        return _ENCODED_PLACEHOLDER.sub(lambda m: unquote(m.group(0)), self.url)
+        return _ENCODED_PLACEHOLDER.sub(lambda m: unquote(m.group(0)), url)
+
+    @property
+    def display_headers(self) -> list[tuple[str, str]]:
+        return self.headers if self.shown is None else list(self.shown.headers)
+
+    @property
+    def display_body(self) -> bytes | None:
+        return self.body if self.shown is None else self.shown.content
 
     def to_dict(self) -> dict[str, Any]:
+        """The printed form (what `--dry-run` shows before masking); `url`, `headers`, `body` stay as
+        they would be sent, for library callers."""
         data: dict[str, Any] = {"workflowId": self.workflow_id, "stepId": self.step_id, "kind": self.kind}
         if self.method:
+            body = self.display_body
             data["request"] = {
                 "method": self.method,
                 "url": self.display_url,
-                "headers": [{"name": n, "value": v} for n, v in self.headers],
-                "body": None if self.body is None else self.body.decode("utf-8", "replace"),
+                "headers": [{"name": n, "value": v} for n, v in self.display_headers],
+                "body": None if body is None else body.decode("utf-8", "replace"),
             }
         if self.target:
             data["workflow"] = self.target
@@ -104,7 +119,9 @@ class Planner:
         self.runner.options.secrets.update(
             secret_values(workflow.inputs or {}, filled, workspace.document.raw)
         )
-        state = WorkflowState(workspace, filled)
+        filled = mark_secret_inputs(filled, workflow.inputs, workspace.document.raw)
+        self.runner.taint = self.runner.taint or Taint(self.runner.options.secrets, workspace)
+        state = WorkflowState(workspace, filled, taint=self.runner.taint)
         self.runner.workflows[workflow.workflow_id] = {"inputs": filled, "outputs": {}, "steps": state.steps}
         base = replace(base_context(state, self.runner.workflows), unresolved=self.placeholder)
         for cstep in workspace.compiled(workflow).steps:
@@ -143,7 +160,9 @@ class Planner:
         fetched = len(self.token_requests)
         try:
             target = workspace.resolve_operation(cstep.step)
-            request = await prepare_request(self.runner, cstep, base, target, planned.warnings)
+            request = await prepare_request(
+                self.runner, cstep, base, target, planned.warnings, None, workspace
+            )
         except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
             planned.error = f"request cannot be built: {exc}"
             return
@@ -151,6 +170,7 @@ class Planner:
             self._forget_placeholder_secrets()
         planned.method, planned.url = request.method, request.url
         planned.headers, planned.body = list(request.headers), request.content
+        planned.shown = request.shown  # what `--dry-run` prints: parts derived from a secret as `***`
         planned.warnings.extend(request.warnings)
         for url in self.token_requests[fetched:]:
             planned.warnings.append(f"an OAuth2 token would be fetched from {url} (not in a dry run)")

@@ -122,6 +122,48 @@ def secret_values(schema: Any, value: Any, document: dict, depth: int = 0) -> li
     return found
 
 
+class Inputs(dict):
+    """A workflow's inputs; `secret` names those whose schema says `format: password` or `writeOnly:
+    true`: a value read from one is derived from a secret whatever its type or length
+    (`arazzo_runner.taint`), so a 3-digit PIN is masked where a request carrying it is shown."""
+
+    __slots__ = ("secret",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.secret: frozenset[str] = frozenset()
+
+
+def mark_secret_inputs(inputs: dict, schema: Any, document: dict) -> dict:
+    """`inputs` as `Inputs` naming its secret ones (the same dict when none is)."""
+    names = secret_input_names(schema, document)
+    if not names:
+        return inputs
+    marked = Inputs(inputs)
+    marked.secret = names
+    return marked
+
+
+def secret_input_names(schema: Any, document: dict) -> frozenset[str]:
+    """The inputs whose own schema (through `$ref` and `allOf`/`anyOf`/`oneOf`) is marked secret; a
+    secret member inside an object input is masked by value (`secret_values`)."""
+    schema = resolve_schema(schema or {}, document)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return frozenset()
+    return frozenset(name for name, sub in properties.items() if _says_secret(sub, document, 0))
+
+
+def _says_secret(schema: Any, document: dict, depth: int) -> bool:
+    schema = resolve_schema(schema, document)
+    if not isinstance(schema, dict) or depth > 32:
+        return False
+    if schema.get("format") == "password" or schema.get("writeOnly") is True:
+        return True
+    branches = [b for key in ("allOf", "anyOf", "oneOf") for b in schema.get(key) or []]
+    return any(_says_secret(branch, document, depth + 1) for branch in branches if isinstance(branch, dict))
+
+
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value] if value else []

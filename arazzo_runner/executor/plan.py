@@ -74,6 +74,7 @@ class CompiledStep(Record):
     on_failure: list[CompiledAction]
     outputs: dict[str, CompiledValue]
     correlation: CompiledValue | None = None  # an AsyncAPI receive step's `correlationId`
+    x_security: tuple = ()  # Respect's x-security entries, the workflow's then the step's (x_operation.py)
     step_id: str = field(init=False)  # read several times per step: a plain attribute
 
     def __post_init__(self) -> None:
@@ -148,7 +149,16 @@ class _Compiler:
             correlation=None
             if step.correlation_id is None
             else self.value(step.correlation_id, (*step.at, "correlationId")),
+            x_security=self.x_security(step),
         )
+
+    def x_security(self, step: Step) -> tuple:
+        """Respect's x-security entries that apply to the step (`http/x_security.py`), imported only then."""
+        if "x-security" not in step.extensions and "x-security" not in self.workflow.extensions:
+            return ()
+        from ..http.x_security import compile_x_security
+
+        return compile_x_security(self.workflow, step, self.value, CompileError)
 
     # -- parameters ----------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from ..expressions.resolver import resolve
 from ..expressions.values import TemplateValue
 from ..http.body import EncodedBody, InvalidJsonPayload, choose_content_type, encode_body, media_type_object
 from ..http.request import ParamValue, RequestBuildError
+from ..secrets import MASK
 from .payload import apply_replacements
 from .values import null_reason, strip_missing
 
@@ -28,8 +29,10 @@ if TYPE_CHECKING:
 
 
 def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:
-    """Each parameter's value; `specs` are the operation's declared parameters by (name, in)."""
+    """Each parameter's value; `specs` are the operation's declared parameters by (name, in). A value
+    derived from a secret also gets its printed form (`ParamValue.shown`, see `http/shown.py`)."""
     values = []
+    shown_ctx = None
     for param in cstep.params:
         if param.in_ is None:
             raise RequestBuildError(f"parameter '{param.name}' has no 'in'; operation parameters need one")
@@ -40,17 +43,21 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
                 raise RequestBuildError(_no_value(param, None, ctx))
             if kind is str and "null" in value and isinstance(param.value, TemplateValue):
                 _null_in_template(param, ctx, _required(param, specs), warnings)
-            values.append(ParamValue(param.name, param.in_, value))
-            continue
-        where = f"parameter '{param.name}' (in {param.in_})"
-        value, problems = strip_missing(value, where)
-        if isinstance(value, Missing):
-            if _required(param, specs):
-                raise RequestBuildError(_no_value(param, value, ctx))
-            warnings.append(f"{where} not sent: {value.reason}")
-            continue
-        warnings.extend(problems)
-        values.append(ParamValue(param.name, param.in_, value))
+            found = ParamValue(param.name, param.in_, value)
+        else:
+            where = f"parameter '{param.name}' (in {param.in_})"
+            value, problems = strip_missing(value, where)
+            if isinstance(value, Missing):
+                if _required(param, specs):
+                    raise RequestBuildError(_no_value(param, value, ctx))
+                warnings.append(f"{where} not sent: {value.reason}")
+                continue
+            warnings.extend(problems)
+            found = ParamValue(param.name, param.in_, value)
+        if ctx.taint is not None and not param.value.is_constant and ctx.taint.output(param.value, ctx):
+            shown_ctx = shown_ctx or ctx.taint.shown_context(ctx)
+            found.shown = strip_missing(param.value.evaluate(shown_ctx), "")[0]
+        values.append(found)
     return values
 
 
@@ -94,7 +101,8 @@ def _no_value(param: Any, missing: Missing | None, ctx: Context) -> str:
 def body_value(
     cstep: CompiledStep, ctx: Context, operation: Any, warnings: list[str], stand_ins: Collection[str]
 ) -> EncodedBody | None:
-    """The encoded request body; `stand_ins` are a dry run's placeholders (read as null in JSON text)."""
+    """The encoded request body; `stand_ins` are a dry run's placeholders (read as null in JSON text).
+    When part of it derives from a secret, its printed form is `shown` (see `http/shown.py`)."""
     if cstep.body is None:
         return None
     payload: Any = None
@@ -105,8 +113,33 @@ def body_value(
         warnings.extend(problems)
     media_types = list((operation.request_body or {}).get("content", {}) or {})
     content_type = choose_content_type(cstep.body.content_type, media_types, payload)
-    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
     media = media_type_object(operation.request_body, content_type)
+    body = _encoded(cstep, ctx, payload, content_type, media, warnings, stand_ins)
+    taint = ctx.taint
+    parts = [cstep.body.payload, *(r.value for r in cstep.body.replacements)]
+    if taint is not None and any(p is not None and not p.is_constant and taint.output(p, ctx) for p in parts):
+        shown_ctx = taint.shown_context(ctx)
+        shown = None
+        if cstep.body.payload is not None:
+            shown = strip_missing(cstep.body.payload.evaluate(shown_ctx), "")[0]
+        try:
+            body.shown = _encoded(cstep, shown_ctx, shown, content_type, media, [], stand_ins)
+        except (RequestBuildError, ValueError, TypeError):  # the masks do not fit: show none of it
+            body.shown = EncodedBody(None, MASK.encode(), body.content_type)
+    return body
+
+
+def _encoded(
+    cstep: CompiledStep,
+    ctx: Context,
+    payload: Any,
+    content_type: str | None,
+    media: Any,
+    warnings: list[str],
+    stand_ins: Collection[str],
+) -> EncodedBody:
+    assert cstep.body is not None
+    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
     try:
         return encode_body(payload, content_type, media, stand_ins=stand_ins)
     except InvalidJsonPayload as exc:

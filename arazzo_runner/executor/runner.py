@@ -20,7 +20,7 @@ from ..workspace import Workspace
 from .bounds import Deadline
 from .context import WorkflowState, base_context
 from .events import WorkflowFinished, WorkflowStarted
-from .inputs import InputsError, validate_inputs
+from .inputs import InputsError, mark_secret_inputs, validate_inputs
 from .options import RunOptions
 from .plan import CompiledStep
 from .runtime import AsyncioRuntime, Runtime
@@ -57,6 +57,7 @@ class Runner:
         self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
         self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
         self.scheme_owners: dict[str, frozenset[str]] | None = None  # scheme -> its sources, made when asked
+        self.family_paths: dict[int, tuple[str, ...]] | None = None  # id(workspace) -> its source-name chain
         self.taint: Taint | None = None  # which values derive from a secret; made with the first workflow
         self.resources: dict[str, Any] = {}  # what step kinds made for the run (HTTP session, brokers)
         self._closers: dict[str, Callable[[], Awaitable[None]]] = {}
@@ -119,6 +120,7 @@ class Runner:
             inputs = validate_inputs(
                 workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets, workspace.error
             )
+        inputs = mark_secret_inputs(inputs, workflow.inputs, workspace.document.raw)
         result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)

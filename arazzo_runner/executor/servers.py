@@ -32,16 +32,24 @@ def server_var_env_names(source: str, name: str) -> list[str]:
     return [f"{ENV_PREFIX}{env_slug(source)}__{env_slug(name)}", f"{ENV_PREFIX}{env_slug(name)}"]
 
 
-def base_url(source: str, description: Any, operation: Any, options: Any) -> str:
-    return resolve_base_url(source, description, operation, options)[0]
+def base_url(source: str, description: Any, operation: Any, options: Any, declared: str | None = None) -> str:
+    return resolve_base_url(source, description, operation, options, declared)[0]
 
 
-def resolve_base_url(source: str, description: Any, operation: Any, options: Any) -> tuple[str, list[str]]:
-    """The base URL for `operation` and warnings about it (a variable value outside its enum)."""
+def resolve_base_url(
+    source: str, description: Any, operation: Any, options: Any, declared: str | None = None
+) -> tuple[str, list[str]]:
+    """The base URL for `operation` and warnings about it (a variable value outside its enum).
+    `declared`: the source description's `x-serverUrl` (Respect's extension), below `--server`."""
     override = options.servers.get(source)
     if override:
         return override, []
     servers = operation.servers or description.servers
+    if declared is not None:
+        picked = _declared(declared, description.servers, source)
+        if isinstance(picked, str):
+            return picked, []
+        servers = [picked]
     if not servers:
         raise ServerError(f"source '{source}' declares no servers; pass --server {source}=URL")
     server = _choose(servers, options.server_variables, source)
@@ -56,6 +64,26 @@ def resolve_base_url(source: str, description: Any, operation: Any, options: Any
     raise ServerError(
         f"the server URL '{url}' of source '{source}' is relative and the description was read from a file; "
         f"pass --server {source}=URL"
+    )
+
+
+_SERVER_INDEX = re.compile(r"^\$servers\.(\d+)\.url$")
+
+
+def _declared(declared: str, servers: list, source: str) -> Any:
+    """Respect's `x-serverUrl`: an absolute URL, or `$servers.<index>.url` (that server of the
+    description, its variables filled as usual)."""
+    match = _SERVER_INDEX.match(declared)
+    if match:
+        index = int(match.group(1))
+        if index >= len(servers):
+            raise ServerError(f"x-serverUrl {declared} of source '{source}': it has {len(servers)} server(s)")
+        return servers[index]
+    if declared.startswith(("http://", "https://")):
+        return declared
+    raise ServerError(
+        f"x-serverUrl {declared!r} of source '{source}' must be an absolute http(s) URL or "
+        "$servers.<index>.url"
     )
 
 

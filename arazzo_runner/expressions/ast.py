@@ -15,15 +15,35 @@ Accessor = str | int
 Pointer = tuple[str, ...]
 
 
+class Rewrite(Record, frozen=True):
+    """A dialect form inside an expression (`arazzo_runner.dialect`): `text[start:end]` (offsets in the
+    expression's own text) is written `replacement` in the standard form; `form` is the form's id."""
+
+    start: int
+    end: int
+    replacement: str
+    form: str
+
+
 class Expression(Record, frozen=True):
-    """Base class of every runtime expression node."""
+    """Base class of every runtime expression node. `rewrites`: the dialect forms the parser read (the
+    node means what their standard form means; `standard_text` spells it)."""
 
     # keyword-only so that subclasses can declare their own positional fields first
     text: str = field(default="", kw_only=True)
     accessors: tuple[Accessor, ...] = field(default=(), kw_only=True)
+    rewrites: tuple[Rewrite, ...] = field(default=(), kw_only=True)
 
     def __str__(self) -> str:
         return self.text
+
+    @property
+    def standard_text(self) -> str:
+        """The text with every dialect form written in the standard form."""
+        text = self.text
+        for rewrite in sorted(self.rewrites, key=lambda r: r.start, reverse=True):
+            text = text[: rewrite.start] + rewrite.replacement + text[rewrite.end :]
+        return text
 
 
 class UrlRef(Expression):

@@ -102,6 +102,10 @@ class Context(Record):
     # The run's rule for values derived from a secret (`arazzo_runner.taint.Taint`): criteria ask it
     # before a failure message shows what they read. None: nothing is treated as secret.
     taint: Any = None
+    # Called with (expression or Selector Object, value) for each value one resolves to; what it returns
+    # is used instead. Set only to build the printed form of a request (`Taint.shown_context`): a value
+    # derived from a secret comes back with every leaf masked.
+    shown: Callable[[Any, Any], Any] | None = None
 
 
 _NOT_FOUND: Any = object()

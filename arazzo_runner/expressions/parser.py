@@ -1,7 +1,10 @@
 """Recursive-descent parser: runtime expression text -> AST node (see `ast.py`).
 
 Grammar: the Arazzo 1.1 ABNF, used for 1.0.x documents too (DESIGN: "Decisions on open points"), plus an
-optional accessor chain (`.member`, `[0]`, `['key']`) after the expression.
+optional accessor chain (`.member`, `[0]`, `['key']`) after the expression, plus two dialect forms read as
+the standard form they stand for (`arazzo_runner.dialect`), each recorded as a `Rewrite` on the node:
+`$response.headers.X` (`$response.header.X`), `$steps.<id>.<name>` (`$steps.<id>.outputs.<name>`) and
+`$dependencies.<workflowId>.<name>` (`$workflows.<workflowId>.outputs.<name>`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from ..dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ..errors import ExpressionError
 from . import ast
 from .lexer import DEFAULT_STOP, DIGITS, ID_STRICT, IDENTIFIER, TCHAR, Scanner
@@ -68,6 +72,7 @@ def _parse(text: str, pos: int, stop: frozenset[str]) -> tuple[ast.Expression, i
 class _Parser:
     def __init__(self, scanner: Scanner) -> None:
         self.s = scanner
+        self.rewrites: list[tuple[int, int, str, str]] = []  # absolute offsets while parsing
 
     def expression(self) -> ast.Expression:
         s = self.s
@@ -78,7 +83,8 @@ class _Parser:
         root = s.run(ID_STRICT)
         cls, fields = self.root(root, start)
         accessors = self.accessors()
-        return cls(**fields, text=s.text[start : s.pos], accessors=accessors)
+        rewrites = tuple(ast.Rewrite(a - start, b - start, new, form) for a, b, new, form in self.rewrites)
+        return cls(**fields, text=s.text[start : s.pos], accessors=accessors, rewrites=rewrites)
 
     def root(self, root: str, start: int) -> tuple[type[ast.Expression], Fields]:
         if root in _SIMPLE_NODES:
@@ -96,6 +102,9 @@ class _Parser:
         s.expect(".", f"${root}")
         where = s.pos
         part = s.run(ID_STRICT)
+        if part == "headers":  # Jentic's spelling: the one meaning is `header`
+            self.rewrites.append((where, s.pos, "header", HEADER_PLURAL))
+            part = "header"
         after = f"${root}.{part}"
         if part == "header":
             s.expect(".", after)
@@ -129,10 +138,29 @@ class _Parser:
         s = self.s
         s.expect(".", "$steps")
         step_id = s.take(ID_STRICT, "a step id", "$steps.")
+        if s.peek() == "." and self._shorthand(s.pos + 1):
+            # Jentic's `$steps.<id>.<name>`: a step's only named members are its outputs
+            self.rewrites.append((s.pos + 1, s.pos + 1, "outputs.", STEP_OUTPUT_SHORTHAND))
+            s.pos += 1
+            name = s.take(IDENTIFIER, "an output name", f"$steps.{step_id}.")
+            return ast.StepOutputRef, {"step_id": step_id, "name": name, "pointer": self.pointer()}
         hint = f" (a step output is written '$steps.{step_id}.outputs.<name>')"
         self.keyword(f"$steps.{step_id}", ("outputs",), hint)
         fields = self.named(f"$steps.{step_id}.outputs", "an output name")
         return ast.StepOutputRef, {"step_id": step_id, **fields}
+
+    def _shorthand(self, at: int) -> bool:
+        """Whether the word at `at` (after `$steps.<id>.`) is an output name written without `outputs.`:
+        a word, not `outputs`, nor a misspelling of it (`ouputs`, `output`: those stay errors)."""
+        text, end = self.s.text, at
+        while end < len(text) and text[end] in ID_STRICT and text[end] not in self.s.stop:
+            end += 1
+        word = text[at:end]
+        if not word or word == "outputs":
+            return False
+        import difflib  # only for this rare form
+
+        return difflib.SequenceMatcher(None, word.casefold(), "outputs").ratio() < 0.8
 
     # -- $workflows.<id>.(inputs|outputs).<name> and $workflows.<id>.steps.<stepId>.outputs.<name>
     def workflows(self) -> tuple[type[ast.Expression], Fields]:
@@ -151,6 +179,18 @@ class _Parser:
         what = "an input name" if field == "inputs" else "an output name"
         fields = self.named(f"{after}.{field}", what)
         return ast.WorkflowRef, {"workflow_id": workflow_id, "field": field, **fields}
+
+    # -- Jentic's $dependencies.<workflowId>.<name>: an output of a workflow this one depends on
+    def dependencies(self) -> tuple[type[ast.Expression], Fields]:
+        s = self.s
+        start = s.pos - len("$dependencies")
+        s.expect(".", "$dependencies")
+        workflow_id = s.take(ID_STRICT, "a workflow id", "$dependencies.")
+        s.expect(".", f"$dependencies.{workflow_id}")
+        self.rewrites.append((start, s.pos, f"$workflows.{workflow_id}.outputs.", DEPENDENCIES_ROOT))
+        name = s.take(IDENTIFIER, "an output name", f"$dependencies.{workflow_id}.")
+        fields = {"workflow_id": workflow_id, "field": "outputs", "name": name, "pointer": self.pointer()}
+        return ast.WorkflowRef, fields
 
     # -- $sourceDescriptions.<name>.<reference>
     def source_descriptions(self) -> tuple[type[ast.Expression], Fields]:
@@ -236,8 +276,12 @@ _ROOT_HANDLERS: dict[str, Callable[[_Parser], tuple[type[ast.Expression], Fields
     "workflows": _Parser.workflows,
     "sourceDescriptions": _Parser.source_descriptions,
     "components": _Parser.components,
+    "dependencies": _Parser.dependencies,  # a dialect form: not listed among the roots in messages
 }
-ROOTS = (*_SIMPLE_NODES, *_MESSAGE_NODES, *_ROOT_HANDLERS)
+DIALECT_ROOTS = ("dependencies",)
+ROOTS = tuple(
+    root for root in (*_SIMPLE_NODES, *_MESSAGE_NODES, *_ROOT_HANDLERS) if root not in DIALECT_ROOTS
+)
 
 
 _ROOT_LIKE = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)(?=[.#\[]|$)")

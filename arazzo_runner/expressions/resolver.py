@@ -22,7 +22,9 @@ def resolve(expr: ast.Expression, ctx: Context) -> Any:
     if expr.accessors and not isinstance(value, Missing):
         value = walk(value, expr.accessors, expr.text)
     if ctx.unresolved is not None and isinstance(value, Missing):
-        return ctx.unresolved(expr, value)
+        value = ctx.unresolved(expr, value)
+    if ctx.shown is not None:  # the printed form of a request: what derives from a secret is masked
+        return ctx.shown(expr, value)
     return value
 
 

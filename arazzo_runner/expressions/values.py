@@ -26,7 +26,7 @@ MAX_EXPRESSION_DEPTH = 100
 # `$` + an expression root of the ABNF: text starting so is meant as an expression, never as a literal.
 _ROOT = (
     r"\$(?:url|method|statusCode|request|response|message|inputs|outputs|steps|workflows|"
-    r"sourceDescriptions|components|self)(?![A-Za-z0-9_])"
+    r"sourceDescriptions|components|self|dependencies)(?![A-Za-z0-9_])"
 )
 _STARTS_WITH_ROOT = re.compile(_ROOT)
 _BRACED_ROOT = re.compile(r"\{" + _ROOT)
@@ -131,6 +131,10 @@ class SelectorValue(CompiledValue):
         self.query = query
 
     def evaluate(self, ctx: Context) -> Any:
+        if ctx.shown is not None:  # computed from the real context value, then masked if it derives
+            real = object.__new__(Context)
+            real.__dict__.update(ctx.__dict__, shown=None)
+            return ctx.shown(self, self.evaluate(real))
         data = resolve(self.context, ctx)
         if isinstance(data, Missing):
             return data

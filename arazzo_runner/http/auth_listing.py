@@ -1,7 +1,8 @@
 """`arazzo auth FILE`: per source description, each security scheme, where its credential goes and the
 environment variables to set. Never a credential value: only whether each variable is set.
 
-A scheme name that several sources define is listed with its qualified keys (`--auth SOURCE:SCHEME=...`,
+Sources are named by their place in the family (`a`, `kid/a`: `sources/family.py`). A scheme name that
+several sources define is listed with its qualified keys (`--auth SOURCE:SCHEME=...`,
 `ARAZZO_AUTH_<SOURCE>__<SCHEME>_<FIELD>`): the bare ones are ambiguous and not used (credentials.py)."""
 
 from __future__ import annotations
@@ -10,47 +11,53 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .credentials import alternatives, env_name, main_field, qualified, scheme_kind
+from .credentials import (
+    alternatives,
+    env_collisions,
+    env_name,
+    main_field,
+    qualified,
+    scheme_kind,
+    variable_owners,
+)
 
 
 def describe_security(workspace: Any, environ: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """One entry per OpenAPI source (of the document and of its arazzo sources, depth first)."""
+    """One entry per OpenAPI source of the family (the document and its arazzo sources, breadth first),
+    named by its place in it (`a`, `kid/a`: `sources/family.py`)."""
+    from ..sources.family import family_key, walk
+
     environ = os.environ if environ is None else environ
-    found: list[tuple[Any, dict[str, dict[str, Any]]]] = []
-    pending, seen = [workspace], set()
-    while pending:
-        current = pending.pop(0)
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        for source in current.document.sources:
-            if source.type == "arazzo":
-                pending.append(current.source(source.name))
-            elif (source.type or "openapi") == "openapi":
-                found.append((source, current.source(source.name).security_schemes))
-    owners = _owners((source.name, schemes) for source, schemes in found)
+    found: list[tuple[str, Any, dict[str, dict[str, Any]]]] = []
+    for current, path, source in walk(workspace, skip_unloadable=False):
+        if (source.type or "openapi") == "openapi":
+            schemes = current.source(source.name).security_schemes
+            found.append((family_key(path, source.name), source, schemes))
+    owners = _owners((key, schemes) for key, _, schemes in found)
+    stems = variable_owners(owners)
     return [
         {
-            "source": source.name,
+            "source": key,
             "url": source.url,
-            "schemes": [_scheme(source.name, name, s, environ, owners) for name, s in schemes.items()],
+            "schemes": [_scheme(key, name, s, environ, owners, stems) for name, s in schemes.items()],
         }
-        for source, schemes in found
+        for key, source, schemes in found
     ]
 
 
 def scheme_sources(workspace: Any) -> dict[str, frozenset[str]]:
-    """Scheme name -> the names of the OpenAPI sources defining it, over the document and its arazzo
-    sources (one namespace of source names, as for `--server`); a source that cannot be loaded is passed
-    over (no request can reach it)."""
+    """Scheme name -> the family names of the OpenAPI sources defining it (`a`, `kid/a`), over the
+    document and its arazzo sources; a source that cannot be loaded is passed over (no request can
+    reach it)."""
     from ..errors import ArazzoError
+    from ..sources.family import family_key, walk
 
     found = []
-    for current, entry in workspace.family(skip_unloadable=True):
+    for current, path, entry in walk(workspace):
         if (entry.type or "openapi") != "openapi":
             continue
         try:
-            found.append((entry.name, current.source(entry.name).security_schemes))
+            found.append((family_key(path, entry.name), current.source(entry.name).security_schemes))
         except ArazzoError:
             continue
     return _owners(found)
@@ -70,15 +77,13 @@ def _scheme(
     scheme: dict[str, Any],
     environ: Mapping[str, str],
     owners: Mapping[str, frozenset[str]],
+    stems: Mapping[str, list[str]],
 ) -> dict[str, Any]:
     others = sorted(owners.get(name, frozenset()) - {source})
     env_source = source if others else None  # a bare name is ambiguous: the qualified keys
+    collides = env_collisions(name, source, stems) if others else []
     groups = [
-        [
-            {"name": env_name(name, f, env_source), "set": bool(environ.get(env_name(name, f, env_source)))}
-            for f in g
-        ]
-        for g in alternatives(scheme)
+        [_variable(env_name(name, f, env_source), environ, collides) for f in g] for g in alternatives(scheme)
     ]
     main = main_field(scheme)
     key = qualified(source, name) if others else name
@@ -93,6 +98,13 @@ def _scheme(
         "key": key,
         "shared_with": others,
     }
+
+
+def _variable(name: str, environ: Mapping[str, str], collides: list[str]) -> dict[str, Any]:
+    found: dict[str, Any] = {"name": name, "set": bool(environ.get(name))}
+    if collides:  # other keys with this variable: it is not used
+        found["collides_with"] = collides
+    return found
 
 
 def where(scheme: dict[str, Any]) -> str:
@@ -127,6 +139,9 @@ def render_security(entries: list[dict[str, Any]]) -> str:
             lines.append(f"  {scheme['name']} ({scheme['type']}): {scheme['sends']}")
             for group in scheme["environment"]:
                 names = " + ".join(f"{v['name']}{' (set)' if v['set'] else ''}" for v in group)
+                collides = group[0].get("collides_with") if group else None
+                if collides:
+                    names += f" (not used: also the variable of {' and '.join(collides)}; use --auth)"
                 lines.append(f"    env: {names}")
             if scheme["flag"]:
                 why = f"or an input named {scheme['key']}"

@@ -23,6 +23,7 @@ class EncodedBody(Record):
     value: Any  # the payload as resolved, what `$request.body` sees
     content: bytes | None
     content_type: str | None
+    shown: Any = None  # the EncodedBody printed instead, when part of the payload derives from a secret
 
 
 def base_type(media_type: str | None) -> str:

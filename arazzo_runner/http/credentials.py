@@ -1,10 +1,13 @@
 """Where the credentials of a security scheme come from, and the names under which to give them.
 
 Credentials are keyed by source and scheme: a credential given for scheme S of source D never goes to a
-scheme S of another source (another origin). Fields: `token`, `username`, `password`, `api_key`,
-`client_id`, `client_secret` (and `client_auth`, `basic` or `post`, for OAuth2 client credentials),
-`cert` (and `key`, `password`: a mutualTLS client certificate's PEM file, its private key's file when
-apart, the key's passphrase). For each field of scheme S of source D, first match wins:
+scheme S of another source (another origin). D is the source's name in the family of documents
+(`sources/family.py`): `a` for the run's document's source `a`, `kid/a` for the source `a` of its arazzo
+source `kid`; a nested document choosing its parent's source name is still another source. Fields:
+`token`, `username`, `password`, `api_key`, `client_id`, `client_secret` (and `client_auth`, `basic` or
+`post`, for OAuth2 client credentials), `cert` (and `key`, `password`: a mutualTLS client certificate's
+PEM file, its private key's file when apart, the key's passphrase). For each field of scheme S of source
+D, first match wins:
 
 1. `--auth D:S.field=VALUE` (RunOptions.auth["D:S.field"]), or `--auth D:S=VALUE` for the main field;
    then the bare `--auth S.field=VALUE`, `--auth S=VALUE`;
@@ -12,12 +15,14 @@ apart, the key's passphrase). For each field of scheme S of source D, first matc
    object of fields (`{"username": ..., "password": ...}`; camelCase `apiKey`, `clientId`,
    `clientSecret`, `accessToken` are accepted too);
 3. the environment: `ARAZZO_AUTH_<D>__<S>_<FIELD>`, then `ARAZZO_AUTH_<S>_<FIELD>`, names upper-cased
-   with every other character as `_` (scheme `petstore-auth` -> `ARAZZO_AUTH_PETSTORE_AUTH_TOKEN`).
+   with every other character as `_` (scheme `petstore-auth` -> `ARAZZO_AUTH_PETSTORE_AUTH_TOKEN`), the
+   parts of a nested D joined by `__` too (`kid/a` -> `ARAZZO_AUTH_KID__A__<S>_<FIELD>`).
 
-A bare form (no source) applies only while S is the scheme of one source: when several sources define
-a scheme S (the document's and those of its arazzo sources, one namespace of source names as for
-`--server`), a bare credential is ambiguous and used for none of them (`ignored` says which were, for a
-warning). `:` is in neither a source name nor a scheme name, so `D:S` never reads as something else.
+A bare form (no source) applies only while S is the scheme of one source of the family: when several
+define a scheme S, a bare credential is ambiguous and used for none of them (`ignored` says which were,
+for a warning). A variable name that two (source, scheme) pairs map to (`kid__a` and `kid/a`, `my-api`
+and `my_api`) is ambiguous the same way (`collided`). `:` is in neither a source name nor a scheme name,
+and `/` in no source name, so `D:S` and `kid/a` never read as something else.
 
 The main field: apiKey -> api_key; http basic -> "username:password"; http bearer (or another http
 scheme), oauth2, openIdConnect -> token; mutualTLS -> cert.
@@ -53,9 +58,14 @@ _CAMEL = {
 
 
 def env_name(scheme: str, field: str, source: str | None = None) -> str:
-    """`ARAZZO_AUTH_<SCHEME>_<FIELD>`, or with a source `ARAZZO_AUTH_<SOURCE>__<SCHEME>_<FIELD>`."""
-    prefix = "" if source is None else _slug(source) + "__"
-    return f"{ENV_PREFIX}{prefix}{_slug(scheme)}_{field.upper()}"
+    """`ARAZZO_AUTH_<SCHEME>_<FIELD>`, or with a source `ARAZZO_AUTH_<SOURCE>__<SCHEME>_<FIELD>` (a nested
+    source's parts joined by `__`: `kid/a` -> `KID__A`)."""
+    return f"{_env_stem(scheme, source)}{field.upper()}"
+
+
+def _env_stem(scheme: str, source: str | None) -> str:
+    prefix = "" if source is None else "".join(_slug(part) + "__" for part in source.split("/"))
+    return f"{ENV_PREFIX}{prefix}{_slug(scheme)}_"
 
 
 def _slug(name: str) -> str:
@@ -130,6 +140,9 @@ class Credentials:
         self._source = source
         self._owners = owners
         self.ignored: dict[str, list[str]] = {}  # scheme -> bare credentials not used: ambiguous
+        self.collided: dict[str, list[str]] = {}  # variable -> the `D:S` keys it names: not used
+        self.given_by: dict[tuple[str, str], str] = {}  # (scheme, field) -> auth | inputs | env
+        self._stems: dict[str, list[str]] | None = None
 
     def get(self, name: str, scheme: dict[str, Any], field: str) -> str | None:
         layers = (("auth", self._from_auth), ("inputs", self._from_inputs), ("env", self._from_env))
@@ -137,11 +150,18 @@ class Credentials:
             if self._source is not None:
                 value = lookup(qualified(self._source, name), scheme, field, self._source)
                 if value:
+                    self.given_by[(name, field)] = where
                     return value
             value = lookup(name, scheme, field, None)
             if value and self._bare_allowed(name, where, field):
+                self.given_by[(name, field)] = where
                 return value
         return None
+
+    def engine_given(self, name: str, field: str) -> bool:
+        """Whether the field found for scheme `name` came from `--auth` or the environment (the engine's
+        to guard: `http/outbound.py`), not from an input (the document's own)."""
+        return self.given_by.get((name, field)) in ("auth", "env")
 
     def fields(self, name: str, scheme: dict[str, Any]) -> dict[str, str] | None:
         """The first complete set of fields for the scheme, or None when none is available."""
@@ -193,7 +213,43 @@ class Credentials:
 
     def _from_env(self, key: str, scheme: dict[str, Any], field: str, source: str | None) -> str | None:
         name = key if source is None else key[len(source) + 1 :]
-        return self._environ.get(env_name(name, field, source)) or None
+        variable = env_name(name, field, source)
+        value = self._environ.get(variable) or None
+        if value is None or self._source is None or self._owners is None:
+            return value
+        stems, mine = self._variable_owners(), qualified(self._source, name)
+        if source is not None:
+            others = env_collisions(name, source, stems)
+        else:  # a scheme of another name (the same one in several sources is `_bare_allowed`'s case)
+            others = [k for k in stems.get(_env_stem(name, None), []) if k.rpartition(":")[2] != name]
+        if others:  # another (source, scheme) pair has this variable too
+            self.collided[variable] = sorted({mine, *others})
+            return None
+        return value
+
+    def _variable_owners(self) -> dict[str, list[str]]:
+        if self._stems is None:
+            self._stems = variable_owners(self._owners() if self._owners is not None else {})
+        return self._stems
+
+
+def variable_owners(owners: Mapping[str, Collection[str]]) -> dict[str, list[str]]:
+    """Each variable stem (`ARAZZO_AUTH_<D>__<S>_`, `ARAZZO_AUTH_<S>_`) -> the `D:S` keys of the family
+    it names, from `owners` (scheme -> its sources); a qualified stem naming several is ambiguous."""
+    stems: dict[str, list[str]] = {}
+    for name, sources in owners.items():
+        for source in sorted(sources):
+            key = qualified(source, name)
+            for stem in (_env_stem(name, source), _env_stem(name, None)):
+                if key not in stems.setdefault(stem, []):
+                    stems[stem].append(key)
+    return stems
+
+
+def env_collisions(name: str, source: str, stems: Mapping[str, list[str]]) -> list[str]:
+    """The other `D:S` keys whose variables are those of scheme `name` of `source` (`variable_owners`)."""
+    mine = qualified(source, name)
+    return [k for k in stems.get(_env_stem(name, source), []) if k != mine]
 
 
 def _from_main(value: str | None, scheme: dict[str, Any], field: str) -> str | None:

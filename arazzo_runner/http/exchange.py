@@ -8,8 +8,10 @@ TOKEN_REQUEST = "oauth2 token"  # the purpose of an OAuth2 token request
 
 
 class Exchange(Record):
-    """One HTTP request/response pair, kept for verbose output and reports. `purpose` is None for a
-    step's own request, `"oauth2 token"` for the token request made to authorize it."""
+    """One HTTP request/response pair, kept for verbose output and reports. The request is its printed
+    form (`PreparedRequest.printed`: as sent, but the parts carrying a value derived from a secret are
+    `***`); writers mask the rest. `purpose` is None for a step's own request, `"oauth2 token"` for the
+    token request made to authorize it."""
 
     method: str
     url: str

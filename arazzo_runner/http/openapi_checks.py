@@ -54,11 +54,14 @@ def check_request(cache: dict, description: Any, operation: Any, request: Any) -
     if operation.method not in _METHODS:
         return []
     _require()
-    validators = _validators(cache, description, operation)
-    findings = []
-    for validator in (validators["parameters"], validators["body"]):
-        findings.extend(_findings(validator.iter_errors(_core_request(operation, request)), description))
-    return findings
+
+    def errors() -> Iterator[BaseException]:
+        validators = _validators(cache, description, operation)
+        for validator in (validators["parameters"], validators["body"]):
+            yield from validator.iter_errors(_core_request(operation, request))
+
+    derived = getattr(getattr(request, "view", None), "derived", None)
+    return _findings(errors(), description, derived or frozenset())
 
 
 def check_response(
@@ -69,32 +72,50 @@ def check_response(
     _require()
     from werkzeug.datastructures import Headers
 
-    validators = _validators(cache, description, operation)
     core_response = _Response(
         response.status_code,
         (response.content_type or "").lower(),
         Headers(list(response.headers.items())),
         response.content,
     )
-    errors = validators["response"].iter_errors(_core_request(operation, request), core_response)
-    return _findings(errors, description)
+
+    def errors() -> Iterator[BaseException]:
+        validators = _validators(cache, description, operation)
+        yield from validators["response"].iter_errors(_core_request(operation, request), core_response)
+
+    return _findings(errors(), description)
 
 
-def _findings(errors: Iterator[BaseException], description: Any) -> list[str]:
-    """What openapi-core found; a schema reference the registry refused ends the check with a finding
-    that names it (openapi-core raises it rather than reporting it)."""
-    from ..sources.schema_registry import refusal
+def _findings(
+    errors: Iterator[BaseException], description: Any, derived: frozenset = frozenset()
+) -> list[str]:
+    """What openapi-core found. What it raises instead of reporting ends the check with a finding: a
+    schema reference the registry refused (named), or a schema it cannot use at all (an unknown
+    `$schema` dialect, `allOf: "x"`, an invalid `pattern`...: `unusable`). A finding about a request part
+    that carries a value derived from a secret (`derived`, see `http/shown.py`) quotes no value."""
+    from ..sources.schema_registry import refusal, unusable
 
     findings = []
     try:
         for exc in errors:
+            if derived and _about(exc, derived):
+                findings.append(f"{_head(exc, exc.__cause__ or exc.__context__)}: invalid ({DERIVED})")
+                continue
             findings.append(refusal(exc, description.ref_origin) or describe(exc))
-    except Exception as exc:
-        refused = refusal(exc, description.ref_origin)
-        if refused is None:
-            raise
-        findings.append(refused)
+    except Exception as exc:  # the validator itself failed on the description's schemas
+        findings.append(refusal(exc, description.ref_origin) or unusable(exc))
     return findings
+
+
+DERIVED = "derived from a secret: values not shown"
+
+
+def _about(exc: BaseException, derived: frozenset) -> bool:
+    """Whether an openapi-core finding is about a part of the request in `derived`."""
+    location, name = getattr(exc, "location", None), getattr(exc, "name", None)
+    if isinstance(location, str) and isinstance(name, str):
+        return (location, name.casefold() if location == "header" else name) in derived
+    return ("body", "") in derived and "Body" in type(exc).__name__
 
 
 def _validators(cache: dict, description: Any, operation: Any) -> dict[str, Any]:

@@ -39,15 +39,30 @@ class RequestBuildError(Exception):
     """The request cannot be built (e.g. a path parameter has no value); the step fails unsent."""
 
 
+SAME: Any = type("SAME", (), {"__repr__": lambda self: "SAME"})()  # `shown`: as `value`
+
+
 class ParamValue(Record):
     name: str
     in_: str
     value: Any
     credential: str | None = None  # the security scheme whose credential the engine adds; None: the step's
+    shown: Any = SAME  # the value as printed, when part of it is derived from a secret (`taint.py`)
 
-    def __init__(self, name: str, in_: str, value: Any, credential: str | None = None) -> None:
+    def __init__(
+        self, name: str, in_: str, value: Any, credential: str | None = None, shown: Any = SAME
+    ) -> None:
         self.name, self.in_, self.value = name, in_, value  # built per parameter per step
-        self.credential = credential
+        self.credential, self.shown = credential, shown
+
+
+class Shown(Record):
+    """The printed form of a request whose parts carry values derived from a secret: those parts are
+    `***`, the rest as sent (`build_shown`)."""
+
+    url: str
+    headers: list[tuple[str, str]]
+    content: bytes | None
 
 
 class RequestView(Record):
@@ -60,6 +75,7 @@ class RequestView(Record):
     path: dict[str, Any] = field(default_factory=dict)
     body: Any = None
     withheld: dict[tuple[str, str], str] = field(default_factory=dict)  # (part, name) -> why; headers folded
+    derived: frozenset = frozenset()  # (part, name) carrying a value derived from a secret; ("body", "")
 
     def __init__(
         self,
@@ -68,12 +84,14 @@ class RequestView(Record):
         path: dict[str, Any] | None = None,
         body: Any = None,
         withheld: dict[tuple[str, str], str] | None = None,
+        derived: frozenset = frozenset(),
     ) -> None:
         self.headers = Headers() if headers is None else headers
         self.query = {} if query is None else query
         self.path = {} if path is None else path
         self.body = body
         self.withheld = {} if withheld is None else withheld
+        self.derived = derived
 
 
 class PreparedRequest(Record):
@@ -86,6 +104,7 @@ class PreparedRequest(Record):
     path_values: dict[str, str] = field(default_factory=dict)  # serialized, decoded (for validation)
     tls: Any = None  # an ssl.SSLContext presenting a client certificate (mutualTLS); None: the run's own
     document_url: str = ""  # `$url`: the URL without the query credentials the engine added ("": `url`)
+    shown: Shown | None = None  # how every writer prints it, when parts derive from a secret
 
     def __init__(
         self,
@@ -98,12 +117,19 @@ class PreparedRequest(Record):
         path_values: dict[str, str] | None = None,
         tls: Any = None,
         document_url: str = "",
+        shown: Shown | None = None,
     ) -> None:
         self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
         self.warnings = [] if warnings is None else warnings
         self.path_values = {} if path_values is None else path_values
         self.tls = tls
         self.document_url = document_url or url
+        self.shown = shown
+
+    def printed(self) -> Shown:
+        """The request as every writer shows it (the step's URL line, --verbose, reports, HAR, JUnit,
+        --dry-run): with the parts derived from a secret as `***` (`Masker` then masks the rest)."""
+        return self.shown or Shown(self.url, self.headers, self.content)
 
 
 def build_request(
@@ -136,7 +162,7 @@ def build_request(
                 f"parameter '{param.name}' (in {param.in_}) is not declared by the operation; sent anyway"
             )
         parts.add(param, spec)
-    url = document_url = _join(base_url, _fill_path(path_template, parts.path))
+    url = document_url = join_url(base_url, _fill_path(path_template, parts.path))
     if parts.query:
         url += ("&" if "?" in url else "?") + "&".join(parts.query)
     written = [q for i, q in enumerate(parts.query) if i not in parts.credential_query]
@@ -295,7 +321,7 @@ def _template_pieces(template: str) -> tuple[str, ...]:
     return tuple(_TEMPLATE_VAR.split(template))
 
 
-def _join(base: str, path: str) -> str:
+def join_url(base: str, path: str) -> str:
     if not path:
         return base
     return base.rstrip("/") + "/" + path.lstrip("/")

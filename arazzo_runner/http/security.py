@@ -18,13 +18,19 @@ from ..records import Record, field
 from .credentials import Credentials, alternatives, env_names, qualified, scheme_kind
 from .exchange import Exchange
 from .oauth import TokenCache, TokenError
+from .outbound import OutboundGuard, origin_of, remote_plain_http_host
 from .request import ParamValue
 
 Schemes = dict[str, dict[str, Any]]
 
 
 class SecurityError(Exception):
-    """Credentials were available but could not be turned into a request (e.g. a token fetch failed)."""
+    """Credentials were available but could not be turned into a request (e.g. a token fetch failed).
+    `warnings`: what was said before it failed (a client secret already sent to another origin)."""
+
+    def __init__(self, message: str, warnings: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.warnings = [] if warnings is None else warnings
 
 
 class HttpSession(Record):
@@ -37,6 +43,7 @@ class HttpSession(Record):
     said: set[str] = field(default_factory=set)  # other once-per-run warnings (ambiguous names, token URLs)
     tls: dict[tuple[str, ...], Any] = field(default_factory=dict)  # mutualTLS: (cert, key) -> SSLContext
     tls_clients: dict[int, Any] = field(default_factory=dict)  # id(SSLContext) -> its client, for the run
+    guard: OutboundGuard = field(default_factory=OutboundGuard)  # the engine's credentials and their origins
 
     def secret(self, *values: Any) -> None:
         self.secrets.update(v for v in values if isinstance(v, str) and v)
@@ -57,6 +64,8 @@ class _Use(Record):
     scheme: dict[str, Any]
     scopes: list[str]
     fields: dict[str, str] | None  # None: the step sets this credential itself
+    guarded: frozenset[str] = frozenset()  # fields from --auth or the environment (`outbound.py`)
+    label: str = ""  # "security scheme 'x' of source a", for the guard's messages
 
 
 async def apply_security(
@@ -84,12 +93,16 @@ async def apply_security(
             warnings = _ambiguous_warnings(credentials, schemes, session)
             warnings += token_url_warnings(uses, base_url, session, credentials.source)
             added = []
-            for use in uses:
-                if scheme_kind(use.scheme) == "mutualTLS":
-                    _client_certificate(use, session, tls)
-                    continue
-                fetching = _Fetching(client, base_url, timeout, exchanges)
-                added.extend(await _credential_params(use, session, fetching))
+            try:
+                for use in uses:
+                    if scheme_kind(use.scheme) == "mutualTLS":
+                        _client_certificate(use, session, tls)
+                        continue
+                    fetching = _Fetching(client, base_url, timeout, exchanges)
+                    added.extend(await _credential_params(use, session, fetching))
+            except SecurityError as exc:  # what was said stays said: a secret may have gone out
+                exc.warnings = warnings + _cleartext_warnings(uses, base_url, session) + exc.warnings
+                raise
             return added, warnings + _cleartext_warnings(uses, base_url, session)
     missing = _missing_warning(requirements[0], schemes, credentials)
     return [], [*_ambiguous_warnings(credentials, schemes, session), missing]
@@ -100,15 +113,27 @@ def _ambiguous_warnings(credentials: Credentials, schemes: Schemes, session: Htt
     run, source and name (the value is never in the message)."""
     warnings = []
     for name, given in credentials.ignored.items():
-        said = f"ambiguous {credentials.source}:{name}"
-        if said in session.said:
-            continue
-        session.said.add(said)
-        warnings.append(
-            f"{', '.join(given)} not used: security scheme '{name}' is defined by sources "
-            f"{' and '.join(credentials.sharing(name))}; name the source: {_how(name, schemes, credentials)}"
-        )
+        if _first_time(session, f"ambiguous {credentials.source}:{name}"):
+            sources, how = " and ".join(credentials.sharing(name)), _how(name, schemes, credentials)
+            warnings.append(
+                f"{', '.join(given)} not used: security scheme '{name}' is defined by sources {sources}; "
+                f"name the source: {how}"
+            )
+    for variable, keys in credentials.collided.items():  # a variable name two keys share
+        if _first_time(session, f"collided {credentials.source}:{variable}"):
+            warnings.append(
+                f"{variable} not used: it is the variable of {' and '.join(keys)}; give the credential "
+                "with --auth SOURCE:SCHEME=... or an input named SOURCE:SCHEME"
+            )
     return warnings
+
+
+def _first_time(session: HttpSession, said: str) -> bool:
+    """Whether the once-per-run warning `said` is said now (not before in the run)."""
+    if said in session.said:
+        return False
+    session.said.add(said)
+    return True
 
 
 def _how(name: str, schemes: Schemes, credentials: Credentials) -> str:
@@ -163,7 +188,7 @@ def _cleartext_warnings(uses: list[_Use], base_url: str, session: HttpSession) -
         token_url = _token_url(use.scheme) if "token" not in use.fields else None
         targets = [base_url] + ([urljoin(base_url, token_url)] if token_url else [])
         for url in targets:
-            host = _remote_plain_http_host(url)
+            host = remote_plain_http_host(url)
             if host and host not in session.cleartext_warned:
                 session.cleartext_warned.add(host)
                 warnings.append(
@@ -185,10 +210,10 @@ def token_url_warnings(
         if use.fields is None or "token" in use.fields or scheme_kind(use.scheme) != "oauth2":
             continue
         url = urljoin(base_url, _token_url(use.scheme) or "")
-        api = _origin(base_url)
-        if _origin(url) == api:
+        api = origin_of(base_url)
+        if origin_of(url) == api:
             continue
-        host = _remote_plain_http_host(url)
+        host = remote_plain_http_host(url)
         if host:
             raise SecurityError(
                 f"security scheme '{use.name}': its tokenUrl {url} is plain http to another machine "
@@ -203,38 +228,6 @@ def token_url_warnings(
                 f"origin than the API ({api})"
             )
     return warnings
-
-
-def _origin(url: str) -> str:
-    """The origin of a URL as RFC 6454 writes it (`scheme://host[:port]`, a default port left out, so
-    equal origins are equal strings); a URL whose port cannot be read is its own origin."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port
-    except ValueError:
-        return url
-    host = (parts.hostname or "").lower()
-    host = f"[{host}]" if ":" in host else host
-    return (
-        f"{scheme}://{host}"
-        if port in (None, {"http": 80, "https": 443}.get(scheme))
-        else f"{scheme}://{host}:{port}"
-    )
-
-
-def _remote_plain_http_host(url: str) -> str | None:
-    """The host of an `http:` URL that is not this machine (loopback, `localhost`), else None."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if parts.scheme.lower() != "http" or not host or host == "localhost" or host.endswith(".localhost"):
-        return None
-    import ipaddress
-
-    try:
-        return None if ipaddress.ip_address(host).is_loopback else host
-    except ValueError:  # a name
-        return host
 
 
 def _satisfy(
@@ -253,7 +246,9 @@ def _satisfy(
         no_flow = scheme_kind(scheme) == "oauth2" and "token" not in (fields or {}) and not _token_url(scheme)
         if fields is None or no_flow:  # client id/secret without a clientCredentials flow: unusable
             return None
-        uses.append(_Use(name, scheme, scope_list, fields))
+        guarded = frozenset(f for f in fields if creds.engine_given(name, f))
+        label = f"security scheme '{name}'" + (f" of source {creds.source}" if creds.source else "")
+        uses.append(_Use(name, scheme, scope_list, fields, guarded, label))
     return uses
 
 
@@ -288,17 +283,27 @@ async def _credential_params(use: _Use, session: HttpSession, fetching: _Fetchin
         return []
     session.secret(*(v for k, v in use.fields.items() if k != "client_auth"))
     kind = scheme_kind(use.scheme)
+    api = origin_of(fetching.base_url)
+    guard, given = session.guard, use.guarded
     if kind == "apiKey":
         where = use.scheme.get("in", "header")
+        if "api_key" in given:
+            guard.bind(use.fields["api_key"], use.label, api)
         return [ParamValue(str(use.scheme.get("name")), where, use.fields["api_key"], use.name)]
     if kind == "basic":
         pair = f"{use.fields['username']}:{use.fields['password']}".encode()
         encoded = base64.b64encode(pair).decode("ascii")
         session.secret(encoded)
+        if "password" in given:
+            guard.bind(use.fields["password"], use.label, api)
+            guard.bind(encoded, use.label, api)
         return [_authorization("Basic", encoded, session, use.name)]
     token = use.fields.get("token")
     if token is None:
         token = await _client_credentials(use, session, fetching)
+        guard.bind(token, use.label, api)  # obtained by the engine: never the document's
+    elif "token" in given:
+        guard.bind(token, use.label, api)
     if kind == "http":
         return [_authorization(str(use.scheme.get("scheme", "Bearer")), token, session, use.name)]
     return [_authorization("Bearer", token, session, use.name)]
@@ -313,6 +318,8 @@ def _authorization(kind: str, credential: str, session: HttpSession, scheme: str
 async def _client_credentials(use: _Use, session: HttpSession, fetching: _Fetching) -> str:
     token_url = urljoin(fetching.base_url, _token_url(use.scheme) or "")  # relative: against the server
     assert use.fields is not None
+    if "client_secret" in use.guarded:  # it goes to the token URL, and only there
+        session.guard.bind(use.fields["client_secret"], use.label, origin_of(token_url))
     made: list[Exchange] = []
     try:
         token = await session.tokens.token(

@@ -133,10 +133,10 @@ async def send(
     except _Oversize as over:  # stop reading: the rest is never received, let alone kept
         status, content, body, error, oversize = raw.status_code, over.prefix, None, None, over.note
     except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes through raw
-        line = f"{request.method} {clip(request.url)}"
-        raise TransportError(describe_error(exc, timeout, line)) from None
-    except httpx.InvalidURL as exc:
-        raise TransportError(f"invalid URL {clip(request.url)!r}: {clip(str(exc))}") from None
+        line = f"{request.method} {clip(request.printed().url)}"
+        raise TransportError(describe_error(exc, timeout, line, own=request.shown is not None)) from None
+    except httpx.InvalidURL as exc:  # the URL as printed: parts derived from a secret are `***`
+        raise TransportError(f"invalid URL {clip(request.printed().url)!r}: {clip(str(exc))}") from None
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
     return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
@@ -246,14 +246,16 @@ def parse_body(content: bytes, content_type: str | None) -> Any:
     return content
 
 
-def describe_error(exc: Exception, timeout: float | None, request_line: str = "") -> str:
+def describe_error(exc: Exception, timeout: float | None, request_line: str = "", own: bool = False) -> str:
     """A one-line cause for a transport failure, e.g. 'connection refused (GET http://127.0.0.1:9/x)';
-    `request_line` names the request when the error does not carry it (a raw ssl.SSLError)."""
+    `request_line` names the request when the error does not carry it (a raw ssl.SSLError), or always
+    with `own` (the request's printed form, whose parts derived from a secret are `***`)."""
     import httpx
 
     url = f" ({request_line})" if request_line else ""
     with contextlib.suppress(AttributeError, RuntimeError):  # not every error carries its request
-        url = f" ({exc.request.method} {clip(str(exc.request.url))})"  # type: ignore[attr-defined]
+        if not own:
+            url = f" ({exc.request.method} {clip(str(exc.request.url))})"  # type: ignore[attr-defined]
     if isinstance(exc, httpx.TimeoutException):
         kind = {
             httpx.ConnectTimeout: "connect",

@@ -113,6 +113,7 @@ class _Builder:
             url=self.text(node, "url", at, required=True) or "",
             type=self.text(node, "type", at),
             at=at,
+            extensions=_extensions(node),
         )
 
     def workflow(self, node: Any, at: Pointer) -> Workflow:
@@ -133,6 +134,7 @@ class _Builder:
             outputs=self.mapping(node, "outputs", at),
             parameters=self.parameters(node, at),
             at=at,
+            extensions=_extensions(node),
         )
 
     def step(self, node: Any, at: Pointer) -> Step:
@@ -155,6 +157,7 @@ class _Builder:
             action=self.text(node, "action", at),
             at=at,
             correlation_id=self.text(node, "correlationId", at),
+            extensions=_extensions(node),
         )
 
     def strings(self, node: dict, key: str, at: Pointer) -> list[str]:
@@ -278,6 +281,12 @@ class _Builder:
                 k: self.action(v, (*at, "failureActions", k), "failure") for k, v in failure.items()
             },
         )
+
+
+def _extensions(node: dict) -> dict[str, Any]:
+    """The specification extensions of an object (`x-` members), as written: read by the engine's
+    documented extensions (Respect's `x-operation`, `x-security`, `x-serverUrl`)."""
+    return {key: value for key, value in node.items() if key.startswith("x-")}
 
 
 def _kind(value: Any) -> str:

@@ -88,6 +88,7 @@ class Step(Record):
     action: str | None
     at: Pointer
     correlation_id: str | None = None  # 1.1: of an AsyncAPI receive step
+    extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
 
     @property
     def target_kind(self) -> str:
@@ -110,6 +111,7 @@ class Workflow(Record):
     outputs: dict[str, Any]
     parameters: list[ParameterDef | Reusable]
     at: Pointer
+    extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
 
     def step(self, step_id: str) -> Step | None:
         return next((s for s in self.steps if s.step_id == step_id), None)
@@ -123,6 +125,7 @@ class SourceDescription(Record):
     url: str
     type: str | None
     at: Pointer
+    extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
 
 
 class Components(Record):

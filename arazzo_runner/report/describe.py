@@ -54,8 +54,10 @@ def step_target(workspace: Any, step: Step) -> dict[str, Any]:
     entry: dict[str, Any] = {"kind": "operation"}
     if step.operation_path is not None:
         entry["operationPath"] = step.operation_path
-    else:
+    elif step.operation_id is not None or "x-operation" not in step.extensions:
         entry["operationId"] = step.operation_id
+    else:
+        entry["x-operation"] = step.extensions["x-operation"]
     try:
         target = workspace.resolve_operation(step)
     except ArazzoError as exc:  # describing must not need every source; say why it is unresolved

@@ -109,6 +109,8 @@ def target_text(target: dict[str, Any]) -> str:
     written = target.get("operationPath") or target.get("operationId")
     if "method" not in target:
         return f"{written} (unresolved: {target.get('unresolved')})"
+    if target.get("source") is None:  # Respect's x-operation: the URL the step gives
+        return f"{target['method']} {target['path']}  (x-operation)"
     name = target.get("operationId") or written
     return f"{target['method']} {target['path']}  ({name} in source {target['source']})"
 

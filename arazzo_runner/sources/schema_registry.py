@@ -240,6 +240,42 @@ def refusal(exc: BaseException, where: Where | None = None) -> str | None:
     return f"cannot resolve {keyword} '{ref}'{f' ({at})' if at else ''}: {_why(found)}"
 
 
+def unresolved_reason(exc: BaseException) -> str | None:
+    """Why a validator could not resolve a reference (the end of `refusal`'s message), or None when
+    `exc` is something else."""
+    found = unresolved(exc)
+    return None if found is None else _why(found)
+
+
+def unusable(exc: BaseException) -> str:
+    """Why a validator could not use a schema of the description: a hostile or broken schema (`$schema`
+    naming an unknown dialect, `allOf: "x"`, `pattern: "("`, `type: pet`, a `$ref` to a string) makes
+    jsonschema and openapi-core raise rather than report. The check then ends with this finding (a
+    failure under policy `error`), never a traceback; the message quotes no instance value."""
+    import re
+
+    from ..secrets import VALUE_LIMIT, clip
+
+    text = str(exc).strip()
+    kind = type(exc).__name__
+    if isinstance(exc, ValueError) and text.startswith("Unknown JSON Schema dialect: "):
+        dialect = text.partition(": ")[2]
+        shown = clip(dialect, 200)
+        return f"a schema names a dialect the validator does not know ($schema {shown}): not checked"
+    if kind == "UnknownType":
+        detail = f"unknown type {getattr(exc, 'type', '?')!r}"
+    elif isinstance(exc, re.error):
+        pattern, why = getattr(exc, "pattern", ""), getattr(exc, "msg", text)
+        detail = f"pattern {pattern!r} is not a regular expression ({why})"
+    elif isinstance(exc, RecursionError):
+        detail = "its schemas nest or refer to each other too deeply"
+    else:  # the first line: later ones would quote the schema and the instance checked
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        detail = f"{kind}: {first.rstrip(':')}" if first else kind
+    detail = clip(detail, VALUE_LIMIT)
+    return f"a schema of the description cannot be used to validate ({detail}): not checked"
+
+
 def _why(found: BaseException) -> str:
     kind = type(found).__name__
     if kind == "NoSuchAnchor":

@@ -74,7 +74,8 @@ _RULES = (
         "step-target",
         ERROR,
         "flow",
-        "A step has exactly one target: operationId, operationPath or workflowId (1.1: or channelPath).",
+        "A step has exactly one target: operationId, operationPath or workflowId (1.1: or channelPath; "
+        "or Respect's x-operation).",
     ),
     Rule(
         "step-workflow-exists",
@@ -150,6 +151,13 @@ _RULES = (
         "expressions",
         "A parameter, payload or replacement value that is a misspelt runtime expression (`$respons.body`, "
         "`$Inputs.id`) is sent as written: the fix is suggested.",
+    ),
+    Rule(
+        "unquoted-template",
+        ERROR,
+        "expressions",
+        "A `{$...}` template left unquoted in YAML (`value: {$inputs.id}`) is read as a mapping and would be "
+        "sent as one: quote it.",
     ),
     Rule(
         "output-value",
@@ -231,6 +239,61 @@ _RULES = (
         "criteria",
         "A simple condition uses a non-standard spelling (double-quoted strings, `{$...}` braces).",
     ),
+    # -- forms other tools write: each runs as its standard form (`arazzo_runner.dialect`), with a fix
+    Rule(
+        "operation-id-source-prefix",
+        WARNING,
+        "dialect",
+        "Respect's `operationId: <source>.<operationId>` runs as "
+        "`$sourceDescriptions.<source>.<operationId>` (when no operation is named the whole text).",
+    ),
+    Rule(
+        "workflow-id-legacy",
+        WARNING,
+        "dialect",
+        "Respect's legacy `$sourceDescriptions.<source>.workflows.<id>` runs as "
+        "`$sourceDescriptions.<source>.<id>`.",
+    ),
+    Rule(
+        "operation-path-source-name",
+        WARNING,
+        "dialect",
+        "Jentic's `operationPath: <source>#/paths/...` runs as "
+        "`{$sourceDescriptions.<source>.url}#/paths/...`.",
+    ),
+    Rule(
+        "header-plural",
+        WARNING,
+        "dialect",
+        "Jentic's `$response.headers.<name>` runs as `$response.header.<name>`.",
+    ),
+    Rule(
+        "step-output-shorthand",
+        WARNING,
+        "dialect",
+        "Jentic's `$steps.<id>.<name>` runs as `$steps.<id>.outputs.<name>`.",
+    ),
+    Rule(
+        "dependencies-expression",
+        WARNING,
+        "dialect",
+        "Jentic's `$dependencies.<workflowId>.<name>` runs as `$workflows.<workflowId>.outputs.<name>`.",
+    ),
+    # -- Respect's extensions, run as documented in docs/semantics.md
+    Rule(
+        "x-operation",
+        WARNING,
+        "extensions",
+        "A step calls a method and a URL through Respect's `x-operation` (it runs; an error when "
+        "malformed: method, absolute URL).",
+    ),
+    Rule(
+        "x-security",
+        WARNING,
+        "extensions",
+        "A step or workflow applies a security scheme with Respect's `x-security` (it runs; an error when "
+        "malformed, or when the scheme cannot be applied).",
+    ),
     # -- checks against the loaded source descriptions
     Rule(
         "source-unavailable",
@@ -280,8 +343,9 @@ _RULES = (
         "schema-reference",
         WARNING,
         "sources",
-        "Every schema `$ref`/`$dynamicRef` of the operation a step calls resolves in the documents the "
-        "engine loaded: request and response validation never fetch one.",
+        "Every schema `$ref`/`$dynamicRef` (and discriminator mapping reference) of the operation a step "
+        "calls resolves in the documents the engine loaded, as at run time (an `$id` does not move it): "
+        "request and response validation never fetch one.",
     ),
     # -- AsyncAPI steps (1.1; validate/async_rules.py)
     Rule(
@@ -334,4 +398,4 @@ _RULES = (
 )
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
-AREAS = ("document", "identifiers", "flow", "expressions", "criteria", "sources")
+AREAS = ("document", "identifiers", "flow", "expressions", "criteria", "dialect", "extensions", "sources")

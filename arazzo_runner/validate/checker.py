@@ -10,9 +10,9 @@ from ..errors import ExpressionError
 from ..expressions import ComponentRef, parse_expression
 from ..loader import LoadedDocument
 from ..model import Action, Document, ParameterDef, Pointer, Reusable, Workflow
-from ..pointer import format_pointer
+from ..pointer import format_pointer, resolve_pointer
 from .catalogue import RULES
-from .findings import Finding
+from .findings import Edit, Finding
 
 
 class Checker:
@@ -38,6 +38,7 @@ class Checker:
         *,
         severity: str | None = None,
         key: bool = False,
+        fix: Iterable[Edit] = (),
     ) -> None:
         meta = RULES[rule]  # KeyError: a rule id missing from the catalogue is a bug
         path = at if isinstance(at, str) else format_pointer(at)
@@ -47,7 +48,19 @@ class Checker:
         self._seen.add(identity)
         positions = self.loaded.positions
         line, column = positions.locate_key(path) if key else positions.locate(path)
-        self.findings.append(Finding(rule, severity or meta.severity, message, self.file, path, line, column))
+        finding = Finding(rule, severity or meta.severity, message, self.file, path, line, column, tuple(fix))
+        self.findings.append(finding)
+
+    def retract(self, rule: str, at: Pointer | str) -> None:
+        """Withdraw the findings of `rule` at `at`: a form assumed without the sources (Respect's
+        `<source>.<operationId>`) that the loaded sources read otherwise."""
+        path = at if isinstance(at, str) else format_pointer(at)
+        self.findings = [f for f in self.findings if not (f.rule == rule and f.path == path)]
+        self._seen = {seen for seen in self._seen if not (seen[0] == rule and seen[1] == path)}
+
+    def raw(self, at: Pointer) -> Any:
+        """The node at `at` in the document's data, as written (ABSENT when there is none)."""
+        return resolve_pointer(self.document.raw, [str(token) for token in at])
 
     # -- shared lookups --------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """`arazzo validate FILE... [--format text|json|sarif] [--strict] [--schema-only] [--offline]
-[--sandbox DIR]`.
+[--sandbox DIR] [--rule RULE=off|warning|error] [--config PATH | --isolated] [--fix | --diff]`.
 
-Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with `--strict`), 2 a file could
-not be read or parsed. Wired into the main CLI by `add_validate_parser` + `run_validate`.
+Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with `--strict`; with `--diff`:
+a file would change), 2 a file could not be read or parsed. Wired into the main CLI by
+`add_validate_parser` + `run_validate`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
             "(or warnings with --strict), 2 a file could not be read."
         ),
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="Arazzo documents (YAML or JSON)")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="Arazzo documents (YAML or JSON)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument("--strict", action="store_true", help="warnings fail the validation too")
     parser.add_argument("--schema-only", action="store_true", help="run the JSON Schema check alone")
@@ -37,6 +38,33 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="do not fetch http(s) source descriptions (their checks are skipped with a warning)",
     )
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="RULE=LEVEL",
+        help="set a rule (or an area: dialect, sources, ...) to off, warning or error (repeatable; wins "
+        "over the configuration file)",
+    )
+    config = parser.add_mutually_exclusive_group()
+    config.add_argument(
+        "--config",
+        metavar="PATH",
+        help="the configuration file (.arazzo.toml, or pyproject.toml with [tool.arazzo.validate]); "
+        "default: the nearest one above each document",
+    )
+    config.add_argument("--isolated", action="store_true", help="ignore every configuration file")
+    fixing = parser.add_mutually_exclusive_group()
+    fixing.add_argument(
+        "--fix",
+        action="store_true",
+        help="rewrite, in place, every finding that has one safe mechanical fix (comments and the "
+        "formatting of every other line kept)",
+    )
+    fixing.add_argument(
+        "--diff", action="store_true", help="print the changes --fix would make; write nothing"
+    )
+    parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     sandbox_flags.add_flags(parser)
     parser.set_defaults(handler=run_validate)
     return parser
@@ -44,33 +72,80 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Validate `args.files`, print the reports in `args.format` to `out` (stdout), return the exit code."""
-    from .. import __version__
-    from ..cli.sandbox_flags import folders
-    from .core import validate_path
-    from .format import format_json, format_sarif, format_text
+    from ..errors import UsageError
+    from .config import parse_rule_options
 
     stream = out if out is not None else sys.stdout
-    sandbox = folders(args)
-    reports = [
-        validate_path(
-            file,
-            schema_only=getattr(args, "schema_only", False),
-            strict=getattr(args, "strict", False),
-            remote=not getattr(args, "offline", False),
-            allow_paths=sandbox,
-        )
-        for file in args.files
-    ]
+    if getattr(args, "list_rules", False):
+        return _list_rules(stream, getattr(args, "format", "text"))
+    if not args.files:
+        raise UsageError("the following arguments are required: FILE (or --list-rules)")
+    overrides = parse_rule_options(getattr(args, "rule", []))
+    if getattr(args, "fix", False) or getattr(args, "diff", False):
+        from .fix_cli import run_fix
+
+        return run_fix(args, overrides, stream)
+    reports = [_validate_one(args, file, overrides) for file in args.files]
+    write_reports(args, reports, stream)
+    return exit_code(reports)
+
+
+def settings(args: argparse.Namespace, file: str, overrides: dict[str, str]) -> Any:
+    from .config import settings_for
+
+    return settings_for(
+        file, config=getattr(args, "config", None), isolated=getattr(args, "isolated", False), rules=overrides
+    )
+
+
+def _validate_one(args: argparse.Namespace, file: str, overrides: dict[str, str]) -> Any:
+    from ..cli.sandbox_flags import folders
+    from .core import validate_path
+
+    report = validate_path(
+        file,
+        schema_only=getattr(args, "schema_only", False),
+        strict=getattr(args, "strict", False),
+        remote=not getattr(args, "offline", False),
+        allow_paths=folders(args),
+    )
+    return settings(args, file, overrides).apply(report)
+
+
+def write_reports(args: argparse.Namespace, reports: list[Any], stream: TextIO, **extra: Any) -> None:
+    from .. import __version__
+    from .format import format_json, format_sarif, format_text
+
     fmt = getattr(args, "format", "text")
     if fmt == "json":
-        stream.write(format_json(reports, errors=_unreadable(reports)))
+        stream.write(format_json(reports, errors=_unreadable(reports), **extra))
     elif fmt == "sarif":
         stream.write(format_sarif(reports, __version__))
     else:
         stream.write(format_text(reports))
+
+
+def exit_code(reports: list[Any]) -> int:
     if any(not report.readable for report in reports):
         return EXIT_UNREADABLE
     return EXIT_OK if all(report.valid for report in reports) else EXIT_INVALID
+
+
+def _list_rules(stream: TextIO, fmt: str) -> int:
+    import json
+
+    from .catalogue import RULES
+
+    if fmt == "json":
+        rules = [
+            {"id": r.id, "severity": r.severity, "area": r.area, "summary": r.summary} for r in RULES.values()
+        ]
+        stream.write(json.dumps({"rules": rules}, indent=2) + "\n")
+        return EXIT_OK
+    width = max(len(rule) for rule in RULES)
+    for rule in RULES.values():
+        stream.write(f"{rule.id:<{width}}  {rule.severity:<7}  {rule.area:<11}  {rule.summary}\n")
+    return EXIT_OK
 
 
 def _unreadable(reports: list[Any]) -> list[dict[str, Any]]:

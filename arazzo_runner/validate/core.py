@@ -36,7 +36,7 @@ def validate_path(
     try:
         loaded = load_path(path)
     except DocumentError as exc:
-        return _unreadable(exc, file, strict)
+        return unreadable_report(exc, file, strict)
     location = str(Path(file).resolve())
     return validate_loaded(
         loaded,
@@ -62,7 +62,7 @@ def validate_text(
     try:
         loaded = load_text(text, file)
     except DocumentError as exc:
-        return _unreadable(exc, file, strict)
+        return unreadable_report(exc, file, strict)
     return validate_loaded(
         loaded, file, schema_only=schema_only, strict=strict, load_sources=load_sources, remote=remote
     )
@@ -136,7 +136,8 @@ def _workflows(workspace: Any, workflows: Iterable[Any]) -> list[Any]:
     return found
 
 
-def _unreadable(exc: DocumentError, file: str, strict: bool) -> Report:
+def unreadable_report(exc: DocumentError, file: str, strict: bool) -> Report:
+    """The report of a file that could not be read or parsed: one `document-parse` finding."""
     finding = Finding(
         "document-parse",
         ERROR,
@@ -150,9 +151,14 @@ def _unreadable(exc: DocumentError, file: str, strict: bool) -> Report:
 
 
 def _arrange(findings: list[Finding]) -> list[Finding]:
-    """Drop schema and shape findings that a more precise rule reports at the same place; document order."""
+    """Drop schema and shape findings that a more precise rule reports at the same place; document order.
+    A step with Respect's `x-operation` has no standard target, which the schema says: the `x-operation`
+    rule says it better."""
     precise = [f for f in findings if f.rule not in ("schema", "document-shape") and f.severity == ERROR]
-    exact = {f.path for f in precise}
+    precise += [f for f in findings if f.rule == "x-operation"]
+    exact = {f.path for f in precise} | {
+        f.path.rpartition("/x-operation")[0] for f in findings if f.rule == "x-operation"
+    }
     kept = []
     for finding in findings:
         if finding.rule == "schema":

@@ -11,8 +11,27 @@ WARNING = "warning"
 SEVERITIES = (ERROR, WARNING)
 
 
+class Edit(Record, frozen=True):
+    """One textual change of a fix: in the string at `path` (a JSON pointer; with `key`, the mapping key
+    naming that node), `old` found at offset `start` becomes `new`. Offsets count characters of the
+    string's value, not of its source text: `arazzo_runner.validate.edit` maps them onto the text. With
+    `node`, the node at `path` (a YAML flow collection) becomes the string `new` as a whole."""
+
+    path: str
+    start: int
+    old: str
+    new: str
+    key: bool = False
+    node: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"path": self.path, "start": self.start, "old": self.old, "new": self.new, "key": self.key}
+        return {**data, "node": True} if self.node else data
+
+
 class Finding(Record, frozen=True):
-    """One problem: which rule, how bad, what, and where (JSON pointer plus 1-based line and column)."""
+    """One problem: which rule, how bad, what, and where (JSON pointer plus 1-based line and column).
+    `fix`: the edits of its one safe, mechanical fix (`arazzo validate --fix`), empty when it has none."""
 
     rule: str
     severity: str
@@ -21,6 +40,7 @@ class Finding(Record, frozen=True):
     path: str
     line: int
     column: int
+    fix: tuple[Edit, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -31,6 +51,7 @@ class Finding(Record, frozen=True):
             "path": self.path,
             "line": self.line,
             "column": self.column,
+            "fix": [edit.to_dict() for edit in self.fix] or None,
         }
 
     def __str__(self) -> str:

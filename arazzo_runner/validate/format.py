@@ -39,9 +39,14 @@ def to_json(reports: Iterable[Report]) -> dict[str, Any]:
     }
 
 
-def format_json(reports: Iterable[Report], errors: list[dict[str, Any]] | None = None) -> str:
-    """`{"valid", "findings"}`, plus `errors` when given (the files that could not be read: exit 2)."""
+def format_json(
+    reports: Iterable[Report], errors: list[dict[str, Any]] | None = None, fixed: list[Finding] | None = None
+) -> str:
+    """`{"valid", "findings"}`, plus `errors` when given (the files that could not be read: exit 2), plus
+    `fixed` with `--fix` (the findings it fixed)."""
     data = to_json(reports)
+    if fixed is not None:
+        data["fixed"] = [f.to_dict() for f in fixed]
     if errors:
         data["errors"] = errors
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

@@ -23,7 +23,6 @@ from ..expressions import ComponentRef, parse_expression
 from ..model import Action, Document, Reusable, Workflow
 from .findings import ERROR, WARNING, Finding
 
-_SOURCE_WORKFLOW = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
 _IN_WORKFLOW = re.compile(r"^/workflows/(\d+)(?:/|$)")
 
 
@@ -73,22 +72,14 @@ def _component_action(document: Document, item: Reusable) -> Action | None:
 
 
 def _resolve(space: Any, ref: str) -> tuple[Any, Workflow] | None:
-    """The (workspace, workflow) a workflow reference names; None when it names nothing (reported by
-    the rules) or its arazzo source cannot be loaded (reported when the run loads it)."""
-    match = _SOURCE_WORKFLOW.match(ref)
-    if match is None:
-        workflow = space.document.workflow(ref)
-        return None if workflow is None else (space, workflow)
-    name, workflow_id = match.groups()
-    entry = space.document.source(name)
-    if entry is None or entry.type != "arazzo":
-        return None
+    """The (workspace, workflow) a workflow reference names, as a run resolves it (dialect forms too);
+    None when it names nothing (reported by the rules) or its arazzo source cannot be loaded (reported
+    when the run loads it)."""
     try:
-        child = space.source(name)
+        target = space.resolve_workflow(ref, ())
     except ArazzoError:
         return None
-    workflow = child.document.workflow(workflow_id)
-    return None if workflow is None else (child, workflow)
+    return target.workspace, target.workflow
 
 
 def unreachable_errors(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import dialect
 from ..errors import ArazzoError, ExpressionError
 from ..expressions import ResponseRef, compile_value, parse_expression
 from ..model import Action, ParameterDef, Pointer, Step, Workflow
@@ -25,7 +26,14 @@ from .openapi_schemas import (
     response_schemas,
     unresolvable_refs,
 )
-from .rules.targets import non_arazzo_sources, operation_path_problem, source_workflow
+from .rules.extensions import scheme_names
+from .rules.targets import (
+    non_arazzo_sources,
+    operation_path_problem,
+    plain_in_one_source,
+    source_named_path,
+    source_workflow,
+)
 from .rules.values import SELECTOR_KEYS
 
 _QUALIFIED = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
@@ -112,13 +120,14 @@ class _SourceChecks:
         if child is None:
             return
         known = [w.workflow_id for w in child.document.workflows]
-        if workflow_id not in known:
-            bare = workflow_id.removeprefix("workflows.")
-            if bare != workflow_id and bare in known:
-                hint = f"; write $sourceDescriptions.{name}.{bare}"
-            else:
-                hint = did_you_mean(workflow_id, known)
-            self.ck.report(rule, at, f"'{text}': source '{name}' has no workflow '{workflow_id}'{hint}")
+        legacy = dialect.legacy_workflow(workflow_id)
+        if workflow_id in known or (legacy is not None and legacy in known):
+            if workflow_id in known:
+                self.ck.retract(dialect.WORKFLOW_ID_LEGACY, at)  # a workflow is named so, as written
+            return
+        self.ck.retract(dialect.WORKFLOW_ID_LEGACY, at)
+        hint = did_you_mean(workflow_id, known)
+        self.ck.report(rule, at, f"'{text}': source '{name}' has no workflow '{workflow_id}'{hint}")
 
     # -- operation steps --------------------------------------------------------------------------------
 
@@ -127,6 +136,7 @@ class _SourceChecks:
         if target is None:
             return
         name, description, operation = target
+        scheme_names(self.ck, workflow, step, name, description.security_schemes)
         where = (*step.at, "operationPath" if step.operation_path is not None else "operationId")
         label = operation.operation_id or f"{operation.method.upper()} {operation.path}"
         try:
@@ -187,7 +197,11 @@ class _SourceChecks:
             if operation is not None:
                 found.append((name, description, operation))
             hints.extend(description.suggest(text))
+        prefixed = dialect.source_prefixed(text, names)
         if found:
+            self.ck.retract(dialect.OPERATION_ID_SOURCE_PREFIX, at)  # the operationId as written exists
+            if len(found) == 1 and len(names) > 1:
+                plain_in_one_source(self.ck, text, found[0][0], at)
             return found[0]
         for name in (s.name for s in self.ck.document.sources if s.type == "asyncapi"):
             described = self.source(name)
@@ -196,21 +210,27 @@ class _SourceChecks:
                 message += " (send or receive)"
                 self.ck.report("async-action", step.at, message)
                 return None
+        if prefixed is not None:
+            description = self.source(prefixed[0])
+            operation = description.operation(prefixed[1]) if description is not None else None
+            if operation is not None or description is None:  # found, or assumed when not loaded
+                return (prefixed[0], description, operation) if operation is not None else None
+            self.ck.retract(dialect.OPERATION_ID_SOURCE_PREFIX, at)
         if complete and names:
             tip = f"; did you mean {', '.join(hints[:3])}?" if hints else ""
-            head, dot, rest = text.partition(".")
-            if dot and head in names and self.source(head) is not None and self.source(head).operation(rest):
-                tip = f"; write $sourceDescriptions.{head}.{rest}"
             where = f"source '{names[0]}'" if len(names) == 1 else f"sources {', '.join(names)}"
             self.ck.report("operation-exists", at, f"operationId '{text}' was not found in {where}{tip}")
         return None
 
     def by_path(self, step: Step) -> tuple[str, Any, Any] | None:
         text = step.operation_path or ""
-        if operation_path_problem(self.ck, text):
+        named = source_named_path(self.ck, text)
+        if named is None and operation_path_problem(self.ck, text):
             return None  # reported by operation-path-form
         parts = operation_path_parts(text)
-        if parts is not None:
+        if named is not None:
+            name, fragment = named
+        elif parts is not None:
             name, fragment, _ = parts
         else:
             url, _, rest = text.partition("#")

@@ -31,7 +31,7 @@ class ValueSite(Record, frozen=True):
     raw: Any
     at: Pointer
     scope: Scope
-    role: str  # "parameter", "payload", "replacement", "output", "action-parameter"
+    role: str  # "parameter", "payload", "replacement", "output", "action-parameter", "x-security", ...
 
 
 class CriterionSite(Record, frozen=True):
@@ -57,6 +57,7 @@ def sites(ck: Checker) -> Iterator[Site]:
 def _workflow(ck: Checker, workflow: Workflow) -> Iterator[Site]:
     level = Scope(workflow, None, WORKFLOW)
     yield from _parameters(ck, workflow.parameters, level, "parameter")
+    yield from _x_security(workflow.extensions.get("x-security"), (*workflow.at, "x-security"), level)
     for action, _ in ck.workflow_actions(workflow):
         yield from _action(ck, action, level)
     for step in workflow.steps:
@@ -69,6 +70,10 @@ def _step(ck: Checker, workflow: Workflow, step: Step) -> Iterator[Site]:
     before = Scope(workflow, step, BEFORE)
     after = Scope(workflow, step, AFTER)
     yield from _parameters(ck, step.parameters, before, "parameter")
+    x_operation = step.extensions.get("x-operation")
+    if isinstance(x_operation, dict) and isinstance(x_operation.get("url"), str):
+        yield ValueSite(x_operation["url"], (*step.at, "x-operation", "url"), before, "x-operation")
+    yield from _x_security(step.extensions.get("x-security"), (*step.at, "x-security"), before)
     body = step.request_body
     if body is not None:
         if body.has_payload:
@@ -81,6 +86,14 @@ def _step(ck: Checker, workflow: Workflow, step: Step) -> Iterator[Site]:
         yield ValueSite(raw, (*step.at, "outputs", name), after, "output")
     for action, _ in ck.actions(step.on_success, "success") + ck.actions(step.on_failure, "failure"):
         yield from _action(ck, action, after)
+
+
+def _x_security(raw: Any, at: Pointer, scope: Scope) -> Iterator[ValueSite]:
+    """The values of Respect's x-security entries (`http/x_security.py`): expressions like any other."""
+    for index, item in enumerate(raw if isinstance(raw, list) else ()):
+        values = item.get("values") if isinstance(item, dict) else None
+        for name, value in (values or {}).items() if isinstance(values, dict) else ():
+            yield ValueSite(value, (*at, index, "values", name), scope, "x-security")
 
 
 def _action(ck: Checker, action: Action, scope: Scope) -> Iterator[Site]:

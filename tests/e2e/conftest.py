@@ -66,6 +66,13 @@ def server():
 
 
 @pytest.fixture
+def other_server():
+    """A second real local server: another origin than `server`."""
+    with ScriptedServer() as running:
+        yield running
+
+
+@pytest.fixture
 def write(tmp_path: Path):
     """write(arazzo_dict_or_text, openapi=PETS_OPENAPI, name=...) -> path of the Arazzo file."""
 

@@ -10,22 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 import arazzo_runner
 from arazzo_runner.executor.options import RunOptions
 from tests.e2e.helpers import cli
 from tests.e2e.httpkit import echo, op, openapi, step
-from tests.servers.scripted import ScriptedServer
 
 BEARER = {"type": "http", "scheme": "bearer"}
-
-
-@pytest.fixture
-def other_server():
-    with ScriptedServer() as running:
-        yield running
 
 
 def _description(operation_id: str, scheme: dict) -> dict:

@@ -16,16 +16,9 @@ import pytest
 
 import arazzo_runner
 from tests.e2e.httpkit import echo, op, openapi, step, write_flow
-from tests.servers.scripted import ScriptedServer
 
 SECRET = "client-s3cret"
 AUTH = {"oauth.client_id": "my-client", "oauth.client_secret": SECRET}
-
-
-@pytest.fixture
-def other_server():
-    with ScriptedServer() as running:
-        yield running
 
 
 class _LoopbackOnly(httpx.AsyncHTTPTransport):
@@ -129,3 +122,37 @@ def test_a_dry_run_says_the_same_and_a_given_token_needs_no_token_url(tmp_path):
         path, servers={"api": "http://127.0.0.1:9"}, environ={}, auth=given
     )
     assert (planned.error, planned.warnings) == (None, [])
+
+
+@pytest.mark.parametrize("answer", [(401, {"error": "invalid_client"}), (200, {"no": "token"})])
+def test_a_failed_token_request_on_another_origin_keeps_the_warning(
+    tmp_path, capsys, server, other_server, answer
+):
+    """The secret was sent to the other origin even though no token came back: still said, in the
+    step's warnings (`--format json`) and on the console."""
+    from tests.e2e.helpers import cli
+
+    echo(server)
+    other_server.route("POST", "/oauth/token")(lambda r: answer)
+    token_url = f"{other_server.url}/oauth/token"
+    path = _flow(tmp_path, token_url, steps=1)
+    [workflow] = arazzo_runner.run(path, servers={"api": server.url}, environ={}, auth=AUTH).to_dict()[
+        "workflows"
+    ]
+    warning = (
+        f"security scheme 'oauth': the client secret is sent to its tokenUrl {token_url}, on another origin "
+        f"than the API ({server.url})"
+    )
+    [entry] = workflow["steps"]
+    assert entry["status"] == "failed"
+    assert entry["error"].startswith("request not sent: security scheme 'oauth': ")
+    assert entry["warnings"] == [warning]
+    assert len(other_server.requests) == 1 and server.requests == []  # the secret did go there
+    flags = ["--server", f"api={server.url}", "--auth", f"oauth.client_id={AUTH['oauth.client_id']}"]
+    flags += ["--auth", f"oauth.client_secret={SECRET}"]
+    result = cli(capsys, "run", path, *flags, "--format", "json")
+    assert result.code == 1
+    assert result.json["workflows"][0]["steps"][0]["warnings"] == [warning]
+    result = cli(capsys, "run", path, *flags)
+    assert warning in result.out + result.err
+    assert SECRET not in result.out + result.err

@@ -10,21 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 import arazzo_runner
 from tests.e2e.httpkit import echo, op, openapi, param, step
-from tests.servers.scripted import ScriptedServer
 
 SECRET = "s3cret-credential"
 REASON = "credentials the engine adds are not readable by expressions"
-
-
-@pytest.fixture
-def other_server():
-    with ScriptedServer() as running:
-        yield running
 
 
 def _write(

@@ -257,3 +257,78 @@ def test_an_anchor_in_the_arazzo_document_resolves_for_inputs(tmp_path, server):
         arazzo_runner.run(path, None, {}, options=RunOptions(servers={"api": server.url}, environ={}))
     assert "inputs: 'name' is required but was not provided" in str(caught.value)
     assert server.requests == []
+
+
+# -- validate flags what the run refuses: a reference under an `$id`, a discriminator mapping ------------
+
+
+def _body_api(schema: dict) -> dict:
+    """`schema` as the request body's own schema (the payload is `{"name": "Rex"}`)."""
+    body = {"content": {"application/json": {"schema": schema}}}
+    api = openapi({"/pets": {"post": op("create", requestBody=body)}})
+    api["components"] = {"schemas": {"A": {"type": "object", "required": ["name"]}}}
+    return api
+
+
+def _id_and_mapping_kinds(ref_server: Any) -> dict[str, tuple[dict, str]]:
+    base = f"{ref_server.url}/base/"
+    remote = f"{ref_server.url}/d.json#foo"
+    return {
+        "id-anchor": (
+            {"$id": base, "type": "object", "properties": {"name": {"$ref": "#foo"}}},
+            "cannot resolve $ref '#foo' (",
+        ),
+        "id-anchor-inside": (  # the anchor is there, inside the `$id` resource: not where refs resolve
+            {
+                "$id": base,
+                "type": "object",
+                "properties": {"name": {"$ref": "#named"}},
+                "$defs": {"named": {"$anchor": "named", "type": "string"}},
+            },
+            f"the $id '{base}' around it does not change that: it resolves against the description",
+        ),
+        "remote-mapping": (
+            {
+                "oneOf": [{"$ref": "#/components/schemas/A"}],
+                "discriminator": {"propertyName": "name", "mapping": {"Rex": remote}},
+            },
+            f"discriminator mapping '{remote}': the engine did not load that document",
+        ),
+    }
+
+
+@pytest.mark.parametrize("kind", ["id-anchor", "id-anchor-inside", "remote-mapping"])
+def test_validate_flags_what_the_run_refuses_under_an_id_or_in_a_mapping(
+    tmp_path, capsys, watch, server, ref_server, kind
+):
+    schema, quoted = _id_and_mapping_kinds(ref_server)[kind]
+    server.route("POST", "/pets")(lambda request: (200, {"name": "Rex"}))
+    path = write_flow(tmp_path, _body_api(schema), [_STEP])
+    result = cli(capsys, "validate", path)
+    assert "warning schema-reference" in result.out, result.out
+    assert quoted in result.out, result.out
+    assert "--validate-requests/--validate-responses fail on it" in result.out
+    workflow = run_flow(tmp_path, server, _body_api(schema), [_STEP], validate_requests="error")
+    message = workflow["steps"][0]["error"]  # the run refuses it too, unsent
+    assert message.startswith("request not sent: request validation failed: request: "), message
+    assert "resolve" in message, message
+    _quiet(watch, server, ref_server)
+
+
+def test_anchors_and_mappings_that_resolve_are_not_flagged(tmp_path, capsys, watch, server, ref_server):
+    anchored = {
+        "type": "object",
+        "properties": {"name": {"$ref": "#named"}},
+        "$defs": {"named": {"$anchor": "named", "type": "string"}},
+    }
+    mapped = {
+        "oneOf": [{"$ref": "#/components/schemas/A"}],
+        "discriminator": {"propertyName": "name", "mapping": {"Rex": "#/components/schemas/A"}},
+    }
+    server.route("POST", "/pets")(lambda request: (200, {"name": "Rex"}))
+    for schema in (anchored, mapped):
+        path = write_flow(tmp_path, _body_api(schema), [_STEP])
+        assert "schema-reference" not in cli(capsys, "validate", path).out
+        workflow = run_flow(tmp_path, server, _body_api(schema), [_STEP], validate_requests="error")
+        assert workflow["status"] == "passed", workflow["steps"][0].get("error")
+    assert ref_server.requests == [] and watch == []

@@ -6,14 +6,16 @@ import textwrap
 from pathlib import Path
 
 import httpcore  # noqa: F401  imported here, not first inside a pytester run (see below)
+import httpx  # noqa: F401  (as httpcore)
 import pytest
 import yaml  # noqa: F401  (as httpcore)
 
-# pytester's in-process runs drop the modules a run imported. Two libraries keep classes of their first
-# import: libyaml's parser cannot be imported again, and httpx maps httpcore's exceptions with a table
-# built on its first request. Either first imported inside a run would give later tests (of this file or
-# any other) errors of classes their `except` clauses do not name (`httpcore.ConnectError` where
-# `httpx.ConnectError` was expected).
+# pytester's in-process runs drop the modules a run imported. Some keep objects of their first import
+# where a later import would make new classes: libyaml's parser cannot be imported again; httpx maps
+# httpcore's exceptions with a table built on its first request; the engine caches `httpx.Timeout`
+# objects. Any of them first imported inside a run would give later tests (of this file or any other)
+# objects of classes the code no longer knows (`httpcore.ConnectError` where `httpx.ConnectError` was
+# expected, a `Timeout` that is not an `httpx.Timeout`).
 pytest_plugins = ["pytester"]
 
 OPENAPI = """\

@@ -20,7 +20,7 @@ PACKAGE = Path(arazzo_runner.__file__).parent
 
 PROBE = textwrap.dedent(
     """
-    import json, logging, pkgutil, importlib, signal, sys, warnings
+    import json, logging, os, pkgutil, importlib, signal, sys, warnings
 
     def state():
         root = logging.getLogger()
@@ -39,7 +39,16 @@ PROBE = textwrap.dedent(
 
     before = state()
     import arazzo_runner
-    names = [m.name for m in pkgutil.walk_packages(arazzo_runner.__path__, "arazzo_runner.")]
+    def walk(path, prefix):  # on disk: walk_packages would import every package to list it
+        for info in pkgutil.iter_modules(path, prefix):
+            if info.name == "arazzo_runner.locust":
+                continue  # Locust's entry, like a locustfile: importing it patches the process (gevent)
+            yield info.name
+            if info.ispkg:
+                folder = os.path.join(info.module_finder.path, info.name.rsplit(".", 1)[1])
+                yield from walk([folder], info.name + ".")
+
+    names = list(walk(arazzo_runner.__path__, "arazzo_runner."))
     imported = []
     for name in names:
         if name.endswith("__main__"):

@@ -37,6 +37,7 @@ class Host(Protocol):
     operation_facts: dict[int, Any]
     placeholders: set[str]
     scheme_owners: dict[str, frozenset[str]] | None
+    family_paths: dict[int, tuple[str, ...]] | None  # id(workspace) -> its chain of source names
     resources: dict[str, Any]  # per-run state a kind creates on first use (sessions, connections)
     workflows: dict[str, dict[str, Any]]  # `$workflows.<id>...` of the run
     completed: set[tuple[int, str, str]]  # (id(workspace), workflowId, stepId) of steps that passed

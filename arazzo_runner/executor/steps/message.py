@@ -42,6 +42,7 @@ from ..message_values import (
 )
 from ..values import strip_missing
 from .base import Attempt, Host, check_criteria
+from .credentials import family_source
 
 if TYPE_CHECKING:
     from ...expressions import Context
@@ -107,7 +108,7 @@ class MessageStep:
         except DocumentError as exc:
             return Attempt(False, base, exc.message)
         if target.action == "send":
-            return await _send(host, cstep, base, target)
+            return await _send(host, cstep, base, target, family_source(host, workspace, target.source))
         armed = state.armed.get(cstep.step_id)
         if armed is None:
             armed = await _subscribe(host, workspace, cstep, base, final=True)
@@ -125,7 +126,9 @@ async def _subscribe(
     armed = Armed()
     try:
         target = workspace.resolve_message(cstep.step)
-        broker, _ = choose_broker(host.options, host.inputs, target)
+        broker, _ = choose_broker(
+            host.options, host.inputs, target, family_source(host, workspace, target.source)
+        )
         address = address_of(cstep, target.channel, ctx)
     except MessageBuildError as exc:
         if not final:
@@ -153,10 +156,10 @@ async def _unsubscribe(armed: Armed) -> None:
         await armed.transport.unsubscribe(armed.subscription)
 
 
-async def _send(host: Host, cstep: CompiledStep, base: Context, target: Any) -> Attempt:
+async def _send(host: Host, cstep: CompiledStep, base: Context, target: Any, family: str) -> Attempt:
     warnings: list[str] = []
     try:
-        broker, notes = choose_broker(host.options, host.inputs, target)
+        broker, notes = choose_broker(host.options, host.inputs, target, family)
         warnings.extend(notes)
         address = address_of(cstep, target.channel, base)
         headers = header_values(cstep, base, warnings)

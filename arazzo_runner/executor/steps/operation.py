@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...expressions import Context, Missing
 from ...http.bodies import render_body
-from ...http.credentials import Credentials
 from ...http.request import (
+    SAME,
     PreparedRequest,
     RequestBuildError,
     build_request,
@@ -16,6 +16,7 @@ from ...http.request import (
     spec_index,
 )
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
+from ...http.shown import build_shown
 from ...http.transport import Response, TransportError, send
 from ...http.validation import request_findings, response_findings
 from ...records import Record
@@ -26,7 +27,9 @@ from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, param_values
 from ..servers import ServerError, resolve_base_url
+from ..x_operation import prepare_x_request, with_x_security
 from .base import Attempt, Host, check_criteria
+from .credentials import step_credentials
 
 if TYPE_CHECKING:
     from ...result import StepResult
@@ -78,8 +81,11 @@ async def _attempt(
     warnings: list[str] = []
     try:
         # bounded by the deadline too: preparing may fetch an OAuth2 token
-        prepared = prepare_request(host, cstep, base, target, warnings, tokens)
+        prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
         request = await host.runtime.within(prepared, host.deadline.remaining())
+        foreign = session.guard.foreign(request.url, request.headers, request.content)
+        if foreign is not None:  # a credential the engine added, bounced towards another origin
+            raise SecurityError(foreign)
         _check_request(host, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
         _emit_exchanges(host, cstep, tokens)
@@ -89,7 +95,8 @@ async def _attempt(
         return Attempt(False, base, f"request not sent: {host.deadline.message}", warnings=warnings)
     _emit_exchanges(host, cstep, tokens)
     session.secret(*cookie_values(request.headers))  # masked by name; an echo of one by value too
-    exchange = Exchange(request.method, request.url, request.headers, request.content, started_at=time.time())
+    printed = request.printed()  # what derives from a secret is `***` in every record of the request
+    exchange = Exchange(request.method, printed.url, printed.headers, printed.content, started_at=time.time())
     # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
     ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     host.emit(RequestSent, cstep.step_id, exchange)
@@ -126,7 +133,7 @@ async def _attempt(
         warnings,
         response.status_code,
         request.method,
-        request.url,
+        printed.url,
         response.headers.get("retry-after"),
         exchange,
     )
@@ -210,7 +217,7 @@ def _check_request(
     host: Host, session: HttpSession, target: Any, request: PreparedRequest, warnings: list[str]
 ) -> None:
     policy = host.options.validate_requests
-    if policy == "off":
+    if policy == "off" or target.source is None:  # an x-operation has no description to validate against
         return
     findings = request_findings(session, target.description, target.operation, request)
     if findings and policy == "error":
@@ -228,7 +235,7 @@ def _check_response(
 ) -> str | None:
     """A response validation failure message under policy `error`; findings go to warnings under `warn`."""
     policy = host.options.validate_responses
-    if policy == "off" or response.error:
+    if policy == "off" or response.error or target.source is None:
         return None
     if response.oversize:
         warnings.append("response: not validated, its body was not read whole")
@@ -273,9 +280,8 @@ def _judge(
 def _unsent(
     ctx: Context, request: PreparedRequest, message: str, warnings: list[str], exchange: Exchange
 ) -> Attempt:
-    return Attempt(
-        False, ctx, message, warnings=warnings, method=request.method, url=request.url, exchange=exchange
-    )
+    url = request.printed().url
+    return Attempt(False, ctx, message, warnings=warnings, method=request.method, url=url, exchange=exchange)
 
 
 def _record(exchange: Exchange, response: Response) -> None:
@@ -300,9 +306,13 @@ async def prepare_request(
     target: Any,
     warnings: list[str],
     exchanges: list[Exchange] | None = None,
+    workspace: Any = None,
 ) -> PreparedRequest:
-    """The step's request, built from its operation; OAuth2 token requests made for its credentials are
-    recorded in `exchanges`."""
+    """The step's request, built from its operation (of a source of `workspace`, the run's document by
+    default); OAuth2 token requests made for its credentials are recorded in `exchanges`. When parts of
+    it carry a value derived from a secret, its printed form is built too (`http/shown.py`)."""
+    if target.source is None:  # Respect's x-operation: a method and a URL (x_operation.py)
+        return await prepare_x_request(host, cstep, base, target, warnings, http_session(host))
     operation = target.operation
     facts = _facts(host, target)
     specs = facts.specs
@@ -310,28 +320,29 @@ async def prepare_request(
     body = body_value(cstep, base, operation, warnings, host.placeholders)
     url = facts.base_url
     warnings.extend(facts.notes)
+    # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
+    # what they find set, as for any parameter the step sets itself)
+    params = await with_x_security(host, cstep, base, target, params, url, warnings, http_session(host))
     schemes = target.description.security_schemes
     tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:
-        credentials = Credentials(
-            host.options.auth,
-            [base.inputs, host.inputs],
-            host.options.environ,
-            source=target.source,
-            owners=lambda: _scheme_owners(host),
-        )
-        added, notes = await apply_security(
-            operation=operation,
-            schemes=schemes,
-            params=params,
-            credentials=credentials,
-            session=http_session(host),
-            client=host.client,
-            base_url=url,
-            timeout=host.options.timeout,
-            exchanges=exchanges,
-            tls=tls,
-        )
+        credentials = step_credentials(host, base, workspace, target.source)
+        try:
+            added, notes = await apply_security(
+                operation=operation,
+                schemes=schemes,
+                params=params,
+                credentials=credentials,
+                session=http_session(host),
+                client=host.client,
+                base_url=url,
+                timeout=host.options.timeout,
+                exchanges=exchanges,
+                tls=tls,
+            )
+        except SecurityError as exc:  # the warnings said before it failed are kept
+            warnings.extend(exc.warnings)
+            raise
         warnings.extend(notes)
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []
@@ -346,18 +357,11 @@ async def prepare_request(
         implicit=facts.implicit,
     )
     request.tls = tls[0] if tls else None
+    if (body is not None and body.shown is not None) or any(p.shown is not SAME for p in params):
+        shown = body.shown if body is not None else None
+        build_shown(request, base_url=url, path_template=operation.path, params=params + added,
+                    specs=specs, body=body, shown_body=shown, implicit=facts.implicit)  # fmt: skip
     return request
-
-
-def _scheme_owners(host: Host) -> dict[str, frozenset[str]]:
-    """Which sources define each scheme name, over the run's document (credentials are keyed by source
-    and scheme, and a bare scheme name is ambiguous when several define it): made once per run, only
-    when a bare credential is found."""
-    if host.scheme_owners is None:
-        from ...http.auth_listing import scheme_sources
-
-        host.scheme_owners = scheme_sources(host.root)
-    return host.scheme_owners
 
 
 class _OperationFacts(Record):
@@ -371,7 +375,10 @@ def _facts(host: Host, target: Any) -> _OperationFacts:
     """What stays the same for an operation during one run (its options are fixed): computed once."""
     facts = host.operation_facts.get(id(target.operation))
     if facts is None:
-        url, notes = resolve_base_url(target.source, target.description, target.operation, host.options)
+        declared = getattr(target, "server", None)  # the source's x-serverUrl (Respect's extension)
+        url, notes = resolve_base_url(
+            target.source, target.description, target.operation, host.options, declared
+        )
         implicit = implicit_params(target.description.security_schemes)
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
         host.operation_facts[id(target.operation)] = facts

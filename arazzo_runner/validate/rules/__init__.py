@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from ..checker import Checker
 from ..walk import CriterionSite, sites
-from . import identifiers, inputs, outputs, targets
+from . import extensions, identifiers, inputs, outputs, targets
 from .criteria import check_criterion
+from .dialect import check_rewrites
 from .outputs import check_output_value
 from .references import check_reference
 from .values import check_accessors, check_replacement_targets, scan_value
@@ -21,7 +22,14 @@ from .values import check_accessors, check_replacement_targets, scan_value
 def run_rules(ck: Checker) -> None:
     from .. import async_rules
 
-    for rule in (*identifiers.RULES, *targets.RULES, *inputs.RULES, *outputs.RULES, *async_rules.RULES):
+    for rule in (
+        *identifiers.RULES,
+        *targets.RULES,
+        *inputs.RULES,
+        *outputs.RULES,
+        *async_rules.RULES,
+        *extensions.RULES,
+    ):
         rule(ck)
     check_expressions(ck)
     check_replacement_targets(ck)
@@ -40,5 +48,6 @@ def check_expressions(ck: Checker) -> None:
         else:
             found = scan_value(ck, site.raw, site.at)
         for expression, at in found:
+            check_rewrites(ck, expression, at)
             check_accessors(ck, expression, at)
             check_reference(ck, expression, at, site.scope)

@@ -19,7 +19,8 @@ from ..checker import Checker, did_you_mean
 from ..findings import WARNING
 from ..flow import flow
 from ..walk import AFTER, BEFORE, COMPONENT, Scope
-from .inputs import check_input, declared
+from .dialect import check_member_names
+from .inputs import check_input, declared, inputs_shape
 
 
 def check_reference(ck: Checker, expression: Expression, at: Pointer, scope: Scope) -> None:
@@ -66,6 +67,13 @@ def _component(ck: Checker, expression: ComponentRef, at: Pointer) -> None:
 def _inputs(ck: Checker, expression: InputsRef, at: Pointer, workflow: Workflow) -> None:
     if expression.name:
         check_input(ck, expression.text, expression.name, at, workflow, "input-reference")
+        _input_members(ck, expression, at, workflow)
+
+
+def _input_members(ck: Checker, expression: Any, at: Pointer, workflow: Workflow) -> None:
+    shape = inputs_shape(ck, workflow)
+    if shape is not None and shape.names is not None and not shape.by_rule:
+        check_member_names(ck, expression, at, shape.names, "input")
 
 
 def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Scope) -> None:
@@ -92,6 +100,8 @@ def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Sco
             f"(outputs: {listed}){hint}"
         )
         ck.report("output-reference", at, message)
+    else:
+        check_member_names(ck, expression, at, target.outputs, "output")
     step = scope.step
     if step is None or scope.phase not in (BEFORE, AFTER):
         return
@@ -127,9 +137,12 @@ def _workflow_ref(ck: Checker, expression: WorkflowRef, at: Pointer) -> None:
             what = f"workflow '{other.workflow_id}' declares no output '{expression.name}'"
             message = f"{expression.text}: {what}{hint}"
             ck.report("workflow-reference", at, message)
+        else:
+            check_member_names(ck, expression, at, other.outputs, "output")
         return
     if expression.name:
         check_input(ck, expression.text, expression.name, at, other, "workflow-reference")
+        _input_members(ck, expression, at, other)
 
 
 def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Pointer) -> None:
@@ -152,6 +165,8 @@ def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Point
             f"step '{step.step_id}' of workflow '{other.workflow_id}' declares no output '{expression.name}'"
         )
         ck.report("workflow-reference", at, f"{expression.text}: {what} (outputs: {listed}){hint}")
+    else:
+        check_member_names(ck, expression, at, step.outputs, "output")
 
 
 def _child_output(ck: Checker, expression: OutputsRef, at: Pointer, scope: Scope) -> None:
@@ -160,7 +175,10 @@ def _child_output(ck: Checker, expression: OutputsRef, at: Pointer, scope: Scope
     if step is None or step.workflow_id is None or scope.phase != AFTER:
         return
     child = ck.document.workflow(step.workflow_id)
-    if child is None or declared(expression.name, child.outputs):
+    if child is None:
+        return
+    if declared(expression.name, child.outputs):
+        check_member_names(ck, expression, at, child.outputs, "output")
         return
     hint = did_you_mean(expression.name, child.outputs)
     message = (

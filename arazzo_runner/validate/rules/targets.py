@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ... import dialect
 from ...errors import ExpressionError
 from ...model import Action, Pointer, Step, Workflow
-from ...pointer import escape_token, parse_pointer, resolve_pointer
+from ...pointer import escape_token, format_pointer, parse_pointer, resolve_pointer
 from ...workspace import operation_path_parts
 from ..checker import Checker, did_you_mean
-from ..findings import WARNING
+from ..findings import WARNING, Edit
 
 _SOURCE_PREFIX = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]*)")
 _SOURCE_WORKFLOW = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
@@ -43,10 +44,36 @@ def _check_workflow_ref(ck: Checker, rule: str, text: str, at: Pointer, what: st
         if source is not None and source.type != "arazzo":
             kind = source.type or "openapi"
             ck.report(rule, at, f"{what} '{text}': source '{ref[0]}' is an {kind} source, not an arazzo one")
+        elif source is not None and dialect.legacy_workflow(ref[1]) is not None:
+            legacy_workflow_id(ck, text, at)  # confirmed (or withdrawn) once the source is loaded
         return  # an unknown source name is reported by `source-reference`
     if ck.document.workflow(text) is None:
         known = [w.workflow_id for w in ck.document.workflows]
         ck.report(rule, at, f"{what} '{text}' is not a workflow of this document{did_you_mean(text, known)}")
+
+
+def legacy_workflow_id(ck: Checker, text: str, at: Pointer) -> None:
+    """Respect's `$sourceDescriptions.<source>.workflows.<id>`: a warning with the standard form."""
+    cut = text.find(".workflows.")
+    standard = text[:cut] + text[cut + len(".workflows") :]
+    message = (
+        f"'{text}' is read as '{standard}': a workflow of an arazzo source is written "
+        "$sourceDescriptions.<source>.<workflowId> (Respect's legacy form adds 'workflows.')"
+    )
+    edit = Edit(format_pointer(at), cut + 1, "workflows.", "")
+    ck.report(dialect.WORKFLOW_ID_LEGACY, at, message, fix=[edit])
+
+
+def source_prefixed_operation(ck: Checker, text: str, source: str, operation_id: str, at: Pointer) -> None:
+    """Respect's `operationId: <source>.<operationId>`: a warning with the standard form."""
+    standard = dialect.standard_operation_id(source, operation_id)
+    message = (
+        f"operationId '{text}' is read as '{standard}': an operationId names its source with a runtime "
+        "expression (Respect writes <source>.<operationId>)"
+    )
+    ck.report(
+        dialect.OPERATION_ID_SOURCE_PREFIX, at, message, fix=[Edit(format_pointer(at), 0, text, standard)]
+    )
 
 
 def step_target(ck: Checker) -> None:
@@ -55,6 +82,8 @@ def step_target(ck: Checker) -> None:
         for step in workflow.steps:
             raw = _raw(ck, step.at)
             given = [f for f in fields if f in raw]
+            if "x-operation" in raw:  # Respect's extension: a target too (rule `x-operation`)
+                given.append("x-operation")
             if len(given) == 1:
                 continue
             if not given:
@@ -219,25 +248,44 @@ def _report_cycles(ck: Checker, graph: dict[str, list[tuple[str, Pointer]]], wha
 
 def operation_path_form(ck: Checker) -> None:
     """`{$sourceDescriptions.<name>.url}#<JSON pointer>` (or a source's literal url before the `#`);
-    `$sourceDescriptions.<name>#<JSON pointer>` runs, with a warning that shows the standard form."""
+    `$sourceDescriptions.<name>#<JSON pointer>` and Jentic's `<name>#<JSON pointer>` run, with a warning
+    that shows the standard form."""
     for workflow in ck.document.workflows:
         for step in workflow.steps:
             text = step.operation_path
             if text is None:
                 continue
             at = (*step.at, "operationPath")
-            problem = operation_path_problem(ck, text)
+            path = format_pointer(at)
+            named = source_named_path(ck, text)
+            problem = None if named else operation_path_problem(ck, text)
             parts = operation_path_parts(text)
             if problem:
                 ck.report("operation-path-form", at, problem)
+            elif named is not None:
+                name, fragment = named
+                standard = dialect.standard_operation_path(name, fragment)
+                message = (
+                    f"operationPath '{text}' is read as '{standard}': the source description is named "
+                    "by a runtime expression (Jentic writes <source>#<JSON pointer>)"
+                )
+                edit = Edit(path, 0, name, dialect.standard_operation_path(name, ""))
+                ck.report(dialect.OPERATION_PATH_SOURCE_NAME, at, message, fix=[edit])
             elif parts is not None and not parts[2]:
                 name, fragment, _ = parts
-                standard = f"{{$sourceDescriptions.{name}.url}}{fragment}"
+                standard = dialect.standard_operation_path(name, fragment)
                 message = (
                     f"operationPath '{text}' names the source description by a runtime expression, which "
                     f"works; the form the specification shows is '{standard}'"
                 )
-                ck.report("operation-path-form", at, message, severity=WARNING)
+                head = text[: len(text) - len(fragment)]
+                edit = Edit(path, 0, head, dialect.standard_operation_path(name, ""))
+                ck.report("operation-path-form", at, message, severity=WARNING, fix=[edit])
+
+
+def source_named_path(ck: Checker, text: str) -> tuple[str, str] | None:
+    sources = ck.document.sources
+    return dialect.source_named_path(text, [s.name for s in sources], [s.url for s in sources])
 
 
 def operation_path_problem(ck: Checker, text: str) -> str | None:
@@ -272,23 +320,39 @@ def _path_fix(text: str, names: list[str]) -> str:
 
 
 def plain_operation_id(ck: Checker) -> None:
+    """With several sources an operationId names its source; Respect's `<source>.<operationId>` is
+    warned about as that form (confirmed or withdrawn when the sources are loaded, see `sources.py`),
+    for one source too. A plain operationId that exactly one loaded source has runs: the source checks
+    demote this error to a warning with the fix."""
     sources = non_arazzo_sources(ck)
-    if len(sources) < 2:
-        return
     for workflow in ck.document.workflows:
         for step in workflow.steps:
             op = step.operation_id
-            if op is not None and source_prefix(op) is None:
-                head, dot, rest = op.partition(".")
-                if dot and head in sources:
-                    fix = f"$sourceDescriptions.{head}.{rest}"
-                else:
-                    fix = f"$sourceDescriptions.<name>.{op}"
+            if op is None or source_prefix(op) is not None:
+                continue
+            at = (*step.at, "operationId")
+            prefixed = dialect.source_prefixed(op, sources)
+            if prefixed is not None:
+                source_prefixed_operation(ck, op, *prefixed, at)
+            elif len(sources) >= 2:
                 message = (
                     f"operationId '{op}' must name its source when there are several "
-                    f"({', '.join(sources)}): write {fix}"
+                    f"({', '.join(sources)}): write $sourceDescriptions.<name>.{op}"
                 )
-                ck.report("plain-operation-id", (*step.at, "operationId"), message)
+                ck.report("plain-operation-id", at, message)
+
+
+def plain_in_one_source(ck: Checker, text: str, name: str, at: Pointer) -> None:
+    """A plain operationId with several sources that exactly one of them has (found by the source checks):
+    it runs (the meaning is unambiguous), so the `plain-operation-id` error becomes a warning with the fix."""
+    ck.retract("plain-operation-id", at)
+    standard = dialect.standard_operation_id(name, text)
+    message = (
+        f"operationId '{text}' is found in source '{name}' only, so it runs; with several sources the "
+        f"specification asks for {standard}"
+    )
+    fix = [Edit(format_pointer(at), 0, text, standard)]
+    ck.report("plain-operation-id", at, message, severity=WARNING, fix=fix)
 
 
 def parameter_in(ck: Checker) -> None:

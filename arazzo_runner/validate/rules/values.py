@@ -8,15 +8,18 @@ from typing import Any
 
 from ...errors import ExpressionError
 from ...expressions import Embedded, Expression, parse_expression, parse_expression_prefix, parse_template
-from ...expressions.parser import ROOTS, near_miss
+from ...expressions.parser import DIALECT_ROOTS, ROOTS, near_miss
 from ...model import Pointer, RequestBody
-from ...pointer import parse_pointer
+from ...pointer import format_pointer, parse_pointer
 from ...query import compile_selector, resolve_version
 from ..checker import Checker
+from ..findings import Edit
+from .dialect import expression_edits
 
 Found = list[tuple[Expression, Pointer]]
 
-_KNOWN_ROOT = re.compile(r"\$(" + "|".join(sorted(ROOTS, key=len, reverse=True)) + r")(?![A-Za-z0-9_])")
+_ROOTS = tuple(sorted((*ROOTS, *DIALECT_ROOTS), key=len, reverse=True))
+_KNOWN_ROOT = re.compile(r"\$(" + "|".join(_ROOTS) + r")(?![A-Za-z0-9_])")
 SELECTOR_KEYS = frozenset({"context", "selector", "type"})
 
 
@@ -35,6 +38,8 @@ def _scan(ck: Checker, raw: Any, at: Pointer, found: Found, typos: bool) -> None
     elif isinstance(raw, dict):
         if ck.is_1_1 and raw.keys() == SELECTOR_KEYS:
             _scan_selector(ck, raw, at, found)
+            return
+        if _unquoted_template(ck, raw, at):
             return
         for key, value in raw.items():
             _scan(ck, value, (*at, key), found, typos)
@@ -81,6 +86,27 @@ def _scan_string(ck: Checker, text: str, at: Pointer, found: Found, typos: bool)
         loose.append((start, end))
     if bare or loose:
         _report_bare(ck, text, at, bare, loose)
+
+
+def _unquoted_template(ck: Checker, raw: dict, at: Pointer) -> bool:
+    """`value: {$inputs.id}` unquoted is YAML for the mapping {"$inputs.id": null}, which would be sent
+    as that mapping: an error, fixed by quoting what was written."""
+    if len(raw) != 1 or ck.loaded.format != "yaml":
+        return False
+    ((key, value),) = raw.items()
+    if value is not None or not key.startswith("$"):
+        return False
+    try:
+        parse_expression(key.strip())
+    except ExpressionError:
+        return False
+    text = "{" + key.strip() + "}"
+    message = (
+        f"YAML reads the unquoted {text} as a mapping ({{{key.strip()!r}: null}}), which would be sent as "
+        f"that mapping; quote the template: '{text}' (or write the expression {key.strip()} alone)"
+    )
+    ck.report("unquoted-template", at, message, fix=[Edit(format_pointer(at), 0, "", text, node=True)])
+    return True
 
 
 def _report_typo(ck: Checker, text: str, at: Pointer) -> None:
@@ -131,7 +157,11 @@ def _report_bare(
         message = f"{names} in {text!r} is not substituted as written; write {fix!r}"
     else:
         message = f"bare runtime expression {names} in {text!r}; write {fix!r}"
-    ck.report("bare-expression", at, message)
+    # Only the bare form is fixed: it is substituted already, so braces change nothing but the spelling;
+    # text that is not substituted (glued to other text) would change meaning: the message suggests it.
+    path = format_pointer(at)
+    edits = [] if loose else [Edit(path, at_, "", b) for s, e in spans for at_, b in ((s, "{"), (e, "}"))]
+    ck.report("bare-expression", at, message, fix=edits)
 
 
 def _extend(text: str, start: int, end: int) -> tuple[int, int]:
@@ -203,12 +233,17 @@ def check_accessors(ck: Checker, expression: Expression, at: Pointer) -> None:
         return
     base = _base_text(expression)
     pointer = "/".join(str(a).replace("~", "~0").replace("/", "~1") for a in expression.accessors)
+    fix: list = []
     if base is not None and not getattr(expression, "pointer", ()):
-        fix = f"; the standard form is {base}#/{pointer}"
+        standard = f"{base}#/{pointer}"
+        message = f"the standard form is {standard}"
+        if not any(isinstance(a, int) and a < 0 for a in expression.accessors):  # no pointer for [-1]
+            text = expression.text
+            fix = expression_edits(ck, at, text, [(len(base), len(text), f"#/{pointer}")])
     else:
-        fix = "; the standard form is a JSON pointer (#/...)"
-    message = f"{expression.text} uses non-standard accessors after the expression{fix}"
-    ck.report("expression-accessor", at, message)
+        message = "the standard form is a JSON pointer (#/...)"
+    message = f"{expression.text} uses non-standard accessors after the expression; {message}"
+    ck.report("expression-accessor", at, message, fix=fix)
 
 
 def _base_text(expression: Expression) -> str | None:

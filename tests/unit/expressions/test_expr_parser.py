@@ -24,6 +24,7 @@ from arazzo_runner.expressions import (
     parse_expression,
     parse_expression_prefix,
 )
+from arazzo_runner.records import replace
 
 CONDITION_STOP = " \t\r\n)=!<>&|,]"
 
@@ -164,7 +165,7 @@ def test_accessors_keep_the_name_before_the_first_bracket() -> None:
         ("$inputs.#/a", 8, "expected an input name"),
         ("$outputs.", 9, "expected an output name"),
         ("$steps..outputs.x", 7, "expected a step id"),
-        ("$steps.login.token", 13, "expected 'outputs'"),
+        ("$steps.login.ouputs.x", 13, "expected 'outputs'"),
         ("$steps.login.outputs.", 21, "expected an output name"),
         ("$workflows.foo.stepz.x", 15, "expected 'inputs', 'outputs' or 'steps'"),
         ("$workflows.foo.steps.x", 22, "expected '.' after '$workflows.foo.steps.x'"),
@@ -286,9 +287,9 @@ def test_a_lone_dot_ends_the_accessor_chain_in_prefix_mode() -> None:
     [
         ("$input.x", "did you mean '$inputs'?"),
         ("$statuscode", "did you mean '$statusCode'?"),
-        ("$response.headers.Location", "did you mean 'header'?"),
+        ("$response.headerz.Location", "did you mean 'header'?"),
         ("$steps.a.output.x", "did you mean 'outputs'?"),
-        ("$steps.login.token", "a step output is written '$steps.login.outputs.<name>'"),
+        ("$steps.login.outputz.token", "did you mean 'outputs'?"),
         ("$workflows.w.input.x", "did you mean 'inputs'?"),
         ("$workflows.w.step.s.outputs.x", "did you mean 'steps'?"),
         ("$workflows.w.steps.s.token", "a step output is written '$workflows.w.steps.s.outputs.<name>'"),
@@ -309,3 +310,29 @@ def test_whole_collections_are_an_extension() -> None:
     assert resolve(parse_expression("$steps.s.outputs"), ctx) == {"x": [1, 2]}
     assert resolve(parse_expression("$steps.s.outputs#/x/1"), ctx) == 2
     assert parse_expression("$inputs").name == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "standard", "form"),
+    [
+        ("$response.headers.Location", "$response.header.Location", "header-plural"),
+        ("$request.headers.X-Id", "$request.header.X-Id", "header-plural"),
+        ("$steps.login.token", "$steps.login.outputs.token", "step-output-shorthand"),
+        ("$steps.login.body#/a/0", "$steps.login.outputs.body#/a/0", "step-output-shorthand"),
+        ("$steps.login.a.b", "$steps.login.outputs.a.b", "step-output-shorthand"),
+    ],
+)
+def test_dialect_forms_parse_as_their_standard_form(text: str, standard: str, form: str) -> None:
+    node = parse_expression(text)
+    assert node.text == text
+    assert [r.form for r in node.rewrites] == [form]
+    assert node.standard_text == standard
+    plain = parse_expression(standard)
+    assert not plain.rewrites
+    assert replace(node, text=standard, rewrites=()) == plain  # the same meaning, field by field
+
+
+@pytest.mark.parametrize("text", ["$steps.x.output.y", "$steps.x.Outputs.y", "$steps.x.outputz"])
+def test_a_misspelt_outputs_is_not_read_as_a_shorthand(text: str) -> None:
+    with pytest.raises(ExpressionError, match="did you mean 'outputs'"):
+        parse_expression(text)

@@ -219,7 +219,7 @@ def test_redact_replaces_secrets_longest_first_and_ignores_tiny_values():
 
 
 def test_remote_plain_http_hosts() -> None:
-    from arazzo_runner.http.security import _remote_plain_http_host
+    from arazzo_runner.http.outbound import remote_plain_http_host
 
     cases = {
         "http://api.example.com/v1": "api.example.com",
@@ -232,7 +232,7 @@ def test_remote_plain_http_hosts() -> None:
         "http://localhost:3000": None,
         "http://app.localhost": None,
     }
-    assert {url: _remote_plain_http_host(url) for url in cases} == cases
+    assert {url: remote_plain_http_host(url) for url in cases} == cases
 
 
 def test_credentials_are_keyed_by_source_first_and_a_bare_name_only_while_one_source_has_it():
@@ -273,6 +273,6 @@ def test_credentials_are_keyed_by_source_first_and_a_bare_name_only_while_one_so
     ],
 )
 def test_origins_compare_scheme_host_and_port_with_default_ports(one, other, same):
-    from arazzo_runner.http.security import _origin
+    from arazzo_runner.http.outbound import origin_of
 
-    assert (_origin(one) == _origin(other)) is same
+    assert (origin_of(one) == origin_of(other)) is same

@@ -125,3 +125,23 @@ def test_broker_urls() -> None:
     assert _split_host("localhost:1883") == ("localhost", 1883)
     with pytest.raises(BrokerError):
         _from_url("nope", None)
+
+
+def test_broker_credentials_are_keyed_by_the_source_s_family_name() -> None:
+    """A nested document's AsyncAPI source `a` is `kid/a`: the top document's `--auth a:user...` is not
+    its credential (as for HTTP sources, `tests/e2e/test_credentials_family.py`)."""
+    from types import SimpleNamespace
+
+    from arazzo_runner.executor.brokers import _credentials
+
+    scheme = {"type": "userPassword"}
+    target = SimpleNamespace(
+        source="a",
+        operation=SimpleNamespace(security=["user"]),
+        description=SimpleNamespace(security_schemes={"user": scheme}),
+    )
+    auth = {"a:user.username": "top", "a:user.password": "top-pw", "kid/a:user": "kid:kid-pw"}
+    options = SimpleNamespace(auth=auth, environ={}, secrets=set())
+    assert _credentials(options, {}, target, None, "a") == ("top", "top-pw")
+    assert _credentials(options, {}, target, None, "kid/a") == ("kid", "kid-pw")
+    assert "top-pw" in options.secrets and "kid-pw" in options.secrets

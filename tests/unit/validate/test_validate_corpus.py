@@ -95,7 +95,7 @@ def _rules_at(relative: str) -> dict[str, list[int]]:
             19,
         ),
         ("arazzo/examples/1.0.0/FAPI-PAR.arazzo.yaml", "operation-exists", 102),
-        ("arazzo/examples/1.0.0/bnpl-arazzo.yaml", "expression-syntax", 260),
+        ("arazzo/examples/1.0.0/bnpl-arazzo.yaml", "step-output-shorthand", 260),
         ("arazzo/examples/1.0.0/pet-coupons.arazzo.yaml", "parameter-required", 39),
     ],
 )

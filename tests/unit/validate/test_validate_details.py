@@ -140,12 +140,24 @@ workflows:
       - {stepId: d, operationPath: './api.yaml#/paths/~1pets/get'}
 """
     findings = check(doc).findings
-    assert [(f.severity, f.message.rpartition("; ")[2]) for f in findings] == [
-        ("error", "write '{$sourceDescriptions.api.url}#/paths/~1pets/get'"),
+    assert [(f.rule, f.severity, f.message.rpartition("; ")[2]) for f in findings] == [
+        # Jentic's form: the text before '#' is a source's name; it runs, read as the standard form
+        (
+            "operation-path-source-name",
+            "warning",
+            "operationPath 'api#/paths/~1pets/get' is read as "
+            "'{$sourceDescriptions.api.url}#/paths/~1pets/get': the source description is named by a "
+            "runtime expression (Jentic writes <source>#<JSON pointer>)",
+        ),
         # the source description named by a runtime expression: it runs; the standard form is shown
-        ("warning", "the form the specification shows is '{$sourceDescriptions.api.url}#/paths/~1pets/get'"),
-        ("error", "e.g. '{$sourceDescriptions.api.url}#/paths/~1pets/post'"),
+        (
+            "operation-path-form",
+            "warning",
+            "the form the specification shows is '{$sourceDescriptions.api.url}#/paths/~1pets/get'",
+        ),
+        ("operation-path-form", "error", "e.g. '{$sourceDescriptions.api.url}#/paths/~1pets/post'"),
     ]  # the fourth names the source by its url: well-formed
+    assert [e.new for f in findings for e in f.fix] == ["{$sourceDescriptions.api.url}"] * 2
 
 
 def test_source_qualified_plain_ids(check: Check) -> None:
@@ -159,8 +171,12 @@ workflows:
       - {stepId: s, operationId: api.listPets}
 """
     [finding] = check(doc, sources=True).findings
-    assert finding.rule == "operation-exists"
-    assert finding.message.endswith("write $sourceDescriptions.api.listPets")
+    assert (finding.rule, finding.severity) == ("operation-id-source-prefix", "warning")  # Respect's form
+    assert "is read as '$sourceDescriptions.api.listPets'" in finding.message
+    assert [(e.old, e.new) for e in finding.fix] == [("api.listPets", "$sourceDescriptions.api.listPets")]
+    # an operationId that does not exist either way is still an error
+    [missing] = check(doc.replace("api.listPets", "api.listPuppies"), sources=True).findings
+    assert missing.rule == "operation-exists"
 
 
 def test_replacement_targets_and_unknown_values(check: Check) -> None:
@@ -278,3 +294,24 @@ def test_response_pointers_through_recursive_refs() -> None:
     assert not pointer_possible(node, ["child", "nmae"], deref)
     assert pointer_possible({"type": "object"}, ["anything"], deref)
     assert not pointer_possible({"type": "array", "items": {"type": "string"}}, ["x"], deref)
+
+
+def test_x_security_scheme_names_are_checked_against_the_steps_source(check: Check) -> None:
+    doc = """\
+arazzo: 1.0.1
+info: {title: t, version: '1'}
+sourceDescriptions: [{name: api, url: ./api.yaml, type: openapi}]
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        x-security:
+          - {schemeName: key, values: {apiKey: k}}
+          - {schemeName: kee, values: {apiKey: k}}  # !
+"""
+    report = check(doc, sources=True)
+    errors = [(f.rule, f.line) for f in report.errors]
+    assert errors == [("x-security", marked_line(doc))]
+    assert "is not a security scheme of source 'api'" in report.errors[0].message
+    assert [f.severity for f in report.findings if f.rule == "x-security"] == ["warning", "error"]

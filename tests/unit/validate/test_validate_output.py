@@ -93,7 +93,8 @@ def test_json_output(files: dict[str, Path]) -> None:
         "expression-accessor",
     ]
     first = data["findings"][0]
-    assert set(first) == {"rule", "severity", "message", "file", "path", "line", "column"}
+    assert set(first) == {"rule", "severity", "message", "file", "path", "line", "column", "fix"}
+    assert first["fix"] is None  # a syntax error has no mechanical fix
     assert first["path"] == "/workflows/0/steps/0/outputs/name"
     assert (first["line"], first["column"], first["severity"]) == (9, 25, "error")
 

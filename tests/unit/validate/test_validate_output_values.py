@@ -77,7 +77,7 @@ def test_expressions_templates_and_selectors_are_outputs(check: Check) -> None:
 
 
 def test_a_known_root_that_does_not_parse_is_reported_once_as_syntax(check: Check) -> None:
-    report = check(_step_outputs("          x: $steps.s.token\n"))
+    report = check(_step_outputs("          x: $steps.s.ouputs.token\n"))
     assert [f.rule for f in report.findings] == ["expression-syntax"], summary(report)
 
 

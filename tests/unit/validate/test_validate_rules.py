@@ -388,6 +388,210 @@ workflows:
 """,
     ),
     Case(
+        "operation-id-source-prefix",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: api.getPet  # !
+        parameters: [{name: petId, in: path, value: 1}]
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: $sourceDescriptions.api.getPet
+        parameters: [{name: petId, in: path, value: 1}]
+"""),
+        sources=True,
+    ),
+    Case(
+        "workflow-id-legacy",
+        HEAD
+        + """\
+  - {name: flows, url: ./flows.arazzo.yaml, type: arazzo}
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        workflowId: $sourceDescriptions.flows.workflows.other  # !
+""",
+        HEAD
+        + """\
+  - {name: flows, url: ./flows.arazzo.yaml, type: arazzo}
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        workflowId: $sourceDescriptions.flows.other
+""",
+    ),
+    Case(
+        "operation-path-source-name",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationPath: api#/paths/~1pets/get  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationPath: '{$sourceDescriptions.api.url}#/paths/~1pets/get'
+"""),
+        sources=True,
+    ),
+    Case(
+        "header-plural",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs:
+          next: $response.headers.Location  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs:
+          next: $response.header.Location
+"""),
+    ),
+    Case(
+        "step-output-shorthand",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs: {first: $response.body#/0/id}
+      - stepId: t
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $steps.s.first}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        outputs: {first: $response.body#/0/id}
+      - stepId: t
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $steps.s.outputs.first}
+"""),
+    ),
+    Case(
+        "dependencies-expression",
+        _doc("""\
+workflows:
+  - workflowId: token
+    steps:
+      - {stepId: s, operationId: listPets, outputs: {first: $response.body#/0/id}}
+    outputs: {first: $steps.s.outputs.first}
+  - workflowId: w
+    dependsOn: [token]
+    steps:
+      - stepId: t
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $dependencies.token.first}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: token
+    steps:
+      - {stepId: s, operationId: listPets, outputs: {first: $response.body#/0/id}}
+    outputs: {first: $steps.s.outputs.first}
+  - workflowId: w
+    dependsOn: [token]
+    steps:
+      - stepId: t
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $workflows.token.outputs.first}
+"""),
+    ),
+    Case(
+        "unquoted-template",
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs: {type: object, properties: {id: {type: integer}}}
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - name: petId
+            in: path
+            value: {$inputs.id}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    inputs: {type: object, properties: {id: {type: integer}}}
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - name: petId
+            in: path
+            value: '{$inputs.id}'
+"""),
+    ),
+    Case(
+        "x-operation",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        x-operation:
+          method: get
+          url: /relative/path  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - {stepId: s, operationId: listPets}
+"""),
+        severity="error",
+    ),
+    Case(
+        "x-security",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        x-security:
+          - scheme: {type: http, scheme: basic}
+            values: {username: me}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - {stepId: s, operationId: listPets}
+"""),
+        severity="error",
+    ),
+    Case(
         "parameter-in",
         _doc("""\
 workflows:

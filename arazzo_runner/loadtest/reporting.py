@@ -1,0 +1,80 @@
+"""A user's runs as Locust request events: one per executed step, one per workflow run (`naming`).
+
+Each event carries the step's HTTP method as its request type (`SEND` / `RECEIVE` for an AsyncAPI
+step), its duration as the response time (every attempt and retry wait of the step execution: what the
+user waited for), the bytes of its responses (or of the messages it took) as the length and, for a
+failed step, its cause as the exception: the first line of the message the console would print, masked
+with the secrets the run knows, so Locust's failure table, CSV and HTML report hold no credential.
+`context` has the ids, the status code and the attempts, for listeners of your own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..executor.events import StepFinished
+from ..result import StepResult, WorkflowResult
+from .naming import STEP_TYPE, WORKFLOW_TYPE, step_name, workflow_name
+
+MESSAGE_LIMIT = 300  # characters of a failure's message: Locust keeps a table row per distinct message
+
+
+class StepFailed(Exception):
+    """A step or a workflow run failed; the message says why (masked)."""
+
+
+class RequestEvents:
+    """An `on_event` handler firing Locust's request event for every step a run finishes."""
+
+    def __init__(self, fire: Callable[..., Any], masker: Any) -> None:
+        self.fire = fire  # environment.events.request.fire
+        self.masker = masker
+
+    def __call__(self, event: Any) -> None:
+        if type(event) is StepFinished:
+            self.step(event.workflow_id, event.result)
+
+    def step(self, workflow_id: str, step: StepResult) -> None:
+        kind = step.method or (step.kind.upper() if step.kind else None)  # HTTP, or AsyncAPI's SEND, RECEIVE
+        kind = kind or (WORKFLOW_TYPE if step.workflow_runs else STEP_TYPE)
+        self.fire(
+            request_type=kind,
+            name=step_name(workflow_id, step.step_id),
+            response_time=step.duration_ms,
+            response_length=_length(step),
+            exception=None if step.passed else StepFailed(self._message(step.error or "failed")),
+            context={
+                "workflowId": workflow_id,
+                "stepId": step.step_id,
+                "statusCode": step.status_code,
+                "attempts": step.attempts,
+            },
+            url=self.masker.url(step.url) if step.url else None,
+        )
+
+    def workflow(self, workflow_id: str, result: WorkflowResult | None, error: str | None = None) -> None:
+        """The event of one run of the chosen workflow; `error` when the run could not start."""
+        failure = error
+        if result is not None and not result.passed:
+            where = (result.error or {}).get("stepId")
+            message = (result.error or {}).get("message") or "failed"
+            failure = f"step {where}: {message}" if where else message
+        self.fire(
+            request_type=WORKFLOW_TYPE,
+            name=workflow_name(workflow_id),
+            response_time=result.duration_ms if result is not None else 0.0,
+            response_length=sum(_length(s) for s in result.steps) if result is not None else 0,
+            exception=None if failure is None else StepFailed(self._message(failure)),
+            context={"workflowId": workflow_id},
+        )
+
+    def _message(self, text: str) -> str:
+        first = text.strip().splitlines()[0] if text.strip() else "failed"
+        return self.masker.clip(first, MESSAGE_LIMIT)
+
+
+def _length(step: StepResult) -> int:
+    """The bytes of the step's own responses (not of token requests), or of the messages it took."""
+    received = sum(len(m.payload or b"") for m in step.messages if m.direction == "receive")
+    return received + sum(len(e.response_body or b"") for e in step.exchanges if e.purpose is None)
