@@ -91,19 +91,24 @@ def _event_items(declared: Any, response: Any, description: Any) -> list[str]:
         return []
     from jsonschema import Draft202012Validator
 
+    from ..sources.schema_patterns import PatternStopped, bounded, checking
     from ..sources.schema_registry import refusal, unusable
 
-    findings = []
+    findings: list[str] = []
+    index = 0
     try:
         # refs resolve against the description, from what the run loaded: never a fetch
         resolver = description.schema_registry.resolver(base_uri=description.uri)
-        validator = Draft202012Validator(schema, _resolver=resolver)
-        for index, event in enumerate(_events(response.content)):
-            item = {k: v for k, v in _event_dict(event).items() if v is not None}
-            for error in validator.iter_errors(item):
-                findings.append(f"event {index}: {error.message}{_at(error)}")
-            if len(findings) >= 20:
-                break
+        validator = bounded(Draft202012Validator)(schema, _resolver=resolver)
+        with checking():  # the stream's patterns share one check's time
+            for index, event in enumerate(_events(response.content)):
+                item = {k: v for k, v in _event_dict(event).items() if v is not None}
+                for error in validator.iter_errors(item):
+                    findings.append(f"event {index}: {error.message}{_at(error)}")
+                if len(findings) >= 20:
+                    break
+    except PatternStopped as exc:
+        findings = [*findings[:19], f"event {index}: {exc}; the rest of the stream was not validated"]
     except Exception as exc:  # a schema the validator cannot use: a finding, never a traceback
         findings.append(refusal(exc, description.ref_origin) or unusable(exc))
     return findings[:20]

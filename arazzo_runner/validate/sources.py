@@ -16,6 +16,7 @@ from ..model import Action, ParameterDef, Pointer, Step, Workflow
 from ..pointer import ABSENT, parse_pointer, resolve_pointer
 from ..sources import resolve_location
 from ..sources.locations import is_http
+from ..sources.schema_patterns import PatternStopped
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
 from .openapi_schemas import (
@@ -308,9 +309,14 @@ class _SourceChecks:
                 return  # not a JSON pointer: the payload is rewritten in ways we do not model
             unknown.add(tuple(int(t) if t.isdigit() else t for t in tokens))
         schema = content[media]["schema"]
-        errors = payload_errors(
-            schema, body.payload, unknown, description.version, description.data, description
-        )
+        try:
+            errors = payload_errors(
+                schema, body.payload, unknown, description.version, description.data, description
+            )
+        except PatternStopped as exc:
+            message = f"payload could not be checked against the {media} schema of '{label}': {exc}"
+            self.ck.report("payload-schema", (*body.at, "payload"), message)
+            return
         for path, message in errors:
             where = (*body.at, "payload", *path)
             self.ck.report(
