@@ -177,19 +177,25 @@ def _strings(value: Any) -> list[str]:
 def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
     """Problems of `value` against the schema at `schema_at`; the common subset is checked without
     jsonschema (see `simple_schema`), anything else by jsonschema."""
-    from ..sources.schema_patterns import PatternStopped, checking
+    from ..budget import BudgetExceeded
+    from ..sources.schema_patterns import PatternStopped, run_check
     from .simple_schema import subset_problems
 
     schema = resolve_pointer(document, parse_pointer(schema_at))
-    with checking():  # all the patterns of the inputs share one check's time
+
+    def check() -> list[str]:
         if schema is not ABSENT:
             fast = subset_problems(schema, value, document)
             if fast is not None:
                 return fast
-        try:
-            return jsonschema_problems(schema_at, value, document)
-        except PatternStopped as exc:
-            return [f"inputs: {exc}; the rest of the inputs was not validated"]
+        return jsonschema_problems(schema_at, value, document)
+
+    try:
+        return run_check(check)  # all the patterns of the inputs share one check's time
+    except PatternStopped as exc:
+        return [f"inputs: {exc}; the rest of the inputs was not validated"]
+    except BudgetExceeded as exc:
+        return [f"inputs: validation was stopped: {exc.cause()}"]
 
 
 def jsonschema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
@@ -200,7 +206,7 @@ def jsonschema_problems(schema_at: str, value: Any, document: dict) -> list[str]
     of the check's time raises `schema_patterns.PatternStopped`."""
     import jsonschema  # deferred: only runs that have an inputs schema pay for it
 
-    from ..sources.schema_patterns import bounded
+    from ..sources.schema_keywords import bounded
     from ..sources.schema_registry import registry as schema_registry
     from ..sources.schema_registry import unresolved
 

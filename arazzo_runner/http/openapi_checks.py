@@ -92,24 +92,30 @@ def _findings(errors: Iterator[BaseException], description: Any, derived: frozen
     """What openapi-core found. What it raises instead of reporting ends the check with a finding: a
     schema reference the registry refused (named), a schema it cannot use at all (an unknown
     `$schema` dialect, `allOf: "x"`, an invalid `pattern`...: `unusable`), or a pattern whose matching
-    ran out of the check's time (`schema_patterns.PatternStopped`). A finding about a request part
+    ran out of the check's time (`schema_patterns.PatternStopped`), or the run's deadline. A finding
+    about a request part
     that carries a value derived from a secret (`derived`, see `http/shown.py`) quotes no value."""
-    from ..sources.schema_patterns import PatternStopped, checking
+    from ..budget import BudgetExceeded
+    from ..sources.schema_patterns import PatternStopped, run_check
     from ..sources.schema_registry import refusal, unusable
 
-    findings = []
+    found: list[BaseException] = []
+    stop = None
     try:
-        with checking():
-            for exc in errors:
-                if derived and _about(exc, derived):
-                    findings.append(f"{_head(exc, exc.__cause__ or exc.__context__)}: invalid ({DERIVED})")
-                    continue
-                findings.append(refusal(exc, description.ref_origin) or describe(exc))
+        run_check(lambda: found.extend(errors))  # what was found before a stop is kept
     except PatternStopped as exc:
-        findings.append(f"{exc}; the rest of the {part} was not validated")
+        stop = f"{exc}; the rest of the {part} was not validated"
+    except BudgetExceeded as exc:
+        stop = f"validation was stopped: {exc.cause()}"
     except Exception as exc:  # the validator itself failed on the description's schemas
-        findings.append(refusal(exc, description.ref_origin) or unusable(exc))
-    return findings
+        stop = refusal(exc, description.ref_origin) or unusable(exc)
+    findings = []
+    for exc in found:
+        if derived and _about(exc, derived):
+            findings.append(f"{_head(exc, exc.__cause__ or exc.__context__)}: invalid ({DERIVED})")
+        else:
+            findings.append(refusal(exc, description.ref_origin) or describe(exc))
+    return [*findings, stop] if stop else findings
 
 
 _PATTERN_CHARACTERS = frozenset("()[]{}*+?|\\")
@@ -174,7 +180,7 @@ def _bounded_factory(factory: Any) -> Any:
     """A copy of an openapi-core SchemaValidatorsFactory whose validator classes (the one it holds, or
     the one a schema's `$schema` dialect names) are bounded, and whose `regex` format is checked
     within the check's time."""
-    from ..sources.schema_patterns import bounded
+    from ..sources.schema_keywords import bounded
 
     made = object.__new__(_bounded_kind(type(factory)))
     made.__dict__.update(vars(factory))
@@ -186,7 +192,8 @@ def _bounded_factory(factory: Any) -> Any:
 
 @lru_cache(maxsize=16)  # openapi-core's factory classes: two
 def _bounded_kind(kind: type) -> type:
-    from ..sources.schema_patterns import bounded, bounded_formats
+    from ..sources.schema_keywords import bounded
+    from ..sources.schema_patterns import bounded_formats
 
     class Bounded(kind):  # type: ignore[valid-type, misc]
         def get_validator_cls(self, *args: Any) -> Any:

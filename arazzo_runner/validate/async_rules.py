@@ -174,12 +174,12 @@ def _payload(ck: Checker, step: Step, target: Any) -> None:
     unknown = _unknown_paths(body.payload, True)
     for replacement in body.replacements:
         unknown.add(tuple(t for t in replacement.target.strip("/").split("/") if t))
-    from ..sources.schema_patterns import PatternStopped
+    from ..budget import BudgetExceeded
 
     channel = target.channel.key
     try:
         errors = payload_errors(schemas[0], body.payload, unknown, "3.1.0", target.description.data)
-    except PatternStopped as exc:
+    except BudgetExceeded as exc:  # PatternStopped, or the run's deadline
         message = f"payload could not be checked against the message schema of channel '{channel}': {exc}"
         ck.report("message-payload", (*body.at, "payload"), message)
         return

@@ -60,7 +60,7 @@ def schema_document(line: str) -> dict[str, Any]:
 def validator(line: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    from ..sources.schema_patterns import bounded
+    from ..sources.schema_keywords import bounded
     from ..sources.schema_registry import registry, root_resolver
 
     # the meta-schemas it references are bundled with jsonschema; any other URI is refused, never fetched.

@@ -10,13 +10,13 @@ import re
 from typing import Any
 
 from .. import dialect
+from ..budget import BudgetExceeded
 from ..errors import ArazzoError, ExpressionError
 from ..expressions import ResponseRef, compile_value, parse_expression
 from ..model import Action, ParameterDef, Pointer, Step, Workflow
 from ..pointer import ABSENT, parse_pointer, resolve_pointer
 from ..sources import resolve_location
 from ..sources.locations import is_http
-from ..sources.schema_patterns import PatternStopped
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
 from .openapi_schemas import (
@@ -313,7 +313,7 @@ class _SourceChecks:
             errors = payload_errors(
                 schema, body.payload, unknown, description.version, description.data, description
             )
-        except PatternStopped as exc:
+        except BudgetExceeded as exc:  # PatternStopped, or the run's deadline
             message = f"payload could not be checked against the {media} schema of '{label}': {exc}"
             self.ck.report("payload-schema", (*body.at, "payload"), message)
             return

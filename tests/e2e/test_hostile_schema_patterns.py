@@ -142,6 +142,19 @@ def test_the_deadline_ends_a_run_stuck_in_a_response_pattern(capsys, tmp_path, s
     assert len(server.requests) == 1  # the second step never ran
 
 
+def test_the_deadline_ends_pure_python_validation_too(capsys, tmp_path, server):
+    """jsonschema compares the items of `uniqueItems` pairwise when they are objects: 20,000 of them are
+    2 * 10^8 comparisons in pure Python (minutes). Under a run deadline a check is stopped there."""
+    server.route("POST", "/thing")(lambda request: (200, [{"i": i} for i in range(20_000)]))
+    path = write_flow(tmp_path, _api(_json({"type": "array", "uniqueItems": True})), [step("s", "get")])
+    with cpu_bound(8, "a run with --deadline 2 validating 20,000 objects for uniqueness"):
+        result, report = _run(capsys, path, server, "--validate-responses", "error", "--deadline", 2)
+    assert result.code == 1
+    assert report["workflows"][0]["steps"][0]["error"] == (
+        "HTTP 200: response validation failed: response: validation was stopped: run deadline of 2 s exceeded"
+    )
+
+
 def test_an_event_stream_item_pattern_is_bounded(capsys, tmp_path, server, short_patterns):
     item = {"type": "object", "properties": {"data": {"pattern": SLOW}}}
     stream = f"data: aa\n\ndata: {LONG}\n\n"

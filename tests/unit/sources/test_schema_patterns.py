@@ -19,7 +19,8 @@ from openapi_schema_validator import (
     OAS32Validator,
 )
 
-from arazzo_runner.sources.schema_patterns import PatternStopped, bounded, bounded_formats, checking, is_regex
+from arazzo_runner.sources.schema_keywords import bounded
+from arazzo_runner.sources.schema_patterns import PatternStopped, bounded_formats, checking, is_regex
 from tests.cputime import cpu_bound
 
 CLASSES = [
