@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from .. import budget, limits
 from ..budget import Budget, BudgetExceeded
-from ..patterns import checked, is_pattern, search, stopped
+from ..patterns import checked, for_empty_text, interruptible, is_pattern, search, stopped
 from ..secrets import clip
 
 T = TypeVar("T")
@@ -59,15 +59,25 @@ class PatternStopped(BudgetExceeded):
 
 
 class _Clock:
-    """The matching time left to one check."""
+    """The matching time left to one check: `seconds` in all, and never past the run's deadline."""
+
+    __slots__ = ("deadline", "seconds", "used")
 
     def __init__(self, seconds: float) -> None:
         self.seconds, self.used = seconds, 0.0
+        self.deadline = budget.budget(math.inf)  # ends at the run's deadline, or never
+
+    def left(self, now: float) -> float:
+        return min(self.seconds - self.used, self.deadline.end - now)
 
     def budget(self) -> Budget:
-        spent = budget.budget(max(0.0, self.seconds - self.used))
-        if spent.deadline_message is None:
-            spent.seconds = self.seconds  # said as the check's whole allowance: `stopped after 5 s`
+        """What is left as a Budget, said as the check's whole allowance (`stopped after 5 s`) or as
+        the run's deadline, whichever ends it."""
+        now = time.monotonic()
+        spent = Budget(self.seconds)
+        spent.end = now + max(0.0, self.seconds - self.used)
+        if self.deadline.deadline_message is not None and self.deadline.end <= spent.end:
+            spent.end, spent.deadline_message = self.deadline.end, self.deadline.deadline_message
         return spent
 
 
@@ -111,16 +121,28 @@ def matches(pattern: str, text: str) -> bool:
     TypeError for a text that is not a string, as `re.search` raises them."""
     if not isinstance(text, str):
         return re.search(pattern, text) is not None  # raises TypeError, as jsonschema would
-    checked(pattern)  # `re` decides what is a pattern (and raises re.error)
+    compiled = _compiled(pattern, bool(text))
     clock = _CLOCK.get() or _Clock(limits.SCHEMA_PATTERN_TIMEOUT)
-    spent = clock.budget()
     started = time.monotonic()
     try:
-        return search(pattern, text, spent)
-    except BudgetExceeded:
-        raise PatternStopped(spent, f"pattern {clip(repr(pattern), 200)}", len(text)) from None
+        if compiled is None:  # only `re` takes it: the worker, within what is left (`patterns.search`)
+            return search(pattern, text, clock.budget())
+        left = clock.left(started)
+        if left > 0:
+            return compiled.search(text, timeout=left) is not None
+    except (TimeoutError, BudgetExceeded):
+        pass
     finally:
         clock.used += time.monotonic() - started
+    raise PatternStopped(clock.budget(), f"pattern {clip(repr(pattern), 200)}", len(text))
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str, text: bool) -> Any:
+    """`pattern` checked by `re` (re.error when it is not one), then compiled by `regex` as
+    `patterns.search` compiles it (for an empty text too); None when only `re` takes it."""
+    checked(pattern)
+    return interruptible(pattern if text else for_empty_text(pattern))
 
 
 def is_regex(instance: Any) -> bool:
