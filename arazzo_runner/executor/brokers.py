@@ -35,9 +35,11 @@ def choose_broker(
 ) -> tuple[Broker, list[str]]:
     """The broker a step's target uses and notes about the choice (warnings); `inputs`: the run's, where
     credentials may be (None: credentials not looked up, as by the preflight); `family`: the source's
-    name in the run's family of documents (`kid/a`), which credentials are keyed by (default: its own)."""
+    name in the run's family of documents (`kid/a`), which `--server` and credentials are keyed by
+    (default: its own)."""
     source, description, channel = target.source, target.description, target.channel
-    override = options.servers.get(source)
+    named = family or source  # `--server` and credentials name it by its place in the family
+    override = options.servers.get(named)
     notes: list[str] = []
     names = channel.servers or list(description.servers)
     server = description.servers.get(names[0]) if names else None
@@ -46,7 +48,7 @@ def choose_broker(
     else:
         if server is None:
             raise BrokerError(
-                f"source '{source}' declares no servers; pass --server {source}=PROTOCOL://HOST:PORT"
+                f"source '{named}' declares no servers; pass --server {named}=PROTOCOL://HOST:PORT"
             )
         if len(names) > 1:
             notes.append(f"channel '{channel.key}' has servers {', '.join(names)}: '{server.name}' is used")
@@ -57,7 +59,7 @@ def choose_broker(
         )
     if inputs is None:
         return broker, notes
-    username, password = _credentials(options, inputs, target, server, family or target.source)
+    username, password = _credentials(options, inputs, target, server, named)
     broker = Broker(
         broker.protocol,
         broker.host,
@@ -191,12 +193,12 @@ class Brokers:
         self._open.clear()
 
 
-def check_broker(options: Any, target: Any) -> str:
+def check_broker(options: Any, target: Any, family: str | None = None) -> str:
     """The preflight's check of an AsyncAPI step's broker: one is named and its transport is installed
     (a missing extra is a one-line error naming it); returns the broker's URL."""
     from ..messages import transport_class
 
-    broker, _ = choose_broker(options, None, target)
+    broker, _ = choose_broker(options, None, target, family)
     transport_class(broker.protocol)
     return broker.url
 
