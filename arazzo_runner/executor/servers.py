@@ -33,15 +33,9 @@ def server_var_env_names(source: str, name: str) -> list[str]:
     return [f"{ENV_PREFIX}{env_slug(source)}__{env_slug(name)}", f"{ENV_PREFIX}{env_slug(name)}"]
 
 
-def base_url(
-    source: str,
-    description: Any,
-    operation: Any,
-    options: Any,
-    declared: str | None = None,
-    family: str | None = None,
-) -> str:
-    return resolve_base_url(source, description, operation, options, declared, family)[0]
+def base_url(*args: Any) -> str:
+    """The base URL alone: `resolve_base_url(*args)` without its warnings."""
+    return resolve_base_url(*args)[0]
 
 
 def resolve_base_url(

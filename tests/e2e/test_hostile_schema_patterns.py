@@ -53,6 +53,13 @@ def _run(capsys, path, server, *argv: Any) -> Any:
     return result, result.json
 
 
+def _step(capsys, path, server, what: str, *argv: Any) -> tuple[int, dict]:
+    """(exit code, the first step's result) of a run, within 8 s of CPU."""
+    with cpu_bound(8, what):
+        result, report = _run(capsys, path, server, *argv)
+    return result.code, report["workflows"][0]["steps"][0]
+
+
 # -- responses: every validator class openapi-core picks, every keyword that matches a pattern ---------
 
 NAME = {"properties": {"name": {"type": "string", "pattern": SLOW}}}
@@ -161,10 +168,11 @@ def test_an_event_stream_item_pattern_is_bounded(capsys, tmp_path, server, short
     server.route("POST", "/thing")(lambda request: (200, stream, {"Content-Type": "text/event-stream"}))
     media = {"content": {"text/event-stream": {"itemSchema": item}}}
     path = write_flow(tmp_path, _api(media), [step("s", "get")])
-    with cpu_bound(8, "a run validating an event stream"):
-        result, report = _run(capsys, path, server, "--validate-responses", "error")
-    assert result.code == 1
-    assert report["workflows"][0]["steps"][0]["error"] == (
+    code, got = _step(
+        capsys, path, server, "a run validating an event stream", "--validate-responses", "error"
+    )
+    assert code == 1
+    assert got["error"] == (
         f"HTTP 200: response validation failed: response: event 1: {STOPPED} (the pattern backtracks "
         "catastrophically); the rest of the stream was not validated"
     )
@@ -186,10 +194,9 @@ def test_a_format_regex_value_is_read_within_the_bound(capsys, tmp_path, server,
     schema = {"properties": {"value": {"type": "string", "format": "regex"}}}
     server.route("POST", "/thing")(lambda request: (200, {"value": value}))
     path = write_flow(tmp_path, _api(_json(schema)), [step("s", "get")])
-    with cpu_bound(8, f"a run validating format: regex ({case})"):
-        result, report = _run(capsys, path, server, "--validate-responses", "error")
-    assert result.code == 1
-    assert expected in report["workflows"][0]["steps"][0]["error"]
+    code, got = _step(capsys, path, server, f"format: regex ({case})", "--validate-responses", "error")
+    assert code == 1
+    assert expected in got["error"]
 
 
 # -- requests ------------------------------------------------------------------------------------------
@@ -200,10 +207,11 @@ def test_a_request_parameter_pattern_fails_the_step_unsent(capsys, tmp_path, ser
     server.route("POST", "/thing")(lambda request: (200, {}))
     api = _api({}, parameters=parameters)
     path = write_flow(tmp_path, api, [step("s", "get", param("q", "query", LONG))])
-    with cpu_bound(8, "a run validating a request parameter"):
-        result, report = _run(capsys, path, server, "--validate-requests", "error")
-    assert result.code == 1
-    assert report["workflows"][0]["steps"][0]["error"] == (
+    code, got = _step(
+        capsys, path, server, "a run validating a request parameter", "--validate-requests", "error"
+    )
+    assert code == 1
+    assert got["error"] == (
         f"request not sent: request validation failed: request: {STOPPED} (the pattern backtracks "
         "catastrophically); the rest of the request was not validated"
     )
