@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..http.credentials import Credentials, Owners, qualified
 from ..messages import Broker, MessageTransport, TransportError, new_transport, protocol_entry, uses_tls
-from .servers import server_var_env_names
+from .servers import server_var_env_names, unpinned
 from .steps.base import Host
 
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
@@ -41,7 +41,9 @@ def choose_broker(
     source, description, channel = target.source, target.description, target.channel
     named = family or source  # `--server` and credentials name it by its place in the family
     override = options.servers.get(named)
-    notes: list[str] = []
+    notes = (
+        [unpinned(source, named)] if not override and named != source and source in options.servers else []
+    )
     names = channel.servers or list(description.servers)
     server = description.servers.get(names[0]) if names else None
     if override:

@@ -54,17 +54,18 @@ def resolve_base_url(
     if override:
         return override, []
     named = family or source  # how `--server` names it
+    notes = [unpinned(source, named)] if named != source and source in options.servers else []
     servers = operation.servers or description.servers
     if declared is not None:
         picked = _declared(declared, description.servers, source)
         if isinstance(picked, str):
-            return picked, []
+            return picked, notes
         servers = [picked]
     if not servers:
         raise ServerError(f"source '{named}' declares no servers; pass --server {named}=URL")
     server = _choose(servers, options.server_variables, source)
     environ = options.environ if getattr(options, "environ", None) is not None else os.environ
-    warnings: list[str] = []
+    warnings: list[str] = notes
     url = _fill_variables(server, options.server_variables, environ, source, warnings)
     if url.startswith(("http://", "https://")):
         return url, warnings
@@ -74,6 +75,14 @@ def resolve_base_url(
     raise ServerError(
         f"the server URL '{url}' of source '{named}' is relative and the description was read from a file; "
         f"pass --server {named}=URL"
+    )
+
+
+def unpinned(source: str, family: str) -> str:
+    """Said when `--server SOURCE` pins the run's document's source of the name a nested one has too."""
+    return (
+        f"--server {source}=... pins the run's document's source '{source}'; source '{family}' keeps its "
+        f"own servers (pin it with --server {family}=URL)"
     )
 
 

@@ -91,6 +91,11 @@ def test_a_bare_name_pins_the_top_document_s_source_only(capsys, tmp_path, serve
     result = cli(capsys, "run", path, "--server", f"a={pinned.url}", "--format", "json")
     assert result.code == 0, result.out + result.err
     assert (_paths(pinned), _paths(top), _paths(kid)) == (["/opTop"], [], ["/opKid"])
+    nested = result.json["workflows"][0]["steps"][1]["workflow"]["steps"][0]
+    assert nested["warnings"] == [
+        "--server a=... pins the run's document's source 'a'; source 'kid/a' keeps its own servers "
+        "(pin it with --server kid/a=URL)"
+    ]
 
 
 def test_a_family_name_pins_the_nested_document_s_source(capsys, tmp_path, servers, pinned):
