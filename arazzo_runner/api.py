@@ -15,7 +15,9 @@ from .executor.inputs import validate_inputs
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
 from .model import Workflow
+from .records import replace
 from .result import RunResult, WorkflowResult
+from .sources.family import FamilyNames, server_keys
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -84,6 +86,7 @@ async def _arun(
     deadline: Deadline | None,
 ) -> RunResult:
     workspace = source if isinstance(source, Workspace) else load(source)
+    opts = _family_servers(opts, workspace)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
@@ -166,7 +169,7 @@ async def aplan_requests(
     **option_values: Any,
 ) -> list[PlannedRequest]:
     workspace = source if isinstance(source, Workspace) else load(source)
-    opts = options or RunOptions(**option_values)
+    opts = _family_servers(options or RunOptions(**option_values), workspace)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
@@ -180,6 +183,15 @@ async def aplan_requests(
         for workflow in selected:
             await planner.workflow(workspace, workflow, per_workflow[workflow.workflow_id])
     return planner.planned
+
+
+def _family_servers(options: RunOptions, workspace: Workspace) -> RunOptions:
+    """`servers` keyed by family name (`a`, `kid/a`; a bare name only one nested document has stands for
+    its source, several make a UsageError): `sources/family.py`. A name of no source matches nothing."""
+    if not options.servers:
+        return options
+    keyed = server_keys(options.servers, workspace, strict=False)
+    return options if keyed == options.servers else replace(options, servers=keyed)
 
 
 def _sync(coroutine: Any, name: str, async_name: str) -> Any:
@@ -245,8 +257,9 @@ def preflight(
         inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets)
     seen: set[tuple[int, str]] = set()
     bases: set[str] = set()
+    names = FamilyNames(workspace)  # `--server` names a nested document's source `kid/a`
     for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options, bases)
+        _check_reachable(workspace, workflow, seen, options, bases, names)
     checked: set[tuple[int, str]] = set()
     for workflow in selected:
         _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
@@ -281,7 +294,12 @@ def _check_dependency_inputs(
 
 
 def _check_reachable(
-    workspace: Workspace, workflow: Workflow, seen: set[tuple[int, str]], options: RunOptions, bases: set[str]
+    workspace: Workspace,
+    workflow: Workflow,
+    seen: set[tuple[int, str]],
+    options: RunOptions,
+    bases: set[str],
+    names: FamilyNames,
 ) -> None:
     key = (id(workspace), workflow.workflow_id)
     if key in seen:
@@ -290,7 +308,7 @@ def _check_reachable(
     plan = workspace.compiled(workflow)
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen, options, bases)
+        _check_reachable(target.workspace, target.workflow, seen, options, bases, names)
     servers_checked: set[int] = set()  # one check per operation, however many steps call it
     for cstep in plan.steps:
         step = cstep.step
@@ -300,34 +318,35 @@ def _check_reachable(
                 pass
             elif id(target.operation) not in servers_checked:
                 servers_checked.add(id(target.operation))
-                bases.add(_check_server(target, options))
+                bases.add(_check_server(target, options, names.key(workspace, target.source)))
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen, options, bases)
+            _check_reachable(target.workspace, target.workflow, seen, options, bases, names)
         else:
-            _check_broker(workspace.resolve_message(step), options)
+            target = workspace.resolve_message(step)
+            _check_broker(target, options, names.key(workspace, target.source))
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen, options, bases)
+                _check_reachable(target.workspace, target.workflow, seen, options, bases, names)
 
 
-def _check_broker(target: Any, options: RunOptions) -> None:
+def _check_broker(target: Any, options: RunOptions, family: str) -> None:
     """An AsyncAPI step's broker must be known, and its transport installed, before anything is sent."""
     from .executor.brokers import BrokerError, check_broker
     from .messages import TransportError
 
     try:
-        check_broker(options, target)
+        check_broker(options, target, family)
     except (BrokerError, TransportError) as exc:
         raise UsageError(str(exc)) from None
 
 
-def _check_server(target: Any, options: RunOptions) -> str:
+def _check_server(target: Any, options: RunOptions, family: str) -> str:
     """A base URL must exist before anything is sent (a relative server URL needs `--server`)."""
     from .executor.servers import ServerError, base_url
 
     try:
-        return base_url(target.source, target.description, target.operation, options, target.server)
+        return base_url(target.source, target.description, target.operation, options, target.server, family)
     except ServerError as exc:
         raise UsageError(str(exc)) from None

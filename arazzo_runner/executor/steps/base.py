@@ -32,7 +32,7 @@ class Host(Protocol):
     client: Any  # the run's pooled HTTP client
     inputs: dict[str, Any]  # the run's inputs
     root: Workspace  # the run's document: the namespace credentials are keyed in
-    operation_facts: dict[int, Any]
+    operation_facts: dict[tuple[str, int], Any]
     placeholders: set[str]
     scheme_owners: dict[str, frozenset[str]] | None
     family_paths: dict[int, tuple[str, ...]] | None  # id(workspace) -> its chain of source names
