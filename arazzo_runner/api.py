@@ -318,7 +318,8 @@ def _check_reachable(
                 pass
             elif id(target.operation) not in servers_checked:
                 servers_checked.add(id(target.operation))
-                bases.add(_check_server(target, options, names.key(workspace, target.source)))
+                family = names.key(workspace, target.source)
+                bases.add(_check_server(target, options, family, names.root))
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
             _check_reachable(target.workspace, target.workflow, seen, options, bases, names)
@@ -342,11 +343,13 @@ def _check_broker(target: Any, options: RunOptions, family: str) -> None:
         raise UsageError(str(exc)) from None
 
 
-def _check_server(target: Any, options: RunOptions, family: str) -> str:
+def _check_server(target: Any, options: RunOptions, family: str, root: Any) -> str:
     """A base URL must exist before anything is sent (a relative server URL needs `--server`)."""
-    from .executor.servers import ServerError, base_url
+    from .executor.servers import ServerError, base_url, top_description
 
+    same = top_description(root, target.source, family, options.servers)
+    args = (target.source, target.description, target.operation, options, target.server, family, same)
     try:
-        return base_url(target.source, target.description, target.operation, options, target.server, family)
+        return base_url(*args)
     except ServerError as exc:
         raise UsageError(str(exc)) from None

@@ -45,15 +45,21 @@ def resolve_base_url(
     options: Any,
     declared: str | None = None,
     family: str | None = None,
+    same_as: Any = None,
 ) -> tuple[str, list[str]]:
     """The base URL for `operation` and warnings about it (a variable value outside its enum).
     `declared`: the source description's `x-serverUrl` (Respect's extension), below `--server`, which
     is looked up by the source's `family` name (`kid/a` for a nested document's source `a`:
-    `sources/family.py`; its own name by default)."""
+    `sources/family.py`; its own name by default). `same_as`: the description the run's document's
+    source of the same bare name reads (`top_description`): when it is this one, `--server a=...` pins
+    the nested `kid/a` too (one API, whichever document names it; the museum example's layout), and
+    `--server kid/a=...` still wins."""
     override = options.servers.get(family or source)
+    named = family or source  # how `--server` names it
+    if not override and named != source and same_as is not None and same_as is description:
+        override = options.servers.get(source)  # the run's document's source reads this description too
     if override:
         return override, []
-    named = family or source  # how `--server` names it
     notes = [unpinned(source, named)] if named != source and source in options.servers else []
     servers = operation.servers or description.servers
     if declared is not None:
@@ -76,6 +82,22 @@ def resolve_base_url(
         f"the server URL '{url}' of source '{named}' is relative and the description was read from a file; "
         f"pass --server {named}=URL"
     )
+
+
+def top_description(root: Any, source: str, family: str, servers: Any) -> Any:
+    """The description the run's document's source `source` reads, when `--server source=...` pins it
+    and the source asked about is a nested one of that bare name (`family` is then `kid/source`); None
+    otherwise, or when it cannot be loaded (no pin is borrowed then)."""
+    from ..errors import SourceError
+
+    if family == source or source not in servers or family in servers or root is None:
+        return None
+    if root.document.source(source) is None:
+        return None
+    try:
+        return root.source(source)
+    except SourceError:
+        return None
 
 
 def unpinned(source: str, family: str) -> str:

@@ -2,10 +2,11 @@
 (issue 13, round 3; `sources/family.py`).
 
 The top document's source `a` is `a`; the source `a` of its arazzo source `kid` is `kid/a`. `--server a=`
-pins the top document's `a` only (it used to redirect the nested document's own `a` too); `--server
-kid/a=` the nested one. A bare name that only nested documents define keeps working when one does, and
-is a usage error listing the family names when several do. Real local servers: the two origins of the
-two sources, and a third that `--server` points to.
+pins the top document's `a`, and a nested document's own `a` only when it reads the same description
+(one API, whichever document names it: the Redocly museum's layout); `--server kid/a=` the nested one.
+A bare name that only nested documents define keeps working when one does, and is a usage error listing
+the family names when several do. Real local servers: the two origins of the two sources, and a third
+that `--server` points to.
 """
 
 from __future__ import annotations
@@ -96,6 +97,28 @@ def test_a_bare_name_pins_the_top_document_s_source_only(capsys, tmp_path, serve
         "--server a=... pins the run's document's source 'a'; source 'kid/a' keeps its own servers "
         "(pin it with --server kid/a=URL)"
     ]
+
+
+def test_a_bare_name_pins_a_nested_source_reading_the_same_description(capsys, tmp_path, servers, pinned):
+    top, _ = servers
+    path = _family(tmp_path, top, [top])
+    child = tmp_path / "kid.arazzo.yaml"  # the nested document's `a` reads the top's description
+    child.write_text(
+        child.read_text().replace("./opKid.openapi.yaml", "./top.openapi.yaml").replace("opKid", "opTop")
+    )
+    result = cli(capsys, "run", path, "--server", f"a={pinned.url}", "--format", "json")
+    assert result.code == 0, result.out + result.err
+    assert (_paths(pinned), _paths(top)) == (["/opTop", "/opTop"], [])
+    nested = result.json["workflows"][0]["steps"][1]["workflow"]["steps"][0]
+    assert "warnings" not in nested
+    other = ScriptedServer().start()
+    try:
+        echo(other)
+        given = ["--server", f"a={pinned.url}", "--server", f"kid/a={other.url}", "--format", "json"]
+        assert cli(capsys, "run", path, *given).code == 0  # the family name still wins
+        assert (_paths(pinned)[2:], _paths(other)) == (["/opTop"], ["/opTop"])
+    finally:
+        other.stop()
 
 
 def test_a_family_name_pins_the_nested_document_s_source(capsys, tmp_path, servers, pinned):

@@ -27,7 +27,7 @@ from ..bounds import reads_response_body, within
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, param_values
-from ..servers import ServerError, resolve_base_url
+from ..servers import ServerError, resolve_base_url, top_description
 from ..x_operation import prepare_x_request, with_x_security
 from .base import Attempt, Host, check_criteria
 from .credentials import family_source, step_credentials
@@ -381,8 +381,9 @@ def _facts(host: Host, target: Any, workspace: Any) -> _OperationFacts:
     facts = host.operation_facts.get(key)
     if facts is None:
         declared = getattr(target, "server", None)  # the source's x-serverUrl (Respect's extension)
+        same = top_description(host.root, target.source, family, host.options.servers)
         url, notes = resolve_base_url(
-            target.source, target.description, target.operation, host.options, declared, family
+            target.source, target.description, target.operation, host.options, declared, family, same
         )
         implicit = implicit_params(target.description.security_schemes)
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
