@@ -16,8 +16,9 @@ from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
 from .executor.runtime import AsyncioRuntime, BlockingRuntime, Runtime, blocking_allowed, drive
 from .model import Workflow
-from .records import Record
+from .records import Record, replace
 from .result import RunResult, WorkflowResult
+from .sources.family import FamilyNames, server_keys
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -64,12 +65,12 @@ def run(
         prepared = _prepare(source, workflows, inputs, opts)
         if blocking_allowed(opts.client is None, prepared.kinds):
             runtime = BlockingRuntime()
-            client = _blocking_client(runtime, opts, prepared)
+            client = _blocking_client(runtime, prepared)
             if client is not None:
-                return drive(_execute(prepared, opts, deadline, runtime, client))
+                return drive(_execute(prepared, deadline, runtime, client))
         import asyncio
 
-        return asyncio.run(_execute(prepared, opts, deadline, AsyncioRuntime(), None))
+        return asyncio.run(_execute(prepared, deadline, AsyncioRuntime(), None))
 
 
 async def arun(
@@ -90,12 +91,13 @@ async def arun(
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
         prepared = _prepare(source, workflows, inputs, opts)
-        return await _execute(prepared, opts, deadline, AsyncioRuntime(), None)
+        return await _execute(prepared, deadline, AsyncioRuntime(), None)
 
 
 class _Prepared(Record):
-    """A run checked and ready: its document, workflows, inputs, and what its preflight found."""
+    """A run checked and ready: its options, document, workflows, inputs, what its preflight found."""
 
+    options: RunOptions  # the caller's, `servers` keyed by family name
     workspace: Workspace
     selected: list[Workflow]
     given: dict[str, Any]  # the run's inputs (dependencies receive them)
@@ -108,27 +110,28 @@ def _prepare(
     source: Source, workflows: str | Iterable[str] | None, inputs: dict[str, Any] | None, opts: RunOptions
 ) -> _Prepared:
     workspace = source if isinstance(source, Workspace) else load(source)
+    opts = _family_servers(opts, workspace)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
     kinds: set[str] = set()
     bases = preflight(workspace, selected, per_workflow, given, opts, kinds)
-    return _Prepared(workspace, selected, given, per_workflow, bases, kinds)
+    return _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds)
 
 
-def _own_client(runtime: Runtime, opts: RunOptions, prepared: _Prepared) -> Any:
+def _own_client(runtime: Runtime, prepared: _Prepared) -> Any:
     if any(base.startswith("https:") for base in prepared.bases):
         from .http.tls import default_tls_context
 
         default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
-    return runtime.new_client(opts.timeout)
+    return runtime.new_client(prepared.options.timeout)
 
 
-def _blocking_client(runtime: Runtime, opts: RunOptions, prepared: _Prepared) -> Any:
+def _blocking_client(runtime: Runtime, prepared: _Prepared) -> Any:
     """The blocking run's client, or None when this httpx's transports cannot hold the run's time
     limits (`http/bounded.py`, checked by a test against the installed httpx): then asyncio runs it."""
     try:
-        return _own_client(runtime, opts, prepared)
+        return _own_client(runtime, prepared)
     except Exception as exc:
         from .http.bounded import Unbounded
 
@@ -138,12 +141,13 @@ def _blocking_client(runtime: Runtime, opts: RunOptions, prepared: _Prepared) ->
 
 
 async def _execute(
-    prepared: _Prepared, opts: RunOptions, deadline: Deadline | None, runtime: Runtime, client: Any
+    prepared: _Prepared, deadline: Deadline | None, runtime: Runtime, client: Any
 ) -> RunResult:
     """The run itself, on `runtime`, with the caller's client, else `client`, else one made here."""
+    opts = prepared.options
     owned = opts.client is None
     if owned and client is None:
-        client = _own_client(runtime, opts, prepared)
+        client = _own_client(runtime, prepared)
     elif not owned:
         client = opts.client
     workspace, selected = prepared.workspace, prepared.selected
@@ -216,7 +220,7 @@ async def aplan_requests(
     **option_values: Any,
 ) -> list[PlannedRequest]:
     workspace = source if isinstance(source, Workspace) else load(source)
-    opts = options or RunOptions(**option_values)
+    opts = _family_servers(options or RunOptions(**option_values), workspace)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
@@ -230,6 +234,15 @@ async def aplan_requests(
         for workflow in selected:
             await planner.workflow(workspace, workflow, per_workflow[workflow.workflow_id])
     return planner.planned
+
+
+def _family_servers(options: RunOptions, workspace: Workspace) -> RunOptions:
+    """`servers` keyed by family name (`a`, `kid/a`; a bare name only one nested document has stands for
+    its source, several make a UsageError): `sources/family.py`. A name of no source matches nothing."""
+    if not options.servers:
+        return options
+    keyed = server_keys(options.servers, workspace, strict=False)
+    return options if keyed == options.servers else replace(options, servers=keyed)
 
 
 def _sync(coroutine: Any, name: str, async_name: str) -> Any:
@@ -302,9 +315,10 @@ def preflight(
         inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets)
     seen: set[tuple[int, str]] = set()
     bases: set[str] = set()
+    names = FamilyNames(workspace)  # `--server` names a nested document's source `kid/a`
     reached: set[str] = set() if kinds is None else kinds
     for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options, bases, reached)
+        _check_reachable(workspace, workflow, seen, options, bases, names, reached)
     checked: set[tuple[int, str]] = set()
     for workflow in selected:
         _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
@@ -344,6 +358,7 @@ def _check_reachable(
     seen: set[tuple[int, str]],
     options: RunOptions,
     bases: set[str],
+    names: FamilyNames,
     kinds: set[str],
 ) -> None:
     key = (id(workspace), workflow.workflow_id)
@@ -353,7 +368,7 @@ def _check_reachable(
     plan = workspace.compiled(workflow)
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen, options, bases, kinds)
+        _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
     servers_checked: set[int] = set()  # one check per operation, however many steps call it
     for cstep in plan.steps:
         step = cstep.step
@@ -364,34 +379,38 @@ def _check_reachable(
                 pass
             elif id(target.operation) not in servers_checked:
                 servers_checked.add(id(target.operation))
-                bases.add(_check_server(target, options))
+                family = names.key(workspace, target.source)
+                bases.add(_check_server(target, options, family, names.root))
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen, options, bases, kinds)
+            _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
         else:
-            _check_broker(workspace.resolve_message(step), options)
+            target = workspace.resolve_message(step)
+            _check_broker(target, options, names.key(workspace, target.source))
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen, options, bases, kinds)
+                _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
 
 
-def _check_broker(target: Any, options: RunOptions) -> None:
+def _check_broker(target: Any, options: RunOptions, family: str) -> None:
     """An AsyncAPI step's broker must be known, and its transport installed, before anything is sent."""
     from .executor.brokers import BrokerError, check_broker
     from .messages import TransportError
 
     try:
-        check_broker(options, target)
+        check_broker(options, target, family)
     except (BrokerError, TransportError) as exc:
         raise UsageError(str(exc)) from None
 
 
-def _check_server(target: Any, options: RunOptions) -> str:
+def _check_server(target: Any, options: RunOptions, family: str, root: Any) -> str:
     """A base URL must exist before anything is sent (a relative server URL needs `--server`)."""
-    from .executor.servers import ServerError, base_url
+    from .executor.servers import ServerError, base_url, top_description
 
+    same = top_description(root, target.source, family, options.servers)
+    args = (target.source, target.description, target.operation, options, target.server, family, same)
     try:
-        return base_url(target.source, target.description, target.operation, options, target.server)
+        return base_url(*args)
     except ServerError as exc:
         raise UsageError(str(exc)) from None

@@ -5,6 +5,9 @@ DEFAULT_MAX_ATTEMPTS = 100  # attempts per step execution, whatever `retryLimit`
 DEFAULT_MAX_RETRY_TOTAL = 600.0  # seconds a step may spend retrying (attempts and waits together)
 DEFAULT_MAX_BODY = 16 * 2**20  # response bytes read per exchange (`--max-response-bytes`)
 REGEX_TIMEOUT = 1.0  # seconds one `regex` criterion may spend matching (catastrophic backtracking)
+SCHEMA_PATTERN_TIMEOUT = (
+    5.0  # seconds the schema patterns of one check (a request, a response, inputs) may match
+)
 MAX_SOURCE_DEPTH = 16  # arazzo sources nested in one another, counted from the document run
 MAX_SOURCE_DOCUMENTS = 64  # Arazzo documents loaded per run as sources, however they nest
 MAX_BODY_DEPTH = 128  # nesting levels of a JSON body (and event data) from a server; deeper is not parsed

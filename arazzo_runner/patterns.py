@@ -13,12 +13,21 @@ default, `re`-compatible VERSION0) matches what `re` would:
 
 `regex` also unrolls counted repeats when it compiles (`(?:a{1000}){1000}` is a million copies: 0.6 s
 and 277 MB; one more level never ends), where `re` keeps a counter. `unrolled_size` bounds what it
-would build; above UNROLL_LIMIT a pattern is not given to `regex` (the caller has another way).
+would build; above UNROLL_LIMIT a pattern is not given to `regex`: `search` then matches it with `re` in
+the evaluation worker, which is killed at the end of the time given (`query/isolated.py`).
+
+`search` is the one bounded matcher: `regex` criteria and every JSON Schema `pattern` the engine's
+validators match (`sources/schema_patterns.py`) go through it.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+from .budget import Budget, BudgetExceeded, guarded
 
 UNROLL_LIMIT = 10_000  # pieces `regex` may unroll a pattern into (~300 bytes each; 10 ms to compile)
 _COMPLEMENTS = (("\\s", "\\S"), ("\\w", "\\W"), ("\\d", "\\D"))
@@ -130,3 +139,90 @@ def unrolled_size(pattern: str) -> int:
         last = 1
         stack[-1] += 1
     return sum(stack)
+
+
+_NOTING = threading.Lock()
+
+
+@lru_cache(maxsize=256)
+def checked(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """`pattern` compiled by `re` (its syntax and its errors: re.error, RecursionError for a pattern
+    nested too deeply, OverflowError for a count such as `a{99999999999}`), and what `re` warns about in
+    it (`[[:alpha:]]`: a possible nested set; `&&`: a possible set intersection) as a FutureWarning,
+    which is recorded, never shown. The warning filters are process state: they are changed only inside
+    `catch_warnings` (put back on exit) and under a lock, so two threads compiling patterns never restore
+    each other's filters."""
+    import warnings
+
+    with _NOTING, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FutureWarning)
+        # re.UNICODE is what a str pattern gets anyway; given explicitly, it keeps this compile out of
+        # the key of `re`'s own cache, where a compile elsewhere would hide the warnings asked for here
+        compiled = re.compile(pattern, re.UNICODE)
+    notes = tuple(str(w.message) for w in caught if issubclass(w.category, FutureWarning))
+    return compiled, notes
+
+
+@lru_cache(maxsize=64)
+def interruptible(pattern: str) -> Any:
+    """The pattern compiled by the `regex` module (imported on first use; ~9 ms), whose `search` takes a
+    timeout, rewritten to match as `re` does; None when `regex` cannot take it (see the module doc)."""
+    rewritten = for_regex(pattern)
+    if unrolled_size(rewritten) > UNROLL_LIMIT:
+        return None
+    import regex
+
+    try:
+        return regex.compile(rewritten)
+    except Exception:  # regex.error, or the module's own failures on odd sets
+        return None
+
+
+def search(pattern: str, text: str, spent: Budget) -> bool:
+    """Whether `pattern` (valid for `re`) matches somewhere in `text`, as `re.search` would, within
+    `spent`: BudgetExceeded once it is over (ArazzoError when the worker a pattern needs failed)."""
+    compiled = interruptible(for_empty_text(pattern) if not text else pattern)
+    left = spent.left()
+    if left <= 0:
+        raise BudgetExceeded(spent)
+    if compiled is None:
+        from .query.isolated import run
+
+        try:
+            return bool(run("re.search", {"pattern": pattern, "text": text}, left))
+        except BudgetExceeded:  # the worker's own budget of what was left: say it as `spent` does
+            raise BudgetExceeded(spent) from None
+    try:
+        return compiled.search(text, timeout=left) is not None
+    except TimeoutError:
+        raise BudgetExceeded(spent) from None
+
+
+def stopped(spent: Budget, size: int) -> str:
+    """Why matching on `size` characters ended without an answer: its time, or the run's deadline."""
+    if spent.deadline_message:
+        return f"matching was stopped on {size} characters: {spent.deadline_message}"
+    return (
+        f"matching was stopped after {spent.seconds:g} s on {size} characters "
+        "(the pattern backtracks catastrophically)"
+    )
+
+
+def is_pattern(text: str, spent: Budget) -> bool:
+    """Whether `re` reads `text` as a pattern (one nested too deeply for it, or with a count it cannot
+    hold, is not one): the `regex` format of JSON Schema, for a value a server sent. Compiled in pure
+    Python under `budget.guarded` (BudgetExceeded once `spent` is over: 0.7 s per MB), by the compiler
+    `re.compile` calls but without `re`'s cache, which would keep up to 512 such values, and with what
+    `re` warns about recorded, never shown."""
+    import warnings
+
+    compiler: Any = getattr(re, "_compiler", None)
+    if compiler is None:  # Python 3.10
+        import sre_compile as compiler
+    with _NOTING, warnings.catch_warnings(record=True):
+        warnings.simplefilter("always", FutureWarning)
+        try:
+            guarded(spent, compiler.compile, text, 0)
+        except (re.error, RecursionError, OverflowError, ValueError):
+            return False
+    return True

@@ -212,8 +212,7 @@ def build_session(args: argparse.Namespace) -> Any:
     env = load_environment(args)  # precedence as in `arazzo run`: --input > --inputs > environment > .env
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
-    servers = pairs(args.server, "--server")
-    check_source_names(servers, workspace)
+    servers = check_source_names(pairs(args.server, "--server"), workspace)  # keyed by family name
     check_input_names(workspace, selected, inputs)
     rows = read_rows(args.inputs_file) if args.inputs_file else None
     labels = []

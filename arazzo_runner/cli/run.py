@@ -81,8 +81,7 @@ def _run_command(args: argparse.Namespace) -> int:
     env = load_environment(args)  # precedence: --input > --inputs > environment > .env > defaults
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
-    servers = pairs(args.server, "--server")
-    check_source_names(servers, workspace)
+    servers = check_source_names(pairs(args.server, "--server"), workspace)  # keyed by family name
     setup = functools.partial(run_setup, args, workspace, servers, env)
     check_input_names(workspace, selected, inputs)  # a typo is named before "missing input" is
     if args.inputs_file:

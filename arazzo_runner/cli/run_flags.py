@@ -85,10 +85,11 @@ def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
     return inputs
 
 
-def check_server_urls(servers: dict[str, str], workspaces: Any = ()) -> None:
-    """Each `--server` URL is an absolute http(s) URL, or for an asyncapi source of `workspaces` a
-    broker URL (`mqtt://host:port`)."""
-    brokers = {e.name for ws in workspaces for e in ws.document.sources if e.type == "asyncapi"}
+def check_server_urls(servers: dict[str, str], workspaces: Any = (), brokers: Any = None) -> None:
+    """Each `--server` URL is an absolute http(s) URL, or for an asyncapi source (of `workspaces`, or
+    the family names in `brokers`) a broker URL (`mqtt://host:port`)."""
+    if brokers is None:
+        brokers = {e.name for ws in workspaces for e in ws.document.sources if e.type == "asyncapi"}
     for name, url in servers.items():
         if name in brokers:
             scheme, sep, rest = url.partition("://")
@@ -100,22 +101,28 @@ def check_server_urls(servers: dict[str, str], workspaces: Any = ()) -> None:
 
 def source_names(workspace: Any, wanted: Any = ()) -> list[str]:
     """The source names `--server` may give: the document's own, and (read only when `wanted` names
-    another) those of its arazzo sources."""
+    another) those of its arazzo sources, bare and by their family names (`kid/a`)."""
     own = [entry.name for entry in workspace.document.sources]
     if set(wanted) <= set(own):
         return own  # nothing fetched: the sources of arazzo sources are read only for a name not found here
-    return list(dict.fromkeys(entry.name for _, entry in workspace.family(skip_unloadable=True)))
+    from ..sources.family import family_entries
+
+    keys = list(family_entries(workspace))
+    return list(dict.fromkeys([*keys, *(key.rpartition("/")[2] for key in keys)]))
 
 
-def check_source_names(servers: dict[str, str], workspace: Any) -> None:
-    """`--server NAME=URL` must name a source description (of this document or of an arazzo source)
-    and give an absolute http(s) URL, or for an asyncapi source a broker URL (`mqtt://host:port`)."""
-    check_server_urls(servers, [workspace])
-    known = source_names(workspace, servers)
-    for name in servers:
-        if name not in known:
-            names = ", ".join(known) or "none"
-            raise UsageError(f"--server {name}=...: no source description named '{name}' (sources: {names})")
+def check_source_names(servers: dict[str, str], workspace: Any) -> dict[str, str]:
+    """`--server NAME=URL` must name a source description of this document (`a`) or of one of its arazzo
+    sources (`kid/a`, or a bare name only one of them has) and give an absolute http(s) URL, or for an
+    asyncapi source a broker URL (`mqtt://host:port`). Returns the pairs keyed by family name."""
+    from ..sources.family import family_entries, server_keys
+
+    keyed = server_keys(servers, workspace)
+    own = {e.name: e for e in workspace.document.sources}
+    entries = own if set(keyed) <= set(own) else family_entries(workspace)
+    brokers = {key for key, entry in entries.items() if entry.type == "asyncapi"}
+    check_server_urls(keyed, brokers=brokers)
+    return keyed
 
 
 def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:

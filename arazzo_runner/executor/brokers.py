@@ -18,9 +18,9 @@ import re
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..http.credentials import Credentials
+from ..http.credentials import Credentials, Owners, qualified
 from ..messages import Broker, MessageTransport, TransportError, new_transport, protocol_entry, uses_tls
-from .servers import server_var_env_names
+from .servers import server_var_env_names, unpinned
 from .steps.base import Host
 
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
@@ -31,14 +31,19 @@ class BrokerError(Exception):
 
 
 def choose_broker(
-    options: Any, inputs: Any, target: Any, family: str | None = None
+    options: Any, inputs: Any, target: Any, family: str | None = None, owners: Owners | None = None
 ) -> tuple[Broker, list[str]]:
     """The broker a step's target uses and notes about the choice (warnings); `inputs`: the run's, where
     credentials may be (None: credentials not looked up, as by the preflight); `family`: the source's
-    name in the run's family of documents (`kid/a`), which credentials are keyed by (default: its own)."""
+    name in the run's family of documents (`kid/a`), which `--server` and credentials are keyed by
+    (default: its own); `owners`: which sources of the family define each scheme name, so a bare
+    credential of a name several define is used for none of them (a note says so)."""
     source, description, channel = target.source, target.description, target.channel
-    override = options.servers.get(source)
-    notes: list[str] = []
+    named = family or source  # `--server` and credentials name it by its place in the family
+    override = options.servers.get(named)
+    notes = (
+        [unpinned(source, named)] if not override and named != source and source in options.servers else []
+    )
     names = channel.servers or list(description.servers)
     server = description.servers.get(names[0]) if names else None
     if override:
@@ -46,7 +51,7 @@ def choose_broker(
     else:
         if server is None:
             raise BrokerError(
-                f"source '{source}' declares no servers; pass --server {source}=PROTOCOL://HOST:PORT"
+                f"source '{named}' declares no servers; pass --server {named}=PROTOCOL://HOST:PORT"
             )
         if len(names) > 1:
             notes.append(f"channel '{channel.key}' has servers {', '.join(names)}: '{server.name}' is used")
@@ -57,7 +62,7 @@ def choose_broker(
         )
     if inputs is None:
         return broker, notes
-    username, password = _credentials(options, inputs, target, server, family or target.source)
+    username, password = _credentials(options, inputs, target, server, named, owners, notes)
     broker = Broker(
         broker.protocol,
         broker.host,
@@ -133,7 +138,13 @@ def _split_host(text: str) -> tuple[str, int | None]:
 
 
 def _credentials(
-    options: Any, inputs: Any, target: Any, server: Any, source: str
+    options: Any,
+    inputs: Any,
+    target: Any,
+    server: Any,
+    source: str,
+    owners: Owners | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[str | None, str | None]:
     names = list(getattr(server, "security", None) or []) + list(
         getattr(target.operation, "security", None) or []
@@ -141,17 +152,26 @@ def _credentials(
     if not names:
         return None, None
     schemes = target.description.security_schemes
-    credentials = Credentials(options.auth, [inputs], options.environ, source=source)
-    for name in names:
-        scheme = schemes.get(name)
-        if scheme is None:
-            continue
-        found = credentials.fields(name, scheme)
-        if found and "username" in found:
-            options.secrets.add(found.get("password", ""))
-            options.secrets.discard("")
-            return found["username"], found.get("password")
-    return None, None
+    credentials = Credentials(options.auth, [inputs], options.environ, source=source, owners=owners)
+    try:
+        for name in names:
+            scheme = schemes.get(name)
+            if scheme is None:
+                continue
+            found = credentials.fields(name, scheme)
+            if found and "username" in found:
+                options.secrets.add(found.get("password", ""))
+                options.secrets.discard("")
+                return found["username"], found.get("password")
+        return None, None
+    finally:
+        for name, given in credentials.ignored.items():  # the value is never in the note
+            if notes is not None:
+                notes.append(
+                    f"{', '.join(given)} not used: security scheme '{name}' is defined by sources "
+                    f"{' and '.join(credentials.sharing(name))}; name the source: --auth "
+                    f"{qualified(source, name)}=USER:PASSWORD"
+                )
 
 
 class Brokers:
@@ -191,12 +211,12 @@ class Brokers:
         self._open.clear()
 
 
-def check_broker(options: Any, target: Any) -> str:
+def check_broker(options: Any, target: Any, family: str | None = None) -> str:
     """The preflight's check of an AsyncAPI step's broker: one is named and its transport is installed
     (a missing extra is a one-line error naming it); returns the broker's URL."""
     from ..messages import transport_class
 
-    broker, _ = choose_broker(options, None, target)
+    broker, _ = choose_broker(options, None, target, family)
     transport_class(broker.protocol)
     return broker.url
 

@@ -186,11 +186,13 @@ class Planner:
             header_values,
             payload_value,
         )
+        from .steps.credentials import family_source
 
         step = cstep.step
         try:
             target = workspace.resolve_message(step)
-            broker, notes = choose_broker(self.runner.options, None, target)
+            family = family_source(self.runner, workspace, target.source)  # type: ignore[arg-type]
+            broker, notes = choose_broker(self.runner.options, None, target, family)
             planned.warnings.extend(notes)
             address = address_of(cstep, target.channel, base)
             planned.method, planned.url = (step.action or "").upper(), f"{broker.url}/{address.lstrip('/')}"

@@ -177,28 +177,42 @@ def _strings(value: Any) -> list[str]:
 def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
     """Problems of `value` against the schema at `schema_at`; the common subset is checked without
     jsonschema (see `simple_schema`), anything else by jsonschema."""
+    from ..budget import BudgetExceeded
+    from ..sources.schema_patterns import PatternStopped, run_check
     from .simple_schema import subset_problems
 
     schema = resolve_pointer(document, parse_pointer(schema_at))
-    if schema is not ABSENT:
-        fast = subset_problems(schema, value, document)
-        if fast is not None:
-            return fast
-    return jsonschema_problems(schema_at, value, document)
+
+    def check() -> list[str]:
+        if schema is not ABSENT:
+            fast = subset_problems(schema, value, document)
+            if fast is not None:
+                return fast
+        return jsonschema_problems(schema_at, value, document)
+
+    try:
+        return run_check(check)  # all the patterns of the inputs share one check's time
+    except PatternStopped as exc:
+        return [f"inputs: {exc}; the rest of the inputs was not validated"]
+    except BudgetExceeded as exc:
+        return [f"inputs: validation was stopped: {exc.cause()}"]
 
 
 def jsonschema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
     """Validate `value` against the schema at `schema_at` (JSON Schema 2020-12) in the Arazzo document.
 
     References resolve inside the document only (pointers, anchors): its registry refuses every other
-    URI, so the validator never fetches; a refused one is `UnresolvedSchemaRef`."""
+    URI, so the validator never fetches; a refused one is `UnresolvedSchemaRef`. A pattern that runs out
+    of the check's time raises `schema_patterns.PatternStopped`."""
     import jsonschema  # deferred: only runs that have an inputs schema pay for it
 
+    from ..sources.schema_keywords import bounded
     from ..sources.schema_registry import registry as schema_registry
     from ..sources.schema_registry import unresolved
 
     registry = schema_registry(resources={_DOC_URI: document})
-    validator = jsonschema.Draft202012Validator({"$ref": f"{_DOC_URI}#{schema_at}"}, registry=registry)
+    kind = bounded(jsonschema.Draft202012Validator)  # patterns matched within the check's time
+    validator = kind({"$ref": f"{_DOC_URI}#{schema_at}"}, registry=registry)
     try:
         errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
     except Exception as exc:

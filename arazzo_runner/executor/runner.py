@@ -54,7 +54,7 @@ class Runner:
         self._once: dict[tuple[int, str], WorkflowResult] = {}  # selected workflows and dependencies
         self._running: set[tuple[int, str]] = set()
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
-        self.operation_facts: dict[int, Any] = {}  # per operation: what the run's options make constant
+        self.operation_facts: dict[tuple[str, int], Any] = {}  # per (family source, operation): constant
         self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
         self.scheme_owners: dict[str, frozenset[str]] | None = None  # scheme -> its sources, made when asked
         self.family_paths: dict[int, tuple[str, ...]] | None = None  # id(workspace) -> its source-name chain

@@ -1,4 +1,5 @@
-"""Choosing the base URL of an operation: `--server NAME=URL`, else the OpenAPI servers.
+"""Choosing the base URL of an operation: `--server NAME=URL` (by the source's family name, `a` or
+`kid/a`), else the OpenAPI servers.
 
 Servers: the operation's, else the path item's, else the description's (`Operation.servers`). A server
 variable takes, in order: `--server-var SOURCE.NAME=...`, `--server-var NAME=...`, the environment
@@ -32,29 +33,45 @@ def server_var_env_names(source: str, name: str) -> list[str]:
     return [f"{ENV_PREFIX}{env_slug(source)}__{env_slug(name)}", f"{ENV_PREFIX}{env_slug(name)}"]
 
 
-def base_url(source: str, description: Any, operation: Any, options: Any, declared: str | None = None) -> str:
-    return resolve_base_url(source, description, operation, options, declared)[0]
+def base_url(*args: Any) -> str:
+    """The base URL alone: `resolve_base_url(*args)` without its warnings."""
+    return resolve_base_url(*args)[0]
 
 
 def resolve_base_url(
-    source: str, description: Any, operation: Any, options: Any, declared: str | None = None
+    source: str,
+    description: Any,
+    operation: Any,
+    options: Any,
+    declared: str | None = None,
+    family: str | None = None,
+    same_as: Any = None,
 ) -> tuple[str, list[str]]:
     """The base URL for `operation` and warnings about it (a variable value outside its enum).
-    `declared`: the source description's `x-serverUrl` (Respect's extension), below `--server`."""
-    override = options.servers.get(source)
+    `declared`: the source description's `x-serverUrl` (Respect's extension), below `--server`, which
+    is looked up by the source's `family` name (`kid/a` for a nested document's source `a`:
+    `sources/family.py`; its own name by default). `same_as`: the description the run's document's
+    source of the same bare name reads (`top_description`): when it is this one, `--server a=...` pins
+    the nested `kid/a` too (one API, whichever document names it; the museum example's layout), and
+    `--server kid/a=...` still wins."""
+    override = options.servers.get(family or source)
+    named = family or source  # how `--server` names it
+    if not override and named != source and same_as is not None and same_as is description:
+        override = options.servers.get(source)  # the run's document's source reads this description too
     if override:
         return override, []
+    notes = [unpinned(source, named)] if named != source and source in options.servers else []
     servers = operation.servers or description.servers
     if declared is not None:
         picked = _declared(declared, description.servers, source)
         if isinstance(picked, str):
-            return picked, []
+            return picked, notes
         servers = [picked]
     if not servers:
-        raise ServerError(f"source '{source}' declares no servers; pass --server {source}=URL")
+        raise ServerError(f"source '{named}' declares no servers; pass --server {named}=URL")
     server = _choose(servers, options.server_variables, source)
     environ = options.environ if getattr(options, "environ", None) is not None else os.environ
-    warnings: list[str] = []
+    warnings: list[str] = notes
     url = _fill_variables(server, options.server_variables, environ, source, warnings)
     if url.startswith(("http://", "https://")):
         return url, warnings
@@ -62,8 +79,32 @@ def resolve_base_url(
     if location.startswith(("http://", "https://")):
         return urljoin(location, url), warnings
     raise ServerError(
-        f"the server URL '{url}' of source '{source}' is relative and the description was read from a file; "
-        f"pass --server {source}=URL"
+        f"the server URL '{url}' of source '{named}' is relative and the description was read from a file; "
+        f"pass --server {named}=URL"
+    )
+
+
+def top_description(root: Any, source: str, family: str, servers: Any) -> Any:
+    """The description the run's document's source `source` reads, when `--server source=...` pins it
+    and the source asked about is a nested one of that bare name (`family` is then `kid/source`); None
+    otherwise, or when it cannot be loaded (no pin is borrowed then)."""
+    from ..errors import SourceError
+
+    if family == source or source not in servers or family in servers or root is None:
+        return None
+    if root.document.source(source) is None:
+        return None
+    try:
+        return root.source(source)
+    except SourceError:
+        return None
+
+
+def unpinned(source: str, family: str) -> str:
+    """Said when `--server SOURCE` pins the run's document's source of the name a nested one has too."""
+    return (
+        f"--server {source}=... pins the run's document's source '{source}'; source '{family}' keeps its "
+        f"own servers (pin it with --server {family}=URL)"
     )
 
 

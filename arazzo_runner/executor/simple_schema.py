@@ -42,13 +42,20 @@ class Unsupported(Exception):
     """The schema uses something outside the subset: let jsonschema decide."""
 
 
+class Stopped(Exception):
+    """A pattern ran out of the check's time (its problem is the last one): the check ends there."""
+
+
 def subset_problems(schema: Any, value: Any, document: dict) -> list[str] | None:
-    """Problems as `path: message` lines (like the jsonschema path), or None when unsupported."""
+    """Problems as `path: message` lines (like the jsonschema path), or None when unsupported. A
+    pattern that runs out of the check's time ends the check with a problem that says so."""
     problems: list[str] = []
     try:
         _check(schema, value, document, "", problems, 0)
     except Unsupported:
         return None
+    except Stopped:
+        problems[-1] += "; the rest of the inputs was not validated"
     return problems
 
 
@@ -160,10 +167,17 @@ def _string(schema: dict, value: str, where: str, out: list[str]) -> None:
     _bounds(value, schema, "minLength", "maxLength", where, out)
     pattern = schema.get("pattern")
     if pattern is not None:
+        if not isinstance(pattern, str):
+            raise Unsupported
+        from ..sources.schema_patterns import PatternStopped, matches
+
         try:
-            matched = re.search(pattern, value) is not None
-        except (re.error, TypeError):
+            matched = matches(pattern, value)  # within the check's time, as jsonschema's would be
+        except (re.error, RecursionError, OverflowError):
             raise Unsupported from None
+        except PatternStopped as exc:
+            out.append(f"{where or 'inputs'}: {exc}")
+            raise Stopped from None
         if not matched:
             out.append(f"{where or 'inputs'}: {_show(value)} does not match {pattern!r}")
 

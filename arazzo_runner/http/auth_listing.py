@@ -1,6 +1,11 @@
 """`arazzo auth FILE`: per source description, each security scheme, where its credential goes and the
 environment variables to set. Never a credential value: only whether each variable is set.
 
+OpenAPI and AsyncAPI sources alike: a broker scheme the engine's connections use (`userPassword`,
+`plain`, `scramSha256`, `scramSha512`: a user and a password, given as `--auth SCHEME=USER:PASSWORD`
+or `ARAZZO_AUTH_<SCHEME>_USERNAME` + `_PASSWORD`) is listed with its variables; another (`X509`,
+`oauth2` on a broker, ...) is listed as not supported, with none.
+
 Sources are named by their place in the family (`a`, `kid/a`: `sources/family.py`). A scheme name that
 several sources define is listed with its qualified keys (`--auth SOURCE:SCHEME=...`,
 `ARAZZO_AUTH_<SOURCE>__<SCHEME>_<FIELD>`): the bare ones are ambiguous and not used (credentials.py)."""
@@ -12,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .credentials import (
+    USER_PASSWORD,
     alternatives,
     env_collisions,
     env_name,
@@ -21,40 +27,47 @@ from .credentials import (
     variable_owners,
 )
 
+_SECURED = ("openapi", "asyncapi")  # the source types whose descriptions hold security schemes
+
 
 def describe_security(workspace: Any, environ: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """One entry per OpenAPI source of the family (the document and its arazzo sources, breadth first),
-    named by its place in it (`a`, `kid/a`: `sources/family.py`)."""
+    """One entry per OpenAPI or AsyncAPI source of the family (the document and its arazzo sources,
+    breadth first), named by its place in it (`a`, `kid/a`: `sources/family.py`)."""
     from ..sources.family import family_key, walk
 
     environ = os.environ if environ is None else environ
-    found: list[tuple[str, Any, dict[str, dict[str, Any]]]] = []
+    found: list[tuple[str, Any, str, dict[str, dict[str, Any]]]] = []
     for current, path, source in walk(workspace, skip_unloadable=False):
-        if (source.type or "openapi") == "openapi":
+        kind = source.type or "openapi"
+        if kind in _SECURED:
             schemes = current.source(source.name).security_schemes
-            found.append((family_key(path, source.name), source, schemes))
-    owners = _owners((key, schemes) for key, _, schemes in found)
+            found.append((family_key(path, source.name), source, kind, schemes))
+    owners = _owners((key, schemes) for key, _, _, schemes in found)
     stems = variable_owners(owners)
     return [
         {
             "source": key,
             "url": source.url,
-            "schemes": [_scheme(key, name, s, environ, owners, stems) for name, s in schemes.items()],
+            "type": kind,
+            "schemes": [
+                _scheme(key, name, s, environ, owners, stems, broker=kind == "asyncapi")
+                for name, s in schemes.items()
+            ],
         }
-        for key, source, schemes in found
+        for key, source, kind, schemes in found
     ]
 
 
 def scheme_sources(workspace: Any) -> dict[str, frozenset[str]]:
-    """Scheme name -> the family names of the OpenAPI sources defining it (`a`, `kid/a`), over the
-    document and its arazzo sources; a source that cannot be loaded is passed over (no request can
-    reach it)."""
+    """Scheme name -> the family names of the OpenAPI and AsyncAPI sources defining it (`a`, `kid/a`),
+    over the document and its arazzo sources; a source that cannot be loaded is passed over (no request
+    can reach it)."""
     from ..errors import ArazzoError
     from ..sources.family import family_key, walk
 
     found = []
     for current, path, entry in walk(workspace):
-        if (entry.type or "openapi") != "openapi":
+        if (entry.type or "openapi") not in _SECURED:
             continue
         try:
             found.append((family_key(path, entry.name), current.source(entry.name).security_schemes))
@@ -78,19 +91,20 @@ def _scheme(
     environ: Mapping[str, str],
     owners: Mapping[str, frozenset[str]],
     stems: Mapping[str, list[str]],
+    broker: bool = False,
 ) -> dict[str, Any]:
     others = sorted(owners.get(name, frozenset()) - {source})
     env_source = source if others else None  # a bare name is ambiguous: the qualified keys
     collides = env_collisions(name, source, stems) if others else []
-    groups = [
-        [_variable(env_name(name, f, env_source), environ, collides) for f in g] for g in alternatives(scheme)
-    ]
-    main = main_field(scheme)
+    usable = not broker or scheme.get("type") in USER_PASSWORD  # brokers take a user and a password
+    fields = alternatives(scheme) if usable else []
+    groups = [[_variable(env_name(name, f, env_source), environ, collides) for f in g] for g in fields]
+    main = main_field(scheme) if usable else None
     key = qualified(source, name) if others else name
     return {
         "name": name,
         "type": scheme.get("type"),
-        "sends": where(scheme),
+        "sends": broker_where(scheme) if broker else where(scheme),
         "environment": groups,
         "flag": None
         if main is None
@@ -129,10 +143,19 @@ def where(scheme: dict[str, Any]) -> str:
     return f"not supported ({scheme.get('type')})"
 
 
+def broker_where(scheme: dict[str, Any]) -> str:
+    """Where an AsyncAPI scheme's credential goes: the broker connection's user and password."""
+    kind = scheme.get("type")
+    if kind in USER_PASSWORD:
+        return f"the broker connection's username and password ({kind})"
+    return f"not supported by the engine's broker connections ({kind})"
+
+
 def render_security(entries: list[dict[str, Any]]) -> str:
     lines: list[str] = []
     for entry in entries:
-        lines.append(f"source {entry['source']} ({entry['url']})")
+        kind = ", asyncapi" if entry.get("type") == "asyncapi" else ""
+        lines.append(f"source {entry['source']} ({entry['url']}{kind})")
         if not entry["schemes"]:
             lines.append("  no security schemes")
         for scheme in entry["schemes"]:
@@ -151,4 +174,4 @@ def render_security(entries: list[dict[str, Any]]) -> str:
                     why += f"; '{scheme['name']}' is also a scheme of {noun} {' and '.join(shared)}"
                 lines.append(f"    or:  {scheme['flag']} ({why})")
         lines.append("")
-    return "\n".join(lines).rstrip("\n") + "\n" if lines else "no OpenAPI sources\n"
+    return "\n".join(lines).rstrip("\n") + "\n" if lines else "no OpenAPI or AsyncAPI sources\n"

@@ -11,6 +11,7 @@ engine applies credentials itself, see `security.py`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -61,7 +62,8 @@ def check_request(cache: dict, description: Any, operation: Any, request: Any) -
             yield from validator.iter_errors(_core_request(operation, request))
 
     derived = getattr(getattr(request, "view", None), "derived", None)
-    return _findings(errors(), description, derived or frozenset())
+    skipped = [_unchecked(p) for p in operation.parameters if _regex_named(p)]
+    return skipped + _findings(errors(), description, derived or frozenset(), "request")
 
 
 def check_response(
@@ -83,28 +85,56 @@ def check_response(
         validators = _validators(cache, description, operation)
         yield from validators["response"].iter_errors(_core_request(operation, request), core_response)
 
-    return _findings(errors(), description)
+    return _findings(errors(), description, frozenset(), "response")
 
 
-def _findings(
-    errors: Iterator[BaseException], description: Any, derived: frozenset = frozenset()
-) -> list[str]:
+def _findings(errors: Iterator[BaseException], description: Any, derived: frozenset, part: str) -> list[str]:
     """What openapi-core found. What it raises instead of reporting ends the check with a finding: a
-    schema reference the registry refused (named), or a schema it cannot use at all (an unknown
-    `$schema` dialect, `allOf: "x"`, an invalid `pattern`...: `unusable`). A finding about a request part
+    schema reference the registry refused (named), a schema it cannot use at all (an unknown
+    `$schema` dialect, `allOf: "x"`, an invalid `pattern`...: `unusable`), or a pattern whose matching
+    ran out of the check's time (`schema_patterns.PatternStopped`), or the run's deadline. A finding
+    about a request part
     that carries a value derived from a secret (`derived`, see `http/shown.py`) quotes no value."""
+    from ..budget import BudgetExceeded
+    from ..sources.schema_patterns import PatternStopped, run_check
     from ..sources.schema_registry import refusal, unusable
 
-    findings = []
+    found: list[BaseException] = []
+    stop = None
     try:
-        for exc in errors:
-            if derived and _about(exc, derived):
-                findings.append(f"{_head(exc, exc.__cause__ or exc.__context__)}: invalid ({DERIVED})")
-                continue
-            findings.append(refusal(exc, description.ref_origin) or describe(exc))
+        run_check(lambda: found.extend(errors))  # what was found before a stop is kept
+    except PatternStopped as exc:
+        stop = f"{exc}; the rest of the {part} was not validated"
+    except BudgetExceeded as exc:
+        stop = f"validation was stopped: {exc.cause()}"
     except Exception as exc:  # the validator itself failed on the description's schemas
-        findings.append(refusal(exc, description.ref_origin) or unusable(exc))
-    return findings
+        stop = refusal(exc, description.ref_origin) or unusable(exc)
+    findings = []
+    for exc in found:
+        if derived and _about(exc, derived):
+            findings.append(f"{_head(exc, exc.__cause__ or exc.__context__)}: invalid ({DERIVED})")
+        else:
+            findings.append(refusal(exc, description.ref_origin) or describe(exc))
+    return [*findings, stop] if stop else findings
+
+
+_PATTERN_CHARACTERS = frozenset("()[]{}*+?|\\")
+
+
+def _regex_named(spec: Any) -> bool:
+    """A deepObject parameter whose name holds regular-expression syntax: openapi-core finds its members
+    by searching the query's keys with `re` and the name as the pattern (`(a|aa)+` never ends on keys
+    of forty `a`s), so it is not handed to openapi-core."""
+    return (
+        spec.in_ == "query" and spec.style == "deepObject" and not _PATTERN_CHARACTERS.isdisjoint(spec.name)
+    )
+
+
+def _unchecked(spec: Any) -> str:
+    return (
+        f"query parameter {spec.name!r} (style deepObject) was not validated: openapi-core reads its "
+        "name as a regular expression"
+    )
 
 
 DERIVED = "derived from a secret: values not shown"
@@ -124,8 +154,56 @@ def _validators(cache: dict, description: Any, operation: Any) -> dict[str, Any]
         spec = _spec(description, _one_operation(description, operation))
         classes = _classes(description.version)
         extra = _json_deserializers(operation)
-        cache[key] = {name: cls(spec, extra_media_type_deserializers=extra) for name, cls in classes.items()}
+        cache[key] = {
+            name: cls(spec, extra_media_type_deserializers=extra, **_bounded_factories(cls))
+            for name, cls in classes.items()
+        }
     return cache[key]
+
+
+def _bounded_factories(cls: type) -> dict[str, Any]:
+    """The schema validator factories of an openapi-core validator class (its own, and the one its
+    casters choose `oneOf`/`anyOf` branches with), building the bounded classes of
+    `sources/schema_patterns.py`: every pattern openapi-core checks is matched within the check's time."""
+    from openapi_core.casting.schemas.factories import SchemaCastersFactory
+
+    casters = cls.schema_casters_factory  # type: ignore[attr-defined]
+    return {
+        "schema_validators_factory": _bounded_factory(cls.schema_validators_factory),  # type: ignore[attr-defined]
+        "schema_casters_factory": SchemaCastersFactory(
+            _bounded_factory(casters.schema_validators_factory), casters.types_caster
+        ),
+    }
+
+
+def _bounded_factory(factory: Any) -> Any:
+    """A copy of an openapi-core SchemaValidatorsFactory whose validator classes (the one it holds, or
+    the one a schema's `$schema` dialect names) are bounded, and whose `regex` format is checked
+    within the check's time."""
+    from ..sources.schema_keywords import bounded
+
+    made = object.__new__(_bounded_kind(type(factory)))
+    made.__dict__.update(vars(factory))
+    for name in ("schema_validator_cls", "schema_validator_class"):  # openapi-core 0.23, 0.19
+        if name in made.__dict__:
+            made.__dict__[name] = bounded(made.__dict__[name])
+    return made
+
+
+@lru_cache(maxsize=16)  # openapi-core's factory classes: two
+def _bounded_kind(kind: type) -> type:
+    from ..sources.schema_keywords import bounded
+    from ..sources.schema_patterns import bounded_formats
+
+    class Bounded(kind):  # type: ignore[valid-type, misc]
+        def get_validator_cls(self, *args: Any) -> Any:
+            return bounded(super().get_validator_cls(*args))  # type: ignore[misc]
+
+        def get_format_checker(self, *args: Any, **kwargs: Any) -> Any:
+            return bounded_formats(super().get_format_checker(*args, **kwargs))
+
+    Bounded.__name__ = Bounded.__qualname__ = f"Bounded{kind.__name__}"
+    return Bounded
 
 
 def _json_deserializers(operation: Any) -> dict[str, Any]:
@@ -156,7 +234,8 @@ def _classes(version: str) -> dict[str, type]:
 
 def _one_operation(description: Any, operation: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"responses": operation.responses or {"default": {"description": "any"}}}
-    params = [_parameter(p) for p in operation.parameters if p.in_ in ("path", "query", "header", "cookie")]
+    kept = [p for p in operation.parameters if p.in_ in ("path", "query", "header", "cookie")]
+    params = [_parameter(p) for p in kept if not _regex_named(p)]
     if params:
         body["parameters"] = params
     if operation.request_body:

@@ -91,19 +91,31 @@ def _event_items(declared: Any, response: Any, description: Any) -> list[str]:
         return []
     from jsonschema import Draft202012Validator
 
+    from ..budget import BudgetExceeded
+    from ..sources.schema_keywords import bounded
+    from ..sources.schema_patterns import PatternStopped, run_check
     from ..sources.schema_registry import refusal, unusable
 
-    findings = []
-    try:
+    findings: list[str] = []
+    at = [0]  # the event being checked
+
+    def check() -> None:
         # refs resolve against the description, from what the run loaded: never a fetch
         resolver = description.schema_registry.resolver(base_uri=description.uri)
-        validator = Draft202012Validator(schema, _resolver=resolver)
-        for index, event in enumerate(_events(response.content)):
+        validator = bounded(Draft202012Validator)(schema, _resolver=resolver)
+        for at[0], event in enumerate(_events(response.content)):
             item = {k: v for k, v in _event_dict(event).items() if v is not None}
             for error in validator.iter_errors(item):
-                findings.append(f"event {index}: {error.message}{_at(error)}")
+                findings.append(f"event {at[0]}: {error.message}{_at(error)}")
             if len(findings) >= 20:
                 break
+
+    try:
+        run_check(check)  # the stream's patterns share one check's time
+    except PatternStopped as exc:
+        findings[19:] = [f"event {at[0]}: {exc}; the rest of the stream was not validated"]
+    except BudgetExceeded as exc:
+        findings[19:] = [f"event {at[0]}: validation was stopped: {exc.cause()}"]
     except Exception as exc:  # a schema the validator cannot use: a finding, never a traceback
         findings.append(refusal(exc, description.ref_origin) or unusable(exc))
     return findings[:20]

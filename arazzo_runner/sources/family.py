@@ -9,6 +9,8 @@ Names: each document chooses its own source names, so a nested one may call its 
 parent's. A source's identity in the family is the chain of source names from the top document: the top
 document's `a` is `a`, the `a` of its arazzo source `kid` is `kid/a` (`family_key`). Credentials are keyed
 by it (`http/credentials.py`): a nested document cannot claim the parent's credential by choosing a name.
+So is `--server NAME=URL` (`server_keys`): a bare name is the top document's source, `kid/a` a nested
+one; a bare name only nested documents define stands for the one that does, when only one does.
 The chains come from one walk, breadth first in document order (`walk`), so a document that several
 chains reach (it is loaded once) is named by its shortest, first one, whatever order a run loads it in.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..errors import SourceError
+from ..errors import SourceError, UsageError
 from ..limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 
 
@@ -81,3 +83,56 @@ def walk(root: Any, *, skip_unloadable: bool = True) -> Iterator[tuple[Any, tupl
 def family_paths(root: Any) -> dict[int, tuple[str, ...]]:
     """id(workspace) -> its chain of source names from `root` (`()` for `root` itself)."""
     return {id(workspace): path for workspace, path in documents(root)}
+
+
+class FamilyNames:
+    """The family name (`a`, `kid/a`) of a source of any document of the family of `root`, its chains
+    walked on first need (the top document's sources need none)."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self._paths: dict[int, tuple[str, ...]] | None = None
+
+    def key(self, workspace: Any, name: str) -> str:
+        if workspace is None or workspace is self.root:
+            return name
+        if self._paths is None or id(workspace) not in self._paths:  # a document loaded since
+            self._paths = family_paths(self.root)
+        return family_key(self._paths.get(id(workspace), ("?",)), name)
+
+
+def family_entries(root: Any) -> dict[str, Any]:
+    """family name -> source description entry, for every source of the family (loading the arazzo
+    sources it reaches; one that cannot be loaded is passed over)."""
+    return {family_key(path, entry.name): entry for _, path, entry in walk(root)}
+
+
+def server_keys(servers: dict[str, str], root: Any, *, strict: bool = True) -> dict[str, str]:
+    """`--server NAME=URL` pairs keyed by family name. `a` is the top document's source `a`, `kid/a`
+    the source `a` of its arazzo source `kid`; a bare name no source of the top document has stands for
+    the one nested source of that name, and is a UsageError listing their family names when several
+    have it. A name of no source is a UsageError (`strict`), or kept as it is, matching nothing. The
+    family is read only for a name the top document does not have (nothing fetched otherwise)."""
+    own = {entry.name for entry in root.document.sources}
+    if all(name in own for name in servers):
+        return dict(servers)
+    entries = family_entries(root)
+    found = {name: url for name, url in servers.items() if name in entries}
+    for name, url in servers.items():
+        if name in entries:
+            continue
+        nested = [key for key in entries if key.rpartition("/")[2] == name]
+        if len(nested) == 1:
+            found.setdefault(nested[0], url)  # given by its family name too: that one holds
+        elif nested:
+            listed = ", ".join(nested)
+            raise UsageError(
+                f"--server {name}=...: several nested documents have a source named '{name}' ({listed}): "
+                f"name one by its place in the family, as --server {nested[0]}=URL"
+            )
+        elif strict:
+            known = ", ".join(entries) or "none"
+            raise UsageError(f"--server {name}=...: no source description named '{name}' (sources: {known})")
+        else:
+            found[name] = url
+    return found

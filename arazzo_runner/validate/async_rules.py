@@ -174,10 +174,19 @@ def _payload(ck: Checker, step: Step, target: Any) -> None:
     unknown = _unknown_paths(body.payload, True)
     for replacement in body.replacements:
         unknown.add(tuple(t for t in replacement.target.strip("/").split("/") if t))
-    for path, problem in payload_errors(schemas[0], body.payload, unknown, "3.1.0", target.description.data):
+    from ..budget import BudgetExceeded
+
+    channel = target.channel.key
+    try:
+        errors = payload_errors(schemas[0], body.payload, unknown, "3.1.0", target.description.data)
+    except BudgetExceeded as exc:  # PatternStopped, or the run's deadline
+        message = f"payload could not be checked against the message schema of channel '{channel}': {exc}"
+        ck.report("message-payload", (*body.at, "payload"), message)
+        return
+    for path, problem in errors:
         where = (*body.at, "payload", *path)
         ck.report(
             "message-payload",
             where,
-            f"payload does not match the message schema of channel '{target.channel.key}': {problem}",
+            f"payload does not match the message schema of channel '{channel}': {problem}",
         )

@@ -46,13 +46,17 @@ def payload_errors(
 
     `$ref`s resolve in the description (`description.schema_registry`: what the run loaded, never a
     fetch) or, without one, in `document` alone; one that does not resolve gives no verdict here (the
-    `schema-reference` rule reports it)."""
+    `schema-reference` rule reports it). A pattern that runs out of the check's time raises
+    `schema_patterns.PatternStopped`, the run's deadline BudgetExceeded (the callers report the payload
+    as not checked)."""
     from jsonschema import Draft4Validator, Draft202012Validator
 
+    from ..sources.schema_keywords import bounded
+    from ..sources.schema_patterns import run_check
     from ..sources.schema_registry import registry, root_resolver
 
     v30 = openapi_version.startswith("3.0")
-    cls = Draft4Validator if v30 else Draft202012Validator
+    cls = bounded(Draft4Validator if v30 else Draft202012Validator)
     out: list[tuple[Path, str]] = []
     try:
         if description is not None:
@@ -66,7 +70,9 @@ def payload_errors(
                 prepared, _resolver=root_resolver(prepared, registry(resources={_ROOT_URI: document}), cls)
             )
         instance = _blank(payload, unknown, ())
-        for error in validator.iter_errors(instance):
+        # PatternStopped (or BudgetExceeded at the run's deadline), a BaseException, goes to the caller
+        errors = run_check(lambda: list(validator.iter_errors(instance)))
+        for error in errors:
             if _genuine(error, unknown):
                 out.extend(_explain(error, unknown))
     except Exception:  # unresolvable refs, unknown types, broken schemas: no verdict rather than a guess

@@ -60,18 +60,23 @@ def schema_document(line: str) -> dict[str, Any]:
 def validator(line: str) -> Any:
     from jsonschema import Draft202012Validator
 
+    from ..sources.schema_keywords import bounded
     from ..sources.schema_registry import registry, root_resolver
 
-    # the meta-schemas it references are bundled with jsonschema; any other URI is refused, never fetched
+    # the meta-schemas it references are bundled with jsonschema; any other URI is refused, never fetched.
+    # Its patterns are the official schemas' own, matched by the bounded matcher as every schema pattern.
     schema = schema_document(line)
-    return Draft202012Validator(schema, _resolver=root_resolver(schema, registry()))
+    return bounded(Draft202012Validator)(schema, _resolver=root_resolver(schema, registry()))
 
 
 @cache
 def fast_validator(line: str) -> Any:
     """The official schema of a version line compiled by jsonschema-rs, or None when it is not installed
     or cannot compile it (then jsonschema alone decides). Formats are not asserted, as with jsonschema;
-    the meta-schemas it references are bundled with it, any other URI is refused, never fetched."""
+    the meta-schemas it references are bundled with it, any other URI is refused, never fetched. Its
+    patterns never backtrack without end: one without lookaround or backreferences runs on the Rust
+    `regex` crate (linear time), the others (`^(?!\\$).+$` in 1.1) on fancy-regex, which gives up past
+    its backtracking limit (the value then fails the pattern, and jsonschema explains)."""
     try:
         import jsonschema_rs
     except ImportError:

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from .. import dialect
+from ..budget import BudgetExceeded
 from ..errors import ArazzoError, ExpressionError
 from ..expressions import ResponseRef, compile_value, parse_expression
 from ..model import Action, ParameterDef, Pointer, Step, Workflow
@@ -308,9 +309,14 @@ class _SourceChecks:
                 return  # not a JSON pointer: the payload is rewritten in ways we do not model
             unknown.add(tuple(int(t) if t.isdigit() else t for t in tokens))
         schema = content[media]["schema"]
-        errors = payload_errors(
-            schema, body.payload, unknown, description.version, description.data, description
-        )
+        try:
+            errors = payload_errors(
+                schema, body.payload, unknown, description.version, description.data, description
+            )
+        except BudgetExceeded as exc:  # PatternStopped, or the run's deadline
+            message = f"payload could not be checked against the {media} schema of '{label}': {exc}"
+            self.ck.report("payload-schema", (*body.at, "payload"), message)
+            return
         for path, message in errors:
             where = (*body.at, "payload", *path)
             self.ck.report(

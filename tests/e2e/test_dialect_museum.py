@@ -17,6 +17,8 @@ from tests.servers.openapi_mock import OpenAPIMock
 
 MUSEUM = CORPUS / "redocly-museum"
 RESPECT = CORPUS / "redocly-respect-fixtures" / "resources"
+# the nested document's own `museum-api` reads the same description, so one `--server` pins both
+SOURCES = ("museum-api",)
 pytestmark = pytest.mark.skipif(not MUSEUM.is_dir(), reason="../shared is not available")
 
 
@@ -31,9 +33,7 @@ def _museum(tmp_path, name):
 
 
 def _both_workflows(capsys, document, description):
-    code, result, requests, err = run_recorded(
-        capsys, document, OpenAPIMock(description), sources=("museum-api",)
-    )
+    code, result, requests, err = run_recorded(capsys, document, OpenAPIMock(description), sources=SOURCES)
     return code, result, requests, err
 
 
@@ -79,11 +79,11 @@ def test_respects_copy_of_the_museum_runs_too(tmp_path, capsys) -> None:
     shutil.copytree(RESPECT, folder)
     document = folder / "museum-api.arazzo.yaml"
     code, result, requests, err = run_recorded(
-        capsys, document, OpenAPIMock(folder / "museum.yaml"), sources=("museum-api",)
+        capsys, document, OpenAPIMock(folder / "museum.yaml"), sources=SOURCES
     )
     assert code == 0, (err, result)
     fix_in_place(capsys, document)
     code2, _, requests2, err2 = run_recorded(
-        capsys, document, OpenAPIMock(folder / "museum.yaml"), sources=("museum-api",)
+        capsys, document, OpenAPIMock(folder / "museum.yaml"), sources=SOURCES
     )
     assert (code2, requests2) == (code, requests), err2

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...http.credentials import Credentials
+from ...http.credentials import Credentials, Owners
 
 if TYPE_CHECKING:
     from .base import Host
@@ -21,7 +21,7 @@ def step_credentials(host: Host, base: Any, workspace: Any, source: str) -> Cred
         [base.inputs, host.inputs],
         host.options.environ,
         source=family_source(host, workspace, source),
-        owners=lambda: _scheme_owners(host),
+        owners=scheme_owners(host),
     )
 
 
@@ -38,6 +38,11 @@ def family_source(host: Host, workspace: Any, name: str) -> str:
         host.family_paths = family_paths(host.root)
         path = host.family_paths.get(id(workspace), ("?",))  # unreachable: a name nobody gives
     return family_key(path, name)
+
+
+def scheme_owners(host: Host) -> Owners:
+    """Which sources of the run's family define each scheme name, asked for when first needed."""
+    return lambda: _scheme_owners(host)
 
 
 def _scheme_owners(host: Host) -> dict[str, frozenset[str]]:

@@ -42,7 +42,7 @@ from ..message_values import (
 )
 from ..values import strip_missing
 from .base import Attempt, Host, check_criteria
-from .credentials import family_source
+from .credentials import family_source, scheme_owners
 
 if TYPE_CHECKING:
     from ...expressions import Context
@@ -126,9 +126,8 @@ async def _subscribe(
     armed = Armed()
     try:
         target = workspace.resolve_message(cstep.step)
-        broker, _ = choose_broker(
-            host.options, host.inputs, target, family_source(host, workspace, target.source)
-        )
+        family = family_source(host, workspace, target.source)
+        broker, _ = choose_broker(host.options, host.inputs, target, family, scheme_owners(host))
         address = address_of(cstep, target.channel, ctx)
     except MessageBuildError as exc:
         if not final:
@@ -159,7 +158,7 @@ async def _unsubscribe(armed: Armed) -> None:
 async def _send(host: Host, cstep: CompiledStep, base: Context, target: Any, family: str) -> Attempt:
     warnings: list[str] = []
     try:
-        broker, notes = choose_broker(host.options, host.inputs, target, family)
+        broker, notes = choose_broker(host.options, host.inputs, target, family, scheme_owners(host))
         warnings.extend(notes)
         address = address_of(cstep, target.channel, base)
         headers = header_values(cstep, base, warnings)

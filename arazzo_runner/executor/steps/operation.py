@@ -26,10 +26,10 @@ from ..bounds import reads_response_body, within
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, param_values
-from ..servers import ServerError, resolve_base_url
+from ..servers import ServerError, resolve_base_url, top_description
 from ..x_operation import prepare_x_request, with_x_security
 from .base import Attempt, Host, check_criteria
-from .credentials import step_credentials
+from .credentials import family_source, step_credentials
 
 if TYPE_CHECKING:
     from ...result import StepResult
@@ -314,7 +314,7 @@ async def prepare_request(
     if target.source is None:  # Respect's x-operation: a method and a URL (x_operation.py)
         return await prepare_x_request(host, cstep, base, target, warnings, http_session(host))
     operation = target.operation
-    facts = _facts(host, target)
+    facts = _facts(host, target, workspace)
     specs = facts.specs
     params = param_values(cstep, base, specs, warnings)
     body = body_value(cstep, base, operation, warnings, host.placeholders)
@@ -371,15 +371,20 @@ class _OperationFacts(Record):
     implicit: frozenset
 
 
-def _facts(host: Host, target: Any) -> _OperationFacts:
-    """What stays the same for an operation during one run (its options are fixed): computed once."""
-    facts = host.operation_facts.get(id(target.operation))
+def _facts(host: Host, target: Any, workspace: Any) -> _OperationFacts:
+    """What stays the same for an operation of a source during one run (its options are fixed): computed
+    once. The source is named by its place in the run's family (`--server kid/a=...`): two sources
+    reading one description are two keys."""
+    family = family_source(host, workspace, target.source)
+    key = (family, id(target.operation))
+    facts = host.operation_facts.get(key)
     if facts is None:
         declared = getattr(target, "server", None)  # the source's x-serverUrl (Respect's extension)
+        same = top_description(host.root, target.source, family, host.options.servers)
         url, notes = resolve_base_url(
-            target.source, target.description, target.operation, host.options, declared
+            target.source, target.description, target.operation, host.options, declared, family, same
         )
         implicit = implicit_params(target.description.security_schemes)
         facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
-        host.operation_facts[id(target.operation)] = facts
+        host.operation_facts[key] = facts
     return facts

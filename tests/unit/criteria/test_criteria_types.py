@@ -154,7 +154,7 @@ def test_the_regex_timeout_is_one_second_by_default(monkeypatch):
     compiled pattern (its C methods cannot be wrapped) and says that time ran out, so no test has to
     wait a second, let alone measure one."""
     from arazzo_runner import budget as budget_module
-    from arazzo_runner.criteria import regex as regex_criterion
+    from arazzo_runner import patterns
 
     given = []
 
@@ -163,7 +163,7 @@ def test_the_regex_timeout_is_one_second_by_default(monkeypatch):
             given.append(timeout)
             raise TimeoutError
 
-    monkeypatch.setattr(regex_criterion, "interruptible", lambda pattern: Spy())
+    monkeypatch.setattr(patterns, "interruptible", lambda pattern: Spy())
     # the budget's clock stands still, so what is left of 1 s when the match starts is all of it, however
     # busy the machine is
     monkeypatch.setattr(budget_module, "time", types.SimpleNamespace(monotonic=lambda: 1000.0))
