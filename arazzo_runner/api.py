@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -14,8 +14,9 @@ from .executor.input_names import check_input_names
 from .executor.inputs import validate_inputs
 from .executor.options import RunOptions
 from .executor.runner import Runner, dependency_inputs
+from .executor.runtime import AsyncioRuntime, BlockingRuntime, Runtime, blocking_allowed, drive
 from .model import Workflow
-from .records import replace
+from .records import Record, replace
 from .result import RunResult, WorkflowResult
 from .sources.family import FamilyNames, server_keys
 from .workspace import Workspace
@@ -54,8 +55,22 @@ def run(
     options: RunOptions | None = None,
     **option_values: Any,
 ) -> RunResult:
-    """Run workflows synchronously (a thin wrapper over `arun`)."""
-    return _sync(arun(source, workflows, inputs, options=options, **option_values), "run", "arun")
+    """Run workflows synchronously; the result is `arun`'s. The run blocks this thread, without an event
+    loop, when it can (it makes its own client and reaches no AsyncAPI step); otherwise it runs on
+    asyncio. The engine is the same either way (`executor/runtime.py`)."""
+    if _loop_running():
+        raise UsageError("run() was called inside a running event loop; use `await arun(...)` there")
+    opts = options or RunOptions(**option_values)
+    with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
+        prepared = _prepare(source, workflows, inputs, opts)
+        if blocking_allowed(opts.client is None, prepared.kinds):
+            runtime = BlockingRuntime()
+            client = _blocking_client(runtime, prepared)
+            if client is not None:
+                return drive(_execute(prepared, deadline, runtime, client))
+        import asyncio
+
+        return asyncio.run(_execute(prepared, deadline, AsyncioRuntime(), None))
 
 
 async def arun(
@@ -75,39 +90,75 @@ async def arun(
     """
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
-        return await _arun(source, workflows, inputs, opts, deadline)
+        prepared = _prepare(source, workflows, inputs, opts)
+        return await _execute(prepared, deadline, AsyncioRuntime(), None)
 
 
-async def _arun(
-    source: Source,
-    workflows: str | Iterable[str] | None,
-    inputs: dict[str, Any] | None,
-    opts: RunOptions,
-    deadline: Deadline | None,
-) -> RunResult:
+class _Prepared(Record):
+    """A run checked and ready: its options, document, workflows, inputs, what its preflight found."""
+
+    options: RunOptions  # the caller's, `servers` keyed by family name
+    workspace: Workspace
+    selected: list[Workflow]
+    given: dict[str, Any]  # the run's inputs (dependencies receive them)
+    inputs: dict[str, dict[str, Any]]  # per selected workflow, validated (defaults applied)
+    bases: set[str]  # the base URLs of every operation the run may call
+    kinds: set[str]  # the step target kinds it may reach (operation, workflow, asyncapi)
+
+
+def _prepare(
+    source: Source, workflows: str | Iterable[str] | None, inputs: dict[str, Any] | None, opts: RunOptions
+) -> _Prepared:
     workspace = source if isinstance(source, Workspace) else load(source)
     opts = _family_servers(opts, workspace)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
-    bases = preflight(workspace, selected, per_workflow, given, opts)
-    client = opts.client
-    owned = client is None
-    if owned:
-        from .http.transport import new_client
+    kinds: set[str] = set()
+    bases = preflight(workspace, selected, per_workflow, given, opts, kinds)
+    return _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds)
 
-        if any(base.startswith("https:") for base in bases):
-            from .http.tls import default_tls_context
 
-            default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
-        client = new_client(opts.timeout)
+def _own_client(runtime: Runtime, prepared: _Prepared) -> Any:
+    if any(base.startswith("https:") for base in prepared.bases):
+        from .http.tls import default_tls_context
+
+        default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
+    return runtime.new_client(prepared.options.timeout)
+
+
+def _blocking_client(runtime: Runtime, prepared: _Prepared) -> Any:
+    """The blocking run's client, or None when this httpx's transports cannot hold the run's time
+    limits (`http/bounded.py`, checked by a test against the installed httpx): then asyncio runs it."""
     try:
-        runner = Runner(opts, client, given, deadline, root=workspace)  # the deadline armed at the start
+        return _own_client(runtime, prepared)
+    except Exception as exc:
+        from .http.bounded import Unbounded
+
+        if isinstance(exc, Unbounded):
+            return None
+        raise
+
+
+async def _execute(
+    prepared: _Prepared, deadline: Deadline | None, runtime: Runtime, client: Any
+) -> RunResult:
+    """The run itself, on `runtime`, with the caller's client, else `client`, else one made here."""
+    opts = prepared.options
+    owned = opts.client is None
+    if owned and client is None:
+        client = _own_client(runtime, prepared)
+    elif not owned:
+        client = opts.client
+    workspace, selected = prepared.workspace, prepared.selected
+    try:
+        # the deadline armed at the start
+        runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime)
         result = RunResult()
         try:
-            run_all = _run_all(runner, workspace, selected, per_workflow, result)
-            await asyncio.wait_for(run_all, _backstop(runner.deadline.remaining()))
-        except asyncio.TimeoutError:  # only if the runner's own deadline checks did not end the run
+            run_all = _run_all(runner, workspace, selected, prepared.inputs, result)
+            await runtime.within(run_all, _backstop(runner.deadline.remaining()))
+        except TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
         finally:
             await runner.close()
@@ -204,10 +255,15 @@ def _sync(coroutine: Any, name: str, async_name: str) -> Any:
         raise UsageError(
             f"{name}() was called inside a running event loop; use `await {async_name}(...)` there"
         )
+    import asyncio
+
     return asyncio.run(coroutine)
 
 
 def _loop_running() -> bool:
+    asyncio = sys.modules.get("asyncio")  # not imported: no event loop can be running
+    if asyncio is None:
+        return False
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -245,11 +301,13 @@ def preflight(
     inputs: dict[str, dict],
     given: dict[str, Any],
     options: RunOptions | None = None,
+    kinds: set[str] | None = None,
 ) -> set[str]:
     """Everything that can be checked before sending: inputs (also of the dependencies, which receive
     the run's inputs `given`), expressions, targets, sources and their base URLs, which it returns (of
     every operation the run may call). `inputs` (per selected workflow) become the validated inputs,
-    defaults applied, which the run then uses as they are."""
+    defaults applied, which the run then uses as they are. `kinds` receives the step target kinds the
+    run may reach (`operation`, `workflow`, `asyncapi`)."""
     options = options or RunOptions()
     check_input_names(workspace, selected, given)  # `modle` for `model`: a usage error, not ignored
     for workflow in selected:
@@ -258,8 +316,9 @@ def preflight(
     seen: set[tuple[int, str]] = set()
     bases: set[str] = set()
     names = FamilyNames(workspace)  # `--server` names a nested document's source `kid/a`
+    reached: set[str] = set() if kinds is None else kinds
     for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options, bases, names)
+        _check_reachable(workspace, workflow, seen, options, bases, names, reached)
     checked: set[tuple[int, str]] = set()
     for workflow in selected:
         _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
@@ -300,6 +359,7 @@ def _check_reachable(
     options: RunOptions,
     bases: set[str],
     names: FamilyNames,
+    kinds: set[str],
 ) -> None:
     key = (id(workspace), workflow.workflow_id)
     if key in seen:
@@ -308,10 +368,11 @@ def _check_reachable(
     plan = workspace.compiled(workflow)
     for ref in workflow.depends_on:
         target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen, options, bases, names)
+        _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
     servers_checked: set[int] = set()  # one check per operation, however many steps call it
     for cstep in plan.steps:
         step = cstep.step
+        kinds.add(step.target_kind)
         if step.target_kind == "operation":
             target = workspace.resolve_operation(step)
             if target.source is None:  # an x-operation: its URL is checked when the step builds it
@@ -322,14 +383,14 @@ def _check_reachable(
                 bases.add(_check_server(target, options, family, names.root))
         elif step.target_kind == "workflow":
             target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen, options, bases, names)
+            _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
         else:
             target = workspace.resolve_message(step)
             _check_broker(target, options, names.key(workspace, target.source))
         for action in (*cstep.on_success, *cstep.on_failure):
             if action.workflow_id:
                 target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen, options, bases, names)
+                _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
 
 
 def _check_broker(target: Any, options: RunOptions, family: str) -> None:

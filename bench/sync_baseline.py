@@ -1,7 +1,7 @@
 """Benchmark (f), issue 17: `arazzo run` against the synchronous httpx script a user would write instead
 (not a test).
 
-    python bench/sync_baseline.py [--runs N] [--steps 200] [--json PATH]
+    python bench/sync_baseline.py [--runs N] [--steps 200] [--json PATH] [--hide-httpx-cli] [--hide trio]
 
 A generated chain where step i posts to `/counter/k{n}`, `n` being the previous step's output `next`,
 checks `$statusCode == 200` and `$response.body#/ok == true` and outputs `next`, against a stdlib
@@ -14,10 +14,17 @@ cache (`ARAZZO_NO_CACHE=1`: the document is validated every time).
 
 `arazzo run` is given a validation cache in the temporary folder, filled by the warm-up run: the usual
 case of a document run before (as in cold_start.py).
+
+`--hide-httpx-cli`: with click, rich and pygments installed (the test extra pulls them in), `import
+httpx` also imports httpx's own command line (~10 ms, both sides); the flag makes every process see
+them as not installed, as in an environment without them (a folder of stand-ins that raise ImportError
+first on PYTHONPATH). `--hide NAME[,NAME]` does the same for other packages: `--hide trio` (httpcore
+imports trio, when installed, with its first client: ~30 ms, both sides).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +32,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import arazzo_command, chain_main, mib, ms, paired, ratios, self_peak_rss, summary
+from common import (
+    ROOT,
+    arazzo_command,
+    machine_line,
+    mib,
+    ms,
+    paired,
+    ratios,
+    self_peak_rss,
+    summary,
+    write_json,
+)
 from documents import COUNTER_SOURCE, write_counter_chain
 from threaded_server import ThreadedBenchServer
 
@@ -45,24 +63,36 @@ TARGETS = {1: 1.25, 200: 1.2}  # issue 17: engine / script, wall and CPU
 RSS_TARGET = 40 * 2**20
 
 
-def commands(folder: Path, url: str, steps: int) -> dict[str, tuple[list[str], dict[str, str]]]:
+HTTPX_CLI = ("click", "rich", "pygments")
+
+
+def commands(
+    folder: Path, url: str, steps: int, hide: tuple[str, ...] = ()
+) -> dict[str, tuple[list[str], dict[str, str]]]:
     arazzo = arazzo_command()
-    cached = {"ARAZZO_CACHE_DIR": str(folder / "cache")}
+    base: dict[str, str] = {}
+    if hide:
+        hidden = folder / "hidden"
+        hidden.mkdir()
+        for name in hide:
+            (hidden / f"{name}.py").write_text(f"raise ImportError('{name}: hidden by the benchmark')\n")
+        base["PYTHONPATH"] = f"{hidden}{os.pathsep}{ROOT}"
+    cached = {**base, "ARAZZO_CACHE_DIR": str(folder / "cache")}
     todo: dict[str, tuple[list[str], dict[str, str]]] = {}
     for size in (1, steps):
         document = write_counter_chain(folder, size)
         run = [*arazzo, "run", str(document), "--server", f"{COUNTER_SOURCE}={url}"]
-        todo[f"sync script ({size})"] = ([sys.executable, "-c", SYNC_SCRIPT, url, str(size)], {})
+        todo[f"sync script ({size})"] = ([sys.executable, "-c", SYNC_SCRIPT, url, str(size)], base)
         todo[f"arazzo run ({size})"] = (run, cached)
         if size == steps:
             todo[f"arazzo run --format json ({size})"] = ([*run, "--format", "json"], cached)
-            todo[f"arazzo run, no valid. cache ({size})"] = (run, {"ARAZZO_NO_CACHE": "1"})
+            todo[f"arazzo run, no valid. cache ({size})"] = (run, {**base, "ARAZZO_NO_CACHE": "1"})
     return todo
 
 
-def run(runs: int, steps: int = 200) -> dict[str, Any]:
+def run(runs: int, steps: int = 200, hide: tuple[str, ...] = ()) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder, ThreadedBenchServer() as server:
-        todo = commands(Path(folder), server.url, steps)
+        todo = commands(Path(folder), server.url, steps, hide)
         found = paired(todo, runs)
     failed = [label for label, results in found.items() if results[0].code != 0]
     if failed:
@@ -79,6 +109,8 @@ def run(runs: int, steps: int = 200) -> dict[str, Any]:
     return {
         "runs": runs,
         "steps": steps,
+        "hidden": list(hide),
+        "installed": installed(),
         "rows": rows,
         "ratios": compared,
         "per_step": per_step,
@@ -87,10 +119,27 @@ def run(runs: int, steps: int = 200) -> dict[str, Any]:
     }
 
 
+def installed() -> dict[str, str | None]:
+    """The versions of the optional packages that change what `import httpx` and its first client cost."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {}
+    for name in (*HTTPX_CLI, "trio"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 def report(result: dict[str, Any]) -> None:
     steps = result["steps"]
     rounds = result["runs"]
-    print(f"(f) counter chain vs a sync httpx.Client script, ThreadingHTTPServer, {rounds} paired rounds")
+    hidden = f", hidden: {', '.join(result['hidden'])}" if result.get("hidden") else ""
+    what = "(f) counter chain vs a sync httpx.Client script, ThreadingHTTPServer"
+    print(f"{what}, {rounds} paired rounds{hidden}")
+    versions = ", ".join(f"{k} {v or '-'}" for k, v in result["installed"].items())
+    print(f"installed: {versions}")
     print(f"| {'process':<36} | {'wall':>9} | {'CPU':>9} | {'min wall':>9} | {'peak RSS':>9} |")
     print(f"|{'-' * 38}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 11}|")
     for label, row in result["rows"].items():
@@ -108,7 +157,20 @@ def report(result: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    chain_main(__doc__.splitlines()[0], run, report)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--json", help="also write the results to this JSON file")
+    parser.add_argument("--hide-httpx-cli", action="store_true", help="click, rich, pygments unimportable")
+    parser.add_argument("--hide", default="", metavar="NAMES", help="more packages made unimportable")
+    args = parser.parse_args()
+    hide = (*(HTTPX_CLI if args.hide_httpx_cli else ()), *filter(None, args.hide.split(",")))
+    print(machine_line())
+    result = run(args.runs, args.steps, hide)
+    report(result)
+    write_json(args.json, result)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,9 @@
-"""Session-wide test settings: an isolated validation cache, and how hypothesis runs.
+"""Session-wide test settings: an isolated validation cache, how hypothesis runs, and which path
+synchronous runs take.
+
+`--run-path asyncio` sends every synchronous run (`run()`, `arazzo run`, in this process and in the
+processes tests start) down the asyncio path instead of blocking its thread (`executor/runtime.py`): the
+suite passes both ways, which is what keeps the two paths one engine (CI runs the key files both ways).
 
 Property and fuzz tests are deterministic by default (`derandomize`: each test's inputs follow from its
 own code, and no example database is read or written), so CI gives the same verdict on every run of a
@@ -28,6 +33,21 @@ settings.register_profile(
     "campaign", deadline=None, suppress_health_check=_SLOW_ON_A_BUSY_MACHINE, print_blob=True
 )
 settings.load_profile("campaign" if os.environ.get("ARAZZO_FUZZ_EXAMPLES") else "deterministic")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--run-path",
+        choices=("auto", "asyncio"),
+        default=None,
+        help="the path synchronous runs take: auto (blocking where possible, the default) or asyncio",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("--run-path")
+    if path is not None:  # the environment, so that `arazzo` processes the tests start follow it too
+        os.environ["ARAZZO_RUN_PATH"] = path
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -14,7 +14,6 @@ rows' exchanges in one log; each row masked with its own secrets. Exit 1 when an
 from __future__ import annotations
 
 import argparse
-import asyncio
 import io
 import json
 import sys
@@ -121,6 +120,8 @@ def run_rows(
     for row in rows:  # everything is checked before the first request of any row
         _check(row, workspace, workflows, env, _masker(row, workspace, args))
     with disarmed():  # each row is a run with its own deadline (the sources are loaded by now)
+        import asyncio  # only batches run on it: a single `arazzo run` need not import it
+
         results = asyncio.run(_run_all(rows, workspace, args, live))
     maskers = [_masker(row, workspace, args) for row in rows]  # after the runs: their secrets are known
     if text:
@@ -172,6 +173,8 @@ def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment
 
 
 async def _run_all(rows: list[Row], workspace: Any, args: argparse.Namespace, live: bool) -> list[Any]:
+    import asyncio
+
     from ..api import arun
 
     gate = asyncio.Semaphore(args.concurrency)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from . import limit_flags
@@ -90,9 +92,25 @@ def _run_command(args: argparse.Namespace) -> int:
         from .dry_run import dry_run_command
 
         return dry_run_command(args, workspace, inputs, options)
-    with masked_errors(masker_for(args, options, workspace)):
+    with masked_errors(masker_for(args, options, workspace)), _frozen_before_the_run():
         result = run(workspace, args.workflows, inputs, options=options)
     return finish_run(args, workspace, options, reporter, result)
+
+
+@contextlib.contextmanager
+def _frozen_before_the_run() -> Iterator[None]:
+    """The garbage collector leaves what exists before the run (modules, the loaded documents) out of the
+    collections during it (`gc.freeze`), and takes it back after (`gc.unfreeze`). A run allocates a few
+    hundred objects per step; after ~70,000 allocations CPython makes its first full collection, which
+    walks every object of the process (~15 ms here: a 200-step `arazzo run` reaches it, a one-step
+    one does not). What the run leaves unreachable is collected as ever."""
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def run_setup(

@@ -8,6 +8,7 @@ criterion.evaluate(ctx)   # Outcome(passed=False, message="$statusCode == 200: g
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..errors import ExpressionError
@@ -45,12 +46,19 @@ def compile_criterion(
         raise ExpressionError("a condition must be a string", repr(condition), 0)
     kind, version = condition_type(type_)
     if kind == "simple":
-        return SimpleCriterion(condition, context)
+        return _simple(condition, context)
     if kind == "regex":
         return RegexCriterion(condition, None, context)
     if kind == "jsonpath":
         return JSONPathCriterion(condition, version, context)
     return XPathCriterion(condition, version, context)
+
+
+@functools.lru_cache(maxsize=1024)
+def _simple(condition: str, context: str | None) -> SimpleCriterion:
+    """A simple condition parsed once per process: documents repeat theirs (`$statusCode == 200` in
+    most steps), and a parsed one is never changed (evaluating it reads a context, never writes it)."""
+    return SimpleCriterion(condition, context)
 
 
 def condition_type(type_: str | dict[str, Any] | None) -> tuple[str, str | None]:

@@ -23,6 +23,7 @@ from .events import WorkflowFinished, WorkflowStarted
 from .inputs import InputsError, mark_secret_inputs, validate_inputs
 from .options import RunOptions
 from .plan import CompiledStep
+from .runtime import AsyncioRuntime, Runtime
 from .scheduler import run_steps
 from .stepping import execute_step, null_output
 from .values import Outputs, derived_output, strip_missing
@@ -39,8 +40,10 @@ class Runner:
         deadline: Deadline | None = None,
         *,
         root: Workspace,
+        runtime: Runtime | None = None,
     ) -> None:
         self.options = options
+        self.runtime = runtime or AsyncioRuntime()  # how the run waits (runtime.py)
         # the run's document: the namespace of source names credentials are keyed in (http/credentials.py)
         self.root = root
         self.deadline = deadline or Deadline(options.deadline)  # `RunOptions.deadline`, from now

@@ -16,7 +16,6 @@ Steps run through `stepping.execute_step`; the kinds of step target (`steps/`) k
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from typing import TYPE_CHECKING, Any
@@ -40,7 +39,7 @@ _READS_STEP = re.compile(r"\$steps\.([A-Za-z0-9_\-]+)")
 
 
 class _Pending:
-    def __init__(self, cstep: CompiledStep, task: asyncio.Task) -> None:
+    def __init__(self, cstep: CompiledStep, task: Any) -> None:  # task: the runtime's (`spawn`)
         self.cstep, self.task = cstep, task
 
 
@@ -108,7 +107,7 @@ class _Scheduler:
                 if cstep.step_id in self.pending:  # a goto back to a step still waiting: join it first
                     index = await self._join(cstep.step_id, index)
                     continue
-                task = asyncio.ensure_future(self._execute(cstep))
+                task = host.runtime.spawn(self._execute(cstep))
                 self.pending[cstep.step_id] = _Pending(cstep, task)
                 index += 1
                 continue
@@ -193,6 +192,10 @@ class _Scheduler:
 
     async def cancel_pending(self) -> None:
         """Steps still waiting when the workflow stops: cancelled, each recorded failed with why."""
+        if not self.pending:
+            return
+        import asyncio  # only non-blocking steps wait beside others, and only on asyncio
+
         why = self.stopped_by or "the workflow ended"
         while self.pending:
             _, pending = self.pending.popitem()

@@ -3,7 +3,6 @@ the action it ends with, and what it records (result, outputs) for the steps aft
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -80,7 +79,7 @@ async def execute_step(
                 attempt.message or "failed",
                 depth,
             )
-            await asyncio.sleep(delay)
+            await host.runtime.sleep(delay)
             continue
         decision = transfer(action)
         break

@@ -9,9 +9,9 @@ recorded as an `Exchange` (purpose `oauth2 token`) in the caller's list, for ver
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import ssl
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +36,7 @@ class TokenCache(Record):
 
     clock: Callable[[], float] = time.monotonic
     _tokens: dict[tuple[str, str, frozenset[str]], _Token] = field(default_factory=dict)
-    _locks: dict[tuple[str, str, frozenset[str]], asyncio.Lock] = field(default_factory=dict)
+    _locks: dict[tuple[str, str, frozenset[str]], Any] = field(default_factory=dict)
     fetches: int = 0  # tokens fetched by this run (for tests and reports)
 
     async def token(
@@ -50,7 +50,7 @@ class TokenCache(Record):
     ) -> str:
         """The access token, from the cache or fetched (the request recorded in `exchanges`)."""
         key = (token_url, fields["client_id"], frozenset(scopes))
-        lock = self._locks.setdefault(key, asyncio.Lock())
+        lock = self._locks.get(key) or self._locks.setdefault(key, _lock())
         async with lock:  # concurrent steps share one fetch
             cached = self._tokens.get(key)
             if cached is not None and (cached.expires_at is None or self.clock() < cached.expires_at):
@@ -103,6 +103,23 @@ class TokenCache(Record):
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
         self.fetches += 1
         return _token_from(response, token_url, started)
+
+
+class _Alone:
+    """The lock of a run that blocks its thread: nothing else can fetch meanwhile."""
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        return None
+
+
+def _lock() -> Any:
+    """An asyncio.Lock, for steps that may fetch concurrently; without asyncio imported no event loop
+    runs, so the run blocks its thread and nothing can (an uncontended asyncio.Lock needs no loop)."""
+    asyncio = sys.modules.get("asyncio")
+    return _Alone() if asyncio is None else asyncio.Lock()
 
 
 def _token_from(response: Any, token_url: str, started: float) -> _Token:

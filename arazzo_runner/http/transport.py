@@ -59,18 +59,32 @@ class Response(Record):
         self.error, self.oversize = error, oversize
 
 
-def new_client(timeout: float | None, **options: Any) -> httpx.AsyncClient:
-    """The run's pooled client. Runs share one verifying TLS context whose CA bundle is read at the
-    first TLS handshake (~14 ms): once per process, and never for plain-http runs (http/tls.py)."""
+def new_client(timeout: float | None, *, blocking: bool = False, **options: Any) -> Any:
+    """The run's pooled client (http/run_client.py): an httpx.AsyncClient, or with `blocking` an
+    httpx.Client behind the same calls whose pools hold the run's time limits (http/bounded.py;
+    `bounded.Unbounded` when they cannot be put under its transports). Runs share one verifying TLS
+    context whose CA bundle is read at the first TLS handshake (~14 ms): once per process, and never for
+    plain-http runs (http/tls.py)."""
     import httpx
 
     from .tls import default_tls_context
 
     options.setdefault("verify", default_tls_context())
-    client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), follow_redirects=False, **options)
+    kind = httpx.Client if blocking else httpx.AsyncClient
+    client = kind(timeout=httpx.Timeout(timeout), follow_redirects=False, **options)
     if type(getattr(client, "_cookies", None)) is httpx.Cookies:  # the private slot, as httpx 0.2x has it
         client._cookies = _cookie_jar_class()(client._cookies)
-    return client
+    from .run_client import BlockingClient, RunClient
+
+    if not blocking:
+        return RunClient(client)
+    from .bounded import bound_client
+
+    try:
+        return BlockingClient(bound_client(client))
+    except Exception:
+        client.close()
+        raise
 
 
 @functools.lru_cache(maxsize=1)
@@ -262,8 +276,12 @@ def describe_error(exc: Exception, timeout: float | None, request_line: str = ""
         if any(isinstance(c, ssl.SSLError) for c in causes) or "ssl" in str(exc).lower():
             return f"TLS error: {exc}{url}"
         return f"cannot connect: {exc or 'connection failed'}{url}"
-    if any(isinstance(c, ConnectionResetError) for c in causes):
-        return f"connection reset by the server{_detail(exc)}{url}"
+    tls = next((c for c in causes if isinstance(c, ssl.SSLError)), None)
+    if tls is not None:  # a TLS alert after the handshake (raw on asyncio, in a ReadError when sync)
+        return f"TLS error: {tls.reason or tls}{url}"
+    reset = next((c for c in causes if isinstance(c, ConnectionResetError)), None)
+    if reset is not None:  # httpx's sync stack repeats the OS error's text, its async one says nothing
+        return f"connection reset by the server{'' if str(exc) == str(reset) else _detail(exc)}{url}"
     if isinstance(exc, httpx.RemoteProtocolError):
         if "without sending a response" in str(exc):  # closed before any byte of the status line
             return f"the server closed the connection without answering{url}"

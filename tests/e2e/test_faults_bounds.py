@@ -99,6 +99,9 @@ def test_the_deadline_closes_the_runs_http_client(write, monkeypatch):
 
 
 def test_a_backstop_ends_the_run_if_something_ignores_the_deadline(write, monkeypatch):
+    """On asyncio (`arun`) an await the runner's deadline checks miss is still ended by the backstop.
+    (A run that blocks its thread has no such await: each of its waits is bounded by itself.)"""
+
     async def stuck(*args, **kwargs):
         await asyncio.sleep(30)  # an await the runner's own deadline checks do not cover
         raise AssertionError("the backstop did not end the run")  # a different error, had it waited
@@ -106,7 +109,8 @@ def test_a_backstop_ends_the_run_if_something_ignores_the_deadline(write, monkey
     monkeypatch.setattr(operation_kind, "attempt_operation", stuck)
     monkeypatch.setattr(api, "DEADLINE_GRACE", 0.05)
     path = write(arazzo_doc(workflow("one", list_step()), workflow("two", list_step())))
-    result = arazzo_runner.run(path, servers={"pets": "http://127.0.0.1:9"}, deadline=0.15)
+    run = arazzo_runner.arun(path, servers={"pets": "http://127.0.0.1:9"}, deadline=0.15)
+    result = asyncio.run(run)
     assert result.status == "failed"
     assert [(w.workflow_id, w.status, w.error) for w in result.workflows] == [
         ("one", "failed", {"stepId": "", "message": "run deadline of 0.15 s exceeded"}),
@@ -140,3 +144,61 @@ def test_max_steps_counts_steps_across_workflows_that_goto_each_other(capsys, wr
     assert result.code == 1
     assert "stopped after 7 steps (max-steps)" in result.json["workflows"][0]["error"]["message"]
     assert len(server.hits) == 7
+
+
+class _SlowReader:
+    """A server that takes a request body at 1 KiB per 20 ms (its receive buffer kept small) and never
+    answers: an upload of megabytes would take minutes. Counts the bytes it read."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.read = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            conn, _ = self.listener.accept()
+            with conn:
+                conn.settimeout(1)
+                while not self.stop.wait(0.02):
+                    data = conn.recv(1024)
+                    if not data:
+                        return
+                    self.read += len(data)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+        self.listener.close()
+
+
+def test_a_step_timeout_cuts_an_upload_the_server_reads_slowly(write):
+    """Each send of the body gets the time left, not a fresh timeout (a slow reader keeps each send
+    short): the limit ends the exchange, named as such, with most of the body never sent."""
+    blob = "x" * (6 * 2**20)
+    step = {
+        "stepId": "upload",
+        "operationId": "createPet",
+        "timeout": 300,
+        "requestBody": {"contentType": "application/json", "payload": {"blob": "$inputs.blob"}},
+    }
+    flow = workflow("flow", step, inputs={"type": "object", "properties": {"blob": {"type": "string"}}})
+    server = _SlowReader()
+    try:
+        path = write(arazzo_doc(flow, version="1.1.0"))
+        result = arazzo_runner.run(path, inputs={"blob": blob}, servers={"pets": server.url})
+    finally:
+        server.close()
+    assert result.workflows[0].error == {"stepId": "upload", "message": "step timeout of 300 ms exceeded"}
+    assert server.read < len(blob) // 2

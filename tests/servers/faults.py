@@ -87,6 +87,8 @@ class Conn:
         while not self.stopping.is_set() and (end is None or time.monotonic() < end):
             if self.client_left(0.02):
                 return
+        if self.stopping.is_set():  # a client that left as the server was told to stop has still left
+            self.client_left(0)
 
     def client_left(self, timeout: float) -> bool:
         readable, _, _ = select.select([self.sock], [], [], timeout)

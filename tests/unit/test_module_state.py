@@ -36,6 +36,7 @@ CACHES = {
     "arazzo_runner.expressions.template.parse_template": "template text -> frozen Template",
     "arazzo_runner.query.compile_selector": "(type, version, text) -> immutable compiled query",
     "arazzo_runner.criteria.jsonpath.compile_condition": "condition text -> compiled JSONPath condition",
+    "arazzo_runner.criteria._simple": "(condition, context) -> parsed simple condition, never changed",
     "arazzo_runner.patterns.checked": "pattern -> (re.Pattern, what re warns about), immutable",
     "arazzo_runner.patterns.interruptible": "pattern -> regex.Pattern, or None: matched by the worker",
     "arazzo_runner.sources.schema_keywords.bounded": "jsonschema validator class -> its bounded subclass",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ..context import WorkflowState
     from ..options import RunOptions
     from ..plan import CompiledCriterion, CompiledStep
+    from ..runtime import Runtime
 
 
 class Host(Protocol):
@@ -30,6 +31,7 @@ class Host(Protocol):
     options: RunOptions
     deadline: Deadline
     client: Any  # the run's pooled HTTP client
+    runtime: Runtime  # how the run waits: asyncio, or blocking its caller's thread
     inputs: dict[str, Any]  # the run's inputs
     root: Workspace  # the run's document: the namespace credentials are keyed in
     operation_facts: dict[tuple[str, int], Any]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +17,7 @@ from ...http.request import (
 )
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
 from ...http.shown import build_shown
-from ...http.transport import Response, TransportError, new_client, send
+from ...http.transport import Response, TransportError, send
 from ...http.validation import request_findings, response_findings
 from ...records import Record
 from ...result import Exchange, ResponseExcerpt
@@ -83,7 +82,7 @@ async def _attempt(
     try:
         # bounded by the deadline too: preparing may fetch an OAuth2 token
         prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
-        request = await asyncio.wait_for(prepared, host.deadline.remaining())
+        request = await host.runtime.within(prepared, host.deadline.remaining())
         foreign = session.guard.foreign(request.url, request.headers, request.content)
         if foreign is not None:  # a credential the engine added, bounced towards another origin
             raise SecurityError(foreign)
@@ -91,7 +90,7 @@ async def _attempt(
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
         _emit_exchanges(host, cstep, tokens)
         return _redacted(Attempt(False, base, f"request not sent: {exc}", warnings=warnings), session)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         _emit_exchanges(host, cstep, tokens)
         return Attempt(False, base, f"request not sent: {host.deadline.message}", warnings=warnings)
     _emit_exchanges(host, cstep, tokens)
@@ -103,7 +102,7 @@ async def _attempt(
     host.emit(RequestSent, cstep.step_id, exchange)
     try:
         response = await _send(host, cstep, request)
-    except (TransportError, asyncio.TimeoutError) as exc:
+    except (TransportError, TimeoutError) as exc:
         message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
@@ -185,7 +184,7 @@ def _certificate_client(host: Host, context: Any) -> Any:
     clients = http_session(host).tls_clients
     client = clients.get(id(context))
     if client is None:
-        client = clients[id(context)] = new_client(host.options.timeout, verify=context)
+        client = clients[id(context)] = host.runtime.new_client(host.options.timeout, verify=context)
     return client
 
 
@@ -203,8 +202,8 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest) -> Re
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     limit = within(step_limit, host.deadline)
     try:
-        return await asyncio.wait_for(coro, limit)
-    except asyncio.TimeoutError:
+        return await host.runtime.within(coro, limit)
+    except TimeoutError:
         # decided by which limit was set, not by the clock: a timer may fire a hair early
         by_step = step_limit is not None and limit == step_limit
         raise TransportError(_step_timeout(cstep) if by_step else host.deadline.message) from None

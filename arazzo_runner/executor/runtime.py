@@ -1,0 +1,129 @@
+"""How a run waits: on asyncio, or blocking its caller's thread.
+
+The engine is one async core: the scheduler, a step's attempts and retries, the step kinds
+(`scheduler.py`, `stepping.py`, `steps/`) are coroutines whoever calls them. What differs between callers
+is only how the run waits, and the `Runtime` the run is given is the one place where it does:
+
+| what                                   | `AsyncioRuntime`          | `BlockingRuntime`                     |
+|----------------------------------------|---------------------------|---------------------------------------|
+| an HTTP exchange                       | `httpx.AsyncClient`       | `httpx.Client` (`http/run_client.py`) |
+| its time limit (step `timeout`, the    | `asyncio.wait_for`        | each socket operation gets at most    |
+| run deadline)                          | cancels it                | the time left (`http/bounded.py`)     |
+| a retry's wait                         | `asyncio.sleep`           | `time.sleep`                          |
+| a step waiting beside the next ones    | an asyncio task           | none: such a run takes asyncio        |
+
+None of the blocking runtime's awaits suspends, so `drive` runs the whole coroutine with one
+`send(None)`: no event loop and no asyncio import (~15 ms of a one-step `arazzo run`), and httpx's sync
+client. A synchronous caller (`run()`, `arazzo run`) gets it when the run can have it (`blocking_allowed`):
+the run makes its own client, and no step it can reach is an AsyncAPI step (message transports are
+asyncio clients). `arun` always runs on asyncio. `ARAZZO_RUN_PATH=asyncio` sends synchronous callers to
+asyncio too: the test suite runs both ways (`pytest --run-path asyncio`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import time
+from collections.abc import Awaitable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+PATH_VARIABLE = "ARAZZO_RUN_PATH"  # `asyncio`: synchronous callers run on asyncio too; unset/`auto`: choose
+
+
+class Runtime:
+    """How a run waits (see the module's table); one instance per run."""
+
+    name = "runtime"
+    blocking = False
+
+    def new_client(self, timeout: float | None, **options: Any) -> Any:
+        """A pooled HTTP client for the run (closed by whoever made it, with `aclose`)."""
+        from ..http.transport import new_client
+
+        return new_client(timeout, blocking=self.blocking, **options)
+
+    async def sleep(self, seconds: float) -> None:
+        raise NotImplementedError
+
+    async def within(self, awaitable: Awaitable[T], seconds: float | None) -> T:
+        """`awaitable`'s result; TimeoutError when it has not completed after `seconds` (None: no limit)."""
+        raise NotImplementedError
+
+    def spawn(self, coroutine: Coroutine[Any, Any, T]) -> Any:
+        """Start `coroutine` beside the caller; the task is awaited later (or cancelled)."""
+        raise NotImplementedError
+
+
+class AsyncioRuntime(Runtime):
+    name = "asyncio"
+
+    async def sleep(self, seconds: float) -> None:
+        import asyncio
+
+        await asyncio.sleep(seconds)
+
+    async def within(self, awaitable: Awaitable[T], seconds: float | None) -> T:
+        import asyncio
+
+        try:
+            return await asyncio.wait_for(awaitable, seconds)
+        except asyncio.TimeoutError:  # the builtin TimeoutError from 3.11, another class before
+            raise TimeoutError from None
+
+    def spawn(self, coroutine: Coroutine[Any, Any, T]) -> Any:
+        import asyncio
+
+        return asyncio.ensure_future(coroutine)
+
+
+class BlockingRuntime(Runtime):
+    name = "blocking"
+    blocking = True
+
+    async def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    async def within(self, awaitable: Awaitable[T], seconds: float | None) -> T:
+        if seconds is None:
+            return await awaitable
+        from ..http.bounded import limited
+
+        with limited(seconds) as limit:
+            try:
+                return await awaitable
+            except Exception:
+                if limit.fired:  # the limit cut a socket operation: the limit is the cause, as on asyncio
+                    raise TimeoutError from None
+                raise
+
+    def spawn(self, coroutine: Coroutine[Any, Any, T]) -> Any:
+        coroutine.close()
+        raise RuntimeError("a blocking run cannot run a step beside others (AsyncAPI steps take asyncio)")
+
+
+class Suspended(RuntimeError):
+    """A coroutine driven without an event loop waited for something only a loop can deliver."""
+
+
+def drive(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run `coroutine`, whose every wait blocks (`BlockingRuntime`), to its end without an event loop, in
+    a copy of the caller's context (as `asyncio.run` does: what the run sets there stays there)."""
+    try:
+        yielded = contextvars.copy_context().run(coroutine.send, None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coroutine.close()
+    raise Suspended(f"the run waited for {yielded!r}, which needs an event loop")
+
+
+def blocking_allowed(own_client: bool, kinds: set[str]) -> bool:
+    """Whether a synchronous caller's run may block its thread instead of running on asyncio: it makes
+    its own client and reaches no AsyncAPI step (`kinds`: the step target kinds it can reach)."""
+    wanted = os.environ.get(PATH_VARIABLE, "").strip().lower() or "auto"
+    if wanted not in ("auto", "asyncio"):
+        from ..errors import UsageError
+
+        raise UsageError(f"{PATH_VARIABLE}={wanted!r}: expected 'auto' (the default) or 'asyncio'")
+    return wanted == "auto" and own_client and kinds <= {"operation", "workflow"}

@@ -1,0 +1,165 @@
+"""The run's own HTTP client: httpx's, sending through its transport without the layers it does not use.
+
+The client a run makes (`transport.new_client`) has no auth, follows no redirect and has no event hooks;
+the layers `Client.send` / `AsyncClient.send` run for those cost ~45 µs of a ~250 µs request here.
+`RunClient` (asyncio) and `BlockingClient` (a run that blocks its thread: an `httpx.Client` behind the
+same async calls, each completing before it returns, so the engine's one transport code runs on
+either) build the request with the client (its headers, cookies, timeout) and send it through the
+transport the client routes the URL to (its pool, or a proxy's). They keep what the run relies on: the
+request attached to any error (as httpx's `request_context` does: failures name their request),
+Set-Cookie stored in the client's jar, the response closed whatever happens, httpx's log line.
+
+A caller's client (`RunOptions.client`) is used as given, through `send`, with its hooks and auth.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+
+_LOG = logging.getLogger("httpx")  # httpx's own logger: the line its client logs for each request
+
+
+def _request(client: httpx.Client | httpx.AsyncClient, method: str, url: str, options: dict) -> Any:
+    return client.build_request(method, url, **options)
+
+
+def _attach(exc: httpx.RequestError, request: httpx.Request) -> None:
+    exc.request = request
+
+
+def _received(client: Any, request: httpx.Request, response: httpx.Response) -> None:
+    response.request = request
+    if "set-cookie" in response.headers:
+        client.cookies.extract_cookies(response)
+    _LOG.info(
+        'HTTP Request: %s %s "%s %d %s"',
+        request.method,
+        request.url,
+        response.http_version,
+        response.status_code,
+        response.reason_phrase,
+    )
+
+
+class RunClient:
+    """The run's `httpx.AsyncClient`, with the calls the engine makes of it."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.httpx = client
+
+    def stream(self, method: str, url: str, **options: Any) -> _AsyncExchange:
+        return _AsyncExchange(self.httpx, method, url, options)
+
+    async def post(self, url: str, **options: Any) -> httpx.Response:
+        return await self.httpx.post(url, **options)
+
+    async def aclose(self) -> None:
+        await self.httpx.aclose()
+
+    @property
+    def is_closed(self) -> bool:
+        return self.httpx.is_closed
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self.httpx.cookies
+
+
+class BlockingClient:
+    """The run's `httpx.Client` behind the same async calls; each completes before it returns."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.httpx = client
+
+    def stream(self, method: str, url: str, **options: Any) -> _BlockingExchange:
+        return _BlockingExchange(self.httpx, method, url, options)
+
+    async def post(self, url: str, **options: Any) -> httpx.Response:
+        return self.httpx.post(url, **options)
+
+    async def aclose(self) -> None:
+        self.httpx.close()
+
+    @property
+    def is_closed(self) -> bool:
+        return self.httpx.is_closed
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        return self.httpx.cookies
+
+
+class _AsyncExchange:
+    """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_bytes`)."""
+
+    __slots__ = ("_client", "_method", "_options", "_response", "_url")
+
+    def __init__(self, client: httpx.AsyncClient, method: str, url: str, options: dict[str, Any]) -> None:
+        self._client, self._method, self._url, self._options = client, method, url, options
+        self._response: httpx.Response | None = None
+
+    async def __aenter__(self) -> httpx.Response:
+        client = self._client
+        request = _request(client, self._method, self._url, self._options)
+        try:
+            response = await client._transport_for_url(request.url).handle_async_request(request)
+        except httpx.RequestError as exc:
+            _attach(exc, request)
+            raise
+        self._response = response
+        try:
+            _received(client, request, response)
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        if self._response is not None:
+            await self._response.aclose()
+
+
+class _BlockingExchange:
+    """The same over the sync client; the response is read with `aiter_bytes` too (`_Response`)."""
+
+    __slots__ = ("_client", "_method", "_options", "_response", "_url")
+
+    def __init__(self, client: httpx.Client, method: str, url: str, options: dict[str, Any]) -> None:
+        self._client, self._method, self._url, self._options = client, method, url, options
+        self._response: httpx.Response | None = None
+
+    async def __aenter__(self) -> _Response:
+        client = self._client
+        request = _request(client, self._method, self._url, self._options)
+        try:
+            response = client._transport_for_url(request.url).handle_request(request)
+        except httpx.RequestError as exc:
+            _attach(exc, request)
+            raise
+        self._response = response
+        try:
+            _received(client, request, response)
+        except BaseException:
+            response.close()
+            raise
+        return _Response(response)
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        if self._response is not None:
+            self._response.close()
+
+
+class _Response:
+    """The sync response with `aiter_bytes` (the only async read the transport makes)."""
+
+    __slots__ = ("_response", "headers", "status_code")
+
+    def __init__(self, response: httpx.Response) -> None:
+        self._response, self.headers, self.status_code = response, response.headers, response.status_code
+
+    async def aiter_bytes(self) -> Any:
+        for chunk in self._response.iter_bytes():
+            yield chunk
