@@ -239,3 +239,48 @@ def test_arazzo_run_freezes_the_collector_during_the_run_only(capsys, tmp_path, 
     assert result.code == 0
     assert frozen and frozen[0] > before
     assert gc.get_freeze_count() == before
+
+
+# The key end-to-end files again, every run on asyncio (what the default path does not exercise: the
+# event loop's drivers, its cancellation and timeouts). A child pytest, so this suite's own `--run-path`
+# and state stay as they are; only when this session runs the default path (else it is that already).
+ASYNCIO_AGAIN = (
+    "tests/e2e/test_cli_run.py",
+    "tests/e2e/test_exec_runs.py",
+    "tests/e2e/test_exec_retry.py",
+    "tests/e2e/test_exec_actions.py",
+    "tests/e2e/test_faults_bounds.py",
+    "tests/e2e/test_faults_network.py",
+    "tests/e2e/test_http_faults.py",
+    "tests/e2e/test_http_cookies.py",
+    "tests/e2e/test_http_tls.py",
+    "tests/e2e/test_http_mutual_tls.py",
+    "tests/e2e/test_http_sse.py",
+    "tests/e2e/test_credentials_token_url.py",
+    "tests/e2e/test_http_security.py",
+)
+
+
+def test_the_key_end_to_end_files_pass_on_asyncio_too(pytestconfig) -> None:
+    if pytestconfig.getoption("--run-path") == "asyncio":
+        pytest.skip("this session runs every test on asyncio already")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--run-path",
+            "asyncio",
+            *ASYNCIO_AGAIN,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert proc.stdout.count(".") > 100, proc.stdout[-600:]  # exit 0 with the tests run, not none (exit 5)
