@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 from . import budget
 from .deadline import Deadline, arm
 from .errors import UsageError
-from .executor.input_names import check_input_names
-from .executor.inputs import validate_inputs
 from .executor.options import RunOptions
-from .executor.runner import Runner, dependency_inputs
+from .executor.preflight import inputs_for as _inputs_for
+from .executor.preflight import preflight, select_workflows
+from .executor.runner import Runner
 from .executor.runtime import AsyncioRuntime, BlockingRuntime, Runtime, blocking_allowed, drive
 from .model import Workflow
 from .records import Record, replace
 from .result import RunResult, WorkflowResult
-from .sources.family import FamilyNames, server_keys
+from .sources.family import server_keys
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -269,148 +269,3 @@ def _loop_running() -> bool:
     except RuntimeError:
         return False
     return True
-
-
-def select_workflows(workspace: Workspace, workflows: str | Iterable[str] | None) -> list[Workflow]:
-    document = workspace.document
-    if workflows is None:
-        return list(document.workflows)
-    ids = [workflows] if isinstance(workflows, str) else list(workflows)
-    selected = []
-    for workflow_id in ids:
-        workflow = document.workflow(workflow_id)
-        if workflow is None:
-            known = ", ".join(w.workflow_id for w in document.workflows)
-            raise UsageError(f"no workflow '{workflow_id}' in {workspace.file} (workflows: {known})")
-        selected.append(workflow)
-    return selected
-
-
-def _inputs_for(workflow: Workflow, given: dict[str, Any], several: bool) -> dict[str, Any]:
-    """With several workflows selected, each receives the inputs its own schema declares."""
-    schema = workflow.inputs or {}
-    props = schema.get("properties") if isinstance(schema, dict) else None
-    if several and isinstance(props, dict):
-        return {k: v for k, v in given.items() if k in props}
-    return given
-
-
-def preflight(
-    workspace: Workspace,
-    selected: list[Workflow],
-    inputs: dict[str, dict],
-    given: dict[str, Any],
-    options: RunOptions | None = None,
-    kinds: set[str] | None = None,
-) -> set[str]:
-    """Everything that can be checked before sending: inputs (also of the dependencies, which receive
-    the run's inputs `given`), expressions, targets, sources and their base URLs, which it returns (of
-    every operation the run may call). `inputs` (per selected workflow) become the validated inputs,
-    defaults applied, which the run then uses as they are. `kinds` receives the step target kinds the
-    run may reach (`operation`, `workflow`, `asyncapi`)."""
-    options = options or RunOptions()
-    check_input_names(workspace, selected, given)  # `modle` for `model`: a usage error, not ignored
-    for workflow in selected:
-        key = workflow.workflow_id
-        inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets)
-    seen: set[tuple[int, str]] = set()
-    bases: set[str] = set()
-    names = FamilyNames(workspace)  # `--server` names a nested document's source `kid/a`
-    reached: set[str] = set() if kinds is None else kinds
-    for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options, bases, names, reached)
-    checked: set[tuple[int, str]] = set()
-    for workflow in selected:
-        _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
-    return bases
-
-
-def _validate(
-    workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], secrets: set[str]
-) -> dict[str, Any]:
-    schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
-    document = workspace.document.raw
-    return validate_inputs(
-        workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets, workspace.error
-    )
-
-
-def _check_dependency_inputs(
-    workspace: Workspace,
-    workflow: Workflow,
-    given: dict[str, Any],
-    checked: set[tuple[int, str]],
-    secrets: set[str],
-) -> None:
-    for ref in workflow.depends_on:
-        target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        key = (id(target.workspace), target.workflow.workflow_id)
-        if key in checked:
-            continue
-        checked.add(key)
-        _validate(target.workspace, target.workflow, dependency_inputs(target.workflow, given), secrets)
-        _check_dependency_inputs(target.workspace, target.workflow, given, checked, secrets)
-
-
-def _check_reachable(
-    workspace: Workspace,
-    workflow: Workflow,
-    seen: set[tuple[int, str]],
-    options: RunOptions,
-    bases: set[str],
-    names: FamilyNames,
-    kinds: set[str],
-) -> None:
-    key = (id(workspace), workflow.workflow_id)
-    if key in seen:
-        return
-    seen.add(key)
-    plan = workspace.compiled(workflow)
-    for ref in workflow.depends_on:
-        target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
-    servers_checked: set[int] = set()  # one check per operation, however many steps call it
-    for cstep in plan.steps:
-        step = cstep.step
-        kinds.add(step.target_kind)
-        if step.target_kind == "operation":
-            target = workspace.resolve_operation(step)
-            if target.source is None:  # an x-operation: its URL is checked when the step builds it
-                pass
-            elif id(target.operation) not in servers_checked:
-                servers_checked.add(id(target.operation))
-                family = names.key(workspace, target.source)
-                bases.add(_check_server(target, options, family, names.root))
-        elif step.target_kind == "workflow":
-            target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
-        else:
-            target = workspace.resolve_message(step)
-            _check_broker(target, options, names.key(workspace, target.source))
-        for action in (*cstep.on_success, *cstep.on_failure):
-            if action.workflow_id:
-                target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
-
-
-def _check_broker(target: Any, options: RunOptions, family: str) -> None:
-    """An AsyncAPI step's broker must be known, and its transport installed, before anything is sent."""
-    from .executor.brokers import BrokerError, check_broker
-    from .messages import TransportError
-
-    try:
-        check_broker(options, target, family)
-    except (BrokerError, TransportError) as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _check_server(target: Any, options: RunOptions, family: str, root: Any) -> str:
-    """A base URL must exist before anything is sent (a relative server URL needs `--server`)."""
-    from .executor.servers import ServerError, base_url, top_description
-
-    same = top_description(root, target.source, family, options.servers)
-    args = (target.source, target.description, target.operation, options, target.server, family, same)
-    try:
-        return base_url(*args)
-    except ServerError as exc:
-        raise UsageError(str(exc)) from None

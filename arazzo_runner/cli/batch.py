@@ -158,14 +158,14 @@ def _write_reports(
 
 
 def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment, masker: Any) -> None:
-    from ..api import _inputs_for, preflight  # the library's own rule for several workflows' inputs
     from ..executor.input_names import check_input_names
+    from ..executor.preflight import inputs_for, preflight  # the library's own rules
 
     where = f" (--inputs-file row {row.number}, line {row.line})"
     check_input_names(workspace, workflows, row.values, where)
     check_missing(env, workspace, workflows, row.inputs, where)
     several = len(workflows) > 1
-    per_workflow = {w.workflow_id: _inputs_for(w, row.inputs, several) for w in workflows}
+    per_workflow = {w.workflow_id: inputs_for(w, row.inputs, several) for w in workflows}
     try:
         preflight(workspace, workflows, per_workflow, row.inputs, row.options)
     except UsageError as exc:  # invalid inputs quote the values: masked like a single run's

@@ -124,21 +124,21 @@ class LoadPlan:
         """The inputs of one run: the row over the fixed inputs, only those the workflow declares when
         the plan has several workflows (as `arazzo run` gives each selected workflow). A workflow outside
         the weights (a task's own choice) is looked up in the document: UsageError when it has none."""
-        from ..api import _inputs_for  # the library's own rule for several workflows' inputs
+        from ..executor.preflight import inputs_for  # the library's rule for several workflows' inputs
 
         if workflow_id not in self._workflows:
             known = ", ".join(self._workflows)
             raise UsageError(f"no workflow '{workflow_id}' in {self.workspace.file} (workflows: {known})")
         merged = {**self.inputs, **self.rows[row]} if row is not None and self.rows else self.inputs
-        return _inputs_for(self._workflows[workflow_id], merged, self._several)
+        return inputs_for(self._workflows[workflow_id], merged, self._several)
 
     # -- before the first user ----------------------------------------------------------------------
 
     def check(self, labels: list[str] | None = None) -> None:
         """Everything a run of any workflow with any row would refuse, raised now (a UsageError or an
         InputsError naming the row: ` (row N)`, or `labels[N - 1]` when given)."""
-        from ..api import preflight
         from ..executor.input_names import check_input_names
+        from ..executor.preflight import preflight
 
         selected = [self._workflows[workflow_id] for workflow_id in self.weights]
         for row in range(len(self.rows)) if self.rows else [None]:

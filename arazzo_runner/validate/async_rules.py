@@ -169,9 +169,9 @@ def _payload(ck: Checker, step: Step, target: Any) -> None:
     schemas = [m.payload for m in target.messages if isinstance(m.payload, dict)]
     if len(schemas) != 1:
         return  # several messages: the payload may be any one of them
-    from .sources import _unknown_paths
+    from .source_facts import unknown_paths
 
-    unknown = _unknown_paths(body.payload, True)
+    unknown = unknown_paths(body.payload, True)
     for replacement in body.replacements:
         unknown.add(tuple(t for t in replacement.target.strip("/").split("/") if t))
     from ..budget import BudgetExceeded

@@ -12,11 +12,8 @@ from typing import Any
 from .. import dialect
 from ..budget import BudgetExceeded
 from ..errors import ArazzoError, ExpressionError
-from ..expressions import ResponseRef, compile_value, parse_expression
-from ..model import Action, ParameterDef, Pointer, Step, Workflow
-from ..pointer import ABSENT, parse_pointer, resolve_pointer
-from ..sources import resolve_location
-from ..sources.locations import is_http
+from ..model import Action, Pointer, Step, Workflow
+from ..pointer import parse_pointer
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
 from .openapi_schemas import (
@@ -35,13 +32,21 @@ from .rules.targets import (
     source_named_path,
     source_workflow,
 )
-from .rules.values import SELECTOR_KEYS
+from .source_facts import (
+    body_pointer,
+    implicit_params,
+    is_remote,
+    param_key,
+    path_hint,
+    trim,
+    unknown_message,
+    unknown_paths,
+)
 
 _QUALIFIED = re.compile(r"^\{?\$sourceDescriptions\.([A-Za-z0-9_\-]+)\.(.+?)\}?$")
 _IGNORED_HEADERS = frozenset(
     {"accept", "content-type", "authorization"}
 )  # OpenAPI: such parameters are ignored
-_HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace", "query")
 _UNAVAILABLE = object()
 
 
@@ -90,7 +95,7 @@ class _SourceChecks:
         if entry is None:
             return None
         result: Any = _UNAVAILABLE
-        if not self.remote and _is_remote(entry.url, self.workspace.base):
+        if not self.remote and is_remote(entry.url, self.workspace.base):
             self.ck.report(
                 "source-unavailable",
                 (*entry.at, "url"),
@@ -148,7 +153,7 @@ class _SourceChecks:
         except ArazzoError as exc:  # broken $refs inside the operation
             reason = getattr(exc, "message", str(exc))
             message = (
-                f"operation '{label}' of source '{name}' cannot be read ({_trim(reason)}); "
+                f"operation '{label}' of source '{name}' cannot be read ({trim(reason)}); "
                 "its checks are skipped"
             )
             self.ck.report("source-unavailable", where, message)
@@ -245,7 +250,7 @@ class _SourceChecks:
         operation = description.operation_at(fragment)
         if operation is None:
             message = (
-                f"operationPath '{text}' does not point to an operation{_path_hint(description, fragment)}"
+                f"operationPath '{text}' does not point to an operation{path_hint(description, fragment)}"
             )
             self.ck.report("operation-exists", (*step.at, "operationPath"), message)
             return None
@@ -256,22 +261,22 @@ class _SourceChecks:
     def parameters(
         self, workflow: Workflow, step: Step, operation: Any, description: Any, label: str
     ) -> None:
-        specs = {_key(s.name, s.in_): s for s in operation.parameters}
-        implicit = _implicit(description)
+        specs = {param_key(s.name, s.in_): s for s in operation.parameters}
+        implicit = implicit_params(description)
         supplied: set[tuple[str, str]] = set()
         inherited = [(p, at) for p, at in self.ck.parameters(workflow.parameters) if p.in_]
         for param, _ in inherited:
-            supplied.add(_key(param.name, param.in_ or ""))
+            supplied.add(param_key(param.name, param.in_ or ""))
         for param, at in self.ck.parameters(step.parameters):
             if not param.in_:
                 continue  # parameter-in
-            key = _key(param.name, param.in_)
+            key = param_key(param.name, param.in_)
             supplied.add(key)
             if key in specs or key in implicit:
                 continue
             if param.in_ == "header" and param.name.lower() in _IGNORED_HEADERS:
                 continue
-            self.ck.report("parameter-unknown", at, _unknown_message(param, specs.values(), label))
+            self.ck.report("parameter-unknown", at, unknown_message(param, specs.values(), label))
         where = (*step.at, "parameters") if step.parameters else step.at
         for key, spec in specs.items():
             if not spec.required or key in supplied:
@@ -301,7 +306,7 @@ class _SourceChecks:
         media = media_type_for(body.content_type, content)
         if media is None or not isinstance(content.get(media), dict) or "schema" not in content[media]:
             return
-        unknown = _unknown_paths(body.payload, self.ck.is_1_1)
+        unknown = unknown_paths(body.payload, self.ck.is_1_1)
         for replacement in body.replacements:
             try:
                 tokens = parse_pointer(replacement.target)
@@ -340,7 +345,7 @@ class _SourceChecks:
     def outputs(self, step: Step, operation: Any, description: Any, label: str) -> None:
         pointers = []
         for name, raw in step.outputs.items():
-            tokens = _body_pointer(raw)
+            tokens = body_pointer(raw)
             if tokens:
                 pointers.append((name, raw, tokens))
         if not pointers:
@@ -353,89 +358,3 @@ class _SourceChecks:
             if not any(pointer_possible(schema, tokens, deref) for schema in schemas):
                 message = f"{raw}: no response schema of operation '{label}' has /{'/'.join(tokens)}"
                 self.ck.report("output-pointer", (*step.at, "outputs", name), message)
-
-
-def _key(name: str, location: str) -> tuple[str, str]:
-    return (name.lower() if location == "header" else name, location)
-
-
-def _implicit(description: Any) -> set[tuple[str, str]]:
-    """(name, in) of apiKey security schemes: credentials a step may pass as parameters."""
-    keys = set()
-    try:
-        schemes = description.security_schemes
-    except ArazzoError:
-        return keys
-    for scheme in schemes.values():
-        if scheme.get("type") == "apiKey" and isinstance(scheme.get("name"), str):
-            keys.add(_key(scheme["name"], str(scheme.get("in", "header"))))
-    return keys
-
-
-def _unknown_message(param: ParameterDef, specs: Any, label: str) -> str:
-    specs = list(specs)
-    same_name = [s.in_ for s in specs if s.name == param.name]
-    if same_name:
-        return f"operation '{label}' has '{param.name}' in {same_name[0]}, not in {param.in_}"
-    names = [s.name for s in specs if s.in_ == param.in_]
-    hint = did_you_mean(param.name, names)
-    return f"operation '{label}' has no {param.in_} parameter '{param.name}'{hint}"
-
-
-def _unknown_paths(payload: Any, selectors: bool) -> set[tuple[str | int, ...]]:
-    """Paths of the payload's values that are computed at run time (expressions, templates, selectors)."""
-    found: set[tuple[str | int, ...]] = set()
-
-    def walk(value: Any, path: tuple[str | int, ...]) -> None:
-        if isinstance(value, str):
-            if not compile_value(value).is_constant:
-                found.add(path)
-        elif isinstance(value, dict):
-            if selectors and value.keys() == SELECTOR_KEYS:
-                found.add(path)
-                return
-            for key, item in value.items():
-                walk(item, (*path, key))
-        elif isinstance(value, list):
-            for index, item in enumerate(value):
-                walk(item, (*path, index))
-
-    walk(payload, ())
-    return found
-
-
-def _body_pointer(raw: Any) -> list[str] | None:
-    if not isinstance(raw, str) or not raw.startswith("$response.body"):
-        return None
-    try:
-        expression = parse_expression(raw)
-    except ExpressionError:
-        return None
-    if not isinstance(expression, ResponseRef) or expression.part != "body":
-        return None
-    return [*expression.pointer, *(str(a) for a in expression.accessors)] or None
-
-
-def _path_hint(description: Any, fragment: str) -> str:
-    """For a pointer to a path item (a method missing), name the operations it has."""
-    try:
-        node = resolve_pointer(description.data, parse_pointer(fragment))
-    except ExpressionError:
-        return ""
-    if node is ABSENT or not isinstance(node, dict):
-        return ""
-    methods = [m for m in _HTTP_METHODS if m in node]
-    if not methods:
-        return ""
-    return "; it points to a path item: add the method, e.g. " + ", ".join(f"{fragment}/{m}" for m in methods)
-
-
-def _is_remote(url: str, base: str) -> bool:
-    try:
-        return is_http(resolve_location(url, base))
-    except ArazzoError:
-        return False
-
-
-def _trim(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
