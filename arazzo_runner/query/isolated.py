@@ -75,6 +75,16 @@ def run(op: str, args: dict[str, Any], seconds: float) -> Any:
         _POOL.release(worker)
 
 
+def prestart(engine: str) -> None:
+    """Start a worker for `engine` ("xpath", "goessner", "re") in the background, when this process has
+    none yet: a caller that knows it will soon need one (`arazzo validate` of documents with XPath
+    criteria) pays the interpreter's start (~0.15 s) while it does other work. The first request then
+    takes that worker, or waits for it within its own START_TIMEOUT (and deadline); a start that fails
+    leaves nothing behind, and the request starts its own and says why it could not. Never a process
+    that nobody asked for: only call it when a request will follow."""
+    _POOL.prestart(engine)
+
+
 def _not_ready(exc: budget.BudgetExceeded) -> BaseException:
     """Starting a worker (or waiting for a free one) took too long: the deadline's cause stays, a
     machine too busy to start one within START_TIMEOUT is the worker's failure, not the evaluation's."""
@@ -187,6 +197,7 @@ class _Pool:
         self._lock = threading.Condition()
         self._idle: list[_Worker] = []
         self._count = 0
+        self._starting = 0  # workers `prestart` is starting (counted in _count too)
         self._pid = os.getpid()
         self._closing_at_exit = False
 
@@ -194,7 +205,8 @@ class _Pool:
         spent = budget.budget(START_TIMEOUT)
         with self._lock:
             self._forget_after_fork()
-            while not self._idle and self._count >= MAX_WORKERS:
+            # a worker started in the background is awaited rather than doubled: it is ready sooner
+            while not self._idle and (self._starting or self._count >= MAX_WORKERS):
                 if not self._lock.wait(timeout=spent.left()) and spent.left() <= 0:
                     raise budget.BudgetExceeded(spent)
             if self._idle:
@@ -207,13 +219,48 @@ class _Pool:
                 self._count -= 1
                 self._lock.notify()
             raise
+        self._close_at_exit()
+        return worker
+
+    def prestart(self, engine: str) -> None:
+        """See `prestart`: a thread starts one worker and prepares `engine`, unless one exists."""
+        with self._lock:
+            self._forget_after_fork()
+            if self._count:  # idle, busy or starting: the next request has one, or waits for one
+                return
+            self._count += 1
+            self._starting += 1
+        thread = threading.Thread(target=self._start, args=(engine,), name="arazzo-worker-start", daemon=True)
+        thread.start()
+
+    def _start(self, engine: str) -> None:
+        worker: _Worker | None = None
+        try:
+            worker = _Worker(budget.Budget(START_TIMEOUT))
+            worker.request({"op": "prepare", "args": {"engine": engine}}, budget.Budget(START_TIMEOUT))
+            worker.prepared.add(engine)
+        except (WorkerError, ExpressionError, QueryError, budget.BudgetExceeded):
+            # not ready, or `engine` could not be prepared (its request will say why, preparing again);
+            # a worker that failed while starting was killed and reaped already
+            pass
+        finally:
+            with self._lock:
+                self._starting -= 1
+                if worker is None or worker.broken:
+                    self._count -= 1
+                else:
+                    self._idle.append(worker)
+                self._lock.notify_all()
+        if worker is not None and not worker.broken:
+            self._close_at_exit()
+
+    def _close_at_exit(self) -> None:
         with self._lock:
             if not self._closing_at_exit:
                 import atexit
 
                 atexit.register(self.close)
                 self._closing_at_exit = True
-        return worker
 
     def release(self, worker: _Worker) -> None:
         with self._lock:
@@ -233,7 +280,7 @@ class _Pool:
 
     def _forget_after_fork(self) -> None:
         if self._pid != os.getpid():  # a forked child: the workers belong to its parent
-            self._idle, self._count, self._pid = [], 0, os.getpid()
+            self._idle, self._count, self._starting, self._pid = [], 0, 0, os.getpid()
 
 
 _POOL = _Pool()

@@ -85,6 +85,9 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
         from .fix_cli import run_fix
 
         return run_fix(args, overrides, stream)
+    from .early_worker import start_if_needed
+
+    start_if_needed(args.files, schema_only=getattr(args, "schema_only", False))  # XPath: its worker
     reports = [_validate_one(args, file, overrides) for file in args.files]
     write_reports(args, reports, stream)
     return exit_code(reports)

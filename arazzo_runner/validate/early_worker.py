@@ -1,0 +1,81 @@
+"""`arazzo validate` starts the XPath evaluation worker early when one of its documents will need it.
+
+Checking an XPath criterion runs in the evaluation worker (`query/isolated.py`), a new interpreter that
+imports elementpath: ~0.15 s of waiting, once per process, at the first such criterion. When the
+documents of one invocation are known to need it, `isolated.prestart` starts that worker in the
+background before the first document is validated, and the check finds it ready.
+
+"Will need it" is decided cheaply and never guessed: a file is read (within the loader's size limit)
+and only one that contains the letters `xpath` (any case) is loaded and walked; it needs the worker when
+one of its criteria is an XPath condition that validation compiles: a known XPath version, a context
+that parses and no `{$...}` in the condition (those are compiled when the run renders them). Those are
+the conditions `rules/criteria.check_criterion` compiles under, with the same functions. Other XPath
+(selectors, XML replacement targets) still starts the worker on first use, as before. No worker is
+started for a `--schema-only` validation or when no document has such a criterion.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..criteria import condition_type
+from ..criteria.contextual import embedded_expressions, parse_context
+from ..errors import ArazzoError
+from ..loader.limits import DEFAULT_LIMITS
+
+_MENTIONS = re.compile(rb"xpath", re.IGNORECASE)
+
+
+def start_if_needed(files: Iterable[str], *, schema_only: bool = False) -> bool:
+    """Start the worker in the background when one of `files` has an XPath criterion that validation
+    checks; whether it asked for one. The documents are read again by their validation (only those that
+    mention XPath are parsed here)."""
+    if schema_only or not any(_needs_worker(file) for file in files):
+        return False
+    from ..query import isolated
+
+    isolated.prestart("xpath")
+    return True
+
+
+def checks_xpath(criterion: Any) -> bool:
+    """Whether validating this Criterion Object compiles an XPath condition (so asks the worker)."""
+    try:
+        kind, _ = condition_type(criterion.type)
+        if kind != "xpath" or not isinstance(criterion.condition, str):
+            return False
+        parse_context(criterion.context, kind, criterion.condition)
+        return embedded_expressions(criterion.condition) is None
+    except ArazzoError:  # an invalid type, version, context or embedding: reported, never compiled
+        return False
+
+
+def _needs_worker(file: str) -> bool:
+    if not _mentions_xpath(file):
+        return False
+    from ..loader import load_path
+    from ..model import build_document
+    from .checker import Checker
+    from .walk import CriterionSite, sites
+
+    try:
+        loaded = load_path(file, positions=False)
+        if not isinstance(loaded.data, dict):
+            return False
+        checker = Checker(loaded, build_document(loaded.data))
+        return any(
+            isinstance(site, CriterionSite) and checks_xpath(site.criterion) for site in sites(checker)
+        )
+    except ArazzoError:  # unreadable: its validation says so
+        return False
+
+
+def _mentions_xpath(file: str) -> bool:
+    try:
+        with open(file, "rb") as stream:
+            text = stream.read(DEFAULT_LIMITS.max_bytes + 1)
+    except OSError:
+        return False
+    return _MENTIONS.search(text) is not None
