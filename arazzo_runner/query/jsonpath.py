@@ -15,6 +15,7 @@ nothing here can stop, and the library swallows exceptions in places.
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -123,17 +124,28 @@ def _compile_rfc9535(expression: str) -> Any:
 
 
 def compile_goessner(expression: str) -> Any:
+    """`jsonpath_ng.ext.parse(expression)` with one parser per process: `parse` makes a new parser each
+    call, and ply builds its LALR tables again for each (~10 ms); a parser keeps its parse state on
+    itself, so it parses one expression at a time."""
     from jsonpath_ng.exceptions import JSONPathError
-    from jsonpath_ng.ext import parse
 
+    parser, lock = _goessner_parser()
     try:
-        return parse(expression)
+        with lock:
+            return parser.parse(expression)
     except (JSONPathError, ValueError, TypeError) as exc:
         message = str(exc).rstrip(" !")
         position = _ng_position(expression, message)
         raise ExpressionError(f"invalid JSONPath: {message}", expression, position) from None
     except Exception as exc:  # ply sometimes fails with other errors on odd input
         raise ExpressionError(f"invalid JSONPath: {exc}", expression, 0) from None
+
+
+@lru_cache(maxsize=1)
+def _goessner_parser() -> tuple[Any, threading.Lock]:
+    from jsonpath_ng.ext.parser import ExtendedJsonPathParser
+
+    return ExtendedJsonPathParser(), threading.Lock()
 
 
 def _ng_position(expression: str, message: str) -> int:

@@ -46,6 +46,10 @@ CACHES = {
     "arazzo_runner.query.xpath._check": "(version, XPath) -> None or the reason it is invalid (immutable)",
     "arazzo_runner.query.jsonpath._environment": "the JSONPath environment with bounded regex functions",
     "arazzo_runner.query.jsonpath._home": "the folders of the JSONPath library's code (a tuple)",
+    "arazzo_runner.query.jsonpath._goessner_parser": (
+        "() -> the Goessner JSONPath parser (its tables built once) and the lock it parses under: "
+        "no run's data, each parse starts from a clean state"
+    ),
     # in the evaluation worker's process only (query/worker.py imports them; the engine's never calls them)
     "arazzo_runner.query.xpath_engine._parse_xml": (
         "XML text -> parsed tree, the last 8: keyed by the body itself, so runs with equal bodies share an "

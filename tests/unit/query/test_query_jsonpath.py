@@ -111,3 +111,50 @@ def test_compiled_queries_are_cached():
     assert compile_selector("jsonpath", "rfc9535", "$.cached") is not first  # key is the arguments
     assert isinstance(first, CompiledQuery)
     assert "$.cached" in repr(first)
+
+
+GOESSNER_TEXTS = [
+    "$.store.book[*].author",
+    "$..price",
+    "$.a[?(@.b == 1)]",
+    "$.[[[",  # an error: the next parse starts clean
+    "$.items[?(@.name =~ 'a.*')].id",
+    "$.a.`len`",
+    "$.",
+    "$.x[0:2]",
+    "$.a[?(@.n > 2 & @.m < 3)]",
+]
+
+
+def test_the_shared_goessner_parser_reads_as_a_fresh_one_each_time():
+    """One parser per process (its tables built once) parses every expression, errors in between and on
+    several threads at once, as `jsonpath_ng.ext.parse` (a new parser per call) does."""
+    import threading
+
+    from jsonpath_ng.ext import parse
+
+    from arazzo_runner.query.jsonpath import compile_goessner
+
+    def read(compile_, text: str) -> str:
+        try:
+            return repr(compile_(text))
+        except ExpressionError as exc:
+            return f"error {exc.message}"
+        except Exception as exc:  # the library's error, which compile_goessner words as ours
+            return f"error invalid JSONPath: {str(exc).rstrip(' !')}"
+
+    fresh = {text: read(parse, text) for text in GOESSNER_TEXTS}
+    shared = {text: read(compile_goessner, text) for text in GOESSNER_TEXTS * 2}
+    assert [text for text, found in shared.items() if found.startswith("error")] == ["$.[[[", "$."]
+    assert shared == fresh
+    results: dict[int, list[str]] = {}
+
+    def many(n: int) -> None:
+        results[n] = [read(compile_goessner, text) for text in GOESSNER_TEXTS * 5]
+
+    threads = [threading.Thread(target=many, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(found == [shared[text] for text in GOESSNER_TEXTS * 5] for found in results.values())
