@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
@@ -29,15 +31,60 @@ class FetchOptions(Record, frozen=True):
     roots: tuple[str, ...] | None = None
 
 
+class SharedDocuments:
+    """Parsed documents that several runs' caches share, the last `keep` of them: `arazzo validate` of
+    many files gives each document a SourceCache of its own and this one store, so a description that
+    several documents name is read and parsed once per invocation.
+
+    Only what does not depend on the document that asked is shared: the parsed content of a location
+    (read with the same size limit). Whether a document may read that location is still checked for
+    each (`check_allowed`); failures are not shared (their messages quote the URL as the document that
+    named it wrote it, relative to that document); descriptions, their resolvers and whatever a run
+    derives from them stay in each document's cache, which records every document it used as if it
+    had read it itself (`locations`, `loaded`)."""
+
+    def __init__(self, keep: int = 8) -> None:
+        self._keep = keep
+        self._by_key: dict[tuple[str, int], ParsedDoc] = {}
+        self._recent: OrderedDict[int, tuple[ParsedDoc, set[tuple[str, int]]]] = OrderedDict()  # by id
+        self._lock = threading.Lock()
+
+    def get(self, location: str, max_bytes: int) -> ParsedDoc | None:
+        with self._lock:
+            found = self._by_key.get((location, max_bytes))
+            if found is not None:
+                self._recent.move_to_end(id(found))
+            return found
+
+    def put(self, doc: ParsedDoc, max_bytes: int, *locations: str) -> None:
+        """Keep `doc`, read from `locations` (before and after redirects) with `max_bytes`."""
+        with self._lock:
+            _, keys = self._recent.setdefault(id(doc), (doc, set()))
+            self._recent.move_to_end(id(doc))
+            for location in locations:
+                key = (location, max_bytes)
+                previous = self._by_key.get(key)
+                if previous is not None and previous is not doc:
+                    self._recent[id(previous)][1].discard(key)
+                self._by_key[key] = doc
+                keys.add(key)
+            while len(self._recent) > self._keep:
+                _, (_, dropped) = self._recent.popitem(last=False)
+                for key in dropped:
+                    del self._by_key[key]
+
+
 class SourceCache:
     """Parsed documents and loaded descriptions of one run, keyed by resolved location.
 
-    Pass the same instance to every `load_openapi` call of a run; runs never share one implicitly.
+    Pass the same instance to every `load_openapi` call of a run; runs never share one implicitly
+    (`shared`: parsed documents that other runs may have read already, see `SharedDocuments`).
     Safe to share between threads without a lock: two threads racing on one location may both fetch
     it, but `setdefault` makes every caller get the object stored first.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, shared: SharedDocuments | None = None) -> None:
+        self._shared = shared
         self._documents: dict[str, ParsedDoc] = {}
         self._descriptions: dict[str, Any] = {}
         self._other: dict[Hashable, Any] = {}
@@ -51,6 +98,11 @@ class SourceCache:
         if known is not None:
             return known
         self.raise_failure(location)
+        if self._shared is not None:
+            known = self._shared.get(location, options.max_bytes)
+            if known is not None:
+                self._documents.setdefault(known.location, known)  # its final URL, as a fetch stores it
+                return self._documents.setdefault(location, known)
         try:
             fetched = fetch_source(
                 url,
@@ -66,6 +118,8 @@ class SourceCache:
             raise
         doc = self._documents.setdefault(location, parsed)
         self._documents.setdefault(fetched.location, doc)  # after a redirect, the final URL too
+        if self._shared is not None:
+            self._shared.put(doc, options.max_bytes, location, fetched.location)
         return doc
 
     def loaded(self, location: str) -> ParsedDoc | None:

@@ -85,10 +85,12 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
         from .fix_cli import run_fix
 
         return run_fix(args, overrides, stream)
+    from ..sources.cache import SharedDocuments
     from .early_worker import start_if_needed
 
     start_if_needed(args.files, schema_only=getattr(args, "schema_only", False))  # XPath: its worker
-    reports = [_validate_one(args, file, overrides) for file in args.files]
+    shared = SharedDocuments()  # a description several of the files name is parsed once
+    reports = [_validate_one(args, file, overrides, shared) for file in args.files]
     write_reports(args, reports, stream)
     return exit_code(reports)
 
@@ -101,7 +103,7 @@ def settings(args: argparse.Namespace, file: str, overrides: dict[str, str]) -> 
     )
 
 
-def _validate_one(args: argparse.Namespace, file: str, overrides: dict[str, str]) -> Any:
+def _validate_one(args: argparse.Namespace, file: str, overrides: dict[str, str], shared: Any = None) -> Any:
     from ..cli.sandbox_flags import folders
     from .core import validate_path
 
@@ -111,6 +113,7 @@ def _validate_one(args: argparse.Namespace, file: str, overrides: dict[str, str]
         strict=getattr(args, "strict", False),
         remote=not getattr(args, "offline", False),
         allow_paths=folders(args),
+        shared_sources=shared,
     )
     return settings(args, file, overrides).apply(report)
 

@@ -28,10 +28,13 @@ def validate_path(
     load_sources: bool = True,
     remote: bool = True,
     allow_paths: Iterable[str | os.PathLike[str]] = (),
+    shared_sources: Any = None,
 ) -> Report:
     """Validate the Arazzo document at `path`. Never raises for document problems: a file that cannot be
     read or parsed is a report with `readable=False` and one `document-parse` finding. `allow_paths`: the
-    sandbox its sources are read in (see `arazzo_runner.load`)."""
+    sandbox its sources are read in (see `arazzo_runner.load`). `shared_sources`: a
+    `sources.cache.SharedDocuments` that the validations of other documents read their sources through
+    too (`arazzo validate FILE...`: a description several of them name is parsed once)."""
     file = os.fspath(path)
     try:
         loaded = load_path(path)
@@ -46,6 +49,7 @@ def validate_path(
         load_sources=load_sources,
         remote=remote,
         allow_paths=allow_paths,
+        shared_sources=shared_sources,
     )
 
 
@@ -78,6 +82,7 @@ def validate_loaded(
     remote: bool = True,
     workspace: Any = None,
     allow_paths: Iterable[str | os.PathLike[str]] = (),
+    shared_sources: Any = None,
 ) -> Report:
     document = workspace.document if workspace is not None else build_document(loaded.data)
     ck = Checker(loaded, document)
@@ -88,12 +93,14 @@ def validate_loaded(
             ck.report("document-shape", at, message)
         run_rules(ck)
         if load_sources:
+            from ..sources import SourceCache
             from ..workspace import Workspace
             from .sources import check_sources
 
             space = workspace
             if space is None:
-                space = Workspace(loaded, document, location, allow_paths=allow_paths)
+                cache = SourceCache(shared_sources)
+                space = Workspace(loaded, document, location, cache, allow_paths=allow_paths)
             check_sources(ck, space, remote=remote)
     return Report(loaded.file, _arrange(ck.findings), strict=strict)
 

@@ -64,9 +64,9 @@ def starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(pool, "prestart", early)
 
-    def recording(args: object, file: str, overrides: object) -> object:
+    def recording(args: object, file: str, *rest: object) -> object:
         events.append(Path(file).name)
-        return validate_one(args, file, overrides)
+        return validate_one(args, file, *rest)
 
     monkeypatch.setattr(isolated.subprocess, "Popen", counting_popen)
     monkeypatch.setattr(validate_cli, "_validate_one", recording)
