@@ -121,6 +121,9 @@ def matches(pattern: str, text: str) -> bool:
     TypeError for a text that is not a string, as `re.search` raises them."""
     if not isinstance(text, str):
         return re.search(pattern, text) is not None  # raises TypeError, as jsonschema would
+    prefix = _literal_prefix(pattern)
+    if prefix is not None:
+        return text.startswith(prefix)
     compiled = _compiled(pattern, bool(text))
     clock = _CLOCK.get() or _Clock(limits.SCHEMA_PATTERN_TIMEOUT)
     started = time.monotonic()
@@ -135,6 +138,20 @@ def matches(pattern: str, text: str) -> bool:
     finally:
         clock.used += time.monotonic() - started
     raise PatternStopped(clock.budget(), f"pattern {clip(repr(pattern), 200)}", len(text))
+
+
+@lru_cache(maxsize=256)
+def _literal_prefix(pattern: str) -> str | None:
+    """What `^` followed by plain characters only matches: that text at the start, so `re.search` of it
+    is `startswith`, which takes no time worth bounding. OpenAPI's and Arazzo's `^x-` is matched against
+    every key of every object (~4 µs each through the bounded matcher); None for any other pattern."""
+    body = pattern[1:]
+    if not pattern.startswith("^") or not body or any(char in _SPECIAL for char in body):
+        return None
+    return body
+
+
+_SPECIAL = frozenset(".^$*+?{}[]\\|()")
 
 
 @lru_cache(maxsize=256)

@@ -42,6 +42,7 @@ CACHES = {
     "arazzo_runner.sources.schema_keywords.bounded": "jsonschema validator class -> its bounded subclass",
     "arazzo_runner.sources.schema_patterns._libraries": "() -> the validator libraries' folders (a tuple)",
     "arazzo_runner.sources.schema_patterns._compiled": "(pattern, text or not) -> regex.Pattern, or None",
+    "arazzo_runner.sources.schema_patterns._literal_prefix": "pattern -> the text `^text` matches, or None",
     "arazzo_runner.http.openapi_checks._bounded_kind": "openapi-core factory class -> its bounded subclass",
     "arazzo_runner.query.xpath._check": "(version, XPath) -> None or the reason it is invalid (immutable)",
     "arazzo_runner.query.jsonpath._environment": "the JSONPath environment with bounded regex functions",
