@@ -30,6 +30,9 @@ class OperationTarget(Record, frozen=True):
     operation: Any  # sources.Operation
     server: str | None = None  # the source description's x-serverUrl (Respect's extension)
 
+    def __init__(self, source: str, description: Any, operation: Any, server: str | None = None) -> None:
+        self.__dict__.update(source=source, description=description, operation=operation, server=server)
+
 
 class WorkflowTarget(Record, frozen=True):
     workspace: Workspace

@@ -18,6 +18,9 @@ class StepStarted(Record, frozen=True):
     step_id: str
     depth: int
 
+    def __init__(self, workflow_id: str, step_id: str, depth: int) -> None:  # the events of every step:
+        self.__dict__.update(workflow_id=workflow_id, step_id=step_id, depth=depth)  # written out
+
 
 class StepRetrying(Record, frozen=True):
     workflow_id: str
@@ -33,6 +36,9 @@ class StepFinished(Record, frozen=True):
     result: StepResult
     depth: int
 
+    def __init__(self, workflow_id: str, result: StepResult, depth: int) -> None:
+        self.__dict__.update(workflow_id=workflow_id, result=result, depth=depth)
+
 
 class WorkflowFinished(Record, frozen=True):
     result: WorkflowResult
@@ -45,12 +51,18 @@ class RequestSent(Record, frozen=True):
     step_id: str
     exchange: Exchange
 
+    def __init__(self, step_id: str, exchange: Exchange) -> None:
+        self.__dict__.update(step_id=step_id, exchange=exchange)
+
 
 class ResponseReceived(Record, frozen=True):
     """The exchange of `RequestSent` is over: a response was read, or `exchange.error` says why not."""
 
     step_id: str
     exchange: Exchange
+
+    def __init__(self, step_id: str, exchange: Exchange) -> None:
+        self.__dict__.update(step_id=step_id, exchange=exchange)
 
 
 class MessageSent(Record, frozen=True):

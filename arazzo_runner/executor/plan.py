@@ -31,12 +31,18 @@ class CompiledCriterion(Record):
     check: Any  # criteria.CompiledCriterion
     at: Pointer
 
+    def __init__(self, text: str, check: Any, at: Pointer) -> None:  # per step: written out (records.py)
+        self.text, self.check, self.at = text, check, at
+
 
 class CompiledParam(Record):
     name: str
     in_: str | None
     value: CompiledValue
     at: Pointer
+
+    def __init__(self, name: str, in_: str | None, value: CompiledValue, at: Pointer) -> None:
+        self.name, self.in_, self.value, self.at = name, in_, value, at  # per step
 
 
 class CompiledAction(Record):
@@ -77,8 +83,21 @@ class CompiledStep(Record):
     x_security: tuple = ()  # Respect's x-security entries, the workflow's then the step's (x_operation.py)
     step_id: str = field(init=False)  # read several times per step: a plain attribute
 
-    def __post_init__(self) -> None:
-        self.step_id = self.step.step_id
+    def __init__(  # one per step: written out (records.py)
+        self,
+        step: Step,
+        params: list[CompiledParam],
+        body: CompiledBody | None,
+        criteria: list[CompiledCriterion],
+        on_success: list[CompiledAction],
+        on_failure: list[CompiledAction],
+        outputs: dict[str, CompiledValue],
+        correlation: CompiledValue | None = None,
+        x_security: tuple = (),
+    ) -> None:
+        self.step, self.params, self.body, self.criteria = step, params, body, criteria
+        self.on_success, self.on_failure, self.outputs = on_success, on_failure, outputs
+        self.correlation, self.x_security, self.step_id = correlation, x_security, step.step_id
 
 
 class CompiledWorkflow(Record):

@@ -30,11 +30,17 @@ class Embedded(Record, frozen=True):
     start: int
     end: int
 
+    def __init__(self, expression: Expression, braced: bool, start: int, end: int) -> None:
+        self.__dict__.update(expression=expression, braced=braced, start=start, end=end)  # frozen
+
 
 class Template(Record, frozen=True):
     text: str
     parts: tuple[str | Embedded, ...]
     problems: tuple[ExpressionError, ...] = ()
+
+    def __init__(self, text: str, parts: tuple[str | Embedded, ...], problems: tuple = ()) -> None:
+        self.__dict__.update(text=text, parts=parts, problems=problems)  # frozen; one or more per step
 
     @property
     def embedded(self) -> tuple[Embedded, ...]:

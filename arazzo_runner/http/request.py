@@ -64,6 +64,9 @@ class Shown(Record):
     headers: list[tuple[str, str]]
     content: bytes | None
 
+    def __init__(self, url: str, headers: list[tuple[str, str]], content: bytes | None) -> None:
+        self.url, self.headers, self.content = url, headers, content  # one per request
+
 
 class RequestView(Record):
     """What `$request.*` expressions see: values as the workflow supplied them, before encoding. The

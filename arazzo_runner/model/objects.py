@@ -19,12 +19,18 @@ class Criterion(Record):
     type: str | dict | None
     at: Pointer
 
+    def __init__(self, condition: str, context: str | None, type: str | dict | None, at: Pointer) -> None:
+        self.condition, self.context, self.type, self.at = condition, context, type, at  # per step
+
 
 class ParameterDef(Record):
     name: str
     in_: str | None
     value: Any
     at: Pointer
+
+    def __init__(self, name: str, in_: str | None, value: Any, at: Pointer) -> None:
+        self.name, self.in_, self.value, self.at = name, in_, value, at  # per step
 
 
 class Reusable(Record):
@@ -89,6 +95,35 @@ class Step(Record):
     at: Pointer
     correlation_id: str | None = None  # 1.1: of an AsyncAPI receive step
     extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
+
+    def __init__(  # one per step: written out (records.py)
+        self,
+        step_id: str,
+        description: str | None,
+        operation_id: str | None,
+        operation_path: str | None,
+        workflow_id: str | None,
+        channel_path: str | None,
+        parameters: list[ParameterDef | Reusable],
+        request_body: RequestBody | None,
+        success_criteria: list[Criterion],
+        on_success: list[Action | Reusable],
+        on_failure: list[Action | Reusable],
+        outputs: dict[str, Any],
+        timeout_ms: int | None,
+        depends_on: list[str],
+        action: str | None,
+        at: Pointer,
+        correlation_id: str | None = None,
+        extensions: dict[str, Any] | None = None,
+    ) -> None:
+        self.step_id, self.description = step_id, description
+        self.operation_id, self.operation_path, self.workflow_id = operation_id, operation_path, workflow_id
+        self.channel_path, self.parameters, self.request_body = channel_path, parameters, request_body
+        self.success_criteria, self.on_success, self.on_failure = success_criteria, on_success, on_failure
+        self.outputs, self.timeout_ms, self.depends_on, self.action = outputs, timeout_ms, depends_on, action
+        self.at, self.correlation_id = at, correlation_id
+        self.extensions = {} if extensions is None else extensions
 
     @property
     def target_kind(self) -> str:
