@@ -34,7 +34,6 @@ from .expressions.values import (
     SelectorValue,
     TemplateValue,
 )
-from .query.jsonpath import GOESSNER
 from .secrets import MIN_LENGTH, SHOWN_MASK, Masker
 
 MAX_ADOPTED = 256  # strings of one derived output that join the run's secrets
@@ -152,6 +151,7 @@ class Taint:
     def _selects_from_secret(self, selector: SelectorValue, ctx: Any) -> bool:
         """A selector that computes (XPath, goessner JSONPath) over a value holding a secret."""
         from .expressions import resolve
+        from .query.jsonpath import GOESSNER  # imported with the selector's engine already
 
         query = selector.query
         if not (query.type == "xpath" or query.version == GOESSNER):

@@ -58,10 +58,10 @@ def run_options(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
 
 def file_inputs(args: argparse.Namespace) -> dict[str, str]:
     """`--input-file KEY=PATH`: the file as a data: URL carrying its media type and file name."""
-    from ..http.multipart import data_url
-
-    inputs = {}
+    inputs: dict[str, str] = {}
     for item in args.input_file:
+        from ..http.multipart import data_url
+
         key, sep, path = item.partition("=")
         if not sep or not key or not path:
             raise UsageError(f"--input-file expects KEY=PATH, got {item!r}")

@@ -118,8 +118,6 @@ def masked_errors(masker: Masker) -> Iterator[None]:
 def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter: Any, result: Any) -> int:
     """The summary (text), the report files, the masked JSON document (with `errors` naming the report
     files that could not be written); the exit code."""
-    from ..report.json_report import result_dict
-
     close = getattr(options.on_event, "close", None)
     if close is not None:
         close()
@@ -136,6 +134,8 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
 
         failures = write_reports(args, [Part("", result, masker)], document)
     if reporter is None:
+        from ..report.json_report import result_dict
+
         dump_json(with_report_errors(result_dict(result, masker), failures))
     if failures:
         return EXIT_USAGE

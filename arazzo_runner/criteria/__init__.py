@@ -9,15 +9,32 @@ criterion.evaluate(ctx)   # Outcome(passed=False, message="$statusCode == 200: g
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ExpressionError
-from ..query import resolve_version
 from .base import PASSED, CompiledCriterion, Outcome
-from .jsonpath import JSONPathCriterion
-from .regex import RegexCriterion
 from .simple import SimpleCriterion
-from .xpath import XPathCriterion
+
+if TYPE_CHECKING:
+    from .jsonpath import JSONPathCriterion
+    from .regex import RegexCriterion
+    from .xpath import XPathCriterion
+
+
+def __getattr__(name: str) -> Any:
+    """The regex, JSONPath and XPath criteria (and their selector engines) are imported on first use: a
+    run whose conditions are all `simple` never loads them."""
+    if name == "JSONPathCriterion":
+        from .jsonpath import JSONPathCriterion as found
+    elif name == "RegexCriterion":
+        from .regex import RegexCriterion as found
+    elif name == "XPathCriterion":
+        from .xpath import XPathCriterion as found
+    else:
+        raise AttributeError(f"module 'arazzo_runner.criteria' has no attribute {name!r}")
+    globals()[name] = found
+    return found
+
 
 __all__ = [
     "CONDITION_TYPES",
@@ -48,9 +65,15 @@ def compile_criterion(
     if kind == "simple":
         return _simple(condition, context)
     if kind == "regex":
+        from .regex import RegexCriterion
+
         return RegexCriterion(condition, None, context)
     if kind == "jsonpath":
+        from .jsonpath import JSONPathCriterion
+
         return JSONPathCriterion(condition, version, context)
+    from .xpath import XPathCriterion
+
     return XPathCriterion(condition, version, context)
 
 
@@ -72,11 +95,17 @@ def condition_type(type_: str | dict[str, Any] | None) -> tuple[str, str | None]
         if type_ not in CONDITION_TYPES:
             expected = ", ".join(CONDITION_TYPES)
             raise ExpressionError(f"unknown condition type {type_!r} (expected one of {expected})", type_, 0)
-        return type_, resolve_version(type_, None) if type_ in _VERSIONED else None
+        return type_, _version(type_, None) if type_ in _VERSIONED else None
     if isinstance(type_, dict):
         name = type_.get("type")
         if name not in _VERSIONED:
             message = f"an Expression Type Object in a criterion must name jsonpath or xpath, not {name!r}"
             raise ExpressionError(message, str(name), 0)
-        return name, resolve_version(name, type_.get("version"))
+        return name, _version(name, type_.get("version"))
     raise ExpressionError(f"a condition type must be a string or an object, not {type_!r}", repr(type_), 0)
+
+
+def _version(type_: str, version: str | None) -> str:
+    from ..query import resolve_version  # the selector engines: only for the types that have versions
+
+    return resolve_version(type_, version)

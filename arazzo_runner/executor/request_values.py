@@ -21,7 +21,6 @@ from ..expressions.values import TemplateValue
 from ..http.body import EncodedBody, InvalidJsonPayload, choose_content_type, encode_body, media_type_object
 from ..http.request import ParamValue, RequestBuildError
 from ..secrets import MASK
-from .payload import apply_replacements
 from .values import null_reason, strip_missing
 
 if TYPE_CHECKING:
@@ -139,7 +138,10 @@ def _encoded(
     stand_ins: Collection[str],
 ) -> EncodedBody:
     assert cstep.body is not None
-    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
+    if cstep.body.replacements:  # the selector engines they may need: imported for them only
+        from .payload import apply_replacements
+
+        payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
     try:
         return encode_body(payload, content_type, media, stand_ins=stand_ins)
     except InvalidJsonPayload as exc:

@@ -14,9 +14,6 @@ from collections.abc import Collection
 from typing import Any
 
 from ..records import Record
-from .form import encode_form
-from .multipart import encode_multipart, parse_data_url
-from .serialize import to_text
 
 
 class EncodedBody(Record):
@@ -59,6 +56,8 @@ def choose_content_type(declared: str | None, operation_types: list[str], payloa
     if isinstance(payload, (bytes, bytearray)):
         return "application/octet-stream"
     if isinstance(payload, str):
+        from .multipart import parse_data_url  # the encoders of the other media types: on first use
+
         file = parse_data_url(payload)
         if file is not None:
             return file.media_type or "application/octet-stream"
@@ -93,8 +92,12 @@ def encode_body(
     if is_json(content_type):
         content = _json_bytes(payload, stand_ins)
     elif is_form(content_type):
+        from .form import encode_form
+
         content = encode_form(payload, encoding)
     elif is_multipart(content_type):
+        from .multipart import encode_multipart
+
         content, content_type = encode_multipart(payload, content_type or "", encoding)
     elif is_xml(content_type) or base_type(content_type).startswith("text/"):
         content = _text_bytes(payload, content_type)
@@ -144,6 +147,8 @@ def _text_bytes(payload: Any, content_type: str | None) -> bytes:
         return payload
     if is_xml(content_type) and not isinstance(payload, str):
         raise ValueError(f"an {base_type(content_type)} payload must be XML text (a string template)")
+    from .serialize import to_text
+
     charset = charset_of(content_type)
     try:
         return to_text(payload).encode(charset)
@@ -157,6 +162,8 @@ def _binary_bytes(payload: Any) -> bytes:
     if isinstance(payload, (bytes, bytearray)):
         return bytes(payload)
     if isinstance(payload, str):
+        from .multipart import parse_data_url
+
         file = parse_data_url(payload)
         return file.content if file is not None else payload.encode("utf-8")
     return _json_bytes(payload)

@@ -23,9 +23,7 @@ from ..executor.events import (
 )
 from ..result import NullOutput, RunResult, StepResult, WorkflowResult
 from ..secrets import Masker, clip
-from .bodies import answer_lines
 from .terminal import escape, unescaped
-from .verbose import request_lines, response_lines
 
 
 class Painted:
@@ -111,6 +109,8 @@ class ConsoleReporter:
     def _exchange(self, event: RequestSent | ResponseReceived) -> None:
         if not self.verbose:
             return
+        from .verbose import request_lines, response_lines  # --verbose only
+
         indent = "  " * (self._depth + 1) + "  "
         if isinstance(event, RequestSent):
             lines = request_lines(event.exchange, self.masker)
@@ -144,6 +144,8 @@ class ConsoleReporter:
         if step.error:
             lines.append(self._paint(step.error, "31"))
         if step.response is not None and not step.passed:
+            from .bodies import answer_lines  # what a failed step's server answered
+
             lines.extend(answer_lines(step.response))
         lines.extend(self._paint(f"warning: {w}", "33") for w in self.warnings(step.warnings))
         return lines

@@ -18,6 +18,16 @@ from tests.e2e.execkit import ok200, pet
 
 HEAVY = ["yaml", "jsonschema", "jsonschema_rs", "openapi_core", "elementpath", "jsonpath_ng",
          "jsonpath_rfc9535", "defusedxml", "difflib", "decimal", "argparse", "regex"]  # fmt: skip
+# The engine's own modules a GET with `simple` criteria and no body has no use for (issue 17: each
+# module costs ~0.25 ms to import): other condition types and the selector engines, payload
+# replacements, the other body encoders, Respect's x-operation, request/response validation, printed
+# forms of requests carrying secrets, --verbose and failed-answer rendering.
+UNUSED_ON_A_PLAIN_RUN = [
+    "arazzo_runner.query", "arazzo_runner.criteria.jsonpath", "arazzo_runner.criteria.regex",
+    "arazzo_runner.criteria.xpath", "arazzo_runner.executor.payload", "arazzo_runner.http.form",
+    "arazzo_runner.http.multipart", "arazzo_runner.executor.x_operation", "arazzo_runner.http.validation",
+    "arazzo_runner.http.shown", "arazzo_runner.report.verbose", "arazzo_runner.report.bodies",
+]  # fmt: skip
 
 
 def _modules_after(code: str, cwd: Path) -> dict:
@@ -53,7 +63,29 @@ def test_a_json_workflow_over_http_imports_only_what_it_uses(tmp_path, server) -
     assert "arazzo_runner.messages" not in report["modules"]  # no message transport on an HTTP-only path
     httpx_own = _httpx_own(tmp_path)
     assert [name for name in HEAVY if name in report["modules"] and name not in httpx_own] == []
+    assert [name for name in UNUSED_ON_A_PLAIN_RUN if name in report["modules"]] == []
     assert report["trust_loaded"] is False
+
+
+def test_the_run_command_imports_only_what_the_run_uses(tmp_path, server) -> None:
+    """`arazzo run` of the same workflow (a run validated before: its validation cache answers)."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    (tmp_path / "pets.openapi.json").write_text(json.dumps(PETS_OPENAPI))
+    doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
+    doc["sourceDescriptions"][0]["url"] = "./pets.openapi.json"
+    (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
+    code = (
+        "import os\n"
+        f"os.environ['ARAZZO_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
+        "from arazzo_runner.cli import main\n"
+        f"code = main(['run', 'flow.arazzo.json', '--server', 'pets={server.url}'])\n"
+        "report = {'code': code}\n"
+    )
+    assert _modules_after(code, tmp_path)["code"] == 0  # fills the validation cache
+    report = _modules_after(code, tmp_path)
+    assert report["code"] == 0 and len(server.requests) == 2
+    assert "arazzo_runner.validate.rules" not in report["modules"]  # the cache answered
+    assert [name for name in UNUSED_ON_A_PLAIN_RUN if name in report["modules"]] == []
 
 
 def test_importing_the_library_imports_no_http_stack(tmp_path) -> None:

@@ -6,7 +6,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...expressions import Context, Missing
-from ...http.bodies import render_body
 from ...http.request import (
     SAME,
     PreparedRequest,
@@ -16,9 +15,7 @@ from ...http.request import (
     spec_index,
 )
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
-from ...http.shown import build_shown
 from ...http.transport import Response, TransportError, send
-from ...http.validation import request_findings, response_findings
 from ...records import Record
 from ...result import Exchange, ResponseExcerpt
 from ...secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
@@ -27,7 +24,6 @@ from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, param_values
 from ..servers import ServerError, resolve_base_url, top_description
-from ..x_operation import prepare_x_request, with_x_security
 from .base import Attempt, Host, check_criteria
 from .credentials import family_source, step_credentials
 
@@ -145,6 +141,8 @@ async def _attempt(
 def _excerpt(response: Response, session: HttpSession) -> ResponseExcerpt:
     """The status and the first `EXCERPT_LIMIT` bytes of the body, masked with the secrets known now
     (before it is cut, so no secret shows half of itself), binary bodies as a size."""
+    from ...http.bodies import render_body
+
     masker = Masker(session.secrets)
     body = render_body(response.content, response.content_type, masker, limit=EXCERPT_LIMIT)
     binary = body.kind == "binary"
@@ -219,6 +217,8 @@ def _check_request(
     policy = host.options.validate_requests
     if policy == "off" or target.source is None:  # an x-operation has no description to validate against
         return
+    from ...http.validation import request_findings
+
     findings = request_findings(session, target.description, target.operation, request)
     if findings and policy == "error":
         raise RequestBuildError("request validation failed: " + "; ".join(findings))
@@ -240,6 +240,8 @@ def _check_response(
     if response.oversize:
         warnings.append("response: not validated, its body was not read whole")
         return None
+    from ...http.validation import response_findings
+
     findings = response_findings(session, target.description, target.operation, request, response)
     if findings and policy == "error":
         return "response validation failed: " + "; ".join(findings)
@@ -312,6 +314,8 @@ async def prepare_request(
     default); OAuth2 token requests made for its credentials are recorded in `exchanges`. When parts of
     it carry a value derived from a secret, its printed form is built too (`http/shown.py`)."""
     if target.source is None:  # Respect's x-operation: a method and a URL (x_operation.py)
+        from ..x_operation import prepare_x_request
+
         return await prepare_x_request(host, cstep, base, target, warnings, http_session(host))
     operation = target.operation
     facts = _facts(host, target, workspace)
@@ -322,7 +326,10 @@ async def prepare_request(
     warnings.extend(facts.notes)
     # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
     # what they find set, as for any parameter the step sets itself)
-    params = await with_x_security(host, cstep, base, target, params, url, warnings, http_session(host))
+    if cstep.x_security:
+        from ..x_operation import with_x_security
+
+        params = await with_x_security(host, cstep, base, target, params, url, warnings, http_session(host))
     schemes = target.description.security_schemes
     tls: list[Any] = []  # a mutualTLS client certificate's context
     if operation.security:
@@ -358,6 +365,8 @@ async def prepare_request(
     )
     request.tls = tls[0] if tls else None
     if (body is not None and body.shown is not None) or any(p.shown is not SAME for p in params):
+        from ...http.shown import build_shown  # parts derived from a secret: `***` where printed
+
         shown = body.shown if body is not None else None
         build_shown(request, base_url=url, path_template=operation.path, params=params + added,
                     specs=specs, body=body, shown_body=shown, implicit=facts.implicit)  # fmt: skip
