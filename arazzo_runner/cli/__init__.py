@@ -7,8 +7,10 @@ Each sub-command lives in its own module with a `register(commands)` that adds i
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 from .. import __version__
@@ -102,8 +104,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     from ..report.terminal import escaped_stdio
 
-    with escaped_stdio():
+    with escaped_stdio(), _collector_paused(_command(argv) == "run"):
         return _main(argv)
+
+
+@contextlib.contextmanager
+def _collector_paused(pause: bool) -> Iterator[None]:
+    """`arazzo run` imports the engine and loads the document, its sources and the plan before the run:
+    long-lived objects all, of which the cyclic garbage collector's passes find next to nothing to free
+    (~500 objects of ~20,000 for a 200-step document; ~3 ms of passes). It waits until the run starts
+    (`run._frozen_before_the_run`), and is back as it was when the command is over."""
+    enabled = pause and gc.isenabled()
+    if enabled:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _main(argv: list[str]) -> int:

@@ -1,0 +1,89 @@
+"""`arazzo run` keeps the cyclic garbage collector paused while it imports and loads (long-lived objects
+that its passes would only walk), collects during the run, with what existed before frozen, and leaves
+it as it found it, whatever the run ends with; a run of `--inputs-file` rows collects as a run does."""
+
+from __future__ import annotations
+
+import gc
+import json
+
+import pytest
+
+from arazzo_runner import api
+from arazzo_runner.cli import main
+from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
+from tests.e2e.execkit import ok200, pet
+
+
+@pytest.fixture
+def document(tmp_path, monkeypatch):
+    (tmp_path / "pets.openapi.json").write_text(json.dumps(PETS_OPENAPI))
+    doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
+    doc["sourceDescriptions"][0]["url"] = "./pets.openapi.json"
+    (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
+    monkeypatch.setenv("ARAZZO_NO_CACHE", "1")  # validated in this process: the most work before the run
+    return tmp_path / "flow.arazzo.json"
+
+
+@pytest.fixture
+def seen(monkeypatch) -> list[tuple[str, bool, int]]:
+    """(phase, collector enabled, objects frozen) when the document is loaded and when the run starts;
+    the run itself ends at once (KeyboardInterrupt: exit 130), the restoring is what is checked."""
+    found: list[tuple[str, bool, int]] = []
+    load = api.load
+
+    def loading(*args, **kwargs):
+        found.append(("load", gc.isenabled(), gc.get_freeze_count()))
+        return load(*args, **kwargs)
+
+    def running(*args, **kwargs):
+        found.append(("run", gc.isenabled(), gc.get_freeze_count()))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "load", loading)
+    monkeypatch.setattr(api, "run", running)
+    return found
+
+
+def test_paused_while_loading_collecting_in_the_run_and_restored(document, seen, server):
+    assert gc.isenabled()
+    assert main(["run", str(document), "--server", f"pets={server.url}"]) == 130
+    [(_, loading, _), (_, running, frozen)] = seen
+    assert (loading, running) == (False, True) and frozen > 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()  # a caller that had it off gets it back off
+    try:
+        assert main(["run", str(document), "--server", f"pets={server.url}"]) == 130
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_other_commands_leave_the_collector_alone(document, seen):
+    assert main(["validate", str(document)]) == 0
+    assert gc.isenabled() and seen == []
+
+
+def test_the_rows_of_an_inputs_file_run_collecting(document, tmp_path, monkeypatch, server):
+    from arazzo_runner.cli import run as run_command
+
+    rows: list[tuple[bool, int]] = []
+
+    def run_rows(*args, **kwargs):
+        rows.append((gc.isenabled(), gc.get_freeze_count()))
+        return 0
+
+    monkeypatch.setattr(run_command, "run_rows", run_rows)
+    (tmp_path / "rows.jsonl").write_text('{"a": 1}\n')
+    argv = [
+        "run",
+        str(document),
+        "--inputs-file",
+        str(tmp_path / "rows.jsonl"),
+        "--server",
+        f"pets={server.url}",
+    ]
+    assert main(argv) == 0
+    [(enabled, frozen)] = rows
+    assert enabled and frozen > 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
