@@ -104,19 +104,28 @@ def _frozen_before_the_run() -> Iterator[None]:
     collections during it (`gc.freeze`), and takes it back after (`gc.unfreeze`). A run allocates a few
     hundred objects per step; after ~70,000 allocations CPython makes its first full collection, which
     walks every object of the process (~15 ms here: a 200-step `arazzo run` reaches it, a one-step
-    one does not). What the run leaves unreachable is collected as ever. Before it, `arazzo run` keeps
-    the collector paused (`cli.main`); it collects again from here on."""
+    one does not). What the run leaves unreachable is collected as ever, in passes every
+    RUN_COLLECTION_THRESHOLD allocations rather than 700: each pass also walks the objects of the step in
+    flight (a response, its parser's events), which are gone a moment later; the garbage a pass can find
+    waits for at most that many allocations. Before it, `arazzo run` keeps the collector paused
+    (`cli.main`); it collects again from here on."""
     import gc
 
     gc.freeze()
     paused = not gc.isenabled()
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], RUN_COLLECTION_THRESHOLD), *thresholds[1:])
     gc.enable()
     try:
         yield
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
         if paused:
             gc.disable()  # as it was: `cli.main` enables it again when the command is over
+
+
+RUN_COLLECTION_THRESHOLD = 10_000  # allocations between two passes of the youngest generation
 
 
 def run_setup(

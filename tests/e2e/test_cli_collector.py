@@ -38,6 +38,7 @@ def seen(monkeypatch) -> list[tuple[str, bool, int]]:
 
     def running(*args, **kwargs):
         found.append(("run", gc.isenabled(), gc.get_freeze_count()))
+        found.append(("threshold", gc.get_threshold()[0] >= 10_000, 0))
         raise KeyboardInterrupt
 
     monkeypatch.setattr(api, "load", loading)
@@ -47,10 +48,11 @@ def seen(monkeypatch) -> list[tuple[str, bool, int]]:
 
 def test_paused_while_loading_collecting_in_the_run_and_restored(document, seen, server):
     assert gc.isenabled()
+    thresholds = gc.get_threshold()
     assert main(["run", str(document), "--server", f"pets={server.url}"]) == 130
-    [(_, loading, _), (_, running, frozen)] = seen
-    assert (loading, running) == (False, True) and frozen > 0
-    assert gc.isenabled() and gc.get_freeze_count() == 0
+    [(_, loading, _), (_, running, frozen), (_, fewer_passes, _)] = seen
+    assert (loading, running, fewer_passes) == (False, True, True) and frozen > 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0 and gc.get_threshold() == thresholds
     gc.disable()  # a caller that had it off gets it back off
     try:
         assert main(["run", str(document), "--server", f"pets={server.url}"]) == 130
