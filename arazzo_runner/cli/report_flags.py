@@ -78,7 +78,10 @@ def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream
     concurrent = getattr(args, "concurrency", 1) > 1  # rows at once: no single step to show
     if not args.no_progress and not concurrent and progress_wanted(sys.stderr):
         progress = Progress(sys.stderr)
-    options.on_event = EventFanout(handlers, progress)
+    if progress is not None or len(handlers) > 1:
+        options.on_event = EventFanout(handlers, progress)
+    else:  # the one listener, or none (JSON output: then the run builds no event at all)
+        options.on_event = handlers[0] if handlers else None
     return reporter
 
 

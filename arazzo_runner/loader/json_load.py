@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 from ..errors import DocumentError
-from .json_scan import JsonScanner
 from .limits import Limits
 from .positions import PositionIndex
 from .text import line_col
@@ -52,7 +51,7 @@ def load_json(text: str, file: str, limits: Limits, *, constants: bool = True) -
         raise DocumentError("document exceeds the depth or size limits", file=file, line=1, column=1)
     if _SURROGATE_ESCAPE.search(text):
         _check_surrogates(text, data, file)
-    return data, PositionIndex(lambda: JsonScanner(text, file, limits).scan())
+    return data, PositionIndex(lambda: _scan(text, file, limits))
 
 
 # `\ud800`-`\udfff`: valid only as a high+low pair. json.loads lets a lone one through into a str that
@@ -103,7 +102,15 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _locate_problem(text: str, file: str, limits: Limits) -> None:
     # The scanner raises the located error (duplicate key, depth or size) it meets first; callers
     # still raise a plain one in case it meets none.
-    JsonScanner(text, file, limits).scan()
+    _scan(text, file, limits)
+
+
+def _scan(text: str, file: str, limits: Limits) -> Any:
+    """Positions (or the located error) from the scanner, imported the first time one is needed: a
+    document that loads cleanly and is never reported on has none to find."""
+    from .json_scan import JsonScanner
+
+    return JsonScanner(text, file, limits).scan()
 
 
 def _exceeds(text: str, data: Any, limits: Limits) -> bool:
