@@ -265,17 +265,16 @@ def test_a_template_with_a_missing_part_is_not_sent_at_all(write, server):
 
 def test_the_inputs_of_a_selected_workflow_are_validated_once_per_run(write, server, monkeypatch):
     """The preflight validates them (before anything is sent) and the run uses its result as is."""
-    from arazzo_runner import api
-    from arazzo_runner.executor import runner
+    from arazzo_runner.executor import preflight, runner
 
     calls = []
-    real = api.validate_inputs
+    real = preflight.validate_inputs
 
     def counted(workflow_id, *args, **kwargs):
         calls.append(workflow_id)
         return real(workflow_id, *args, **kwargs)
 
-    monkeypatch.setattr(api, "validate_inputs", counted)
+    monkeypatch.setattr(preflight, "validate_inputs", counted)
     monkeypatch.setattr(runner, "validate_inputs", counted)
     server.reply("GET", "/pets", (200, []))
     server.reply("GET", "/pets/{petId}", (200, {"id": 7}))
