@@ -1,5 +1,6 @@
 """`arazzo validate FILE... [--format text|json|sarif] [--strict] [--schema-only] [--offline]
-[--sandbox DIR] [--rule RULE=off|warning|error] [--config PATH | --isolated] [--fix | --diff]`.
+[--sandbox DIR] [--rule RULE=off|warning|error] [--config PATH | --isolated] [--fix | --diff]
+[--jobs N]`.
 
 Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with `--strict`; with `--diff`:
 a file would change), 2 a file could not be read or parsed. Wired into the main CLI by
@@ -64,10 +65,29 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
     fixing.add_argument(
         "--diff", action="store_true", help="print the changes --fix would make; write nothing"
     )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=None,
+        metavar="N",
+        help="validate in N processes (default: one per CPU, when there are at least 8 files per "
+        "process; 1: all in this one)",
+    )
     parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     sandbox_flags.add_flags(parser)
     parser.set_defaults(handler=run_validate)
     return parser
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of processes (1 or more), got {text!r}")
+    return value
 
 
 def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -86,11 +106,22 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
         return run_fix(args, overrides, stream)
     from ..sources.cache import SharedDocuments
-    from .early_worker import start_if_needed
+    from .early_worker import needing_worker, start_worker
+    from .findings import report_from_data, report_to_data
+    from .parallel import jobs_for, map_ordered
 
-    start_if_needed(args.files, schema_only=getattr(args, "schema_only", False))  # XPath: its worker
-    shared = SharedDocuments()  # a description several of the files name is parsed once
-    reports = [_validate_one(args, file, overrides, shared) for file in args.files]
+    files = args.files
+    xpath = needing_worker(files, schema_only=getattr(args, "schema_only", False))  # its worker, early
+    reports = map_ordered(
+        lambda file, shared: _validate_one(args, file, overrides, shared),
+        files,
+        jobs_for(getattr(args, "jobs", None), len(files)),  # several processes for many files
+        context=SharedDocuments,  # a description several files of one process name is parsed once
+        reserved=xpath,  # validated by this process, whose worker starts with the others' work
+        at_start=start_worker if xpath else lambda: None,
+        encode=report_to_data,
+        decode=report_from_data,
+    )
     write_reports(args, reports, stream)
     return exit_code(reports)
 

@@ -34,10 +34,19 @@ def start_if_needed(files: Iterable[str], *, schema_only: bool = False) -> bool:
     mention XPath are parsed here)."""
     if schema_only or not any(_needs_worker(file) for file in files):
         return False
+    start_worker()
+    return True
+
+
+def needing_worker(files: Iterable[str], *, schema_only: bool = False) -> list[int]:
+    """The indexes of `files` whose validation will ask the worker (none with `schema_only`)."""
+    return [] if schema_only else [index for index, file in enumerate(files) if _needs_worker(file)]
+
+
+def start_worker() -> None:
     from ..query import isolated
 
     isolated.prestart("xpath")
-    return True
 
 
 def checks_xpath(criterion: Any) -> bool:

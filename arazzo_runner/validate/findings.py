@@ -86,3 +86,24 @@ class Report(Record):
 
     def to_dict(self) -> dict[str, Any]:
         return {"valid": self.valid, "findings": [f.to_dict() for f in self.findings]}
+
+
+def report_to_data(report: Report) -> dict[str, Any]:
+    """`report` as plain JSON data, every field kept (`report_from_data` rebuilds it): how a report
+    crosses from one `arazzo validate` process to another (`validate/parallel.py`)."""
+    findings = [
+        [f.rule, f.severity, f.message, f.file, f.path, f.line, f.column, [list(e) for e in _edits(f)]]
+        for f in report.findings
+    ]
+    return {"file": report.file, "readable": report.readable, "strict": report.strict, "findings": findings}
+
+
+def report_from_data(data: dict[str, Any]) -> Report:
+    findings = [
+        Finding(*fields[:7], fix=tuple(Edit(*edit) for edit in fields[7])) for fields in data["findings"]
+    ]
+    return Report(data["file"], findings, readable=data["readable"], strict=data["strict"])
+
+
+def _edits(finding: Finding) -> list[tuple[Any, ...]]:
+    return [(e.path, e.start, e.old, e.new, e.key, e.node) for e in finding.fix]

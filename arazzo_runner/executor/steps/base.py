@@ -62,21 +62,22 @@ class Host(Protocol):
     ) -> tuple[StepResult, Any, Context | None]: ...
 
 
-class StepKind(Protocol):
-    """One kind of step target. `attempt` makes one attempt of the step (retries are the scheduler's);
-    it never raises for a runtime problem: the Attempt says what failed and why."""
+class StepKind:
+    """One kind of step target, the base class of each. `attempt` makes one attempt of the step (retries
+    are the scheduler's); it never raises for a runtime problem: the Attempt says what failed and why.
+    The defaults are those of a step that runs in line and needs nothing before its turn."""
 
     name: str
 
     def non_blocking(self, cstep: CompiledStep) -> bool:
         """True: the scheduler runs the step beside the steps after it and joins it later."""
-        ...
+        return False
 
     async def prepare(
         self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
     ) -> None:
         """Called before each earlier step runs (subscribe-before-send); most kinds do nothing."""
-        ...
+        return None
 
     async def attempt(
         self,
@@ -87,7 +88,8 @@ class StepKind(Protocol):
         step_result: StepResult,
         depth: int,
         state: WorkflowState,
-    ) -> Attempt: ...
+    ) -> Attempt:
+        raise NotImplementedError
 
 
 class Attempt(Record):

@@ -41,7 +41,7 @@ from ..message_values import (
     same_value,
 )
 from ..values import strip_missing
-from .base import Attempt, Host, check_criteria
+from .base import Attempt, Host, StepKind, check_criteria
 from .credentials import family_source, scheme_owners
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class Armed:
         self.skipped = 0  # messages that did not match the correlation id
 
 
-class MessageStep:
+class MessageStep(StepKind):
     name = "asyncapi"
 
     def non_blocking(self, cstep: CompiledStep) -> bool:

@@ -24,7 +24,7 @@ from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, param_values
 from ..servers import ServerError, resolve_base_url, top_description
-from .base import Attempt, Host, check_criteria
+from .base import Attempt, Host, StepKind, check_criteria
 from .credentials import family_source, step_credentials
 
 if TYPE_CHECKING:
@@ -36,18 +36,10 @@ if TYPE_CHECKING:
 EXCERPT_LIMIT = 500  # bytes of a failed step's response body kept in the result
 
 
-class OperationStep:
+class OperationStep(StepKind):
     """A step that calls an OpenAPI operation (`operationId` / `operationPath`) over HTTP."""
 
     name = "operation"
-
-    def non_blocking(self, cstep: CompiledStep) -> bool:
-        return False
-
-    async def prepare(
-        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
-    ) -> None:
-        return None
 
     async def attempt(
         self,

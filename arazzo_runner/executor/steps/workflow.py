@@ -9,7 +9,7 @@ from ...result import StepResult
 from ..context import with_exchange
 from ..inputs import InputsError
 from ..values import strip_missing
-from .base import Attempt, Host, check_criteria
+from .base import Attempt, Host, StepKind, check_criteria
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
@@ -17,18 +17,10 @@ if TYPE_CHECKING:
     from ..plan import CompiledStep
 
 
-class WorkflowStep:
+class WorkflowStep(StepKind):
     """A step that runs another workflow (`workflowId`), of this document or of an `arazzo` source."""
 
     name = "workflow"
-
-    def non_blocking(self, cstep: CompiledStep) -> bool:
-        return False
-
-    async def prepare(
-        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
-    ) -> None:
-        return None
 
     async def attempt(
         self,

@@ -103,7 +103,7 @@ def test_the_worker_starts_before_the_first_document_and_serves_the_check(tmp_pa
 
     compile_selector.cache_clear()  # the same documents again, the worker started on first use
     xpath._check.cache_clear()
-    monkeypatch.setattr(early_worker, "start_if_needed", lambda files, schema_only=False: False)
+    monkeypatch.setattr(early_worker, "needing_worker", lambda files, schema_only=False: [])
     isolated._POOL.close()
     starts.clear()
     assert _validate(*files) == (code, found)  # the same findings
