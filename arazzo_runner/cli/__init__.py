@@ -108,6 +108,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
 
 
+def entry() -> int:
+    """The `arazzo` console script and `python -m arazzo_runner.cli`: `main()` in a process of its own.
+
+    `import httpx` also imports httpx's own command line when click, rich and pygments are installed
+    (rich comes with many tools): ~30 ms and ~3 MiB in every process, for a command `arazzo` never runs.
+    In a process that is only this command, that module is marked absent before httpx is first imported,
+    and httpx defines its `httpx.main` as the stub it uses when those are missing. `main()` itself, as a
+    library or a test calls it, changes nothing in its caller's process."""
+    if "httpx" not in sys.modules:
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
+    return main()
+
+
 @contextlib.contextmanager
 def _collector_paused(pause: bool) -> Iterator[None]:
     """`arazzo run` imports the engine and loads the document, its sources and the plan before the run:

@@ -122,3 +122,35 @@ def test_validating_a_json_document_imports_no_network_stack(tmp_path) -> None:
     assert report["code"] == 0
     # (PyYAML is imported: the bundled official schemas are YAML, kept so for review against the originals)
     assert [name for name in ["httpx", "urllib.request", "ssl"] if name in report["modules"]] == []
+
+
+def test_the_arazzo_process_leaves_out_httpx_s_own_command_line_and_a_library_caller_keeps_it(
+    tmp_path, server
+) -> None:
+    """`entry()` (the console script, `python -m arazzo_runner.cli`) marks `httpx._main` absent before
+    httpx is imported: with click, rich and pygments installed, `import httpx` would import them all.
+    `main()` as a library calls it changes nothing: httpx's command line stays its caller's."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    (tmp_path / "pets.openapi.json").write_text(json.dumps(PETS_OPENAPI))
+    doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
+    doc["sourceDescriptions"][0]["url"] = "./pets.openapi.json"
+    (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
+    argv = ["arazzo", "run", "flow.arazzo.json", "--server", f"pets={server.url}"]
+    as_command = _modules_after(
+        f"import sys\nsys.argv = {argv!r}\n"
+        "from arazzo_runner.cli import entry\n"
+        "code = entry()\n"
+        "import httpx\n"
+        "report = {'code': code, 'main_from': httpx.main.__module__, 'cli': sys.modules['httpx._main']}\n",
+        tmp_path,
+    )
+    assert as_command["code"] == 0 and as_command["cli"] is None  # marked absent, never imported
+    assert as_command["main_from"] == "httpx"  # the stub httpx defines when its command line is missing
+    assert [name for name in ("click", "rich", "pygments") if name in as_command["modules"]] == []
+    as_library = _modules_after(
+        f"from arazzo_runner.cli import main\ncode = main({argv[1:]!r})\nimport httpx\n"
+        "report = {'code': code, 'own_cli': sys.modules.get('httpx._main') is not None}\n",
+        tmp_path,
+    )
+    assert as_library["code"] == 0 and len(server.requests) == 2
+    assert as_library["own_cli"] == ("httpx._main" in _httpx_own(tmp_path))  # as `import httpx` alone

@@ -17,7 +17,7 @@ def test_pyproject_names_the_distribution_arazzo_engine():
     assert re.search(r'^name = "([^"]+)"$', project, re.M).group(1) == arazzo_runner.DISTRIBUTION
     assert arazzo_runner.DISTRIBUTION == "arazzo-engine"
     # the import package and the command keep their names
-    assert 'arazzo = "arazzo_runner.cli:main"' in ROOT.joinpath("pyproject.toml").read_text(encoding="utf-8")
+    assert 'arazzo = "arazzo_runner.cli:entry"' in ROOT.joinpath("pyproject.toml").read_text(encoding="utf-8")
 
 
 def test_the_readme_says_the_two_engines_cannot_share_an_environment():
