@@ -51,6 +51,8 @@ class KafkaTransport(MessageTransport):
             await asyncio.wait_for(producer.start(), self.timeout)
         except Exception as exc:
             await _quietly(producer.stop())
+            if type(exc).__name__ == "KafkaConnectionError":  # its text lists socket tuples: say it plainly
+                raise self.fail("connecting", ConnectionError("no Kafka broker answered")) from None
             raise self.fail("connecting", exc) from None
         self._producer = producer
 

