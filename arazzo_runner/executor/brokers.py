@@ -62,7 +62,7 @@ def choose_broker(
         )
     if inputs is None:
         return broker, notes
-    username, password = _credentials(options, inputs, target, server, named, owners, notes)
+    username, password, scheme_type = _credentials(options, inputs, target, server, named, owners, notes)
     broker = Broker(
         broker.protocol,
         broker.host,
@@ -73,6 +73,7 @@ def choose_broker(
         username,
         password,
         broker.client_id,
+        scheme_type if username is not None else None,
     )
     return broker, notes
 
@@ -145,12 +146,14 @@ def _credentials(
     source: str,
     owners: Owners | None = None,
     notes: list[str] | None = None,
-) -> tuple[str | None, str | None]:
+) -> tuple[str | None, str | None, str | None]:
+    """(user, password, the scheme's type) of the first of the server's and operation's schemes with
+    credentials; Nones when none has."""
     names = list(getattr(server, "security", None) or []) + list(
         getattr(target.operation, "security", None) or []
     )
     if not names:
-        return None, None
+        return None, None, None
     schemes = target.description.security_schemes
     credentials = Credentials(options.auth, [inputs], options.environ, source=source, owners=owners)
     try:
@@ -162,8 +165,9 @@ def _credentials(
             if found and "username" in found:
                 options.secrets.add(found.get("password", ""))
                 options.secrets.discard("")
-                return found["username"], found.get("password")
-        return None, None
+                kind = scheme.get("type") if isinstance(scheme, dict) else None
+                return found["username"], found.get("password"), kind if isinstance(kind, str) else None
+        return None, None, None
     finally:
         for name, given in credentials.ignored.items():  # the value is never in the note
             if notes is not None:

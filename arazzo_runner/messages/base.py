@@ -39,6 +39,7 @@ class Broker(Record, frozen=True):
     username: str | None = None
     password: str | None = None
     client_id: str | None = None
+    scheme_type: str | None = None  # the AsyncAPI security scheme the user and password came from
 
     @property
     def url(self) -> str:

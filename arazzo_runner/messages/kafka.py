@@ -3,8 +3,9 @@
 A channel address is a topic. Subscribe-before-send: the consumer is assigned every partition of the
 topic and positioned at its end before `subscribe` returns, so a reply produced afterwards is read
 (no consumer group: nothing is committed, other consumers are unaffected). A publish waits for the
-leader's acknowledgement. Headers are Kafka record headers. SASL PLAIN with the scheme's user and
-password; TLS for `kafka-secure` or the `tls` flag.
+leader's acknowledgement. Headers are Kafka record headers. SASL with the scheme's user and password:
+SCRAM-SHA-256 / -512 for the `scramSha256` / `scramSha512` scheme types, PLAIN for the others; TLS for
+`kafka-secure` or the `tls` flag.
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ import contextlib
 from typing import Any
 
 from .base import DEFAULT_BUFFER, MessageTransport, Received, Subscription
+
+# The SASL mechanism of each AsyncAPI user/password scheme type (aiokafka's names); `plain` and
+# `userPassword` (and a scheme of another type that yields a user) authenticate with PLAIN.
+SASL_MECHANISMS = {"scramSha256": "SCRAM-SHA-256", "scramSha512": "SCRAM-SHA-512"}
 
 
 def _client_library() -> Any:
@@ -40,7 +45,8 @@ class KafkaTransport(MessageTransport):
             options["ssl_context"] = self.tls_context
         options["security_protocol"] = ("SASL_" if sasl else "") + ("SSL" if broker.tls else "PLAINTEXT")
         if sasl:
-            options.update(sasl_mechanism="PLAIN", sasl_plain_username=broker.username)
+            mechanism = SASL_MECHANISMS.get(broker.scheme_type or "", "PLAIN")
+            options.update(sasl_mechanism=mechanism, sasl_plain_username=broker.username)
             options["sasl_plain_password"] = broker.password or ""
         return options
 

@@ -142,6 +142,51 @@ def test_broker_credentials_are_keyed_by_the_source_s_family_name() -> None:
     )
     auth = {"a:user.username": "top", "a:user.password": "top-pw", "kid/a:user": "kid:kid-pw"}
     options = SimpleNamespace(auth=auth, environ={}, secrets=set())
-    assert _credentials(options, {}, target, None, "a") == ("top", "top-pw")
-    assert _credentials(options, {}, target, None, "kid/a") == ("kid", "kid-pw")
+    assert _credentials(options, {}, target, None, "a") == ("top", "top-pw", "userPassword")
+    assert _credentials(options, {}, target, None, "kid/a") == ("kid", "kid-pw", "userPassword")
     assert "top-pw" in options.secrets and "kid-pw" in options.secrets
+
+
+@pytest.mark.parametrize(
+    "scheme_type, mechanism",
+    [
+        ("scramSha256", "SCRAM-SHA-256"),
+        ("scramSha512", "SCRAM-SHA-512"),
+        ("plain", "PLAIN"),
+        ("userPassword", "PLAIN"),
+    ],
+)
+def test_kafka_authenticates_with_the_mechanism_of_the_scheme_type(scheme_type, mechanism):
+    """The AsyncAPI scheme a user and password come from says which SASL mechanism the broker expects: a
+    SCRAM cluster refuses PLAIN."""
+    from types import SimpleNamespace
+
+    from arazzo_runner.executor.brokers import choose_broker
+    from arazzo_runner.messages.kafka import KafkaTransport
+
+    scheme = {"type": scheme_type}
+    server = SimpleNamespace(
+        name="b",
+        protocol="kafka",
+        host="127.0.0.1:9092",
+        pathname="",
+        bindings={},
+        protocol_version=None,
+        variables={},
+        security=["user"],
+    )
+    target = SimpleNamespace(
+        source="a",
+        channel=SimpleNamespace(servers=["b"], key="c"),
+        operation=SimpleNamespace(security=[]),
+        description=SimpleNamespace(servers={"b": server}, security_schemes={"user": scheme}),
+    )
+    options = SimpleNamespace(
+        servers={}, server_variables={}, environ={}, secrets=set(), auth={"a:user": "alice:s3cret"}
+    )
+    broker, _ = choose_broker(options, {}, target)
+    assert (broker.username, broker.password, broker.scheme_type) == ("alice", "s3cret", scheme_type)
+    settings = KafkaTransport(broker, timeout=5)._options()
+    assert settings["security_protocol"] == "SASL_PLAINTEXT"
+    assert (settings["sasl_mechanism"], settings["sasl_plain_username"]) == (mechanism, "alice")
+    assert "s3cret" in options.secrets
