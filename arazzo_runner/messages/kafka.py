@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from types import MappingProxyType
 from typing import Any
 
 from .base import DEFAULT_BUFFER, MessageTransport, Received, Subscription
 
 # The SASL mechanism of each AsyncAPI user/password scheme type (aiokafka's names); `plain` and
 # `userPassword` (and a scheme of another type that yields a user) authenticate with PLAIN.
-SASL_MECHANISMS = {"scramSha256": "SCRAM-SHA-256", "scramSha512": "SCRAM-SHA-512"}
+SASL_MECHANISMS = MappingProxyType({"scramSha256": "SCRAM-SHA-256", "scramSha512": "SCRAM-SHA-512"})
 
 
 def _client_library() -> Any:
