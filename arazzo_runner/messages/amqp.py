@@ -1,9 +1,14 @@
 """AMQP 0-9-1 (RabbitMQ) through aio-pika (the `[amqp]` extra), the maintained asyncio AMQP client.
 
 A channel address is a routing key on the default exchange (a queue of that name receives it), or
-`exchange/routing-key` for a named exchange. A subscription declares an exclusive, auto-deleted queue
-bound to the address before `subscribe` returns, so a reply published afterwards is routed to it.
-Headers are AMQP message headers. Publisher confirms: a publish returns once the broker took it.
+`exchange/routing-key` for a named exchange. A subscription to `exchange/key` declares an exclusive,
+auto-deleted queue bound to the key before `subscribe` returns, so a reply published afterwards is
+routed to it, and every subscription gets its own copy. A queue of the default exchange is the
+service's own: the run takes its messages with one consumer per queue and hands each to every
+subscription on the address (two consumers on one queue would share the messages out between them,
+and a reply could land in the other step's buffer). Unsubscribing cancels the consumer once no
+subscription needs it, so the queue's later messages stay there for others. Headers are AMQP message
+headers. Publisher confirms: a publish returns once the broker took it.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ class AmqpTransport(MessageTransport):
         super().__init__(*args, **kwargs)
         self._connection: Any = None
         self._channel: Any = None
+        self._queues: dict[str, tuple[Any, str]] = {}  # default-exchange queue -> (queue, consumer tag)
 
     async def connect(self) -> None:
         aio_pika = _client_library()
@@ -67,27 +73,47 @@ class AmqpTransport(MessageTransport):
 
     async def subscribe(self, address: str, limit: int = DEFAULT_BUFFER) -> Subscription:
         subscription = Subscription(address, limit)
-
-        async def deliver(message: Any) -> None:
-            async with message.process():
-                headers = {str(k): str(v) for k, v in (message.headers or {}).items()}
-                subscription.deliver(Received(address, bytes(message.body), headers))
-
+        name, slash, key = address.partition("/")
+        self.subscriptions.append(subscription)
         try:
-            name, slash, key = address.partition("/")
             if slash:
                 queue = await self._channel.declare_queue(exclusive=True, auto_delete=True)
                 await queue.bind(await self._channel.get_exchange(name), routing_key=key)
-            else:
+                subscription.cancel = (queue, await queue.consume(_deliverer(address, subscription.deliver)))
+            elif address not in self._queues:
                 queue = await self._channel.declare_queue(address, passive=False, auto_delete=False)
-            subscription.cancel = (queue, await queue.consume(deliver))
+                tag = await queue.consume(
+                    _deliverer(address, lambda message: self.dispatch(address, message))
+                )
+                self._queues[address] = (queue, tag)
         except Exception as exc:
+            self.subscriptions.remove(subscription)
             raise self.fail(f"subscribing to {address!r}", exc) from None
-        self.subscriptions.append(subscription)
         return subscription
+
+    async def unsubscribe(self, subscription: Subscription) -> None:
+        await super().unsubscribe(subscription)
+        consumer = subscription.cancel
+        if consumer is None and not any(s.address == subscription.address for s in self.subscriptions):
+            consumer = self._queues.pop(subscription.address, None)
+        if consumer is not None and self._connection is not None:
+            queue, tag = consumer
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(queue.cancel(tag), self.timeout)
 
     async def close(self) -> None:
         if self._connection is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._connection.close(), self.timeout)
             self._connection = None
+
+
+def _deliverer(address: str, deliver: Any) -> Any:
+    """The consumer callback: acknowledge the message and hand it on as a `Received`."""
+
+    async def on_message(message: Any) -> None:
+        async with message.process():
+            headers = {str(k): str(v) for k, v in (message.headers or {}).items()}
+            deliver(Received(address, bytes(message.body), headers))
+
+    return on_message

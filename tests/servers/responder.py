@@ -7,9 +7,10 @@ A request is JSON `{"requestId": ..., "mode": ..., "petId": ...}`; the answer de
 `ok` answers at once (well under a millisecond on this machine), `late` after `delayMs`, `never`
 does not answer, `error` answers `{"status": "error", ...}`. Before each real answer another one with a
 different request id is published (a message for someone else, which correlation must skip). Over NATS
-and Kafka the request id also travels in the `orderRequestId` header; over MQTT 3.1.1 (no headers) in
-the payload.
-Prints `READY` once subscribed.
+and Kafka the request id also travels in the `orderRequestId` header, over AMQP too (and in the
+message's `correlation_id` property); over MQTT 3.1.1 (no headers) in the payload. An AMQP address is
+`exchange/routing-key` (the service declares the direct exchange and its own queue bound to the key) or
+a queue on the default exchange. Prints `READY` once subscribed.
 """
 
 from __future__ import annotations
@@ -93,10 +94,47 @@ async def kafka(host: str, port: int, requests: str, replies: str) -> None:
             await producer.send_and_wait(replies, json.dumps(payload).encode(), headers=headers)
 
 
+async def amqp(host: str, port: int, requests: str, replies: str) -> None:
+    import aio_pika
+
+    connection = await aio_pika.connect(host=host, port=port)
+    channel = await connection.channel(publisher_confirms=True)
+    exchange_name, slash, key = requests.partition("/")
+    if slash:
+        exchange = await channel.declare_exchange(exchange_name, aio_pika.ExchangeType.DIRECT)
+        queue = await channel.declare_queue("order-service")
+        await queue.bind(exchange, routing_key=key)
+    else:
+        queue = await channel.declare_queue(requests)
+    reply_exchange_name, slash, reply_key = replies.partition("/")
+    if slash:
+        reply_exchange = await channel.declare_exchange(reply_exchange_name, aio_pika.ExchangeType.DIRECT)
+    else:
+        reply_exchange, reply_key = channel.default_exchange, replies
+
+    async def handle(message) -> None:
+        async with message.process():
+            delay, payloads = answers(json.loads(message.body))
+            if delay:
+                await asyncio.sleep(delay)
+            for payload in payloads:
+                reply = aio_pika.Message(
+                    json.dumps(payload).encode(),
+                    content_type="application/json",
+                    correlation_id=str(payload["requestId"]),
+                    headers={"orderRequestId": str(payload["requestId"])},
+                )
+                await reply_exchange.publish(reply, routing_key=reply_key)
+
+    await queue.consume(handle)
+    print("READY", flush=True)
+    await asyncio.Event().wait()
+
+
 if __name__ == "__main__":
     logging.disable(logging.CRITICAL)
     protocol, host, port, requests, replies = sys.argv[1:6]
-    run = {"mqtt": mqtt, "nats": nats, "kafka": kafka}[protocol]
+    run = {"mqtt": mqtt, "nats": nats, "kafka": kafka, "amqp": amqp}[protocol]
     try:
         asyncio.run(run(host, int(port), requests, replies))
     except KeyboardInterrupt:
