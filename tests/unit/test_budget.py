@@ -84,6 +84,24 @@ class _Cyclic:
             len("x")
 
 
+_SLOW = []  # non-empty while the test below runs its work: its garbage's finalizers are slow then only
+
+
+class _SlowCyclic(_Cyclic):
+    """Garbage whose finalizer, while the work runs, runs until the budget is spent (at most 1 s of
+    CPU), so the budget's raise lands in a finalizer every time rather than by the luck of where the
+    clock runs out; collected later, it does nothing."""
+
+    def __del__(self) -> None:
+        end = time.process_time() + 1.0
+        while _SLOW and time.process_time() < end:
+            _tick()  # a Python call: the trace hook sees it once the profile hook is gone
+
+
+def _tick() -> None:
+    return None
+
+
 def test_guarded_still_stops_work_when_a_finalizer_swallows_the_exception(monkeypatch):
     """A raise inside a finalizer is swallowed ("Exception ignored") and CPython removes the hook that
     raised: the other hook (trace or profile) sets it back and raises again, until the work unwinds."""
@@ -92,10 +110,14 @@ def test_guarded_still_stops_work_when_a_finalizer_swallows_the_exception(monkey
 
     def littering() -> None:
         while True:
-            [_Cyclic() for _ in range(200)]
+            [_SlowCyclic() for _ in range(200)]
 
-    with cpu_bound(10, "guarded work that litters"), pytest.raises(BudgetExceeded):
-        guarded(Budget(0.2), littering)
+    _SLOW.append(True)
+    try:
+        with cpu_bound(10, "guarded work that litters"), pytest.raises(BudgetExceeded):
+            guarded(Budget(0.2), littering)
+    finally:
+        _SLOW.clear()
     assert (sys.getprofile(), sys.gettrace()) == (None, None)
     assert any(isinstance(event.exc_value, BudgetExceeded) for event in unraisable)  # it did happen
 
