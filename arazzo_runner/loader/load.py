@@ -31,7 +31,7 @@ def load_text(
     """
     limits = limits or DEFAULT_LIMITS
     source = decode(text, file, limits)
-    with _gc_paused():
+    with gc_paused():
         data, index, kind = _parse(source, file, limits, positions)
     return LoadedDocument(data=data, file=file, positions=index, format=kind)
 
@@ -56,9 +56,12 @@ def load_path(
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
-    # Loading allocates many containers and none become garbage: cyclic GC passes would only rescan
-    # them (about 20% of the time on large documents).
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block, then as it was (nested uses keep it off).
+
+    Loading allocates many containers and none become garbage: cyclic GC passes would only rescan
+    them (about 20% of the time on large documents); `arazzo run` pauses it for the whole of its
+    import and load for the same reason (`cli._collector_paused`)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

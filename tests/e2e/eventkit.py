@@ -281,3 +281,25 @@ def write_events(folder: Path, doc: dict, asyncapi: dict) -> Path:
     path = folder / "flow.arazzo.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     return path
+
+
+def run_events(folder: Path, asyncapi: dict, servers: dict, doc: dict, **inputs: Any) -> dict:
+    """Run `doc` (with `asyncapi` as its orders source) once; its first workflow's result, as JSON data."""
+    import arazzo_runner
+
+    path = write_events(folder, doc, asyncapi)
+    return arazzo_runner.run(str(path), inputs=inputs, servers=servers).to_dict()["workflows"][0]
+
+
+def immediate_reply_statuses(
+    folder: Path, asyncapi: dict, servers: dict, prefix: str, runs: int = 20
+) -> list[str]:
+    """The statuses of `runs` send-then-receive runs against the responder's instant answer: a receive
+    subscribed after the send (not before) would miss some of them."""
+    import arazzo_runner
+
+    path = write_events(folder, events_doc(send_step("place"), receive_step("confirm")), asyncapi)
+    return [
+        arazzo_runner.run(str(path), inputs={"requestId": f"{prefix}-{n}"}, servers=servers).status
+        for n in range(runs)
+    ]

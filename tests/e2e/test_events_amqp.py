@@ -17,9 +17,11 @@ import arazzo_runner
 from tests.e2e.eventkit import (
     amqp_broker,
     events_doc,
+    immediate_reply_statuses,
     orders_asyncapi,
     receive_step,
     responder,
+    run_events,
     send_step,
     write_events,
 )
@@ -46,8 +48,7 @@ def amqp_asyncapi(correlation: str = "$message.payload#/requestId", default_exch
 
 
 def run(tmp_path, broker, doc, asyncapi=None, **inputs):
-    path = write_events(tmp_path, doc, asyncapi or amqp_asyncapi())
-    return arazzo_runner.run(str(path), inputs=inputs, servers={"orders": broker}).to_dict()["workflows"][0]
+    return run_events(tmp_path, asyncapi or amqp_asyncapi(), {"orders": broker}, doc, **inputs)
 
 
 def test_amqp_send_with_headers_then_receive_correlated_by_header(tmp_path, broker):
@@ -146,11 +147,7 @@ def test_amqp_error_payload_fails_the_criteria(tmp_path, broker):
 def test_amqp_a_sub_millisecond_reply_is_never_missed(tmp_path, broker):
     """Subscribe-before-send: the exclusive queue is bound before the request goes out, so the reply
     published the moment the request arrives is routed to it. Twenty runs, every one passes."""
-    path = write_events(tmp_path, events_doc(send_step("place"), receive_step("confirm")), amqp_asyncapi())
-    statuses = [
-        arazzo_runner.run(str(path), inputs={"requestId": f"ar-{n}"}, servers={"orders": broker}).status
-        for n in range(20)
-    ]
+    statuses = immediate_reply_statuses(tmp_path, amqp_asyncapi(), {"orders": broker}, "ar")
     assert statuses == ["passed"] * 20
 
 

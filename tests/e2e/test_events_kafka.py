@@ -13,11 +13,13 @@ import pytest
 import arazzo_runner
 from tests.e2e.eventkit import (
     events_doc,
+    immediate_reply_statuses,
     kafka_broker,
     kafka_broker_binary,
     orders_asyncapi,
     receive_step,
     responder,
+    run_events,
     send_step,
     write_events,
 )
@@ -41,9 +43,7 @@ def kafka_asyncapi(correlation: str = "$message.payload#/requestId") -> dict:
     return doc
 
 
-def run(tmp_path, asyncapi, servers, doc, **inputs):
-    path = write_events(tmp_path, doc, asyncapi)
-    return arazzo_runner.run(str(path), inputs=inputs, servers=servers).to_dict()["workflows"][0]
+run = run_events
 
 
 def test_kafka_send_then_receive_correlated_by_payload(tmp_path, kafka_url):
@@ -99,11 +99,7 @@ def test_kafka_error_payload_fails_the_criteria(tmp_path, kafka_url):
 
 def test_kafka_an_immediate_reply_is_never_missed(tmp_path, kafka_url):
     """The receive step's consumer is positioned at the end of every partition before the send runs."""
-    path = write_events(tmp_path, events_doc(send_step("place"), receive_step("confirm")), kafka_asyncapi())
-    statuses = [
-        arazzo_runner.run(str(path), inputs={"requestId": f"kr-{n}"}, servers={"orders": kafka_url}).status
-        for n in range(20)
-    ]
+    statuses = immediate_reply_statuses(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, "kr")
     assert statuses == ["passed"] * 20
 
 

@@ -16,6 +16,7 @@ from tests.e2e.eventkit import (
     orders_asyncapi,
     receive_step,
     responder,
+    run_events,
     send_step,
     write_events,
 )
@@ -28,8 +29,7 @@ def broker():
 
 
 def run(tmp_path, broker, doc, **inputs):
-    path = write_events(tmp_path, doc, orders_asyncapi("mqtt"))
-    return arazzo_runner.run(str(path), inputs=inputs, servers={"orders": broker}).to_dict()["workflows"][0]
+    return run_events(tmp_path, orders_asyncapi("mqtt"), {"orders": broker}, doc, **inputs)
 
 
 def steps(workflow):

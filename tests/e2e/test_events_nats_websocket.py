@@ -9,16 +9,16 @@ import json
 
 import pytest
 
-import arazzo_runner
 from tests.e2e.eventkit import (
     events_doc,
+    immediate_reply_statuses,
     nats_server,
     orders_asyncapi,
     receive_step,
     responder,
+    run_events,
     send_step,
     websocket_server,
-    write_events,
 )
 
 HEADER = "$message.header#/orderRequestId"
@@ -37,9 +37,7 @@ def nats_asyncapi() -> dict:
     return doc
 
 
-def run(tmp_path, asyncapi, servers, doc, **inputs):
-    path = write_events(tmp_path, doc, asyncapi)
-    return arazzo_runner.run(str(path), inputs=inputs, servers=servers).to_dict()["workflows"][0]
+run = run_events
 
 
 def test_nats_send_with_headers_then_receive_correlated_by_header(tmp_path, nats_url):
@@ -76,11 +74,7 @@ def test_nats_error_payload_fails_the_criteria(tmp_path, nats_url):
 
 
 def test_nats_a_sub_millisecond_reply_is_never_missed(tmp_path, nats_url):
-    path = write_events(tmp_path, events_doc(send_step("place"), receive_step("confirm")), nats_asyncapi())
-    statuses = [
-        arazzo_runner.run(str(path), inputs={"requestId": f"nr-{n}"}, servers={"orders": nats_url}).status
-        for n in range(20)
-    ]
+    statuses = immediate_reply_statuses(tmp_path, nats_asyncapi(), {"orders": nats_url}, "nr")
     assert statuses == ["passed"] * 20
 
 
