@@ -28,16 +28,6 @@ from ..loader.limits import DEFAULT_LIMITS
 _MENTIONS = re.compile(rb"xpath", re.IGNORECASE)
 
 
-def start_if_needed(files: Iterable[str], *, schema_only: bool = False) -> bool:
-    """Start the worker in the background when one of `files` has an XPath criterion that validation
-    checks; whether it asked for one. The documents are read again by their validation (only those that
-    mention XPath are parsed here)."""
-    if schema_only or not any(_needs_worker(file) for file in files):
-        return False
-    start_worker()
-    return True
-
-
 def needing_worker(files: Iterable[str], *, schema_only: bool = False) -> list[int]:
     """The indexes of `files` whose validation will ask the worker (none with `schema_only`)."""
     return [] if schema_only else [index for index, file in enumerate(files) if _needs_worker(file)]
