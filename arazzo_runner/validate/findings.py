@@ -90,20 +90,15 @@ class Report(Record):
 
 def report_to_data(report: Report) -> dict[str, Any]:
     """`report` as plain JSON data, every field kept (`report_from_data` rebuilds it): how a report
-    crosses from one `arazzo validate` process to another (`validate/parallel.py`)."""
-    findings = [
-        [f.rule, f.severity, f.message, f.file, f.path, f.line, f.column, [list(e) for e in _edits(f)]]
-        for f in report.findings
-    ]
+    crosses from one `arazzo validate` process to another (`validate/parallel.py`). The findings are
+    in their `--format json` form."""
+    findings = [finding.to_dict() for finding in report.findings]
     return {"file": report.file, "readable": report.readable, "strict": report.strict, "findings": findings}
 
 
 def report_from_data(data: dict[str, Any]) -> Report:
-    findings = [
-        Finding(*fields[:7], fix=tuple(Edit(*edit) for edit in fields[7])) for fields in data["findings"]
-    ]
+    findings = []
+    for entry in data["findings"]:
+        fix = tuple(Edit(**edit) for edit in entry.get("fix") or ())
+        findings.append(Finding(**{**entry, "fix": fix}))
     return Report(data["file"], findings, readable=data["readable"], strict=data["strict"])
-
-
-def _edits(finding: Finding) -> list[tuple[Any, ...]]:
-    return [(e.path, e.start, e.old, e.new, e.key, e.node) for e in finding.fix]
