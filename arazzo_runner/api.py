@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import budget
 from .deadline import Deadline, arm
-from .errors import UsageError
+from .errors import NotRunnable, UsageError, problem_of
 from .executor.options import RunOptions
 from .executor.preflight import inputs_for as _inputs_for
 from .executor.preflight import preflight, select_workflows
@@ -104,19 +104,45 @@ class _Prepared(Record):
     inputs: dict[str, dict[str, Any]]  # per selected workflow, validated (defaults applied)
     bases: set[str]  # the base URLs of every operation the run may call
     kinds: set[str]  # the step target kinds it may reach (operation, workflow, asyncapi)
+    refused: dict[str, list[dict[str, Any]]]  # selected workflows that are not run, and why
 
 
 def _prepare(
     source: Source, workflows: str | Iterable[str] | None, inputs: dict[str, Any] | None, opts: RunOptions
 ) -> _Prepared:
+    """The run checked before anything is sent. A selected workflow that cannot run with one meaning
+    (`admission`) is refused, with its reasons, and the others run; when none can, the problem is
+    raised (`NotRunnable`, or the one error that stopped the only workflow)."""
     workspace = source if isinstance(source, Workspace) else load(source)
     opts = _family_servers(opts, workspace)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
     kinds: set[str] = set()
-    bases = preflight(workspace, selected, per_workflow, given, opts, kinds)
-    return _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds)
+    refused = admission(workspace, selected)
+    stopped: dict[str, Any] = dict.fromkeys(refused)
+    bases = preflight(workspace, selected, per_workflow, given, opts, kinds, stopped)
+    for workflow_id, error in stopped.items():
+        if error is not None:
+            refused[workflow_id] = [problem_of(error)]
+    if selected and len(refused) == len(selected):
+        errors = [e for e in stopped.values() if e is not None]
+        if len(errors) == len(selected) == 1:
+            raise errors[0]  # the one workflow's own problem, as it was found
+        raise NotRunnable(workspace.file, [(w.workflow_id, refused[w.workflow_id]) for w in selected])
+    return _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds, refused)
+
+
+def admission(workspace: Workspace, selected: list[Workflow]) -> dict[str, list[dict[str, Any]]]:
+    """The selected workflows the validator's findings stop (`validate/admission.py`), with those
+    findings as problems."""
+    from .validate.admission import admit
+
+    found = admit(workspace, selected)
+    return {
+        workflow_id: [problem_of(finding) for finding in findings]
+        for workflow_id, findings in found.refused.items()
+    }
 
 
 def _own_client(runtime: Runtime, prepared: _Prepared) -> Any:
@@ -156,7 +182,7 @@ async def _execute(
         runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime)
         result = RunResult()
         try:
-            run_all = _run_all(runner, workspace, selected, prepared.inputs, result)
+            run_all = _run_all(runner, workspace, selected, prepared.inputs, prepared.refused, result)
             await runtime.within(run_all, _backstop(runner.deadline.remaining()))
         except TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
@@ -173,11 +199,16 @@ async def _run_all(
     workspace: Workspace,
     selected: list[Workflow],
     inputs: dict[str, dict[str, Any]],
+    refused: dict[str, list[dict[str, Any]]],
     result: RunResult,
 ) -> None:
     # every criterion, selector and replacement evaluated in the run ends at its deadline (budget.py)
     with budget.deadline(runner.deadline.bound()):
         for workflow in selected:
+            problems = refused.get(workflow.workflow_id)
+            if problems is not None:
+                result.workflows.append(WorkflowResult.not_run(workflow.workflow_id, problems))
+                continue
             inputs_of = inputs[workflow.workflow_id]  # validated by the preflight
             result.workflows.append(await runner.run_selected(workspace, workflow, inputs_of, validated=True))
 

@@ -6,6 +6,8 @@ one located message and never as a traceback. Anything else escaping the library
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ArazzoError(Exception):
     """Base class of every error the library raises on purpose."""
@@ -72,3 +74,54 @@ class SourceError(DocumentError):
 
 class TargetError(DocumentError):
     """A step target that does not resolve: no such operation, channel or workflow."""
+
+
+class NotRunnable(DocumentError):
+    """None of the selected workflows can run with one meaning, so nothing was sent. `refused` lists
+    each workflow with its problems (`problem_of`), located at the first one."""
+
+    def __init__(self, file: str, refused: list[tuple[str, list[dict[str, Any]]]]) -> None:
+        self.refused = refused
+        first = next((p for _, problems in refused for p in problems), {})
+        lines = []
+        for workflow_id, problems in refused:
+            lines.append(f"workflow '{workflow_id}' cannot run:")
+            lines.extend(f"  {problem_text(p)}" for p in problems)
+        names = ", ".join(f"'{workflow_id}'" for workflow_id, _ in refused)
+        head = f"nothing was run: {'the workflow' if len(refused) == 1 else 'no workflow'} ({names}) can run"
+        super().__init__(
+            "\n".join([head, *lines]),
+            file=first.get("file") or file,
+            line=first.get("line") or 0,
+            column=first.get("column") or 0,
+        )
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def problem_of(error: Any) -> dict[str, Any]:
+    """A reason a workflow is not run, as results and reports carry it: `rule` (None for the engine's own
+    checks), `message`, `path` (the JSON pointer, when known), `file`, `line`, `column`. From a validator
+    `Finding` or an `ArazzoError`."""
+    rule = getattr(error, "rule", None)
+    message = getattr(error, "message", None) or str(error)
+    if isinstance(error, ExpressionError):
+        message = str(error)
+    return {
+        "rule": rule,
+        "message": message,
+        "path": getattr(error, "path", None) or getattr(error, "pointer", None),
+        "file": getattr(error, "file", None),
+        "line": getattr(error, "line", 0) or 0,
+        "column": getattr(error, "column", 0) or 0,
+    }
+
+
+def problem_text(problem: dict[str, Any]) -> str:
+    """`file:line:col: rule: message`, the way the validator prints a finding."""
+    where = problem.get("file") or "<document>"
+    if problem.get("line"):
+        where += f":{problem['line']}:{problem.get('column') or 1}"
+    rule = f"{problem['rule']}: " if problem.get("rule") else ""
+    return f"{where}: {rule}{problem['message']}"

@@ -10,6 +10,7 @@ from .secrets import MESSAGE_LIMIT, clip
 
 __all__ = [
     "FAILED",
+    "NOT_RUN",
     "PASSED",
     "Exchange",
     "Message",
@@ -22,6 +23,7 @@ __all__ = [
 
 PASSED = "passed"
 FAILED = "failed"
+NOT_RUN = "not_run"  # refused before anything was sent: it cannot run with one meaning (`problems` say why)
 
 
 class NullOutput(str):
@@ -196,10 +198,25 @@ class WorkflowResult(Record):
     warnings: list[str] = field(default_factory=list)
     duration_ms: float = 0.0
     dependencies: list[WorkflowResult] = field(default_factory=list)
+    problems: list[dict[str, Any]] = field(default_factory=list)  # of a workflow not run: why
+
+    @classmethod
+    def not_run(cls, workflow_id: str, problems: list[dict[str, Any]]) -> WorkflowResult:
+        """A selected workflow the run refused, nothing of it sent: `problems` are the located reasons
+        (`rule`, `message`, `path`, `file`, `line`, `column`), its own first, then those of what it
+        reaches."""
+        first = problems[0]["message"] if problems else "it cannot run"
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        error = {"stepId": None, "message": clip(f"not run: {first}{more}", MESSAGE_LIMIT)}
+        return cls(workflow_id, NOT_RUN, error=error, problems=problems)
 
     @property
     def passed(self) -> bool:
         return self.status == PASSED
+
+    @property
+    def ran(self) -> bool:
+        return self.status != NOT_RUN
 
     def fail(self, step_id: str | None, message: str, *, dependency: str | None = None) -> None:
         """Mark the workflow failed; the first cause is kept. A workflow stopped by its `dependsOn`
@@ -223,6 +240,8 @@ class WorkflowResult(Record):
             data["warnings"] = self.warnings
         if self.dependencies:
             data["dependencies"] = [d.to_dict() for d in self.dependencies]
+        if self.problems:
+            data["problems"] = self.problems
         return data
 
 

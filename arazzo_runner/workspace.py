@@ -6,6 +6,7 @@ Step targets are resolved here once per step and remembered: the rules that find
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -86,10 +87,11 @@ class Workspace:
     ) -> Workspace:
         """A workspace for a document already loaded from `location`; `allow_paths`: the sandbox."""
         document = build_document(loaded.data)
-        # A shape problem inside one workflow stops only runs that reach it (`compiled`); anywhere else
-        # (sources, components, the document itself) the document cannot be used.
+        # A shape problem inside one workflow, or in a component, stops only runs that reach it
+        # (`compiled`, `validate/admission.py`); anywhere else (sources, the document itself) the
+        # document cannot be used.
         for at, message in document.problems:
-            if not _in_a_workflow(at):
+            if not _in_a_workflow(at) and at[:1] != ("components",):
                 raise loaded.error(format_pointer(at), message)
         return cls(loaded, document, location, cache, allow_paths=allow_paths)
 
@@ -222,10 +224,19 @@ class Workspace:
                         if not skip_unloadable:
                             raise
 
+    @functools.cached_property
+    def names(self) -> Any:
+        """The ids and names its expressions read as declared (`expressions/names.py`): None when every
+        one fits the grammar's classes."""
+        from .expressions.names import declared_names
+
+        return declared_names(self.document)
+
     def compiled(self, workflow: Workflow) -> Any:
         """The compiled plan of a workflow (expressions parsed once per document); DocumentError for a
         shape problem inside the workflow or an expression that does not compile."""
         from .executor.plan import CompileError, compile_workflow
+        from .expressions.names import reading
 
         with self._lock:
             plan = self._compiled.get(workflow.workflow_id)
@@ -234,7 +245,8 @@ class Workspace:
                     if at[:2] == workflow.at[:2]:
                         raise self.error(at, message)
                 try:
-                    plan = compile_workflow(self.document, workflow)
+                    with reading(self.names):
+                        plan = compile_workflow(self.document, workflow)
                 except CompileError as exc:
                     raise self.error(exc.at, exc.message) from None
                 self._compiled[workflow.workflow_id] = plan

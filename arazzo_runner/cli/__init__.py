@@ -182,10 +182,10 @@ def _json_error(as_json: bool, error: BaseException | tuple[str, str], code: int
     """The error document on stdout when JSON was asked for: of an exception, or of a (kind, message)
     pair; returns `code`. (The module that shapes it is imported only then.)"""
     if as_json:
-        from ..report.error_json import entry, error_document, exception_entry
+        from ..report.error_json import entry, error_document, exception_entries
 
-        found = exception_entry(error) if isinstance(error, BaseException) else entry(*error)
-        dump_json(error_document([found], code))
+        found = exception_entries(error) if isinstance(error, BaseException) else [entry(*error)]
+        dump_json(error_document(found, code))
     return code
 
 

@@ -126,38 +126,51 @@ def check_source_names(servers: dict[str, str], workspace: Any) -> dict[str, str
 
 
 def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
-    """Commands that run workflows validate first: a document with errors in a workflow the run can
-    reach (`selected`, and what they call or depend on) is refused (its findings on stderr, and
-    returned); errors in other workflows are one warning line each, and the run goes on. A document
-    that validated clean before, unchanged with all it reads, is not validated again; only a document
-    without any error is remembered so."""
+    """Commands that run workflows validate first, and refuse only what cannot run with one meaning,
+    workflow by workflow (`validate/admission.py`): each selected workflow that a blocking finding
+    stops (its own, or one of a workflow it reaches) is named on stderr with those findings and is not
+    run; the errors that do not stop a run are warning lines; errors in workflows the run does not
+    reach are one warning line each. Returns the blocking findings when no selected workflow can run
+    (the command then exits 2), else []. A document that validated clean before, unchanged with all
+    it reads, is not validated again; only a document without any error is remembered so."""
+    from ..validate.admission import admit
     from ..validate.cache import ValidationCache
 
     cache = ValidationCache.default()
     if cache is not None and cache.is_clean(workspace):
+        admit(workspace, selected, clean=True)  # the run's own admission: nothing to refuse
         return []
-    from ..validate import errors_for_run, validate_workspace
+    from ..validate import validate_workspace
     from ..validate.format import format_findings
     from ..validate.reach import unreachable_errors
 
-    errors = errors_for_run(workspace, selected)
-    report = validate_workspace(workspace)  # memoised: the validation errors_for_run did
+    report = validate_workspace(workspace)
     dialect = _note_dialect(workspace, report)
     if not report.errors:
         if cache is not None and not dialect:  # a document in a dialect gets its note on every run
             cache.remember_clean(workspace)
         return []
-    if errors:
-        sys.stderr.write(format_findings(errors))
-        print(f"error: {workspace.file} has {len(errors)} error(s); nothing was run", file=sys.stderr)
-        return errors
+    admission = admit(workspace, selected)
+    for finding in admission.warnings:
+        print(f"{_as_warning(finding)} (an error for `arazzo validate`; the run goes on)", file=sys.stderr)
     for workflow_id, group in unreachable_errors(report.findings, workspace, selected).items():
         print(
             f"warning: workflow '{workflow_id}' has {len(group)} error(s) and is not run by this run "
             f"(`arazzo validate {workspace.file}` lists them)",
             file=sys.stderr,
         )
-    return []
+    for workflow_id, findings in admission.refused.items():
+        print(f"error: workflow '{workflow_id}' is not run: it cannot run with one meaning", file=sys.stderr)
+        sys.stderr.write(format_findings(findings))
+    if len(admission.refused) < len(selected):
+        return []
+    stops = list(dict.fromkeys(f for findings in admission.refused.values() for f in findings))
+    print(f"error: {workspace.file} has {len(stops)} error(s); nothing was run", file=sys.stderr)
+    return stops
+
+
+def _as_warning(finding: Any) -> str:
+    return f"{finding.file}:{finding.line}:{finding.column}: warning {finding.rule}: {finding.message}"
 
 
 def _note_dialect(workspace: Any, report: Any) -> bool:

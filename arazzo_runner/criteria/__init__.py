@@ -12,6 +12,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ExpressionError
+from ..expressions.names import current as current_names
 from .base import PASSED, CompiledCriterion, Outcome
 from .simple import SimpleCriterion
 
@@ -63,7 +64,7 @@ def compile_criterion(
         raise ExpressionError("a condition must be a string", repr(condition), 0)
     kind, version = condition_type(type_)
     if kind == "simple":
-        return _simple(condition, context)
+        return _simple(condition, context, current_names())
     if kind == "regex":
         from .regex import RegexCriterion
 
@@ -78,9 +79,10 @@ def compile_criterion(
 
 
 @functools.lru_cache(maxsize=1024)
-def _simple(condition: str, context: str | None) -> SimpleCriterion:
+def _simple(condition: str, context: str | None, names: Any) -> SimpleCriterion:
     """A simple condition parsed once per process: documents repeat theirs (`$statusCode == 200` in
-    most steps), and a parsed one is never changed (evaluating it reads a context, never writes it)."""
+    most steps), and a parsed one is never changed (evaluating it reads a context, never writes it).
+    `names`: the declared names its expressions read (`expressions/names.py`), part of the key."""
     return SimpleCriterion(condition, context)
 
 

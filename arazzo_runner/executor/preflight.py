@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import UsageError
+from ..errors import ArazzoError, UsageError
 from ..sources.family import FamilyNames
 from .input_names import check_input_names
 from .inputs import validate_inputs
@@ -50,27 +50,37 @@ def preflight(
     given: dict[str, Any],
     options: RunOptions | None = None,
     kinds: set[str] | None = None,
+    refused: dict[str, Any] | None = None,
 ) -> set[str]:
     """Everything that can be checked before sending: inputs (also of the dependencies, which receive
     the run's inputs `given`), expressions, targets, sources and their base URLs, which it returns (of
     every operation the run may call). `inputs` (per selected workflow) become the validated inputs,
     defaults applied, which the run then uses as they are. `kinds` receives the step target kinds the
-    run may reach (`operation`, `workflow`, `asyncapi`)."""
+    run may reach (`operation`, `workflow`, `asyncapi`).
+
+    Input problems concern the whole run and raise. A problem of what one workflow reaches (a target, a
+    source, a base URL, a broker) raises too, unless `refused` is given: then the workflow goes into it
+    (workflowId -> the ArazzoError) and the others are checked on. Workflows already in `refused` are
+    not checked."""
     options = options or RunOptions()
+    refused_before = set(refused or ())
     check_input_names(workspace, selected, given)  # `modle` for `model`: a usage error, not ignored
-    for workflow in selected:
+    checking = [w for w in selected if w.workflow_id not in refused_before]
+    for workflow in checking:
         key = workflow.workflow_id
         inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets)
-    seen: set[tuple[int, str]] = set()
-    bases: set[str] = set()
-    names = FamilyNames(workspace)  # `--server` names a nested document's source `kid/a`
-    reached: set[str] = set() if kinds is None else kinds
-    for workflow in selected:
-        _check_reachable(workspace, workflow, seen, options, bases, names, reached)
+    walk = _Walk(options, FamilyNames(workspace), set(), set() if kinds is None else kinds)
+    for workflow in checking:
+        error = walk.check(workspace, workflow)
+        if error is not None:
+            if refused is None:
+                raise error
+            refused[workflow.workflow_id] = error
     checked: set[tuple[int, str]] = set()
-    for workflow in selected:
-        _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
-    return bases
+    for workflow in checking:
+        if refused is None or workflow.workflow_id not in refused:
+            _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
+    return walk.bases
 
 
 def _validate(
@@ -100,45 +110,56 @@ def _check_dependency_inputs(
         _check_dependency_inputs(target.workspace, target.workflow, given, checked, secrets)
 
 
-def _check_reachable(
-    workspace: Workspace,
-    workflow: Workflow,
-    seen: set[tuple[int, str]],
-    options: RunOptions,
-    bases: set[str],
-    names: FamilyNames,
-    kinds: set[str],
-) -> None:
-    key = (id(workspace), workflow.workflow_id)
-    if key in seen:
-        return
-    seen.add(key)
-    plan = workspace.compiled(workflow)
-    for ref in workflow.depends_on:
-        target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
-        _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
-    servers_checked: set[int] = set()  # one check per operation, however many steps call it
-    for cstep in plan.steps:
-        step = cstep.step
-        kinds.add(step.target_kind)
-        if step.target_kind == "operation":
-            target = workspace.resolve_operation(step)
-            if target.source is None:  # an x-operation: its URL is checked when the step builds it
-                pass
-            elif id(target.operation) not in servers_checked:
-                servers_checked.add(id(target.operation))
-                family = names.key(workspace, target.source)
-                bases.add(_check_server(target, options, family, names.root))
-        elif step.target_kind == "workflow":
-            target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
-        else:
-            target = workspace.resolve_message(step)
-            _check_broker(target, options, names.key(workspace, target.source))
-        for action in (*cstep.on_success, *cstep.on_failure):
-            if action.workflow_id:
-                target = workspace.resolve_workflow(action.workflow_id, action.at)
-                _check_reachable(target.workspace, target.workflow, seen, options, bases, names, kinds)
+class _Walk:
+    """The check of what each selected workflow reaches (targets, sources, base URLs, brokers, the
+    workflows it calls or depends on), once per workflow however many reach it: a workflow's outcome is
+    the first problem in it or in what it reaches (None: none)."""
+
+    def __init__(self, options: RunOptions, names: FamilyNames, bases: set[str], kinds: set[str]) -> None:
+        self.options, self.names, self.bases, self.kinds = options, names, bases, kinds
+        self.outcome: dict[tuple[int, str], ArazzoError | None] = {}
+
+    def check(self, workspace: Workspace, workflow: Workflow) -> ArazzoError | None:
+        key = (id(workspace), workflow.workflow_id)
+        if key in self.outcome:
+            return self.outcome[key]  # checked, or being checked (a cycle of gotos: fine so far)
+        self.outcome[key] = None
+        try:
+            self._walk(workspace, workflow)
+        except ArazzoError as exc:
+            self.outcome[key] = exc
+        return self.outcome[key]
+
+    def _reach(self, workspace: Workspace, ref: str, at: Any) -> None:
+        target = workspace.resolve_workflow(ref, at)
+        error = self.check(target.workspace, target.workflow)
+        if error is not None:
+            raise error
+
+    def _walk(self, workspace: Workspace, workflow: Workflow) -> None:
+        plan = workspace.compiled(workflow)
+        for ref in workflow.depends_on:
+            self._reach(workspace, ref, (*workflow.at, "dependsOn"))
+        servers_checked: set[int] = set()  # one check per operation, however many steps call it
+        for cstep in plan.steps:
+            step = cstep.step
+            self.kinds.add(step.target_kind)
+            if step.target_kind == "operation":
+                target = workspace.resolve_operation(step)
+                if target.source is None:  # an x-operation: its URL is checked when the step builds it
+                    pass
+                elif id(target.operation) not in servers_checked:
+                    servers_checked.add(id(target.operation))
+                    family = self.names.key(workspace, target.source)
+                    self.bases.add(_check_server(target, self.options, family, self.names.root))
+            elif step.target_kind == "workflow":
+                self._reach(workspace, step.workflow_id or "", (*step.at, "workflowId"))
+            else:
+                target = workspace.resolve_message(step)
+                _check_broker(target, self.options, self.names.key(workspace, target.source))
+            for action in (*cstep.on_success, *cstep.on_failure):
+                if action.workflow_id:
+                    self._reach(workspace, action.workflow_id, action.at)
 
 
 def _check_broker(target: Any, options: RunOptions, family: str) -> None:

@@ -18,6 +18,8 @@ from ..dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ..errors import ExpressionError
 from . import ast
 from .lexer import DEFAULT_STOP, DIGITS, ID_STRICT, IDENTIFIER, TCHAR, Scanner
+from .names import DeclaredNames, match_declared
+from .names import current as current_names
 
 Fields = dict[str, Any]
 
@@ -36,14 +38,22 @@ MESSAGE_PARTS = ("header", "query", "path", "body", "payload")
 WORKFLOW_FIELDS = ("inputs", "outputs")
 # `steps` after `$workflows.<id>.` is the 1.1 `dependsOn` form, extended with `.outputs.<name>` for values.
 _WORKFLOW_PARTS = (*WORKFLOW_FIELDS, "steps")
+# what may follow a declared output name read whole (`names.py`): the end, a pointer, an accessor, a
+# space or an operator of a condition, the brace closing a template
+_AFTER_NAME = "#[ \t\r\n}=!<>)&|,"
 # `inputs` is not in the ABNF but appears in documents; it is parsed and reported as such.
 COMPONENT_KINDS = ("parameters", "successActions", "failureActions", "inputs")
 
 
-@lru_cache(maxsize=4096)
 def parse_expression(text: str) -> ast.Expression:
-    """Parse `text`, which must be exactly one runtime expression (a pointer may run to the end)."""
-    node, end = _parse(text, 0, frozenset())
+    """Parse `text`, which must be exactly one runtime expression (a pointer may run to the end). Ids and
+    names outside the grammar's classes are read as the document being read declares them (`names`)."""
+    return _parse_whole(text, current_names())
+
+
+@lru_cache(maxsize=4096)
+def _parse_whole(text: str, names: DeclaredNames | None) -> ast.Expression:
+    node, end = _parse(text, 0, frozenset(), names)
     if end != len(text):
         raise ExpressionError(f"unexpected {text[end]!r} after the expression {text[:end]!r}", text, end)
     return node
@@ -55,24 +65,48 @@ def parse_expression_prefix(text: str, pos: int, *, stop: str = DEFAULT_STOP) ->
     `stop` characters end free-form parts (query/path names, pointers, source references) and header tokens;
     `{` and `}` always do.
     """
-    return _parse_prefix_cached(text, pos, stop)
+    return _parse_prefix_cached(text, pos, stop, current_names())
 
 
 @lru_cache(maxsize=4096)
-def _parse_prefix_cached(text: str, pos: int, stop: str) -> tuple[ast.Expression, int]:
-    return _parse(text, pos, frozenset(stop))
+def _parse_prefix_cached(
+    text: str, pos: int, stop: str, names: DeclaredNames | None
+) -> tuple[ast.Expression, int]:
+    return _parse(text, pos, frozenset(stop), names)
 
 
-def _parse(text: str, pos: int, stop: frozenset[str]) -> tuple[ast.Expression, int]:
-    parser = _Parser(Scanner(text, pos, stop))
+def _parse(
+    text: str, pos: int, stop: frozenset[str], names: DeclaredNames | None
+) -> tuple[ast.Expression, int]:
+    parser = _Parser(Scanner(text, pos, stop), names)
     node = parser.expression()
     return node, parser.s.pos
 
 
 class _Parser:
-    def __init__(self, scanner: Scanner) -> None:
+    def __init__(self, scanner: Scanner, names: DeclaredNames | None = None) -> None:
         self.s = scanner
+        self.names = names
         self.rewrites: list[tuple[int, int, str, str]] = []  # absolute offsets while parsing
+
+    def declared(self, kind: str, ends: str, plain: frozenset[str]) -> str:
+        """A declared step id, workflow id or output name (`names.py`) written here, taken; or ""."""
+        if self.names is None:
+            return ""
+        s = self.s
+        found = match_declared(s.text, s.pos, getattr(self.names, kind), ends, plain)
+        s.pos += len(found)
+        return found
+
+    def step_id(self, after: str) -> str:
+        return self.declared("steps", ".", ID_STRICT) or self.s.take(ID_STRICT, "a step id", after)
+
+    def workflow_id(self, after: str) -> str:
+        return self.declared("workflows", ".", ID_STRICT) or self.s.take(ID_STRICT, "a workflow id", after)
+
+    def output_name(self, after: str) -> str:
+        found = self.declared("outputs", _AFTER_NAME, IDENTIFIER)
+        return found or self.s.take(IDENTIFIER, "an output name", after)
 
     def expression(self) -> ast.Expression:
         s = self.s
@@ -130,19 +164,22 @@ class _Parser:
         if self.s.peek() != ".":
             return {"name": "", "pointer": self.pointer()}
         self.s.expect(".", after)
-        name = self.s.take(IDENTIFIER, what, after + ".")
+        if what == "an output name":
+            name = self.output_name(after + ".")
+        else:
+            name = self.s.take(IDENTIFIER, what, after + ".")
         return {"name": name, "pointer": self.pointer()}
 
     # -- $steps.<id>.outputs.<name>
     def steps(self) -> tuple[type[ast.Expression], Fields]:
         s = self.s
         s.expect(".", "$steps")
-        step_id = s.take(ID_STRICT, "a step id", "$steps.")
+        step_id = self.step_id("$steps.")
         if s.peek() == "." and self._shorthand(s.pos + 1):
             # Jentic's `$steps.<id>.<name>`: a step's only named members are its outputs
             self.rewrites.append((s.pos + 1, s.pos + 1, "outputs.", STEP_OUTPUT_SHORTHAND))
             s.pos += 1
-            name = s.take(IDENTIFIER, "an output name", f"$steps.{step_id}.")
+            name = self.output_name(f"$steps.{step_id}.")
             return ast.StepOutputRef, {"step_id": step_id, "name": name, "pointer": self.pointer()}
         hint = f" (a step output is written '$steps.{step_id}.outputs.<name>')"
         self.keyword(f"$steps.{step_id}", ("outputs",), hint)
@@ -166,12 +203,12 @@ class _Parser:
     def workflows(self) -> tuple[type[ast.Expression], Fields]:
         s = self.s
         s.expect(".", "$workflows")
-        workflow_id = s.take(ID_STRICT, "a workflow id", "$workflows.")
+        workflow_id = self.workflow_id("$workflows.")
         after = f"$workflows.{workflow_id}"
         field = self.keyword(after, _WORKFLOW_PARTS)
         if field == "steps":
             s.expect(".", f"{after}.steps")
-            step_id = s.take(ID_STRICT, "a step id", f"{after}.steps.")
+            step_id = self.step_id(f"{after}.steps.")
             hint = f" (a step output is written '{after}.steps.{step_id}.outputs.<name>')"
             self.keyword(f"{after}.steps.{step_id}", ("outputs",), hint)
             fields = self.named(f"{after}.steps.{step_id}.outputs", "an output name")
@@ -185,7 +222,7 @@ class _Parser:
         s = self.s
         start = s.pos - len("$dependencies")
         s.expect(".", "$dependencies")
-        workflow_id = s.take(ID_STRICT, "a workflow id", "$dependencies.")
+        workflow_id = self.workflow_id("$dependencies.")
         s.expect(".", f"$dependencies.{workflow_id}")
         self.rewrites.append((start, s.pos, f"$workflows.{workflow_id}.outputs.", DEPENDENCIES_ROOT))
         name = s.take(IDENTIFIER, "an output name", f"$dependencies.{workflow_id}.")

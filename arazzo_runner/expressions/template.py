@@ -15,6 +15,8 @@ from ..errors import ExpressionError
 from ..records import Record
 from .ast import Expression
 from .context import Context, Missing
+from .names import DeclaredNames
+from .names import current as current_names
 from .parser import parse_expression_prefix
 from .resolver import resolve
 
@@ -96,9 +98,14 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-@lru_cache(maxsize=4096)
 def parse_template(text: str, *, bare: bool = True) -> Template:
     """Split `text` into literal parts and embedded expressions (`bare=False` disables the bare form)."""
+    return _parse_template(text, bare, current_names())
+
+
+@lru_cache(maxsize=4096)
+def _parse_template(text: str, bare: bool, names: DeclaredNames | None) -> Template:
+    """`parse_template`, cached per text and the names the expressions read (`names.py`)."""
     parts: list[str | Embedded] = []
     problems: list[ExpressionError] = []
     literal_from = pos = 0

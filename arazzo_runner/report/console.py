@@ -10,6 +10,7 @@ import json
 import os
 from typing import Any, TextIO
 
+from ..errors import problem_text
 from ..executor.events import (
     MessageReceived,
     MessageSent,
@@ -156,6 +157,11 @@ class ConsoleReporter:
 
     def summary(self, result: RunResult) -> None:
         for workflow in result.workflows:
+            if not workflow.ran:
+                self.write(self.verdict(False), f" {workflow.workflow_id} not run (nothing was sent)")
+                for problem in workflow.problems:
+                    self.write("  ", self._paint(problem_text(problem), "31"))
+                continue
             status = "passed" if workflow.passed else "failed"
             self.write(
                 self.verdict(workflow.passed),
@@ -174,8 +180,9 @@ class ConsoleReporter:
                 for name, value in self.masker.outputs(workflow.outputs).items():
                     self.write(f"    {name}: {_short(self.masker.data(value))}")
         total = len(result.workflows)
-        failed = sum(not w.passed for w in result.workflows)
-        self.write(f"{total - failed} of {total} workflows passed")
+        passed = sum(w.passed for w in result.workflows)
+        not_run = sum(not w.ran for w in result.workflows)
+        self.write(f"{passed} of {total} workflows passed" + (f", {not_run} not run" if not_run else ""))
 
 
 def message_lines(message: Any, masker: Masker) -> list[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ArazzoError, DocumentError, ExpressionError, SourceError, UsageError
+from ..errors import ArazzoError, DocumentError, ExpressionError, NotRunnable, SourceError, UsageError
 
 
 def entry(
@@ -52,6 +52,20 @@ def exception_entry(exc: BaseException) -> dict[str, Any]:
         return entry("document", str(exc))
     # a bug: only the type, as the message could quote a secret (the traceback goes to stderr)
     return entry("internal", f"internal error ({type(exc).__name__}); the traceback is on stderr")
+
+
+def exception_entries(exc: BaseException) -> list[dict[str, Any]]:
+    """The entries of an error: one, or for `NotRunnable` one per reason of each workflow not run."""
+    if isinstance(exc, NotRunnable):
+        return [problem_entry(problem) for _, problems in exc.refused for problem in problems]
+    return [exception_entry(exc)]
+
+
+def problem_entry(problem: dict[str, Any]) -> dict[str, Any]:
+    """A reason a workflow is not run (`errors.problem_of`) as an entry."""
+    kind = "validation" if problem.get("rule") else "document"
+    where = {k: problem.get(k) for k in ("file", "path", "line", "column")}
+    return entry(kind, problem["message"], rule=problem.get("rule"), **where)
 
 
 def finding_entry(finding: Any) -> dict[str, Any]:

@@ -6,8 +6,8 @@ executed step (a step reached again is `step#2`). A step that got a response and
 status) is a `failure` listing each failed criterion with the value seen, then the start of the
 response (`response 503 (application/json): {...}`); a step that failed without
 one (network error, request not built) is an `error`. A workflow that failed before or outside its
-steps (a dependency, its inputs) gets a `(workflow)` test case with an `error`. Everything written is
-masked.
+steps (a dependency, its inputs) gets a `(workflow)` test case with an `error`, and so does a workflow
+the run refused (`type="not-run"`, each reason on a line of its text). Everything written is masked.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import re
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
+from ..errors import problem_text
 from ..result import StepResult, WorkflowResult
 from ..secrets import Masker
 from .bodies import answer_lines
@@ -58,7 +59,9 @@ def _suite(name: str, workflow: WorkflowResult, masker: Masker) -> ET.Element:
     if workflow.error and not workflow.error.get("stepId"):
         case = ET.SubElement(suite, "testcase", name="(workflow)", classname=workflow.workflow_id, time="0")
         message = _clean(workflow.error["message"], masker)
-        ET.SubElement(case, "error", message=_first_line(message), type="workflow").text = message
+        text = "\n".join([message, *(_clean(problem_text(p), masker) for p in workflow.problems)])
+        kind = "workflow" if workflow.ran else "not-run"
+        ET.SubElement(case, "error", message=_first_line(message), type=kind).text = text
         errors += 1
     suite.set("tests", str(len(suite)))
     suite.set("failures", str(failures))

@@ -47,7 +47,15 @@ _RULES = (
         "parameter-unique",
         ERROR,
         "identifiers",
-        "A parameters list does not repeat a name+in pair (header names compare case-insensitively).",
+        "A parameters list does not repeat a name+in pair (names are case-sensitive; two header names "
+        "differing only in case are a warning: HTTP merges them).",
+    ),
+    Rule(
+        "id-pattern",
+        WARNING,
+        "identifiers",
+        "workflowIds and stepIds match `[A-Za-z0-9_\\-]+` (a SHOULD; a run reads other characters by the "
+        "ids the document declares, and 1.1's expression grammar has only these).",
     ),
     Rule(
         "output-name",

@@ -39,6 +39,7 @@ class Checker:
         severity: str | None = None,
         key: bool = False,
         fix: Iterable[Edit] = (),
+        blocks: bool | None = None,
     ) -> None:
         meta = RULES[rule]  # KeyError: a rule id missing from the catalogue is a bug
         path = at if isinstance(at, str) else format_pointer(at)
@@ -48,7 +49,8 @@ class Checker:
         self._seen.add(identity)
         positions = self.loaded.positions
         line, column = positions.locate_key(path) if key else positions.locate(path)
-        finding = Finding(rule, severity or meta.severity, message, self.file, path, line, column, tuple(fix))
+        severity = severity or meta.severity
+        finding = Finding(rule, severity, message, self.file, path, line, column, tuple(fix), blocks)
         self.findings.append(finding)
 
     def retract(self, rule: str, at: Pointer | str) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DocumentError
+from ..expressions.names import declared_names, reading
 from ..loader import LoadedDocument, load_path, load_text
 from ..model import build_document
 from .checker import Checker
@@ -85,6 +86,25 @@ def validate_loaded(
     shared_sources: Any = None,
 ) -> Report:
     document = workspace.document if workspace is not None else build_document(loaded.data)
+    with reading(declared_names(document)):  # ids and names outside the grammar's classes
+        return _validate(
+            loaded, location, document, schema_only, strict, load_sources, remote, workspace, allow_paths,
+            shared_sources,
+        )  # fmt: skip
+
+
+def _validate(
+    loaded: LoadedDocument,
+    location: str,
+    document: Any,
+    schema_only: bool,
+    strict: bool,
+    load_sources: bool,
+    remote: bool,
+    workspace: Any,
+    allow_paths: Iterable[str | os.PathLike[str]],
+    shared_sources: Any,
+) -> Report:
     ck = Checker(loaded, document)
     for problem in check_schema(loaded.data):
         ck.report("schema", problem.at, problem.message, key=problem.key)

@@ -31,7 +31,9 @@ class Edit(Record, frozen=True):
 
 class Finding(Record, frozen=True):
     """One problem: which rule, how bad, what, and where (JSON pointer plus 1-based line and column).
-    `fix`: the edits of its one safe, mechanical fix (`arazzo validate --fix`), empty when it has none."""
+    `fix`: the edits of its one safe, mechanical fix (`arazzo validate --fix`), empty when it has none.
+    `blocks`: whether this error stops a run of its workflow, where the rule decides per finding (None:
+    the rule's policy, `run_policy.POLICY`); not part of the JSON form."""
 
     rule: str
     severity: str
@@ -41,6 +43,7 @@ class Finding(Record, frozen=True):
     line: int
     column: int
     fix: tuple[Edit, ...] = ()
+    blocks: bool | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -286,7 +286,8 @@ class _SourceChecks:
             message = (
                 f"operation '{label}' requires the {spec.in_} parameter '{spec.name}', which is not supplied"
             )
-            self.ck.report("parameter-required", where, message, key=bool(step.parameters))
+            blocks = spec.in_ == "path"  # the URL cannot be built; any other is sent without it
+            self.ck.report("parameter-required", where, message, key=bool(step.parameters), blocks=blocks)
 
     # -- request body -----------------------------------------------------------------------------------
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ...errors import ExpressionError
 from ...expressions import ComponentRef, parse_expression
 from ...model import Action, ParameterDef, Pointer, Reusable, Workflow
-from ...pointer import ABSENT, parse_pointer, resolve_pointer
+from ...pointer import ABSENT, format_pointer, parse_pointer, resolve_pointer
 from ..checker import Checker, did_you_mean
+from ..findings import WARNING
 from .targets import source_prefix
 
 
@@ -44,6 +46,28 @@ def step_id_unique(ck: Checker) -> None:
             ck.report("step-id-unique", at, message)
 
 
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_\-]+")
+
+
+def id_pattern(ck: Checker) -> None:
+    r"""workflowIds and stepIds SHOULD match `[A-Za-z0-9_\-]+`. Arazzo 1.0's expression grammar reads any
+    character in `$steps.<id>`, and a run reads such ids as the document declares them; 1.1's grammar
+    has only these characters, so there an expression cannot name the id as the specification writes it."""
+    grammar = (
+        "; Arazzo 1.1's runtime expressions read only these characters (identifier-strict)"
+        if ck.is_1_1
+        else "; a run reads it in expressions as declared"
+    )
+    for workflow in ck.document.workflows:
+        items = [("workflowId", workflow.workflow_id, (*workflow.at, "workflowId"))]
+        items += [("stepId", s.step_id, (*s.at, "stepId")) for s in workflow.steps]
+        for field, value, at in items:
+            if value and not _PLAIN_ID.fullmatch(value):
+                suggestion = re.sub(r"[^A-Za-z0-9_\-]", "_", value)
+                message = f"{field} '{value}' should match [A-Za-z0-9_\\-]+ (e.g. '{suggestion}'){grammar}"
+                ck.report("id-pattern", at, message)
+
+
 def source_name_unique(ck: Checker) -> None:
     items = [(s.name, (*s.at, "name")) for s in ck.document.sources if s.name]
     for value, at, first in _duplicates(items):
@@ -70,12 +94,27 @@ def action_name_unique(ck: Checker) -> None:
 
 
 def parameter_unique(ck: Checker) -> None:
+    """A name+in pair given twice is an error. Names are case-sensitive (the specification says so), so
+    `Content-Type` and `content-type` are two parameters; in a header they are one field to HTTP, which
+    receives both values: a warning."""
     for params in _parameter_lists(ck.document.workflows):
-        keyed = [(_param_key(p), at) for p, at in ck.parameters(params)]
+        listed = ck.parameters(params)
+        keyed = [((p.name, p.in_), at) for p, at in listed]
+        exact = set()
         for (name, location), at, first in _duplicates(keyed):
+            exact.add(format_pointer(at))
             where = f" in {location}" if location else ""
             message = f"parameter '{name}'{where} is given twice (line {_line_of(ck, first)})"
             ck.report("parameter-unique", at, message)
+        headers = [(p.name.lower(), at) for p, at in listed if p.in_ == "header"]
+        for name, at, first in _duplicates(headers):
+            if format_pointer(at) in exact:
+                continue
+            message = (
+                f"header parameters '{_name_at(ck, first)}' and '{_name_at(ck, at)}' differ only in case: "
+                f"HTTP reads them as one header '{name}' with both values (line {_line_of(ck, first)})"
+            )
+            ck.report("parameter-unique", at, message, severity=WARNING)
 
 
 def _parameter_lists(workflows: list[Workflow]) -> Iterator[list[ParameterDef | Reusable]]:
@@ -91,8 +130,10 @@ def _parameter_lists(workflows: list[Workflow]) -> Iterator[list[ParameterDef | 
                 yield action.parameters
 
 
-def _param_key(param: ParameterDef) -> tuple[str, str | None]:
-    return (param.name.lower() if param.in_ == "header" else param.name, param.in_)
+def _name_at(ck: Checker, at: Pointer) -> str:
+    item = ck.raw(at)
+    name = item.get("name") if isinstance(item, dict) else None
+    return name if isinstance(name, str) else "?"
 
 
 def source_reference(ck: Checker) -> None:
@@ -268,6 +309,7 @@ def _check_ref(ck: Checker, keyword: str, ref: str, at: Pointer, raw: dict) -> N
 RULES = (
     workflow_id_unique,
     step_id_unique,
+    id_pattern,
     source_name_unique,
     action_name_unique,
     parameter_unique,

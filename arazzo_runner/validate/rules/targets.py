@@ -348,11 +348,11 @@ def plain_in_one_source(ck: Checker, text: str, name: str, at: Pointer) -> None:
     ck.retract("plain-operation-id", at)
     standard = dialect.standard_operation_id(name, text)
     message = (
-        f"operationId '{text}' is found in source '{name}' only, so it runs; with several sources the "
-        f"specification asks for {standard}"
+        f"operationId '{text}' is found in source '{name}' only (a run calls it there, with a warning); "
+        f"with several sources the specification asks for {standard}"
     )
     fix = [Edit(format_pointer(at), 0, text, standard)]
-    ck.report("plain-operation-id", at, message, severity=WARNING, fix=fix)
+    ck.report("plain-operation-id", at, message, fix=fix)
 
 
 def parameter_in(ck: Checker) -> None:
@@ -365,7 +365,7 @@ def parameter_in(ck: Checker) -> None:
                         f"parameter '{param.name}' of a workflow step maps to a workflow input: "
                         f"remove 'in: {param.in_}'"
                     )
-                    ck.report("parameter-in", at, message)
+                    ck.report("parameter-in", at, message, blocks=False)  # a run ignores the `in`
                 elif not to_workflow and param.in_ is None and param.name:
                     message = (
                         f"parameter '{param.name}' of an operation step needs 'in' "
@@ -378,7 +378,7 @@ def parameter_in(ck: Checker) -> None:
                     message = (
                         f"action parameter '{param.name}' maps to a workflow input: remove 'in: {param.in_}'"
                     )
-                    ck.report("parameter-in", at, message)
+                    ck.report("parameter-in", at, message, blocks=False)
 
 
 RULES = (
