@@ -351,9 +351,11 @@ _RULES = (
         "schema-reference",
         WARNING,
         "sources",
-        "Every schema `$ref`/`$dynamicRef` (and discriminator mapping reference) of the operation a step "
-        "calls resolves in the documents the engine loaded, as at run time (an `$id` does not move it): "
-        "request and response validation never fetch one.",
+        "Every schema `$ref`/`$dynamicRef`, and every discriminator `mapping` value written as a reference "
+        "(with a `#` or a `/`), of the operation a step calls resolves in the documents the engine loaded: "
+        "request and response validation never fetch one. A reference resolves against the description "
+        "it is written in, as at run time: an `$id` around it does not move it (so an anchor inside an "
+        "`$id` resource is not found, and is flagged as the run refuses it).",
     ),
     # -- AsyncAPI steps (1.1; validate/async_rules.py)
     Rule(

@@ -23,93 +23,98 @@ two in step.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from .findings import Finding
 
 BLOCK = "block"
 WARN = "warn"
 
 # rule -> (what a run does with its error findings, why); only rules whose default severity is error
-POLICY: dict[str, tuple[str, str]] = {
-    "document-parse": (BLOCK, "there is no document to run"),
-    "document-shape": (BLOCK, "a field has a shape the engine cannot use"),
-    "schema": (
-        WARN,
-        "the engine reads fields by their meaning and ignores unknown ones; a shape it cannot use is a "
-        "`document-shape` error, and an unusable value fails when the workflow is compiled",
-    ),
-    "workflow-id-unique": (BLOCK, "the id names two workflows: which one runs is not known"),
-    "step-id-unique": (BLOCK, "the id names two steps: which one a goto or `$steps` means is not known"),
-    "source-name-unique": (BLOCK, "the name names two sources: which one a step calls is not known"),
-    "action-name-unique": (
-        WARN,
-        "actions are tried in order and the first that matches is taken; a name only overrides an "
-        "inherited action, and both actions of that name do",
-    ),
-    "parameter-unique": (BLOCK, "two values for one parameter: which one is sent is not known"),
-    "output-name": (WARN, "the output is produced under the name it is given"),
-    "source-reference": (BLOCK, "the reference names no source"),
-    "component-reference": (BLOCK, "the reference names no component"),
-    "step-target": (BLOCK, "a step calls exactly one thing"),
-    "step-workflow-exists": (BLOCK, "the step names no workflow to run"),
-    "goto-target-exists": (BLOCK, "the action names no step or workflow to go to"),
-    "action-target": (BLOCK, "where the action goes is not known"),
-    "depends-on-exists": (BLOCK, "a dependency names no workflow"),
-    "depends-on-cycle": (BLOCK, "the workflows cannot be ordered"),
-    "operation-path-form": (
-        WARN,
-        "the run resolves the operationPath as written; one that points at no operation stops the "
-        "workflow before anything is sent",
-    ),
-    "plain-operation-id": (
-        WARN,
-        "an operationId exactly one source has calls that operation; one that several sources have "
-        "stops the workflow (which one is meant is not known)",
-    ),
-    "parameter-in": (
-        BLOCK,
-        "an operation step's parameter without `in` has nowhere to go (an `in` on a workflow's input "
-        "is ignored, with a warning)",
-    ),
-    "expression-syntax": (BLOCK, "the expression cannot be evaluated"),
-    "unquoted-template": (
-        BLOCK,
-        "YAML reads the value as a mapping, which would be sent as one; the template it stands for "
-        "is a second meaning",
-    ),
-    "output-value": (BLOCK, "the output would be the literal text, never the value meant"),
-    "selector-syntax": (BLOCK, "the selector cannot be evaluated"),
-    "output-reference": (BLOCK, "the expression reads an output the step never produces"),
-    "output-forward-reference": (BLOCK, "the expression reads a step that has not run yet"),
-    "inputs-schema": (WARN, "the workflow runs, and `$inputs` is the value given"),
-    "input-reference": (
-        WARN,
-        "an input the caller supplied is read as given; one neither declared nor supplied fails its "
-        "step before it is sent, naming it",
-    ),
-    "workflow-reference": (BLOCK, "the expression names no workflow, step or value of one"),
-    "criterion-type": (BLOCK, "the criterion cannot be evaluated"),
-    "criterion-context": (BLOCK, "the criterion cannot be evaluated"),
-    "condition-syntax": (BLOCK, "the condition cannot be evaluated"),
-    "regex-syntax": (BLOCK, "the condition cannot be evaluated"),
-    "jsonpath-syntax": (BLOCK, "the condition cannot be evaluated"),
-    "xpath-syntax": (BLOCK, "the condition cannot be evaluated"),
-    "operation-exists": (BLOCK, "the step names no operation to call"),
-    "parameter-required": (
-        BLOCK,
-        "a path parameter without a value leaves the URL unbuilt (a required query, header or cookie "
-        "parameter that is not given is a warning: the request is sent without it and the server "
-        "answers)",
-    ),
-    "request-body-required": (WARN, "the request is sent without a body, and the server answers"),
-    "async-action": (BLOCK, "whether the step sends or receives is not known"),
-    "correlation-id-receive": (BLOCK, "a correlation id on a step that does not receive has no meaning"),
-    "async-parameter-in": (BLOCK, "the parameter has nowhere to go"),
-    "channel-path-form": (BLOCK, "the channelPath names no channel"),
-    "message-expression": (BLOCK, "`$message` has no value outside an AsyncAPI step"),
-    "async-target-exists": (BLOCK, "the step names no AsyncAPI operation or channel"),
-    "x-operation": (BLOCK, "the request cannot be built"),
-    "x-security": (BLOCK, "the credential cannot be applied"),
-}
+POLICY: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "document-parse": (BLOCK, "there is no document to run"),
+        "document-shape": (BLOCK, "a field has a shape the engine cannot use"),
+        "schema": (
+            WARN,
+            "the engine reads fields by their meaning and ignores unknown ones; a shape it cannot use is a "
+            "`document-shape` error, and an unusable value fails when the workflow is compiled",
+        ),
+        "workflow-id-unique": (BLOCK, "the id names two workflows: which one runs is not known"),
+        "step-id-unique": (BLOCK, "the id names two steps: which one a goto or `$steps` means is not known"),
+        "source-name-unique": (BLOCK, "the name names two sources: which one a step calls is not known"),
+        "action-name-unique": (
+            WARN,
+            "actions are tried in order and the first that matches is taken; a name only overrides an "
+            "inherited action, and both actions of that name do",
+        ),
+        "parameter-unique": (BLOCK, "two values for one parameter: which one is sent is not known"),
+        "output-name": (WARN, "the output is produced under the name it is given"),
+        "source-reference": (BLOCK, "the reference names no source"),
+        "component-reference": (BLOCK, "the reference names no component"),
+        "step-target": (BLOCK, "a step calls exactly one thing"),
+        "step-workflow-exists": (BLOCK, "the step names no workflow to run"),
+        "goto-target-exists": (BLOCK, "the action names no step or workflow to go to"),
+        "action-target": (BLOCK, "where the action goes is not known"),
+        "depends-on-exists": (BLOCK, "a dependency names no workflow"),
+        "depends-on-cycle": (BLOCK, "the workflows cannot be ordered"),
+        "operation-path-form": (
+            WARN,
+            "the run resolves the operationPath as written; one that points at no operation stops the "
+            "workflow before anything is sent",
+        ),
+        "plain-operation-id": (
+            WARN,
+            "an operationId exactly one source has calls that operation; one that several sources have "
+            "stops the workflow (which one is meant is not known)",
+        ),
+        "parameter-in": (
+            BLOCK,
+            "an operation step's parameter without `in` has nowhere to go (an `in` on a workflow's input "
+            "is ignored, with a warning)",
+        ),
+        "expression-syntax": (BLOCK, "the expression cannot be evaluated"),
+        "unquoted-template": (
+            BLOCK,
+            "YAML reads the value as a mapping, which would be sent as one; the template it stands for "
+            "is a second meaning",
+        ),
+        "output-value": (BLOCK, "the output would be the literal text, never the value meant"),
+        "selector-syntax": (BLOCK, "the selector cannot be evaluated"),
+        "output-reference": (BLOCK, "the expression reads an output the step never produces"),
+        "output-forward-reference": (BLOCK, "the expression reads a step that has not run yet"),
+        "inputs-schema": (WARN, "the workflow runs, and `$inputs` is the value given"),
+        "input-reference": (
+            WARN,
+            "an input the caller supplied is read as given; one neither declared nor supplied fails its "
+            "step before it is sent, naming it",
+        ),
+        "workflow-reference": (BLOCK, "the expression names no workflow, step or value of one"),
+        "criterion-type": (BLOCK, "the criterion cannot be evaluated"),
+        "criterion-context": (BLOCK, "the criterion cannot be evaluated"),
+        "condition-syntax": (BLOCK, "the condition cannot be evaluated"),
+        "regex-syntax": (BLOCK, "the condition cannot be evaluated"),
+        "jsonpath-syntax": (BLOCK, "the condition cannot be evaluated"),
+        "xpath-syntax": (BLOCK, "the condition cannot be evaluated"),
+        "operation-exists": (BLOCK, "the step names no operation to call"),
+        "parameter-required": (
+            BLOCK,
+            "a path parameter without a value leaves the URL unbuilt (a required query, header or cookie "
+            "parameter that is not given is a warning: the request is sent without it and the server "
+            "answers)",
+        ),
+        "request-body-required": (WARN, "the request is sent without a body, and the server answers"),
+        "async-action": (BLOCK, "whether the step sends or receives is not known"),
+        "correlation-id-receive": (BLOCK, "a correlation id on a step that does not receive has no meaning"),
+        "async-parameter-in": (BLOCK, "the parameter has nowhere to go"),
+        "channel-path-form": (BLOCK, "the channelPath names no channel"),
+        "message-expression": (BLOCK, "`$message` has no value outside an AsyncAPI step"),
+        "async-target-exists": (BLOCK, "the step names no AsyncAPI operation or channel"),
+        "x-operation": (BLOCK, "the request cannot be built"),
+        "x-security": (BLOCK, "the credential cannot be applied"),
+    }
+)
 
 
 def blocks(finding: Finding) -> bool:

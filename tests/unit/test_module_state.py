@@ -31,12 +31,16 @@ CACHE_WRAPPER = type(functools.lru_cache(maxsize=1)(lambda: None))
 # Caches: keyed by text, holding immutable results shared safely by every run (and every thread).
 CACHES = {
     "arazzo_runner.sources.schema_registry._document": "() -> the immutable referencing Specification",
-    "arazzo_runner.expressions.parser.parse_expression": "expression text -> frozen AST node",
-    "arazzo_runner.expressions.parser._parse_prefix_cached": "(text, offset, stop) -> frozen AST node",
-    "arazzo_runner.expressions.template.parse_template": "template text -> frozen Template",
+    "arazzo_runner.expressions.parser._parse_whole": "(expression text, declared names) -> frozen AST node",
+    "arazzo_runner.expressions.parser._parse_prefix_cached": (
+        "(text, offset, stop, declared names) -> frozen AST node"
+    ),
+    "arazzo_runner.expressions.template._parse_template": "(text, bare, declared names) -> frozen Template",
     "arazzo_runner.query.compile_selector": "(type, version, text) -> immutable compiled query",
     "arazzo_runner.criteria.jsonpath.compile_condition": "condition text -> compiled JSONPath condition",
-    "arazzo_runner.criteria._simple": "(condition, context) -> parsed simple condition, never changed",
+    "arazzo_runner.criteria._simple": (
+        "(condition, context, declared names) -> parsed simple condition, never changed"
+    ),
     "arazzo_runner.patterns.checked": "pattern -> (re.Pattern, what re warns about), immutable",
     "arazzo_runner.patterns.interruptible": "pattern -> regex.Pattern, or None: matched by the worker",
     "arazzo_runner.sources.schema_keywords.bounded": "jsonschema validator class -> its bounded subclass",
@@ -63,6 +67,9 @@ CACHES = {
     "arazzo_runner.validate.schema.fast_validator": "bundled schema version -> jsonschema-rs validator",
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
+    "arazzo_runner.validate.admission._MEMO": (
+        "weak: workspace -> {selected workflow ids -> its Admission}, read-only once made"
+    ),
     "arazzo_runner.http.tls.default_tls_context": (
         "the default verifying TLS context; only its trust store is loaded, once, under a lock"
     ),

@@ -82,9 +82,9 @@ def test_run_skips_validation_of_an_unchanged_clean_document(tmp_path, monkeypat
     monkeypatch.setenv("ARAZZO_CACHE_DIR", str(tmp_path / "cache"))
     path = _project(tmp_path)
     calls = []
-    real = core.errors_for_run
-    counted = lambda ws, selected=None: calls.append(1) or real(ws, selected)  # noqa: E731
-    monkeypatch.setattr(validate, "errors_for_run", counted, raising=False)
+    real = core.validate_workspace
+    counted = lambda ws, **kw: calls.append(1) or real(ws, **kw)  # noqa: E731
+    monkeypatch.setattr(validate, "validate_workspace", counted, raising=False)
     for _ in range(2):  # nothing listens: the step fails, but the document itself is valid
         assert main(["run", str(path), "--server", "api=http://127.0.0.1:9", "--timeout", "0.5"]) == 1
     assert calls == [1]
@@ -138,9 +138,9 @@ def test_a_verdict_reached_in_a_sandbox_is_not_reused_outside_it(tmp_path, monke
     flow = tmp_path / "flows" / path.name
     flow.write_text(path.read_text().replace("./api.yaml", "../api.yaml"))
     calls = []
-    real = core.errors_for_run
-    spy = lambda ws, selected=None: calls.append(ws.roots) or real(ws, selected)  # noqa: E731
-    monkeypatch.setattr(validate, "errors_for_run", spy, raising=False)
+    real = core.validate_workspace
+    spy = lambda ws, **kw: calls.append(ws.roots) or real(ws, **kw)  # noqa: E731
+    monkeypatch.setattr(validate, "validate_workspace", spy, raising=False)
     argv = ["run", str(flow), "--server", "api=http://127.0.0.1:9", "--timeout", "0.5"]
     assert main([*argv, "--sandbox", str(tmp_path / "flows")]) == 2  # the source is refused
     assert "is outside the sandbox" in capsys.readouterr().err

@@ -101,6 +101,49 @@ workflows:
 """,
     ),
     Case(
+        "id-pattern",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: Plan a Trip_search_0  # !
+        operationId: getPet
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: Plan-a-Trip_search_0
+        operationId: getPet
+"""),
+    ),
+    Case(
+        "parameter-unique",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - {name: Content-Type, in: header, value: a}
+          - name: content-type  # !
+            in: header
+            value: b
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters:
+          - {name: Content-Type, in: header, value: a}
+          - {name: content-type, in: query, value: b}
+"""),
+        severity="warning",  # names are case-sensitive; HTTP merges the two headers
+    ),
+    Case(
         "action-name-unique",
         _doc("""\
 workflows:
@@ -137,7 +180,7 @@ workflows:
         operationId: getPet
         parameters:
           - {name: X-Trace, in: header, value: a}
-          - name: x-trace  # !
+          - name: X-Trace  # !
             in: header
             value: b
 """),
