@@ -96,6 +96,39 @@ def _schema_names(schema: Any, document: dict, depth: int) -> set[str] | None:
     return names or None
 
 
+def listed_names(schema: Any, document: dict, depth: int = 0) -> set[str]:
+    """Every property name an inputs schema lists (in `allOf`/`anyOf`/`oneOf` branches too), whether or
+    not it accepts others: the names it declares."""
+    schema = resolve_schema(schema, document)
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return set()
+    properties = schema.get("properties")
+    names = set(properties) if isinstance(properties, dict) else set()
+    for branch_key in _BRANCHES:
+        branches = schema.get(branch_key)
+        for branch in branches if isinstance(branches, list) else ():
+            names |= listed_names(branch, document, depth + 1)
+    return names
+
+
+def undeclared_reads(raw: Any, schema: Any, document: dict) -> tuple[tuple[str, str], ...]:
+    """(name, did-you-mean text) of each input `raw` (a step's request values) reads with `$inputs.x`
+    that `schema` does not list (a dotted name `x.y` it lists declares `x` too): each, when the run
+    does not supply it either, fails the step unsent (`request_values.check_input_reads`)."""
+    listed = listed_names(schema, document)
+    prefixes = {name.split(".", 1)[0] for name in listed}
+    names = sorted(name for name in inputs_read(raw) if name not in listed and name not in prefixes)
+    if not names:
+        return ()
+    import difflib  # only for a document with such a read
+
+    found = []
+    for name in names:
+        close = difflib.get_close_matches(name, sorted(listed), n=1, cutoff=0.6)
+        found.append((name, f"; did you mean '{close[0]}'?" if close else ""))
+    return tuple(found)
+
+
 def check_input_names(
     workspace: Any, workflows: list[Workflow], inputs: dict[str, Any], where: str = ""
 ) -> None:

@@ -83,7 +83,10 @@ def validate_inputs(
     does not resolve inside the document is `UnresolvedSchemaRef`, or `locate(pointer, message)` (the
     workspace's located error) when given.
     """
-    if not schema:
+    if not schema or _not_an_object(resolve_schema(schema, document)):
+        # the inputs a run receives are named values: a schema of another type (`type: string`, as
+        # Respect's reusable-components fixture writes) can never hold them. `validate` reports it
+        # (`inputs-schema`); the run takes the inputs as given.
         return dict(inputs)
     filled = apply_defaults(schema, inputs, document)
     if secrets is not None:
@@ -97,6 +100,15 @@ def validate_inputs(
     if problems:
         raise InputsError(workflow_id, problems)
     return filled
+
+
+def _not_an_object(schema: Any) -> bool:
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(declared, str):
+        return declared != "object"
+    if isinstance(declared, list) and declared and all(isinstance(t, str) for t in declared):
+        return "object" not in declared
+    return False
 
 
 def secret_values(schema: Any, value: Any, document: dict, depth: int = 0) -> list[str]:

@@ -81,6 +81,7 @@ class CompiledStep(Record):
     outputs: dict[str, CompiledValue]
     correlation: CompiledValue | None = None  # an AsyncAPI receive step's `correlationId`
     x_security: tuple = ()  # Respect's x-security entries, the workflow's then the step's (x_operation.py)
+    undeclared: tuple = ()  # (name, hint): `$inputs.x` its request reads that the inputs schema lacks
     step_id: str = field(init=False)  # read several times per step: a plain attribute
 
     def __init__(  # one per step: written out (records.py)
@@ -94,10 +95,12 @@ class CompiledStep(Record):
         outputs: dict[str, CompiledValue],
         correlation: CompiledValue | None = None,
         x_security: tuple = (),
+        undeclared: tuple = (),
     ) -> None:
         self.step, self.params, self.body, self.criteria = step, params, body, criteria
         self.on_success, self.on_failure, self.outputs = on_success, on_failure, outputs
         self.correlation, self.x_security, self.step_id = correlation, x_security, step.step_id
+        self.undeclared = undeclared
 
 
 class CompiledWorkflow(Record):
@@ -169,7 +172,17 @@ class _Compiler:
             if step.correlation_id is None
             else self.value(step.correlation_id, (*step.at, "correlationId")),
             x_security=self.x_security(step),
+            undeclared=self.undeclared_reads(step),
         )
+
+    def undeclared_reads(self, step: Step) -> tuple[tuple[str, str], ...]:
+        """The `$inputs.x` names the step's request (its and the workflow's parameters, its body) reads
+        that the workflow's inputs schema does not list."""
+        from .input_names import undeclared_reads
+
+        raw = self.document.raw
+        data = [_raw_at(raw, step.at), _raw_at(raw, (*self.workflow.at, "parameters"))]
+        return undeclared_reads(data, self.workflow.inputs, raw)
 
     def x_security(self, step: Step) -> tuple:
         """Respect's x-security entries that apply to the step (`http/x_security.py`), imported only then."""
@@ -270,6 +283,17 @@ class _Compiler:
                 f"action '{name}' names step '{action.step_id}', which is not a step of workflow "
                 f"'{self.workflow.workflow_id}'",
             )
+
+
+def _raw_at(raw: Any, at: Pointer) -> Any:
+    """The request values of the node at `at` as written: a step's parameters and body (not its outputs
+    or criteria, read after the answer), or a list of parameters."""
+    from ..pointer import resolve_pointer
+
+    node = resolve_pointer(raw, [str(token) for token in at])
+    if isinstance(node, dict):
+        return [node.get("parameters"), node.get("requestBody")]
+    return node if isinstance(node, list) else None
 
 
 def _param_key(param: CompiledParam) -> tuple[str, str | None]:

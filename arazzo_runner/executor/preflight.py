@@ -152,6 +152,10 @@ class _Walk:
                     servers_checked.add(id(target.operation))
                     family = self.names.key(workspace, target.source)
                     self.bases.add(_check_server(target, self.options, family, self.names.root))
+                    # read now what the request is built from (each read once, on first use): a
+                    # malformed piece of the description (`in: None`) stops the workflows calling
+                    # this operation, before anything is sent, and no other
+                    _ = target.operation.parameters, target.operation.request_body, target.operation.security
             elif step.target_kind == "workflow":
                 self._reach(workspace, step.workflow_id or "", (*step.at, "workflowId"))
             else:

@@ -4,7 +4,9 @@ A required parameter (every path parameter; a query, header or cookie parameter 
 `required: true`) that comes out null or missing fails the step before anything is sent, naming the
 parameter and the expression that produced nothing; it is never sent as an empty path segment or an
 empty value. An optional one that is missing is left out with a warning; an optional null is sent as
-the empty value (`q=`), as the OpenAPI style table spells it. The same holds for an expression inside a
+the empty value (`q=`), as the OpenAPI style table spells it. An input the request reads that the inputs
+schema does not declare and the run did not supply (`$inputs.modle`) fails the step unsent, with a
+did-you-mean (`check_input_reads`). The same holds for an expression inside a
 template (`pets-{$steps.a.outputs.id}`): null there fails a required parameter, and an optional one is
 sent with the text `null` and a warning. A payload written as text under a JSON
 content type must be JSON once its expressions are substituted (`http/body.py`).
@@ -25,6 +27,25 @@ from .values import null_reason, strip_missing
 
 if TYPE_CHECKING:
     from .plan import CompiledStep
+
+
+def check_input_reads(cstep: CompiledStep, ctx: Context) -> None:
+    """An input the step's request reads (`$inputs.modle`) that the workflow's inputs schema does not
+    declare and the run did not supply is a misspelling, not an optional value: the step fails unsent,
+    naming it (a declared optional input that was not given is left out, as ever)."""
+    inputs = ctx.inputs
+    missing = [
+        (name, hint)
+        for name, hint in cstep.undeclared
+        if name not in inputs and not any(str(key).startswith(name + ".") for key in inputs)
+    ]
+    if missing:
+        text = "; ".join(
+            f"$inputs.{name}: the workflow's inputs schema declares no input '{name}' and none was given"
+            f"{hint}"
+            for name, hint in missing
+        )
+        raise RequestBuildError(text)
 
 
 def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[str]) -> list[ParamValue]:

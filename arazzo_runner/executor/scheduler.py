@@ -8,8 +8,9 @@ implicit dependency), and at the end of the workflow: the workflow is done when 
 failed join is the workflow's failure with the step's cause; a workflow that fails or is sent
 elsewhere while steps are still waiting cancels them, and each is recorded failed saying so.
 
-Before any step runs, the receive steps of the workflow whose channel is known are subscribed
-(`StepKind.prepare`): a reply to a message an earlier step sends is never missed.
+Before any step runs, every broker the workflow's AsyncAPI steps use is connected and the receive steps
+whose channel is known are subscribed (`StepKind.ready`): a reply to a message an earlier step sends is
+never missed, and a broker that is down fails the workflow before anything with side effects is sent.
 
 Steps run through `stepping.execute_step`; the kinds of step target (`steps/`) know nothing of order.
 """
@@ -83,6 +84,13 @@ class _Scheduler:
 
     async def run(self) -> Context | None:
         host, plan, result = self.host, self.plan, self.result
+        if self.to_arm or any(c.step.target_kind == "asyncapi" for c in plan.steps):
+            failure = await self._ready()
+            if failure is not None:
+                cstep, message = failure
+                why = f"{message} (checked before the workflow's first step; nothing was sent)"
+                result.fail(cstep.step_id, why)
+                return None
         index: int | None = 0
         while index is not None:
             if index >= len(plan.steps):
@@ -120,6 +128,19 @@ class _Scheduler:
         return await self.host.execute_step(
             self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps
         )
+
+    async def _ready(self) -> tuple[CompiledStep, str] | None:
+        """Every broker the workflow's AsyncAPI steps use connected, and the receive steps whose address
+        is known subscribed, before its first step: the first step that could never succeed, and why."""
+        for cstep in self.plan.steps:
+            kind = kind_for(cstep.step.target_kind)
+            problem = await kind.ready(self.host, self.workspace, cstep, self.state)
+            if problem is not None:
+                return cstep, problem
+        for cstep in list(self.to_arm):
+            if cstep.step_id in self.state.armed:
+                self.to_arm.remove(cstep)
+        return None
 
     async def _arm(self) -> None:
         if not self.to_arm:

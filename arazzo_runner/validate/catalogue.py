@@ -48,7 +48,7 @@ _RULES = (
         ERROR,
         "identifiers",
         "A parameters list does not repeat a name+in pair (names are case-sensitive; two header names "
-        "differing only in case are a warning: HTTP merges them).",
+        "differing only in case are a warning: HTTP reads them as one, and a run sends the last).",
     ),
     Rule(
         "id-pattern",

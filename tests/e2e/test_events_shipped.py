@@ -6,8 +6,11 @@ JUnit), validate, describe, graph, --dry-run."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -112,3 +115,50 @@ def test_a_missing_broker_for_the_run_is_a_clear_error_before_anything_is_sent(s
     assert done.returncode == 2
     assert "protocol 'carrier-pigeon' of source 'events' has no transport in this engine" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _orders_placed(http: str) -> int:
+    """How many orders the shop holds (ids count from 1)."""
+    count = 0
+    while True:
+        try:
+            urllib.request.urlopen(f"{http}/orders/{count + 1}", timeout=10).close()
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 404
+            return count
+        count += 1
+
+
+def _dead_port() -> int:
+    with socket.socket() as probe:  # bound and closed: nothing listens there afterwards
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("correlation", [None, "fixed-request-id"], ids=["from-the-order", "constant"])
+def test_a_broker_that_is_down_fails_the_workflow_before_the_order_is_placed(shop, tmp_path, correlation):
+    """Issue 22: every broker the workflow uses is connected, and its receive channels subscribed, before
+    its first step: with the broker down, no order is placed whose confirmation could never be seen."""
+    http, _ = shop
+    path = WORKFLOW
+    if correlation is not None:  # the receive's address and id known from the start
+        text = WORKFLOW.read_text().replace(
+            "correlationId: $steps.placeOrder.outputs.requestId", f"correlationId: {correlation}"
+        )
+        text = text.replace("../openapi/", f"{ROOT}/openapi/").replace("../asyncapi/", f"{ROOT}/asyncapi/")
+        path = tmp_path / "order-events.arazzo.yaml"
+        path.write_text(text)
+    before = _orders_placed(http)
+    done = arazzo(
+        "run", str(path), "--server", f"shop={http}", "--server", f"events=mqtt://127.0.0.1:{_dead_port()}",
+        "--format", "json",
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    workflow = json.loads(done.stdout)["workflows"][0]
+    assert workflow["status"] == "failed"
+    assert workflow["steps"] == []  # placeOrder never ran
+    assert workflow["error"]["stepId"] == "awaitConfirmation"
+    message = workflow["error"]["message"]
+    assert "cannot subscribe to 'shop/orders/confirmed'" in message
+    assert "before the workflow's first step; nothing was sent" in message
+    assert _orders_placed(http) == before

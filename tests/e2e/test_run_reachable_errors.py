@@ -1,16 +1,20 @@
-"""One broken workflow does not block another: `arazzo run -w good` runs when only workflows it cannot
-reach have errors (one warning line each on stderr); a run that can reach the error is refused (exit 2,
-nothing sent); `arazzo validate` still reports the whole document. Over a real local server."""
+"""One workflow's problem stays with that workflow (issue 22, point 1): `arazzo run` runs each selected
+workflow that can run with one meaning and reports the others as not run, with their findings, in the
+console, `--format json`, JUnit and the JSON report; a workflow that reaches a broken one (dependsOn, a
+workflow step, a goto) is not run either. Exit 2 only when nothing could run; otherwise 1 when a workflow
+failed or was not run. `arazzo validate` still reports the whole document. Over a real local server."""
 
 from __future__ import annotations
 
 import copy
+import json
+import xml.etree.ElementTree as ET
 
 import pytest
 
 import arazzo_runner
-from arazzo_runner.errors import DocumentError
-from tests.e2e.conftest import arazzo_doc
+from arazzo_runner.errors import DocumentError, NotRunnable
+from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 from tests.e2e.execkit import listing, ok200
 from tests.e2e.helpers import cli, run_json
 
@@ -19,13 +23,79 @@ BROKEN = {  # a literal output: an error of the document, located in workflow 'b
     "workflowId": "broken",
     "steps": [listing("list", outputs={"count": "$respons.body#/count"})],
 }
+NO_PATH = {"workflowId": "nopath", "steps": [{"stepId": "get", "operationId": "getPet"}]}  # no petId
 MISSHAPEN = {"workflowId": "misshapen", "steps": [{"operationId": "listPets"}]}  # no stepId
+
+
+def line_of(path, text: str) -> int:
+    """The 1-based line of `path` holding `text`."""
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
 @pytest.fixture
 def answering(server):
     server.reply("GET", "/pets", (200, []))
     return server
+
+
+def test_every_workflow_that_can_run_runs_and_the_others_are_reported_not_run(
+    write, answering, capsys, tmp_path
+) -> None:
+    path = write(arazzo_doc(GOOD, BROKEN, NO_PATH))
+    junit, report = tmp_path / "run.xml", tmp_path / "run.json"
+    run = run_json(capsys, path, "--junit", junit, "--report-json", report, server=answering)
+
+    assert run.code == 1  # something was not run
+    workflows = {w["workflowId"]: w for w in run.json["workflows"]}
+    assert [w["workflowId"] for w in run.json["workflows"]] == ["good", "broken", "nopath"]
+    assert workflows["good"]["status"] == "passed"
+    assert workflows["broken"]["status"] == "not_run" and workflows["broken"]["steps"] == []
+    (problem,) = workflows["broken"]["problems"]
+    assert (problem["rule"], problem["line"], problem["path"]) == (
+        "output-value",
+        line_of(path, "count: $respons"),
+        "/workflows/1/steps/0/outputs/count",
+    )
+    assert problem["file"] == str(path)
+    assert workflows["nopath"]["problems"][0]["rule"] == "parameter-required"
+    assert "path parameter 'petId'" in workflows["nopath"]["error"]["message"]
+    assert [r.path for r in answering.requests] == ["/pets"]  # the good workflow's only
+    assert "error: workflow 'broken' is not run" in run.err and "error output-value" in run.err
+
+    cases = {c.get("classname"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    error = cases["broken"].find("error")
+    assert error is not None and error.get("type") == "not-run"
+    assert "output-value" in (error.text or "")
+    assert f"{path}:{line_of(path, 'count: $respons')}:" in (error.text or "")
+    assert json.loads(report.read_text())["workflows"][1]["status"] == "not_run"
+
+
+def test_the_console_names_each_workflow_not_run_and_counts_them(write, answering, capsys) -> None:
+    path = write(arazzo_doc(GOOD, BROKEN))
+    run = cli(capsys, "run", path, "--server", f"pets={answering.url}")
+    assert run.code == 1
+    assert "✗ broken not run (nothing was sent)" in run.out
+    where = f"{path}:{line_of(path, 'count: $respons')}:"
+    assert f"{where}14: output-value: output 'count' is not a runtime expression" in run.out
+    assert run.out.rstrip().endswith("1 of 2 workflows passed, 1 not run")
+
+
+def test_exit_2_only_when_nothing_could_run(write, answering, capsys) -> None:
+    path = write(arazzo_doc(GOOD, BROKEN))
+    run = run_json(capsys, path, "--workflow", "broken", server=answering)
+    assert run.code == 2
+    assert run.json["status"] == "error"
+    assert [(e["kind"], e["rule"], e["line"]) for e in run.json["errors"]] == [
+        ("validation", "output-value", line_of(path, "count: $respons"))
+    ]
+    assert "nothing was run" in run.err
+
+    only_broken = write(arazzo_doc(BROKEN, NO_PATH), name="broken.arazzo.yaml")
+    run = cli(capsys, "run", only_broken, "--server", f"pets={answering.url}")
+    assert run.code == 2
+    assert "error output-value" in run.err and "error parameter-required" in run.err
+    assert answering.requests == []
+    assert cli(capsys, "validate", path, "--offline").code == 1  # the document still has the error
 
 
 def test_a_run_of_a_workflow_that_cannot_reach_the_error_runs(write, answering, capsys) -> None:
@@ -41,16 +111,6 @@ def test_a_run_of_a_workflow_that_cannot_reach_the_error_runs(write, answering, 
     assert [r.path for r in answering.requests] == ["/pets"]
 
 
-def test_a_run_that_reaches_the_error_is_refused(write, answering, capsys) -> None:
-    path = write(arazzo_doc(GOOD, BROKEN))
-    for argv in (["--workflow", "broken"], []):  # selected, or every workflow
-        run = cli(capsys, "run", path, "--server", f"pets={answering.url}", *argv)
-        assert run.code == 2
-        assert "error output-value" in run.err and "nothing was run" in run.err
-    assert answering.requests == []
-    assert cli(capsys, "validate", path, "--offline").code == 1  # the document still has the error
-
-
 @pytest.mark.parametrize(
     "link",
     [
@@ -61,23 +121,32 @@ def test_a_run_that_reaches_the_error_is_refused(write, answering, capsys) -> No
     ],
     ids=["dependsOn", "workflow-step", "component-goto", "workflow-level-goto"],
 )
-def test_every_way_of_reaching_a_workflow_counts(write, answering, capsys, link) -> None:
+def test_a_workflow_reaching_a_broken_one_is_not_run(write, answering, capsys, link) -> None:
     good = {**copy.deepcopy(GOOD), **link}
+    other = {"workflowId": "other", "steps": [listing("list", successCriteria=ok200())]}
     components = {
         "failureActions": {"toBroken": {"name": "toBroken", "type": "goto", "workflowId": "broken"}}
     }
-    path = write(arazzo_doc(good, BROKEN, components=components))
-    run = cli(capsys, "run", path, "--server", f"pets={answering.url}", "--workflow", "good")
-    assert run.code == 2, run.err
-    assert "error output-value" in run.err
-    assert answering.requests == []
+    path = write(arazzo_doc(good, BROKEN, other, components=components))
+    run = run_json(capsys, path, server=answering)
+    assert run.code == 1, run.err
+    status = {w["workflowId"]: w["status"] for w in run.json["workflows"]}
+    assert status == {"good": "not_run", "broken": "not_run", "other": "passed"}
+    good_result = run.json["workflows"][0]
+    assert [p["rule"] for p in good_result["problems"]] == ["output-value"]  # the one it reaches
+    assert [r.path for r in answering.requests] == ["/pets"]  # 'other' only
+
+    alone = cli(capsys, "run", path, "--server", f"pets={answering.url}", "--workflow", "good")
+    assert alone.code == 2 and "error output-value" in alone.err
 
 
 def test_a_misshapen_workflow_does_not_stop_the_document_from_loading(write, answering, capsys) -> None:
     path = write(arazzo_doc(GOOD, MISSHAPEN))
-    run = run_json(capsys, path, "--workflow", "good", server=answering)
-    assert run.code == 0, run.err
-    assert "warning: workflow 'misshapen' has 1 error(s)" in run.err
+    run = run_json(capsys, path, server=answering)
+    assert run.code == 1, run.err
+    misshapen = run.json["workflows"][1]
+    assert misshapen["status"] == "not_run"
+    assert "missing required field 'stepId'" in misshapen["problems"][0]["message"]
 
     refused = cli(capsys, "run", path, "--server", f"pets={answering.url}", "--workflow", "misshapen")
     assert refused.code == 2
@@ -85,13 +154,23 @@ def test_a_misshapen_workflow_does_not_stop_the_document_from_loading(write, ans
     assert [r.path for r in answering.requests] == ["/pets"]
 
 
-def test_the_library_runs_the_good_workflow_and_refuses_the_misshapen_one(write, answering) -> None:
-    path = write(arazzo_doc(GOOD, MISSHAPEN))
-    result = arazzo_runner.run(path, "good", servers={"pets": answering.url})
-    assert result.status == "passed"
+def test_the_library_runs_what_can_run_and_raises_only_when_nothing_can(write, answering) -> None:
+    path = write(arazzo_doc(GOOD, MISSHAPEN, BROKEN))
+    result = arazzo_runner.run(path, servers={"pets": answering.url})
+    assert [(w.workflow_id, w.status) for w in result.workflows] == [
+        ("good", "passed"),
+        ("misshapen", "not_run"),
+        ("broken", "not_run"),
+    ]
+    assert result.status == "failed" and not result.ok
+    assert result.workflow("broken").problems[0]["rule"] == "output-value"
+    assert arazzo_runner.run(path, "good", servers={"pets": answering.url}).status == "passed"
     with pytest.raises(DocumentError, match="missing required field 'stepId'"):
         arazzo_runner.run(path, "misshapen", servers={"pets": answering.url})
-    assert [r.path for r in answering.requests] == ["/pets"]
+    with pytest.raises(NotRunnable) as raised:
+        arazzo_runner.run(path, ["misshapen", "broken"], servers={"pets": answering.url})
+    assert [workflow_id for workflow_id, _ in raised.value.refused] == ["misshapen", "broken"]
+    assert [r.path for r in answering.requests] == ["/pets", "/pets"]
 
 
 def test_a_run_past_an_unreachable_error_does_not_mark_the_document_clean(write, answering, capsys) -> None:
@@ -103,17 +182,25 @@ def test_a_run_past_an_unreachable_error_does_not_mark_the_document_clean(write,
     assert "error output-value" in refused.err
 
 
-def test_a_shared_inputs_schema_that_is_not_an_object_stops_only_its_workflows(
+def test_a_malformed_piece_of_a_description_stops_only_the_workflows_calling_it(
     write, answering, capsys
 ) -> None:
-    # As Redocly's reusable-components fixture writes it: inputs $ref a components.inputs string schema.
-    odd = {"workflowId": "odd", "inputs": {"$ref": "#/components/inputs/text"}, "steps": [listing("list")]}
-    path = write(arazzo_doc(GOOD, odd, components={"inputs": {"text": {"type": "string"}}}))
-
-    run = run_json(capsys, path, "--workflow", "good", server=answering)
-    assert run.code == 0, run.err
-    assert "warning: workflow 'odd' has 1 error(s)" in run.err
-    refused = cli(capsys, "run", path, "--server", f"pets={answering.url}", "--workflow", "odd")
-    assert refused.code == 2
-    assert "error inputs-schema: the inputs schema of workflow 'odd' has type string" in refused.err
+    # As a jentic-public-apis description writes one parameter: `in: None`.
+    openapi = copy.deepcopy(PETS_OPENAPI)
+    openapi["paths"]["/odd"] = {
+        "get": {
+            "operationId": "oddOne",
+            "parameters": [{"name": "q", "in": "None", "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "ok"}},
+        }
+    }
+    odd = {"workflowId": "odd", "steps": [{"stepId": "o", "operationId": "oddOne"}]}
+    path = write(arazzo_doc(GOOD, odd), openapi=openapi)
+    run = run_json(capsys, path, server=answering)
+    assert run.code == 1, run.err
+    status = {w["workflowId"]: w["status"] for w in run.json["workflows"]}
+    assert status == {"good": "passed", "odd": "not_run"}
+    (problem,) = run.json["workflows"][1]["problems"]
+    assert "parameter 'q' has 'in: None'" in problem["message"]
+    assert problem["file"].endswith("pets.openapi.yaml") and problem["line"] > 0
     assert [r.path for r in answering.requests] == ["/pets"]

@@ -79,6 +79,14 @@ class StepKind:
         """Called before each earlier step runs (subscribe-before-send); most kinds do nothing."""
         return None
 
+    async def ready(
+        self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
+    ) -> str | None:
+        """Called once before the workflow's first step: what would stop this step whatever the steps
+        before it do (a broker that does not answer), so that the workflow fails before anything with
+        side effects is sent; None when nothing is known to. Most kinds need nothing."""
+        return None
+
     async def attempt(
         self,
         host: Host,

@@ -22,7 +22,7 @@ from ...secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from ..bounds import reads_response_body, within
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
-from ..request_values import body_value, param_values
+from ..request_values import body_value, check_input_reads, param_values
 from ..servers import ServerError, resolve_base_url, top_description
 from .base import Attempt, Host, StepKind, check_criteria
 from .credentials import family_source, step_credentials
@@ -305,6 +305,7 @@ async def prepare_request(
     """The step's request, built from its operation (of a source of `workspace`, the run's document by
     default); OAuth2 token requests made for its credentials are recorded in `exchanges`. When parts of
     it carry a value derived from a secret, its printed form is built too (`http/shown.py`)."""
+    check_input_reads(cstep, base)
     if target.source is None:  # Respect's x-operation: a method and a URL (x_operation.py)
         from ..x_operation import prepare_x_request
 

@@ -95,8 +95,8 @@ def action_name_unique(ck: Checker) -> None:
 
 def parameter_unique(ck: Checker) -> None:
     """A name+in pair given twice is an error. Names are case-sensitive (the specification says so), so
-    `Content-Type` and `content-type` are two parameters; in a header they are one field to HTTP, which
-    receives both values: a warning."""
+    `Content-Type` and `content-type` are two parameters; in a header they are one field to HTTP: a
+    warning (a run sends the last one, as Respect does)."""
     for params in _parameter_lists(ck.document.workflows):
         listed = ck.parameters(params)
         keyed = [((p.name, p.in_), at) for p, at in listed]
@@ -107,12 +107,13 @@ def parameter_unique(ck: Checker) -> None:
             message = f"parameter '{name}'{where} is given twice (line {_line_of(ck, first)})"
             ck.report("parameter-unique", at, message)
         headers = [(p.name.lower(), at) for p, at in listed if p.in_ == "header"]
-        for name, at, first in _duplicates(headers):
+        for _name, at, first in _duplicates(headers):
             if format_pointer(at) in exact:
                 continue
             message = (
                 f"header parameters '{_name_at(ck, first)}' and '{_name_at(ck, at)}' differ only in case: "
-                f"HTTP reads them as one header '{name}' with both values (line {_line_of(ck, first)})"
+                f"HTTP reads them as one header, so a run sends the last one's value "
+                f"(line {_line_of(ck, first)})"
             )
             ck.report("parameter-unique", at, message, severity=WARNING)
 
