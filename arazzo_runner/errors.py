@@ -88,12 +88,13 @@ class NotRunnable(DocumentError):
             lines.append(f"workflow '{workflow_id}' cannot run:")
             lines.extend(f"  {problem_text(p)}" for p in problems)
         names = ", ".join(f"'{workflow_id}'" for workflow_id, _ in refused)
-        head = f"nothing was run: {'the workflow' if len(refused) == 1 else 'no workflow'} ({names}) can run"
+        head = f"nothing was run: no selected workflow can run with one meaning ({names})"
         super().__init__(
             "\n".join([head, *lines]),
             file=first.get("file") or file,
             line=first.get("line") or 0,
             column=first.get("column") or 0,
+            pointer=first.get("path"),
         )
 
     def __str__(self) -> str:

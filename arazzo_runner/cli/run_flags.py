@@ -159,10 +159,14 @@ def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
             f"(`arazzo validate {workspace.file}` lists them)",
             file=sys.stderr,
         )
+    everything = len(admission.refused) == len(selected)
     for workflow_id, findings in admission.refused.items():
-        print(f"error: workflow '{workflow_id}' is not run: it cannot run with one meaning", file=sys.stderr)
+        if not (everything and len(selected) == 1):  # the one workflow: the last line says it all
+            print(
+                f"error: workflow '{workflow_id}' is not run: it cannot run with one meaning", file=sys.stderr
+            )
         sys.stderr.write(format_findings(findings))
-    if len(admission.refused) < len(selected):
+    if not everything:
         return []
     stops = list(dict.fromkeys(f for findings in admission.refused.values() for f in findings))
     print(f"error: {workspace.file} has {len(stops)} error(s); nothing was run", file=sys.stderr)

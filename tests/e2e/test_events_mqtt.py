@@ -161,17 +161,15 @@ def test_an_unjoined_receive_that_fails_fails_the_workflow_at_its_end(tmp_path, 
 
 
 def test_waiting_receives_are_cancelled_and_recorded_when_the_workflow_fails(tmp_path, broker):
-    bad = {
-        "stepId": "bad",
-        "operationId": "placeOrder",
-        "action": "send",
-        "parameters": [{"name": "q", "in": "query", "value": 1}],
-    }
+    # a send whose criterion fails at run time (a document error would keep the workflow from running)
+    bad = send_step(
+        "bad", mode="ok", successCriteria=[{"condition": "$message.payload#/requestId == 'another'"}]
+    )
     doc = events_doc(send_step("place"), receive_step("confirm", timeout=5000), bad)
     workflow = run(tmp_path, broker, doc, requestId="r-cancel", mode="late", delayMs=2000)
     assert workflow["status"] == "failed"
     assert workflow["error"]["stepId"] == "bad"
-    assert "a message takes in: header" in workflow["error"]["message"]
+    assert "successCriteria failed: $message.payload#/requestId == 'another'" in workflow["error"]["message"]
     confirm = next(s for s in workflow["steps"] if s["stepId"] == "confirm")
     assert confirm["status"] == "failed"
     assert confirm["error"] == "cancelled before it completed: the workflow failed at step 'bad'"

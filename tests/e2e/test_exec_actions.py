@@ -214,8 +214,11 @@ def test_max_steps_stops_an_endless_goto_loop_with_a_clear_failure(write, server
 @pytest.mark.parametrize(
     ("action", "message"),
     [
-        (goto("x", stepId="nope"), "action 'x' names step 'nope', which is not a step of workflow 'w'"),
-        (goto("x", stepId="a", workflowId="w"), "action 'x' names both a stepId and a workflowId; use one"),
+        (goto("x", stepId="nope"), "goto target stepId 'nope' is not a step of workflow 'w'"),
+        (
+            goto("x", stepId="a", workflowId="w"),
+            "goto action 'x' has both stepId and workflowId; they are mutually exclusive",
+        ),
         (goto("x"), "goto action 'x' needs a stepId or a workflowId"),
     ],
 )
@@ -235,6 +238,6 @@ def test_a_component_action_is_checked_where_it_is_used(write, server):
     with pytest.raises(DocumentError) as caught:
         execute(write, server, {"workflowId": "w", "steps": steps}, components=components)
 
-    assert "names step 'b', which is not a step of workflow 'w'" in str(caught.value)
-    assert caught.value.pointer == "/workflows/0/steps/0/onFailure/0"
+    assert "goto target stepId 'b' is not a step of workflow 'w'" in str(caught.value)
+    assert caught.value.pointer == "/workflows/0/steps/0/onFailure/0/stepId"  # where it is used
     assert server.requests == []

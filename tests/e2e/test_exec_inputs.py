@@ -24,7 +24,11 @@ def _uses_inputs() -> dict:
         "workflowId": "w",
         "inputs": SCHEMA,
         "steps": [
-            listing("list", parameters=[{"name": "limit", "in": "query", "value": "$inputs.limit"}]),
+            listing(
+                "list",
+                parameters=[{"name": "limit", "in": "query", "value": "$inputs.limit"}],
+                outputs={"nothing": "$response.body#/0/nothing"},  # declared, absent from the answer
+            ),
             pet(
                 "get",
                 "$inputs.id",
@@ -172,7 +176,7 @@ def test_a_missing_output_becomes_null_with_a_warning_naming_it(write, server):
     workflow = {
         "workflowId": "w",
         "steps": [pet("get", outputs={"id": "$response.body#/id", "owner": "$response.body#/owner/name"})],
-        "outputs": {"owner": "$steps.get.outputs.owner", "ghost": "$steps.nope.outputs.x"},
+        "outputs": {"owner": "$steps.get.outputs.owner", "ghost": "$steps.get.outputs.id#/x"},
     }
     wf = only(execute(write, server, workflow))
 
@@ -214,13 +218,21 @@ def test_missing_optional_values_are_left_out_never_sent_as_none(write, server):
             "properties": {"limit": {"type": "integer"}, "name": {"type": "string"}},
         },
         "steps": [
-            listing("list", parameters=[{"name": "limit", "in": "query", "value": "$inputs.limit"}]),
+            listing(
+                "list",
+                parameters=[{"name": "limit", "in": "query", "value": "$inputs.limit"}],
+                outputs={"nothing": "$response.body#/0/nothing"},  # declared, absent from the answer
+            ),
             {
                 "stepId": "create",
                 "operationId": "createPet",
                 "requestBody": {
                     "contentType": "application/json",
-                    "payload": {"name": "$inputs.name", "kind": "dog", "from": "$steps.list.outputs.nothing"},
+                    "payload": {
+                        "name": "$inputs.name",
+                        "kind": "dog",
+                        "from": "$steps.list.outputs.nothing#/x",
+                    },
                 },
             },
         ],
