@@ -67,7 +67,7 @@ def admit(workspace: Any, selected: Iterable[Workflow], *, clean: bool = False) 
 def _admit(workspace: Any, selected: list[Workflow]) -> Admission:
     from .core import validate_workspace
 
-    report = validate_workspace(workspace)
+    report = validate_workspace(workspace, schema=False)  # schema findings never stop a run
     found = (*report.findings, *_hidden_shape_problems(workspace, report))
     errors = [f for f in found if f.severity == ERROR]
     if not errors:

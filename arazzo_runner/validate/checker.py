@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -117,5 +116,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     folded = {c.casefold(): c for c in options}
     if word.casefold() in folded and folded[word.casefold()] != word:
         return f"; did you mean '{folded[word.casefold()]}'?"
+    import difflib  # only when a name is not found
+
     close = difflib.get_close_matches(word, options, n=1, cutoff=0.7)
     return f"; did you mean '{close[0]}'?" if close else ""

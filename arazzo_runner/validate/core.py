@@ -15,10 +15,10 @@ from ..model import build_document
 from .checker import Checker
 from .findings import ERROR, Finding, Report
 from .rules import run_rules
-from .schema import check_schema
 
 _VAGUE = ("does not match any of the allowed forms", "needs exactly one of:")
 _BY_WORKSPACE: weakref.WeakKeyDictionary[Any, Report] = weakref.WeakKeyDictionary()
+_WITHOUT_SCHEMA: weakref.WeakKeyDictionary[Any, Report] = weakref.WeakKeyDictionary()
 
 
 def validate_path(
@@ -84,12 +84,14 @@ def validate_loaded(
     workspace: Any = None,
     allow_paths: Iterable[str | os.PathLike[str]] = (),
     shared_sources: Any = None,
+    schema: bool = True,
 ) -> Report:
+    """`schema=False` leaves the JSON Schema check out (what a run reads: its findings never stop one)."""
     document = workspace.document if workspace is not None else build_document(loaded.data)
     with reading(declared_names(document)):  # ids and names outside the grammar's classes
         return _validate(
             loaded, location, document, schema_only, strict, load_sources, remote, workspace, allow_paths,
-            shared_sources,
+            shared_sources, schema,
         )  # fmt: skip
 
 
@@ -104,10 +106,14 @@ def _validate(
     workspace: Any,
     allow_paths: Iterable[str | os.PathLike[str]],
     shared_sources: Any,
+    schema: bool,
 ) -> Report:
     ck = Checker(loaded, document)
-    for problem in check_schema(loaded.data):
-        ck.report("schema", problem.at, problem.message, key=problem.key)
+    if schema:
+        from .schema import check_schema  # the bundled schemas and their validators: only when asked
+
+        for problem in check_schema(loaded.data):
+            ck.report("schema", problem.at, problem.message, key=problem.key)
     if not schema_only:
         for at, message in document.problems:
             ck.report("document-shape", at, message)
@@ -125,15 +131,23 @@ def _validate(
     return Report(loaded.file, _arrange(ck.findings), strict=strict)
 
 
-def validate_workspace(workspace: Any, *, load_sources: bool = True) -> Report:
+def validate_workspace(workspace: Any, *, load_sources: bool = True, schema: bool = True) -> Report:
     """Validate an already loaded `Workspace`, reusing its parsed document and its loaded sources. The
-    report is memoised per workspace, so a document run many times is validated once."""
+    report is memoised per workspace, so a document run many times is validated once. `schema=False`:
+    without the JSON Schema check (a run's admission, `admission.py`; a full report made before
+    serves too)."""
     report = _BY_WORKSPACE.get(workspace)
+    if report is None and not schema:
+        report = _WITHOUT_SCHEMA.get(workspace)
     if report is None:
         report = validate_loaded(
-            workspace.loaded, workspace.location, load_sources=load_sources, workspace=workspace
+            workspace.loaded,
+            workspace.location,
+            load_sources=load_sources,
+            workspace=workspace,
+            schema=schema,
         )
-        _BY_WORKSPACE[workspace] = report
+        (_BY_WORKSPACE if schema else _WITHOUT_SCHEMA)[workspace] = report
     return report
 
 

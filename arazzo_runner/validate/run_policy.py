@@ -15,7 +15,8 @@ errors shown as warnings. Each error rule is one of:
 A rule may decide per finding (`Finding.blocks`, set where it reports): `parameter-required` blocks for
 a path parameter (the URL cannot be built) and warns for a query, header or cookie parameter (the request
 is sent without it and the server answers); `parameter-in` blocks an operation step's parameter without
-`in` and warns about an `in` on a workflow's input, which a run ignores.
+`in` and warns about an `in` on a workflow's input, which a run ignores; `input-reference` blocks for
+a name a closed inputs schema (`additionalProperties: false`) can never accept.
 
 Warning rules never stop a run. docs/semantics.md (*What stops a run*) lists this table; a test keeps the
 two in step.
@@ -88,7 +89,8 @@ POLICY: Mapping[str, tuple[str, str]] = MappingProxyType(
         "input-reference": (
             WARN,
             "an input the caller supplied is read as given; one neither declared nor supplied fails its "
-            "step before it is sent, naming it",
+            "step before it is sent, naming it (one a closed schema cannot accept stops the workflow: "
+            "it can never be given)",
         ),
         "workflow-reference": (BLOCK, "the expression names no workflow, step or value of one"),
         "criterion-type": (BLOCK, "the criterion cannot be evaluated"),

@@ -192,17 +192,17 @@ class _SourceChecks:
                 )
                 return None
             return name, description, operation
-        found, hints, complete = [], [], True
+        found, loaded, complete = [], [], True
         names = [n for n in non_arazzo_sources(self.ck) if self.ck.document.source(n).type != "asyncapi"]
         for name in names:
             description = self.source(name)
             if description is None:
                 complete = False
                 continue
+            loaded.append(description)
             operation = description.operation(text)
             if operation is not None:
                 found.append((name, description, operation))
-            hints.extend(description.suggest(text))
         prefixed = dialect.source_prefixed(text, names)
         if found:
             self.ck.retract(dialect.OPERATION_ID_SOURCE_PREFIX, at)  # the operationId as written exists
@@ -223,6 +223,7 @@ class _SourceChecks:
                 return (prefixed[0], description, operation) if operation is not None else None
             self.ck.retract(dialect.OPERATION_ID_SOURCE_PREFIX, at)
         if complete and names:
+            hints = [hint for description in loaded for hint in description.suggest(text)]
             tip = f"; did you mean {', '.join(hints[:3])}?" if hints else ""
             where = f"source '{names[0]}'" if len(names) == 1 else f"sources {', '.join(names)}"
             self.ck.report("operation-exists", at, f"operationId '{text}' was not found in {where}{tip}")

@@ -116,12 +116,14 @@ def test_a_failed_dependency_is_named_instead_of_an_empty_step_id(capsys, write,
 def test_a_dependency_cycle_names_the_dependency(write, server):
     a = {"workflowId": "a", "dependsOn": ["b"], "steps": [listing("s")]}
     b = {"workflowId": "b", "dependsOn": ["a"], "steps": [listing("s")]}
-    wf = only(execute(write, server, a, b, workflow="a"))
+    other = {"workflowId": "other", "steps": [listing("s")]}
+    server.reply("GET", "/pets", (200, []))
+    result = execute(write, server, a, b, other)  # every workflow: the cycle's are not run, the rest is
 
-    assert wf["error"]["dependency"] == "b"
-    assert wf["dependencies"][0]["error"] == {
-        "stepId": None,
-        "dependency": "a",
-        "message": "dependency 'a' is a cycle: it depends on this workflow",
-    }
-    assert server.requests == []
+    assert [(w["workflowId"], w["status"]) for w in result["workflows"]] == [
+        ("a", "not_run"),
+        ("b", "not_run"),
+        ("other", "passed"),
+    ]
+    assert {p["rule"] for p in result["workflows"][0]["problems"]} == {"depends-on-cycle"}
+    assert [r.path for r in server.requests] == ["/pets"]

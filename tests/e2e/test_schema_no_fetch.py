@@ -169,7 +169,9 @@ def test_an_inputs_schema_reference_outside_the_document_is_a_located_error(
     with pytest.raises(ArazzoError) as caught:
         run_flow(tmp_path, server, _api({}), [_STEP], schema=_object(schema), inputs={"name": "Rex"})
     message = str(caught.value)
-    assert quoted in message and "never fetch" in message
+    keyword, _, ref = quoted.partition(" ")
+    assert f"component-reference: '{keyword}: {ref[1:-1]}' names another document" in message
+    assert "never fetch" in message
     assert "flow.arazzo.yaml:" in message  # where the reference is written
     _quiet(watch, server, ref_server)
 

@@ -67,6 +67,7 @@ CACHES = {
     "arazzo_runner.validate.schema.fast_validator": "bundled schema version -> jsonschema-rs validator",
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
+    "arazzo_runner.validate.core._WITHOUT_SCHEMA": "weak: workspace -> its report without the schema check",
     "arazzo_runner.validate.admission._MEMO": (
         "weak: workspace -> {selected workflow ids -> its Admission}, read-only once made"
     ),

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ...criteria import JSONPathCriterion, compile_criterion, condition_type
-from ...criteria.comparison_form import split_comparison
+from ...criteria import compile_criterion, condition_type
 from ...errors import ExpressionError
 from ...expressions import Expression, parse_expression
 from ...model import Criterion
@@ -53,7 +52,7 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
         return found
     for note in compiled.notes:
         ck.report("condition-nonstandard", (*at, "condition"), note)
-    if isinstance(compiled, JSONPathCriterion) and compiled.comparison_form:
+    if getattr(compiled, "comparison_form", False):  # a JSONPath criterion (its module loaded only then)
         ck.report("jsonpath-comparison-form", (*at, "condition"), _comparison_message(criterion.condition))
     read = list(compiled.expressions())
     if kind != "simple":
@@ -72,6 +71,8 @@ def _context(ck: Checker, text: str, criterion: Criterion) -> Expression | None:
 
 
 def _comparison_message(condition: str) -> str:
+    from ...criteria.comparison_form import split_comparison
+
     split = split_comparison(condition)
     base = f"{condition} compares a JSONPath query with a literal, which RFC 9535 does not define"
     if split is None:

@@ -38,12 +38,32 @@ def workflow_id_unique(ck: Checker) -> None:
 
 
 def step_id_unique(ck: Checker) -> None:
+    """A stepId used twice in a workflow. A run stops only where the id is read (`$steps.<id>`, a goto or
+    retry `stepId`, a step's `dependsOn`, `$workflows.<w>.steps.<id>`): which step that means is not
+    known. Nothing reading it, the steps simply run in order."""
     for workflow in ck.document.workflows:
         items = [(s.step_id, (*s.at, "stepId")) for s in workflow.steps if s.step_id]
         for value, at, first in _duplicates(items):
             line = _line_of(ck, first)
             message = f"stepId '{value}' is already used in workflow '{workflow.workflow_id}' (line {line})"
-            ck.report("step-id-unique", at, message)
+            ck.report("step-id-unique", at, message, blocks=_step_id_read(ck, workflow, value))
+
+
+def _step_id_read(ck: Checker, workflow: Workflow, step_id: str) -> bool:
+    import json
+
+    text = json.dumps(ck.document.raw, default=str)
+    if f"$steps.{step_id}" in text or f".steps.{step_id}" in text:
+        return True
+    for step in workflow.steps:
+        if step_id in step.depends_on:
+            return True
+        for action in (*step.on_success, *step.on_failure):
+            if getattr(action, "step_id", None) == step_id:
+                return True
+    return any(
+        getattr(a, "step_id", None) == step_id for a in (*workflow.success_actions, *workflow.failure_actions)
+    )
 
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9_\-]+")

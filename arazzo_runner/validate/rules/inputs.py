@@ -137,7 +137,7 @@ def check_input(ck: Checker, text: str, name: str, at: Pointer, workflow: Workfl
     hint = did_you_mean(name, shape.names)
     if shape.closed:
         message = f"{label} declares no input '{name}' and accepts no other (inputs: {listed}){hint}"
-        ck.report(rule, at, message)
+        ck.report(rule, at, message, blocks=True)  # it can never be given: the run could only fail
     else:
         message = f"{label} declares no input '{name}' (inputs: {listed}){hint}"
         ck.report(rule, at, message, severity=WARNING)

@@ -11,7 +11,6 @@ from ...expressions import Embedded, Expression, parse_expression, parse_express
 from ...expressions.parser import DIALECT_ROOTS, ROOTS, near_miss
 from ...model import Pointer, RequestBody
 from ...pointer import format_pointer, parse_pointer
-from ...query import compile_selector, resolve_version
 from ..checker import Checker
 from ..findings import Edit
 from .dialect import expression_edits
@@ -192,6 +191,8 @@ def check_selector(ck: Checker, kind: Any, selector: Any, at: Pointer) -> None:
     if not isinstance(type_, str) or not isinstance(selector, str):
         return  # the schema check reports the shape
     try:
+        from ...query import compile_selector, resolve_version  # only for a document with selectors
+
         resolve_version(type_, version)
         compile_selector(type_, version, selector)
     except ExpressionError as exc:
