@@ -250,20 +250,23 @@ async def aplan_requests(
     options: RunOptions | None = None,
     **option_values: Any,
 ) -> list[PlannedRequest]:
-    workspace = source if isinstance(source, Workspace) else load(source)
-    opts = _family_servers(options or RunOptions(**option_values), workspace)
-    selected = select_workflows(workspace, workflows)
-    given = dict(inputs or {})
-    per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
+    opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)):
-        preflight(workspace, selected, per_workflow, given, opts)
-    from .executor.dry_run import Planner, offline_client  # only dry runs need it
+        prepared = _prepare(source, workflows, inputs, opts)
+    from .executor.dry_run import PlannedRequest, Planner, offline_client  # only dry runs need it
 
     token_urls: list[str] = []
     async with offline_client(token_urls) as client:
-        planner = Planner(opts, client, given, token_urls, root=workspace)
-        for workflow in selected:
-            await planner.workflow(workspace, workflow, per_workflow[workflow.workflow_id])
+        planner = Planner(prepared.options, client, prepared.given, token_urls, root=prepared.workspace)
+        for workflow in prepared.selected:
+            problems = prepared.refused.get(workflow.workflow_id)
+            if problems is not None:  # what a run would say of it: not run, nothing sent
+                error = WorkflowResult.not_run(workflow.workflow_id, problems).error or {}
+                planner.planned.append(
+                    PlannedRequest(workflow.workflow_id, "", "not_run", error=error["message"])
+                )
+                continue
+            await planner.workflow(prepared.workspace, workflow, prepared.inputs[workflow.workflow_id])
     return planner.planned
 
 

@@ -126,8 +126,9 @@ def _runner(workspace: Any) -> Any:
         try:
             inputs = _inputs_of(workspace, item.workflow_id, arazzo_inputs)
             result = run(workspace, item.workflow_id, inputs, options=options)
-        except ArazzoError as exc:  # invalid inputs, an unusable source or server: nothing was sent
-            raise WorkflowFailed(escape(masker.text(str(exc)))) from None
+        except ArazzoError as exc:  # it cannot run (its findings), invalid inputs: nothing was sent
+            text = masker.text(str(exc))
+            raise WorkflowFailed("\n".join(escape(line) for line in text.splitlines())) from None
         if not result.ok:
             raise WorkflowFailed(explain(masker.data(result.to_dict())))
 

@@ -52,6 +52,9 @@ def plan_lines(planned: list[PlannedRequest], masker: Masker) -> list[str]:
         if (entry.workflow_id, entry.depth) != workflow:
             workflow = (entry.workflow_id, entry.depth)
             lines.append(f"{indent[:-2]}workflow {entry.workflow_id}")
+        if entry.kind == "not_run":  # a workflow the run refuses: what it would say
+            lines.append(f"{indent}{entry.error}")
+            continue
         if entry.kind == "workflow":
             lines.append(f"{indent}{entry.step_id}  -> workflow {entry.target}")
         elif entry.method:

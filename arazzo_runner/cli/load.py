@@ -209,6 +209,13 @@ def build_session(args: argparse.Namespace) -> Any:
     selected = select_workflows(workspace, list(weights))
     if refuse_invalid(workspace, selected):
         return None
+    from ..validate.admission import admit
+
+    not_run = list(admit(workspace, selected).refused)  # named on stderr; the others are the test
+    if not_run:
+        weights = {w: n for w, n in weights.items() if w not in not_run}
+        args.workflows = list(weights)
+        selected = [w for w in selected if w.workflow_id not in not_run]
     env = load_environment(args)  # precedence as in `arazzo run`: --input > --inputs > environment > .env
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
@@ -233,6 +240,7 @@ def build_session(args: argparse.Namespace) -> Any:
     return LoadSession(
         plan,
         thresholds,
+        not_run=not_run,
         junit=args.junit,
         run_time=args.run_time,
         stop_timeout=args.stop_timeout,

@@ -125,13 +125,14 @@ def check_source_names(servers: dict[str, str], workspace: Any) -> dict[str, str
     return keyed
 
 
-def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
+def refuse_invalid(workspace: Any, selected: list[Any], refusing: str = "is not run") -> list[Any]:
     """Commands that run workflows validate first, and refuse only what cannot run with one meaning,
     workflow by workflow (`validate/admission.py`): each selected workflow that a blocking finding
     stops (its own, or one of a workflow it reaches) is named on stderr with those findings and is not
     run; the errors that do not stop a run are warning lines; errors in workflows the run does not
     reach are one warning line each. Returns the blocking findings when no selected workflow can run
-    (the command then exits 2), else []. A document that validated clean before, unchanged with all
+    (the command then exits 2), else []. `refusing`: how the refused ones are named (`is not offered as
+    a tool`). A document that validated clean before, unchanged with all
     it reads, is not validated again; only a document without any error is remembered so."""
     from ..validate.admission import admit
     from ..validate.cache import ValidationCache
@@ -163,7 +164,7 @@ def refuse_invalid(workspace: Any, selected: list[Any]) -> list[Any]:
     for workflow_id, findings in admission.refused.items():
         if not (everything and len(selected) == 1):  # the one workflow: the last line says it all
             print(
-                f"error: workflow '{workflow_id}' is not run: it cannot run with one meaning", file=sys.stderr
+                f"error: workflow '{workflow_id}' {refusing}: it cannot run with one meaning", file=sys.stderr
             )
         sys.stderr.write(format_findings(findings))
     if not everything:

@@ -56,7 +56,8 @@ def add_tool_flags(parser: argparse.ArgumentParser, *, runs: bool) -> None:
 
 def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
     """A `ToolSource` per document: its selected workflows, the inputs fixed for them, and (`runs`) the
-    options of their runs. UsageError when a document has errors in a workflow it offers."""
+    options of their runs. A workflow that cannot run with one meaning is not offered (named on stderr
+    with its findings); a UsageError when none of them can run."""
     from ..api import load
     from ..tools import ToolSource
 
@@ -64,9 +65,12 @@ def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
     workspaces = [load(path, allow_paths=allow) for path in args.files]
     selected = [_selected(workspace, args.workflows) for workspace in workspaces]
     _check_workflow_ids(workspaces, args.workflows)
-    for workspace, workflows in zip(workspaces, selected, strict=True):
-        if workflows and refuse_invalid(workspace, workflows):
-            raise UsageError(f"{workspace.file} offers no tools while it has errors (listed above)")
+    offered = [
+        _offered(workspace, workflows) for workspace, workflows in zip(workspaces, selected, strict=True)
+    ]
+    if any(selected) and not any(offered):
+        files = ", ".join(ws.file for ws in workspaces)
+        raise UsageError(f"{files} offer no tools: no workflow can run with one meaning (listed above)")
     envs = [load_environment(_with(args, file=path)) for path in args.files]
     extra = file_inputs(args) if runs else {}
     inputs, given_names = [], set()
@@ -77,11 +81,31 @@ def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
         inputs.append({**environment_inputs(env, workspace, workflows), **given})
     _check_input_names(workspaces, selected, given_names)
     options = _options(args, workspaces, envs) if runs else [None] * len(workspaces)
-    ids = args.workflows or None
     return [
-        ToolSource(workspace, given, opts, ids)
-        for workspace, given, opts in zip(workspaces, inputs, options, strict=True)
+        ToolSource(workspace, given, opts, _ids(args.workflows, chosen, workflows))
+        for workspace, given, opts, chosen, workflows in zip(
+            workspaces, inputs, options, selected, offered, strict=True
+        )
     ]
+
+
+def _offered(workspace: Any, workflows: list[Any]) -> list[Any]:
+    """The selected workflows a tool may run: those that can run with one meaning (the others are named
+    on stderr with their findings, and not offered)."""
+    if not workflows:
+        return []
+    from ..validate.admission import admit
+
+    refuse_invalid(workspace, workflows, refusing="is not offered as a tool")
+    refused = admit(workspace, workflows).refused
+    return [w for w in workflows if w.workflow_id not in refused]
+
+
+def _ids(asked: list[str] | None, selected: list[Any], offered: list[Any]) -> list[str] | None:
+    """The workflow ids a `ToolSource` offers (None: all of its document)."""
+    if len(offered) == len(selected):
+        return asked or None
+    return [w.workflow_id for w in offered]
 
 
 def environments(args: argparse.Namespace) -> list[Environment]:

@@ -38,7 +38,7 @@ class PlannedRequest(Record):
 
     workflow_id: str
     step_id: str
-    kind: str = "operation"  # operation | workflow (its child's steps follow) | asyncapi
+    kind: str = "operation"  # operation | workflow (its child's steps follow) | asyncapi | not_run
     method: str | None = None
     url: str | None = None
     headers: list[tuple[str, str]] = field(default_factory=list)

@@ -48,6 +48,7 @@ class LoadSession(Record):
     summary: list[str] = field(default_factory=list)
     report_error: str | None = None
     started: bool = False
+    not_run: list[str] = field(default_factory=list)  # selected workflows that cannot run (named before)
 
 
 class Current:
@@ -159,7 +160,7 @@ def _on_quitting(environment: Any, **_: Any) -> None:
             session.report_error = f"--junit {session.junit}: cannot write: {exc.strerror or exc}"
     if session.report_error:
         environment.process_exit_code = 2
-    elif any(not v.passed for v in session.verdicts):
+    elif session.not_run or any(not v.passed for v in session.verdicts):
         environment.process_exit_code = 1
 
 
@@ -169,7 +170,11 @@ def _on_quit(exit_code: int = 0, **_: Any) -> None:
         return
     from ..report.load_junit import verdict_lines
 
-    lines = [*session.summary, *verdict_lines(session.verdicts)]
+    not_run = [
+        f"workflow '{w}' was not run: it cannot run with one meaning (listed before the test)"
+        for w in session.not_run
+    ]
+    lines = [*session.summary, *not_run, *verdict_lines(session.verdicts)]
     print("\n".join(lines), flush=True)
     if session.report_error:
         print(f"error: {session.report_error}", file=sys.stderr, flush=True)

@@ -227,3 +227,28 @@ def test_shared_inputs_reach_each_workflow_as_far_as_it_declares_them(project: p
     (project.path / "checks.arazzo.yaml").write_text(TWO_NAMES)
     result = project.runpytest("-v", "--arazzo-input", "id=7", "--arazzo-input", "petId=8")
     result.assert_outcomes(passed=2)
+
+
+def test_a_workflow_that_cannot_run_fails_its_item_and_the_others_run(project: pytest.Pytester) -> None:
+    """Issue 22: a workflow that cannot run with one meaning fails its own test with its findings; the
+    document's other workflows are tested as ever."""
+    broken = """\
+  - workflowId: broken
+    steps:
+      - stepId: get
+        operationId: getPet
+        parameters: [{name: id, in: path, value: 7}]
+        outputs: {kind: $respons.body#/kind}
+"""
+    (project.path / "checks.arazzo.yaml").write_text(ARAZZO + broken)
+    result = project.runpytest("-v", "--arazzo-input", "id=7")
+    result.assert_outcomes(passed=1, failed=2)  # pet-is-a-cat fails on its own criterion, as ever
+    result.stdout.fnmatch_lines(
+        [
+            "*checks.arazzo.yaml::pet-exists PASSED*",
+            "*checks.arazzo.yaml::broken FAILED*",
+            "*no selected workflow can run with one meaning ('broken')",
+            "workflow 'broken' cannot run:",
+            "*checks.arazzo.yaml:*: output-value: output 'kind' is not a runtime expression*",
+        ]
+    )
