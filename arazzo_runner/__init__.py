@@ -25,6 +25,7 @@ __all__ = [
     "ExpressionError",
     "InputsError",
     "Masker",
+    "NotRunnable",
     "RequestSent",
     "ResponseReceived",
     "RunOptions",
@@ -56,7 +57,14 @@ def __getattr__(name: str) -> Any:
         from . import api as module
     elif name in ("aagent", "agent", "AgentResult"):
         from .llm import loop as module
-    elif name in ("ArazzoError", "DocumentError", "ExpressionError", "SourceError", "UsageError"):
+    elif name in (
+        "ArazzoError",
+        "DocumentError",
+        "ExpressionError",
+        "NotRunnable",
+        "SourceError",
+        "UsageError",
+    ):
         from . import errors as module
     elif name in ("RequestSent", "ResponseReceived", "StepFinished", "StepRetrying", "StepStarted",
                   "WorkflowFinished", "WorkflowStarted"):  # fmt: skip

@@ -246,7 +246,11 @@ def _reads(workspace: Workspace, cstep: CompiledStep) -> list[str]:
     correlationId, outputs, actions): the implicit dependencies the spec asks to honour."""
     raw = resolve_pointer(workspace.document.raw, tuple(str(t) for t in cstep.step.at))
     text = json.dumps(raw, default=str)
-    return list(dict.fromkeys(m.group(1) for m in _READS_STEP.finditer(text)))
+    found = [m.group(1) for m in _READS_STEP.finditer(text)]
+    names = workspace.names  # ids outside the grammar's classes, read as declared (`expressions/names.py`)
+    if names is not None:
+        found += [step_id for step_id in names.steps if f"$steps.{step_id}." in text]
+    return list(dict.fromkeys(found))
 
 
 async def _goto_workflow(
