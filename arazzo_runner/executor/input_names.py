@@ -114,8 +114,12 @@ def listed_names(schema: Any, document: dict, depth: int = 0) -> set[str]:
 def undeclared_reads(raw: Any, schema: Any, document: dict) -> tuple[tuple[str, str], ...]:
     """(name, did-you-mean text) of each input `raw` (a step's request values) reads with `$inputs.x`
     that `schema` does not list (a dotted name `x.y` it lists declares `x` too): each, when the run
-    does not supply it either, fails the step unsent (`request_values.check_input_reads`)."""
+    does not supply it either, fails the step unsent (`request_values.check_input_reads`). A workflow
+    whose schema lists no names (or that has none) accepts any input, as `check_input_names` has it:
+    nothing there to misspell."""
     listed = listed_names(schema, document)
+    if not listed:  # a schema that lists no names declares none to misspell: any input is taken
+        return ()
     prefixes = {name.split(".", 1)[0] for name in listed}
     names = sorted(name for name in inputs_read(raw) if name not in listed and name not in prefixes)
     if not names:

@@ -86,9 +86,12 @@ class _Scheduler:
         host, plan, result = self.host, self.plan, self.result
         if self.to_arm or any(c.step.target_kind == "asyncapi" for c in plan.steps):
             failure = await self._ready()
-            if failure is not None:
-                cstep, message = failure
+            if failure is not None:  # the step that could never succeed, failed in its place: no step ran
+                cstep, (message, warnings) = failure
                 why = f"{message} (checked before the workflow's first step; nothing was sent)"
+                failed = StepResult(cstep.step_id, status=FAILED, error=why, warnings=list(warnings))
+                failed.kind = cstep.step.action
+                result.steps.append(failed)
                 result.fail(cstep.step_id, why)
                 return None
         index: int | None = 0
@@ -129,7 +132,7 @@ class _Scheduler:
             self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps
         )
 
-    async def _ready(self) -> tuple[CompiledStep, str] | None:
+    async def _ready(self) -> tuple[CompiledStep, tuple[str, list[str]]] | None:
         """Every broker the workflow's AsyncAPI steps use connected, and the receive steps whose address
         is known subscribed, before its first step: the first step that could never succeed, and why."""
         for cstep in self.plan.steps:

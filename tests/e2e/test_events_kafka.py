@@ -116,5 +116,6 @@ def test_kafka_a_broker_that_is_not_there_fails_the_step_saying_so(tmp_path):
     assert workflow["status"] == "failed"
     assert workflow["error"]["message"] == (
         f"message not sent: kafka broker kafka://127.0.0.1:{port}: "
-        "connecting failed: no Kafka broker answered"
+        "connecting failed: no Kafka broker answered (checked before the workflow's first step; nothing "
+        "was sent)"
     )

@@ -156,7 +156,10 @@ def test_a_broker_that_is_down_fails_the_workflow_before_the_order_is_placed(sho
     assert done.returncode == 1, done.stdout + done.stderr
     workflow = json.loads(done.stdout)["workflows"][0]
     assert workflow["status"] == "failed"
-    assert workflow["steps"] == []  # placeOrder never ran
+    # placeOrder never ran: the receive that could never succeed is the only step, failed unsent
+    assert [(s["stepId"], s["status"], s["attempts"]) for s in workflow["steps"]] == [
+        ("awaitConfirmation", "failed", 0)
+    ]
     assert workflow["error"]["stepId"] == "awaitConfirmation"
     message = workflow["error"]["message"]
     assert "cannot subscribe to 'shop/orders/confirmed'" in message

@@ -81,10 +81,11 @@ class StepKind:
 
     async def ready(
         self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
-    ) -> str | None:
+    ) -> tuple[str, list[str]] | None:
         """Called once before the workflow's first step: what would stop this step whatever the steps
-        before it do (a broker that does not answer), so that the workflow fails before anything with
-        side effects is sent; None when nothing is known to. Most kinds need nothing."""
+        before it do (a broker that does not answer), and the step's warnings, so that the workflow
+        fails before anything with side effects is sent; None when nothing is known to. Most kinds
+        need nothing."""
         return None
 
     async def attempt(

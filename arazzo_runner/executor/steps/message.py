@@ -94,28 +94,28 @@ class MessageStep(StepKind):
 
     async def ready(
         self, host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState
-    ) -> str | None:
+    ) -> tuple[str, list[str]] | None:
         """Before the workflow's first step: the step's broker connected (one connection per broker for
         the run) and, for a receive step whose address is known, its subscription made. A broker that
         does not answer, or refuses the subscription, is the workflow's failure before anything is sent
         (an order placed whose confirmation can never be seen is worse than no order)."""
+        try:
+            target = workspace.resolve_message(cstep.step)
+            family = family_source(host, workspace, target.source)
+            broker, notes = choose_broker(host.options, host.inputs, target, family, scheme_owners(host))
+        except _PROBLEMS:
+            return None  # the step itself says what is wrong with it, when it runs
         if cstep.step.action == "receive":
             await self.prepare(host, workspace, cstep, state)
             armed = state.armed.get(cstep.step_id)
             if armed is not None:
-                return armed.error
-        try:
-            target = workspace.resolve_message(cstep.step)
-            family = family_source(host, workspace, target.source)
-            broker, _ = choose_broker(host.options, host.inputs, target, family, scheme_owners(host))
-        except _PROBLEMS:
-            return None  # the step itself says what is wrong with it, when it runs
+                return (armed.error, notes) if armed.error else None
         try:
             await asyncio.wait_for(brokers(host).connection(broker), host.deadline.remaining())
         except asyncio.TimeoutError:
-            return f"cannot connect to {broker.url}: {host.deadline.message}"
+            return f"message not sent: {host.deadline.message}", notes
         except TransportError as exc:
-            return f"cannot connect to {broker.url}: {exc}"
+            return f"message not sent: {exc}", notes
         return None
 
     async def attempt(
