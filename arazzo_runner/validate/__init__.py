@@ -6,10 +6,12 @@ report = validate_path("flow.arazzo.yaml")
 report.valid, report.errors, report.warnings      # Finding(rule, severity, message, file, path, line, column)
 ```
 
-`errors_for_run(workspace, workflows)` is what `arazzo run` calls first: it reuses the workspace's parsed
-document and loaded sources and is memoised per workspace; errors in workflows the run cannot reach are
-warnings for it (`reach.py`). Rules are listed in `catalogue.RULES` and
-`docs/validation.md`.
+`admit(workspace, workflows)` is what a run calls first (`admission.py`): which of the selected workflows
+may start, the findings that stop each of the others (`run_policy.py`: only what cannot run with one
+meaning), and the errors the run shows as warnings. `errors_for_run(workspace, workflows)` gives every
+error a run of those workflows can reach (errors in workflows it cannot reach are warnings for it:
+`reach.py`). Both reuse the workspace's parsed document and loaded sources, memoised per workspace.
+Rules are listed in `catalogue.RULES` and `docs/validation.md`.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ def __getattr__(name: str) -> Any:
         from . import core as module
     elif name in ("ERROR", "WARNING", "Finding", "Report"):
         from . import findings as module
+    elif name in ("Admission", "admit"):
+        from . import admission as module
     else:
         raise AttributeError(f"module 'arazzo_runner.validate' has no attribute {name!r}")
     value = getattr(module, name)
@@ -40,6 +44,7 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
+    from .admission import Admission, admit
     from .catalogue import RULES, Rule
     from .core import (
         errors_for_run,
@@ -55,9 +60,11 @@ __all__ = [
     "ERROR",
     "RULES",
     "WARNING",
+    "Admission",
     "Finding",
     "Report",
     "Rule",
+    "admit",
     "errors_for_run",
     "findings_for_run",
     "validate_loaded",
