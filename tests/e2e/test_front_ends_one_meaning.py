@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.execkit import listing, ok200
 from tests.e2e.helpers import cli, subprocess_cli
@@ -46,8 +44,7 @@ def test_tools_offer_the_workflows_that_can_run_and_name_the_others(write, capsy
 
 
 def test_load_runs_the_workflows_that_can_run_and_exits_1_naming_the_other(tmp_path) -> None:
-    pytest.importorskip("locust")
-    from tests.e2e.loadkit import write_documents
+    from tests.e2e.loadkit import write_documents  # Locust runs in `arazzo load`'s own process only
     from tests.servers.scripted import ScriptedServer
 
     broken = {"workflowId": "broken", "steps": [listing("list", outputs={"n": "$respons.body#/n"})]}
