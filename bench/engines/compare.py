@@ -18,6 +18,7 @@ Writes results.json, results.csv and RESULTS.md next to this file (report.py). S
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import sys
@@ -74,7 +75,9 @@ def clean_env(home: Path) -> dict[str, str]:
 
 
 def slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-._" else "_" for c in text)[:80]
+    """A folder name for `text`: its last 60 safe characters after a hash of the whole (never two alike)."""
+    safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in text)
+    return f"{hashlib.sha256(text.encode()).hexdigest()[:8]}-{safe[-60:]}"
 
 
 def shown(path: Path) -> str:
@@ -86,7 +89,7 @@ def shown(path: Path) -> str:
 
 def run_document(doc: Document, engines: list[Engine], args: argparse.Namespace, env: dict[str, str]) -> dict:
     cache: Path = args.cache
-    folder = cache / "run" / slug(shown(doc.path).replace("/", "__"))
+    folder = cache / "run" / slug(shown(doc.path))
     shutil.rmtree(folder, ignore_errors=True)
     mocks, notes = MockSet(), []
     try:

@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,15 @@ def meaningful_lines(text: str) -> list[str]:
     ]
 
 
+def crashed(done: Done) -> Verdict | None:
+    """The verdict of a run killed by the harness or ended by a Python traceback, else None."""
+    if done.killed:
+        return Verdict("error", done.killed)
+    if "Traceback (most recent call last)" in done.stderr:
+        return Verdict("error", "traceback: " + one_line(done.stderr.strip().splitlines()[-1]))
+    return None
+
+
 def operation_steps(data: dict[str, Any]) -> dict[tuple[str, str], bool]:
     """(workflowId, stepId) -> whether the step calls an operation (a workflowId step does not)."""
     kinds = {}
@@ -109,7 +119,29 @@ class Ours(Engine):
 
     def version(self) -> str:
         done = subprocess.run([self.executable, "--version"], capture_output=True, text=True)
-        return one_line(done.stdout or done.stderr, 80) + f" ({self.executable})"
+        return one_line(done.stdout or done.stderr, 80) + f" ({self.executable}{self._checkout()})"
+
+    def _checkout(self) -> str:
+        """`, checkout DIR at BRANCH COMMIT` of the engine the executable runs (from its script's Python)."""
+        try:
+            first = Path(self.executable).read_bytes()[:300].split(b"\n")[0].decode()
+            python = first[2:].strip() if first.startswith("#!") else sys.executable
+            code = "import arazzo_runner, os; print(os.path.dirname(os.path.dirname(arazzo_runner.__file__)))"
+            folder = subprocess.run([python, "-c", code], capture_output=True, text=True).stdout.strip()
+            git = ["git", "-C", folder]
+            branch = subprocess.run(
+                [*git, "rev-parse", "--abbrev-ref", "HEAD"], capture_output=True, text=True
+            )
+            commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+            if branch.returncode or commit.returncode:
+                return f", engine in {folder}" if folder else ""
+            dirty = subprocess.run(
+                [*git, "status", "--porcelain", "--", "arazzo_runner"], capture_output=True, text=True
+            )
+            mark = " + uncommitted changes" if dirty.stdout.strip() else ""
+            return f", checkout {folder} at {branch.stdout.strip()} {commit.stdout.strip()}{mark}"
+        except (OSError, ValueError):
+            return ""
 
     def command(self, job: Job) -> list[str]:
         servers = [a for family, url in job.families.items() for a in ("--server", f"{family}={url}")]
@@ -152,10 +184,8 @@ class Ours(Engine):
         return one_line(f"{where}{rule}{other}: {error.get('message', '')}", 400)
 
     def verdict(self, job: Job, done: Done) -> Verdict:
-        if done.killed:
-            return Verdict("error", done.killed)
-        if "Traceback (most recent call last)" in done.stderr:
-            return Verdict("error", "traceback: " + one_line(done.stderr.strip().splitlines()[-1]))
+        if broken := crashed(done):
+            return broken
         try:
             report = json.loads(done.stdout)
         except ValueError:

@@ -10,7 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from .bounded import Done
-from .engines import CRASH_TYPES, HERE, Engine, Job, Verdict, meaningful_lines, one_line, operation_steps
+from .engines import (
+    CRASH_TYPES,
+    HERE,
+    Engine,
+    Job,
+    Verdict,
+    crashed,
+    meaningful_lines,
+    one_line,
+    operation_steps,
+)
 
 REDOCLY_VERSION = "2.77.0"
 JENTIC_VERSION = "0.9.6"
@@ -110,7 +120,7 @@ class Respect(Engine):
 
     def verdict(self, job: Job, done: Done) -> Verdict:
         if done.killed:
-            return Verdict("error", done.killed)
+            return Verdict("error", done.killed)  # node's own crashes are read below
         lines = meaningful_lines(done.stdout + "\n" + done.stderr)
         report = job.workdir / "respect.json"
         data = json.loads(report.read_text()) if report.exists() else None
@@ -164,7 +174,7 @@ class Jentic(Engine):
 
     def verdict(self, job: Job, done: Done) -> Verdict:
         if done.killed:
-            return Verdict("error", done.killed)
+            return Verdict("error", done.killed)  # a traceback is Jentic's own report, read below
         path = job.workdir / "jentic.json"
         if not path.exists():
             lines = meaningful_lines(done.stderr)
@@ -219,10 +229,8 @@ class ArazzoExec(Engine):
         ]
 
     def verdict(self, job: Job, done: Done) -> Verdict:
-        if done.killed:
-            return Verdict("error", done.killed)
-        if "Traceback (most recent call last)" in done.stderr:
-            return Verdict("error", "traceback: " + one_line(done.stderr.strip().splitlines()[-1]))
+        if broken := crashed(done):
+            return broken
         try:
             out = json.loads(done.stdout)
         except ValueError:

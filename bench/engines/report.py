@@ -38,7 +38,7 @@ def machine(engines: list, prism: Path, problems: list[str]) -> dict[str, Any]:
 
 
 def command_line(argv: list[str]) -> str:
-    return "python bench/engines/compare.py " + " ".join(shlex.quote(a) for a in argv[1:])
+    return " ".join(["python bench/engines/compare.py", *(shlex.quote(a) for a in argv[1:])])
 
 
 def counts(keys: list[str], results: list[dict]) -> dict[str, Counter]:
@@ -81,12 +81,12 @@ def respect_runs_we_refuse(results: list[dict]) -> list[tuple[str, str, str, dic
     return out
 
 
-def respect_requests(results: list[dict], document: str, workflow: str) -> int:
+def respect_cell(results: list[dict], document: str, workflow: str) -> dict:
     for doc in results:
         for row in doc["workflows"]:
             if doc["document"] == document and row["workflow"] == workflow:
-                return row["engines"]["respect"]["requests"]
-    return 0
+                return row["engines"]["respect"]
+    return {}
 
 
 def false_passes(results: list[dict]) -> list[str]:
@@ -163,9 +163,10 @@ def write(
     refused = respect_runs_we_refuse(results)
     md += ["", f"## Respect runs them, we refuse ({len(refused)})", ""]
     for d, w, o, ours in refused:
-        md.append(
-            f"- `{d}` workflow `{w}` (Respect: {o}, {respect_requests(results, d, w)} request(s)); ours:"
-        )
+        theirs = respect_cell(results, d, w)
+        said = "" if o == "passed" else f", {_cell(theirs.get('reason', ''))}"
+        sent = "; ".join(theirs.get("sent", [])[:4])
+        md.append(f"- `{d}` workflow `{w}`: Respect {o} (sent {sent}{said}); ours refused:")
         md += [f"  - {_cell(x)}" for x in ours.get("details") or [ours["reason"]]]
     md += [] if refused else ["None."]
     fp = false_passes(results)
