@@ -245,4 +245,5 @@ class ArazzoExec(Engine):
         if out.get("success"):
             return Verdict("passed", "passed", claimed)
         error = out.get("error") or {}
-        return Verdict("failed", one_line(f"{error.get('type')}: {error.get('message')}"), claimed)
+        status = "error" if error.get("type") in CRASH_TYPES else "failed"  # its own bug, caught and reported
+        return Verdict(status, one_line(f"{error.get('type')}: {error.get('message')}"), claimed)
