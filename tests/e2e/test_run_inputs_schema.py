@@ -34,8 +34,11 @@ def test_a_schema_that_is_not_an_object_runs_with_the_inputs_given(write, server
     assert "warning inputs-schema: the inputs schema of workflow 'w' has type string" in run.err
     assert [r.path for r in server.requests] == ["/pets/1"]
     without = cli(capsys, "run", path, "--server", f"pets={server.url}")
-    assert without.code == 1  # `$inputs.id`, neither declared nor given: the step fails unsent
-    assert "$inputs.id: the workflow's inputs schema declares no input 'id' and none was given" in without.out
+    assert without.code == 1  # a schema naming no inputs takes any: `$inputs.id` is missing like any value
+    assert (
+        "required parameter 'petId' (in path) has no value: $inputs.id: input 'id' was not provided"
+        in without.out
+    )
     assert len(server.requests) == 1
 
 
