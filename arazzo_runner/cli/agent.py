@@ -96,7 +96,9 @@ def agent_command(args: argparse.Namespace) -> int:
     for note in catalog.notes:
         print(f"note: {note}", file=sys.stderr)
     if text:
-        where = args.chat or "the bundled reference server (in-process)"
+        from ..secrets import mask_userinfo
+
+        where = mask_userinfo(args.chat) if args.chat else "the bundled reference server (in-process)"
         streamed = "streamed" if args.stream else "not streamed"
         print(f"agent: {len(catalog.tools)} tool(s), chat at {where}, {streamed}")
     on_turn = _print_turn if text else None

@@ -40,6 +40,7 @@ class RequestBuildError(Exception):
 
 
 SAME: Any = type("SAME", (), {"__repr__": lambda self: "SAME"})()  # `shown`: as `value`
+USERINFO = "the user and password of the server URL"  # the `credential` of the header they become
 
 
 class ParamValue(Record):
@@ -209,9 +210,10 @@ class _Parts:
         self._shown = param.credential is None
         if not self._shown:
             key = param.name.casefold() if param.in_ == "header" else param.name
+            added = USERINFO if param.credential == USERINFO else f"security scheme '{param.credential}'"
             self.view.withheld[(param.in_, key)] = (
-                f"a credential the engine added (security scheme '{param.credential}'): credentials the "
-                "engine adds are not readable by expressions"
+                f"a credential the engine added ({added}): credentials the engine adds are not readable by "
+                "expressions"
             )
         before = len(self.query)
         adder(self, param.name, param.value, spec, _content_type(spec), style, explode)

@@ -16,6 +16,7 @@ from ...http.request import (
 )
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
 from ...http.transport import Response, TransportError, send
+from ...http.userinfo import split_userinfo, userinfo_header
 from ...records import Record
 from ...result import Exchange, ResponseExcerpt
 from ...secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
@@ -314,7 +315,8 @@ async def prepare_request(
     specs = facts.specs
     params = param_values(cstep, base, specs, warnings)
     body = body_value(cstep, base, operation, warnings, host.placeholders)
-    url = facts.base_url
+    given_url = facts.base_url
+    url = split_userinfo(given_url)[0]  # a user and password in it: a credential (`http/userinfo.py`)
     warnings.extend(facts.notes)
     # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
     # what they find set, as for any parameter the step sets itself)
@@ -346,6 +348,9 @@ async def prepare_request(
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []
         record_step_credentials(schemes, params, http_session(host))
+    if url != given_url:
+        basic = userinfo_header(given_url, params + added, http_session(host), warnings)
+        added = added if basic is None else [*added, basic]
     request = build_request(
         method=operation.method,
         base_url=url,
