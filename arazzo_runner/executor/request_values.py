@@ -149,3 +149,20 @@ def _encoded(
             raise
         hint = "an object or array in a {$...} is embedded as JSON text: write it without quotes around it"
         raise InvalidJsonPayload(f"{exc}; {hint}") from None
+
+
+def carried_credentials(cstep: CompiledStep, base: Context, *more: Any) -> tuple[Any, ...]:
+    """The bound credentials the values of a request with derived parts were computed from (its
+    parameters', its body's, its replacements', and `more` compiled values): the guard keeps the
+    request with their origins."""
+    taint = base.taint
+    if taint is None:
+        return ()
+    values = [*(p.value for p in cstep.params), *more]
+    if cstep.body is not None:
+        values += [cstep.body.payload, *(r.value for r in cstep.body.replacements)]
+    found: dict[int, Any] = {}
+    for value in values:
+        if value is not None and not value.is_constant:
+            found.update((id(b), b) for b in taint.credentials(value, base))
+    return tuple(found.values())

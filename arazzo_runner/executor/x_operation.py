@@ -21,7 +21,7 @@ from ..http.request import PreparedRequest, RequestBuildError, build_request
 from ..http.userinfo import split_userinfo, userinfo_header
 from ..http.x_security import XSecurityError, params_for, replacing, resolve_scheme
 from ..http.x_security import secrets_of as x_secrets
-from .request_values import body_value, param_values
+from .request_values import body_value, carried_credentials, param_values
 
 # The step and the run are the operation kind's (`steps/operation.py`, which calls this module): typed
 # loosely here, so that nothing of the executor is imported back (tests/unit/test_executor_layout.py).
@@ -107,6 +107,9 @@ async def prepare_x_request(
         request.url = _with_query(request.url, parts.query)
         request.document_url = _with_query(request.document_url, parts.query)
     _printed(request, base, target, params, body, declared, given)
+    if request.shown is not None:  # derived parts: what they were computed from stays with its origins
+        url_value = compile_value(target.operation.url, strict=True)
+        request.carried = carried_credentials(cstep, base, url_value)
     return request
 
 

@@ -109,6 +109,7 @@ class PreparedRequest(Record):
     tls: Any = None  # an ssl.SSLContext presenting a client certificate (mutualTLS); None: the run's own
     document_url: str = ""  # `$url`: the URL without the query credentials the engine added ("": `url`)
     shown: Shown | None = None  # how every writer prints it, when parts derive from a secret
+    carried: tuple = ()  # bound credentials (`outbound.Bound`) its derived parts were computed from
 
     def __init__(
         self,
@@ -129,6 +130,7 @@ class PreparedRequest(Record):
         self.tls = tls
         self.document_url = document_url or url
         self.shown = shown
+        self.carried = ()
 
     def printed(self) -> Shown:
         """The request as every writer shows it (the step's URL line, --verbose, reports, HAR, JUnit,

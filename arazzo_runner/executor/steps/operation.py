@@ -23,7 +23,7 @@ from ...secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from ..bounds import reads_response_body, within
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
-from ..request_values import body_value, param_values
+from ..request_values import body_value, carried_credentials, param_values
 from ..servers import ServerError, resolve_base_url, top_description
 from .base import Attempt, Host, StepKind, check_criteria
 from .credentials import family_source, step_credentials
@@ -73,7 +73,8 @@ async def _attempt(
         prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
         request = await host.runtime.within(prepared, host.deadline.remaining())
         foreign = session.guard.foreign(request.url, request.headers, request.content)
-        if foreign is not None:  # a credential the engine added, bounced towards another origin
+        foreign = foreign or session.guard.derived_foreign(request.url, request.carried)
+        if foreign is not None:  # a credential the engine added, or what was computed from it, elsewhere
             raise SecurityError(foreign)
         _check_request(host, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
@@ -163,6 +164,9 @@ def http_session(host: Host) -> HttpSession:
     session = host.resources.get("http")
     if session is None:
         session = host.resources["http"] = HttpSession(secrets=host.options.secrets)
+        taint = getattr(host, "taint", None)
+        if taint is not None:  # values derived from the credentials it binds stay with them too
+            taint.guard = session.guard
         plain = (".client_auth", ".cert", ".key")  # a setting and file paths, not secrets
         session.secret(*(v for k, v in host.options.auth.items() if not k.endswith(plain)))
         host.on_close("http", lambda: _close_clients(session))
@@ -367,6 +371,7 @@ async def prepare_request(
         shown = body.shown if body is not None else None
         build_shown(request, base_url=url, path_template=operation.path, params=params + added,
                     specs=specs, body=body, shown_body=shown, implicit=facts.implicit)  # fmt: skip
+        request.carried = carried_credentials(cstep, base)
     return request
 
 
