@@ -195,7 +195,7 @@ def search(pattern: str, text: str, spent: Budget) -> bool:
         raise BudgetExceeded(spent)
     if compiled is None:
         return bool(_in_worker("re.search", {"pattern": pattern, "text": text}, spent))
-    return _matched(compiled, for_regex(written), text, spent, full=False, version1=False)
+    return within(compiled, text, spent)
 
 
 def bounded(pattern: str, text: str, spent: Budget, *, full: bool = False, version1: bool = False) -> bool:
@@ -207,7 +207,7 @@ def bounded(pattern: str, text: str, spent: Budget, *, full: bool = False, versi
         raise ValueError(f"not a pattern: {pattern!r}")
     if spent.left() <= 0:
         raise BudgetExceeded(spent)
-    return _matched(compiled, pattern, text, spent, full=full, version1=version1)
+    return within(compiled, text, spent, full=full, version1=version1)
 
 
 @lru_cache(maxsize=64)
@@ -220,22 +220,20 @@ def _regex_compiled(pattern: str, version1: bool) -> Any:
         return None
 
 
-def _matched(compiled: Any, pattern: str, text: str, spent: Budget, *, full: bool, version1: bool) -> bool:
-    """`compiled` on `text` for at most SLICE of this process's CPU time; past that, `pattern` in the
-    evaluation worker with what is left of `spent`, stopped there by the clock."""
+def within(compiled: Any, text: str, spent: Budget, *, full: bool = False, version1: bool = False) -> bool:
+    """`compiled` (a `regex` pattern; VERSION1 with `version1`) on `text`, searched or with `full`
+    matched whole, for at most SLICE of this process's CPU time; past that, in the evaluation worker
+    with what is left of `spent`, stopped there by the clock. BudgetExceeded once `spent` is over."""
     left = spent.left()
     try:
-        found = (
-            compiled.fullmatch(text, timeout=min(left, SLICE))
-            if full
-            else compiled.search(text, timeout=min(left, SLICE))
-        )
-        return found is not None
+        if full:
+            return compiled.fullmatch(text, timeout=min(left, SLICE)) is not None
+        return compiled.search(text, timeout=min(left, SLICE)) is not None
     except TimeoutError:
         if left <= SLICE:
             raise BudgetExceeded(spent) from None
-    args = {"pattern": pattern, "text": text, "full": full, "version1": version1, "timeout": spent.left()}
-    return bool(_in_worker("regex.match", args, spent))
+    args = {"pattern": compiled.pattern, "text": text, "full": full, "version1": version1}
+    return bool(_in_worker("regex.match", {**args, "timeout": spent.left()}, spent))
 
 
 def _in_worker(op: str, args: dict[str, Any], spent: Budget) -> Any:

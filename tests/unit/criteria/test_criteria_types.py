@@ -160,6 +160,8 @@ def test_the_regex_timeout_is_one_second_by_default(monkeypatch):
     given, sent = [], []
 
     class Spy:
+        pattern = "(a|aa)+$"
+
         def search(self, text, timeout=None):
             given.append(timeout)
             raise TimeoutError
