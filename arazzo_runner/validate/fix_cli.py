@@ -12,6 +12,7 @@ import argparse
 import collections
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .cli import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, exit_code, settings, write_reports
@@ -21,30 +22,34 @@ def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO)
     from ..cli.sandbox_flags import folders
     from ..errors import DocumentError
     from .core import unreadable_report
-    from .fix import fix_path, unified_diff
+    from .fix import Fixed, fix_path, unified_diff
 
     sandbox = folders(args)
+    strict = getattr(args, "strict", False)
     results, reports = [], []
+
+    def fixed_file(file: str, rules: tuple[str, ...] | None = None) -> Any:
+        remote = not getattr(args, "offline", False)
+        options = {"settings": settings(args, file, overrides), "remote": remote, "allow_paths": sandbox}
+        return fix_path(file, **options, rules=rules)
+
     for file in args.files:
         try:
-            result = fix_path(
-                file,
-                settings=settings(args, file, overrides),
-                remote=not getattr(args, "offline", False),
-                allow_paths=sandbox,
-            )
+            result = fixed_file(file)
         except DocumentError as exc:
-            reports.append(unreadable_report(exc, file, getattr(args, "strict", False)))
+            reports.append(unreadable_report(exc, file, strict))
             continue
         results.append(result)
-        reports.append(_strict(result.report, getattr(args, "strict", False)))
+        reports.append(result)  # its report, once written (below)
         for problem in result.problems:
             print(f"warning: {problem}", file=sys.stderr)
     if getattr(args, "diff", False):
+        reports = [_strict(r.report, strict) if isinstance(r, Fixed) else r for r in reports]
         return _diff(results, reports, stream, unified_diff)
     for result in results:
         if result.changed:
-            write_in_place(result.file, result.encoded())
+            write_checked(result, lambda result=result: fixed_file(result.file, ()))
+    reports = [_strict(r.report, strict) if isinstance(r, Fixed) else r for r in reports]
     write_reports(args, reports, stream, fixed=[f for r in results for f in r.fixed])
     if getattr(args, "format", "text") == "text":
         for result in results:
@@ -62,6 +67,31 @@ def _diff(results: list[Any], reports: list[Any], stream: TextIO, unified_diff: 
     if any(not report.readable for report in reports):
         return EXIT_UNREADABLE
     return EXIT_INVALID if changed else EXIT_OK
+
+
+def write_checked(result: Any, again: Callable[[], Any]) -> bool:
+    """Write a fixed document, then read and validate it again (`again()`: what `fix_path` finds in the
+    file as written, fixing nothing): when it is not the text and the findings the fixes left in memory,
+    the original is written back, the fixes are dropped from `result` and an error says so. Whether
+    the fixed text stayed."""
+    from ..errors import DocumentError
+    from .fix import finding_keys
+
+    write_in_place(result.file, result.encoded())
+    try:
+        found = again()
+    except DocumentError as exc:
+        found, why = None, f"it could not be read again ({exc.message})"
+    else:
+        why = "it did not read back as written" if found.before != result.after else ""
+        if not why and finding_keys(found.report) != finding_keys(result.report):
+            why = "its findings are not those the fixes left"
+    if found is not None and not why:
+        return True
+    write_in_place(result.file, result.bom + result.before.encode(result.encoding))
+    print(f"error: {result.file}: the fixed file was put back as it was: {why}", file=sys.stderr)
+    result.after, result.fixed, result.report = result.before, [], result.initial or result.report
+    return False
 
 
 def write_in_place(file: str, content: bytes) -> None:
