@@ -1,6 +1,8 @@
 """`arazzo validate --fix FILE...` (write in place) and `--diff` (print the changes, write nothing).
 
-`--fix` prints what is left to fix by hand (in `--format`), then one line per file it changed:
+`--fix` writes through symlinks, keeps hard links and the file's mode, and leaves no temporary file
+behind (`write.py`). It prints what is left to fix by hand (in `--format`), then one line per file it
+changed:
 `flow.arazzo.yaml: fixed 5 (step-output-shorthand 4, header-plural 1)`; its exit code is validate's
 over the result. `--diff` prints a unified diff per file that would change and exits 1 when one would
 (0 when every document is already as --fix leaves it): a check for CI.
@@ -10,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from .cli import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, exit_code, settings, write_reports
+from .write import write_in_place
 
 
 def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO) -> int:
@@ -77,7 +79,12 @@ def write_checked(result: Any, again: Callable[[], Any]) -> bool:
     from ..errors import DocumentError
     from .fix import finding_keys
 
-    write_in_place(result.file, result.encoded())
+    try:
+        write_in_place(result.file, result.encoded())
+    except OSError as exc:  # nothing was changed: `write_in_place` leaves the file as it was
+        print(f"error: {result.file}: cannot write the fixed file: {exc.strerror or exc}", file=sys.stderr)
+        result.after, result.fixed, result.report = result.before, [], result.initial or result.report
+        return False
     try:
         found = again()
     except DocumentError as exc:
@@ -92,25 +99,6 @@ def write_checked(result: Any, again: Callable[[], Any]) -> bool:
     print(f"error: {result.file}: the fixed file was put back as it was: {why}", file=sys.stderr)
     result.after, result.fixed, result.report = result.before, [], result.initial or result.report
     return False
-
-
-def write_in_place(file: str, content: bytes) -> None:
-    """Replace the file's content atomically: a new file beside it (the same permissions), renamed
-    over it, so an interrupted write never leaves half a document."""
-    import shutil
-    import tempfile
-
-    folder = os.path.dirname(os.path.abspath(file))
-    handle, temporary = tempfile.mkstemp(prefix=".arazzo-", dir=folder)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        shutil.copymode(file, temporary)
-        os.replace(temporary, file)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
 
 
 def _counts(findings: list[Any]) -> str:
