@@ -17,34 +17,16 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.helpers import ROOT, cli
-from tests.unit.validate.conftest import OPENAPI
+from tests.unit.validate.fixkit import HEAD, write_fixable
 
-DOC = """\
-arazzo: {version}
-info: {{title: t, version: '1'}}
-sourceDescriptions:
-  - {{name: api, url: ./api.yaml, type: openapi}}
-workflows:
-  - workflowId: w
-    steps:
-      - stepId: s
-        operationId: listPets
-        outputs:
-          id: $response.body#/0/id
-      - stepId: t
-        operationId: listPets
-        outputs:
-          x: $steps.s.id
-"""
-BEFORE = DOC.format(version="1.0.1")
-FIXED = BEFORE.replace("x: $steps.s.id", "x: $steps.s.outputs.id")
+BEFORE = HEAD + "          x: $steps.s.id\n"
+FIXED = HEAD + "          x: $steps.s.outputs.id\n"
 
 
 def _real(tmp_path: Path, text: str = BEFORE) -> Path:
     folder = tmp_path / "real"
     folder.mkdir()
-    (folder / "api.yaml").write_text(OPENAPI, encoding="utf-8")
-    path = folder / "flow.arazzo.yaml"
+    path = write_fixable(folder, "")
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -69,7 +51,7 @@ def test_a_symlink_is_written_through_and_stays_a_link(tmp_path, capsys):
 
 
 def test_upgrade_writes_through_a_symlink_too(tmp_path, capsys):
-    real = _real(tmp_path, DOC.format(version="1.0.1").replace("x: $steps.s.id", "x: $steps.s.outputs.id"))
+    real = _real(tmp_path, FIXED)
     link = tmp_path / "flow.arazzo.yaml"
     link.symlink_to(real)
     result = cli(capsys, "upgrade", link)

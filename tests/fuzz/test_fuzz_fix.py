@@ -22,23 +22,8 @@ from arazzo_runner.validate.core import validate_loaded
 from arazzo_runner.validate.fix import fix_text
 from tests.fuzz.kit import fuzz, outcome
 from tests.unit.validate.conftest import OPENAPI
+from tests.unit.validate.fixkit import HEAD
 
-HEAD = """\
-arazzo: 1.0.1
-info: {title: t, version: '1'}
-sourceDescriptions:
-  - {name: api, url: ./api.yaml, type: openapi}
-workflows:
-  - workflowId: w
-    steps:
-      - stepId: s
-        operationId: listPets
-        outputs:
-          id: $response.body#/0/id
-      - stepId: t
-        operationId: listPets
-        outputs:
-"""
 INDENT = " " * 10
 STRINGS = [
     "$steps.s.id",  # step-output-shorthand

@@ -19,31 +19,11 @@ from arazzo_runner.validate.findings import Edit, Finding
 from arazzo_runner.validate.fix import Fixed, added_findings, fix_path, fix_text
 from tests.e2e.helpers import cli
 
-from .conftest import OPENAPI
-
-HEAD = """\
-arazzo: 1.0.1
-info: {title: t, version: '1'}
-sourceDescriptions:
-  - {name: api, url: ./api.yaml, type: openapi}
-workflows:
-  - workflowId: w
-    steps:
-      - stepId: s
-        operationId: listPets
-        outputs:
-          id: $response.body#/0/id
-      - stepId: t
-        operationId: listPets
-        outputs:
-"""
+from .fixkit import HEAD, write_fixable
 
 
 def _write(tmp_path: Path, outputs: str) -> Path:
-    (tmp_path / "api.yaml").write_text(OPENAPI, encoding="utf-8")
-    path = tmp_path / "flow.arazzo.yaml"
-    path.write_text(HEAD + outputs, encoding="utf-8")
-    return path
+    return write_fixable(tmp_path, outputs)
 
 
 def _rules(report) -> list[tuple[str, str]]:
