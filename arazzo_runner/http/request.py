@@ -123,6 +123,7 @@ class PreparedRequest(Record):
         tls: Any = None,
         document_url: str = "",
         shown: Shown | None = None,
+        carried: tuple = (),
     ) -> None:
         self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
         self.warnings = [] if warnings is None else warnings
@@ -130,7 +131,7 @@ class PreparedRequest(Record):
         self.tls = tls
         self.document_url = document_url or url
         self.shown = shown
-        self.carried = ()
+        self.carried = carried
 
     def printed(self) -> Shown:
         """The request as every writer shows it (the step's URL line, --verbose, reports, HAR, JUnit,
