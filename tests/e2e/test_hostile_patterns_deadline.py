@@ -62,7 +62,7 @@ def test_a_slow_match_that_ends_gets_its_answer_from_the_worker():
     """Past its slice here, a match that does end is answered by the worker: the same answer, with this
     process's CPU time bounded by the slice, not by the match."""
     slow = "a" * 32 + "b"  # `^(a|aa)+c|b` backtracks ~0.5 s of CPU before `b` matches at the end
-    with cpu_bound(0.4, "a slow search"):
+    with cpu_bound(0.8, "a slow search"):  # here: 4 slices of 0.05 s; the matches themselves: ~2 s
         assert patterns.search(r"^(a|aa)+c|b", slow, budget.budget(30)) is True
         assert patterns.bounded(r"^(a|aa)+c|b", slow, budget.budget(30), version1=True) is True
         assert patterns.bounded(r"(a|aa)+c|a+b", slow, budget.budget(30), full=True) is True
