@@ -13,18 +13,18 @@ A value *reads a secret* when
   `$workflows.w.outputs.o`, `$workflows.w.steps.s.outputs.o`).
 
 Only what computes needs the by-value rule (XPath, goessner JSONPath): a value shown as it was read holds
-a secret in a form masking knows, and is masked where it is shown.
+a secret in a form masking knows, and is masked where it is shown. So: a failing criterion that read a
+secret by name, or that computes over a value holding one, prints none of the values it read or computed
+(`simple` conditions: the parts that read one); an output that reads one by name, or that a computing
+Selector Object takes from a value holding one, is marked secret: shown as `***` by every writer, its
+strings joining the run's secrets so that a later request carrying it is masked too.
 
 A value derived from a credential the engine added also stays with that credential's origins
 (`http/outbound.py`): `credentials` names the bound credentials it derives from (those its computing
 selectors read, in a form the guard knows, and those of the outputs it reads by name), an output
 derived from them keeps them (`Outputs.bound`), and a request carrying a derived value is checked
 against them before it is sent: pieces of a token (`string-to-codepoints`, `reverse`) cannot be found by
-value, so they are followed by construction. So: a failing criterion that read a
-secret by name, or that computes over a value holding one, prints none of the values it read or computed
-(`simple` conditions: the parts that read one); an output that reads one by name, or that a computing
-Selector Object takes from a value holding one, is marked secret: shown as `***` by every writer, its
-strings joining the run's secrets so that a later request carrying it is masked too.
+value, so they are followed by construction.
 """
 
 from __future__ import annotations
