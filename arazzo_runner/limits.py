@@ -14,3 +14,5 @@ MAX_BODY_DEPTH = 128  # nesting levels of a JSON body (and event data) from a se
 QUERY_TIMEOUT = 5.0  # seconds one JSONPath or XPath evaluation may take (criterion, selector, replacement)
 QUERY_MEMORY = 2**30  # bytes of address space of the process that evaluates XPath (and Goessner JSONPath)
 COMPILE_TIMEOUT = 1.0  # seconds the constant part of one XPath expression may take when it is compiled
+MAX_TOOL_CALLS = 64  # tool calls of one model answer that `arazzo agent` runs; the rest are refused
+TOOL_CALLS_IN_FLIGHT = 32  # tool calls (workflow runs) at once in an agent or MCP server process

@@ -16,8 +16,15 @@ and 277 MB; one more level never ends), where `re` keeps a counter. `unrolled_si
 would build; above UNROLL_LIMIT a pattern is not given to `regex`: `search` then matches it with `re` in
 the evaluation worker, which is killed at the end of the time given (`query/isolated.py`).
 
-`search` is the one bounded matcher: `regex` criteria and every JSON Schema `pattern` the engine's
-validators match (`sources/schema_patterns.py`) go through it.
+`search` is the one bounded matcher: `regex` criteria, RFC 9535 JSONPath's `match()` and `search()`
+(`bounded`, the same matcher for a pattern already in `regex`'s syntax) and every JSON Schema `pattern`
+the engine's validators match (`sources/schema_patterns.py`) go through it.
+
+`regex` measures its timeout in CPU time (C's `clock()`), while a budget ends at a moment (`--deadline`
+is wall-clock time): on a busy machine a match given 3 s of timeout ran for 6 s. So a match gets at
+most SLICE of CPU time in this process, which every ordinary pattern needs far less than; one that is
+not done by then (backtracking) goes to the evaluation worker with the rest of its budget, where it is
+stopped at the budget's end, by the clock, whatever the machine's load (`query/isolated.py`).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import Any
 from .budget import Budget, BudgetExceeded, guarded
 
 UNROLL_LIMIT = 10_000  # pieces `regex` may unroll a pattern into (~300 bytes each; 10 ms to compile)
+SLICE = 0.05  # CPU seconds a match may take in this process before it moves to the evaluation worker
 _COMPLEMENTS = (("\\s", "\\S"), ("\\w", "\\W"), ("\\d", "\\D"))
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
@@ -181,20 +189,59 @@ def interruptible(pattern: str) -> Any:
 def search(pattern: str, text: str, spent: Budget) -> bool:
     """Whether `pattern` (valid for `re`) matches somewhere in `text`, as `re.search` would, within
     `spent`: BudgetExceeded once it is over (ArazzoError when the worker a pattern needs failed)."""
-    compiled = interruptible(for_empty_text(pattern) if not text else pattern)
-    left = spent.left()
-    if left <= 0:
+    written = for_empty_text(pattern) if not text else pattern
+    compiled = interruptible(written)
+    if spent.left() <= 0:
         raise BudgetExceeded(spent)
     if compiled is None:
-        from .query.isolated import run
+        return bool(_in_worker("re.search", {"pattern": pattern, "text": text}, spent))
+    return within(compiled, text, spent)
 
-        try:
-            return bool(run("re.search", {"pattern": pattern, "text": text}, left))
-        except BudgetExceeded:  # the worker's own budget of what was left: say it as `spent` does
-            raise BudgetExceeded(spent) from None
+
+def bounded(pattern: str, text: str, spent: Budget, *, full: bool = False, version1: bool = False) -> bool:
+    """Whether `pattern`, written for the `regex` module (VERSION1 with `version1`), matches `text`:
+    somewhere, or the whole of it with `full` (what RFC 9535's `search()` and `match()` ask), within
+    `spent` as `search` matches. ValueError for a pattern `regex` does not take."""
+    compiled = _regex_compiled(pattern, version1)
+    if compiled is None:
+        raise ValueError(f"not a pattern: {pattern!r}")
+    if spent.left() <= 0:
+        raise BudgetExceeded(spent)
+    return within(compiled, text, spent, full=full, version1=version1)
+
+
+@lru_cache(maxsize=64)
+def _regex_compiled(pattern: str, version1: bool) -> Any:
+    import regex
+
     try:
-        return compiled.search(text, timeout=left) is not None
+        return regex.compile(pattern, regex.VERSION1 if version1 else 0)
+    except Exception:  # regex.error, or the module's own failures on odd patterns
+        return None
+
+
+def within(compiled: Any, text: str, spent: Budget, *, full: bool = False, version1: bool = False) -> bool:
+    """`compiled` (a `regex` pattern; VERSION1 with `version1`) on `text`, searched or with `full`
+    matched whole, for at most SLICE of this process's CPU time; past that, in the evaluation worker
+    with what is left of `spent`, stopped there by the clock. BudgetExceeded once `spent` is over."""
+    left = spent.left()
+    try:
+        if full:
+            return compiled.fullmatch(text, timeout=min(left, SLICE)) is not None
+        return compiled.search(text, timeout=min(left, SLICE)) is not None
     except TimeoutError:
+        if left <= SLICE:
+            raise BudgetExceeded(spent) from None
+    args = {"pattern": compiled.pattern, "text": text, "full": full, "version1": version1}
+    return bool(_in_worker("regex.match", {**args, "timeout": spent.left()}, spent))
+
+
+def _in_worker(op: str, args: dict[str, Any], spent: Budget) -> Any:
+    from .query.isolated import run
+
+    try:
+        return run(op, args, spent.left())
+    except BudgetExceeded:  # the worker's own budget of what was left: say it as `spent` does
         raise BudgetExceeded(spent) from None
 
 

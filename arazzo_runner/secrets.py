@@ -39,6 +39,8 @@ VALUE_LIMIT = 500  # characters of one value a message quotes (a URL, an error's
 MESSAGE_LIMIT = 4000  # characters of a whole message (an error, a warning)
 URL_LIMIT = 2000  # characters of the URL a step shows (the request itself is never cut)
 _CUT = re.compile(r"\.\.\.\((\d+) more chars\)")
+# `scheme://user:PASSWORD@host`: the password of a URL's userinfo (up to the last `@` before the path)
+_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\"'<>]*:)([^\s/?#\"'<>]+)@")
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _AUTH_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*) +\S")
 # `Bearer <token>` shows as `Bearer ***`: the scheme word stays only when it is a known scheme (the IANA
@@ -99,6 +101,7 @@ class Masker:
         secret that a cut (`clip`) left just before its marker."""
         if not self.enabled or not text:
             return text
+        text = mask_userinfo(text)
         forms = self._masked_forms()
         for form in forms:
             if form in text:
@@ -239,6 +242,14 @@ class Masker:
         if decoded and decoded[0][0] in self.query_names:
             return pair.split("=", 1)[0] + "=" + MASK
         return pair
+
+
+def mask_userinfo(text: str) -> str:
+    """`text` with the password of every URL's userinfo as `***` (`https://user:***@host`): how a
+    password written into a URL is shown, wherever it is (`http/userinfo.py`)."""
+    if "@" not in text or "://" not in text:
+        return text
+    return _USERINFO.sub(lambda m: m.group(1) + MASK + "@" if m.group(2) != MASK else m.group(0), text)
 
 
 def clip(text: str, limit: int = VALUE_LIMIT) -> str:

@@ -18,6 +18,13 @@ secret by name, or that computes over a value holding one, prints none of the va
 (`simple` conditions: the parts that read one); an output that reads one by name, or that a computing
 Selector Object takes from a value holding one, is marked secret: shown as `***` by every writer, its
 strings joining the run's secrets so that a later request carrying it is masked too.
+
+A value derived from a credential the engine added also stays with that credential's origins
+(`http/outbound.py`): `credentials` names the bound credentials it derives from (those its computing
+selectors read, in a form the guard knows, and those of the outputs it reads by name), an output
+derived from them keeps them (`Outputs.bound`), and a request carrying a derived value is checked
+against them before it is sent: pieces of a token (`string-to-codepoints`, `reverse`) cannot be found by
+value, so they are followed by construction.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ class Taint:
         self.secrets = secrets
         self._workspace = workspace
         self._masker: Masker | None = None
+        self.guard: Any = None  # the run's OutboundGuard (`http/outbound.py`), once it sends HTTP
 
     @property
     def masker(self) -> Masker:
@@ -132,6 +140,58 @@ class Taint:
                 pending.extend(value.members)
         return False
 
+    def credentials(self, compiled: CompiledValue, ctx: Any) -> tuple[Any, ...]:
+        """The bound credentials (`outbound.Bound`) a value derives from: those a computing selector's
+        context holds in a form the guard knows, and those of the derived outputs it reads by name.
+        Empty while the run has bound none."""
+        guard = self.guard
+        if guard is None or not guard.bound:
+            return ()
+        found: dict[int, Any] = {}
+        pending = [compiled]
+        while pending:
+            value = pending.pop()
+            kind = type(value)
+            if kind is ExpressionValue or kind is TemplateValue:
+                for expression in value.expressions():
+                    found.update((id(b), b) for b in self._bound_by_name(expression, ctx))
+            elif kind is SelectorValue:
+                found.update((id(b), b) for b in self._bound_by_name(value.context, ctx))
+                if self._computes(value):
+                    from .expressions import resolve
+
+                    read = resolve(value.context, ctx)
+                    if not isinstance(read, Missing):
+                        found.update((id(b), b) for b in guard.held_in(read))
+            elif kind is MappingValue:
+                pending.extend(member for _, member in value.items)
+            elif kind is ListValue:
+                pending.extend(value.members)
+        return tuple(found.values())
+
+    def _bound_by_name(self, expression: ast.Expression, ctx: Any) -> tuple[Any, ...]:
+        """The bound credentials of the derived output an expression reads by name (`Outputs.bound`)."""
+        kind = type(expression)
+        holder: Any = None
+        if kind is ast.StepOutputRef:
+            holder = _get(ctx.steps, expression.step_id)
+        elif kind is ast.OutputsRef:
+            holder = ctx.outputs
+        elif kind is ast.WorkflowRef and expression.field == "outputs":
+            holder = _get(_get(ctx.workflows, expression.workflow_id), "outputs")
+        elif kind is ast.WorkflowStepOutputRef:
+            holder = _get(_get(_get(ctx.workflows, expression.workflow_id), "steps"), expression.step_id)
+        bound = getattr(holder, "bound", None)
+        if not bound:
+            return ()
+        name = expression.name
+        return tuple(
+            b
+            for marked, found in bound.items()
+            if name == marked or name.startswith(marked + ".")
+            for b in found
+        )
+
     def adopt(self, value: Any) -> None:
         """The strings of a value derived from a secret join the run's secrets (at most MAX_ADOPTED of
         them, each of MIN_LENGTH characters or more)."""
@@ -148,13 +208,19 @@ class Taint:
                 pending.extend(item)
         self.secrets.update(found)
 
-    def _selects_from_secret(self, selector: SelectorValue, ctx: Any) -> bool:
-        """A selector that computes (XPath, goessner JSONPath) over a value holding a secret."""
-        from .expressions import resolve
+    @staticmethod
+    def _computes(selector: SelectorValue) -> bool:
+        """Whether a selector computes new values (XPath, goessner JSONPath) rather than select them."""
         from .query.jsonpath import GOESSNER  # imported with the selector's engine already
 
         query = selector.query
-        if not (query.type == "xpath" or query.version == GOESSNER):
+        return query.type == "xpath" or query.version == GOESSNER
+
+    def _selects_from_secret(self, selector: SelectorValue, ctx: Any) -> bool:
+        """A selector that computes (XPath, goessner JSONPath) over a value holding a secret."""
+        from .expressions import resolve
+
+        if not self._computes(selector):
             return False  # JSON pointer and RFC 9535 select values as they are: masking covers them
         value = resolve(selector.context, ctx)
         return not isinstance(value, Missing) and self.masker.touches(value)

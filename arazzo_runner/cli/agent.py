@@ -21,12 +21,13 @@ API_KEY_ENV = "OPENAI_API_KEY"
 
 def register(commands: Any) -> None:
     from ..llm.loop import DEFAULT_CHAT_TIMEOUT, DEFAULT_MAX_TURNS
-    from .tool_flags import add_tool_flags
+    from .tool_flags import add_tool_call_flags, add_tool_flags
 
     parser = commands.add_parser(
         "agent", help="let a chat model use the workflows as tools, each call running its workflow"
     )
     add_tool_flags(parser, runs=True)
+    add_tool_call_flags(parser, per_answer=True)
     parser.add_argument("--prompt", required=True, metavar="TEXT", help="the user's message")
     parser.add_argument("--system", metavar="TEXT", help="a system message before it")
     parser.add_argument(
@@ -86,6 +87,8 @@ def agent_command(args: argparse.Namespace) -> int:
         max_turns=args.max_turns,
         chat_timeout=args.chat_timeout,
         max_body=args.max_response_bytes,
+        max_tool_calls=args.max_tool_calls,
+        max_in_flight=args.max_tool_calls_in_flight,
     )
     catalog = build_catalog(tool_sources(args, runs=True))
     check_credentials(catalog, args)
@@ -93,7 +96,9 @@ def agent_command(args: argparse.Namespace) -> int:
     for note in catalog.notes:
         print(f"note: {note}", file=sys.stderr)
     if text:
-        where = args.chat or "the bundled reference server (in-process)"
+        from ..secrets import mask_userinfo
+
+        where = mask_userinfo(args.chat) if args.chat else "the bundled reference server (in-process)"
         streamed = "streamed" if args.stream else "not streamed"
         print(f"agent: {len(catalog.tools)} tool(s), chat at {where}, {streamed}")
     on_turn = _print_turn if text else None

@@ -65,8 +65,10 @@ def dump_json(data: Any) -> None:
 
 
 def print_error(exc: ArazzoError) -> None:
+    from ..secrets import mask_userinfo
+
     prefix = "" if isinstance(exc, DocumentError) else "error: "
-    print(f"{prefix}{exc}", file=sys.stderr)
+    print(mask_userinfo(f"{prefix}{exc}"), file=sys.stderr)  # a URL's password: `http/userinfo.py`
 
 
 def positive_int(text: str) -> int:

@@ -61,7 +61,9 @@ class Environment(Record):
 def load_environment(args: argparse.Namespace, environ: Mapping[str, str] | None = None) -> Environment:
     environ = os.environ if environ is None else environ
     prefix = None if args.no_inputs_env else args.inputs_env
-    path = None if args.no_dotenv else Path(args.file).resolve().parent / DOTENV
+    # the folder the path names (`os.path.abspath` resolves no symlink): a document linked into another
+    # folder reads that folder's `.env`, as a relative path in the command line means
+    path = None if args.no_dotenv else Path(os.path.abspath(args.file)).parent / DOTENV
     values = {}
     if path is not None and path.is_file():
         from .dotenv import read_dotenv

@@ -16,10 +16,13 @@ TOKEN_ENV = "ARAZZO_MCP_TOKEN"
 
 
 def register(commands: Any) -> None:
-    from .tool_flags import add_tool_flags
+    from ..tools.mcp_sessions import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
+    from .common import positive_float, positive_int
+    from .tool_flags import add_tool_call_flags, add_tool_flags
 
     parser = commands.add_parser("mcp", help="serve the workflows as the tools of an MCP server")
     add_tool_flags(parser, runs=True)
+    add_tool_call_flags(parser, per_answer=False)
     parser.add_argument(
         "--transport", choices=("stdio", "http"), default="stdio", help="stdio (default) or streamable HTTP"
     )
@@ -36,6 +39,29 @@ def register(commands: Any) -> None:
         default=TOKEN_ENV,
         metavar="NAME",
         help=f"http: the environment variable holding the token (default {TOKEN_ENV})",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME[:PORT]",
+        help="http: a name the server also answers to in Host and Origin (repeatable; the port: the "
+        "server's); on loopback only the address's own spellings are, by default",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=positive_int,
+        default=DEFAULT_MAX_SESSIONS,
+        metavar="N",
+        help=f"http: sessions open at once (default {DEFAULT_MAX_SESSIONS}); one more closes the one "
+        "idle the longest",
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=positive_float,
+        default=DEFAULT_SESSION_IDLE_TIMEOUT,
+        metavar="SECONDS",
+        help=f"http: a session idle this long is closed (default {DEFAULT_SESSION_IDLE_TIMEOUT:g})",
     )
     parser.set_defaults(handler=mcp_command)
 
@@ -60,9 +86,10 @@ def mcp_command(args: argparse.Namespace) -> int:
         from ..tools.mcp_server import serve_stdio
 
         print(f"arazzo mcp: {count} over stdio", file=sys.stderr, flush=True)
-        asyncio.run(serve_stdio(catalog, secrets))
+        asyncio.run(serve_stdio(catalog, secrets, max_in_flight=args.max_tool_calls_in_flight))
         return EXIT_OK
     from ..tools.mcp_http import bind, serve_http, url_of
+    from ..tools.mcp_sessions import SessionLimits
 
     try:
         sock = bind(args.host, args.port)
@@ -71,7 +98,18 @@ def mcp_command(args: argparse.Namespace) -> int:
     access = "every request needs the bearer token" if token else "loopback only, no token"
     where = f"{url_of(sock, args.host)} (streamable HTTP; {access})"
     print(f"arazzo mcp: {count} at {where}", file=sys.stderr, flush=True)
-    asyncio.run(serve_http(catalog, sock, args.host, token, secrets))
+    limits = SessionLimits(args.max_sessions, args.session_idle_timeout)
+    serving = serve_http(
+        catalog,
+        sock,
+        args.host,
+        token,
+        secrets,
+        allowed_hosts=args.allowed_host,
+        sessions=limits,
+        max_tool_calls=args.max_tool_calls_in_flight,
+    )
+    asyncio.run(serving)
     return EXIT_OK
 
 

@@ -54,6 +54,30 @@ def add_tool_flags(parser: argparse.ArgumentParser, *, runs: bool) -> None:
         limit_flags.add_flags(parser)
 
 
+def add_tool_call_flags(parser: argparse.ArgumentParser, *, per_answer: bool) -> None:
+    """`--max-tool-calls-in-flight` (`arazzo agent`, `arazzo mcp`) and, for a model's answers
+    (`per_answer`), `--max-tool-calls`."""
+    from ..limits import MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
+    from .common import positive_int
+
+    if per_answer:
+        parser.add_argument(
+            "--max-tool-calls",
+            type=positive_int,
+            default=MAX_TOOL_CALLS,
+            metavar="N",
+            help=f"tool calls of one answer that run (default {MAX_TOOL_CALLS}); the others are answered "
+            "with an error the model reads",
+        )
+    parser.add_argument(
+        "--max-tool-calls-in-flight",
+        type=positive_int,
+        default=TOOL_CALLS_IN_FLIGHT,
+        metavar="N",
+        help=f"tool calls running at once (default {TOOL_CALLS_IN_FLIGHT}); the others wait their turn",
+    )
+
+
 def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
     """A `ToolSource` per document: its selected workflows, the inputs fixed for them, and (`runs`) the
     options of their runs. A workflow that cannot run with one meaning is not offered (named on stderr

@@ -42,8 +42,8 @@ def register(commands: Any) -> None:
 
 def run_upgrade(args: argparse.Namespace) -> int:
     from ..validate.fix import unified_diff
-    from ..validate.fix_cli import write_in_place
     from ..validate.upgrade import upgrade_path
+    from ..validate.write import write_in_place
 
     sandbox = sandbox_flags.folders(args)
     results, unreadable = [], []
@@ -53,9 +53,16 @@ def run_upgrade(args: argparse.Namespace) -> int:
         except DocumentError as exc:
             unreadable.append(exc)
     if not args.diff:
-        for result in results:
-            if result.changed:
+        for result in list(results):
+            if not result.changed:
+                continue
+            try:
                 write_in_place(result.file, result.encoded())
+            except OSError as exc:  # nothing was changed: `write_in_place` leaves the file as it was
+                results.remove(result)
+                unreadable.append(
+                    DocumentError(f"cannot write the upgraded file: {exc.strerror or exc}", file=result.file)
+                )
     if args.format == "json":
         _print_json(results, unreadable)
     else:

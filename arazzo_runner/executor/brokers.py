@@ -200,7 +200,10 @@ class Brokers:
                 from ..http.tls import default_tls_context
 
                 tls = default_tls_context()
-            transport = new_transport(broker, timeout=self._host.options.timeout, tls_context=tls)
+            options = self._host.options
+            transport = new_transport(
+                broker, timeout=options.timeout, tls_context=tls, max_message=options.max_body
+            )
             try:
                 await transport.connect()
             except TransportError as exc:

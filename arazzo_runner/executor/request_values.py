@@ -4,12 +4,12 @@ A required parameter (every path parameter; a query, header or cookie parameter 
 `required: true`) that comes out null or missing fails the step before anything is sent, naming the
 parameter and the expression that produced nothing; it is never sent as an empty path segment or an
 empty value. An optional one that is missing is left out with a warning; an optional null is sent as
-the empty value (`q=`), as the OpenAPI style table spells it. An input the request reads that the inputs
-schema does not declare and the run did not supply (`$inputs.modle`) fails the step unsent, with a
-did-you-mean (`check_input_reads`). The same holds for an expression inside a
+the empty value (`q=`), as the OpenAPI style table spells it. The same holds for an expression inside a
 template (`pets-{$steps.a.outputs.id}`): null there fails a required parameter, and an optional one is
-sent with the text `null` and a warning. A payload written as text under a JSON
-content type must be JSON once its expressions are substituted (`http/body.py`).
+sent with the text `null` and a warning. An input the request reads that the inputs schema does not
+declare and the run did not supply (`$inputs.modle`) fails the step unsent, with a did-you-mean
+(`check_input_reads`). A payload written as text under a JSON content type must be JSON once its
+expressions are substituted (`http/body.py`).
 """
 
 from __future__ import annotations
@@ -170,3 +170,20 @@ def _encoded(
             raise
         hint = "an object or array in a {$...} is embedded as JSON text: write it without quotes around it"
         raise InvalidJsonPayload(f"{exc}; {hint}") from None
+
+
+def carried_credentials(cstep: CompiledStep, base: Context, *more: Any) -> tuple[Any, ...]:
+    """The bound credentials the values of a request with derived parts were computed from (its
+    parameters', its body's, its replacements', and `more` compiled values): the guard keeps the
+    request with their origins."""
+    taint = base.taint
+    if taint is None:
+        return ()
+    values = [*(p.value for p in cstep.params), *more]
+    if cstep.body is not None:
+        values += [cstep.body.payload, *(r.value for r in cstep.body.replacements)]
+    found: dict[int, Any] = {}
+    for value in values:
+        if value is not None and not value.is_constant:
+            found.update((id(b), b) for b in taint.credentials(value, base))
+    return tuple(found.values())

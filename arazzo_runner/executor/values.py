@@ -14,14 +14,17 @@ class Outputs(dict):
     """The outputs of a step or workflow execution. An output whose expression reached nothing is stored
     as null (what `$steps.x.outputs.y` then reads); `missing` keeps why, so that a required parameter
     that receives that null can say where the value went missing. `secret` names the outputs derived
-    from a secret (`arazzo_runner.taint`): every writer shows them as `***`."""
+    from a secret (`arazzo_runner.taint`): every writer shows them as `***`; `bound` gives, for those
+    derived from a credential the engine added, that credential (`outbound.Bound`): they stay with its
+    origins too."""
 
-    __slots__ = ("missing", "secret")
+    __slots__ = ("bound", "missing", "secret")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.missing: dict[str, str] = {}
         self.secret: set[str] = set()
+        self.bound: dict[str, tuple[Any, ...]] = {}
 
 
 def derived_output(taint: Any, compiled: Any, ctx: Any, outputs: Outputs, name: str) -> Any:
@@ -32,6 +35,9 @@ def derived_output(taint: Any, compiled: Any, ctx: Any, outputs: Outputs, name: 
     if taint is None or not taint.output(compiled, ctx):
         return value
     outputs.secret.add(name)
+    credentials = taint.credentials(compiled, ctx)
+    if credentials:
+        outputs.bound[name] = credentials
     if isinstance(value, Missing) and not value.withheld:
         return Missing("it could not be computed (derived from a secret: the reason is not shown)")
     taint.adopt(value)

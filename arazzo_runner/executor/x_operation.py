@@ -18,9 +18,10 @@ from ..errors import ExpressionError
 from ..expressions import Context, Missing, compile_value, iter_missing
 from ..http.outbound import remote_plain_http_host
 from ..http.request import PreparedRequest, RequestBuildError, build_request
+from ..http.userinfo import split_userinfo, userinfo_header
 from ..http.x_security import XSecurityError, params_for, replacing, resolve_scheme
 from ..http.x_security import secrets_of as x_secrets
-from .request_values import body_value, param_values
+from .request_values import body_value, carried_credentials, param_values
 
 # The step and the run are the operation kind's (`steps/operation.py`, which calls this module): typed
 # loosely here, so that nothing of the executor is imported back (tests/unit/test_executor_layout.py).
@@ -82,11 +83,15 @@ async def prepare_x_request(
     host: Host, cstep: CompiledStep, base: Context, target: Any, warnings: list[str], session: Any
 ) -> PreparedRequest:
     """The request of an x-operation step: its URL evaluated for this attempt, used as written."""
-    url = _evaluated_url(cstep, base, target)
+    given = _evaluated_url(cstep, base, target)
+    url = split_userinfo(given)[0]  # a user and password in it: a credential (`http/userinfo.py`)
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     params = param_values(cstep, base, {}, warnings)
     params = await with_x_security(host, cstep, base, target, params, url, warnings, session)
+    if url != given:
+        basic = userinfo_header(given, params, session, warnings)
+        params = params if basic is None else [*params, basic]
     body = body_value(cstep, base, target.operation, warnings, host.placeholders)
     declared = frozenset((p.name.lower() if p.in_ == "header" else p.name, p.in_) for p in params)
     request = build_request(
@@ -101,7 +106,10 @@ async def prepare_x_request(
     if parts.query:  # the URL's own query (a presigned URL's signature) first, as written
         request.url = _with_query(request.url, parts.query)
         request.document_url = _with_query(request.document_url, parts.query)
-    _printed(request, base, target, params, body, declared, url)
+    _printed(request, base, target, params, body, declared, given)
+    if request.shown is not None:  # derived parts: what they were computed from stays with its origins
+        url_value = compile_value(target.operation.url, strict=True)
+        request.carried = carried_credentials(cstep, base, url_value)
     return request
 
 
@@ -128,7 +136,7 @@ def _printed(
     shown_body = body.shown if body is not None else None
     if shown_url == url and shown_body is None and all(p.shown is SAME for p in params):
         return
-    parts = urlsplit(shown_url)
+    parts = urlsplit(split_userinfo(shown_url)[0])
     origin = f"{parts.scheme}://{parts.netloc}"
     path, derived = parts.path or "/", shown_url != url
     build_shown(request, base_url=origin, path_template=path, params=params, specs={}, body=body,

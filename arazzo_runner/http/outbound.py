@@ -22,6 +22,7 @@ Also here: what an origin is (`origin_of`) and whether a URL is plain http to an
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import unquote, unquote_plus, urlsplit
 
 from ..records import Record, field
@@ -74,6 +75,33 @@ class OutboundGuard:
                 return (
                     f"it carries the credential of {bound.label}, which stays with {stays}: the engine "
                     f"never sends a credential it added to another origin ({origin})"
+                )
+        return None
+
+    def held_in(self, value: Any) -> list[Bound]:
+        """The bound credentials `value` (text, or data as its JSON text) holds in a form masking knows:
+        what a value computed from it derives from (`taint.Taint.credentials`)."""
+        if not self.bound:
+            return []
+        from ..secrets import json_text
+
+        text = value if isinstance(value, (str, bytes)) else json_text(value)
+        haystack = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
+        return [b for v, b in self.bound.items() if any(form in haystack for form in self._forms_of(v))]
+
+    def derived_foreign(self, url: str, carried: tuple[Bound, ...]) -> str | None:
+        """Why a request carrying values derived from the credentials `carried` may not go to `url`
+        (one of them is not bound to its origin), or None."""
+        if not carried:
+            return None
+        origin = origin_of(url)
+        for bound in carried:
+            if origin not in bound.origins:
+                stays = " and ".join(sorted(bound.origins))
+                return (
+                    f"it carries a value derived from the credential of {bound.label}, which stays with "
+                    f"{stays}: the engine never sends a credential it added, or what is computed from it, "
+                    f"to another origin ({origin})"
                 )
         return None
 

@@ -40,6 +40,7 @@ class RequestBuildError(Exception):
 
 
 SAME: Any = type("SAME", (), {"__repr__": lambda self: "SAME"})()  # `shown`: as `value`
+USERINFO = "the user and password of the server URL"  # the `credential` of the header they become
 
 
 class ParamValue(Record):
@@ -108,6 +109,7 @@ class PreparedRequest(Record):
     tls: Any = None  # an ssl.SSLContext presenting a client certificate (mutualTLS); None: the run's own
     document_url: str = ""  # `$url`: the URL without the query credentials the engine added ("": `url`)
     shown: Shown | None = None  # how every writer prints it, when parts derive from a secret
+    carried: tuple = ()  # bound credentials (`outbound.Bound`) its derived parts were computed from
 
     def __init__(
         self,
@@ -121,6 +123,7 @@ class PreparedRequest(Record):
         tls: Any = None,
         document_url: str = "",
         shown: Shown | None = None,
+        carried: tuple = (),
     ) -> None:
         self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
         self.warnings = [] if warnings is None else warnings
@@ -128,6 +131,7 @@ class PreparedRequest(Record):
         self.tls = tls
         self.document_url = document_url or url
         self.shown = shown
+        self.carried = carried
 
     def printed(self) -> Shown:
         """The request as every writer shows it (the step's URL line, --verbose, reports, HAR, JUnit,
@@ -209,9 +213,10 @@ class _Parts:
         self._shown = param.credential is None
         if not self._shown:
             key = param.name.casefold() if param.in_ == "header" else param.name
+            added = USERINFO if param.credential == USERINFO else f"security scheme '{param.credential}'"
             self.view.withheld[(param.in_, key)] = (
-                f"a credential the engine added (security scheme '{param.credential}'): credentials the "
-                "engine adds are not readable by expressions"
+                f"a credential the engine added ({added}): credentials the engine adds are not readable by "
+                "expressions"
             )
         before = len(self.query)
         adder(self, param.name, param.value, spec, _content_type(spec), style, explode)

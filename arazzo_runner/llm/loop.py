@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..limits import DEFAULT_MAX_BODY
+from ..limits import DEFAULT_MAX_BODY, MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
 from ..records import Record, field
 from ..secrets import Masker
 from .chat import ChatError, ToolCallRequest, Usage
@@ -82,6 +82,8 @@ class Settings(Record):
     max_turns: int = DEFAULT_MAX_TURNS
     chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT
     max_body: int = DEFAULT_MAX_BODY
+    max_tool_calls: int = MAX_TOOL_CALLS  # tool calls of one answer that run; the rest are refused
+    max_in_flight: int = TOOL_CALLS_IN_FLIGHT  # tool calls running at once, over the whole loop
 
 
 def agent(source: Any, prompt: str, **settings: Any) -> AgentResult:
@@ -104,8 +106,9 @@ async def aagent(
     """Offer the workflows of `source` (a path or a loaded `Workspace`, or a list of them) as tools and
     run the loop for `prompt`. `inputs` are supplied where the tools run (they leave the tools' schemas);
     `options` (RunOptions) is what every tool run starts from. Settings: `chat_url`, `model`, `api_key`,
-    `system`, `stream`, `max_turns`, `chat_timeout`, `max_body` (`Settings`). Document problems and
-    missing credentials raise before anything is sent; what happens after is in the result."""
+    `system`, `stream`, `max_turns`, `chat_timeout`, `max_body`, `max_tool_calls`, `max_in_flight`
+    (`Settings`). Document problems and missing credentials raise before anything is sent; what
+    happens after is in the result."""
     from ..errors import UsageError
     from ..tools import ToolSource, build_catalog
 
@@ -162,7 +165,10 @@ async def run_agent(
 
 class _Loop:
     def __init__(self, catalog: Any, settings: Settings, masker: Masker, on_turn: Any) -> None:
+        from ..tools.call import InFlight
+
         self.catalog, self.settings, self.masker, self.on_turn = catalog, settings, masker, on_turn
+        self.in_flight = InFlight(settings.max_in_flight)
 
     async def run(self, prompt: str, url: str, api_key: str, model: str, client: Any) -> AgentResult:
         from .chat import ChatClient
@@ -210,8 +216,24 @@ class _Loop:
         result.error = {"kind": "no-answer", "message": self.masker.text(message)}
 
     async def _calls(self, turn: int, requests: Sequence[ToolCallRequest]) -> list[AgentToolCall]:
-        outcomes = await asyncio.gather(*(self._call(request) for request in requests))
+        """The answer's first `max_tool_calls` calls run (`max_in_flight` at a time); each one past them
+        is answered with an error the model reads, and nothing runs for it."""
+        limit = self.settings.max_tool_calls
+        ran = await asyncio.gather(*(self._call(request) for request in requests[:limit]))
+        refused = [self._over(request, len(requests)) for request in requests[limit:]]
+        outcomes = [*ran, *refused]
         return [AgentToolCall(turn, r.id, o) for r, o in zip(requests, outcomes, strict=True)]
+
+    def _over(self, request: ToolCallRequest, made: int) -> Any:
+        from ..tools.call import parse_arguments, rejected
+
+        limit = self.settings.max_tool_calls
+        message = (
+            f"not run: this answer made {made} tool calls and at most {limit} run per answer (the first "
+            f"{limit} did); call this one again in your next answer if it is still needed"
+        )
+        arguments, _ = parse_arguments(request.arguments)
+        return rejected(request.name, self.masker.data(arguments), message, self.catalog.get(request.name))
 
     async def _call(self, request: ToolCallRequest) -> Any:
         from ..tools.call import call_tool, parse_arguments, rejected
@@ -224,7 +246,8 @@ class _Loop:
             return rejected(request.name, shown, f"no tool named '{request.name}' (tools: {names})")
         if problem is not None:
             return rejected(request.name, shown, self.masker.text(problem), tool)
-        return await call_tool(tool, arguments, secrets=self.masker.secrets)
+        async with self.in_flight:
+            return await call_tool(tool, arguments, secrets=self.masker.secrets)
 
 
 def _assistant(completion: Any) -> dict[str, Any]:

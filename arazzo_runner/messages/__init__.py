@@ -106,5 +106,10 @@ def uses_tls(protocol: str) -> bool:
     return bool(entry and entry[4])
 
 
-def new_transport(broker: Broker, *, timeout: float | None, tls_context: Any = None) -> MessageTransport:
-    return transport_class(broker.protocol)(broker, timeout=timeout, tls_context=tls_context)
+def new_transport(
+    broker: Broker, *, timeout: float | None, tls_context: Any = None, max_message: int | None = None
+) -> MessageTransport:
+    kind = transport_class(broker.protocol)
+    if max_message is None:
+        return kind(broker, timeout=timeout, tls_context=tls_context)
+    return kind(broker, timeout=timeout, tls_context=tls_context, max_message=max_message)

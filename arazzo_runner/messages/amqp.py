@@ -79,11 +79,12 @@ class AmqpTransport(MessageTransport):
             if slash:
                 queue = await self._channel.declare_queue(exclusive=True, auto_delete=True)
                 await queue.bind(await self._channel.get_exchange(name), routing_key=key)
-                subscription.cancel = (queue, await queue.consume(_deliverer(address, subscription.deliver)))
+                consumer = _deliverer(address, subscription.deliver, self.too_large)
+                subscription.cancel = (queue, await queue.consume(consumer))
             elif address not in self._queues:
                 queue = await self._channel.declare_queue(address, passive=False, auto_delete=False)
                 tag = await queue.consume(
-                    _deliverer(address, lambda message: self.dispatch(address, message))
+                    _deliverer(address, lambda message: self.dispatch(address, message), self.too_large)
                 )
                 self._queues[address] = (queue, tag)
         except Exception as exc:
@@ -108,11 +109,16 @@ class AmqpTransport(MessageTransport):
             self._connection = None
 
 
-def _deliverer(address: str, deliver: Any) -> Any:
-    """The consumer callback: acknowledge the message and hand it on as a `Received`."""
+def _deliverer(address: str, deliver: Any, too_large: Any) -> Any:
+    """The consumer callback: acknowledge the message and hand it on as a `Received` (one over the size
+    limit as the error that says so, before its body is copied or its headers decoded)."""
 
     async def on_message(message: Any) -> None:
         async with message.process():
+            over = too_large(address, len(message.body))
+            if over is not None:
+                deliver(over)
+                return
             headers = {str(k): str(v) for k, v in (message.headers or {}).items()}
             deliver(Received(address, bytes(message.body), headers))
 

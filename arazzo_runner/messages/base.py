@@ -4,7 +4,9 @@ As httpx keeps its transports behind `BaseTransport`, the engine keeps each brok
 `MessageTransport`: connect once per run and broker, publish, subscribe (the subscription is active at
 the broker when `subscribe` returns, so a reply to a message sent afterwards is never missed), close.
 The protocol modules (`mqtt`, `nats`, `websocket`, `kafka`, `amqp`) import their client library only
-when a run opens one (each is an optional extra).
+when a run opens one (each is an optional extra). A received message larger than `max_message` bytes
+(`--max-response-bytes`) is never decoded or kept: its subscription gets a `Received` whose `error`
+says so, and the receive step that takes it fails with that cause (`too_large`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from collections import deque
 from typing import Any
 
+from ..limits import DEFAULT_MAX_BODY
 from ..records import Record, field
 
 DEFAULT_BUFFER = 1000  # messages a subscription keeps before the oldest is dropped (and counted)
@@ -50,19 +53,27 @@ class Broker(Record, frozen=True):
 
 
 class Received(Record):
-    """A message as it came off the broker."""
+    """A message as it came off the broker; `error` when it could not be taken (larger than the size
+    limit: then nothing of it is kept)."""
 
     address: str
     payload: bytes
     headers: dict[str, str] = field(default_factory=dict)
     at: float = 0.0
+    error: str | None = None
 
     def __init__(
-        self, address: str, payload: bytes, headers: dict[str, str] | None = None, at: float = 0.0
+        self,
+        address: str,
+        payload: bytes,
+        headers: dict[str, str] | None = None,
+        at: float = 0.0,
+        error: str | None = None,
     ) -> None:
         self.address, self.payload = address, payload
         self.headers = {} if headers is None else headers
         self.at = at or time.time()
+        self.error = error
 
 
 class Subscription:
@@ -116,11 +127,33 @@ class MessageTransport:
     protocol = ""
     headers_supported = True  # False: the protocol's messages carry no headers (MQTT 3.1.1, WebSocket)
 
-    def __init__(self, broker: Broker, *, timeout: float | None, tls_context: Any = None) -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        *,
+        timeout: float | None,
+        tls_context: Any = None,
+        max_message: int = DEFAULT_MAX_BODY,
+    ) -> None:
         self.broker = broker
         self.timeout = timeout
         self.tls_context = tls_context
+        self.max_message = max_message  # bytes of one received message (`--max-response-bytes`)
         self.subscriptions: list[Subscription] = []
+
+    def too_large(self, address: str, size: int | None) -> Received | None:
+        """For a message of `size` bytes on `address` over `max_message` (None: over it, size unknown):
+        what is delivered instead of it (nothing of it kept, decoded or shown), which fails the receive
+        that takes it; else None. Each transport asks before it copies or decodes a payload (WebSocket:
+        its client refuses the frame from its length, before reading it)."""
+        if size is not None and size <= self.max_message:
+            return None
+        what = "a message" if size is None else f"a message of {size} bytes"
+        why = (
+            f"{what} on '{address}' is larger than the limit of {self.max_message} bytes "
+            "(max-response-bytes): it was not read"
+        )
+        return Received(address, b"", error=why)
 
     async def connect(self) -> None:
         raise NotImplementedError

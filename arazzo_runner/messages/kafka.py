@@ -97,6 +97,10 @@ class KafkaTransport(MessageTransport):
     async def _read(self, consumer: Any, subscription: Subscription) -> None:
         try:
             async for record in consumer:
+                over = self.too_large(record.topic, len(record.value or b""))
+                if over is not None:  # before its headers are decoded or it is kept
+                    subscription.deliver(over)
+                    continue
                 headers = {k: v.decode("utf-8", "replace") for k, v in record.headers or ()}
                 subscription.deliver(Received(record.topic, record.value or b"", headers))
         except Exception:

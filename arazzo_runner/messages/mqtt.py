@@ -58,8 +58,17 @@ class MqttTransport(MessageTransport):
         try:
             async for message in self._client.messages:
                 topic = str(message.topic)
+                raw = message.payload  # paho read the packet whole: its size is known before any copy
+                over = self.too_large(topic, len(raw) if isinstance(raw, (bytes, bytearray, str)) else 0)
+                if over is not None:
+                    self.dispatch(topic, over, _matches)
+                    continue
                 payload = (
-                    message.payload if isinstance(message.payload, bytes) else str(message.payload).encode()
+                    raw
+                    if isinstance(raw, bytes)
+                    else bytes(raw)
+                    if isinstance(raw, bytearray)
+                    else str(raw).encode()
                 )
                 headers = {}
                 properties = getattr(message, "properties", None)

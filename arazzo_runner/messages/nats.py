@@ -61,6 +61,10 @@ class NatsTransport(MessageTransport):
         subscription = Subscription(address, limit)
 
         async def deliver(msg: Any) -> None:
+            over = self.too_large(msg.subject, len(msg.data))
+            if over is not None:  # before the payload is copied or its headers decoded
+                subscription.deliver(over)
+                return
             headers = {str(k): str(v) for k, v in (msg.headers or {}).items()}
             subscription.deliver(Received(msg.subject, bytes(msg.data), headers))
 

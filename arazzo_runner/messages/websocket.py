@@ -14,8 +14,6 @@ from typing import Any
 
 from .base import DEFAULT_BUFFER, MessageTransport, Received, Subscription
 
-MAX_FRAME = 16 * 1024 * 1024  # bytes of one received frame; larger closes the connection (websockets)
-
 
 def _client_library() -> Any:
     import websockets.asyncio.client
@@ -60,7 +58,7 @@ class WebSocketTransport(MessageTransport):
                     url,
                     additional_headers=headers,
                     ssl=self.tls_context if self.broker.tls else None,
-                    max_size=MAX_FRAME,
+                    max_size=self.max_message,  # refused from the frame's length, before it is read
                     open_timeout=self.timeout,
                 ),
                 self.timeout,
@@ -76,7 +74,12 @@ class WebSocketTransport(MessageTransport):
             async for frame in socket:
                 payload = frame.encode() if isinstance(frame, str) else bytes(frame)
                 self.dispatch(address, Received(address, payload))
-        except Exception:
+        except Exception as exc:
+            sent = getattr(exc, "sent", None)
+            if getattr(sent, "code", None) == 1009:  # the client closed it: a frame over `max_size`
+                over = self.too_large(address, _announced(sent.reason))
+                if over is not None:
+                    self.dispatch(address, over)
             return
 
     async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
@@ -112,3 +115,12 @@ class WebSocketTransport(MessageTransport):
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(socket.close(), self.timeout)
         self._sockets.clear()
+
+
+def _announced(reason: str) -> int | None:
+    """The size websockets gives in its close reason (`frame with 5000 bytes exceeds limit of 1000
+    bytes`), or None."""
+    import re
+
+    found = re.search(r"^frame with (\d+) bytes exceeds", reason or "")
+    return int(found.group(1)) if found else None

@@ -2,8 +2,9 @@
 
 That is XPath (elementpath evaluates in pure Python with no limit, folds constants while parsing and
 builds whole sequences: `count(1 to 100000000)` takes 4.7 GB; its big-integer arithmetic runs in C),
-JSONPath of the Goessner dialect (`=~` and `sub()` match with `re`), XPath payload replacements, and
-the rare pattern that only `re` reads as written (`criteria/regex.py`).
+JSONPath of the Goessner dialect (`=~` and `sub()` match with `re`), XPath payload replacements, the
+rare pattern that only `re` reads as written (`criteria/regex.py`), and a `regex` match that took
+longer than `patterns.SLICE` here (its own timeout counts CPU time, not the clock).
 
 A worker is the current interpreter running `worker.py` in isolated mode (`-I`), with the parent's
 import path and no environment variables beyond the locale, time zone and PATH (no credential an
@@ -42,7 +43,7 @@ START_TIMEOUT = 30.0  # seconds a worker may take to start and import an engine 
 REPLY_LIMIT = 64 * 2**20  # bytes of one reply: a larger result is refused by the worker, never sent
 _ENVIRONMENT = ("PATH", "SYSTEMROOT", "TZ", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP")
 _ENGINES = {"xpath.check": "xpath", "xpath.evaluate": "xpath", "xml.replace": "xpath"}
-_ENGINES |= {"jsonpath.goessner": "goessner", "re.search": "re"}
+_ENGINES |= {"jsonpath.goessner": "goessner", "re.search": "re", "regex.match": "regex"}
 
 
 class WorkerError(QueryError):

@@ -6,8 +6,8 @@ documents that never use JSONPath.
 Every evaluation is bounded in time (`limits.QUERY_TIMEOUT`, or the run's deadline when it comes
 first): a query's cost grows with the data, and faster than it with nested descendants, filters over
 `$` or repeated selectors (`$..*..*..*`, `$[*,*][*,*]...`). RFC 9535 queries run in this process under
-`budget.guarded` (pure Python: stopped from a profile hook), with `match()` and `search()` on the
-`regex` module given the time left as their timeout (the library's own versions have none). Goessner
+`budget.guarded` (pure Python: stopped from a profile hook), with `match()` and `search()` through the
+engine's bounded matcher (`patterns.bounded`: the library's own versions have no bound). Goessner
 queries run in the evaluation worker (`isolated.py`): their `=~` and `sub()` match with `re`, which
 nothing here can stop, and the library swallows exceptions in places.
 """
@@ -205,21 +205,17 @@ def _environment() -> Any:
 
 
 def _matches(pattern: str, string: str, *, full: bool) -> bool:
-    """The library's `match()` (fullmatch) or `search()` (VERSION1), with the budget's time left as the
-    timeout; BudgetExceeded when it runs out (outside `guarded`: `limits.QUERY_TIMEOUT`)."""
-    import regex
+    """The library's `match()` (fullmatch) or `search()` (VERSION1) through the engine's bounded matcher
+    (`patterns.bounded`, as `regex` criteria match), within the evaluation's budget; BudgetExceeded
+    when it runs out (outside `guarded`: `limits.QUERY_TIMEOUT`)."""
+    from ..patterns import bounded
 
     spent = budget.current() or budget.budget(limits.QUERY_TIMEOUT)
     if unrolled_size(pattern) > UNROLL_LIMIT:
         raise _PatternRefused(f"the pattern {pattern!r} repeats too much to compile (over {UNROLL_LIMIT})")
-    left = spent.left()
-    if left <= 0:
-        raise BudgetExceeded(spent)
+    if not isinstance(string, str):
+        return False
     try:
-        if full:
-            return bool(regex.fullmatch(pattern, string, timeout=left))
-        return bool(regex.search(pattern, string, regex.VERSION1, timeout=left))
-    except TimeoutError:
-        raise BudgetExceeded(spent) from None
-    except (TypeError, regex.error):
+        return bounded(pattern, string, spent, full=full, version1=not full)
+    except ValueError:  # not a pattern the `regex` module takes: the library's answer for it
         return False

@@ -22,6 +22,18 @@ def re_search(pattern: str, text: str) -> bool:
     return re.search(pattern, text) is not None
 
 
+def regex_match(pattern: str, text: str, full: bool, version1: bool, timeout: float) -> bool:
+    """The `regex` module's search (fullmatch with `full`), for a match that took longer than the
+    engine's process gives one (`patterns.SLICE`): here the parent stops it by the clock; `timeout`,
+    the request's time, is the module's own bound (in CPU time) besides."""
+    import regex
+
+    compiled = regex.compile(pattern, regex.VERSION1 if version1 else 0)
+    if full:
+        return compiled.fullmatch(text, timeout=timeout) is not None
+    return compiled.search(text, timeout=timeout) is not None
+
+
 def goessner_select(expression: str, data: Any) -> list[Any]:
     """The values a JSONPath query of Goessner's dialect selects (its `=~` and `sub()` use `re`)."""
     try:
@@ -41,6 +53,10 @@ def _goessner(expression: str) -> Any:
     return compile_goessner(expression)
 
 
+def _prepare_regex() -> None:
+    import regex  # noqa: F401
+
+
 def _prepare_goessner() -> None:
     from jsonpath_ng.ext import parse  # noqa: F401
 
@@ -51,8 +67,14 @@ OPERATIONS = {
     "xml.replace": xml_edit.replace,
     "jsonpath.goessner": goessner_select,
     "re.search": re_search,
+    "regex.match": regex_match,
 }
-_PREPARE = {"xpath": xpath_engine.prepare, "goessner": _prepare_goessner, "re": lambda: None}
+_PREPARE = {
+    "xpath": xpath_engine.prepare,
+    "goessner": _prepare_goessner,
+    "re": lambda: None,
+    "regex": _prepare_regex,
+}
 
 
 def prepare(engine: str) -> None:
@@ -68,4 +90,6 @@ def describe_error(exc: Exception) -> dict[str, Any]:
         return {"kind": "query", "message": str(exc)}
     if isinstance(exc, RecursionError):
         return {"kind": "query", "message": "nested too deeply"}
+    if isinstance(exc, TimeoutError):  # the `regex` module's own timeout
+        return {"kind": "timeout"}
     return {"kind": "internal", "message": f"{type(exc).__name__}: {exc}"}

@@ -14,7 +14,7 @@ import sys
 
 from .arguments import DEFAULT_DATE
 from .flavors import FLAVORS
-from .server import ReferenceServer
+from .server import MAX_CONNECTIONS, ReferenceServer
 
 DEFAULT_PORT = 8765
 
@@ -46,6 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     logging.add_argument("--verbose", "-v", action="store_true", help="log each request to stderr")
     logging.add_argument("--quiet", action="store_true", help="do not log requests (the default)")
     parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=MAX_CONNECTIONS,
+        metavar="N",
+        help=f"connections served at once, a thread each (default {MAX_CONNECTIONS}); one more is "
+        "answered 503",
+    )
+    parser.add_argument(
         "--no-stream-default",
         action="store_true",
         help="answer requests without `stream` with JSON (the seed flavour streams by default)",
@@ -66,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             stream_default=False if args.no_stream_default else None,
             flavor=args.flavor,
             api_key=api_key,
+            max_connections=max(1, args.max_connections),
         )
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)

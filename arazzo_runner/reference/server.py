@@ -27,6 +27,12 @@ from .sse import encode_stream
 
 PATHS = CHAT_PATHS
 MAX_BODY = 10 * 1024 * 1024
+MAX_CONNECTIONS = 256  # connections served at once, one thread each; one more is answered 503 and closed
+_BUSY_BODY = b'{"error": {"message": "too many connections; retry shortly"}}'
+_BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+    b"Connection: close\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY
+)
 
 
 class _Settings(Record):
@@ -43,6 +49,31 @@ class _HTTPServer(ThreadingHTTPServer):
     # accepting thread (20 clients at once already did). The kernel caps it at `net.core.somaxconn`.
     request_queue_size = 1024
     settings: _Settings
+    slots: threading.BoundedSemaphore  # one per connection being served (`max_connections`)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread for the connection while fewer than `max_connections` are served; else, from the
+        accepting thread, a 503 written without waiting (a fresh socket's buffer holds it) and the
+        connection closed: idle or slow clients (slowloris) hold at most that many threads."""
+        if not self.slots.acquire(blocking=False):
+            try:
+                request.setblocking(False)
+                request.send(_BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread was started: its slot is free again
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that closes a keep-alive connection with unread bytes (the official `openai` client
@@ -183,6 +214,8 @@ class ReferenceServer:
     `stream_default` says what a request without `stream` gets (default: the flavour's, true for seed
     and false for openai): `stream_default=False` is a testing knob for seed clients (like the seed
     workflow) that never set it. `api_key`: accept only this bearer token (default: any non-empty one).
+    `max_connections`: connections served at once, a thread each (default `MAX_CONNECTIONS`); one more
+    is answered 503 (`Retry-After: 1`) and closed.
     """
 
     def __init__(
@@ -196,6 +229,7 @@ class ReferenceServer:
         stream_default: bool | None = None,
         flavor: str = "seed",
         api_key: str | None = None,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         settings = _Settings(
             date=date or os.environ.get("ARAZZO_REFERENCE_DATE") or DEFAULT_DATE,
@@ -206,6 +240,7 @@ class ReferenceServer:
         )
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.settings = settings
+        self._httpd.slots = threading.BoundedSemaphore(max_connections)
         self._thread: threading.Thread | None = None
 
     @property

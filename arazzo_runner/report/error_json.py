@@ -28,11 +28,13 @@ def entry(
     line: int | None = None,
     column: int | None = None,
 ) -> dict[str, Any]:
+    from ..secrets import mask_userinfo
+
     return {
         "kind": kind,
-        "message": message,
+        "message": mask_userinfo(message),  # a URL's password is never printed (`http/userinfo.py`)
         "rule": rule,
-        "file": file,
+        "file": mask_userinfo(file) if file else file,
         "path": path,
         "line": line or None,
         "column": column or None,

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from .. import budget, limits
 from ..budget import Budget, BudgetExceeded
-from ..patterns import checked, for_empty_text, interruptible, is_pattern, search, stopped
+from ..patterns import checked, for_empty_text, interruptible, is_pattern, search, stopped, within
 from ..secrets import clip
 
 T = TypeVar("T")
@@ -130,9 +130,8 @@ def matches(pattern: str, text: str) -> bool:
     try:
         if compiled is None:  # only `re` takes it: the worker, within what is left (`patterns.search`)
             return search(pattern, text, clock.budget())
-        left = clock.left(started)
-        if left > 0:
-            return compiled.search(text, timeout=left) is not None
+        if clock.left(started) > 0:  # a slice here, then the worker: stopped by the clock either way
+            return within(compiled, text, clock.budget())
     except (TimeoutError, BudgetExceeded):
         pass
     finally:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import ArazzoError
+from ..limits import TOOL_CALLS_IN_FLIGHT
 from ..records import Record, field, replace
 from ..secrets import MESSAGE_LIMIT, Masker
 from .catalog import Tool
@@ -78,6 +79,31 @@ class ToolOutcome(Record):
 def rejected(name: str, arguments: Any, message: str, tool: Tool | None = None) -> ToolOutcome:
     workflow_id, file = (tool.workflow_id, tool.file) if tool is not None else (None, None)
     return ToolOutcome(name, REJECTED, arguments, workflow_id, file, error={"message": message})
+
+
+class InFlight:
+    """At most `limit` tool calls running at once (`TOOL_CALLS_IN_FLIGHT` by default): `async with` it
+    around a call; the others wait their turn, in order. Made before an event loop runs; its semaphore
+    belongs to the loop that first uses it."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = TOOL_CALLS_IN_FLIGHT if limit is None else limit
+        self.running = 0
+        self.most = 0  # the most that ran at once (diagnostics, tests)
+        self._semaphore: Any = None
+
+    async def __aenter__(self) -> None:
+        if self._semaphore is None:
+            import asyncio
+
+            self._semaphore = asyncio.Semaphore(self.limit)
+        await self._semaphore.acquire()
+        self.running += 1
+        self.most = max(self.most, self.running)
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.running -= 1
+        self._semaphore.release()
 
 
 def parse_arguments(text: Any) -> tuple[Any, str | None]:

@@ -39,13 +39,18 @@ def require_sdk() -> None:
         raise UsageError(MISSING_SDK) from None
 
 
-def build_server(catalog: Any, secrets: set[str] | None = None) -> Any:
-    """The SDK's low-level server for `catalog`; `secrets` are masked in whatever it sends too."""
+def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None) -> Any:
+    """The SDK's low-level server for `catalog`; `secrets` are masked in whatever it sends too. At most
+    `max_in_flight` tool calls run at once (`DEFAULT_MAX_IN_FLIGHT`), whichever clients sent them: the
+    others wait their turn."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
+    from .call import InFlight
+
     masker = Masker(set(secrets or ()))
+    in_flight = InFlight(max_in_flight)
     listed = [types.Tool.model_validate(d) for d in catalog.definitions("mcp")]
 
     async def list_tools(ctx: Any, params: Any) -> Any:
@@ -58,15 +63,16 @@ def build_server(catalog: Any, secrets: set[str] | None = None) -> Any:
         if tool is None:
             names = ", ".join(t.name for t in catalog.tools) or "none"
             raise MCPError(types.INVALID_PARAMS, f"no tool named '{params.name}' (tools: {names})")
-        progress = _Progress(ctx.session, masker)
-        pump = asyncio.ensure_future(progress.pump())
-        try:
-            outcome = await call_tool(
-                tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
-            )
-        finally:
-            progress.close()
-            await pump
+        async with in_flight:
+            progress = _Progress(ctx.session, masker)
+            pump = asyncio.ensure_future(progress.pump())
+            try:
+                outcome = await call_tool(
+                    tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
+                )
+            finally:
+                progress.close()
+                await pump
         text = outcome.content_text()
         return types.CallToolResult(
             content=[types.TextContent(text=masker.text(outcome.summary)), types.TextContent(text=text)],
@@ -124,10 +130,12 @@ def _where(workflow_id: str, step_id: str, depth: int) -> str:
     return f"step '{step_id}'" if depth == 0 else f"workflow '{workflow_id}' step '{step_id}'"
 
 
-async def serve_stdio(catalog: Any, secrets: set[str] | None = None) -> None:
+async def serve_stdio(
+    catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None
+) -> None:
     """Serve over this process's stdin and stdout until stdin closes."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(catalog, secrets)
+    server = build_server(catalog, secrets, max_in_flight=max_in_flight)
     async with stdio_server() as (read, write):
         await server.run(read, write, server.create_initialization_options())

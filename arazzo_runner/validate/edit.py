@@ -1,8 +1,9 @@
 """Applying `Edit`s to a document's text in place: each edit replaces characters inside one scalar's
 token, written in that token's own style, so every other byte of the file stays as it was.
 
-An edit names characters of a string's value (`Edit.start`, `Edit.old`); the token's style says where
-those characters are written (quotes doubled, escapes, a literal block's indentation). A plain scalar
+An edit names characters of a string's value (`Edit.start`, `Edit.old`), and is made only where the
+token at its pointer reads as the string at that pointer in the loaded data; the token's style says
+where those characters are written (quotes doubled, escapes, a literal block's indentation). A plain scalar
 that would no longer read as the same string (a `{` at its start, a `: ` inside, a `true`) is quoted
 instead, as a whole, in single quotes (double quotes when it holds a line break). The result is loaded
 again and must hold exactly the data the edits ask for, or nothing is written (`EditError`).
@@ -52,6 +53,8 @@ def apply_edits(text: str, format: str, data: Any, edits: Iterable[Edit]) -> str
             raise EditError(
                 f"the {'key' if key else 'value'} at {path or '/'} is not a string written in place"
             )
+        if scalar.value != _read(data, path, key):  # an edit is made from the scalar's own text only
+            raise EditError(f"the text at {path or '/'} is not the string the finding read")
         value = _apply_to_value(scalar.value, group, path)
         replaced.append((scalar.start, scalar.end, _render(text, scalar, group, value)))
         expected = _expect(expected, path, key, value)
@@ -199,6 +202,20 @@ def _quoted(value: str) -> str:
     if value.isprintable() and "\n" not in value:
         return "'" + value.replace("'", "''") + "'"
     return json.dumps(value, ensure_ascii=False)
+
+
+def _read(data: Any, path: str, key: bool) -> Any:
+    """The string at `path` in `data` (with `key`, the mapping key naming that node), or None."""
+    tokens = parse_pointer(path)
+    node = data
+    try:
+        for token in tokens[:-1] if key else tokens:
+            node = node[int(token)] if isinstance(node, list) else node[token]
+    except (KeyError, IndexError, ValueError, TypeError):
+        return None
+    if key:
+        return tokens[-1] if tokens and isinstance(node, dict) and tokens[-1] in node else None
+    return node
 
 
 def _expect(data: Any, path: str, key: bool, value: str) -> Any:

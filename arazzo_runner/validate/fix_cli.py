@@ -1,6 +1,8 @@
 """`arazzo validate --fix FILE...` (write in place) and `--diff` (print the changes, write nothing).
 
-`--fix` prints what is left to fix by hand (in `--format`), then one line per file it changed:
+`--fix` writes through symlinks, keeps hard links and the file's mode, and leaves no temporary file
+behind (`write.py`). It prints what is left to fix by hand (in `--format`), then one line per file it
+changed:
 `flow.arazzo.yaml: fixed 5 (step-output-shorthand 4, header-plural 1)`; its exit code is validate's
 over the result. `--diff` prints a unified diff per file that would change and exits 1 when one would
 (0 when every document is already as --fix leaves it): a check for CI.
@@ -10,41 +12,46 @@ from __future__ import annotations
 
 import argparse
 import collections
-import os
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from .cli import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, exit_code, settings, write_reports
+from .write import write_in_place
 
 
 def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO) -> int:
     from ..cli.sandbox_flags import folders
     from ..errors import DocumentError
     from .core import unreadable_report
-    from .fix import fix_path, unified_diff
+    from .fix import Fixed, fix_path, unified_diff
 
     sandbox = folders(args)
+    strict = getattr(args, "strict", False)
     results, reports = [], []
+
+    def fixed_file(file: str, rules: tuple[str, ...] | None = None) -> Any:
+        remote = not getattr(args, "offline", False)
+        options = {"settings": settings(args, file, overrides), "remote": remote, "allow_paths": sandbox}
+        return fix_path(file, **options, rules=rules)
+
     for file in args.files:
         try:
-            result = fix_path(
-                file,
-                settings=settings(args, file, overrides),
-                remote=not getattr(args, "offline", False),
-                allow_paths=sandbox,
-            )
+            result = fixed_file(file)
         except DocumentError as exc:
-            reports.append(unreadable_report(exc, file, getattr(args, "strict", False)))
+            reports.append(unreadable_report(exc, file, strict))
             continue
         results.append(result)
-        reports.append(_strict(result.report, getattr(args, "strict", False)))
+        reports.append(result)  # its report, once written (below)
         for problem in result.problems:
             print(f"warning: {problem}", file=sys.stderr)
     if getattr(args, "diff", False):
+        reports = [_strict(r.report, strict) if isinstance(r, Fixed) else r for r in reports]
         return _diff(results, reports, stream, unified_diff)
     for result in results:
         if result.changed:
-            write_in_place(result.file, result.encoded())
+            write_checked(result, lambda result=result: fixed_file(result.file, ()))
+    reports = [_strict(r.report, strict) if isinstance(r, Fixed) else r for r in reports]
     write_reports(args, reports, stream, fixed=[f for r in results for f in r.fixed])
     if getattr(args, "format", "text") == "text":
         for result in results:
@@ -64,23 +71,34 @@ def _diff(results: list[Any], reports: list[Any], stream: TextIO, unified_diff: 
     return EXIT_INVALID if changed else EXIT_OK
 
 
-def write_in_place(file: str, content: bytes) -> None:
-    """Replace the file's content atomically: a new file beside it (the same permissions), renamed
-    over it, so an interrupted write never leaves half a document."""
-    import shutil
-    import tempfile
+def write_checked(result: Any, again: Callable[[], Any]) -> bool:
+    """Write a fixed document, then read and validate it again (`again()`: what `fix_path` finds in the
+    file as written, fixing nothing): when it is not the text and the findings the fixes left in memory,
+    the original is written back, the fixes are dropped from `result` and an error says so. Whether
+    the fixed text stayed."""
+    from ..errors import DocumentError
+    from .fix import finding_keys
 
-    folder = os.path.dirname(os.path.abspath(file))
-    handle, temporary = tempfile.mkstemp(prefix=".arazzo-", dir=folder)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        shutil.copymode(file, temporary)
-        os.replace(temporary, file)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+        write_in_place(result.file, result.encoded())
+    except OSError as exc:  # nothing was changed: `write_in_place` leaves the file as it was
+        print(f"error: {result.file}: cannot write the fixed file: {exc.strerror or exc}", file=sys.stderr)
+        result.after, result.fixed, result.report = result.before, [], result.initial or result.report
+        return False
+    try:
+        found = again()
+    except DocumentError as exc:
+        found, why = None, f"it could not be read again ({exc.message})"
+    else:
+        why = "it did not read back as written" if found.before != result.after else ""
+        if not why and finding_keys(found.report) != finding_keys(result.report):
+            why = "its findings are not those the fixes left"
+    if found is not None and not why:
+        return True
+    write_in_place(result.file, result.bom + result.before.encode(result.encoding))
+    print(f"error: {result.file}: the fixed file was put back as it was: {why}", file=sys.stderr)
+    result.after, result.fixed, result.report = result.before, [], result.initial or result.report
+    return False
 
 
 def _counts(findings: list[Any]) -> str:

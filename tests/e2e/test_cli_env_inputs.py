@@ -103,6 +103,21 @@ def test_dotenv_is_read_next_to_the_workflow_not_from_the_working_directory(
     assert _sent(server)["alpha"] == "from .env"
 
 
+def test_dotenv_is_read_in_the_folder_named_not_beside_a_symlink_s_target(
+    capsys, monkeypatch, flow, server, tmp_path_factory
+):
+    """`linked/flow.arazzo.yaml -> real/flow.arazzo.yaml`: the command names `linked/`, so its `.env` is
+    read (the folder a relative path in the command means), never the target's."""
+    linked = tmp_path_factory.mktemp("linked")
+    (linked / "flow.arazzo.yaml").symlink_to(flow)
+    (flow.parent / ".env").write_text("ARAZZO_INPUT_ALPHA=beside-the-target\n")
+    (linked / ".env").write_text("ARAZZO_INPUT_ALPHA=in-the-folder-named\n")
+    monkeypatch.chdir(linked)
+    result = run_json(capsys, "flow.arazzo.yaml", server=server)
+    assert result.code == 0, result.err
+    assert _sent(server)["alpha"] == "in-the-folder-named"
+
+
 def test_no_dotenv_skips_the_file_even_a_malformed_one(capsys, flow, server):
     (flow.parent / ".env").write_text("ARAZZO_INPUT_ALPHA=x\nthis is not a pair\n")
     broken = cli(capsys, "run", flow, "--server", f"pets={server.url}")

@@ -140,8 +140,11 @@ def configuring_calls(source: str) -> list[str]:
 
 
 # The evaluation worker (`query/worker.py`, a process of its own started by query/isolated.py) sets its
-# timer's SIGALRM handler in its `main()`: the state of that process, never of the engine's.
-OWN_PROCESS = {"query/worker.py": {"signal.signal"}}
+# timer's SIGALRM handler in its `main()`: the state of that process, never of the engine's. Writing a
+# fixed document (`validate/write.py`) turns SIGTERM and SIGHUP into an exception while the file is
+# written, so its temporary file is removed, and puts the previous handlers back on every exit
+# (`test_writing_a_file_puts_the_signal_handlers_back`).
+OWN_PROCESS = {"query/worker.py": {"signal.signal"}, "validate/write.py": {"signal.signal"}}
 
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -149,6 +152,35 @@ def test_no_module_configures_logging_or_global_state(path: Path) -> None:
     allowed = OWN_PROCESS.get(path.relative_to(PACKAGE).as_posix(), set())
     found = configuring_calls(path.read_text(encoding="utf-8"))
     assert [call for call in found if call.split(": ", 1)[1].removesuffix("(...)") not in allowed] == []
+
+
+def test_writing_a_file_puts_the_signal_handlers_back(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import signal
+
+    from arazzo_runner.validate.write import write_in_place
+
+    def mine(signum: int, frame: object) -> None:
+        return None
+
+    names = [name for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    before = {name: signal.signal(getattr(signal, name), mine) for name in names}
+    try:
+        path = tmp_path / "doc.yaml"
+        path.write_text("a: 1\n")
+        write_in_place(str(path), b"a: 2\n")
+
+        def fail(fd: int) -> None:
+            raise OSError(5, "I/O error")
+
+        monkeypatch.setattr(os, "fsync", fail)
+        with pytest.raises(OSError):
+            write_in_place(str(path), b"a: 3\n")
+        assert [signal.getsignal(getattr(signal, name)) for name in names] == [mine] * len(names)
+        assert path.read_text() == "a: 2\n"
+    finally:
+        for name, handler in before.items():
+            signal.signal(getattr(signal, name), handler)
 
 
 def test_the_worker_sets_its_signal_handler_only_when_run_as_a_process() -> None:

@@ -42,6 +42,7 @@ CACHES = {
         "(condition, context, declared names) -> parsed simple condition, never changed"
     ),
     "arazzo_runner.patterns.checked": "pattern -> (re.Pattern, what re warns about), immutable",
+    "arazzo_runner.patterns._regex_compiled": "(pattern, VERSION1?) -> regex.Pattern or None, immutable",
     "arazzo_runner.patterns.interruptible": "pattern -> regex.Pattern, or None: matched by the worker",
     "arazzo_runner.sources.schema_keywords.bounded": "jsonschema validator class -> its bounded subclass",
     "arazzo_runner.sources.schema_patterns._libraries": "() -> the validator libraries' folders (a tuple)",

@@ -12,7 +12,8 @@ steps before it run (`prepare`, called by the scheduler), so a reply to a messag
 step is never missed, however fast. Success is a message whose correlation value (at the AsyncAPI
 message's correlationId location) equals the step's `correlationId` within the step's `timeout`
 (`DEFAULT_RECEIVE_TIMEOUT` when it has none), then the step's `successCriteria` over `$message`.
-Without a `correlationId` the first message counts.
+Without a `correlationId` the first message counts. A message larger than `--max-response-bytes`
+fails the receive, whatever its correlation value (it is never decoded to read it).
 """
 
 from __future__ import annotations
@@ -236,6 +237,9 @@ async def _receive(host: Host, cstep: CompiledStep, base: Context, target: Any, 
             if (left is not None and left <= 0) or not await subscription.wait(left):
                 return _timed_out(host, cstep, base, armed, wanted, timeout, started)
             continue
+        if received.error is not None:  # over the size limit: not read, so not matched either
+            where = f"channel '{armed.address}' ({armed.broker.url})"
+            return _masked(host, Attempt(False, base, f"message not received on {where}: {received.error}"))
         body, note = decode_payload(received.payload, received.headers.get("content-type") or content_type)
         if wanted is not None and not any(
             same_value(correlation_of(loc, received.headers, body), wanted) for loc in locations

@@ -16,13 +16,14 @@ from ...http.request import (
 )
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
 from ...http.transport import Response, TransportError, send
+from ...http.userinfo import split_userinfo, userinfo_header
 from ...records import Record
 from ...result import Exchange, ResponseExcerpt
 from ...secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from ..bounds import reads_response_body, within
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
-from ..request_values import body_value, check_input_reads, param_values
+from ..request_values import body_value, carried_credentials, check_input_reads, param_values
 from ..servers import ServerError, resolve_base_url, top_description
 from .base import Attempt, Host, StepKind, check_criteria
 from .credentials import family_source, step_credentials
@@ -72,7 +73,8 @@ async def _attempt(
         prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
         request = await host.runtime.within(prepared, host.deadline.remaining())
         foreign = session.guard.foreign(request.url, request.headers, request.content)
-        if foreign is not None:  # a credential the engine added, bounced towards another origin
+        foreign = foreign or session.guard.derived_foreign(request.url, request.carried)
+        if foreign is not None:  # a credential the engine added, or what was computed from it, elsewhere
             raise SecurityError(foreign)
         _check_request(host, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
@@ -162,6 +164,9 @@ def http_session(host: Host) -> HttpSession:
     session = host.resources.get("http")
     if session is None:
         session = host.resources["http"] = HttpSession(secrets=host.options.secrets)
+        taint = getattr(host, "taint", None)
+        if taint is not None:  # values derived from the credentials it binds stay with them too
+            taint.guard = session.guard
         plain = (".client_auth", ".cert", ".key")  # a setting and file paths, not secrets
         session.secret(*(v for k, v in host.options.auth.items() if not k.endswith(plain)))
         host.on_close("http", lambda: _close_clients(session))
@@ -315,7 +320,8 @@ async def prepare_request(
     specs = facts.specs
     params = param_values(cstep, base, specs, warnings)
     body = body_value(cstep, base, operation, warnings, host.placeholders)
-    url = facts.base_url
+    given_url = facts.base_url
+    url = split_userinfo(given_url)[0]  # a user and password in it: a credential (`http/userinfo.py`)
     warnings.extend(facts.notes)
     # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
     # what they find set, as for any parameter the step sets itself)
@@ -347,6 +353,9 @@ async def prepare_request(
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []
         record_step_credentials(schemes, params, http_session(host))
+    if url != given_url:
+        basic = userinfo_header(given_url, params + added, http_session(host), warnings)
+        added = added if basic is None else [*added, basic]
     request = build_request(
         method=operation.method,
         base_url=url,
@@ -363,6 +372,7 @@ async def prepare_request(
         shown = body.shown if body is not None else None
         build_shown(request, base_url=url, path_template=operation.path, params=params + added,
                     specs=specs, body=body, shown_body=shown, implicit=facts.implicit)  # fmt: skip
+        request.carried = carried_credentials(cstep, base)
     return request
 
 

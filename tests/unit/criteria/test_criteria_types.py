@@ -150,25 +150,34 @@ def test_a_catastrophic_pattern_fails_its_criterion_after_the_regex_timeout(monk
 
 
 def test_the_regex_timeout_is_one_second_by_default(monkeypatch):
-    """Unpatched, the matcher is handed a timeout of 1 s. A spy stands in for the `regex` module's
-    compiled pattern (its C methods cannot be wrapped) and says that time ran out, so no test has to
+    """Unpatched, the matcher has 1 s: a slice of it here (`patterns.SLICE`), then all of it in the
+    evaluation worker, which the clock stops. Spies stand in for the `regex` module's compiled pattern
+    (its C methods cannot be wrapped) and for the worker, and say that time ran out, so no test has to
     wait a second, let alone measure one."""
     from arazzo_runner import budget as budget_module
     from arazzo_runner import patterns
 
-    given = []
+    given, sent = [], []
 
     class Spy:
+        pattern = "(a|aa)+$"
+
         def search(self, text, timeout=None):
             given.append(timeout)
             raise TimeoutError
 
+    def worker(op, args, spent):
+        sent.append((op, args["timeout"], spent.left()))
+        raise budget_module.BudgetExceeded(spent)
+
     monkeypatch.setattr(patterns, "interruptible", lambda pattern: Spy())
+    monkeypatch.setattr(patterns, "_in_worker", worker)
     # the budget's clock stands still, so what is left of 1 s when the match starts is all of it, however
     # busy the machine is
     monkeypatch.setattr(budget_module, "time", types.SimpleNamespace(monotonic=lambda: 1000.0))
     outcome = check("(a|aa)+$", "regex", {"v": "a" * 40 + "b"}, context="$response.body#/v")
-    assert given == [1.0]
+    assert given == [patterns.SLICE]
+    assert sent == [("regex.match", 1.0, 1.0)]
     stopped = "matching was stopped after 1 s on 41 characters (the pattern backtracks catastrophically)"
     assert outcome.message == f"(a|aa)+$: {stopped}"
 
