@@ -26,8 +26,6 @@ def register(commands: Any) -> None:
     load = commands.add_parser(
         "load",
         help="load-test workflows: Locust users that run them (needs the [load] extra)",
-        description="Run workflows as Locust users, headless: `arazzo run`'s flags for the workflow, "
-        "Locust's statistics and reports, thresholds. Locust's other flags: --locust-args.",
     )
     add_document(load)
     load.add_argument(

@@ -66,7 +66,9 @@ def add_tool_flags(parser: argparse.ArgumentParser, *, runs: bool) -> None:
 
 def ignored_flags(args: argparse.Namespace) -> list[str]:
     """The run options given to `arazzo tools` (they apply where the tools run, not to definitions)."""
-    return [flag for dest, default, flag in getattr(args, "ignored_flags", []) if getattr(args, dest) != default]
+    return [
+        flag for dest, default, flag in getattr(args, "ignored_flags", []) if getattr(args, dest) != default
+    ]
 
 
 def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
