@@ -156,10 +156,10 @@ def _add_distribution_flags(load: argparse.ArgumentParser) -> None:
 
 
 def load_command(args: argparse.Namespace) -> int:
-    from ..loadtest import MISSING_LOCUST, locust_installed
+    from ..loadtest import locust_installed, missing_locust
 
     if not locust_installed():
-        raise UsageError(MISSING_LOCUST)
+        raise UsageError(missing_locust())
     check_roles(args)
     from ..locust import command  # imports Locust, which patches the process with gevent from here on
 

@@ -168,6 +168,8 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
                 f"--server {name}=...: no source description named '{name}' (sources: {known or 'none'})"
             )
     auth_items = _auth_by_document(args.auth, workspaces)
+    from ..executor.preflight import check_validation_installed
+
     found = []
     for workspace, env, items in zip(workspaces, envs, auth_items, strict=True):
         found.append(
@@ -181,6 +183,7 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
                 **limit_flags.options(args),
             )
         )
+        check_validation_installed(found[-1])  # before a tool is offered, not at each call
     return found
 
 
