@@ -6,6 +6,8 @@ one located message and never as a traceback. Anything else escaping the library
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class ArazzoError(Exception):
     """Base class of every error the library raises on purpose."""
@@ -72,3 +74,14 @@ class SourceError(DocumentError):
 
 class TargetError(DocumentError):
     """A step target that does not resolve: no such operation, channel or workflow."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """`run()` was interrupted (Ctrl-C, SIGINT): `result` is the `RunResult` of what ran until then, its
+    `interrupted` set, the step in flight failed with "interrupted before it completed". A
+    `KeyboardInterrupt`, so code that stops on Ctrl-C still does; `arazzo run` writes its reports from
+    `result` and exits 130."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__("interrupted")
+        self.result = result

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import ArazzoError
-from .common import EXIT_OK, EXIT_USAGE, dump_json, print_error
+from .common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json, print_error
 from .parsing import ArgumentsError, Parser, help_formatter, parse
 
 __all__ = ["ArgumentsError", "build_parser", "entry", "main"]
@@ -151,7 +151,7 @@ def _main(argv: list[str]) -> int:
         return _json_error(as_json, exc, EXIT_USAGE)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return _json_error(as_json, ("interrupted", "interrupted"), 130)
+        return _json_error(as_json, ("interrupted", "interrupted"), EXIT_INTERRUPTED)
     except BrokenPipeError:  # e.g. `arazzo run ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return EXIT_OK

@@ -235,6 +235,7 @@ def build_session(args: argparse.Namespace) -> Any:
         run_time=args.run_time,
         stop_timeout=args.stop_timeout,
         wait_time=args.wait_time,
+        forked_workers=args.workers > 0,
     )
 
 
