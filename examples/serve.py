@@ -191,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     port = DEFAULT_PORTS[args.api] if args.port is None else args.port
     server = make_server(args.api, args.host, port, args.delay)
     bound_host, bound_port = server.server_address[:2]
-    print(f"Example {args.api} API at http://{bound_host}:{bound_port} (Ctrl-C to stop)", flush=True)
-    try:
+    try:  # Ctrl-C from the moment it says where it listens
+        print(f"Example {args.api} API at http://{bound_host}:{bound_port} (Ctrl-C to stop)", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass

@@ -74,7 +74,7 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
             ),
             (
                 "0    written (or nothing to change)",
-                "1    a document could not be upgraded (its forms listed); with --diff: something would change",
+                "1    a document could not be upgraded (its forms listed); --diff: something would change",
                 "2    a file could not be read, or a usage error",
             ),
         ),
@@ -111,7 +111,7 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
             (
                 f"arazzo tools {PETSTORE}",
                 f"arazzo tools {PETSTORE} -w pet_status --format anthropic",
-                f"arazzo tools {CHAT} --format mcp --input model=gpt-4o-mini   # model fixed: not a parameter",
+                f"arazzo tools {CHAT} --format mcp --input model=gpt-4o-mini  # fixed: not a parameter",
             ),
             ("0    printed", "2    a usage or document error"),
         ),
@@ -151,7 +151,8 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
             "workflow, Locust's statistics and reports, and thresholds.",
             (
                 f"arazzo load {SHOP} -w checkout=3 -w browse --server shop=http://127.0.0.1:8090 \\\n"
-                "      --auth bearer=TOKEN --inputs-file examples/shop/customers.jsonl --users 20 --run-time 1m",
+                "      --auth bearer=TOKEN --inputs-file examples/shop/customers.jsonl \\\n"
+                "      --users 20 --run-time 1m",
                 f"arazzo load {SHOP} -w browse --users 50 --workers 3 --threshold 'p95(products)<300ms' \\\n"
                 "      --csv out/shop --junit out/load.xml",
             ),
