@@ -1,4 +1,4 @@
-"""`arazzo` command line: parse flags, call the library, print, exit with 0 / 1 / 2.
+"""`arazzo` command line: parse flags, call the library, print, exit with 0 / 1 / 2 (130 on Ctrl-C).
 
 Each sub-command lives in its own module with a `register(commands)` that adds its parser and sets
 `handler`; this module only dispatches.
