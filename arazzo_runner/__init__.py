@@ -1,8 +1,8 @@
 """Arazzo workflow engine: load, validate and run Arazzo descriptions.
 
 import arazzo_runner
-doc = arazzo_runner.load("workflows/pets.arazzo.yaml")
-result = arazzo_runner.run(doc, "buy-pet", {"petId": 1}, servers={"petstore": "http://localhost:8080"})
+doc = arazzo_runner.load("examples/petstore/petstore.arazzo.yaml")
+result = arazzo_runner.run(doc, "pet_status", {"petId": 1}, servers={"petstore": "http://127.0.0.1:8080"})
 assert result.ok, result.to_dict()
 
 The public names are imported on first use (PEP 562), so `import arazzo_runner` and `arazzo --version`
@@ -28,6 +28,7 @@ __all__ = [
     "NotRunnable",
     "RequestSent",
     "ResponseReceived",
+    "RunInterrupted",
     "RunOptions",
     "RunResult",
     "SourceError",
@@ -62,6 +63,7 @@ def __getattr__(name: str) -> Any:
         "DocumentError",
         "ExpressionError",
         "NotRunnable",
+        "RunInterrupted",
         "SourceError",
         "UsageError",
     ):
@@ -92,7 +94,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
     from .api import arun, load, loads, plan_requests, run
-    from .errors import ArazzoError, DocumentError, ExpressionError, SourceError, UsageError
+    from .errors import ArazzoError, DocumentError, ExpressionError, RunInterrupted, SourceError, UsageError
     from .executor.events import (
         RequestSent,
         ResponseReceived,

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import budget
 from .deadline import Deadline, arm
-from .errors import NotRunnable, UsageError, problem_of
+from .errors import NotRunnable, RunInterrupted, UsageError, problem_of
+from .executor.interrupts import is_interrupt
 from .executor.options import RunOptions
 from .executor.preflight import inputs_for as _inputs_for
 from .executor.preflight import preflight, select_workflows
@@ -57,20 +58,28 @@ def run(
 ) -> RunResult:
     """Run workflows synchronously; the result is `arun`'s. The run blocks this thread, without an event
     loop, when it can (it makes its own client and reaches no AsyncAPI step); otherwise it runs on
-    asyncio. The engine is the same either way (`executor/runtime.py`)."""
+    asyncio. The engine is the same either way (`executor/runtime.py`).
+
+    Interrupted (Ctrl-C), it raises `RunInterrupted`, a `KeyboardInterrupt` whose `result` holds what
+    ran until then (`RunResult.interrupted`)."""
     if _loop_running():
         raise UsageError("run() was called inside a running event loop; use `await arun(...)` there")
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
         prepared = _prepare(source, workflows, inputs, opts)
-        if blocking_allowed(opts.client is None, prepared.kinds):
-            runtime = BlockingRuntime()
-            client = _blocking_client(runtime, prepared)
-            if client is not None:
-                return drive(_execute(prepared, deadline, runtime, client))
-        import asyncio
+        result = RunResult()  # filled as the workflows end; what ran, when interrupted
+        try:
+            if blocking_allowed(opts.client is None, prepared.kinds):
+                runtime = BlockingRuntime()
+                client = _blocking_client(runtime, prepared)
+                if client is not None:
+                    return drive(_execute(prepared, deadline, runtime, client, result))
+            import asyncio
 
-        return asyncio.run(_execute(prepared, deadline, AsyncioRuntime(), None))
+            return asyncio.run(_execute(prepared, deadline, AsyncioRuntime(), None, result))
+        except KeyboardInterrupt as exc:  # asyncio.run turns its cancelled task into this too
+            result.interrupted = True
+            raise RunInterrupted(result) from exc
 
 
 async def arun(
@@ -88,10 +97,24 @@ async def arun(
     (`RunOptions.deadline`) counts from this call, loading the sources included; a caller that armed one
     before (`deadline.arm`, as `arazzo run` does when it starts) keeps it, when it ends first.
     """
+    return await arun_into(RunResult(), source, workflows, inputs, options=options, **option_values)
+
+
+async def arun_into(
+    result: RunResult,
+    source: Source,
+    workflows: str | Iterable[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    *,
+    options: RunOptions | None = None,
+    **option_values: Any,
+) -> RunResult:
+    """`arun`, filling `result` (and returning it): a caller that may cancel the run keeps what ran,
+    `result.interrupted` set (`arazzo run --inputs-file` does, for the rows in flight at Ctrl-C)."""
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
         prepared = _prepare(source, workflows, inputs, opts)
-        return await _execute(prepared, deadline, AsyncioRuntime(), None)
+        return await _execute(prepared, deadline, AsyncioRuntime(), None, result)
 
 
 class _Prepared(Record):
@@ -167,9 +190,10 @@ def _blocking_client(runtime: Runtime, prepared: _Prepared) -> Any:
 
 
 async def _execute(
-    prepared: _Prepared, deadline: Deadline | None, runtime: Runtime, client: Any
+    prepared: _Prepared, deadline: Deadline | None, runtime: Runtime, client: Any, result: RunResult
 ) -> RunResult:
-    """The run itself, on `runtime`, with the caller's client, else `client`, else one made here."""
+    """The run itself, on `runtime`, with the caller's client, else `client`, else one made here; the
+    workflows' results go into `result` as they end (and what ran, if the run is interrupted)."""
     opts = prepared.options
     owned = opts.client is None
     if owned and client is None:
@@ -180,12 +204,18 @@ async def _execute(
     try:
         # the deadline armed at the start
         runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime)
-        result = RunResult()
         try:
             run_all = _run_all(runner, workspace, selected, prepared.inputs, prepared.refused, result)
             await runtime.within(run_all, _backstop(runner.deadline.remaining()))
         except TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
+        except BaseException as exc:
+            if is_interrupt(exc):  # the workflow in flight, as far as it went (interrupts.py)
+                result.interrupted = True
+                unfinished = runner.take_interrupted_run()
+                if unfinished is not None and all(w is not unfinished for w in result.workflows):
+                    result.workflows.append(unfinished)
+            raise
         finally:
             await runner.close()
         return result

@@ -126,3 +126,14 @@ def problem_text(problem: dict[str, Any]) -> str:
         where += f":{problem['line']}:{problem.get('column') or 1}"
     rule = f"{problem['rule']}: " if problem.get("rule") else ""
     return f"{where}: {rule}{problem['message']}"
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """`run()` was interrupted (Ctrl-C, SIGINT): `result` is the `RunResult` of what ran until then, its
+    `interrupted` set, the step in flight failed with "interrupted before it completed". A
+    `KeyboardInterrupt`, so code that stops on Ctrl-C still does; `arazzo run` writes its reports from
+    `result` and exits 130."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__("interrupted")
+        self.result = result

@@ -24,6 +24,7 @@ __all__ = [
 PASSED = "passed"
 FAILED = "failed"
 NOT_RUN = "not_run"  # refused before anything was sent: it cannot run with one meaning (`problems` say why)
+INTERRUPTED_STEP = "interrupted before it completed"  # the error of the step in flight at an interrupt
 
 
 class NullOutput(str):
@@ -247,10 +248,13 @@ class WorkflowResult(Record):
 
 class RunResult(Record):
     workflows: list[WorkflowResult] = field(default_factory=list)
+    # the run was interrupted (Ctrl-C, a cancelled task): `workflows` holds what ran until then, the one
+    # in flight failed at its step in flight; the selected workflows after it are not listed
+    interrupted: bool = False
 
     @property
     def status(self) -> str:
-        return PASSED if all(w.passed for w in self.workflows) else FAILED
+        return PASSED if all(w.passed for w in self.workflows) and not self.interrupted else FAILED
 
     @property
     def ok(self) -> bool:
@@ -260,4 +264,7 @@ class RunResult(Record):
         return next((w for w in self.workflows if w.workflow_id == workflow_id), None)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "workflows": [w.to_dict() for w in self.workflows]}
+        data: dict[str, Any] = {"status": self.status, "workflows": [w.to_dict() for w in self.workflows]}
+        if self.interrupted:
+            data["interrupted"] = True
+        return data

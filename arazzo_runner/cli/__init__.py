@@ -1,4 +1,4 @@
-"""`arazzo` command line: parse flags, call the library, print, exit with 0 / 1 / 2.
+"""`arazzo` command line: parse flags, call the library, print, exit with 0 / 1 / 2 (130 on Ctrl-C).
 
 Each sub-command lives in its own module with a `register(commands)` that adds its parser and sets
 `handler`; this module only dispatches.
@@ -10,11 +10,14 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from .. import __version__
 from ..errors import ArazzoError
-from .common import EXIT_OK, EXIT_USAGE, dump_json, print_error
+from .common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json, print_error
+from .parsing import ArgumentsError, Parser, help_formatter, parse
+
+__all__ = ["ArgumentsError", "build_parser", "entry", "main"]
 
 COMMANDS = (
     "run",
@@ -32,32 +35,26 @@ COMMANDS = (
 )
 
 
-class ArgumentsError(Exception):
-    """A usage error argparse found (it would print it and exit): raised instead, so `main` can also
-    print it as JSON when `--format json` was asked for."""
-
-    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
-        super().__init__(message)
-        self.parser = parser
-        self.message = message
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse's parser (sub-commands' parsers are of the same class) raising `ArgumentsError`."""
-
-    def error(self, message: str) -> NoReturn:
-        raise ArgumentsError(self, message)
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with `only`, just that sub-command's: each command's module imports what it needs,
     so `arazzo validate` or `arazzo --version` do not pay for the modules of `arazzo run`."""
-    parser = _Parser(prog="arazzo", description="Run and validate Arazzo workflows.")
+    from .help_text import COMMANDS as HELP
+    from .help_text import TOP_LEVEL
+
+    parser = Parser(
+        prog="arazzo",
+        description=TOP_LEVEL.text(),
+        epilog=TOP_LEVEL.epilog(),
+        formatter_class=help_formatter,
+    )
     parser.add_argument("--version", action="version", version=f"arazzo {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         if only is None or name == only:
             _register(name, commands)
+            command = commands.choices[name]  # its description, examples and exit codes (help_text.py)
+            command.description, command.epilog = HELP[name].text(), HELP[name].epilog()
+            command.formatter_class = help_formatter
     return parser
 
 
@@ -135,7 +132,7 @@ def _collector_paused(pause: bool) -> contextlib.AbstractContextManager[None]:
 def _main(argv: list[str]) -> int:
     parser = build_parser(_command(argv))
     try:
-        args = parser.parse_args(argv)
+        args = parse(parser, argv)  # an unknown flag: the sub-command's usage and the closest flags
     except SystemExit as exc:  # --help or --version
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except ArgumentsError as exc:
@@ -154,7 +151,7 @@ def _main(argv: list[str]) -> int:
         return _json_error(as_json, exc, EXIT_USAGE)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return _json_error(as_json, ("interrupted", "interrupted"), 130)
+        return _json_error(as_json, ("interrupted", "interrupted"), EXIT_INTERRUPTED)
     except BrokenPipeError:  # e.g. `arazzo run ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return EXIT_OK

@@ -25,7 +25,7 @@ from ..errors import UsageError
 from ..model import Workflow
 from ..records import Record
 from ..report.terminal import escape, unescaped
-from .common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, dump_json, positive_int
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json, positive_int
 from .input_flags import Environment, check_missing
 
 # (stream for the console trace, or None for JSON) -> (reporter or None, RunOptions): from `arazzo run`,
@@ -119,10 +119,25 @@ def run_rows(
         rows.append(row)
     for row in rows:  # everything is checked before the first request of any row
         _check(row, workspace, workflows, env, _masker(row, workspace, args))
+    from ..result import RunResult
+
+    results = [RunResult() for _ in rows]  # each filled by its row's run, as far as it goes
+    started: list[int] = []  # indexes of the rows whose run began
+    printed: list[int] = []  # row numbers whose header is out, for a blank line between rows
+    interrupted = False
     with disarmed():  # each row is a run with its own deadline (the sources are loaded by now)
         import asyncio  # only batches run on it: a single `arazzo run` need not import it
 
-        results = asyncio.run(_run_all(rows, workspace, args, live))
+        try:
+            asyncio.run(_run_all(rows, results, started, printed, workspace, args, live))
+        except KeyboardInterrupt:  # Ctrl-C: the rows that ran, those in flight as far as they went
+            interrupted = True
+    if interrupted:
+        kept = sorted(started)
+        rows, results = [rows[i] for i in kept], [results[i] for i in kept]
+        for row, result in zip(rows, results, strict=True):
+            if result.interrupted:
+                _show(row, result, workspace, args, printed)
     maskers = [_masker(row, workspace, args) for row in rows]  # after the runs: their secrets are known
     if text:
         passed = sum(r.ok for r in results)
@@ -132,6 +147,11 @@ def run_rows(
         from .report_flags import with_report_errors
 
         dump_json(with_report_errors(_json(rows, results, maskers), failures))
+    if interrupted:
+        from .report_flags import interrupted_line
+
+        print(interrupted_line(args, results, failures), file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
     if failures:
         return EXIT_USAGE
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
@@ -172,31 +192,48 @@ def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment
         raise UsageError(masker.text(f"{exc}{where}")) from None
 
 
-async def _run_all(rows: list[Row], workspace: Any, args: argparse.Namespace, live: bool) -> list[Any]:
+async def _run_all(
+    rows: list[Row],
+    results: list[Any],
+    started: list[int],
+    printed: list[int],
+    workspace: Any,
+    args: argparse.Namespace,
+    live: bool,
+) -> None:
+    """Run the rows, `args.concurrency` at a time, each into its `results` entry; `started` receives the
+    index of each row as its run begins."""
     import asyncio
 
-    from ..api import arun
+    from ..api import arun_into
 
     gate = asyncio.Semaphore(args.concurrency)
-    printed: list[int] = []  # row numbers whose header is out, for a blank line between rows
 
-    async def one(row: Row) -> Any:
+    async def one(index: int, row: Row) -> Any:
         async with gate:
             if live:
                 print(_header(row, _masker(row, workspace, args), printed), flush=True)
-            result = await arun(workspace, args.workflows, row.inputs, options=row.options)
-            close = getattr(row.options.on_event, "close", None)  # the row's progress line, if any
-            if close is not None:
-                close()
-            if row.reporter is not None:
-                row.reporter.summary(result)
-            if row.buffer is not None:  # a whole row at once: concurrent traces never interleave
-                out = unescaped(sys.stdout)  # the console escaped the trace itself, and coloured it
-                out.write(_header(row, _masker(row, workspace, args), printed) + "\n" + row.buffer.getvalue())
-                out.flush()
+            started.append(index)
+            result = await arun_into(
+                results[index], workspace, args.workflows, row.inputs, options=row.options
+            )
+            _show(row, result, workspace, args, printed)
             return result
 
-    return list(await asyncio.gather(*(one(row) for row in rows)))
+    await asyncio.gather(*(one(index, row) for index, row in enumerate(rows)))
+
+
+def _show(row: Row, result: Any, workspace: Any, args: argparse.Namespace, printed: list[int]) -> None:
+    """A row's end on the console: its summary, after its trace when that was held."""
+    close = getattr(row.options.on_event, "close", None)  # the row's progress line, if any
+    if close is not None:
+        close()
+    if row.reporter is not None:
+        row.reporter.summary(result)
+    if row.buffer is not None:  # a whole row at once: concurrent traces never interleave
+        out = unescaped(sys.stdout)  # the console escaped the trace itself, and coloured it
+        out.write(_header(row, _masker(row, workspace, args), printed) + "\n" + row.buffer.getvalue())
+        out.flush()
 
 
 def _header(row: Row, masker: Any, printed: list[int]) -> str:
@@ -229,7 +266,10 @@ def _json(rows: list[Row], results: list[Any], maskers: list[Any], exchanges: bo
             }
         )
     status = "passed" if all(r.ok for r in results) else "failed"
-    return {"status": status, "rows": entries}
+    data: dict[str, Any] = {"status": status, "rows": entries}
+    if any(r.interrupted for r in results):
+        data["interrupted"] = True  # the rows that ran until Ctrl-C; those after were not started
+    return data
 
 
 def _masker(row: Row, workspace: Any, args: argparse.Namespace) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 from ..errors import ArazzoError, DocumentError, UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report a process ended by it
 
 
 def add_document(parser: argparse.ArgumentParser) -> None:

@@ -26,8 +26,6 @@ def register(commands: Any) -> None:
     load = commands.add_parser(
         "load",
         help="load-test workflows: Locust users that run them (needs the [load] extra)",
-        description="Run workflows as Locust users, headless: `arazzo run`'s flags for the workflow, "
-        "Locust's statistics and reports, thresholds. Locust's other flags: --locust-args.",
     )
     add_document(load)
     load.add_argument(
@@ -158,10 +156,10 @@ def _add_distribution_flags(load: argparse.ArgumentParser) -> None:
 
 
 def load_command(args: argparse.Namespace) -> int:
-    from ..loadtest import MISSING_LOCUST, locust_installed
+    from ..loadtest import locust_installed, missing_locust
 
     if not locust_installed():
-        raise UsageError(MISSING_LOCUST)
+        raise UsageError(missing_locust())
     check_roles(args)
     from ..locust import command  # imports Locust, which patches the process with gevent from here on
 
@@ -245,6 +243,7 @@ def build_session(args: argparse.Namespace) -> Any:
         run_time=args.run_time,
         stop_timeout=args.stop_timeout,
         wait_time=args.wait_time,
+        forked_workers=args.workers > 0,
     )
 
 

@@ -93,8 +93,13 @@ def _run_command(args: argparse.Namespace) -> int:
         from .dry_run import dry_run_command
 
         return dry_run_command(args, workspace, inputs, options)
-    with masked_errors(masker_for(args, options, workspace)), _frozen_before_the_run():
-        result = run(workspace, args.workflows, inputs, options=options)
+    from ..errors import RunInterrupted
+
+    try:
+        with masked_errors(masker_for(args, options, workspace)), _frozen_before_the_run():
+            result = run(workspace, args.workflows, inputs, options=options)
+    except RunInterrupted as interrupt:  # Ctrl-C: what ran is printed and written, marked so; exit 130
+        result = interrupt.result
     return finish_run(args, workspace, options, reporter, result)
 
 

@@ -1,10 +1,13 @@
 """The options `arazzo tools`, `arazzo mcp` and `arazzo agent` share, and the tool sources they make.
 
 Every command takes documents (`FILE...`), `--workflow ID` (repeatable, in any of them), `--sandbox`, and
-the inputs that shape the schema: `--inputs`, `--input`, the environment and the `.env` next to each
-document (as `arazzo run`; an input given so is fixed where the tools run, and leaves the schema). The
-commands that run the workflows (`runs=True`) take `arazzo run`'s run options too: `--server`,
-`--server-var`, `--timeout`, `--max-steps`, `--auth`, `--input-file`, `--validate-*` and the bounds.
+the inputs that shape the schema: `--inputs`, `--input`, `--input-file`, the environment and the
+`.env` next to each document (as `arazzo run`; an input given so is fixed where the tools run, and
+leaves the schema), and `arazzo run`'s run options: `--server`, `--server-var`, `--timeout`,
+`--max-steps`, `--auth`, `--validate-*` and the bounds. The commands that run the workflows
+(`runs=True`) apply them to every tool call; `arazzo tools` checks them (a `--server` must name a
+source, an `--auth` key a scheme) and says they do not change the definitions (`ignored_flags`), so
+one command line serves `tools`, `mcp` and `agent` alike.
 
 With several documents, a name must mean something in one of them at least (`--server NAME`, an input),
 and a credential goes only to the source it is for: an `--auth` key that the sources of two documents
@@ -47,11 +50,25 @@ def add_tool_flags(parser: argparse.ArgumentParser, *, runs: bool) -> None:
     )
     add_input_values(parser)
     add_input_flags(parser)
-    if runs:
-        add_target_flags(parser)
-        add_max_steps(parser, "per tool call")
-        add_run_flags(parser)
-        limit_flags.add_flags(parser)
+    before = len(parser._actions)
+    add_target_flags(parser)
+    add_max_steps(parser, "per tool call")
+    add_run_flags(parser)
+    limit_flags.add_flags(parser)
+    if not runs:  # accepted, so that an `arazzo mcp` command line works here too; said to be ignored
+        added = parser._actions[before:]
+        untouched = [(a.dest, a.default, a.option_strings[0]) for a in added if a.dest != "input_file"]
+        parser.set_defaults(ignored_flags=untouched)
+        for action in added:
+            if action.dest != "input_file":
+                action.help = f"{action.help}; ignored here: it does not change the tool definitions"
+
+
+def ignored_flags(args: argparse.Namespace) -> list[str]:
+    """The run options given to `arazzo tools` (they apply where the tools run, not to definitions)."""
+    return [
+        flag for dest, default, flag in getattr(args, "ignored_flags", []) if getattr(args, dest) != default
+    ]
 
 
 def add_tool_call_flags(parser: argparse.ArgumentParser, *, per_answer: bool) -> None:
@@ -96,7 +113,7 @@ def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
         files = ", ".join(ws.file for ws in workspaces)
         raise UsageError(f"{files} offer no tools: no workflow can run with one meaning (listed above)")
     envs = [load_environment(_with(args, file=path)) for path in args.files]
-    extra = file_inputs(args) if runs else {}
+    extra = file_inputs(args)  # `--input-file` gives an input: fixed where the tools run, out of the schema
     inputs, given_names = [], set()
     for workspace, workflows, env in zip(workspaces, selected, envs, strict=True):
         ids = [w.workflow_id for w in workflows]
@@ -104,7 +121,9 @@ def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
         given_names |= set(given)
         inputs.append({**environment_inputs(env, workspace, workflows), **given})
     _check_input_names(workspaces, selected, given_names)
-    options = _options(args, workspaces, envs) if runs else [None] * len(workspaces)
+    options = _options(args, workspaces, envs)  # checked for `tools` too: a typo is named, not ignored
+    if not runs:
+        options = [None] * len(workspaces)
     return [
         ToolSource(workspace, given, opts, _ids(args.workflows, chosen, workflows))
         for workspace, given, opts, chosen, workflows in zip(
@@ -197,6 +216,8 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
                 f"--server {name}=...: no source description named '{name}' (sources: {known or 'none'})"
             )
     auth_items = _auth_by_document(args.auth, workspaces)
+    from ..executor.preflight import check_validation_installed
+
     found = []
     for workspace, env, items in zip(workspaces, envs, auth_items, strict=True):
         found.append(
@@ -210,6 +231,7 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
                 **limit_flags.options(args),
             )
         )
+        check_validation_installed(found[-1])  # before a tool is offered, not at each call
     return found
 
 

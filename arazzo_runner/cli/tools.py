@@ -1,6 +1,8 @@
 """`arazzo tools FILE...`: the documents' workflows as tool definitions, one JSON array on stdout in the
 form an API takes (`--format openai|anthropic|mcp`, default openai). Each renamed workflow (its id is
-not a valid tool name, or another workflow has that name) is a `note:` line on stderr."""
+not a valid tool name, or another workflow has that name) is a `note:` line on stderr, and so are
+`arazzo run`'s options that do not change a definition (`--server`, `--auth`, the bounds...): accepted
+and checked, so that the command line of `arazzo mcp` or `agent` works here too, and ignored."""
 
 from __future__ import annotations
 
@@ -30,9 +32,16 @@ def register(commands: Any) -> None:
 
 def tools_command(args: argparse.Namespace) -> int:
     from ..tools import build_catalog
-    from .tool_flags import tool_sources
+    from .tool_flags import ignored_flags, tool_sources
 
     catalog = build_catalog(tool_sources(args, runs=False))
+    ignored = ignored_flags(args)
+    if ignored:
+        print(
+            f"note: {', '.join(ignored)}: ignored by arazzo tools, which changes no tool definition by "
+            "them (they apply where the tools run: arazzo mcp, arazzo agent)",
+            file=sys.stderr,
+        )
     for note in catalog.notes:
         print(f"note: {note}", file=sys.stderr)
     dump_json(catalog.definitions(args.format))

@@ -23,11 +23,6 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "upgrade",
         help="rewrite Arazzo 1.0.x documents as 1.1, keeping comments and formatting",
-        description=(
-            "Rewrite Arazzo 1.0.x documents as 1.1 in place, changing only what the version change needs; "
-            "a document with a form that would change meaning (or become an error) in 1.1 is not written, "
-            "and each such form is listed."
-        ),
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="Arazzo documents (YAML or JSON)")
     parser.add_argument("--to", default="1.1.0", metavar="VERSION", help="the target version (default 1.1.0)")

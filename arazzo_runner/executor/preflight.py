@@ -80,7 +80,25 @@ def preflight(
     for workflow in checking:
         if refused is None or workflow.workflow_id not in refused:
             _check_dependency_inputs(workspace, workflow, given, checked, options.secrets)
+    if walk.bases:  # operations of a description: validation applies to them
+        check_validation_installed(options)
     return walk.bases
+
+
+def check_validation_installed(options: RunOptions) -> None:
+    """Request or response validation asked for without openapi-core (the `validation` extra) is a
+    usage error before anything is sent, as a missing broker client is: the run could not do what it
+    was asked, and failing every step with the same cause would send requests for nothing."""
+    policies = (("requests", options.validate_requests), ("responses", options.validate_responses))
+    asked = [f"--validate-{kind} {policy}" for kind, policy in policies if policy != "off"]
+    if not asked:
+        return
+    from importlib.util import find_spec
+
+    if find_spec("openapi_core") is None:
+        from ..http.openapi_checks import missing_openapi_core
+
+        raise UsageError(f"{', '.join(asked)}: {missing_openapi_core()}; nothing was sent")
 
 
 def _validate(

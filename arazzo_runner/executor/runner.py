@@ -21,6 +21,7 @@ from .bounds import Deadline
 from .context import WorkflowState, base_context
 from .events import WorkflowFinished, WorkflowStarted
 from .inputs import InputsError, mark_secret_inputs, validate_inputs
+from .interrupts import is_interrupt
 from .options import RunOptions
 from .plan import CompiledStep
 from .runtime import AsyncioRuntime, Runtime
@@ -61,6 +62,13 @@ class Runner:
         self.taint: Taint | None = None  # which values derive from a secret; made with the first workflow
         self.resources: dict[str, Any] = {}  # what step kinds made for the run (HTTP session, brokers)
         self._closers: dict[str, Callable[[], Awaitable[None]]] = {}
+        # an interrupt unwinding the run: the workflow execution it last passed through (interrupts.py)
+        self.interrupted_run: WorkflowResult | None = None
+
+    def take_interrupted_run(self) -> WorkflowResult | None:
+        """The execution an interrupt unwound last (for the level above to keep), once."""
+        found, self.interrupted_run = self.interrupted_run, None
+        return found
 
     @property
     def completed(self) -> set[tuple[int, str, str]]:
@@ -141,6 +149,10 @@ class Runner:
                 result.fail("", f"workflows nested more than {MAX_DEPTH} deep: a workflow calling itself?")
             elif await self._dependencies_ok(workspace, workflow, result, depth):
                 last_ctx = await run_steps(self, workspace, workflow, state, result, depth)
+        except BaseException as exc:
+            if is_interrupt(exc):
+                self._interrupted(result, started)
+            raise
         finally:
             if not running:
                 self._running.discard(key)
@@ -188,6 +200,17 @@ class Runner:
                 result.fail(None, f"dependency '{ref}' failed; the workflow did not run", dependency=ref)
                 return False
         return True
+
+    def _interrupted(self, result: WorkflowResult, started: float) -> None:
+        """This execution is being interrupted: failed (the scheduler said where, or a dependency it was
+        running is kept), and kept for the level above."""
+        dependency = self.take_interrupted_run()  # not taken by a scheduler: a dependsOn run
+        if dependency is not None:
+            result.dependencies.append(dependency)
+        if result.error is None:
+            result.fail(None, "interrupted")
+        result.duration_ms = (time.perf_counter() - started) * 1000
+        self.interrupted_run = result
 
     def _outputs(
         self,

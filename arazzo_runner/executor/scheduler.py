@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..pointer import resolve_pointer
-from ..result import FAILED, StepResult
+from ..result import FAILED, INTERRUPTED_STEP, StepResult
 from .actions import Decision
 from .context import WorkflowState, base_context
+from .events import StepFinished
 from .inputs import InputsError
+from .interrupts import is_interrupt
 from .plan import CompiledStep
 from .steps import Host, kind_for
 from .values import action_inputs
@@ -57,6 +60,10 @@ async def run_steps(
     scheduler = _Scheduler(host, workspace, workflow, state, result, depth, plan)
     try:
         return await scheduler.run()
+    except BaseException as exc:
+        if is_interrupt(exc):
+            scheduler.interrupted()
+        raise
     finally:
         await scheduler.cancel_pending()
 
@@ -76,6 +83,8 @@ class _Scheduler:
         self.result, self.depth, self.plan = result, depth, plan
         self.pending: dict[str, _Pending] = {}
         self.last_ctx: Context | None = None
+        self.current: CompiledStep | None = None  # the step in flight (awaited in line), if any
+        self.current_since = 0.0  # when it started (time.perf_counter)
         self.stopped_by: str | None = None  # why waiting steps were cancelled
         # receive steps to subscribe before anything runs (none: an all-HTTP workflow pays nothing)
         self.to_arm = [
@@ -122,8 +131,10 @@ class _Scheduler:
                 self.pending[cstep.step_id] = _Pending(cstep, task)
                 index += 1
                 continue
+            self.current, self.current_since = cstep, time.perf_counter()
             step_result, decision, self.last_ctx = await self._execute(cstep)
             result.steps.append(step_result)
+            self.current = None
             index = await self._follow(cstep, step_result, decision, index)
         return self.last_ctx
 
@@ -178,6 +189,24 @@ class _Scheduler:
             return None
         self._stop(cstep, decision.message or step_result.error or "step failed")
         return None
+
+    def interrupted(self) -> None:
+        """The run is being interrupted: the step in flight is recorded failed, with the run of a
+        workflow it (or the `goto` of the step before) had started, and the workflow fails there."""
+        child = self.host.take_interrupted_run()
+        if self.current is not None:
+            took = (time.perf_counter() - self.current_since) * 1000
+            step = StepResult(self.current.step_id, status=FAILED, duration_ms=took, error=INTERRUPTED_STEP)
+            if child is not None:
+                step.add_workflow(child)
+            self.result.steps.append(step)
+            self.result.fail(self.current.step_id, f"interrupted while step '{self.current.step_id}' ran")
+            self.host.emit(StepFinished, self.workflow.workflow_id, step, self.depth)  # its trace line
+        else:
+            if child is not None and self.result.steps:
+                self.result.steps[-1].add_workflow(child)
+            self.result.fail(None, "interrupted")
+        self.stopped_by = "the run was interrupted"
 
     def _stop(self, cstep: CompiledStep, message: str) -> None:
         self.result.fail(cstep.step_id, message)

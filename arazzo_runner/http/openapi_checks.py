@@ -28,9 +28,14 @@ def _require() -> None:
     try:
         import openapi_core  # noqa: F401
     except ImportError:
-        raise ValueError(
-            "request/response validation needs openapi-core: pip install 'arazzo-engine[validation]'"
-        ) from None
+        raise ValueError(missing_openapi_core()) from None
+
+
+def missing_openapi_core() -> str:
+    """The one line saying openapi-core is missing, with the install command for this installation."""
+    from ..extras import install_hint
+
+    return f"request/response validation needs openapi-core: {install_hint('validation')}"
 
 
 class _Request(Record):

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import importlib.util
 
-from .. import DISTRIBUTION
 
-INSTALL_HINT = f"pip install '{DISTRIBUTION}[load]'"
-MISSING_LOCUST = f"Locust is not installed; load testing needs it: {INSTALL_HINT}"
+def missing_locust() -> str:
+    """The one line saying Locust is missing, with the install command that fits this installation."""
+    from ..extras import install_hint
+
+    return f"Locust is not installed; load testing needs it: {install_hint('load')}"
 
 
 def locust_installed() -> bool:

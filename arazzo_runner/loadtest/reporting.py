@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..executor.events import StepFinished
-from ..result import StepResult, WorkflowResult
+from ..result import INTERRUPTED_STEP, StepResult, WorkflowResult
 from .naming import STEP_TYPE, WORKFLOW_TYPE, step_name, workflow_name
 
 MESSAGE_LIMIT = 300  # characters of a failure's message: Locust keeps a table row per distinct message
@@ -32,7 +32,9 @@ class RequestEvents:
         self.masker = masker
 
     def __call__(self, event: Any) -> None:
-        if type(event) is StepFinished:
+        # a step cut short because its user was stopped (the run cancelled as the test ends) is no
+        # answer of the server's, good or bad: it is not counted
+        if type(event) is StepFinished and event.result.error != INTERRUPTED_STEP:
             self.step(event.workflow_id, event.result)
 
     def step(self, workflow_id: str, step: StepResult) -> None:

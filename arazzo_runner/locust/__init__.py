@@ -12,10 +12,10 @@ import select
 import sys
 import types
 
-from ..loadtest import MISSING_LOCUST, locust_installed
+from ..loadtest import locust_installed, missing_locust
 
 if not locust_installed():
-    raise ModuleNotFoundError(MISSING_LOCUST, name="locust")
+    raise ModuleNotFoundError(missing_locust(), name="locust")
 
 import locust  # noqa: F401 (patches the process with gevent, when it is the first to import Locust)
 

@@ -11,12 +11,18 @@ signals. This module adds what Locust has no flag for:
 - the thresholds, judged on the master's statistics as Locust quits: each broken one makes the exit
   code 1, and each is a test case of `--junit`;
 - a last line that counts requests (steps) apart from workflow runs, which Locust's Aggregated row adds
-  together.
+  together;
+- Ctrl-C (SIGINT) ends the test as its run time would (the workflows in flight finish, up to
+  `--stop-timeout`; a second Ctrl-C stops them at once), then the statistics, the thresholds and the
+  reports of what ran are printed and written as at any end, and the exit code is 130. Without this,
+  the interrupt lands in whichever greenlet runs (often the engine's event loop), with a traceback, and
+  the users blocked on that loop hold the end up for the whole stop timeout.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 import time
 from pathlib import Path
@@ -49,6 +55,8 @@ class LoadSession(Record):
     report_error: str | None = None
     started: bool = False
     not_run: list[str] = field(default_factory=list)  # selected workflows that cannot run (named before)
+    forked_workers: bool = False  # `--workers K`: the workers are this process's children
+    interrupts: int = 0  # Ctrl-C received by this process
 
 
 class Current:
@@ -83,6 +91,7 @@ def run(session: LoadSession, locust_args: list[str]) -> int:
 
     Current.session = session
     events = locust.events
+    events.init.add_listener(_on_init)
     events.test_start.add_listener(_on_test_start)
     events.quitting.add_listener(_on_quitting)
     events.quit.add_listener(_on_quit)
@@ -102,6 +111,38 @@ def run(session: LoadSession, locust_args: list[str]) -> int:
     return code
 
 
+def _on_init(environment: Any, **_: Any) -> None:
+    """Ctrl-C, as this process's role calls for: a master or a lone process ends the test (`_interrupt`);
+    a worker it forked leaves it to the master, whose quit message stops it with its last statistics
+    (the terminal sends SIGINT to the whole process group); a worker started on its own keeps Locust's
+    handling."""
+    session = Current.session
+    if session is None:
+        return
+    if not _is_worker(environment):
+        gevent.signal_handler(signal.SIGINT, _interrupt, environment)
+    elif session.forked_workers:
+        gevent.signal_handler(signal.SIGINT, lambda: None)
+
+
+def _interrupt(environment: Any) -> None:
+    session = Current.session
+    if session is None:
+        return
+    session.interrupts += 1
+    if session.interrupts == 1:
+        logger.warning(
+            "interrupted (Ctrl-C): stopping the users; the workflows in flight finish (up to %g s; Ctrl-C "
+            "again to stop them at once)",
+            session.stop_timeout,
+        )
+        gevent.spawn(_end, environment, "")
+    else:
+        logger.warning("interrupted again: stopping the users at once")
+        environment.stop_timeout = 0
+        environment.runner.quit()
+
+
 def _on_test_start(environment: Any, **_: Any) -> None:
     session = Current.session
     if session is None or _is_worker(environment) or session.started:
@@ -116,7 +157,7 @@ def _on_test_start(environment: Any, **_: Any) -> None:
         gevent.spawn_later(session.run_time, _end, environment)
 
 
-def _end(environment: Any) -> None:
+def _end(environment: Any, reason: str = "--run-time limit reached") -> None:
     """Stop the users, their workflows in flight finishing (up to --stop-timeout), then quit.
 
     A master does not `stop()` its workers (Locust forgets a worker that reports it stopped, and drops
@@ -127,7 +168,8 @@ def _end(environment: Any) -> None:
     from locust.rpc import Message
     from locust.runners import MasterRunner
 
-    logger.info("--run-time limit reached, stopping the users")
+    if reason:
+        logger.info("%s, stopping the users", reason)
     runner = environment.runner
     if not isinstance(runner, MasterRunner):
         runner.stop()
@@ -160,6 +202,8 @@ def _on_quitting(environment: Any, **_: Any) -> None:
             session.report_error = f"--junit {session.junit}: cannot write: {exc.strerror or exc}"
     if session.report_error:
         environment.process_exit_code = 2
+    elif session.interrupts:
+        environment.process_exit_code = 130  # as `arazzo run`: what ran was reported, and it was cut short
     elif session.not_run or any(not v.passed for v in session.verdicts):
         environment.process_exit_code = 1
 
@@ -175,6 +219,8 @@ def _on_quit(exit_code: int = 0, **_: Any) -> None:
         for w in session.not_run
     ]
     lines = [*session.summary, *not_run, *verdict_lines(session.verdicts)]
+    if session.interrupts:
+        lines.append("arazzo load: interrupted (Ctrl-C); the statistics are those of what ran until then")
     print("\n".join(lines), flush=True)
     if session.report_error:
         print(f"error: {session.report_error}", file=sys.stderr, flush=True)

@@ -71,8 +71,10 @@ def transport_class(protocol: str) -> type[MessageTransport]:
         raise TransportError(f"protocol '{protocol}' has no transport in this engine (known: {known})")
     module, _, library, extra, _ = entry
     if find_spec(library) is None:
+        from ..extras import install_hint
+
         raise MissingExtra(
-            f"protocol '{protocol}' needs the {library} client: pip install 'arazzo-engine[{extra}]' "
+            f"protocol '{protocol}' needs the {library} client: {install_hint(extra)} "
             "(or [events] for every broker)"
         )
     return _load(module)

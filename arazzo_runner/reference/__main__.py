@@ -80,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
     shown = f"Reference chat-completions server at {server.url} ({args.flavor} flavour; Ctrl-C to stop)"
-    print(shown, flush=True)
-    with contextlib.suppress(KeyboardInterrupt):
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C from the moment it says where it listens
+        print(shown, flush=True)
         server.serve_forever()
     return 0
 

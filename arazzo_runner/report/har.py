@@ -36,7 +36,15 @@ def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
     timed.sort(key=lambda pair: pair[0])  # the exact start, finer than the millisecond shown
     entries = [data for _, data in timed]
     creator = {"name": DISTRIBUTION, "version": tool_version}
-    return {"log": {"version": "1.2", "creator": creator, "pages": [], "entries": entries}}
+    log: dict[str, Any] = {"version": "1.2", "creator": creator, "pages": [], "entries": entries}
+    interrupted = [part.label for part in parts if part.result.interrupted]
+    if interrupted:
+        during = f" during {', '.join(label for label in interrupted if label)}" if any(interrupted) else ""
+        log["comment"] = (
+            f"interrupted (Ctrl-C){during}: the exchanges that completed before it (the request in "
+            "flight then is not included)"
+        )
+    return {"log": log}
 
 
 def write_har(path: str, parts: list[Part], *, tool_version: str = "") -> None:

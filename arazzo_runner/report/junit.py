@@ -7,7 +7,9 @@ status) is a `failure` listing each failed criterion with the value seen, then t
 response (`response 503 (application/json): {...}`); a step that failed without
 one (network error, request not built) is an `error`. A workflow that failed before or outside its
 steps (a dependency, its inputs) gets a `(workflow)` test case with an `error`, and so does a workflow
-the run refused (`type="not-run"`, each reason on a line of its text). Everything written is masked.
+the run refused (`type="not-run"`, each reason on a line of its text). A run interrupted (Ctrl-C) is
+written as far as it went: each of its suites has the property `interrupted=true`, the step in flight an
+`error` of type `interrupted`. Everything written is masked.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
 from ..errors import problem_text
-from ..result import StepResult, WorkflowResult
+from ..result import INTERRUPTED_STEP, StepResult, WorkflowResult
 from ..secrets import Masker
 from .bodies import answer_lines
 from .walk import Part, executions, step_names
@@ -32,6 +34,10 @@ def junit_xml(parts: list[Part]) -> str:
     for part in parts:
         for execution in executions(part.result):
             suite = _suite(part.name(execution.name), execution.workflow, part.masker)
+            if part.result.interrupted:  # the run stopped: its suites hold what ran before
+                properties = ET.Element("properties")
+                ET.SubElement(properties, "property", name="interrupted", value="true")
+                suite.insert(0, properties)
             root.append(suite)
             for key in totals:
                 totals[key] += int(suite.get(key, "0"))
@@ -84,7 +90,8 @@ def _case(name: str, step: StepResult, classname: str, masker: Masker) -> ET.Ele
                 text += "\n" + "\n".join(_clean(line, masker) for line in answer_lines(step.response))
             ET.SubElement(case, "failure", message=_first_line(error), type=kind).text = text
         else:
-            ET.SubElement(case, "error", message=_first_line(error), type="error").text = error
+            kind = "interrupted" if step.error == INTERRUPTED_STEP else "error"
+            ET.SubElement(case, "error", message=_first_line(error), type=kind).text = error
     out = _system_out(step, masker)
     if out:
         ET.SubElement(case, "system-out").text = out

@@ -23,7 +23,6 @@ from .. import DISTRIBUTION, __version__
 from ..errors import UsageError
 from ..secrets import Masker
 
-MISSING_SDK = "arazzo mcp needs the MCP SDK: pip install 'arazzo-engine[mcp]' (or pip install 'mcp>=2.3')"
 INSTRUCTIONS = (
     "Each tool runs an Arazzo workflow against real APIs and returns its outputs, or why it failed (the "
     "step, its cause and the values it saw): correct the arguments and call again. Credentials are "
@@ -36,7 +35,11 @@ def require_sdk() -> None:
     try:
         import mcp.server.lowlevel  # noqa: F401
     except ImportError:
-        raise UsageError(MISSING_SDK) from None
+        from ..extras import install_hint
+
+        raise UsageError(
+            f"arazzo mcp needs the MCP SDK: {install_hint('mcp')} (or pip install 'mcp>=2.3')"
+        ) from None
 
 
 def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None) -> Any:

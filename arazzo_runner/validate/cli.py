@@ -24,11 +24,6 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "validate",
         help="check Arazzo documents: JSON Schema, semantic rules and the referenced OpenAPI sources",
-        description=(
-            "Validate Arazzo documents against the official JSON Schema and the semantic rules, and check "
-            "their steps against the referenced OpenAPI descriptions. Exit status: 0 no errors, 1 errors "
-            "(or warnings with --strict), 2 a file could not be read."
-        ),
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="Arazzo documents (YAML or JSON)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")

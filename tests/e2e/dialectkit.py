@@ -18,8 +18,8 @@ import yaml
 
 from tests.e2e.helpers import cli
 from tests.servers.scripted import Recorded, ScriptedServer
+from tests.shared import SHARED
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 CORPUS = SHARED / "corpus"
 JENTIC = CORPUS / "jentic-runner-fixtures" / "fixtures"
 # headers that say nothing about what the document asked for

@@ -188,3 +188,33 @@ def test_usage_errors(capsys, doc):
     assert "no workflow 'nope' in" in result.err and result.out == ""
     result = tools(capsys, doc, "--input", "petid=1", code=2)
     assert "unknown input 'petid': did you mean 'petId'?" in result.err
+
+
+def test_the_options_of_arazzo_mcp_are_accepted_checked_and_said_to_be_ignored(capsys, doc, tmp_path):
+    """`arazzo tools` takes the command line of `arazzo mcp`/`agent`: what changes no definition is
+    checked, then named in one note; `--input-file` gives an input, which leaves the schema."""
+    plain = tools(capsys, doc, "-w", "show-pet")
+    upload = tmp_path / "pet.txt"
+    upload.write_text("7")
+    flags = ["--server", "pets=http://127.0.0.1:9/v1", "--auth", "api_key=k-123", "--timeout", "5"]
+    given = tools(capsys, doc, "-w", "show-pet", *flags, "--max-attempts", "2", "--deadline", "60")
+    assert given.json == plain.json
+    assert given.err == (
+        "note: --server, --timeout, --auth, --deadline, --max-attempts: ignored by arazzo tools, which "
+        "changes no tool definition by them (they apply where the tools run: arazzo mcp, arazzo agent)\n"
+    )
+    assert "k-123" not in given.out + given.err
+    fixed = tools(capsys, doc, "-w", "show-pet", "--input-file", f"petId={upload}").json
+    assert "required" not in fixed[0]["function"]["parameters"]  # petId was the only required one
+    assert fixed[0]["function"]["parameters"]["properties"] == {
+        k: v for k, v in plain.json[0]["function"]["parameters"]["properties"].items() if k != "petId"
+    }
+
+
+def test_the_ignored_options_are_still_checked(capsys, doc):
+    result = tools(capsys, doc, "--server", "petz=http://127.0.0.1:9", code=2)
+    assert "--server petz=...: no source description named 'petz' (sources: pets)" in result.err
+    result = tools(capsys, doc, "--auth", "api_kye=k-123", code=2)
+    assert "--auth api_kye=...: no security scheme named so" in result.err
+    assert "k-123" not in result.err
+    assert result.out == ""

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from arazzo_runner.extras import install_hint
 from tests.e2e.helpers import subprocess_cli
 from tests.e2e.loadkit import (
     SECRET,
@@ -145,7 +146,7 @@ def test_without_locust_one_line_says_what_to_install(shop) -> None:
     result = subprocess_cli_code(code)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
-        "error: Locust is not installed; load testing needs it: pip install 'arazzo-engine[load]'"
+        f"error: Locust is not installed; load testing needs it: {install_hint('load')}"
     ]
 
 

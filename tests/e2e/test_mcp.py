@@ -14,6 +14,7 @@ import threading
 import httpx
 import pytest
 
+from arazzo_runner.extras import install_hint
 from tests.e2e.agentkit import OWNER_KEY, TOKEN, assert_no_secret, serve_shop, tool_args, write_shop
 from tests.e2e.helpers import ROOT, cli
 from tests.servers.scripted import ScriptedServer
@@ -210,5 +211,5 @@ def test_without_the_sdk_one_line_says_what_to_install(capsys, shop, monkeypatch
     result = cli(capsys, "mcp", *tool_args(path, server))
     assert result.code == 2
     assert result.err == (
-        "error: arazzo mcp needs the MCP SDK: pip install 'arazzo-engine[mcp]' (or pip install 'mcp>=2.3')\n"
+        f"error: arazzo mcp needs the MCP SDK: {install_hint('mcp')} (or pip install 'mcp>=2.3')\n"
     )

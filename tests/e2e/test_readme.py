@@ -1,11 +1,11 @@
 """The README cannot rot: its library example runs as written, from the repository root (where the
-README says to run it), and prints what it says; the number of tests it says need ../shared is right."""
+README says to run it), and prints what it says; the numbers of tests it says read ../shared are right
+(collected and run with the folder hidden, `ARAZZO_SHARED`)."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,33 +35,62 @@ def test_the_library_example_runs_as_written(tmp_path):
     assert '"conditions": "sunny"' in proc.stdout
 
 
-def test_the_count_of_tests_that_skip_without_shared_is_right(tmp_path):
-    """Run the test files that read ../shared from a copy of the repository with no ../shared beside it:
-    as many skip, each saying why, as the README says."""
-    section = " ".join(_section("Tests").split())
-    said = re.search(r"(\d+) tests read `\.\./shared`", section)
-    assert said, "the README's Tests section says how many tests need ../shared"
-    skipping = re.search(r"Without that folder those (\d+) skip", section)
-    assert skipping and skipping.group(1) == said.group(1), "the README gives two different counts"
-    copy = tmp_path / "repo"  # tmp_path / "shared" does not exist
-    junk = shutil.ignore_patterns(".*", "__pycache__", "bench")
-    shutil.copytree(ROOT, copy, ignore=junk)
-    readers = sorted(  # the files that build a path to it: `... / "shared"`, `... / "shared/arazzo/..."`
-        str(path.relative_to(copy))
-        for path in (copy / "tests").rglob("test_*.py")
-        if path.name != Path(__file__).name and re.search(r'/ "shared[/"]', path.read_text(encoding="utf-8"))
-    )
-    assert len(readers) >= 6, readers
+def _said(section: str, pattern: str) -> int:
+    found = re.findall(pattern.replace("(N)", r"([\d,]+)"), section)
+    assert len(found) == 1, f"the README's Tests section says {pattern!r} {len(found)} times"
+    return int(found[0].replace(",", ""))
+
+
+def _collected(env: dict[str, str]) -> int:
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *readers],
-        capture_output=True,
-        text=True,
-        cwd=copy,
-        env={**os.environ, "PYTHONPATH": str(copy)},
-        timeout=600,
-        check=False,
-    )
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-o", "addopts=", "-p", "no:cacheprovider"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=600, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return int(re.search(r"^(\d+) tests? collected", proc.stdout, re.M).group(1))
+
+
+def _readers() -> list[str]:
+    """The test files that read ../shared: they import `tests.shared`, or a helper module that does."""
+    modules = {"tests.shared"}
+    texts = {path: path.read_text(encoding="utf-8") for path in (ROOT / "tests").rglob("*.py")}
+    while True:
+        more = {
+            ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            for path, text in texts.items()
+            if any(re.search(rf"^(?:from|import) {re.escape(m)}\b", text, re.M) for m in modules)
+        }
+        if more <= modules:
+            break
+        modules |= more
+    return sorted(
+        str(path.relative_to(ROOT))
+        for path, text in texts.items()
+        if path.name.startswith("test_") and path.name != Path(__file__).name
+        and ".".join(path.relative_to(ROOT).with_suffix("").parts) in modules
+    )  # fmt: skip
+
+
+def test_the_counts_of_the_tests_that_read_shared_are_right(tmp_path):
+    """The suite collected with the shared folder hidden (`ARAZZO_SHARED`, tests/shared.py) and with it:
+    as many fewer tests, and as many skips, each saying why, as the README says."""
+    from tests.shared import SHARED
+
+    section = " ".join(_section("Tests").split())
+    reading = _said(section, r"(N) tests read `\.\./shared`")
+    absent = _said(section, r"Without that folder (N) of them are not collected")
+    skipping = _said(section, r"and the other (N) skip")
+    assert absent + skipping == reading
+    hidden = {**os.environ, "ARAZZO_SHARED": str(tmp_path / "no-shared")}
+    readers = _readers()
+    assert len(readers) >= 10, readers
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-o", "addopts=", "-p", "no:cacheprovider", *readers],
+        capture_output=True, text=True, cwd=ROOT, env=hidden, timeout=600, check=False,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:]
     skips = re.findall(r"^SKIPPED \[(\d+)\] (\S+): (.*)$", proc.stdout, re.M)
     assert all("../shared" in reason and "not available" in reason for _, _, reason in skips), skips
-    assert sum(int(count) for count, _, _ in skips) == int(said.group(1))
+    assert sum(int(count) for count, _, _ in skips) == skipping
+    if SHARED.is_dir():  # else the suite cannot be collected with it: the skips were still counted
+        assert _collected(dict(os.environ)) - _collected(hidden) == absent

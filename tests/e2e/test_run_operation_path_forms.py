@@ -5,15 +5,14 @@ standard form. Over a real local server, with a synthetic document and with the 
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
 import arazzo_runner
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import cli, run_json
+from tests.shared import SHARED
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 MUSEUM = SHARED / "corpus" / "redocly-museum"
 
 

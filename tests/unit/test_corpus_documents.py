@@ -11,8 +11,8 @@ import arazzo_runner
 from arazzo_runner.errors import ArazzoError
 from arazzo_runner.loader import load_path
 from arazzo_runner.report.listing import describe_workflows
+from tests.shared import SHARED
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 LOCATED = re.compile(r"^/\S+:\d+:\d+: ")
 
 

@@ -10,8 +10,8 @@ import pytest
 from arazzo_runner.errors import DocumentError
 from arazzo_runner.loader import load_path
 from arazzo_runner.pointer import escape_token
+from tests.shared import SHARED
 
-SHARED = (Path(__file__).resolve().parents[3] / ".." / "shared").resolve()
 SUFFIXES = {".yaml", ".yml", ".json"}
 
 

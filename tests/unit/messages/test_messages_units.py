@@ -11,6 +11,7 @@ import yaml
 from arazzo_runner import messages
 from arazzo_runner.executor.brokers import BrokerError, _from_url, _split_host
 from arazzo_runner.executor.message_values import correlation_of, decode_payload, same_value
+from arazzo_runner.extras import install_hint
 from arazzo_runner.messages import MissingExtra, Received, Subscription, TransportError, transport_class
 from arazzo_runner.pointer import ABSENT
 from arazzo_runner.sources.asyncapi import load_asyncapi
@@ -40,8 +41,7 @@ def test_a_missing_client_library_names_its_extra(monkeypatch) -> None:
     with pytest.raises(MissingExtra) as caught:
         transport_class("kafka")
     assert str(caught.value) == (
-        "protocol 'kafka' needs the aiokafka client: pip install 'arazzo-engine[kafka]' "
-        "(or [events] for every broker)"
+        f"protocol 'kafka' needs the aiokafka client: {install_hint('kafka')} (or [events] for every broker)"
     )
     assert "\n" not in str(caught.value)
 

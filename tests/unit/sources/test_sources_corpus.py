@@ -10,8 +10,8 @@ import pytest
 
 from arazzo_runner.errors import DocumentError
 from arazzo_runner.sources import SourceCache, load_openapi
+from tests.shared import SHARED
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 _YAML_OPENAPI = re.compile(rb"^[\"']?openapi[\"']?\s*:", re.MULTILINE)  # a top-level key: column 0
 
 

@@ -19,6 +19,7 @@ from arazzo_runner.sources import (
     load_openapi,
 )
 from arazzo_runner.sources import cache as cache_module
+from tests.shared import SHARED
 
 PETS = """\
 openapi: 3.0.3
@@ -231,7 +232,7 @@ def test_other_documents_are_rejected(write, text: str, message: str) -> None:
 
 
 def test_the_official_asyncapi_example_is_rejected() -> None:
-    example = Path(__file__).resolve().parents[3].parent / "shared/arazzo/examples/1.1.0/pet-asyncapi.yaml"
+    example = SHARED / "arazzo/examples/1.1.0/pet-asyncapi.yaml"
     if not example.exists():
         pytest.skip("../shared is not available")
     with pytest.raises(SourceError, match=r"this is an AsyncAPI 3\.0\.0 document"):

@@ -12,9 +12,9 @@ from arazzo_runner.loader import load_path
 from arazzo_runner.loader.spans import scalar_spans
 from arazzo_runner.validate.core import validate_loaded
 from arazzo_runner.validate.fix import fix_path, fix_text
+from tests.shared import SHARED
 from tests.unit.test_corpus_documents import FILES
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 DOCUMENTS = FILES  # every Arazzo document of ../shared (tests/unit/test_corpus_documents.py)
 
 

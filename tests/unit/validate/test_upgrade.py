@@ -9,11 +9,10 @@ import pytest
 
 from arazzo_runner.validate.upgrade import upgrade_path
 from tests.e2e.helpers import cli
+from tests.shared import SHARED
 
 from .conftest import OPENAPI
 from .test_fix_corpus import DOCUMENTS
-
-SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 
 DOC = """\
 # a comment first

@@ -10,8 +10,9 @@ import yaml
 from arazzo_runner.sources.asyncapi import load_asyncapi
 from arazzo_runner.validate import validate_path
 from tests.e2e.eventkit import events_doc, orders_asyncapi, receive_step, send_step
+from tests.shared import SHARED as SHARED_FOLDER
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared" / "arazzo"
+SHARED = SHARED_FOLDER / "arazzo"
 FIXTURES = SHARED / "schema-tests" / "1.1"
 ASYNC_WORDS = ("asyncapi", "channelPath", "correlationId", "action:")
 # schema-valid fixtures that the spec's prose makes wrong: the rule each one trips

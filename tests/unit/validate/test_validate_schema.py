@@ -9,10 +9,10 @@ import pytest
 from arazzo_runner.loader import load_path
 from arazzo_runner.validate import validate_path
 from arazzo_runner.validate.schema import check_schema, schema_document, schema_line
+from tests.shared import SHARED
 
 from .conftest import Check
 
-SHARED = Path(__file__).resolve().parents[3].parent / "shared"
 SUITES = SHARED / "arazzo" / "schema-tests"
 needs_shared = pytest.mark.skipif(not SUITES.is_dir(), reason="../shared is not available")
 
