@@ -46,8 +46,8 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
             ),
             (
                 "0    every selected workflow passed",
-                "1    a workflow failed",
-                "2    a usage or document error: nothing was sent",
+                "1    a workflow failed, or was not run (it cannot run with one meaning; the others ran)",
+                "2    nothing could run (a usage error, every selected workflow refused): nothing was sent",
                 f"{INTERRUPTED}: the --junit, --har and --report-json files hold the steps that ran",
             ),
         ),
