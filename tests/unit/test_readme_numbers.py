@@ -35,7 +35,8 @@ def _fuzz_decorators() -> tuple[int, int, int]:
                 name = getattr(name, "id", getattr(name, "attr", ""))
                 if name == "fuzz":
                     tests += 1
-                    total += decorator.args[0].value
+                    given = decorator.args[0] if decorator.args else decorator.keywords[0].value
+                    total += given.value
                 elif name == "example":
                     examples += 1
     return tests, total, examples
