@@ -22,6 +22,7 @@ from tests.e2e.eventkit import (
     send_step,
     write_events,
 )
+from tests.timeouts import long_test
 
 HEADER = "$message.header#/orderRequestId"
 
@@ -93,6 +94,7 @@ def test_kafka_error_payload_fails_the_criteria(tmp_path, kafka_url):
     assert workflow["steps"][1]["error"].startswith("successCriteria failed")
 
 
+@long_test
 def test_kafka_an_immediate_reply_is_never_missed(tmp_path, kafka_url):
     """The receive step's consumer is positioned at the end of every partition before the send runs."""
     statuses = immediate_reply_statuses(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, "kr")

@@ -12,6 +12,7 @@ import yaml
 from tests.e2e.helpers import ROOT
 from tests.e2e.loadkit import Counter, finish, start, stats_rows
 from tests.servers.scripted import Recorded, ScriptedServer
+from tests.timeouts import long_test
 
 OPENAPI = {
     "openapi": "3.1.0",
@@ -66,6 +67,7 @@ def _locustfile() -> str:
     return code
 
 
+@long_test
 def test_the_locustfile_of_docs_load_md_runs_as_written(tmp_path) -> None:
     (tmp_path / "shop.openapi.yaml").write_text(yaml.safe_dump(OPENAPI, sort_keys=False))
     (tmp_path / "shop.arazzo.yaml").write_text(yaml.safe_dump(DOCUMENT, sort_keys=False))

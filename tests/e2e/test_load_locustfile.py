@@ -19,6 +19,7 @@ from tests.e2e.loadkit import (
     write_documents,
 )
 from tests.servers.scripted import Recorded, ScriptedServer
+from tests.timeouts import long_test
 
 AUDIT = {
     "workflowId": "audit",
@@ -65,6 +66,7 @@ LOCUSTFILE = """
 """
 
 
+@long_test
 def test_a_locustfile_of_arazzo_users_runs_under_locusts_own_command_line(tmp_path) -> None:
     write_documents(tmp_path, BROWSE, AUDIT)
     (tmp_path / "rows.jsonl").write_text('{"who": "ann"}\n{"who": "bob"}\n')
