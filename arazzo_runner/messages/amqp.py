@@ -62,11 +62,13 @@ class AmqpTransport(MessageTransport):
             return self._channel.default_exchange, address
         return await self._channel.get_exchange(name), key
 
-    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
+    async def publish(
+        self, address: str, payload: bytes, headers: list[tuple[str, str]], content_type: str | None = None
+    ) -> None:
         aio_pika = _client_library()
         try:
             exchange, key = await self._exchange(address)
-            message = aio_pika.Message(body=payload, headers=dict(headers) or None)
+            message = aio_pika.Message(body=payload, headers=dict(headers) or None, content_type=content_type)
             await asyncio.wait_for(exchange.publish(message, routing_key=key), self.timeout)
         except Exception as exc:
             raise self.fail(f"publishing to {address!r}", exc) from None

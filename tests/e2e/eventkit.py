@@ -27,15 +27,14 @@ import yaml
 from tests.e2e.processkit import ROOT as ROOT  # the harness, for tests that start services of their own
 from tests.e2e.processkit import STARTUP, broker_binary, find_binary, free_port
 from tests.e2e.processkit import Process as Process
+from tests.e2e.system_brokers import mosquitto
 
 
 @contextlib.contextmanager
 def mqtt_broker() -> Iterator[tuple[str, int]]:
-    process = Process([sys.executable, "-m", "tests.servers.mqtt_broker"])
-    try:
-        yield "127.0.0.1", int(process.line("PORT "))
-    finally:
-        process.stop()
+    """mosquitto (MQTT 3.1.1 and 5), anonymous, on a free port (system_brokers.mosquitto)."""
+    with mosquitto() as broker:
+        yield broker.host, broker.port
 
 
 @contextlib.contextmanager

@@ -116,3 +116,26 @@ def test_kafka_a_broker_that_is_not_there_fails_the_step_saying_so(tmp_path):
         f"message not sent: kafka broker kafka://127.0.0.1:{port}: "
         "connecting failed: no Kafka broker answered"
     )
+
+
+def test_kafka_a_stale_reply_already_on_the_topic_is_not_taken_for_the_answer(tmp_path, kafka_url):
+    """A reply from an earlier run that reused the id is on the topic before the step subscribes: the
+    subscription starts at the end of each partition, so only a new reply counts (none comes)."""
+    import asyncio
+
+    import aiokafka
+
+    async def publish_stale() -> None:
+        producer = aiokafka.AIOKafkaProducer(bootstrap_servers=kafka_url.removeprefix("kafka://"))
+        await producer.start()
+        try:
+            stale = {"requestId": "k-stale", "orderId": 5, "status": "confirmed"}
+            await producer.send_and_wait("orders.replies", json.dumps(stale).encode())
+        finally:
+            await producer.stop()
+
+    asyncio.run(publish_stale())
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=1500))
+    workflow = run(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, doc, requestId="k-stale", mode="never")
+    assert workflow["status"] == "failed", workflow
+    assert "no message with correlationId 'k-stale'" in workflow["error"]["message"]

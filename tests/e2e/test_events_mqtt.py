@@ -6,6 +6,7 @@ payload, always after a message for another request id (which correlation must p
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -233,3 +234,25 @@ def test_a_secret_in_a_message_is_masked_in_every_output(tmp_path, broker):
         assert secret not in text, f"the secret leaked into {name}"
     assert '"token":"***"' in done.stdout  # the --verbose line of the message sent, masked
     assert "***" in outputs["report"] and "***" in outputs["junit"]
+
+
+def test_a_receive_whose_only_action_is_end_is_waited_for_where_it_stands(tmp_path, broker):
+    """Its outcome decides what runs next (`end` stops the workflow on success), so the step after it
+    must not start while it waits: a non-blocking receive would let `after` send first."""
+    confirm = receive_step("confirm", timeout=5000, onSuccess=[{"name": "done", "type": "end"}])
+    doc = events_doc(send_step("place"), confirm, send_step("after", request_id="after-1", mode="never"))
+    workflow = run(tmp_path, broker, doc, requestId="r-end", mode="late", delayMs=300)
+    assert workflow["status"] == "passed", workflow
+    assert steps(workflow) == [("place", "passed"), ("confirm", "passed")]  # `after` never ran
+
+
+def test_a_timeout_says_how_many_other_messages_came_that_did_not_match(tmp_path, broker):
+    """The responder answers `r-other` (and a decoy for `other-r-other`) while the step waits for
+    another id: the timeout counts what it passed over, so a wrong correlationId is easy to spot."""
+    doc = events_doc(send_step("place"), receive_step("confirm", correlation="nobody", timeout=1500))
+    workflow = run(tmp_path, broker, doc, requestId="r-other")
+    assert workflow["status"] == "failed"
+    message = workflow["error"]["message"]
+    assert "no message with correlationId 'nobody' on channel 'orders/replies'" in message
+    counted = re.search(r"; (\d+) other message\(s\) did not match$", message)
+    assert counted and int(counted.group(1)) >= 2, message

@@ -8,9 +8,12 @@ A request is JSON `{"requestId": ..., "mode": ..., "petId": ...}`; the answer de
 does not answer, `error` answers `{"status": "error", ...}`. Before each real answer another one with a
 different request id is published (a message for someone else, which correlation must skip). Over NATS
 and Kafka the request id also travels in the `orderRequestId` header, over AMQP too (and in the
-message's `correlation_id` property); over MQTT 3.1.1 (no headers) in the payload. An AMQP address is
-`exchange/routing-key` (the service declares the direct exchange and its own queue bound to the key) or
-a queue on the default exchange. Prints `READY` once subscribed.
+message's `correlation_id` property); over MQTT 3.1.1 (no headers) in the payload. `mqtt5` speaks MQTT 5:
+the reply carries the `orderRequestId` and `service` user properties and a content type, goes to the
+request's response topic when it names one (else to REPLIES) with its correlation data, and its
+payload says what the request came with (`requestQos`, `requestHeaders`: its user properties). An
+AMQP address is `exchange/routing-key` (the service declares the direct exchange and its own queue
+bound to the key) or a queue on the default exchange. Prints `READY` once subscribed.
 """
 
 from __future__ import annotations
@@ -47,6 +50,37 @@ async def mqtt(host: str, port: int, requests: str, replies: str) -> None:
                 await asyncio.sleep(delay)
             for payload in payloads:
                 await client.publish(replies, json.dumps(payload), qos=1)
+
+
+async def mqtt5(host: str, port: int, requests: str, replies: str) -> None:
+    import aiomqtt
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    async with aiomqtt.Client(host, port, protocol=aiomqtt.ProtocolVersion.V5) as client:
+        await client.subscribe(requests, qos=2)  # a message is delivered at the QoS it was published at
+        print("READY", flush=True)
+        async for message in client.messages:
+            request = getattr(message, "properties", None)
+            users = getattr(request, "UserProperty", None) or []
+            seen = {"requestQos": message.qos, "requestHeaders": dict(users)}
+            topic = getattr(request, "ResponseTopic", None) or replies
+            correlation = getattr(request, "CorrelationData", None)
+            delay, payloads = answers(json.loads(message.payload))
+            if delay:
+                await asyncio.sleep(delay)
+            for payload in payloads:
+                properties = Properties(PacketTypes.PUBLISH)
+                properties.UserProperty = [
+                    ("orderRequestId", str(payload["requestId"])),
+                    ("service", "orders"),
+                ]
+                properties.ContentType = "application/json"
+                if correlation is not None:  # the decoy's differs
+                    mine = payload["requestId"] == json.loads(message.payload).get("requestId")
+                    properties.CorrelationData = correlation if mine else b"other-" + correlation
+                body = json.dumps({**payload, **seen})
+                await client.publish(topic, body, qos=1, properties=properties)
 
 
 async def nats(host: str, port: int, requests: str, replies: str) -> None:
@@ -134,7 +168,7 @@ async def amqp(host: str, port: int, requests: str, replies: str) -> None:
 if __name__ == "__main__":
     logging.disable(logging.CRITICAL)
     protocol, host, port, requests, replies = sys.argv[1:6]
-    run = {"mqtt": mqtt, "nats": nats, "kafka": kafka, "amqp": amqp}[protocol]
+    run = {"mqtt": mqtt, "mqtt5": mqtt5, "nats": nats, "kafka": kafka, "amqp": amqp}[protocol]
     try:
         asyncio.run(run(host, int(port), requests, replies))
     except KeyboardInterrupt:
