@@ -216,3 +216,19 @@ def test_a_key_is_edited_where_it_is_written() -> None:
     edited = apply_edits(text, "yaml", data, [Edit("/a/$ref", 0, "$ref", "reference", key=True)])
     assert edited == "a:\n  'reference': x   # keep\n  b: 2\n"
     assert list(load_text(edited).data["a"]) == ["reference", "b"]  # the key order kept
+
+
+def test_only_the_rules_asked_for_are_fixed(tmp_path: Path) -> None:
+    """`fix_path(..., rules=...)` (what `--fix` with a rule selection asks): other fixable findings stay
+    as they are, and are still reported."""
+    body = (
+        "workflows:\n  - workflowId: w\n    steps:\n      - stepId: s\n        operationId: listPets\n"
+        "        outputs:\n          next: $response.headers.Location\n          n: $response.body.count\n"
+    )
+    path = _write(tmp_path, HEAD + body)
+    everything = fix_path(path, remote=False)
+    assert "$response.header.Location" in everything.after and "$response.body#/count" in everything.after
+    only = fix_path(path, remote=False, rules=["header-plural"])
+    assert "$response.header.Location" in only.after
+    assert "$response.body.count" in only.after  # another rule's finding: not fixed
+    assert path.read_text(encoding="utf-8") == HEAD + body  # in memory only
