@@ -15,16 +15,15 @@ message (PUBACK).
 from __future__ import annotations
 
 import asyncio
+from types import MappingProxyType
 from typing import Any
 
 from .base import DEFAULT_BUFFER, MessageTransport, Received, Subscription, TransportError
 
 # MQTT 5 properties read and written as headers: header name (AsyncAPI's MQTT binding) -> paho's name
-PROPERTIES = {
-    "contentType": "ContentType",
-    "correlationData": "CorrelationData",
-    "responseTopic": "ResponseTopic",
-}
+PROPERTIES = MappingProxyType(
+    {"contentType": "ContentType", "correlationData": "CorrelationData", "responseTopic": "ResponseTopic"}
+)
 
 
 def _client_library() -> Any:
