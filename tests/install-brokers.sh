@@ -16,17 +16,22 @@
 # README's claim for that broker was not tested here. Without it, a missing broker fails the tests.
 set -euo pipefail
 
-declare -A COMMAND=([mosquitto]=mosquitto [rabbitmq-server]=rabbitmq-server [nats-server]=nats-server)
-declare -A BROKER=([mosquitto]=mosquitto [rabbitmq-server]=rabbitmq [nats-server]=nats)
-
 # where Debian puts the daemons (not on a normal user's PATH)
 export PATH="$PATH:/usr/sbin:/usr/lib/rabbitmq/bin"
 
-missing() {
+missing() {  # the packages whose command (named like the package) is not found
     local package
     for package in mosquitto rabbitmq-server nats-server; do
-        command -v "${COMMAND[$package]}" >/dev/null 2>&1 || echo "$package"
+        command -v "$package" >/dev/null 2>&1 || echo "$package"
     done
+}
+
+broker() {  # the name ARAZZO_TESTS_WITHOUT and the tests give package $1's broker
+    case "$1" in
+        rabbitmq-server) echo rabbitmq ;;
+        nats-server) echo nats ;;
+        *) echo "$1" ;;
+    esac
 }
 
 allowed() {  # is broker $1 named in ARAZZO_TESTS_WITHOUT?
@@ -51,9 +56,10 @@ if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
     fi
     trap '[[ -n "$placed" ]] && rm -f "$policy"' EXIT
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    apt-get update -qq || echo "install-brokers: apt-get update failed (the package lists may be old)" >&2
     # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $wanted >/dev/null
+    apt-get install -y -qq --no-install-recommends $wanted >/dev/null ||
+        echo "install-brokers: apt-get install $(echo $wanted) failed" >&2
     wanted=$(missing)
 fi
 
@@ -64,7 +70,7 @@ fi
 
 status=0
 for package in $wanted; do
-    if allowed "${BROKER[$package]}"; then
+    if allowed "$(broker "$package")"; then
         echo "install-brokers: WARNING: $package is missing and ARAZZO_TESTS_WITHOUT allows it:" \
             "its tests are skipped and the README's claim for it is NOT tested on this machine" >&2
     else
