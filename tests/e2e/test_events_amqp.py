@@ -321,3 +321,26 @@ def test_amqp_a_user_the_broker_requires(capsys, tmp_path, broker):
     assert f"amqp broker {broker}: connecting failed" in error and "ACCESS_REFUSED" in error, error
     assert given.code == 0, given.out
     assert "s3cret" not in given.out and "nope" not in wrong.out
+
+
+def test_amqp_a_queue_s_consumer_stays_while_another_subscription_needs_it(broker):
+    """Two subscriptions of one run on a default-exchange queue share its one consumer: the first one
+    gone (a nested workflow's receive ending, say), the other still gets the queue's messages."""
+    from arazzo_runner.messages.amqp import AmqpTransport
+    from arazzo_runner.messages.base import Broker
+
+    host, port = broker.removeprefix("amqp://").rsplit(":", 1)
+
+    async def scenario() -> list[dict]:
+        transport = AmqpTransport(Broker(protocol="amqp", host=host, port=int(port)), timeout=10)
+        await transport.connect()
+        try:
+            inner, outer = await transport.subscribe("shared-q"), await transport.subscribe("shared-q")
+            await transport.unsubscribe(inner)
+            await transport.publish("shared-q", b'{"n": 3}', [])
+            assert await outer.wait(10), "the message went nowhere: the queue's consumer was cancelled"
+            return [json.loads(outer.take().payload)]
+        finally:
+            await transport.close()
+
+    assert asyncio.run(scenario()) == [{"n": 3}]

@@ -139,3 +139,35 @@ def test_kafka_a_stale_reply_already_on_the_topic_is_not_taken_for_the_answer(tm
     workflow = run(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, doc, requestId="k-stale", mode="never")
     assert workflow["status"] == "failed", workflow
     assert "no message with correlationId 'k-stale'" in workflow["error"]["message"]
+
+
+def test_kafka_subscribe_resolves_the_end_offsets_before_it_returns():
+    """A consumer told to start at the end learns where the end is lazily, at its first fetch: a reply
+    produced before that fetch would be skipped. The subscription resolves every partition's offset
+    before it returns: with the broker then stopped, the consumer still knows its position."""
+    import asyncio
+    import os
+    import signal
+
+    from arazzo_runner.messages.base import Broker
+    from arazzo_runner.messages.kafka import KafkaTransport
+    from tests.e2e.eventkit import kafka_broker_process
+
+    async def scenario(port: int, pid: int) -> int:
+        transport = KafkaTransport(Broker(protocol="kafka", host="127.0.0.1", port=port), timeout=30)
+        await transport.connect()
+        try:
+            await transport.publish("positions", b'{"n": 1}', [])  # the topic, with one record
+            await transport.subscribe("positions")
+            consumer, _ = transport._consumers[0]
+            os.kill(pid, signal.SIGSTOP)
+            try:  # known already: no request to make (a lazy one would wait for the stopped broker)
+                known = [consumer.position(partition) for partition in consumer.assignment()]
+                return sum(await asyncio.wait_for(asyncio.gather(*known), 10))
+            finally:
+                os.kill(pid, signal.SIGCONT)
+        finally:
+            await transport.close()
+
+    with kafka_broker_process() as (port, process):
+        assert asyncio.run(scenario(port, process.proc.pid)) == 1

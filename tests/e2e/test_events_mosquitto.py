@@ -156,3 +156,23 @@ def test_an_asyncapi_2_6_document_runs_end_to_end(capsys, tmp_path, broker):
     assert never.code == 1
     message = never.json["workflows"][0]["steps"][1]["error"]
     assert "no message with correlationId 'v26-2' on channel 'orders/replies'" in message
+
+
+def test_a_receive_on_a_topic_filter_gets_the_messages_the_broker_routes_to_it(tmp_path, broker):
+    """A channel address with a wildcard (`+` one level): the broker routes every matching topic to the
+    subscription, and the step gets the reply from the topic it was published on."""
+    asyncapi = mqtt5_asyncapi()
+    asyncapi["channels"]["orderRequests"]["address"] = "shop/requests"
+    asyncapi["channels"]["orderReplies"]["address"] = "shop/+/replies"
+    place = headered("place", orderRequestId="$inputs.requestId")
+    with responder("mqtt5", broker.host, broker.port, "shop/requests", "shop/eu/replies"):
+        workflow = run_events(
+            tmp_path,
+            asyncapi,
+            {"orders": broker.url},
+            events_doc(place, receive_step("confirm")),
+            requestId="w-1",
+        )
+    assert workflow["status"] == "passed", workflow
+    received = workflow["steps"][1]["messages"][0]
+    assert (received["channel"], received["correlationId"]) == ("shop/eu/replies", "w-1")

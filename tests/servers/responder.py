@@ -5,7 +5,8 @@ and answers each request on a reply channel, as an order service would.
 
 A request is JSON `{"requestId": ..., "mode": ..., "petId": ...}`; the answer depends on `mode`:
 `ok` answers at once (well under a millisecond on this machine), `late` after `delayMs`, `never`
-does not answer, `error` answers `{"status": "error", ...}`. Before each real answer another one with a
+does not answer, `error` answers `{"status": "error", ...}`, `flood` answers after 1,500 messages for
+other request ids (more than a subscription keeps). Before each real answer another one with a
 different request id is published (a message for someone else, which correlation must skip). Over NATS
 and Kafka the request id also travels in the `orderRequestId` header, over AMQP too (and in the
 message's `correlation_id` property); over MQTT 3.1.1 (no headers) in the payload. `mqtt5` speaks MQTT 5:
@@ -31,6 +32,9 @@ def answers(request: dict) -> tuple[float, list[dict]]:
     if mode == "never":
         return 0.0, []
     noise = {"requestId": f"other-{request_id}", "orderId": -1, "status": "confirmed"}
+    if mode == "flood":
+        decoys = [{**noise, "requestId": f"other-{request_id}-{n}"} for n in range(1500)]
+        return 0.0, [*decoys, {"requestId": request_id, "orderId": 1, "status": "confirmed"}]
     if mode == "error":
         return 0.0, [noise, {"requestId": request_id, "status": "error", "error": "out of stock"}]
     delay = float(request.get("delayMs", 0)) / 1000 if mode == "late" else 0.0

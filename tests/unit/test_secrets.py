@@ -147,6 +147,8 @@ def test_a_cut_never_shows_the_start_of_a_secret():
     assert masker.text(cut) == "x" * 72 + "***...(22 more chars)"
     assert masker.text(masker.text(cut)) == masker.text(cut)  # masking again changes nothing
     assert masker.clip("x" * 72 + HOSTILE + " and more", 80) == "x" * 72 + "*** and ...(4 more chars)"
+    # the cut of `clip` itself: what it leaves before its marker may be where a secret began
+    assert masker.clip("Xy7 Sup3r then", 9) == "***...(5 more chars)"
 
 
 def test_a_cut_masks_only_a_real_start_of_four_characters_or_more():

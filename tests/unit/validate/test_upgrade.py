@@ -85,9 +85,11 @@ def test_a_forward_reference_that_becomes_an_error_stops_the_upgrade(tmp_path: P
 
 
 def test_what_cannot_be_upgraded_is_a_usage_error(tmp_path: Path, capsys) -> None:
-    path = _write(tmp_path, "2.0.0")
-    run = cli(capsys, "upgrade", path)
-    assert run.code == 2 and "is not a 1.0.x document" in run.err
+    for version in ("2.0.0", "1.2.0", "1.0"):
+        path = _write(tmp_path, version, name=f"{version}.yaml")
+        run = cli(capsys, "upgrade", path)
+        assert run.code == 2 and "is not a 1.0.x document" in run.err, version
+        assert f"arazzo: {version}   # the version" in path.read_text(encoding="utf-8")
     assert cli(capsys, "upgrade", "--to", "1.2.0", _write(tmp_path, name="b.yaml")).code == 2
 
 
