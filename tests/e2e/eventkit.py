@@ -184,6 +184,13 @@ def orders_asyncapi(protocol: str, correlation: str = "$message.payload#/request
     }
 
 
+def with_user_scheme(asyncapi: dict) -> dict:
+    """`asyncapi` with its server requiring a user and password (a `userPassword` scheme named `user`)."""
+    asyncapi["components"]["securitySchemes"] = {"user": {"type": "userPassword"}}
+    asyncapi["servers"]["broker"]["security"] = [{"$ref": "#/components/securitySchemes/user"}]
+    return asyncapi
+
+
 def send_step(
     step_id: str, request_id: str = "$inputs.requestId", mode: str = "$inputs.mode", **extra: Any
 ) -> dict:

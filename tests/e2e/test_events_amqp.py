@@ -24,6 +24,7 @@ from tests.e2e.eventkit import (
     responder,
     run_events,
     send_step,
+    with_user_scheme,
     write_events,
 )
 
@@ -309,9 +310,7 @@ def test_amqp_a_message_routed_to_no_queue_fails_the_send(tmp_path, broker):
 def test_amqp_a_user_the_broker_requires(capsys, tmp_path, broker):
     from tests.e2e.helpers import cli
 
-    asyncapi = amqp_asyncapi()
-    asyncapi["components"]["securitySchemes"] = {"user": {"type": "userPassword"}}
-    asyncapi["servers"]["broker"]["security"] = [{"$ref": "#/components/securitySchemes/user"}]
+    asyncapi = with_user_scheme(amqp_asyncapi())
     path = write_events(tmp_path, events_doc(send_step("place", mode="never")), asyncapi)
     server = ["--server", f"orders={broker}", "--format", "json"]
     wrong = cli(capsys, "run", path, *server, "--auth", "user=alice:nope")

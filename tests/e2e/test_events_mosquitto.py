@@ -16,6 +16,7 @@ from tests.e2e.eventkit import (
     responder,
     run_events,
     send_step,
+    with_user_scheme,
     write_events,
 )
 from tests.e2e.helpers import cli
@@ -93,9 +94,7 @@ def test_mqtt5_request_response_properties_response_topic_and_correlation_data(t
 
 
 def test_a_user_that_the_broker_requires_is_given_with_auth(capsys, tmp_path, broker):
-    asyncapi = mqtt5_asyncapi()
-    asyncapi["components"]["securitySchemes"] = {"user": {"type": "userPassword"}}
-    asyncapi["servers"]["broker"]["security"] = [{"$ref": "#/components/securitySchemes/user"}]
+    asyncapi = with_user_scheme(mqtt5_asyncapi())
     path = write_events(tmp_path, events_doc(send_step("place", mode="never")), asyncapi)
     server = ["--server", f"orders={broker.secured_url}", "--format", "json"]
     refused = cli(capsys, "run", path, *server)
