@@ -50,6 +50,21 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ["ARAZZO_RUN_PATH"] = path
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Brokers whose tests were skipped because this machine lacks them (ARAZZO_TESTS_WITHOUT): said
+    again at the end, where it cannot be missed (tests/e2e/processkit.py)."""
+    reasons = set()
+    for report in terminalreporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else ""
+        if "NOT TESTED here" in reason:
+            reasons.add(reason.removeprefix("Skipped: "))
+    if reasons:
+        terminalreporter.section("claims NOT TESTED on this machine", sep="!", red=True, bold=True)
+        for reason in sorted(reasons):
+            terminalreporter.line(reason, red=True)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_validation_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """`arazzo run` remembers documents that validated clean; tests keep that out of the user's cache."""

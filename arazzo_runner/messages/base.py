@@ -158,7 +158,11 @@ class MessageTransport:
     async def connect(self) -> None:
         raise NotImplementedError
 
-    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
+    async def publish(
+        self, address: str, payload: bytes, headers: list[tuple[str, str]], content_type: str | None = None
+    ) -> None:
+        """Publish and return once the broker has the message. `content_type`: the payload's media type,
+        for protocols whose messages carry one (MQTT 5, AMQP); the others leave it to the document."""
         raise NotImplementedError
 
     async def subscribe(self, address: str, limit: int = DEFAULT_BUFFER) -> Subscription:

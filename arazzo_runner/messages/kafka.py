@@ -63,7 +63,9 @@ class KafkaTransport(MessageTransport):
             raise self.fail("connecting", exc) from None
         self._producer = producer
 
-    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
+    async def publish(
+        self, address: str, payload: bytes, headers: list[tuple[str, str]], content_type: str | None = None
+    ) -> None:
         records = [(name, value.encode()) for name, value in headers]
         try:
             await asyncio.wait_for(

@@ -4,16 +4,26 @@ aiomqtt is the maintained asyncio client over paho-mqtt (the Eclipse reference c
 versions, TLS, and a `subscribe` that returns once the broker acknowledged it (SUBACK), which is what
 subscribe-before-send needs. The version is the AsyncAPI server's `protocolVersion` ("5" for MQTT 5),
 3.1.1 otherwise (every broker speaks it). Headers are MQTT 5 user properties; an MQTT 3.1.1 message
-has none, so a step that sends headers over it fails rather than dropping them. QoS 1 both ways: a
-publish returns once the broker has the message (PUBACK).
+has none, so a step that sends headers over it fails rather than dropping them. MQTT 5's own
+request/response properties are headers too, named as AsyncAPI's MQTT message binding names them
+(`correlationData`, `responseTopic`, `contentType`): a header so named sets the property when sent,
+and a received property shows as that header (unless a user property has the name). A message sent
+over MQTT 5 carries its content type. QoS 1 both ways: a publish returns once the broker has the
+message (PUBACK).
 """
 
 from __future__ import annotations
 
 import asyncio
+from types import MappingProxyType
 from typing import Any
 
 from .base import DEFAULT_BUFFER, MessageTransport, Received, Subscription, TransportError
+
+# MQTT 5 properties read and written as headers: header name (AsyncAPI's MQTT binding) -> paho's name
+PROPERTIES = MappingProxyType(
+    {"contentType": "ContentType", "correlationData": "CorrelationData", "responseTopic": "ResponseTopic"}
+)
 
 
 def _client_library() -> Any:
@@ -70,27 +80,20 @@ class MqttTransport(MessageTransport):
                     if isinstance(raw, bytearray)
                     else str(raw).encode()
                 )
-                headers = {}
-                properties = getattr(message, "properties", None)
-                for name, value in getattr(properties, "UserProperty", None) or ():
-                    headers[str(name)] = str(value)
+                headers = _headers(getattr(message, "properties", None))
                 self.dispatch(topic, Received(topic, payload, headers), _matches)
         except aiomqtt.MqttError:
             return  # the connection ended; waiting steps time out with their own message
 
-    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
-        properties = None
-        if headers:
-            if not self.v5:
-                raise TransportError(
-                    f"MQTT 3.1.1 messages carry no headers ({', '.join(n for n, _ in headers)}): "
-                    "set the AsyncAPI server's protocolVersion to 5 for MQTT 5 user properties"
-                )
-            from paho.mqtt.packettypes import PacketTypes
-            from paho.mqtt.properties import Properties
-
-            properties = Properties(PacketTypes.PUBLISH)
-            properties.UserProperty = list(headers)
+    async def publish(
+        self, address: str, payload: bytes, headers: list[tuple[str, str]], content_type: str | None = None
+    ) -> None:
+        if headers and not self.v5:
+            raise TransportError(
+                f"MQTT 3.1.1 messages carry no headers ({', '.join(n for n, _ in headers)}): "
+                "set the AsyncAPI server's protocolVersion to 5 for MQTT 5 user properties"
+            )
+        properties = _properties(headers, content_type) if self.v5 else None
         try:
             await asyncio.wait_for(
                 self._client.publish(address, payload, qos=1, properties=properties), self.timeout
@@ -127,6 +130,36 @@ class MqttTransport(MessageTransport):
             except (_client_library().MqttError, asyncio.TimeoutError, OSError):
                 pass  # the broker went away first: nothing left to close
             self._client = None
+
+
+def _properties(headers: list[tuple[str, str]], content_type: str | None) -> Any:
+    """An MQTT 5 PUBLISH's properties: user properties, and the headers named like MQTT 5's own."""
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    properties = Properties(PacketTypes.PUBLISH)
+    users = []
+    for name, value in headers:
+        own = PROPERTIES.get(name)
+        if own is None:
+            users.append((name, value))
+        else:
+            setattr(properties, own, value.encode() if own == "CorrelationData" else value)
+    if users:
+        properties.UserProperty = users
+    if content_type and not any(name == "contentType" for name, _ in headers):
+        properties.ContentType = content_type
+    return properties
+
+
+def _headers(properties: Any) -> dict[str, str]:
+    """A received message's headers: its user properties, then MQTT 5's own properties by name."""
+    headers = {str(name): str(value) for name, value in getattr(properties, "UserProperty", None) or ()}
+    for name, own in PROPERTIES.items():
+        value = getattr(properties, own, None)
+        if value is not None and name not in headers:
+            headers[name] = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    return headers
 
 
 def _matches(subscribed: str, topic: str) -> bool:

@@ -1,9 +1,13 @@
 """NATS through nats-py (the `[nats]` extra), the client the NATS maintainers publish.
 
-A subscription is confirmed with a flush (PING/PONG): once `subscribe` returns the server has it, so
-a reply to a message sent afterwards is never missed. Headers are NATS message headers (NATS 2.2+);
-a publish is flushed too, so the step completes once the server has the message. TLS for `tls://` /
-`secure-nats`, or the server's `tls` binding; user and password from the scheme's credentials.
+A subscription is confirmed with a round trip (PING/PONG): once `subscribe` returns the server has it,
+so a reply to a message sent afterwards is never missed, even one triggered by an HTTP step or sent
+through another connection. Headers are NATS message headers (NATS 2.2+); a publish is confirmed the
+same way, so the step completes once the server has the message. (`_confirm` flushes twice: nats-py
+writes a flush's PING at once but the SUB or PUB before it only when its flusher task next runs, so the
+first PONG can come back before the server has read them; the second PING follows them on the wire.)
+TLS for `tls://` / `secure-nats`, or the server's `tls` binding; user and password from the scheme's
+credentials.
 """
 
 from __future__ import annotations
@@ -50,10 +54,12 @@ class NatsTransport(MessageTransport):
         except Exception as exc:
             raise self.fail("connecting", exc) from None
 
-    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
+    async def publish(
+        self, address: str, payload: bytes, headers: list[tuple[str, str]], content_type: str | None = None
+    ) -> None:
         try:
             await self._client.publish(address, payload, headers=dict(headers) or None)
-            await self._client.flush(timeout=self.timeout or 10)
+            await self._confirm()
         except Exception as exc:
             raise self.fail(f"publishing to {address!r}", exc) from None
 
@@ -70,11 +76,16 @@ class NatsTransport(MessageTransport):
 
         try:
             subscription.cancel = await self._client.subscribe(address, cb=deliver)
-            await self._client.flush(timeout=self.timeout or 10)
+            await self._confirm()
         except Exception as exc:
             raise self.fail(f"subscribing to {address!r}", exc) from None
         self.subscriptions.append(subscription)
         return subscription
+
+    async def _confirm(self) -> None:
+        """Return once the server has read every command sent before (see the module's docstring)."""
+        for _ in range(2):
+            await self._client.flush(timeout=self.timeout or 10)
 
     async def unsubscribe(self, subscription: Subscription) -> None:
         await super().unsubscribe(subscription)

@@ -82,7 +82,9 @@ class WebSocketTransport(MessageTransport):
                     self.dispatch(address, over)
             return
 
-    async def publish(self, address: str, payload: bytes, headers: list[tuple[str, str]]) -> None:
+    async def publish(
+        self, address: str, payload: bytes, headers: list[tuple[str, str]], content_type: str | None = None
+    ) -> None:
         if headers:
             names = ", ".join(n for n, _ in headers)
             raise self.fail(

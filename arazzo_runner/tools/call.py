@@ -134,13 +134,6 @@ async def call_tool(
     from ..api import arun
     from ..executor.options import RunOptions
 
-    if not isinstance(arguments, dict):
-        return rejected(tool.name, arguments, "the arguments must be a JSON object", tool)
-    supplied = sorted(set(arguments) & tool.hidden)
-    if supplied:
-        names = ", ".join(f"'{name}'" for name in supplied)
-        message = f"{names}: supplied by the server, not by the caller; call again without them"
-        return rejected(tool.name, arguments, message, tool)
     base = tool.source.options or RunOptions()
     run_secrets = {
         *base.secrets,
@@ -150,7 +143,14 @@ async def call_tool(
     options = replace(base, secrets=run_secrets, on_event=on_event)
     workspace = tool.source.workspace
     masker = Masker.for_run(options, workspace)
-    shown = masker.data(arguments)
+    shown = masker.data(arguments)  # a refused call's too: a model may pass a credential it saw
+    if not isinstance(arguments, dict):
+        return rejected(tool.name, shown, "the arguments must be a JSON object", tool)
+    supplied = sorted(set(arguments) & tool.hidden)
+    if supplied:
+        names = ", ".join(f"'{name}'" for name in supplied)
+        message = f"{names}: supplied by the server, not by the caller; call again without them"
+        return rejected(tool.name, shown, message, tool)
     try:
         result = await arun(workspace, tool.workflow_id, {**tool.fixed, **arguments}, options=options)
     except ArazzoError as exc:

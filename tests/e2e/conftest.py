@@ -117,3 +117,13 @@ def compat_server():
 
     with OpenAICompatServer() as running:
         yield running
+
+
+@pytest.fixture(scope="session")
+def rabbitmq_broker():
+    """RabbitMQ from the system's package (tests/install-brokers.sh), one node for the session (it
+    boots in seconds): `guest` and `alice`/`s3cret` (tests/e2e/system_brokers.py)."""
+    from tests.e2e.system_brokers import rabbitmq
+
+    with rabbitmq({"alice": "s3cret"}) as running:
+        yield running

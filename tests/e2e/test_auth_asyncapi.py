@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.e2e.eventkit import (
     events_doc,
     nats_server,
-    nats_server_binary,
     orders_asyncapi,
     send_step,
     write_events,
@@ -92,10 +90,6 @@ def test_auth_flags_name_broker_schemes_and_a_shared_bare_name_is_a_usage_error(
     assert "s3cret" not in result.out + result.err
 
 
-needs_nats = pytest.mark.skipif(nats_server_binary() is None, reason="nats-server is not installed")
-
-
-@needs_nats
 def test_the_credential_reaches_a_broker_that_requires_it(capsys, tmp_path):
     path = write_events(tmp_path, events_doc(PLACE), _secured())
     with nats_server("--user", "alice", "--pass", "s3cret") as (host, port):
@@ -111,7 +105,6 @@ def test_the_credential_reaches_a_broker_that_requires_it(capsys, tmp_path):
     assert "s3cret" not in refused.out + given.out + from_env.out
 
 
-@needs_nats
 def test_a_bare_variable_two_sources_share_reaches_neither(capsys, tmp_path):
     """`ARAZZO_AUTH_USER_*` could be for the broker or the API: not used, and the step says so."""
     path = _with_api(write_events(tmp_path, events_doc(PLACE), _secured()))

@@ -1,9 +1,11 @@
-"""AsyncAPI steps over a real AMQP 0-9-1 server (amqp-mock's wire-protocol server, in its own process:
-tests/servers/amqp_broker.py; not RabbitMQ) with a real responder process using aio-pika.
+"""AsyncAPI steps over RabbitMQ (from the system's package, one node for the session: tests/e2e/
+conftest.py) with a real responder process using aio-pika, written as a RabbitMQ service is: durable
+queues, replies to a request's `reply_to` with its `correlation_id`.
 
 Over a named exchange (`orders/requests`, `orders/replies`: the direct exchange `orders`) the reply
-carries the request id in the payload and in the `orderRequestId` AMQP header; over the default exchange
-(`order-requests`, `order-replies`: queues of those names) the payload is correlated."""
+carries the request id in the payload, in the `orderRequestId` AMQP header and in the `correlation_id`
+property; over the default exchange (`order-requests`, `order-replies`: the service's durable queues)
+the payload is correlated."""
 
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ import pytest
 
 import arazzo_runner
 from tests.e2e.eventkit import (
-    amqp_broker,
     events_doc,
     immediate_reply_statuses,
     orders_asyncapi,
@@ -23,6 +24,7 @@ from tests.e2e.eventkit import (
     responder,
     run_events,
     send_step,
+    with_user_scheme,
     write_events,
 )
 
@@ -30,13 +32,13 @@ HEADER = "$message.header#/orderRequestId"
 
 
 @pytest.fixture(scope="module")
-def broker():
+def broker(rabbitmq_broker):
+    host, port = rabbitmq_broker.host, rabbitmq_broker.port
     with (
-        amqp_broker() as (host, port),
         responder("amqp", host, port, "orders/requests", "orders/replies"),
         responder("amqp", host, port, "order-requests", "order-replies"),
     ):
-        yield f"amqp://{host}:{port}"
+        yield rabbitmq_broker.url
 
 
 def amqp_asyncapi(correlation: str = "$message.payload#/requestId", default_exchange: bool = False) -> dict:
@@ -71,9 +73,26 @@ def test_amqp_send_with_headers_then_receive_correlated_by_header(tmp_path, brok
         "orders/replies",
         "a-1",
     )
-    assert received["headers"] == [{"name": "orderRequestId", "value": "a-1"}]
+    # every header of the reply: its headers table and its message properties (aio-pika gives each
+    # message it publishes with publisher confirms a `message_id`, a random one here)
+    headers = [(h["name"], h["value"]) for h in received["headers"]]
+    assert [(n, v) for n, v in headers if n != "message_id"] == [
+        ("content_type", "application/json"),
+        ("correlation_id", "a-1"),
+        ("orderRequestId", "a-1"),
+    ]
+    assert [n for n, _ in headers].count("message_id") == 1
     # the reply for another request id, published first, was passed over
-    assert json.loads(received["payload"]) == {"requestId": "a-1", "orderId": 71, "status": "confirmed"}
+    reply = json.loads(received["payload"])
+    assert {k: reply[k] for k in ("requestId", "orderId", "status")} == {
+        "requestId": "a-1",
+        "orderId": 71,
+        "status": "confirmed",
+    }
+    # what the service got: the header in the headers table, the step's content type as the property
+    assert reply["requestHeaders"] == {"orderRequestId": "a-1"}
+    assert reply["requestProperties"].pop("message_id")
+    assert reply["requestProperties"] == {"content_type": "application/json"}
 
 
 def test_amqp_default_exchange_queues_correlated_by_payload(tmp_path, broker):
@@ -213,3 +232,114 @@ def test_amqp_unsubscribing_leaves_the_queues_later_messages_for_others(broker):
 
     taken, later, seen = asyncio.run(scenario())
     assert (taken, later, seen) == ([{"n": 1}], [{"n": 2}], 1)
+
+
+def test_amqp_rpc_with_reply_to_and_correlation_id_properties(tmp_path, broker):
+    """RabbitMQ's request/reply: the request names its reply queue (`reply_to`) and carries a
+    `correlation_id`, both message properties set by headers of those names; the service answers
+    there with the same `correlation_id`, which the receive reads as `$message.header#/correlation_id`
+    (as AsyncAPI's AMQP examples do). The reply queue does not exist before the run: the receive
+    step declares it before the request goes out."""
+    asyncapi = amqp_asyncapi(correlation="$message.header#/correlation_id", default_exchange=True)
+    asyncapi["channels"]["orderReplies"]["address"] = "rpc-replies-1"
+    place = send_step(
+        "place",
+        parameters=[
+            {"name": "correlation_id", "in": "header", "value": "$inputs.requestId"},
+            {"name": "reply_to", "in": "header", "value": "rpc-replies-1"},
+            {"name": "traceId", "in": "header", "value": "t-9"},
+        ],
+    )
+    doc = events_doc(place, receive_step("confirm"), outputs={"orderId": "$steps.confirm.outputs.orderId"})
+    workflow = run(tmp_path, broker, doc, asyncapi, requestId="rpc-1")
+    assert workflow["status"] == "passed", workflow
+    assert workflow["outputs"] == {"orderId": 71}
+    received = workflow["steps"][1]["messages"][0]
+    assert (received["channel"], received["correlationId"]) == ("rpc-replies-1", "rpc-1")
+    reply = json.loads(received["payload"])
+    assert reply["requestProperties"].pop("message_id")
+    assert reply["requestProperties"] == {
+        "content_type": "application/json",
+        "correlation_id": "rpc-1",
+        "reply_to": "rpc-replies-1",
+    }
+    assert reply["requestHeaders"] == {"traceId": "t-9"}  # the properties are not in the table
+
+
+def _doc_with_missing_exchange() -> tuple[dict, dict]:
+    asyncapi = amqp_asyncapi()
+    asyncapi["channels"]["nowhere"] = {"address": "nowhere/requests"}
+    asyncapi["operations"]["lostOrder"] = {"action": "receive", "channel": {"$ref": "#/channels/nowhere"}}
+    lost = {
+        "stepId": "lost",
+        "operationId": "lostOrder",
+        "action": "send",
+        "requestBody": {"payload": {"requestId": "$inputs.requestId"}},
+        "onFailure": [{"name": "carryOn", "type": "goto", "stepId": "place"}],
+    }
+    return asyncapi, events_doc(lost, send_step("place"), receive_step("confirm"))
+
+
+def test_amqp_a_missing_exchange_fails_its_step_and_the_run_goes_on(tmp_path, broker):
+    """RabbitMQ closes the channel a 404 happens on: the run looks exchanges up on a channel of its own,
+    so the receive step subscribed before (on the run's channel) still gets its reply."""
+    asyncapi, doc = _doc_with_missing_exchange()
+    workflow = run(tmp_path, broker, doc, asyncapi, requestId="x-1")
+    assert [(s["stepId"], s["status"]) for s in workflow["steps"]] == [
+        ("lost", "failed"),
+        ("place", "passed"),
+        ("confirm", "passed"),
+    ]
+    error = workflow["steps"][0]["error"]
+    assert f"amqp broker {broker}: publishing to 'nowhere/requests' failed: NOT_FOUND" in error
+    assert "'nowhere'" in error
+
+
+def test_amqp_a_message_routed_to_no_queue_fails_the_send(tmp_path, broker):
+    """Nothing is bound to the key: RabbitMQ would drop it, so the send fails instead of passing."""
+    asyncapi = amqp_asyncapi()
+    asyncapi["channels"]["orderRequests"]["address"] = "orders/nobody-listens"
+    workflow = run(tmp_path, broker, events_doc(send_step("place")), asyncapi, requestId="x-2")
+    assert workflow["status"] == "failed"
+    assert workflow["error"]["message"] == (
+        f"message not sent: amqp broker {broker}: publishing to 'orders/nobody-listens' failed: the broker "
+        "routed it to no queue: nothing bound to 'nobody-listens' on exchange 'orders'"
+    )
+
+
+def test_amqp_a_user_the_broker_requires(capsys, tmp_path, broker):
+    from tests.e2e.helpers import cli
+
+    asyncapi = with_user_scheme(amqp_asyncapi())
+    path = write_events(tmp_path, events_doc(send_step("place", mode="never")), asyncapi)
+    server = ["--server", f"orders={broker}", "--format", "json"]
+    wrong = cli(capsys, "run", path, *server, "--auth", "user=alice:nope")
+    given = cli(capsys, "run", path, *server, "--auth", "user=alice:s3cret")
+    assert wrong.code == 1
+    error = wrong.json["workflows"][0]["steps"][0]["error"]
+    assert f"amqp broker {broker}: connecting failed" in error and "ACCESS_REFUSED" in error, error
+    assert given.code == 0, given.out
+    assert "s3cret" not in given.out and "nope" not in wrong.out
+
+
+def test_amqp_a_queue_s_consumer_stays_while_another_subscription_needs_it(broker):
+    """Two subscriptions of one run on a default-exchange queue share its one consumer: the first one
+    gone (a nested workflow's receive ending, say), the other still gets the queue's messages."""
+    from arazzo_runner.messages.amqp import AmqpTransport
+    from arazzo_runner.messages.base import Broker
+
+    host, port = broker.removeprefix("amqp://").rsplit(":", 1)
+
+    async def scenario() -> list[dict]:
+        transport = AmqpTransport(Broker(protocol="amqp", host=host, port=int(port)), timeout=10)
+        await transport.connect()
+        try:
+            inner, outer = await transport.subscribe("shared-q"), await transport.subscribe("shared-q")
+            await transport.unsubscribe(inner)
+            await transport.publish("shared-q", b'{"n": 3}', [])
+            assert await outer.wait(10), "the message went nowhere: the queue's consumer was cancelled"
+            return [json.loads(outer.take().payload)]
+        finally:
+            await transport.close()
+
+    assert asyncio.run(scenario()) == [{"n": 3}]

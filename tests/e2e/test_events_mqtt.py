@@ -6,6 +6,7 @@ payload, always after a message for another request id (which correlation must p
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -231,3 +232,79 @@ def test_a_secret_in_a_message_is_masked_in_every_output(tmp_path, broker):
         assert secret not in text, f"the secret leaked into {name}"
     assert '"token":"***"' in done.stdout  # the --verbose line of the message sent, masked
     assert "***" in outputs["report"] and "***" in outputs["junit"]
+
+
+def test_a_receive_whose_only_action_is_end_is_waited_for_where_it_stands(tmp_path, broker):
+    """Its outcome decides what runs next (`end` stops the workflow on success), so the step after it
+    must not start while it waits: a non-blocking receive would let `after` send first."""
+    confirm = receive_step("confirm", timeout=5000, onSuccess=[{"name": "done", "type": "end"}])
+    doc = events_doc(send_step("place"), confirm, send_step("after", request_id="after-1", mode="never"))
+    workflow = run(tmp_path, broker, doc, requestId="r-end", mode="late", delayMs=300)
+    assert workflow["status"] == "passed", workflow
+    assert steps(workflow) == [("place", "passed"), ("confirm", "passed")]  # `after` never ran
+
+
+def test_a_receive_whose_only_action_is_an_onfailure_goto_is_waited_for_too(tmp_path, broker):
+    """A goto on failure decides what runs next as much as one on success: `after` must not run while
+    `confirm` waits, and once it fails the workflow goes to `cancel`."""
+    confirm = receive_step(
+        "confirm", timeout=400, onFailure=[{"name": "giveUp", "type": "goto", "stepId": "cancel"}]
+    )
+    after = send_step("after", request_id="after-2", mode="never")
+    cancel = send_step("cancel", request_id="cancel-2", mode="never")
+    doc = events_doc(send_step("place"), confirm, after, cancel)
+    workflow = run(tmp_path, broker, doc, requestId="r-goto-only", mode="never")
+    assert steps(workflow) == [("place", "passed"), ("confirm", "failed"), ("cancel", "passed")]
+
+
+def test_a_timeout_says_how_many_other_messages_came_that_did_not_match(tmp_path, broker):
+    """The responder answers `r-other` (and a decoy for `other-r-other`) while the step waits for
+    another id: the timeout counts what it passed over, so a wrong correlationId is easy to spot."""
+    doc = events_doc(send_step("place"), receive_step("confirm", correlation="nobody", timeout=1500))
+    workflow = run(tmp_path, broker, doc, requestId="r-other")
+    assert workflow["status"] == "failed"
+    message = workflow["error"]["message"]
+    assert "no message with correlationId 'nobody' on channel 'orders/replies'" in message
+    counted = re.search(r"; (\d+) other message\(s\) did not match$", message)
+    assert counted and int(counted.group(1)) >= 2, message
+
+
+def test_the_run_s_events_tell_every_message_sent_received_or_not_sent(tmp_path, broker):
+    """What --verbose and a library listener see: a message the broker refused is an event too, with
+    its error (the JSON result lists it on the step as well)."""
+    from arazzo_runner.executor.events import MessageReceived, MessageSent
+
+    bad = send_step(
+        "bad", parameters=[{"name": "orderRequestId", "in": "header", "value": "h-2"}], dependsOn=["confirm"]
+    )
+    path = write_events(
+        tmp_path, events_doc(send_step("place"), receive_step("confirm"), bad), orders_asyncapi("mqtt")
+    )
+    seen = []
+    result = arazzo_runner.run(
+        str(path), inputs={"requestId": "r-events"}, servers={"orders": broker}, on_event=seen.append
+    )
+    assert result.status == "failed"
+    messages = [e for e in seen if isinstance(e, (MessageSent, MessageReceived))]
+    assert [(type(e).__name__, e.step_id, e.message.direction) for e in messages] == [
+        ("MessageSent", "place", "send"),
+        ("MessageReceived", "confirm", "receive"),
+        ("MessageSent", "bad", "send"),
+    ]
+    assert messages[0].message.error is None
+    assert "MQTT 3.1.1 messages carry no headers (orderRequestId)" in messages[2].message.error
+    [step] = [s for s in result.to_dict()["workflows"][0]["steps"] if s["stepId"] == "bad"]
+    assert "MQTT 3.1.1 messages carry no headers" in step["messages"][0]["error"]
+
+
+def test_a_correlation_id_for_messages_that_define_no_location_fails_saying_so(tmp_path, broker):
+    """Nothing tells where to read the id: the step fails at once naming the channel, rather than
+    waiting its whole timeout for a match that cannot happen (validate warns: correlation-id-location)."""
+    asyncapi = orders_asyncapi("mqtt")
+    del asyncapi["components"]["messages"]["OrderReply"]["correlationId"]
+    doc = events_doc(send_step("place"), receive_step("confirm", timeout=60000))
+    workflow = run_events(tmp_path, asyncapi, {"orders": broker}, doc, requestId="r-noloc")
+    assert workflow["status"] == "failed"
+    assert workflow["error"]["message"] == (
+        "correlationId given, but the messages of channel 'orderReplies' define no correlationId location"
+    )

@@ -6,6 +6,7 @@ send step sends headers; over WebSocket a channel is a connection to the server'
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -78,6 +79,65 @@ def test_nats_a_sub_millisecond_reply_is_never_missed(tmp_path, nats_url):
     assert statuses == ["passed"] * 20
 
 
+def test_nats_a_flood_beyond_the_buffer_is_dropped_oldest_first_and_said(tmp_path, nats_url):
+    """While `hold` waits (in vain), 1,500 decoys and then the reply arrive for `confirm`, subscribed
+    since the workflow began: its buffer keeps the newest 1,000, the reply among them, and the step
+    says how many were dropped."""
+    hold = receive_step(
+        "hold",
+        correlation="nobody",
+        timeout=1500,
+        onFailure=[{"name": "onwards", "type": "goto", "stepId": "confirm"}],
+    )
+    doc = events_doc(send_step("place"), hold, receive_step("confirm", timeout=10000))
+    workflow = run(tmp_path, nats_asyncapi(), {"orders": nats_url}, doc, requestId="n-flood", mode="flood")
+    steps = {s["stepId"]: s for s in workflow["steps"]}
+    assert steps["hold"]["status"] == "failed"
+    confirm = steps["confirm"]
+    assert confirm["status"] == "passed", confirm
+    assert confirm["outputs"] == {"orderId": 1, "status": "confirmed"}
+    # 1,501 arrived, 1,000 kept (501 dropped when all came before `confirm` began: a busy machine may
+    # let it start sooner, and drop fewer)
+    [warning] = confirm["warnings"]
+    dropped = re.fullmatch(r"(\d+) messages on 'orders\.replies' were dropped: the buffer was full", warning)
+    assert dropped and 1 <= int(dropped.group(1)) <= 501, warning
+
+
+def test_nats_unsubscribing_ends_the_subscription_at_the_server(nats_url):
+    """Once a subscription is given up (a nested workflow's receive ending, say) the server stops
+    routing its subject to the run: a request there finds no responder at once."""
+    import asyncio
+
+    import nats as nats_client
+    from nats.errors import NoRespondersError
+
+    from arazzo_runner.messages.base import Broker
+    from arazzo_runner.messages.nats import NatsTransport
+
+    host, port = nats_url.removeprefix("nats://").rsplit(":", 1)
+
+    async def scenario() -> str:
+        transport = NatsTransport(Broker(protocol="nats", host=host, port=int(port)), timeout=10)
+        await transport.connect()
+        direct = await nats_client.connect(nats_url)
+        try:
+            subscription = await transport.subscribe("handover.subject")
+            await transport.unsubscribe(subscription)
+            await transport.publish("elsewhere", b"{}", [])  # confirmed: the server has read the UNSUB
+            try:
+                await direct.request("handover.subject", b"{}", timeout=20)
+            except NoRespondersError:
+                return "no responders"
+            except Exception as exc:
+                return type(exc).__name__
+            return "answered"
+        finally:
+            await direct.close()
+            await transport.close()
+
+    assert asyncio.run(scenario()) == "no responders"
+
+
 def websocket_asyncapi(port: int) -> dict:
     doc = orders_asyncapi("ws")
     doc["servers"]["broker"]["host"] = f"127.0.0.1:{port}"
@@ -101,7 +161,9 @@ def test_websocket_send_then_receive_on_the_same_channel(tmp_path, ws_port):
     assert workflow["status"] == "passed", workflow
     assert workflow["outputs"] == {"orderId": 71}
     assert workflow["steps"][1]["messages"][0]["server"] == f"ws://127.0.0.1:{ws_port}"
-    assert json.loads(workflow["steps"][1]["messages"][0]["payload"])["requestId"] == "w-1"
+    reply = json.loads(workflow["steps"][1]["messages"][0]["payload"])
+    assert reply["requestId"] == "w-1"
+    assert reply["frame"] == "text"  # a UTF-8 payload goes as a text frame
 
 
 def test_websocket_reply_that_never_comes_and_headers_that_cannot_be_sent(tmp_path, ws_port):

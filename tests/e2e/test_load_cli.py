@@ -23,6 +23,7 @@ from tests.e2e.loadkit import (
     write_documents,
 )
 from tests.servers.scripted import ScriptedServer
+from tests.timeouts import long_test
 
 STEP_ROWS = {"browse.list", "browse.show", "adopt.create"}
 WORKFLOW_ROWS = {"workflow browse", "workflow adopt"}
@@ -46,6 +47,7 @@ def flags(shop, *extra):
     ]  # fmt: skip
 
 
+@long_test
 def test_a_master_and_two_workers_count_exactly_what_the_server_answered(shop, tmp_path) -> None:
     port = free_port()
     prefix = tmp_path / "run"
@@ -83,6 +85,7 @@ def test_a_master_and_two_workers_count_exactly_what_the_server_answered(shop, t
     assert "browse.show" in html and SECRET not in html
 
 
+@long_test
 def test_a_threshold_that_cannot_hold_exits_1_and_is_named(shop, tmp_path) -> None:
     """Also: local workers (`--workers 2`), and `--rows-per iteration`: two users go through all three
     rows (one row per user would show two)."""

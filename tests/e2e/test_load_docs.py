@@ -12,6 +12,7 @@ import sys
 from tests.e2e.helpers import ROOT
 from tests.e2e.loadkit import Counter, finish, start, stats_rows
 from tests.servers.scripted import Recorded, ScriptedServer
+from tests.timeouts import long_test
 
 SHOP = ROOT / "examples" / "shop"
 
@@ -24,6 +25,7 @@ def _locustfile() -> str:
     return code
 
 
+@long_test
 def test_the_locustfile_of_docs_load_md_runs_as_written(tmp_path) -> None:
     for name in ("shop.openapi.yaml", "shop.arazzo.yaml", "customers.jsonl"):
         shutil.copy(SHOP / name, tmp_path / name)

@@ -1,6 +1,7 @@
 """A locustfile of your own with `ArazzoUser`, run by Locust's own command line (`python -m locust`):
-weights, rows, credentials, a task of its own calling `run_workflow`, a failing step whose cause is in
-Locust's failure table masked, and Locust's CSV counting exactly what the server answered."""
+weights, rows, credentials, a task of its own calling `run_workflow` (its inputs over the user's row),
+a failing step whose cause is in Locust's failure table masked, no cookie carried from one run of a
+user to the next, and Locust's CSV counting exactly what the server answered."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tests.e2e.loadkit import (
     write_documents,
 )
 from tests.servers.scripted import Recorded, ScriptedServer
+from tests.timeouts import long_test
 
 AUDIT = {
     "workflowId": "audit",
@@ -49,6 +51,7 @@ LOCUSTFILE = """
 
     class Custom(ArazzoUser):
         document = "shop.arazzo.yaml"
+        rows = [{{"who": "the row's", "limit": 9}}]  # the task's own inputs win
         servers = {{"pets": "{url}"}}
         auth = {{"bearer": "{secret}"}}
         wait_time = constant(0)
@@ -65,6 +68,7 @@ LOCUSTFILE = """
 """
 
 
+@long_test
 def test_a_locustfile_of_arazzo_users_runs_under_locusts_own_command_line(tmp_path) -> None:
     write_documents(tmp_path, BROWSE, AUDIT)
     (tmp_path / "rows.jsonl").write_text('{"who": "ann"}\n{"who": "bob"}\n')
@@ -75,8 +79,9 @@ def test_a_locustfile_of_arazzo_users_runs_under_locusts_own_command_line(tmp_pa
         @server.route("GET", "/flaky")
         def audit(request: Recorded) -> tuple:
             counter.enter(request, "audit")
-            counter.leave()
-            return 200, {"seen": request.headers.get("authorization")}
+            counter.leave()  # a session cookie: for this run's later steps only, not the user's next run
+            cookie = {"Set-Cookie": "session=audit-run; Path=/"}
+            return 200, {"seen": request.headers.get("authorization")}, cookie
 
         locustfile = tmp_path / "locustfile.py"
         locustfile.write_text(textwrap.dedent(LOCUSTFILE.format(url=server.url, secret=SECRET)))
@@ -105,6 +110,7 @@ def test_a_locustfile_of_arazzo_users_runs_under_locusts_own_command_line(tmp_pa
     assert counter.tokens == {f"Bearer {SECRET}"}
     assert {"ann", "bob", "no loop"} == counter.traces  # Shopper's rows, Custom's own inputs
     assert counter.limits == {"2", "5"}
+    assert counter.cookies == set()
 
 
 def test_a_mistake_in_a_locustfile_stops_locust_before_any_user_with_its_message(tmp_path) -> None:

@@ -30,6 +30,7 @@ from tests.e2e.helpers import ROOT, cli, workflow
 from tests.e2e.test_events_nats_websocket import websocket_asyncapi
 from tests.servers.faults import closed_port_url
 from tests.servers.scripted import ScriptedServer
+from tests.timeouts import long_test
 
 
 @pytest.fixture
@@ -261,6 +262,7 @@ ASYNCIO_AGAIN = (
 )
 
 
+@long_test
 def test_the_key_end_to_end_files_pass_on_asyncio_too(pytestconfig) -> None:
     if pytestconfig.getoption("--run-path") == "asyncio":
         pytest.skip("this session runs every test on asyncio already")

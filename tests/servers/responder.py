@@ -5,12 +5,16 @@ and answers each request on a reply channel, as an order service would.
 
 A request is JSON `{"requestId": ..., "mode": ..., "petId": ...}`; the answer depends on `mode`:
 `ok` answers at once (well under a millisecond on this machine), `late` after `delayMs`, `never`
-does not answer, `error` answers `{"status": "error", ...}`. Before each real answer another one with a
+does not answer, `error` answers `{"status": "error", ...}`, `flood` answers after 1,500 messages for
+other request ids (more than a subscription keeps). Before each real answer another one with a
 different request id is published (a message for someone else, which correlation must skip). Over NATS
 and Kafka the request id also travels in the `orderRequestId` header, over AMQP too (and in the
-message's `correlation_id` property); over MQTT 3.1.1 (no headers) in the payload. An AMQP address is
-`exchange/routing-key` (the service declares the direct exchange and its own queue bound to the key) or
-a queue on the default exchange. Prints `READY` once subscribed.
+message's `correlation_id` property); over MQTT 3.1.1 (no headers) in the payload. `mqtt5` speaks MQTT 5:
+the reply carries the `orderRequestId` and `service` user properties and a content type, goes to the
+request's response topic when it names one (else to REPLIES) with its correlation data, and its
+payload says what the request came with (`requestQos`, `requestHeaders`: its user properties). An
+AMQP address is `exchange/routing-key` (the service declares the direct exchange and its own queue
+bound to the key) or a queue on the default exchange. Prints `READY` once subscribed.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ def answers(request: dict) -> tuple[float, list[dict]]:
     if mode == "never":
         return 0.0, []
     noise = {"requestId": f"other-{request_id}", "orderId": -1, "status": "confirmed"}
+    if mode == "flood":
+        decoys = [{**noise, "requestId": f"other-{request_id}-{n}"} for n in range(1500)]
+        return 0.0, [*decoys, {"requestId": request_id, "orderId": 1, "status": "confirmed"}]
     if mode == "error":
         return 0.0, [noise, {"requestId": request_id, "status": "error", "error": "out of stock"}]
     delay = float(request.get("delayMs", 0)) / 1000 if mode == "late" else 0.0
@@ -47,6 +54,37 @@ async def mqtt(host: str, port: int, requests: str, replies: str) -> None:
                 await asyncio.sleep(delay)
             for payload in payloads:
                 await client.publish(replies, json.dumps(payload), qos=1)
+
+
+async def mqtt5(host: str, port: int, requests: str, replies: str) -> None:
+    import aiomqtt
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    async with aiomqtt.Client(host, port, protocol=aiomqtt.ProtocolVersion.V5) as client:
+        await client.subscribe(requests, qos=2)  # a message is delivered at the QoS it was published at
+        print("READY", flush=True)
+        async for message in client.messages:
+            request = getattr(message, "properties", None)
+            users = getattr(request, "UserProperty", None) or []
+            seen = {"requestQos": message.qos, "requestHeaders": dict(users)}
+            topic = getattr(request, "ResponseTopic", None) or replies
+            correlation = getattr(request, "CorrelationData", None)
+            delay, payloads = answers(json.loads(message.payload))
+            if delay:
+                await asyncio.sleep(delay)
+            for payload in payloads:
+                properties = Properties(PacketTypes.PUBLISH)
+                properties.UserProperty = [
+                    ("orderRequestId", str(payload["requestId"])),
+                    ("service", "orders"),
+                ]
+                properties.ContentType = "application/json"
+                if correlation is not None:  # the decoy's differs
+                    mine = payload["requestId"] == json.loads(message.payload).get("requestId")
+                    properties.CorrelationData = correlation if mine else b"other-" + correlation
+                body = json.dumps({**payload, **seen})
+                await client.publish(topic, body, qos=1, properties=properties)
 
 
 async def nats(host: str, port: int, requests: str, replies: str) -> None:
@@ -95,6 +133,9 @@ async def kafka(host: str, port: int, requests: str, replies: str) -> None:
 
 
 async def amqp(host: str, port: int, requests: str, replies: str) -> None:
+    """As a RabbitMQ service: its queues durable, the reply to the request's `reply_to` queue when it
+    names one, with the request's `correlation_id` (else the request id); the reply's payload says what
+    the request came with (`requestProperties`, `requestHeaders`: its headers table)."""
     import aio_pika
 
     connection = await aio_pika.connect(host=host, port=port)
@@ -102,29 +143,40 @@ async def amqp(host: str, port: int, requests: str, replies: str) -> None:
     exchange_name, slash, key = requests.partition("/")
     if slash:
         exchange = await channel.declare_exchange(exchange_name, aio_pika.ExchangeType.DIRECT)
-        queue = await channel.declare_queue("order-service")
+        queue = await channel.declare_queue("order-service", durable=True)
         await queue.bind(exchange, routing_key=key)
     else:
-        queue = await channel.declare_queue(requests)
+        queue = await channel.declare_queue(requests, durable=True)
     reply_exchange_name, slash, reply_key = replies.partition("/")
     if slash:
         reply_exchange = await channel.declare_exchange(reply_exchange_name, aio_pika.ExchangeType.DIRECT)
     else:
         reply_exchange, reply_key = channel.default_exchange, replies
+        await channel.declare_queue(replies, durable=True)  # a service's own reply queue
 
     async def handle(message) -> None:
         async with message.process():
-            delay, payloads = answers(json.loads(message.body))
+            request = json.loads(message.body)
+            names = ("content_type", "correlation_id", "message_id", "reply_to", "type", "app_id")
+            properties = {n: getattr(message, n) for n in names if getattr(message, n, None)}
+            seen = {"requestProperties": properties, "requestHeaders": dict(message.headers or {})}
+            delay, payloads = answers(request)
             if delay:
                 await asyncio.sleep(delay)
             for payload in payloads:
+                mine = payload["requestId"] == request.get("requestId")
+                asked = message.correlation_id
+                correlation = (asked if mine else f"other-{asked}") if asked else str(payload["requestId"])
                 reply = aio_pika.Message(
-                    json.dumps(payload).encode(),
+                    json.dumps({**payload, **seen}).encode(),
                     content_type="application/json",
-                    correlation_id=str(payload["requestId"]),
+                    correlation_id=correlation,
                     headers={"orderRequestId": str(payload["requestId"])},
                 )
-                await reply_exchange.publish(reply, routing_key=reply_key)
+                if message.reply_to:
+                    await channel.default_exchange.publish(reply, routing_key=message.reply_to)
+                else:
+                    await reply_exchange.publish(reply, routing_key=reply_key)
 
     await queue.consume(handle)
     print("READY", flush=True)
@@ -134,7 +186,7 @@ async def amqp(host: str, port: int, requests: str, replies: str) -> None:
 if __name__ == "__main__":
     logging.disable(logging.CRITICAL)
     protocol, host, port, requests, replies = sys.argv[1:6]
-    run = {"mqtt": mqtt, "nats": nats, "kafka": kafka, "amqp": amqp}[protocol]
+    run = {"mqtt": mqtt, "mqtt5": mqtt5, "nats": nats, "kafka": kafka, "amqp": amqp}[protocol]
     try:
         asyncio.run(run(host, int(port), requests, replies))
     except KeyboardInterrupt:

@@ -1,5 +1,6 @@
 """A WebSocket order service for the event-driven tests: on `/orders`, each JSON request frame is
-answered on the same connection (`tests.servers.responder.answers` decides what and when).
+answered on the same connection (`tests.servers.responder.answers` decides what and when); each answer
+says the kind of frame the request came in (`"frame": "text"` or `"binary"`).
 
     python -m tests.servers.ws_responder      prints `PORT <n>` once it listens on 127.0.0.1."""
 
@@ -24,8 +25,9 @@ async def main() -> None:
             delay, payloads = answers(json.loads(frame))
             if delay:
                 await asyncio.sleep(delay)
+            kind = "text" if isinstance(frame, str) else "binary"
             for payload in payloads:
-                await connection.send(json.dumps(payload))
+                await connection.send(json.dumps({**payload, "frame": kind}))
 
     async with serve(handle, "127.0.0.1", 0) as server:
         port = next(iter(server.sockets)).getsockname()[1]

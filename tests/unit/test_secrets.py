@@ -27,6 +27,17 @@ def test_a_secret_is_masked_in_every_form_it_takes():
         assert masker.text(f"<{form}>") == "<***>", form
 
 
+def test_a_secret_is_masked_in_both_base64_alphabets():
+    """A token in a JWT, a URL or a cookie is often urlsafe base64 (`-_` for `+/`, no padding)."""
+    secret = "sk-live>?>?~~"
+    standard = base64.b64encode(secret.encode()).decode()
+    urlsafe = base64.urlsafe_b64encode(secret.encode()).decode().rstrip("=")
+    assert standard.rstrip("=") != urlsafe  # the two alphabets differ for this one
+    masker = Masker({secret})
+    for form in (standard, urlsafe):
+        assert masker.text(f"token={form};") == "token=***;", form
+
+
 def test_values_built_from_secrets_are_masked():
     masker = Masker({"tok-123", "user:pw-456"})
     assert masker.text("Authorization: Bearer tok-123") == "Authorization: Bearer ***"
@@ -136,6 +147,8 @@ def test_a_cut_never_shows_the_start_of_a_secret():
     assert masker.text(cut) == "x" * 72 + "***...(22 more chars)"
     assert masker.text(masker.text(cut)) == masker.text(cut)  # masking again changes nothing
     assert masker.clip("x" * 72 + HOSTILE + " and more", 80) == "x" * 72 + "*** and ...(4 more chars)"
+    # the cut of `clip` itself: what it leaves before its marker may be where a secret began
+    assert masker.clip("Xy7 Sup3r then", 9) == "***...(5 more chars)"
 
 
 def test_a_cut_masks_only_a_real_start_of_four_characters_or_more():

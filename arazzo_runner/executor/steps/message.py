@@ -197,7 +197,8 @@ async def _send(host: Host, cstep: CompiledStep, base: Context, target: Any, fam
     ctx = with_exchange(base, message=ResponseView(headers=dict(headers), body=payload))
     try:
         transport = await brokers(host).connection(broker)
-        await asyncio.wait_for(transport.publish(address, content, headers), host.deadline.remaining())
+        publishing = transport.publish(address, content, headers, content_type=content_type)
+        await asyncio.wait_for(publishing, host.deadline.remaining())
     except (TransportError, asyncio.TimeoutError) as exc:
         record.error = str(exc) if isinstance(exc, TransportError) else host.deadline.message
         host.emit(MessageSent, cstep.step_id, record)

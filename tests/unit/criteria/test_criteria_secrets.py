@@ -85,3 +85,62 @@ def test_a_missing_credential_header_is_explained_as_missing():
     message = _message("$request.header.Authorization == 'Bearer x'", ctx=ctx)
     assert "derived from a secret" not in message
     assert "Authorization" in message
+
+
+# -- the rule itself (`Taint`): which outputs are derived from a secret, and what joins the secrets
+
+
+def _outputs(secret_names=(), **values):
+    from arazzo_runner.executor.values import Outputs
+
+    outputs = Outputs(values)
+    outputs.secret.update(secret_names)
+    return outputs
+
+
+def _selector(selector: str, type_) -> object:
+    from arazzo_runner.expressions.values import compile_value
+
+    return compile_value({"context": "$response.body", "selector": selector, "type": type_}, selectors=True)
+
+
+def test_a_member_of_an_output_derived_from_a_secret_is_derived_too():
+    from arazzo_runner.expressions import parse_expression
+
+    ctx = _ctx()
+    ctx = Context(steps={"s": _outputs({"tok"}, tok={"value": "v-1234"}, tokenish="t")}, taint=ctx.taint)
+    taint = ctx.taint
+    assert taint.by_name(parse_expression("$steps.s.outputs.tok"), ctx)
+    assert taint.by_name(parse_expression("$steps.s.outputs.tok.value"), ctx)  # a member of it
+    assert not taint.by_name(parse_expression("$steps.s.outputs.tokenish"), ctx)  # a name it begins
+
+
+def test_selector_objects_that_compute_over_a_secret_make_derived_outputs():
+    """XPath and goessner JSONPath compute (a `sub()` could rebuild the secret in another form); RFC 9535
+    JSONPath and JSON pointers select values as they are, which masking by value covers."""
+    ctx = _ctx(body={"t": TOKEN, "n": 1})
+    goessner = {"type": "jsonpath", "version": "draft-goessner-dispatch-jsonpath-00"}
+    assert ctx.taint.output(_selector("$.t", goessner), ctx)
+    assert not ctx.taint.output(_selector("$.t", "jsonpath"), ctx)
+    assert not ctx.taint.output(_selector("/t", "jsonpointer"), ctx)
+    plain = _ctx(body={"t": "nothing secret", "n": 1})
+    assert not plain.taint.output(_selector("$.t", goessner), plain)
+
+
+def test_the_strings_of_a_derived_value_join_the_secrets_not_its_keys():
+    taint = Taint(set())
+    taint.adopt({"header": "Bearer abcd-1234", "parts": ["efgh-5678", "ab"], "n": 12345})
+    assert taint.secrets == {"Bearer abcd-1234", "efgh-5678"}  # "ab" is too short to mask by value
+
+
+def test_url_reads_a_secret_when_a_derived_value_went_into_its_path_or_query():
+    from arazzo_runner.expressions import parse_expression
+    from arazzo_runner.http.request import RequestView
+
+    url = parse_expression("$url")
+    for part in ("path", "query"):
+        request = RequestView(derived=frozenset({(part, "id")}))
+        ctx = Context(url="https://api.example/pets/x?y=1", request=request, taint=Taint({TOKEN}))
+        assert ctx.taint.by_name(url, ctx), part
+    clean = Context(url="https://api.example/pets/x?y=1", request=RequestView(), taint=Taint({TOKEN}))
+    assert not clean.taint.by_name(url, clean)

@@ -190,3 +190,29 @@ def test_kafka_authenticates_with_the_mechanism_of_the_scheme_type(scheme_type, 
     assert settings["security_protocol"] == "SASL_PLAINTEXT"
     assert (settings["sasl_mechanism"], settings["sasl_plain_username"]) == (mechanism, "alice")
     assert "s3cret" in options.secrets
+
+
+def test_mqtt5_properties_are_headers_unless_a_user_property_has_the_name() -> None:
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    from arazzo_runner.messages.mqtt import _headers, _properties
+
+    received = Properties(PacketTypes.PUBLISH)
+    received.UserProperty = [("contentType", "mine"), ("traceId", "t-1")]
+    received.ContentType = "application/json"
+    received.CorrelationData = b"cd-1"
+    received.ResponseTopic = "replies/1"
+    assert _headers(received) == {
+        "contentType": "mine",  # the user property the sender named so
+        "traceId": "t-1",
+        "correlationData": "cd-1",
+        "responseTopic": "replies/1",
+    }
+    sent = _properties([("correlationData", "cd-2"), ("traceId", "t-2")], "application/json")
+    assert (sent.CorrelationData, sent.UserProperty, sent.ContentType) == (
+        b"cd-2",
+        [("traceId", "t-2")],
+        "application/json",
+    )
+    assert _properties([("contentType", "text/plain")], "application/json").ContentType == "text/plain"

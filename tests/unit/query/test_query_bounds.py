@@ -36,6 +36,20 @@ def pool(monkeypatch):
     fresh.close()
 
 
+class _Waits:
+    """A worker's reply queue that remembers how long each wait for a reply was allowed to be."""
+
+    def __init__(self, replies) -> None:
+        self.replies, self.timeouts = replies, []
+
+    def put(self, message) -> None:
+        self.replies.put(message)
+
+    def get(self, timeout=None):
+        self.timeouts.append(timeout)
+        return self.replies.get(timeout=timeout)
+
+
 def _worker_pids(pool) -> list[int]:
     return [worker.process.pid for worker in pool._idle]
 
@@ -62,10 +76,16 @@ def test_a_worker_that_stops_answering_is_killed_and_replaced(pool, monkeypatch)
     query = compile_selector("xpath", None, "/a")
     assert query.select("<a>x</a>") == ["x"]
     [worker] = pool._idle
+    waits = _Waits(worker.replies)
+    worker.replies = waits
     os.kill(worker.process.pid, signal.SIGSTOP)
     with pytest.raises(QueryStopped, match=r"stopped after 0\.2 s"):
         query.select("<a>y</a>")
     assert worker.process.returncode == -signal.SIGKILL  # killed, and reaped
+    # when: the parent waited for the reply no longer than the request's time and the grace after it
+    # (compared with the wait it asked for, not measured on a clock a busy machine stretches)
+    [waited] = waits.timeouts
+    assert 0 < waited <= 0.2 + isolated.GRACE
     assert query.select("<a>z</a>") == ["z"]  # by a new worker
     assert _worker_pids(pool) != [worker.process.pid]
 

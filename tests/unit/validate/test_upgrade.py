@@ -84,9 +84,11 @@ def test_a_forward_reference_that_becomes_an_error_stops_the_upgrade(tmp_path: P
 
 
 def test_what_cannot_be_upgraded_is_a_usage_error(tmp_path: Path, capsys) -> None:
-    path = _write(tmp_path, "2.0.0")
-    run = cli(capsys, "upgrade", path)
-    assert run.code == 2 and "is not a 1.0.x document" in run.err
+    for version in ("2.0.0", "1.2.0", "1.0"):
+        path = _write(tmp_path, version, name=f"{version}.yaml")
+        run = cli(capsys, "upgrade", path)
+        assert run.code == 2 and "is not a 1.0.x document" in run.err, version
+        assert f"arazzo: {version}   # the version" in path.read_text(encoding="utf-8")
     assert cli(capsys, "upgrade", "--to", "1.2.0", _write(tmp_path, name="b.yaml")).code == 2
 
 
@@ -128,3 +130,30 @@ def test_every_corpus_document_upgrades_or_says_why_not(path: Path) -> None:
     before, after = result.before.splitlines(keepends=True), result.after.splitlines(keepends=True)
     changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
     assert len(changed) == 1 and version in changed[0][0] and "1.1.0" in changed[0][1]
+
+
+def test_a_literal_with_more_keys_than_a_selector_object_is_data_in_1_1_too(tmp_path: Path, capsys) -> None:
+    """Only an object with exactly context, selector and type is a Selector Object (as the engine reads
+    it): one with a fourth key stays data, so it does not stop the upgrade."""
+    extra = (
+        "      - stepId: t\n        operationId: createPet\n        requestBody:\n"
+        "          payload: {name: n, meta: {context: a, selector: b, type: c, note: d}}\n"
+    )
+    path = _write(tmp_path, extra=extra)
+    run = cli(capsys, "upgrade", path)
+    assert run.code == 0, run.out
+    assert "meta: {context: a, selector: b, type: c, note: d}" in path.read_text(encoding="utf-8")
+
+
+def test_a_new_error_of_a_rule_the_original_already_broke_elsewhere_still_stops_the_upgrade() -> None:
+    """New errors are told apart by rule and place: an error the 1.0 document had at one place does not
+    excuse the same rule's new error at another."""
+    from arazzo_runner.validate.findings import ERROR, Finding
+    from arazzo_runner.validate.upgrade import _new_errors
+
+    def error(path: str) -> Finding:
+        return Finding("output-forward-reference", ERROR, "m", "f.yaml", path, 1, 1)
+
+    old, new = error("/workflows/0/steps/0/outputs/a"), error("/workflows/0/steps/3/outputs/b")
+    assert _new_errors([old], [old, new]) == [new]
+    assert _new_errors([old, new], [old, new]) == []

@@ -216,3 +216,62 @@ def test_a_key_is_edited_where_it_is_written() -> None:
     edited = apply_edits(text, "yaml", data, [Edit("/a/$ref", 0, "$ref", "reference", key=True)])
     assert edited == "a:\n  'reference': x   # keep\n  b: 2\n"
     assert list(load_text(edited).data["a"]) == ["reference", "b"]  # the key order kept
+
+
+def test_only_the_rules_asked_for_are_fixed(tmp_path: Path) -> None:
+    """`fix_path(..., rules=...)` (what `--fix` with a rule selection asks): other fixable findings stay
+    as they are, and are still reported."""
+    body = (
+        "workflows:\n  - workflowId: w\n    steps:\n      - stepId: s\n        operationId: listPets\n"
+        "        outputs:\n          next: $response.headers.Location\n          n: $response.body.count\n"
+    )
+    path = _write(tmp_path, HEAD + body)
+    everything = fix_path(path, remote=False)
+    assert "$response.header.Location" in everything.after and "$response.body#/count" in everything.after
+    only = fix_path(path, remote=False, rules=["header-plural"])
+    assert "$response.header.Location" in only.after
+    assert "$response.body.count" in only.after  # another rule's finding: not fixed
+    assert path.read_text(encoding="utf-8") == HEAD + body  # in memory only
+
+
+def test_after_a_refused_fix_each_other_fix_of_the_pass_is_made(tmp_path: Path) -> None:
+    """When a pass's edits cannot all be made at once they are made one at a time: each against the
+    document as the one before left it (two fixes after a refused one, both made)."""
+    body = (
+        WORKFLOW + FIRST + "      - stepId: t\n        operationId: createPet\n        requestBody:\n"
+        "          contentType: text/plain\n"
+        "          payload: >\n            folded Bearer $steps.s.id\n"
+        "        outputs:\n          x: $steps.s.id\n          y: $steps.s.id\n"
+    )
+    result = fix_path(_write(tmp_path, HEAD + body), remote=False)
+    assert result.after.endswith("          x: $steps.s.outputs.id\n          y: $steps.s.outputs.id\n")
+    # the problems are the folded block's alone (line 16), each finding on it reported
+    assert result.problems and all(":16:" in p and " not fixed: " in p for p in result.problems)
+
+
+def test_an_edit_in_a_single_quoted_scalar_doubles_its_quotes() -> None:
+    text = "a: 'x y'   # kept\n"
+    data = load_text(text).data
+    assert apply_edits(text, "yaml", data, [Edit("/a", 2, "y", "it's")]) == "a: 'x it''s'   # kept\n"
+
+
+def test_a_value_quoted_anew_with_a_control_character_is_double_quoted() -> None:
+    """Single quotes cannot hold a control character: such a value is written in double quotes."""
+    text = "a: x\n"
+    data = load_text(text).data
+    assert apply_edits(text, "yaml", data, [Edit("/a", 0, "x", "{\x07}")]) == 'a: "{\\u0007}"\n'
+
+
+def test_fix_keeps_the_file_s_permissions(tmp_path: Path, capsys) -> None:
+    """The file is replaced by a new one renamed over it: with the old one's mode, not the new file's
+    private default."""
+    import os
+    import stat
+
+    body = WORKFLOW + "      - stepId: s\n        operationId: listPets\n"
+    body += "        outputs:\n          next: $response.headers.Location\n"
+    path = _write(tmp_path, HEAD + body)
+    path.chmod(0o664)
+    assert cli(capsys, "validate", "--fix", path).code == 0
+    assert "$response.header.Location" in path.read_text(encoding="utf-8")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o664
