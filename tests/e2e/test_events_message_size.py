@@ -1,7 +1,7 @@
 """A broker message larger than `--max-response-bytes` is never decoded or kept (issue 23, point 6): the
 receive that takes it fails, saying how large it was and which limit it broke; a message within the
-limit is received as before. Real brokers, started by the tests (MQTT: amqtt; NATS: nats-server; AMQP:
-amqp-mock's server; Kafka: tansu; WebSocket: a websockets server).
+limit is received as before. Real brokers, started by the tests (MQTT: mosquitto; NATS: nats-server; AMQP:
+RabbitMQ; Kafka: tansu; WebSocket: a websockets server).
 
 The workflow sends a 200 KB order request and receives it back on the same channel (its subscription
 is made before the send, as every receive's is), under a limit of 4 KiB; the same workflow under the
@@ -20,7 +20,6 @@ import pytest
 
 import arazzo_runner
 from tests.e2e.eventkit import (
-    amqp_broker,
     events_doc,
     kafka_broker,
     kafka_broker_binary,
@@ -40,7 +39,7 @@ LIMIT = 4096
 
 
 @contextlib.contextmanager
-def _broker(protocol: str):
+def _broker(protocol: str, request: pytest.FixtureRequest):
     if protocol == "mqtt":
         with mqtt_broker() as (host, port):
             yield f"mqtt://{host}:{port}"
@@ -49,9 +48,8 @@ def _broker(protocol: str):
             pytest.skip("nats-server is in the test extra")
         with nats_server() as (host, port):
             yield f"nats://{host}:{port}"
-    elif protocol == "amqp":
-        with amqp_broker() as (host, port):
-            yield f"amqp://{host}:{port}"
+    elif protocol == "amqp":  # the session's RabbitMQ (tests/e2e/conftest.py)
+        yield request.getfixturevalue("rabbitmq_broker").url
     else:
         if not kafka_broker_binary():
             pytest.skip("the Kafka-compatible broker is in the test extra")
@@ -86,12 +84,13 @@ def _create_topic(host: str, port: int, topic: str) -> None:
 
 @pytest.fixture(scope="module", params=["mqtt", "nats", "amqp", "kafka"])
 def broker(request):
-    with _broker(request.param) as url:
+    with _broker(request.param, request) as url:
         yield request.param, url
 
 
 def _channel(protocol: str) -> str:
-    return "orders.requests" if protocol == "kafka" else "orders/requests"  # a Kafka topic has no `/`
+    # a Kafka topic has no `/`; over AMQP a queue of the default exchange (no exchange to declare first)
+    return "orders.requests" if protocol in ("kafka", "amqp") else "orders/requests"
 
 
 def _echo_asyncapi(protocol: str) -> dict:
