@@ -57,7 +57,7 @@ def __getattr__(name: str) -> Any:
     if name in ("arun", "load", "loads", "plan_requests", "run"):
         from . import api as module
     elif name in ("aagent", "agent", "AgentResult"):
-        from .llm import loop as module
+        from .agents import loop as module
     elif name in (
         "ArazzoError",
         "DocumentError",
@@ -78,7 +78,7 @@ def __getattr__(name: str) -> Any:
     elif name in ("RunResult", "StepResult", "WorkflowResult"):
         from . import result as module
     elif name == "Masker":
-        from . import secrets as module
+        from .masking import secrets as module
     elif name == "Workspace":
         from . import workspace as module
     else:
@@ -93,6 +93,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerly
+    from .agents.loop import AgentResult, aagent, agent
     from .api import arun, load, loads, plan_requests, run
     from .errors import ArazzoError, DocumentError, ExpressionError, RunInterrupted, SourceError, UsageError
     from .executor.events import (
@@ -106,7 +107,6 @@ if TYPE_CHECKING:  # for type checkers and IDEs: the same names, imported eagerl
     )
     from .executor.inputs import InputsError
     from .executor.options import RunOptions
-    from .llm.loop import AgentResult, aagent, agent
+    from .masking.secrets import Masker
     from .result import RunResult, StepResult, WorkflowResult
-    from .secrets import Masker
     from .workspace import Workspace

@@ -7,8 +7,8 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from . import budget
-from .deadline import Deadline, arm
+from .bounds import budget
+from .bounds.deadline import Deadline, arm
 from .errors import NotRunnable, RunInterrupted, UsageError, problem_of
 from .executor.interrupts import is_interrupt
 from .executor.options import RunOptions
@@ -170,7 +170,7 @@ def admission(workspace: Workspace, selected: list[Workflow]) -> dict[str, list[
 
 def _own_client(runtime: Runtime, prepared: _Prepared) -> Any:
     if any(base.startswith("https:") for base in prepared.bases):
-        from .http.tls import default_tls_context
+        from .sources.tls import default_tls_context
 
         default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
     return runtime.new_client(prepared.options.timeout)

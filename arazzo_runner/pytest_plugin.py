@@ -116,8 +116,8 @@ def _runner(workspace: Any) -> Any:
         from .api import run
         from .errors import ArazzoError
         from .executor.options import RunOptions
+        from .masking.secrets import Masker
         from .report.terminal import escape
-        from .secrets import Masker
 
         item = request.node
         timeout = request.config.getoption("arazzo_timeout")
@@ -138,7 +138,7 @@ def _runner(workspace: Any) -> Any:
 def _inputs_of(workspace: Any, workflow_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """The plugin's inputs serve every collected workflow: each receives those it (or a workflow it
     depends on) declares, so that `run` does not refuse another workflow's input as unknown."""
-    from .executor.input_names import declared_input_names
+    from .workspace.inputs import declared_input_names
 
     workflow = workspace.document.workflow(workflow_id)
     names = declared_input_names(workspace, [workflow]) if workflow is not None else None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from .http.exchange import Exchange
+from .masking.secrets import MESSAGE_LIMIT, clip
 from .records import Record, field
-from .secrets import MESSAGE_LIMIT, clip
 
 __all__ = [
     "FAILED",

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import jsonschema
 from common import median, ms, write_json
 
-from arazzo_runner import budget
+from arazzo_runner.bounds import budget
 from arazzo_runner.sources.schema_keywords import bounded
 from arazzo_runner.sources.schema_patterns import run_check
 

@@ -1,7 +1,8 @@
 """The package's modules, for the tests that import every one of them (module state, records, import
 hygiene).
 
-`arazzo_runner.locust` is Locust's entry (like a locustfile): importing it imports Locust, which
+`arazzo_runner.loadtest.locust` is Locust's entry (like a locustfile), and `arazzo_runner.locust` its public
+name (`from arazzo_runner.locust import ArazzoUser`): importing either imports Locust, which
 monkey-patches the importing process with gevent (sockets, threads, locks, ssl, select). The pytest
 process must stay unpatched, so those modules are left out here, unless `ARAZZO_TEST_LOCUST=1`:
 tests/e2e/test_load_hygiene.py sets it for a run of those same tests in a child process of their own,
@@ -15,7 +16,7 @@ import pkgutil
 
 import arazzo_runner
 
-LOCUST_ENTRY = "arazzo_runner.locust"
+LOCUST_ENTRIES = ("arazzo_runner.loadtest.locust", "arazzo_runner.locust")
 WITH_LOCUST = os.environ.get("ARAZZO_TEST_LOCUST") == "1"
 
 
@@ -33,7 +34,7 @@ def module_names() -> list[str]:
 def _walk(path: list[str], prefix: str) -> list[str]:
     names = []
     for info in pkgutil.iter_modules(path, prefix):
-        if info.name == LOCUST_ENTRY and not WITH_LOCUST:
+        if info.name in LOCUST_ENTRIES and not WITH_LOCUST:
             continue
         names.append(info.name)
         if info.ispkg:

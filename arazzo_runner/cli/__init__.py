@@ -62,7 +62,7 @@ def _register(name: str, commands: Any) -> None:
     if name == "run":
         from .run import register
     elif name == "validate":
-        from ..validate.cli import add_validate_parser as register
+        from .validate import add_validate_parser as register
     elif name == "list":
         from .listing import register
     elif name == "describe":

@@ -20,7 +20,7 @@ API_KEY_ENV = "OPENAI_API_KEY"
 
 
 def register(commands: Any) -> None:
-    from ..llm.loop import DEFAULT_CHAT_TIMEOUT, DEFAULT_MAX_TURNS
+    from ..agents.loop import DEFAULT_CHAT_TIMEOUT, DEFAULT_MAX_TURNS
     from .tool_flags import add_tool_call_flags, add_tool_flags
 
     parser = commands.add_parser(
@@ -74,8 +74,8 @@ def register(commands: Any) -> None:
 def agent_command(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..llm.loop import Settings, run_agent
-    from ..tools import build_catalog
+    from ..agents.loop import Settings, run_agent
+    from ..agents.tools import build_catalog
     from .tool_flags import check_credentials, tool_sources
 
     settings = Settings(
@@ -96,7 +96,7 @@ def agent_command(args: argparse.Namespace) -> int:
     for note in catalog.notes:
         print(f"note: {note}", file=sys.stderr)
     if text:
-        from ..secrets import mask_userinfo
+        from ..masking.secrets import mask_userinfo
 
         where = mask_userinfo(args.chat) if args.chat else "the bundled reference server (in-process)"
         streamed = "streamed" if args.stream else "not streamed"

@@ -20,8 +20,9 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..deadline import disarmed
+from ..bounds.deadline import disarmed
 from ..errors import UsageError
+from ..executor.rows import read_rows
 from ..model import Workflow
 from ..records import Record
 from ..report.terminal import escape, unescaped
@@ -73,32 +74,6 @@ class Row(Record):
     options: Any = None
     reporter: Any = None
     buffer: RowBuffer | None = None
-
-
-def read_rows(path: str, stdin: TextIO | None = None) -> list[tuple[int, dict[str, Any]]]:
-    """(line, object) per non-blank line; a line that is not a JSON object is a usage error."""
-    if path == "-":
-        text = (stdin or sys.stdin).read()
-    else:
-        try:
-            with open(path, encoding="utf-8-sig") as handle:
-                text = handle.read()
-        except OSError as exc:
-            raise UsageError(f"--inputs-file: cannot read {path!r}: {exc.strerror or exc}") from None
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError as exc:
-            raise UsageError(f"--inputs-file {path}, line {number}: not valid JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise UsageError(f"--inputs-file {path}, line {number}: a row must be a JSON object")
-        rows.append((number, value))
-    if not rows:
-        raise UsageError(f"--inputs-file {path}: no rows (one JSON object per line)")
-    return rows
 
 
 def run_rows(
@@ -178,8 +153,8 @@ def _write_reports(
 
 
 def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment, masker: Any) -> None:
-    from ..executor.input_names import check_input_names
     from ..executor.preflight import inputs_for, preflight  # the library's own rules
+    from ..workspace.inputs import check_input_names
 
     where = f" (--inputs-file row {row.number}, line {row.line})"
     check_input_names(workspace, workflows, row.values, where)

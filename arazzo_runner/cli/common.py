@@ -66,7 +66,7 @@ def dump_json(data: Any) -> None:
 
 
 def print_error(exc: ArazzoError) -> None:
-    from ..secrets import mask_userinfo
+    from ..masking.secrets import mask_userinfo
 
     prefix = "" if isinstance(exc, DocumentError) else "error: "
     print(mask_userinfo(f"{prefix}{exc}"), file=sys.stderr)  # a URL's password: `http/userinfo.py`

@@ -16,6 +16,6 @@ def register(commands: Any) -> None:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from ..demo import run_demo as demo
+    from ..reference.demo import run_demo as demo
 
     return demo(sys.stdout)

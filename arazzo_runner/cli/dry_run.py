@@ -11,9 +11,9 @@ import sys
 from typing import Any
 
 from ..executor.dry_run import PlannedRequest
+from ..masking.secrets import Masker
 from ..report.terminal import escape
 from ..result import Exchange
-from ..secrets import Masker
 from .common import EXIT_FAILED, EXIT_OK, dump_json
 from .report_flags import masked_errors, masker_for
 

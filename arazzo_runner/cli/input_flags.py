@@ -102,7 +102,8 @@ def environment_inputs(env: Environment, workspace: Any, workflows: list[Workflo
 def _declared(workspace: Any, workflows: list[Workflow]) -> dict[str, dict]:
     """Input name -> schema, over the workflows and their local dependencies (which get the run's
     inputs too); the first workflow declaring a name gives its schema."""
-    from ..executor.inputs import input_schema_for, resolve_schema
+    from ..executor.inputs import input_schema_for
+    from ..workspace.inputs import resolve_schema
 
     document = workspace.document
     names: dict[str, dict] = {}

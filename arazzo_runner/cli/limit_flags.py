@@ -12,7 +12,7 @@ import math
 import re
 from typing import Any
 
-from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
+from ..bounds.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
 
 _SIZE = re.compile(r"(\d+)\s*([kmg]i?b?|b)?", re.IGNORECASE)
 _UNITS = "bkmg"  # bytes, then powers of 1024

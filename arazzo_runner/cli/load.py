@@ -2,7 +2,7 @@
 
 Everything `arazzo run` would check is checked first, with its messages (the document, the inputs of
 every row, the servers, credentials), and every threshold is parsed and named; only then is Locust
-imported and started (`arazzo_runner.locust.command`). Exit 1 when a threshold is broken or a request
+imported and started (`arazzo_runner.loadtest.locust.command`). Exit 1 when a threshold is broken or a request
 failed (Locust's rule), 2 for a usage error, Locust's own code otherwise. Details: docs/load.md.
 """
 
@@ -161,7 +161,9 @@ def load_command(args: argparse.Namespace) -> int:
     if not locust_installed():
         raise UsageError(missing_locust())
     check_roles(args)
-    from ..locust import command  # imports Locust, which patches the process with gevent from here on
+    from ..loadtest.locust import (
+        command,  # imports Locust, which patches the process with gevent from here on
+    )
 
     session = build_session(args)
     if session is None:
@@ -190,11 +192,11 @@ def check_roles(args: argparse.Namespace) -> None:
 def build_session(args: argparse.Namespace) -> Any:
     """The checked session, or None when the document was refused (its findings are on stderr)."""
     from ..api import select_workflows
-    from ..executor.input_names import check_input_names
+    from ..executor.rows import read_rows
+    from ..loadtest.locust.command import LoadSession
     from ..loadtest.plan import LoadPlan
     from ..loadtest.thresholds import parse, resolve
-    from ..locust.command import LoadSession
-    from .batch import read_rows
+    from ..workspace.inputs import check_input_names
     from .http_flags import file_inputs
     from .input_flags import check_missing, environment_inputs, load_environment
     from .report_flags import NO_MASK_WARNING

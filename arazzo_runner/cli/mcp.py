@@ -16,7 +16,7 @@ TOKEN_ENV = "ARAZZO_MCP_TOKEN"
 
 
 def register(commands: Any) -> None:
-    from ..tools.mcp_sessions import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
+    from ..agents.mcp.sessions import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT
     from .common import positive_float, positive_int
     from .tool_flags import add_tool_call_flags, add_tool_flags
 
@@ -69,9 +69,9 @@ def register(commands: Any) -> None:
 def mcp_command(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..tools import build_catalog
-    from ..tools.call import catalog_secrets
-    from ..tools.mcp_server import require_sdk
+    from ..agents.mcp.server import require_sdk
+    from ..agents.tools import build_catalog
+    from ..agents.tools.call import catalog_secrets
     from .tool_flags import check_credentials, tool_sources
 
     require_sdk()
@@ -83,13 +83,13 @@ def mcp_command(args: argparse.Namespace) -> int:
     secrets = catalog_secrets(catalog) | ({token} if token else set())
     count = f"{len(catalog.tools)} tool(s)"
     if args.transport == "stdio":
-        from ..tools.mcp_server import serve_stdio
+        from ..agents.mcp.server import serve_stdio
 
         print(f"arazzo mcp: {count} over stdio", file=sys.stderr, flush=True)
         asyncio.run(serve_stdio(catalog, secrets, max_in_flight=args.max_tool_calls_in_flight))
         return EXIT_OK
-    from ..tools.mcp_http import bind, serve_http, url_of
-    from ..tools.mcp_sessions import SessionLimits
+    from ..agents.mcp.http import bind, serve_http, url_of
+    from ..agents.mcp.sessions import SessionLimits
 
     try:
         sock = bind(args.host, args.port)
@@ -114,7 +114,7 @@ def mcp_command(args: argparse.Namespace) -> int:
 
 
 def _token(args: argparse.Namespace) -> str | None:
-    from ..tools.mcp_http import is_loopback
+    from ..agents.mcp.http import is_loopback
 
     token = args.token or os.environ.get(args.token_env) or None
     if token is None and not is_loopback(args.host):

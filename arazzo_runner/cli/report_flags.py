@@ -1,5 +1,5 @@
 """The output flags of `arazzo run`: --verbose, --no-mask, --no-progress, --report-json, --junit, --har,
---dry-run. Every writer masks through the run's one Masker (`arazzo_runner.secrets`)."""
+--dry-run. Every writer masks through the run's one Masker (`arazzo_runner.masking.secrets`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..secrets import Masker
+from ..masking.secrets import Masker
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json
 
 NO_MASK_WARNING = "warning: --no-mask: secrets are shown in clear; use it only for local debugging"

@@ -58,7 +58,7 @@ def register(commands: Any) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from ..deadline import Deadline, arm
+    from ..bounds.deadline import Deadline, arm
 
     check_report_flags(args)
     with arm(Deadline(args.deadline)):  # armed before the first fetch: loading the sources counts
@@ -67,7 +67,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run_command(args: argparse.Namespace) -> int:
     from ..api import run, select_workflows
-    from ..executor.input_names import check_input_names
+    from ..workspace.inputs import check_input_names
 
     workspace = load_document(args)
     selected = select_workflows(workspace, args.workflows)

@@ -54,7 +54,7 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def add_max_steps(parser: argparse.ArgumentParser, what: str = "per run") -> None:
-    from ..limits import DEFAULT_MAX_STEPS
+    from ..bounds.limits import DEFAULT_MAX_STEPS
 
     parser.add_argument(
         "--max-steps",

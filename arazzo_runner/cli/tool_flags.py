@@ -74,7 +74,7 @@ def ignored_flags(args: argparse.Namespace) -> list[str]:
 def add_tool_call_flags(parser: argparse.ArgumentParser, *, per_answer: bool) -> None:
     """`--max-tool-calls-in-flight` (`arazzo agent`, `arazzo mcp`) and, for a model's answers
     (`per_answer`), `--max-tool-calls`."""
-    from ..limits import MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
+    from ..bounds.limits import MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
     from .common import positive_int
 
     if per_answer:
@@ -99,8 +99,8 @@ def tool_sources(args: argparse.Namespace, *, runs: bool) -> list[Any]:
     """A `ToolSource` per document: its selected workflows, the inputs fixed for them, and (`runs`) the
     options of their runs. A workflow that cannot run with one meaning is not offered (named on stderr
     with its findings); a UsageError when none of them can run."""
+    from ..agents.tools import ToolSource
     from ..api import load
-    from ..tools import ToolSource
 
     allow = sandbox_flags.folders(args)
     workspaces = [load(path, allow_paths=allow) for path in args.files]
@@ -191,7 +191,7 @@ def _check_workflow_ids(workspaces: list[Any], ids: list[str] | None) -> None:
 
 def _check_input_names(workspaces: list[Any], selected: list[list[Any]], names: set[str]) -> None:
     """An input given on the command line must be one some offered workflow declares (or accepts)."""
-    from ..executor.input_names import check_input_names, declared_input_names
+    from ..workspace.inputs import check_input_names, declared_input_names
 
     declared = [
         declared_input_names(ws, wfs) if wfs else frozenset()

@@ -31,7 +31,7 @@ def register(commands: Any) -> None:
 
 
 def tools_command(args: argparse.Namespace) -> int:
-    from ..tools import build_catalog
+    from ..agents.tools import build_catalog
     from .tool_flags import ignored_flags, tool_sources
 
     catalog = build_catalog(tool_sources(args, runs=False))

@@ -1,8 +1,8 @@
 """The result of a criterion (`Outcome`) and what every compiled criterion offers.
 
 A failure message says what was seen, except what is derived from a secret: when the context carries the
-run's rule for that (`Context.taint`, see `arazzo_runner.taint`), a criterion that read a secret prints
-none of the values it read or computed (XPath could print the token upper-cased, as code points...).
+run's rule for that (`Context.taint`, see `arazzo_runner.masking.taint`), a criterion that read a secret
+prints none of the values it read or computed (XPath could print the token upper-cased, as code points...).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
+from ..masking.secrets import MESSAGE_LIMIT, VALUE_LIMIT, clip
 from ..records import Record
-from ..secrets import MESSAGE_LIMIT, VALUE_LIMIT, clip
 from .runtime import Context, Expression, resolve
 
 DERIVED = "derived from a secret: values not shown"

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import ExpressionError
+from ..masking.secrets import VALUE_LIMIT, clip
 from ..query import QueryError
-from ..secrets import VALUE_LIMIT, clip
 from .base import CompiledCriterion, Outcome
 from .runtime import Context, Expression, Missing, Template, parse_expression, parse_template, resolve
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..secrets import clip
+from ..masking.secrets import clip
 from .runtime import Missing
 
 LIMIT = 80

@@ -13,10 +13,10 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import ExpressionError
+from ..masking.secrets import VALUE_LIMIT, clip
 from ..query import CompiledQuery, compile_selector
-from ..query.jsonpath import GOESSNER
+from ..query.goessner import GOESSNER
 from ..records import Record
-from ..secrets import VALUE_LIMIT, clip
 from .base import PASSED, Outcome
 from .comparison_form import json_compare, parse_literal, split_comparison
 from .contextual import ContextCriterion

@@ -6,7 +6,7 @@ rewritten where the two read a pattern differently (`patterns.py`), with a timeo
 backtracks catastrophically on a response (`(a|a)*b`) fails its criterion after `limits.REGEX_TIMEOUT`
 s, or at the run's deadline if that comes first, instead of stalling the run. A pattern `regex` cannot
 take (counted repeats it would unroll into too much, or one it refuses) is matched with `re` in the
-evaluation worker (`query/isolated.py`), within the same time.
+evaluation worker (`bounds/isolated.py`), within the same time.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import budget, limits
-from ..budget import BudgetExceeded
+from ..bounds import budget, limits
+from ..bounds.budget import BudgetExceeded
+from ..bounds.patterns import checked, search, stopped
 from ..errors import ArazzoError, ExpressionError
-from ..patterns import checked, search, stopped
 from .base import PASSED, Outcome
 from .contextual import ContextCriterion
 from .display import show

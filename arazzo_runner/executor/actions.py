@@ -7,7 +7,7 @@ import time
 
 from ..expressions import Context
 from ..records import Record
-from .plan import CompiledAction
+from ..workspace.plan import CompiledAction
 
 
 def find_action(

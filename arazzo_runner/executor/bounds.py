@@ -10,15 +10,15 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..deadline import Deadline
+from ..bounds.deadline import Deadline
 from ..expressions.ast import Expression, ResponseRef
 from ..records import Record
 
 if TYPE_CHECKING:
+    from ..workspace.plan import CompiledAction, CompiledStep
     from .options import RunOptions
-    from .plan import CompiledAction, CompiledStep
 
-from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL  # noqa: F401 (re-exported)
+from ..bounds.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL  # noqa: F401 (re-exported)
 
 
 def within(timeout: float | None, deadline: Deadline) -> float | None:

@@ -197,7 +197,7 @@ class Brokers:
                 raise TransportError(self._failed[key])
             tls = None
             if broker.tls:
-                from ..http.tls import default_tls_context
+                from ..sources.tls import default_tls_context
 
                 tls = default_tls_context()
             options = self._host.options

@@ -18,9 +18,9 @@ from ..errors import DocumentError
 from ..expressions import Context, Missing, ast
 from ..http.request import RequestBuildError
 from ..http.security import SecurityError
+from ..masking.taint import Taint
 from ..model import Workflow
 from ..records import Record, field, replace
-from ..taint import Taint
 from ..workspace import Workspace
 from .context import WorkflowState, base_context
 from .inputs import apply_defaults, mark_secret_inputs, secret_values

@@ -6,8 +6,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ArazzoError, UsageError
-from ..pointer import ABSENT, parse_pointer, resolve_pointer
+from ..errors import UsageError
+from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
+from ..workspace.inputs import resolve_schema
 
 _DOC_URI = "urn:arazzo:document"
 
@@ -20,32 +21,6 @@ class InputsError(UsageError):
         self.problems = problems
         lines = "\n".join(f"  - {p}" for p in problems)
         super().__init__(f"invalid inputs for workflow '{workflow_id}':\n{lines}")
-
-
-def resolve_schema(schema: Any, document: dict, depth: int = 0) -> Any:
-    """Follow a local `$ref` (`#/components/inputs/x`, or an anchor `#x`) to the schema it names; the
-    schema itself when the reference leads nowhere in the document (validation then says so)."""
-    while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and depth < 32:
-        ref = schema["$ref"]
-        if not ref.startswith("#"):
-            return schema
-        target = _local(ref[1:], document)
-        if target is ABSENT:
-            return schema
-        schema, depth = target, depth + 1
-    return schema
-
-
-def _local(fragment: str, document: dict) -> Any:
-    if fragment and not fragment.startswith("/"):
-        from ..sources.schema_registry import anchors_of
-
-        tokens = anchors_of(document).get(fragment)
-        return ABSENT if tokens is None else resolve_pointer(document, tokens)
-    try:
-        return resolve_pointer(document, parse_pointer(fragment))
-    except ArazzoError:  # not a valid pointer: validation explains it
-        return ABSENT
 
 
 def apply_defaults(schema: Any, value: Any, document: dict) -> Any:
@@ -137,7 +112,7 @@ def secret_values(schema: Any, value: Any, document: dict, depth: int = 0) -> li
 class Inputs(dict):
     """A workflow's inputs; `secret` names those whose schema says `format: password` or `writeOnly:
     true`: a value read from one is derived from a secret whatever its type or length
-    (`arazzo_runner.taint`), so a 3-digit PIN is masked where a request carrying it is shown."""
+    (`arazzo_runner.masking.taint`), so a 3-digit PIN is masked where a request carrying it is shown."""
 
     __slots__ = ("secret",)
 
@@ -189,7 +164,7 @@ def _strings(value: Any) -> list[str]:
 def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
     """Problems of `value` against the schema at `schema_at`; the common subset is checked without
     jsonschema (see `simple_schema`), anything else by jsonschema."""
-    from ..budget import BudgetExceeded
+    from ..bounds.budget import BudgetExceeded
     from ..sources.schema_patterns import PatternStopped, run_check
     from .simple_schema import subset_problems
 

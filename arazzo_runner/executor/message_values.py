@@ -16,9 +16,9 @@ from ..expressions import Context, Missing
 from ..http import json_text
 from ..http.body import encode_body, is_json
 from ..loader.limits import DEFAULT_LIMITS
-from ..pointer import ABSENT, parse_pointer, resolve_pointer
+from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
+from ..workspace.plan import CompiledStep
 from .payload import apply_replacements
-from .plan import CompiledStep
 from .values import strip_missing
 
 _PARAMETER = re.compile(r"\{([^{}]+)\}")

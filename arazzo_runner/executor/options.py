@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL, DEFAULT_MAX_STEPS
+from ..bounds.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL, DEFAULT_MAX_STEPS
 from ..records import Record, field
 from .events import EventHandler
 

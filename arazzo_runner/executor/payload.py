@@ -12,7 +12,7 @@ from ..http import json_text
 from ..http.body import is_form, is_json, is_xml
 from ..http.form import parse_form
 from ..loader.limits import DEFAULT_LIMITS
-from ..pointer import parse_pointer
+from ..loader.pointer import parse_pointer
 from ..query import QueryError
 from .values import strip_missing
 

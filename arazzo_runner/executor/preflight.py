@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ArazzoError, UsageError
 from ..sources.family import FamilyNames
-from .input_names import check_input_names
+from ..workspace.inputs import check_input_names
 from .inputs import validate_inputs
 from .options import RunOptions
 from .runner import dependency_inputs

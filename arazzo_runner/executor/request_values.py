@@ -22,11 +22,11 @@ from ..expressions.resolver import resolve
 from ..expressions.values import TemplateValue
 from ..http.body import EncodedBody, InvalidJsonPayload, choose_content_type, encode_body, media_type_object
 from ..http.request import ParamValue, RequestBuildError
-from ..secrets import MASK
+from ..masking.secrets import MASK
 from .values import null_reason, strip_missing
 
 if TYPE_CHECKING:
-    from .plan import CompiledStep
+    from ..workspace.plan import CompiledStep
 
 
 def check_input_reads(cstep: CompiledStep, ctx: Context) -> None:

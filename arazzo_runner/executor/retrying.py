@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..result import StepResult
+from ..workspace.plan import CompiledAction, CompiledStep
 from .actions import find_action, retry_delay
 from .bounds import RetryBudget
 from .context import WorkflowState
 from .inputs import InputsError
-from .plan import CompiledAction, CompiledStep
 from .steps import Attempt, Host
 from .values import action_inputs
 

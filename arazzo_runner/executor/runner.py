@@ -13,17 +13,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..expressions import Context, Missing
+from ..masking.taint import Taint
 from ..model import Workflow
 from ..result import StepResult, WorkflowResult
-from ..taint import Taint
 from ..workspace import Workspace
+from ..workspace.plan import CompiledStep
 from .bounds import Deadline
 from .context import WorkflowState, base_context
 from .events import WorkflowFinished, WorkflowStarted
 from .inputs import InputsError, mark_secret_inputs, validate_inputs
 from .interrupts import is_interrupt
 from .options import RunOptions
-from .plan import CompiledStep
 from .runtime import AsyncioRuntime, Runtime
 from .scheduler import run_steps
 from .stepping import execute_step, null_output

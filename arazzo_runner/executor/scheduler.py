@@ -22,14 +22,14 @@ import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..pointer import resolve_pointer
+from ..loader.pointer import resolve_pointer
 from ..result import FAILED, INTERRUPTED_STEP, StepResult
+from ..workspace.plan import CompiledStep
 from .actions import Decision
 from .context import WorkflowState, base_context
 from .events import StepFinished
 from .inputs import InputsError
 from .interrupts import is_interrupt
-from .plan import CompiledStep
 from .steps import Host, kind_for
 from .values import action_inputs
 

@@ -13,8 +13,8 @@ import re
 from typing import Any
 
 from ..errors import ExpressionError
-from ..pointer import ABSENT, parse_pointer, resolve_pointer
-from ..secrets import clip
+from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
+from ..masking.secrets import clip
 
 _ANNOTATIONS = frozenset(
     {"title", "description", "default", "examples", "format", "deprecated", "readOnly", "writeOnly",

@@ -11,11 +11,11 @@ from ..errors import ArazzoError
 from ..expressions import Missing
 from ..result import FAILED, PASSED, NullOutput, StepResult
 from ..workspace import Workspace
+from ..workspace.plan import CompiledStep
 from .actions import Decision, describe_action, find_action, transfer
 from .bounds import RetryBudget, with_cause
 from .context import WorkflowState, base_context
 from .events import StepFinished, StepRetrying, StepStarted
-from .plan import CompiledStep
 from .retrying import before_retry, failure_action
 from .steps import Attempt, Host, kind_for
 from .values import Outputs, derived_output, strip_missing

@@ -6,15 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..expressions import Missing, ast
-from ..pointer import format_pointer
-from ..secrets import VALUE_LIMIT, clip
+from ..loader.pointer import format_pointer
+from ..masking.secrets import VALUE_LIMIT, clip
 
 
 class Outputs(dict):
     """The outputs of a step or workflow execution. An output whose expression reached nothing is stored
     as null (what `$steps.x.outputs.y` then reads); `missing` keeps why, so that a required parameter
     that receives that null can say where the value went missing. `secret` names the outputs derived
-    from a secret (`arazzo_runner.taint`): every writer shows them as `***`; `bound` gives, for those
+    from a secret (`arazzo_runner.masking.taint`): every writer shows them as `***`; `bound` gives, for those
     derived from a credential the engine added, that credential (`outbound.Bound`): they stay with its
     origins too."""
 
@@ -28,7 +28,7 @@ class Outputs(dict):
 
 
 def derived_output(taint: Any, compiled: Any, ctx: Any, outputs: Outputs, name: str) -> Any:
-    """Evaluate output `name`; one derived from a secret (`arazzo_runner.taint`) is marked in
+    """Evaluate output `name`; one derived from a secret (`arazzo_runner.masking.taint`) is marked in
     `outputs.secret` and its strings join the run's secrets. If it reaches nothing, why is not told:
     a selector's error could quote the value it computed."""
     value = compiled.evaluate(ctx)

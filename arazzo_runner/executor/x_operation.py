@@ -126,7 +126,7 @@ def _printed(
     derived from a secret is `***` too."""
     from ..http.request import SAME
     from ..http.shown import build_shown
-    from ..secrets import MASK, SHOWN_MASK
+    from ..masking.secrets import MASK, SHOWN_MASK
 
     shown_url, taint = url, base.taint
     compiled = compile_value(target.operation.url, strict=True)

@@ -3,7 +3,7 @@ an XPath expression selects (the rules are in `query/xml_edit.py`).
 
 The payload is checked here with defusedxml (no entity expansion, no external references: an unsafe or
 malformed payload fails the step unsent); each replacement runs in the evaluation worker, as every
-XPath does, within `limits.QUERY_TIMEOUT` or the run's deadline (`query/isolated.py`). Objects and
+XPath does, within `limits.QUERY_TIMEOUT` or the run's deadline (`bounds/isolated.py`). Objects and
 arrays are written as JSON text. Selecting nothing, or only atomic values (`count(//a)`), fails the
 step unsent.
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import limits
-from ..budget import BudgetExceeded
+from ..bounds import limits
+from ..bounds.budget import BudgetExceeded
 from ..http.serialize import to_text
-from ..query import QueryError, QueryStopped
+from ..query import QueryStopped
 
 
 class XmlPayload:
@@ -35,14 +35,14 @@ class XmlPayload:
         self._text = source
 
     def replace(self, target: str, value: Any, version: str | None = None) -> None:
-        from ..query.isolated import run
+        from ..bounds.isolated import EvaluationError, run
 
         args = {"payload": self._text, "target": target, "text": to_text(value), "version": version}
         try:
             self._text = run("xml.replace", args, limits.QUERY_TIMEOUT)
         except BudgetExceeded as exc:
             raise ValueError(f"replacement target '{target}': {QueryStopped(exc.budget)}") from None
-        except QueryError as exc:
+        except EvaluationError as exc:
             raise ValueError(str(exc)) from None
 
     def text(self) -> str:

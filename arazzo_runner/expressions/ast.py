@@ -16,7 +16,7 @@ Pointer = tuple[str, ...]
 
 
 class Rewrite(Record, frozen=True):
-    """A dialect form inside an expression (`arazzo_runner.dialect`): `text[start:end]` (offsets in the
+    """A dialect form inside an expression (`arazzo_runner.model.dialect`): `text[start:end]` (offsets in the
     expression's own text) is written `replacement` in the standard form; `form` is the form's id."""
 
     start: int

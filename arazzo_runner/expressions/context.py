@@ -99,7 +99,7 @@ class Context(Record):
     # Called with (expression, Missing) when an expression reaches nothing; what it returns is used
     # instead. Only a dry run sets it, to show `<$steps.login.outputs.token>` for values not known yet.
     unresolved: Callable[[Any, Missing], Any] | None = None
-    # The run's rule for values derived from a secret (`arazzo_runner.taint.Taint`): criteria ask it
+    # The run's rule for values derived from a secret (`arazzo_runner.masking.taint.Taint`): criteria ask it
     # before a failure message shows what they read. None: nothing is treated as secret.
     taint: Any = None
     # Called with (expression or Selector Object, value) for each value one resolves to; what it returns

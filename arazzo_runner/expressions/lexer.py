@@ -10,7 +10,7 @@ from __future__ import annotations
 import string
 
 from ..errors import ExpressionError
-from ..pointer import parse_pointer
+from ..loader.pointer import parse_pointer
 
 # `{` and `}` can never be part of an expression: they delimit embedded expressions (Arazzo 1.1 ABNF).
 ALWAYS_STOP = frozenset("{}")

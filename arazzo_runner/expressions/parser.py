@@ -2,7 +2,7 @@
 
 Grammar: the Arazzo 1.1 ABNF, used for 1.0.x documents too (DESIGN: "Decisions on open points"), plus an
 optional accessor chain (`.member`, `[0]`, `['key']`) after the expression, plus two dialect forms read as
-the standard form they stand for (`arazzo_runner.dialect`), each recorded as a `Rewrite` on the node:
+the standard form they stand for (`arazzo_runner.model.dialect`), each recorded as a `Rewrite` on the node:
 `$response.headers.X` (`$response.header.X`), `$steps.<id>.<name>` (`$steps.<id>.outputs.<name>`) and
 `$dependencies.<workflowId>.<name>` (`$workflows.<workflowId>.outputs.<name>`).
 """
@@ -14,8 +14,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from ..dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ..errors import ExpressionError
+from ..model.dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from . import ast
 from .lexer import DEFAULT_STOP, DIGITS, ID_STRICT, IDENTIFIER, TCHAR, Scanner
 from .names import DeclaredNames, match_declared

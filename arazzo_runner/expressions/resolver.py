@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..pointer import ABSENT, describe_miss, resolve_pointer
+from ..loader.pointer import ABSENT, describe_miss, resolve_pointer
 from . import ast
 from .context import Context, Missing, get_header
 

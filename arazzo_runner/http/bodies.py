@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..limits import DEFAULT_MAX_BODY
+from ..bounds.limits import DEFAULT_MAX_BODY
+from ..masking.secrets import Masker
 from ..records import Record
-from ..secrets import Masker
 from . import json_text
 from .body import base_type, charset_of, is_form, is_json, is_xml
 

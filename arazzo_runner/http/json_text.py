@@ -17,7 +17,7 @@ import json
 import re
 from typing import Any
 
-from ..limits import MAX_BODY_DEPTH
+from ..bounds.limits import MAX_BODY_DEPTH
 
 _STRING = re.compile(rb'"[^"]*"')
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')

@@ -100,7 +100,7 @@ def _findings(errors: Iterator[BaseException], description: Any, derived: frozen
     ran out of the check's time (`schema_patterns.PatternStopped`), or the run's deadline. A finding
     about a request part
     that carries a value derived from a secret (`derived`, see `http/shown.py`) quotes no value."""
-    from ..budget import BudgetExceeded
+    from ..bounds.budget import BudgetExceeded
     from ..sources.schema_patterns import PatternStopped, run_check
     from ..sources.schema_registry import refusal, unusable
 

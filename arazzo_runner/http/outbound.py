@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote, unquote_plus, urlsplit
 
+from ..masking.secrets import MIN_LENGTH, variants
 from ..records import Record, field
-from ..secrets import MIN_LENGTH, variants
 
 
 class Bound(Record):
@@ -83,7 +83,7 @@ class OutboundGuard:
         what a value computed from it derives from (`taint.Taint.credentials`)."""
         if not self.bound:
             return []
-        from ..secrets import json_text
+        from ..masking.secrets import json_text
 
         text = value if isinstance(value, (str, bytes)) else json_text(value)
         haystack = text if isinstance(text, bytes) else text.encode("utf-8", "replace")

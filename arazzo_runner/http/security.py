@@ -160,7 +160,7 @@ def _client_certificate(use: _Use, session: HttpSession, tls: list[Any] | None) 
 def _load_certificate(
     name: str, cert: str, key: str | None, password: str | None, session: HttpSession
 ) -> Any:
-    from .tls import client_certificate_context
+    from ..sources.tls import client_certificate_context
 
     try:
         return client_certificate_context(cert, key, password)
@@ -374,6 +374,6 @@ def _missing_warning(requirement: dict[str, Any], schemes: Schemes, credentials:
 
 
 def _redact(text: str, secrets: set[str]) -> str:
-    from ..secrets import Masker
+    from ..masking.secrets import Masker
 
     return Masker(secrets).text(text)

@@ -26,14 +26,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import quote, quote_plus
 
-# RFC 3986 unreserved characters are never encoded; `allowReserved` also keeps the reserved set.
-_RESERVED = ":/?#[]@!$&'()*+,;="
-# RFC 6265 cookie-octet, less the alphanumerics and "_.-~" that `quote` never encodes.
-_COOKIE_SAFE = "!#$%&'()*+/:<=>?@[]^`{|}"
-# In a form body `&`, `=` and `+` keep their form meaning, so allowReserved never keeps them.
-_FORM_RESERVED = ":/?#[]@!$'()*,;"
+from ..masking.encodings import cookie_encode, encode, form_encode
+
 _DELIMITER = {"spaceDelimited": "%20", "pipeDelimited": "%7C"}
 
 Encoder = Callable[[str], str]
@@ -58,17 +53,6 @@ def to_text(value: Any) -> str:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def encode(text: str, *, allow_reserved: bool = False) -> str:
-    if not allow_reserved and text.isalnum() and text.isascii():
-        return text  # nothing to escape (most ids): skip quote()'s machinery
-    return quote(text, safe=_RESERVED if allow_reserved else "")
-
-
-def form_encode(text: str, *, allow_reserved: bool = False) -> str:
-    """application/x-www-form-urlencoded: like `encode`, but a space becomes `+`."""
-    return quote_plus(text, safe=_FORM_RESERVED if allow_reserved else "")
 
 
 def is_empty(value: Any) -> bool:
@@ -207,10 +191,6 @@ def serialize_cookie(name: str, value: Any, explode: bool = True) -> list[tuple[
             return [(k, enc(v)) for k, v in pairs]
         return [(name, ",".join(f"{enc(k)},{enc(v)}" for k, v in pairs))]
     return [(name, enc(value))]
-
-
-def cookie_encode(text: str) -> str:
-    return quote(text, safe=_COOKIE_SAFE)
 
 
 # -- content-encoded parameters ----------------------------------------------------------------------

@@ -4,7 +4,7 @@ Masking by value finds a secret's own forms, 4 characters or more. A document ca
 secret (XPath `substring`, `string-to-codepoints`: 1-3 characters, numbers) and send them on: too short to
 mask by value, and masking "X" everywhere would garble every report. So the printed form is masked by
 construction: the engine knows which parameters, headers, cookies and body members it filled from a
-value derived from a secret (`arazzo_runner.taint`), evaluates those again with each leaf as
+value derived from a secret (`arazzo_runner.masking.taint`), evaluates those again with each leaf as
 `SHOWN_MASK` and builds the request a second time from them; every writer prints that one, with
 `SHOWN_MASK` as `***`, while the wire gets the real request. Requests that carry no derived value are
 built once, as before.
@@ -36,7 +36,7 @@ def build_shown(
     that `$request.<part>` and `$url` read later are derived too. If the shown values cannot be built into
     a request, the printed form keeps only what holds no such value. `base_url` and `path_template` are
     those of the printed form (an x-operation's URL may itself be derived: `url_derived`)."""
-    from ..secrets import MASK, SHOWN_MASK
+    from ..masking.secrets import MASK, SHOWN_MASK
 
     derived = {
         (p.in_, p.name.casefold() if p.in_ == "header" else p.name) for p in params if p.shown is not SAME

@@ -11,9 +11,9 @@ import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..limits import DEFAULT_MAX_BODY
+from ..bounds.limits import DEFAULT_MAX_BODY
+from ..masking.secrets import clip
 from ..records import Record, field
-from ..secrets import clip
 from . import json_text
 from .body import charset_of, is_json, is_xml
 from .headers import Headers
@@ -64,10 +64,10 @@ def new_client(timeout: float | None, *, blocking: bool = False, **options: Any)
     httpx.Client behind the same calls whose pools hold the run's time limits (http/bounded.py;
     `bounded.Unbounded` when they cannot be put under its transports). Runs share one verifying TLS
     context whose CA bundle is read at the first TLS handshake (~14 ms): once per process, and never for
-    plain-http runs (http/tls.py)."""
+    plain-http runs (sources/tls.py)."""
     import httpx
 
-    from .tls import default_tls_context
+    from ..sources.tls import default_tls_context
 
     options.setdefault("verify", default_tls_context())
     kind = httpx.Client if blocking else httpx.AsyncClient

@@ -91,7 +91,7 @@ def _event_items(declared: Any, response: Any, description: Any) -> list[str]:
         return []
     from jsonschema import Draft202012Validator
 
-    from ..budget import BudgetExceeded
+    from ..bounds.budget import BudgetExceeded
     from ..sources.schema_keywords import bounded
     from ..sources.schema_patterns import PatternStopped, run_check
     from ..sources.schema_registry import refusal, unusable
@@ -167,7 +167,7 @@ def _at(error: Any) -> str:
 
 def redact(text: str, secrets: set[str]) -> str:
     """`text` with every secret value of the run (4 characters or more) replaced by `***`: the one
-    masking function (`arazzo_runner.secrets`)."""
-    from ..secrets import Masker
+    masking function (`arazzo_runner.masking.secrets`)."""
+    from ..masking.secrets import Masker
 
     return Masker(secrets).text(text)

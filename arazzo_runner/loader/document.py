@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import DocumentError
-from ..pointer import format_pointer
 from ..records import Record
+from .pointer import format_pointer
 from .positions import Pointer, PositionIndex
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..errors import ArazzoError
-from ..pointer import parse_pointer
+from .pointer import parse_pointer
 
 Children = dict[str, "Entry"] | list["Entry"] | None
 Entry = tuple[int, int, Children]  # key_loc (-1 when the node has no key), value_loc, children

@@ -17,8 +17,8 @@ import re
 from types import MappingProxyType
 from typing import Any
 
-from ..pointer import escape_token
 from ..records import Record, field
+from .pointer import escape_token
 
 PLAIN, SINGLE, DOUBLE, LITERAL, FOLDED, JSON = "plain", "'", '"', "|", ">", "json"
 _STYLES = MappingProxyType({None: PLAIN, "": PLAIN, "'": SINGLE, '"': DOUBLE, "|": LITERAL, ">": FOLDED})

@@ -78,7 +78,7 @@ class LoadPlan:
         if rows is not None and inputs_file is not None:
             raise UsageError("give rows or inputs_file, not both")
         if inputs_file is not None:
-            from ..cli.batch import read_rows  # the `arazzo run --inputs-file` reader: one format
+            from ..executor.rows import read_rows  # the `arazzo run --inputs-file` reader: one format
 
             rows = [values for _, values in read_rows(str(folder / Path(inputs_file)))]
         fields = _option_fields(options or {})
@@ -137,8 +137,8 @@ class LoadPlan:
     def check(self, labels: list[str] | None = None) -> None:
         """Everything a run of any workflow with any row would refuse, raised now (a UsageError or an
         InputsError naming the row: ` (row N)`, or `labels[N - 1]` when given)."""
-        from ..executor.input_names import check_input_names
         from ..executor.preflight import preflight
+        from ..workspace.inputs import check_input_names
 
         selected = [self._workflows[workflow_id] for workflow_id in self.weights]
         for row in range(len(self.rows)) if self.rows else [None]:
@@ -154,7 +154,7 @@ class LoadPlan:
                     raise UsageError(self.masker(options).text(f"{exc}{where}")) from None
 
     def masker(self, options: RunOptions) -> Any:
-        from ..secrets import Masker
+        from ..masking.secrets import Masker
 
         return Masker.for_run(options, self.workspace, enabled=self.mask)
 

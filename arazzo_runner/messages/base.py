@@ -16,7 +16,7 @@ import time
 from collections import deque
 from typing import Any
 
-from ..limits import DEFAULT_MAX_BODY
+from ..bounds.limits import DEFAULT_MAX_BODY
 from ..records import Record, field
 
 DEFAULT_BUFFER = 1000  # messages a subscription keeps before the oldest is dropped (and counted)

@@ -12,7 +12,8 @@ from functools import lru_cache
 
 from ..errors import ExpressionError
 from .base import CompiledQuery, QueryError, QueryStopped
-from .jsonpath import GOESSNER, RFC9535, GoessnerQuery, RFC9535Query
+from .goessner import GOESSNER, GoessnerQuery
+from .jsonpath import RFC9535, RFC9535Query
 from .jsonpointer import PointerQuery
 from .xpath import XPATH_VERSIONS, XPathQuery
 

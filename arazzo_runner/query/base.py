@@ -5,11 +5,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from ..budget import Budget
-from ..errors import ArazzoError
+from ..bounds.budget import Budget
+from ..bounds.isolated import EvaluationError
 
 
-class QueryError(ArazzoError):
+class QueryError(EvaluationError):
     """A compiled query could not be applied to the data (not XML, an XPath dynamic error...).
 
     Syntax problems are reported earlier, by `compile_selector`, as `ExpressionError`.

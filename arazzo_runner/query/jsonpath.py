@@ -1,37 +1,30 @@
-"""JSONPath selectors: RFC 9535 (`jsonpath_rfc9535`) and Goessner's draft (`jsonpath_ng.ext`).
+"""JSONPath selectors of RFC 9535 (`jsonpath_rfc9535`); Goessner's draft is `goessner.py`.
 
-The libraries are imported inside the compile functions so that loading the engine stays fast for
-documents that never use JSONPath.
+The library is imported inside the compile function so that loading the engine stays fast for documents
+that never use JSONPath.
 
 Every evaluation is bounded in time (`limits.QUERY_TIMEOUT`, or the run's deadline when it comes
 first): a query's cost grows with the data, and faster than it with nested descendants, filters over
 `$` or repeated selectors (`$..*..*..*`, `$[*,*][*,*]...`). RFC 9535 queries run in this process under
 `budget.guarded` (pure Python: stopped from a profile hook), with `match()` and `search()` through the
-engine's bounded matcher (`patterns.bounded`: the library's own versions have no bound). Goessner
-queries run in the evaluation worker (`isolated.py`): their `=~` and `sub()` match with `re`, which
-nothing here can stop, and the library swallows exceptions in places.
+engine's bounded matcher (`patterns.bounded`: the library's own versions have no bound).
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from functools import lru_cache
 from typing import Any
 
-from .. import budget, limits
-from ..budget import BudgetExceeded
+from ..bounds import budget, limits
+from ..bounds.budget import BudgetExceeded
+from ..bounds.patterns import UNROLL_LIMIT, unrolled_size
 from ..errors import ExpressionError
-from ..patterns import UNROLL_LIMIT, unrolled_size
 from .base import CompiledQuery, QueryError, QueryStopped
 
 RFC9535 = "rfc9535"
-GOESSNER = "draft-goessner-dispatch-jsonpath-00"
 
-# `$[?...]` (blanks allowed between the tokens): the first segment is a filter on the root's children.
-_ROOT_FILTER_TEXT = re.compile(r"\s*\$\s*\[\s*\?")
 _LINE_SUFFIX = re.compile(r",? line \d+, column \d+$")
-_NG_LINE_COL = re.compile(r"(?:line |at )(\d+)(?:, col |:)(\d+)")
 
 
 class RFC9535Query(CompiledQuery):
@@ -51,28 +44,6 @@ class RFC9535Query(CompiledQuery):
             raise QueryError(f"JSONPath {self.expression!r} failed: {exc}") from None
         except Exception as exc:  # the library's runtime errors (e.g. recursion depth) become ours
             raise QueryError(f"JSONPath {self.expression!r} failed: {exc}") from exc
-
-
-class GoessnerQuery(CompiledQuery):
-    __slots__ = ("_query", "root_filter")
-
-    def __init__(self, expression: str) -> None:
-        super().__init__("jsonpath", GOESSNER, expression)
-        self._query = compile_goessner(expression)
-        self.root_filter = _ROOT_FILTER_TEXT.match(expression) is not None
-
-    def select(self, data: Any) -> list[Any]:
-        from .isolated import WorkerError, run
-
-        args = {"expression": self.expression, "data": data}
-        try:
-            return list(run("jsonpath.goessner", args, limits.QUERY_TIMEOUT))
-        except BudgetExceeded as exc:
-            raise QueryStopped(exc.budget, exc.memory) from None
-        except WorkerError as exc:
-            raise QueryError(f"JSONPath {self.expression!r}: {exc}") from None
-        except (TypeError, ValueError) as exc:  # data that is not JSON (bytes, ...) cannot be sent
-            raise QueryError(f"JSONPath {self.expression!r} cannot read this value: {exc}") from None
 
 
 def _budget() -> budget.Budget:
@@ -121,42 +92,6 @@ def _compile_rfc9535(expression: str) -> Any:
         raise ExpressionError(f"invalid JSONPath: {message}", expression, position) from None
     except RecursionError:  # the library's parser recurses per `!` and parenthesis
         raise ExpressionError("invalid JSONPath: nested too deeply to parse", expression, 0) from None
-
-
-def compile_goessner(expression: str) -> Any:
-    """`jsonpath_ng.ext.parse(expression)` with one parser per process: `parse` makes a new parser each
-    call, and ply builds its LALR tables again for each (~10 ms); a parser keeps its parse state on
-    itself, so it parses one expression at a time."""
-    from jsonpath_ng.exceptions import JSONPathError
-
-    parser, lock = _goessner_parser()
-    try:
-        with lock:
-            return parser.parse(expression)
-    except (JSONPathError, ValueError, TypeError) as exc:
-        message = str(exc).rstrip(" !")
-        position = _ng_position(expression, message)
-        raise ExpressionError(f"invalid JSONPath: {message}", expression, position) from None
-    except Exception as exc:  # ply sometimes fails with other errors on odd input
-        raise ExpressionError(f"invalid JSONPath: {exc}", expression, 0) from None
-
-
-@lru_cache(maxsize=1)
-def _goessner_parser() -> tuple[Any, threading.Lock]:
-    from jsonpath_ng.ext.parser import ExtendedJsonPathParser
-
-    return ExtendedJsonPathParser(), threading.Lock()
-
-
-def _ng_position(expression: str, message: str) -> int:
-    # jsonpath_ng reports "line L, col C" / "at L:C" (1-based line, 0-based column) or "end of string".
-    found = _NG_LINE_COL.search(message)
-    if found is None:
-        return len(expression) if "end" in message or "EOF" in message else 0
-    line, column = int(found.group(1)), int(found.group(2))
-    lines = expression.split("\n")
-    offset = sum(len(text) + 1 for text in lines[: max(line - 1, 0)])
-    return min(offset + column, len(expression))
 
 
 def _starts_with_root_filter(query: Any) -> bool:
@@ -208,7 +143,7 @@ def _matches(pattern: str, string: str, *, full: bool) -> bool:
     """The library's `match()` (fullmatch) or `search()` (VERSION1) through the engine's bounded matcher
     (`patterns.bounded`, as `regex` criteria match), within the evaluation's budget; BudgetExceeded
     when it runs out (outside `guarded`: `limits.QUERY_TIMEOUT`)."""
-    from ..patterns import bounded
+    from ..bounds.patterns import bounded
 
     spent = budget.current() or budget.budget(limits.QUERY_TIMEOUT)
     if unrolled_size(pattern) > UNROLL_LIMIT:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..pointer import ABSENT, parse_pointer, resolve_pointer
+from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
 from .base import CompiledQuery
 
 

@@ -1,10 +1,11 @@
 """The evaluation worker: the process that runs what nothing in the engine's own process can stop.
 
-`isolated.py` starts it as `python -I worker.py` (isolated mode: no environment variables, no user
-site, not the working directory on the import path) and sends the parent's import path first; until
-then only the standard library is imported. Then it answers requests one at a time: length-prefixed
-JSON (never pickle) on stdin, the replies likewise on the original stdout (anything else that writes
-to stdout lands on stderr, which the parent discards).
+`bounds/isolated.py` starts it as `python -I worker.py SETTINGS` (isolated mode: no environment variables, no
+user site, not the working directory on the import path), SETTINGS a JSON object with the parent's
+import path, the memory limit and the largest reply; until the limits are set only the standard library
+is imported. Then it says it is ready and answers requests one at a time: length-prefixed JSON
+(`bounds/frames.py`, never pickle) on stdin, the replies likewise on the original stdout (anything else that
+writes to stdout lands on stderr, which the parent discards).
 
 Bounds, each reported back rather than crashing when it can be:
 * time: before each request, a timer (SIGALRM) whose handler raises inside the work; signals also
@@ -21,37 +22,8 @@ import contextlib
 import json
 import os
 import signal
-import struct
 import sys
-from typing import Any, BinaryIO
-
-HEADER = struct.Struct(">I")
-
-
-def read_frame(stream: BinaryIO) -> Any:
-    """The next message, or None at the end of the stream."""
-    header = stream.read(HEADER.size)
-    if len(header) < HEADER.size:
-        return None
-    (size,) = HEADER.unpack(header)
-    body = stream.read(size)
-    if len(body) < size:
-        return None
-    return json.loads(body.decode("utf-8", "surrogatepass"))
-
-
-def encode(message: Any) -> bytes:
-    """A message as the bytes of one frame's body (TypeError / ValueError for what JSON cannot hold)."""
-    return json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
-
-
-def write_frame(stream: BinaryIO, message: Any) -> None:
-    write_bytes(stream, encode(message))
-
-
-def write_bytes(stream: BinaryIO, body: bytes) -> None:
-    stream.write(HEADER.pack(len(body)) + body)
-    stream.flush()
+from typing import Any
 
 
 class _Expired(BaseException):
@@ -70,18 +42,23 @@ def main() -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         del sys.path[0]  # this folder holds the parent's modules, not top-level ones
+    try:
+        settings = json.loads(sys.argv[1])
+        path, memory, reply_limit = list(settings["path"]), int(settings["memory"]), int(settings["reply"])
+    except (IndexError, ValueError, KeyError, TypeError):
+        return 2  # started by hand: a worker is only ever started by isolated.py
     requests = sys.stdin.buffer
     replies = os.fdopen(os.dup(1), "wb")  # the protocol's own stdout; fd 1 now goes to stderr
     os.dup2(2, 1)
-    hello = read_frame(requests)
-    if hello is None:
-        return 0
-    sys.path[:] = hello["path"]
-    reply_limit = int(hello["reply"])
     limits = _Limits()
-    limits.lower("RLIMIT_AS", int(hello["memory"]))
+    limits.lower("RLIMIT_AS", memory)
+    sys.path[:] = path
     if hasattr(signal, "setitimer"):
         signal.signal(signal.SIGALRM, _expire)
+    try:
+        from arazzo_runner.bounds.frames import encode, read_frame, write_bytes, write_frame
+    except BaseException:
+        return 1  # the parent reads the end of the stream: "the evaluation worker did not start"
     try:
         from arazzo_runner.query.worker_ops import OPERATIONS, describe_error, prepare
     except BaseException as exc:

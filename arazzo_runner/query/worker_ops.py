@@ -48,7 +48,7 @@ def goessner_select(expression: str, data: Any) -> list[Any]:
 
 @lru_cache(maxsize=64)
 def _goessner(expression: str) -> Any:
-    from .jsonpath import compile_goessner
+    from .goessner import compile_goessner
 
     return compile_goessner(expression)
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from .. import limits
-from ..budget import BudgetExceeded
+from ..bounds import limits
+from ..bounds.budget import BudgetExceeded
 from ..errors import ExpressionError
 from ..records import Record
 from .base import CompiledQuery, QueryError, QueryStopped
@@ -61,7 +61,7 @@ class XPathQuery(CompiledQuery):
         return self.test(data).passed
 
     def _evaluate(self, data: Any, mode: str) -> Any:
-        from .isolated import WorkerError, run
+        from ..bounds.isolated import EvaluationError, run
 
         document, raw = _document(data)
         args = {"version": self.version, "expression": self.expression, "document": document, "raw": raw}
@@ -69,7 +69,7 @@ class XPathQuery(CompiledQuery):
             return run("xpath.evaluate", {**args, "mode": mode}, limits.QUERY_TIMEOUT)
         except BudgetExceeded as exc:
             raise QueryStopped(exc.budget) from None
-        except WorkerError as exc:
+        except EvaluationError as exc:
             raise QueryError(f"XPath {self.expression!r}: {exc}") from None
         except ExpressionError as exc:  # checked when compiled: only if the worker disagrees
             raise QueryError(f"XPath {self.expression!r}: {exc.message}") from None
@@ -79,7 +79,7 @@ class XPathQuery(CompiledQuery):
 def _check(version: str, expression: str) -> tuple[str, int] | None:
     """None for a valid expression, else (message, position); kept for the process. A check cut short
     by the run's deadline (a condition with `{$...}` is compiled while the run goes on) is not kept."""
-    from .isolated import WorkerError, run
+    from ..bounds.isolated import EvaluationError, run
 
     try:
         run("xpath.check", {"version": version, "expression": expression}, limits.COMPILE_TIMEOUT)
@@ -89,7 +89,7 @@ def _check(version: str, expression: str) -> tuple[str, int] | None:
         if exc.budget.deadline_message:
             raise QueryStopped(exc.budget) from None
         return f"invalid XPath: too expensive to evaluate when compiled ({exc.budget.cause()})", 0
-    except WorkerError as exc:
+    except EvaluationError as exc:
         if exc.kind != "memory":
             raise ExpressionError(f"XPath cannot be checked: {exc}", expression, 0) from None
         return f"invalid XPath: too expensive to evaluate when compiled ({exc})", 0

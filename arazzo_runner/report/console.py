@@ -22,8 +22,8 @@ from ..executor.events import (
     WorkflowFinished,
     WorkflowStarted,
 )
+from ..masking.secrets import Masker, clip
 from ..result import NullOutput, RunResult, StepResult, WorkflowResult
-from ..secrets import Masker, clip
 from .terminal import escape, unescaped
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ArazzoError
-from ..executor.plan import CompiledAction, CompiledCriterion, CompiledParam, CompiledStep
+from ..loader.pointer import ABSENT, resolve_pointer
 from ..model import Pointer, Step, Workflow
-from ..pointer import ABSENT, resolve_pointer
+from ..workspace.plan import CompiledAction, CompiledCriterion, CompiledParam, CompiledStep
 from .listing import input_entries
 
 

@@ -28,7 +28,7 @@ def entry(
     line: int | None = None,
     column: int | None = None,
 ) -> dict[str, Any]:
-    from ..secrets import mask_userinfo
+    from ..masking.secrets import mask_userinfo
 
     return {
         "kind": kind,

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ArazzoError
-from ..executor.plan import CompiledAction, CompiledStep
 from ..model import Pointer, Workflow
 from ..records import Record, field
+from ..workspace.plan import CompiledAction, CompiledStep
 from .describe import criterion_entry, short_criterion, step_target
 
 CRITERION_LIMIT = 80  # characters of a criterion shown on an edge; `arazzo describe` shows it all

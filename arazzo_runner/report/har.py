@@ -12,8 +12,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from .. import DISTRIBUTION
+from ..masking.secrets import Masker
 from ..result import Exchange
-from ..secrets import Masker
 from .bodies import FILE_LIMIT, Body, header, render_body
 from .json_report import iso_time, write_json
 from .verbose import status_text

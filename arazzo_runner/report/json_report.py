@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import DISTRIBUTION
+from ..masking.secrets import Masker
 from ..result import Exchange, RunResult, StepResult, WorkflowResult
-from ..secrets import Masker
 from .bodies import FILE_LIMIT, Body, header, render_body
 
 

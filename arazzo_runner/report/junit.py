@@ -19,8 +19,8 @@ import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
 from ..errors import problem_text
+from ..masking.secrets import Masker
 from ..result import INTERRUPTED_STEP, StepResult, WorkflowResult
-from ..secrets import Masker
 from .bodies import answer_lines
 from .walk import Part, executions, step_names
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..executor.inputs import resolve_schema
+from ..workspace.inputs import resolve_schema
 
 
 def describe_workflows(workspace: Any) -> dict[str, Any]:

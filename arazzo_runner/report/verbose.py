@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from http import HTTPStatus
 
+from ..masking.secrets import Masker
 from ..result import Exchange
-from ..secrets import Masker
 from .bodies import VERBOSE_LIMIT, Body, header, render_body
 from .terminal import split_lines
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from ..errors import ExpressionError
-from ..pointer import format_pointer, parse_pointer
+from ..loader.pointer import format_pointer, parse_pointer
 from ..records import Record, field
 from .cache import FetchOptions, SourceCache
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT

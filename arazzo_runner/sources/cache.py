@@ -7,7 +7,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
-from ..deadline import armed
+from ..bounds.deadline import armed
 from ..errors import DocumentError
 from ..records import Record
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source

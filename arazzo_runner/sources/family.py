@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..bounds.limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 from ..errors import SourceError, UsageError
-from ..limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 
 
 def check_family(chain: tuple[str, ...], location: str, cache: Any) -> None:

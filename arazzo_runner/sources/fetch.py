@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
-from ..deadline import armed
+from ..bounds.deadline import armed
 from ..errors import SourceError
 from ..loader.text import read_bounded
 from ..records import Record
@@ -140,12 +140,12 @@ def _fetch_http(
 def _anonymous_client(timeout: float) -> httpx.Client:
     """No auth, no default headers, and a cookie jar that stores nothing: a description is read
     anonymously (httpx >= 0.24 never reads ~/.netrc by itself; proxy settings from the environment
-    still apply). TLS uses the process's verifying context (http/tls.py: CAs read once, at first use)."""
+    still apply). TLS uses the process's verifying context (tls.py: CAs read once, at first use)."""
     import http.cookiejar
 
     import httpx
 
-    from ..http.tls import default_tls_context
+    from .tls import default_tls_context
 
     fresh = httpx.Client(timeout=timeout, verify=default_tls_context())
     fresh.cookies.jar.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))

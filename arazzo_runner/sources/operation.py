@@ -5,24 +5,22 @@ workflow never calls does not stop the run."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..records import Record, field
 from .model import ParameterSpec, Server, parse_parameter, parse_servers
 from .refs import Node
 
-if TYPE_CHECKING:
-    from .openapi import OpenAPIDescription
-
 
 class Operation(Record, frozen=True):
-    """An operation of `source`, found at `pointer` (`/paths/~1pets~1{id}/get`)."""
+    """An operation of `source` (the `OpenAPIDescription` that indexed it: it makes its operations, so this
+    module does not import it), found at `pointer` (`/paths/~1pets~1{id}/get`)."""
 
     operation_id: str | None
     method: str
     path: str
     pointer: str
-    source: OpenAPIDescription = field(repr=False)
+    source: Any = field(repr=False)
     _node: Node = field(repr=False, compare=False)
     _path_item: Node = field(repr=False, compare=False)
 

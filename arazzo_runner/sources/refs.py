@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from ..errors import ExpressionError, SourceError
-from ..pointer import ABSENT, describe_miss, format_pointer, parse_pointer, resolve_pointer
+from ..loader.pointer import ABSENT, describe_miss, format_pointer, parse_pointer, resolve_pointer
 from .cache import FetchOptions, SourceCache
 from .locations import REMOTE_MAY_NOT_READ, check_allowed, is_http, resolve_location
 from .parse import ParsedDoc

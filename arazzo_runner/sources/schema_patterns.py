@@ -30,10 +30,10 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from .. import budget, limits
-from ..budget import Budget, BudgetExceeded
-from ..patterns import checked, for_empty_text, interruptible, is_pattern, search, stopped, within
-from ..secrets import clip
+from ..bounds import budget, limits
+from ..bounds.budget import Budget, BudgetExceeded
+from ..bounds.patterns import checked, for_empty_text, interruptible, is_pattern, search, stopped, within
+from ..masking.secrets import clip
 
 T = TypeVar("T")
 _CLOCK: ContextVar[_Clock | None] = ContextVar("arazzo_runner_schema_patterns", default=None)

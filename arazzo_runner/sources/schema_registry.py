@@ -254,7 +254,7 @@ def unusable(exc: BaseException) -> str:
     failure under policy `error`), never a traceback; the message quotes no instance value."""
     import re
 
-    from ..secrets import VALUE_LIMIT, clip
+    from ..masking.secrets import VALUE_LIMIT, clip
 
     text = str(exc).strip()
     kind = type(exc).__name__

@@ -23,8 +23,8 @@ import weakref
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..loader.pointer import format_pointer
 from ..model import Workflow
-from ..pointer import format_pointer
 from ..records import Record, field
 from .findings import ERROR, Finding
 from .reach import reachable

@@ -11,9 +11,9 @@ import re
 from typing import Any
 
 from ..errors import ArazzoError
-from ..message_targets import channel_path_parts
+from ..loader.pointer import resolve_pointer
 from ..model import Step
-from ..pointer import resolve_pointer
+from ..workspace.messages import channel_path_parts
 from .checker import Checker, did_you_mean
 from .openapi_schemas import payload_errors
 
@@ -174,7 +174,7 @@ def _payload(ck: Checker, step: Step, target: Any) -> None:
     unknown = unknown_paths(body.payload, True)
     for replacement in body.replacements:
         unknown.add(tuple(t for t in replacement.target.strip("/").split("/") if t))
-    from ..budget import BudgetExceeded
+    from ..bounds.budget import BudgetExceeded
 
     channel = target.channel.key
     try:

@@ -247,7 +247,7 @@ _RULES = (
         "criteria",
         "A simple condition uses a non-standard spelling (double-quoted strings, `{$...}` braces).",
     ),
-    # -- forms other tools write: each runs as its standard form (`arazzo_runner.dialect`), with a fix
+    # -- forms other tools write: each runs as its standard form (`arazzo_runner.model.dialect`), with a fix
     Rule(
         "operation-id-source-prefix",
         WARNING,

@@ -8,8 +8,8 @@ from typing import Any
 from ..errors import ExpressionError
 from ..expressions import ComponentRef, parse_expression
 from ..loader import LoadedDocument
+from ..loader.pointer import format_pointer, resolve_pointer
 from ..model import Action, Document, ParameterDef, Pointer, Reusable, Workflow
-from ..pointer import format_pointer, resolve_pointer
 from .catalogue import RULES
 from .findings import Edit, Finding
 

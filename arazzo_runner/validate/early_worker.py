@@ -1,6 +1,6 @@
 """`arazzo validate` starts the XPath evaluation worker early when one of its documents will need it.
 
-Checking an XPath criterion runs in the evaluation worker (`query/isolated.py`), a new interpreter that
+Checking an XPath criterion runs in the evaluation worker (`bounds/isolated.py`), a new interpreter that
 imports elementpath: ~0.15 s of waiting, once per process, at the first such criterion. When the
 documents of one invocation are known to need it, `isolated.prestart` starts that worker in the
 background before the first document is validated, and the check finds it ready.
@@ -34,7 +34,7 @@ def needing_worker(files: Iterable[str], *, schema_only: bool = False) -> list[i
 
 
 def start_worker() -> None:
-    from ..query import isolated
+    from ..bounds import isolated
 
     isolated.prestart("xpath")
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from ..errors import ArazzoError
 from ..loader import load_text
+from ..loader.pointer import parse_pointer
 from ..loader.spans import DOUBLE, FOLDED, JSON, LITERAL, PLAIN, SINGLE, Scalar, scalar_spans
-from ..pointer import parse_pointer
 from .findings import Edit
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..pointer import ABSENT, parse_pointer, resolve_pointer
+from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
 
 Path = tuple[str | int, ...]
 _VALUE_DEPENDENT = frozenset(

@@ -7,8 +7,8 @@ from typing import Any
 
 from ..errors import ArazzoError, ExpressionError
 from ..expressions import ResponseRef, compile_value, parse_expression
+from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
 from ..model import ParameterDef
-from ..pointer import ABSENT, parse_pointer, resolve_pointer
 from ..sources import resolve_location
 from ..sources.locations import is_http
 from .checker import did_you_mean

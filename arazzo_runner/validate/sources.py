@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import dialect
-from ..budget import BudgetExceeded
+from ..bounds.budget import BudgetExceeded
 from ..errors import ArazzoError, ExpressionError
-from ..model import Action, Pointer, Step, Workflow
-from ..pointer import parse_pointer
+from ..loader.pointer import parse_pointer
+from ..model import Action, Pointer, Step, Workflow, dialect
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
 from .openapi_schemas import (

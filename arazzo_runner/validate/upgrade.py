@@ -27,8 +27,8 @@ from typing import Any
 
 from ..errors import DocumentError, UsageError
 from ..loader import LoadedDocument, load_text
+from ..loader.pointer import format_pointer
 from ..model import build_document
-from ..pointer import format_pointer
 from ..records import field
 from .checker import Checker
 from .core import validate_loaded

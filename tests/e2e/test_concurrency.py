@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import arazzo_runner
-from arazzo_runner.executor import plan
+from arazzo_runner.workspace import plan
 from tests.e2e.conftest import arazzo_doc
 from tests.servers.scripted import Recorded, ScriptedServer
 from tests.unit.test_module_state import CACHES, module_state

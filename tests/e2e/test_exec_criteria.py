@@ -139,7 +139,7 @@ def test_criterion_on_a_missing_body_member_fails_with_a_reason(write, server):
 def test_a_catastrophic_regex_fails_its_step_and_the_run_goes_on(write, server, monkeypatch):
     """A document's pattern that backtracks exponentially on the response is stopped after the regex
     timeout: the step fails with that cause and the run ends normally instead of hanging."""
-    from arazzo_runner import limits
+    from arazzo_runner.bounds import limits
 
     monkeypatch.setattr(limits, "REGEX_TIMEOUT", 0.05)
     server.reply("GET", "/pets/{petId}", (200, {"name": "a" * 40 + "b"}))

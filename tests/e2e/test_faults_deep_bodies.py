@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from arazzo_runner.limits import MAX_BODY_DEPTH
+from arazzo_runner.bounds.limits import MAX_BODY_DEPTH
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.faultkit import failed_at, fault_run, list_step
 from tests.e2e.helpers import cli, op_step, workflow

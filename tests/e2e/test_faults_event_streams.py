@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from arazzo_runner.bounds.limits import DEFAULT_MAX_BODY
 from arazzo_runner.http.sse import EventLimits
-from arazzo_runner.limits import DEFAULT_MAX_BODY
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import ROOT, CliRun, op_step, run_json, workflow
 from tests.servers.scripted import ScriptedServer

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 import arazzo_runner
+from arazzo_runner.bounds.limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 from arazzo_runner.errors import SourceError
-from arazzo_runner.limits import MAX_SOURCE_DEPTH, MAX_SOURCE_DOCUMENTS
 from tests.cputime import cpu_bound
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 from tests.e2e.helpers import cli, run_json, workflow

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from arazzo_runner import limits
+from arazzo_runner.bounds import limits
 from tests.cputime import cpu_bound
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import ROOT, cli, op_step, run_json, step, workflow

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from arazzo_runner import budget, limits, patterns
+from arazzo_runner.bounds import budget, limits, patterns
 from tests.cputime import cpu_bound
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import op_step, run_json, step, workflow

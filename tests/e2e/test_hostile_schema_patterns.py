@@ -1,6 +1,6 @@
 """JSON Schema patterns written to stall the validators (issue 13, round 3): every `pattern`,
 `patternProperties` and `format: regex` the engine's validators check is matched by the bounded matcher of
-the regex criteria (`arazzo_runner/patterns.py`), so `--validate-requests`/`--validate-responses`, the
+the regex criteria (`arazzo_runner/bounds/patterns.py`), so `--validate-requests`/`--validate-responses`, the
 event-stream item check, workflow inputs and `arazzo validate` end within their bound and `--deadline`.
 
 `^(a|aa)+$` on forty `a`s and a `!` backtracks about 10^8 times before failing: 10.8 s in Python's `re`
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from arazzo_runner import limits
+from arazzo_runner.bounds import limits
 from tests.cputime import cpu_bound
 from tests.e2e.helpers import cli
 from tests.e2e.httpkit import op, openapi, param, step, write_flow

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import arazzo_runner
-from arazzo_runner.http.tls import default_tls_context
+from arazzo_runner.sources.tls import default_tls_context
 from tests.e2e.helpers import cli
 from tests.e2e.httpkit import op, openapi, step, write_flow
 from tests.servers.scripted import (

@@ -2,7 +2,7 @@
 
 The server's certificate (tests/servers/tls/) is issued by a test CA that no public bundle holds: with
 the default trust store the step fails on verification; `SSL_CERT_FILE` naming the test CA trusts it,
-as in httpx. A plain-http run never reads the trust store (http/tls.py says why).
+as in httpx. A plain-http run never reads the trust store (sources/tls.py says why).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from arazzo_runner.http.tls import DeferredTrustContext, default_tls_context
+from arazzo_runner.sources.tls import DeferredTrustContext, default_tls_context
 from tests.e2e.execkit import execute, ok200, only, pet
 from tests.servers.scripted import TEST_CA, ScriptedServer
 
@@ -68,7 +68,7 @@ def test_a_plain_http_run_never_reads_the_trust_store(write, server) -> None:
 
 def test_a_run_with_https_servers_reads_the_trust_store_ahead(write, tls_server, monkeypatch) -> None:
     """The preflight knows every base URL: with an https one, the CAs are read in the background while
-    the client is set up (http/tls.py `prefetch`)."""
+    the client is set up (sources/tls.py `prefetch`)."""
     monkeypatch.setenv("SSL_CERT_FILE", str(TEST_CA))
     calls = []
     real = DeferredTrustContext.prefetch

@@ -53,7 +53,7 @@ def test_a_json_workflow_over_http_imports_only_what_it_uses(tmp_path, server) -
     (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
     report = _modules_after(
         "import arazzo_runner\n"
-        "from arazzo_runner.http.tls import default_tls_context\n"
+        "from arazzo_runner.sources.tls import default_tls_context\n"
         f"result = arazzo_runner.run('flow.arazzo.json', servers={{'pets': {server.url!r}}})\n"
         "report = {'status': result.status, 'trust_loaded': default_tls_context()._trust_loaded}\n",
         tmp_path,

@@ -33,9 +33,9 @@ def test_the_locust_modules_pass_the_module_state_and_record_checks_in_their_own
     )
     names = set(json.loads(listed.stdout))
     assert {
-        "arazzo_runner.locust.bridge",
-        "arazzo_runner.locust.user",
-        "arazzo_runner.locust.command",
+        "arazzo_runner.loadtest.locust.bridge",
+        "arazzo_runner.loadtest.locust.user",
+        "arazzo_runner.loadtest.locust.command",
     } <= names
     done = _child(["-m", "pytest", "-q", "-p", "no:cacheprovider", *HYGIENE], ARAZZO_TEST_LOCUST="1")
     assert done.returncode == 0, done.stdout + done.stderr

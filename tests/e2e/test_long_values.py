@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from arazzo_runner.secrets import VALUE_LIMIT
+from arazzo_runner.masking.secrets import VALUE_LIMIT
 from tests.cputime import cpu_bound
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import cli, op_step, workflow

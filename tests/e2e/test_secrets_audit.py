@@ -31,7 +31,7 @@ INPUTS = {
 def _inputs(path: Path) -> list[str]:
     """`--input` flags for the inputs the document's workflows declare (an undeclared one is refused)."""
     import arazzo_runner
-    from arazzo_runner.executor.input_names import declared_input_names
+    from arazzo_runner.workspace.inputs import declared_input_names
 
     workspace = arazzo_runner.load(path)
     declared = declared_input_names(workspace, workspace.document.workflows)

@@ -77,7 +77,7 @@ def test_an_answer_with_hundreds_of_tool_calls_runs_a_bounded_number(capsys, sho
 
 
 def test_the_defaults_bound_an_answer_too(capsys, shop):
-    from arazzo_runner import limits
+    from arazzo_runner.bounds import limits
 
     path, server, gauge = shop
     calls = [("pet_details", json.dumps({"petId": n})) for n in range(limits.MAX_TOOL_CALLS + 36)]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import arazzo_runner
-from arazzo_runner.tools import ToolSource, build_catalog, call_tool
-from arazzo_runner.tools.mcp_server import progress_message
+from arazzo_runner.agents.mcp.server import progress_message
+from arazzo_runner.agents.tools import ToolSource, build_catalog, call_tool
 from tests.e2e.conftest import arazzo_doc
 
 OK = [{"condition": "$statusCode == 200"}]

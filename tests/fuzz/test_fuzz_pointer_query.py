@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arazzo_runner.errors import ExpressionError
-from arazzo_runner.pointer import ABSENT, describe_miss, format_pointer, parse_pointer, resolve_pointer
+from arazzo_runner.loader.pointer import ABSENT, describe_miss, format_pointer, parse_pointer, resolve_pointer
 from arazzo_runner.query import CompiledQuery, compile_selector
 from tests.fuzz.kit import fuzz, outcome
 from tests.fuzz.strategies import any_text, json_values

@@ -18,8 +18,8 @@ import pytest
 from arazzo_runner.criteria import compile_criterion
 from arazzo_runner.expressions import Context, compile_value, parse_expression, parse_template, resolve
 from arazzo_runner.loader import load_text
+from arazzo_runner.loader.pointer import parse_pointer, resolve_pointer
 from arazzo_runner.model import build_document
-from arazzo_runner.pointer import parse_pointer, resolve_pointer
 from arazzo_runner.query import compile_selector
 from tests.fuzz.kit import FUZZED, seconds
 

@@ -1,4 +1,4 @@
-"""The time budget of one evaluation (`arazzo_runner/budget.py`): `guarded` stops pure-Python work from
+"""The time budget of one evaluation (`arazzo_runner/bounds/budget.py`): `guarded` stops pure-Python work from
 a profile hook, and a run's deadline cuts every budget made inside it, and only there."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arazzo_runner import budget
-from arazzo_runner.budget import Budget, BudgetExceeded, guarded
+from arazzo_runner.bounds import budget
+from arazzo_runner.bounds.budget import Budget, BudgetExceeded, guarded
 from tests.cputime import cpu_bound
 
 

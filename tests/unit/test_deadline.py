@@ -1,4 +1,4 @@
-"""The armed deadline (`arazzo_runner.deadline`): the tighter of nested ones holds, `disarmed` lifts it
+"""The armed deadline (`arazzo_runner.bounds.deadline`): the tighter of nested ones holds, `disarmed` lifts it
 for work that arms its own, and each thread or task sees its own; the source fetcher honours it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from arazzo_runner.deadline import Deadline, arm, armed, disarmed
+from arazzo_runner.bounds.deadline import Deadline, arm, armed, disarmed
 from arazzo_runner.errors import SourceError
 from arazzo_runner.sources import fetch_source
 

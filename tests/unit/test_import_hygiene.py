@@ -41,7 +41,7 @@ PROBE = textwrap.dedent(
     import arazzo_runner
     def walk(path, prefix):  # on disk: walk_packages would import every package to list it
         for info in pkgutil.iter_modules(path, prefix):
-            if info.name == "arazzo_runner.locust":
+            if info.name in ("arazzo_runner.locust", "arazzo_runner.loadtest.locust"):
                 continue  # Locust's entry, like a locustfile: importing it patches the process (gevent)
             yield info.name
             if info.ispkg:
@@ -139,7 +139,7 @@ def configuring_calls(source: str) -> list[str]:
     return found
 
 
-# The evaluation worker (`query/worker.py`, a process of its own started by query/isolated.py) sets its
+# The evaluation worker (`query/worker.py`, a process of its own started by bounds/isolated.py) sets its
 # timer's SIGALRM handler in its `main()`: the state of that process, never of the engine's. Writing a
 # fixed document (`validate/write.py`) turns SIGTERM and SIGHUP into an exception while the file is
 # written, so its temporary file is removed, and puts the previous handlers back on every exit

@@ -41,9 +41,11 @@ CACHES = {
     "arazzo_runner.criteria._simple": (
         "(condition, context, declared names) -> parsed simple condition, never changed"
     ),
-    "arazzo_runner.patterns.checked": "pattern -> (re.Pattern, what re warns about), immutable",
-    "arazzo_runner.patterns._regex_compiled": "(pattern, VERSION1?) -> regex.Pattern or None, immutable",
-    "arazzo_runner.patterns.interruptible": "pattern -> regex.Pattern, or None: matched by the worker",
+    "arazzo_runner.bounds.patterns.checked": "pattern -> (re.Pattern, what re warns about), immutable",
+    "arazzo_runner.bounds.patterns._regex_compiled": (
+        "(pattern, VERSION1?) -> regex.Pattern or None, immutable"
+    ),
+    "arazzo_runner.bounds.patterns.interruptible": "pattern -> regex.Pattern, or None: matched by the worker",
     "arazzo_runner.sources.schema_keywords.bounded": "jsonschema validator class -> its bounded subclass",
     "arazzo_runner.sources.schema_patterns._libraries": "() -> the validator libraries' folders (a tuple)",
     "arazzo_runner.sources.schema_patterns._compiled": "(pattern, text or not) -> regex.Pattern, or None",
@@ -52,7 +54,7 @@ CACHES = {
     "arazzo_runner.query.xpath._check": "(version, XPath) -> None or the reason it is invalid (immutable)",
     "arazzo_runner.query.jsonpath._environment": "the JSONPath environment with bounded regex functions",
     "arazzo_runner.query.jsonpath._home": "the folders of the JSONPath library's code (a tuple)",
-    "arazzo_runner.query.jsonpath._goessner_parser": (
+    "arazzo_runner.query.goessner._goessner_parser": (
         "() -> the Goessner JSONPath parser (its tables built once) and the lock it parses under: "
         "no run's data, each parse starts from a clean state"
     ),
@@ -72,14 +74,16 @@ CACHES = {
     "arazzo_runner.validate.admission._MEMO": (
         "weak: workspace -> {selected workflow ids -> its Admission}, read-only once made"
     ),
-    "arazzo_runner.http.tls.default_tls_context": (
+    "arazzo_runner.sources.tls.default_tls_context": (
         "the default verifying TLS context; only its trust store is loaded, once, under a lock"
     ),
     "arazzo_runner.http.transport._timeout": "seconds -> immutable httpx.Timeout",
     "arazzo_runner.http.transport._cookie_jar_class": "the Cookies subclass, built once (a class)",
     "arazzo_runner.http.request._template_pieces": "path template -> tuple of its pieces",
     # Locust's entry (checked in a process of its own: tests/e2e/test_load_hygiene.py)
-    "arazzo_runner.locust.bridge._bridge_of": "pid -> the process's asyncio loop on gevent (one, made once)",
+    "arazzo_runner.loadtest.locust.bridge._bridge_of": (
+        "pid -> the process's asyncio loop on gevent (one, made once)"
+    ),
 }
 # Constant tables: filled at import, never written afterwards.
 CONSTANT_NAMES = {

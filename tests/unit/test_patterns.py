@@ -1,4 +1,4 @@
-"""Patterns written for `re`, matched by the `regex` module (`arazzo_runner/patterns.py`): the rewrites
+"""Patterns written for `re`, matched by the `regex` module (`arazzo_runner/bounds/patterns.py`): the rewrites
 that make the two agree, checked on the constructs they read differently and on thousands of generated
 patterns, and the bound on what `regex` unrolls when it compiles."""
 
@@ -11,7 +11,7 @@ import warnings
 import pytest
 import regex
 
-from arazzo_runner.patterns import UNROLL_LIMIT, for_empty_text, for_regex, unrolled_size
+from arazzo_runner.bounds.patterns import UNROLL_LIMIT, for_empty_text, for_regex, unrolled_size
 from tests.cputime import cpu_bound
 
 

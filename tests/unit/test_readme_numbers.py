@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
-from arazzo_runner import limits
+from arazzo_runner.bounds import limits
 from arazzo_runner.loader.limits import Limits
 from tests.e2e.helpers import ROOT
 

@@ -1,4 +1,4 @@
-"""The masking rules (`arazzo_runner.secrets.Masker`) and which inputs are secrets."""
+"""The masking rules (`arazzo_runner.masking.secrets.Masker`) and which inputs are secrets."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from urllib.parse import quote, quote_plus
 
 from arazzo_runner import Masker
 from arazzo_runner.executor.inputs import secret_values
-from arazzo_runner.secrets import clip, cookie_values
+from arazzo_runner.masking.secrets import clip, cookie_values
 
 SECRET = "pa ss/wörd+1"
 

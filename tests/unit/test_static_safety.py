@@ -19,7 +19,7 @@ BANNED_OS = {"system", "popen", "spawnl", "spawnlp", "spawnv", "spawnvp", "execl
 BANNED_OS |= {"execvp", "execve", "posix_spawn", "posix_spawnp", "startfile"}
 # The one module that starts a process: the evaluation worker, the current interpreter in isolated mode
 # (`subprocess.Popen([sys.executable, "-I", ...])`, checked below), which receives only JSON data.
-STARTS_THE_WORKER = {"query/isolated.py"}
+STARTS_THE_WORKER = {"bounds/isolated.py"}
 SAFE_LOADERS = {"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"}
 UNSAFE_YAML = {"unsafe_load", "unsafe_load_all", "full_load", "full_load_all", "Loader", "FullLoader"}
 UNSAFE_YAML |= {"UnsafeLoader", "CLoader", "CFullLoader", "CUnsafeLoader"}

@@ -16,12 +16,12 @@ from ...records import Record, field
 from ...result import Exchange, ResponseExcerpt
 
 if TYPE_CHECKING:
-    from ...deadline import Deadline
+    from ...bounds.deadline import Deadline
     from ...result import StepResult, WorkflowResult
     from ...workspace import Workspace
+    from ...workspace.plan import CompiledCriterion, CompiledStep
     from ..context import WorkflowState
     from ..options import RunOptions
-    from ..plan import CompiledCriterion, CompiledStep
     from ..runtime import Runtime
 
 

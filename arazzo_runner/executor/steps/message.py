@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import DocumentError
 from ...expressions import Missing
+from ...masking.secrets import MESSAGE_LIMIT, Masker, clip
 from ...messages import Received, TransportError
 from ...result import Message
-from ...secrets import MESSAGE_LIMIT, Masker, clip
 from ..bounds import within
 from ..brokers import BrokerError, brokers, choose_broker
 from ..context import ResponseView, base_context, with_exchange
@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from ...expressions import Context
     from ...result import StepResult
     from ...workspace import Workspace
+    from ...workspace.plan import CompiledStep
     from ..context import WorkflowState
-    from ..plan import CompiledStep
 
 DEFAULT_RECEIVE_TIMEOUT = 30.0  # seconds a receive step without `timeout` waits (validate warns)
 _PROBLEMS = (DocumentError, BrokerError, TransportError, MessageBuildError, ValueError)

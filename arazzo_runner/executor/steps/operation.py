@@ -17,9 +17,9 @@ from ...http.request import (
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
 from ...http.transport import Response, TransportError, send
 from ...http.userinfo import split_userinfo, userinfo_header
+from ...masking.secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from ...records import Record
 from ...result import Exchange, ResponseExcerpt
-from ...secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from ..bounds import reads_response_body, within
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
@@ -31,8 +31,8 @@ from .credentials import family_source, step_credentials
 if TYPE_CHECKING:
     from ...result import StepResult
     from ...workspace import Workspace
+    from ...workspace.plan import CompiledStep
     from ..context import WorkflowState
-    from ..plan import CompiledStep
 
 EXCERPT_LIMIT = 500  # bytes of a failed step's response body kept in the result
 

@@ -13,8 +13,8 @@ from .base import Attempt, Host, StepKind, check_criteria
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
+    from ...workspace.plan import CompiledStep
     from ..context import WorkflowState
-    from ..plan import CompiledStep
 
 
 class WorkflowStep(StepKind):

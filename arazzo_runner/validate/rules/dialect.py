@@ -1,4 +1,4 @@
-"""Forms other tools write (`arazzo_runner.dialect`): each runs as the one standard form it stands for;
+"""Forms other tools write (`arazzo_runner.model.dialect`): each runs as the one standard form it stands for;
 here each is a warning that names that form, with the edits that write it (`arazzo validate --fix`).
 
 An expression's edits are located in the string that holds it: the expression text is found where it
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from ...dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ...expressions import (
     Expression,
     InputsRef,
@@ -20,8 +19,9 @@ from ...expressions import (
     WorkflowRef,
     WorkflowStepOutputRef,
 )
+from ...loader.pointer import escape_token, format_pointer
 from ...model import Pointer
-from ...pointer import escape_token, format_pointer
+from ...model.dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
 from ..checker import Checker
 from ..findings import Edit
 

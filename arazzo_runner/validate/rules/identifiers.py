@@ -8,8 +8,8 @@ from typing import Any
 
 from ...errors import ExpressionError
 from ...expressions import ComponentRef, parse_expression
+from ...loader.pointer import ABSENT, format_pointer, parse_pointer, resolve_pointer
 from ...model import Action, ParameterDef, Pointer, Reusable, Workflow
-from ...pointer import ABSENT, format_pointer, parse_pointer, resolve_pointer
 from ..checker import Checker, did_you_mean
 from ..findings import WARNING
 from .targets import source_prefix

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ExpressionError
+from ...loader.pointer import ABSENT, format_pointer, parse_pointer, resolve_pointer
 from ...model import Pointer, Workflow
-from ...pointer import ABSENT, format_pointer, parse_pointer, resolve_pointer
 from ...records import Record
 from ..checker import Checker, did_you_mean
 from ..findings import WARNING

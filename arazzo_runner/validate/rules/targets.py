@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ... import dialect
 from ...errors import ExpressionError
-from ...model import Action, Pointer, Step, Workflow
-from ...pointer import escape_token, format_pointer, parse_pointer, resolve_pointer
+from ...loader.pointer import escape_token, format_pointer, parse_pointer, resolve_pointer
+from ...model import Action, Pointer, Step, Workflow, dialect
 from ...workspace import operation_path_parts
 from ..checker import Checker, did_you_mean
 from ..findings import WARNING, Edit

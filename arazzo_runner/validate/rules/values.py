@@ -9,8 +9,8 @@ from typing import Any
 from ...errors import ExpressionError
 from ...expressions import Embedded, Expression, parse_expression, parse_expression_prefix, parse_template
 from ...expressions.parser import DIALECT_ROOTS, ROOTS, near_miss
+from ...loader.pointer import format_pointer, parse_pointer
 from ...model import Pointer, RequestBody
-from ...pointer import format_pointer, parse_pointer
 from ..checker import Checker
 from ..findings import Edit
 from .dialect import expression_edits

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from arazzo_runner import budget, limits
+from arazzo_runner.bounds import budget, limits
+from arazzo_runner.bounds.patterns import interruptible
 from arazzo_runner.criteria import compile_criterion
 from arazzo_runner.expressions import Context, SimpleMessage
-from arazzo_runner.patterns import interruptible
 from tests.cputime import cpu_bound
 
 LONG = "a" * 40 + "!"

@@ -1,11 +1,11 @@
-"""Failure messages never print a value derived from a secret (`arazzo_runner.taint`), and still print
+"""Failure messages never print a value derived from a secret (`arazzo_runner.masking.taint`), and still print
 the values of everything else: the rule is precise, not a blanket."""
 
 from __future__ import annotations
 
 from arazzo_runner.criteria import compile_criterion
 from arazzo_runner.expressions import Context, SimpleMessage
-from arazzo_runner.taint import Taint
+from arazzo_runner.masking.taint import Taint
 
 TOKEN = "tok-9f3c2a7e51d04b8c"
 XML = "<r><a>x</a></r>"

@@ -139,7 +139,7 @@ def test_regex_fails_on_null_and_missing_context():
 def test_a_catastrophic_pattern_fails_its_criterion_after_the_regex_timeout(monkeypatch):
     """`(a|aa)+$` on 40 `a`s and a `b` takes exponential time to fail: the match is stopped, the
     criterion fails with its cause, and the run goes on (Python's `re` could not be interrupted)."""
-    from arazzo_runner import limits
+    from arazzo_runner.bounds import limits
 
     monkeypatch.setattr(limits, "REGEX_TIMEOUT", 0.05)
     outcome = check("(a|aa)+$", "regex", {"v": "a" * 40 + "b"}, context="$response.body#/v")
@@ -154,8 +154,8 @@ def test_the_regex_timeout_is_one_second_by_default(monkeypatch):
     evaluation worker, which the clock stops. Spies stand in for the `regex` module's compiled pattern
     (its C methods cannot be wrapped) and for the worker, and say that time ran out, so no test has to
     wait a second, let alone measure one."""
-    from arazzo_runner import budget as budget_module
-    from arazzo_runner import patterns
+    from arazzo_runner.bounds import budget as budget_module
+    from arazzo_runner.bounds import patterns
 
     given, sent = [], []
 

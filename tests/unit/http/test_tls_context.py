@@ -9,7 +9,7 @@ import threading
 import certifi
 import pytest
 
-from arazzo_runner.http.tls import DeferredTrustContext, default_tls_context
+from arazzo_runner.sources.tls import DeferredTrustContext, default_tls_context
 
 
 def _settings(context: ssl.SSLContext) -> dict:

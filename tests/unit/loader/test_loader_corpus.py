@@ -9,7 +9,7 @@ import pytest
 
 from arazzo_runner.errors import DocumentError
 from arazzo_runner.loader import load_path
-from arazzo_runner.pointer import escape_token
+from arazzo_runner.loader.pointer import escape_token
 from tests.shared import SHARED
 
 SUFFIXES = {".yaml", ".yml", ".json"}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from arazzo_runner.executor.events import StepFinished, StepStarted
 from arazzo_runner.loadtest.reporting import MESSAGE_LIMIT, RequestEvents, StepFailed
+from arazzo_runner.masking.secrets import Masker
 from arazzo_runner.result import FAILED, Exchange, Message, StepResult, WorkflowResult
-from arazzo_runner.secrets import Masker
 
 SECRET = "s3cr3t-token"
 

@@ -12,8 +12,8 @@ from arazzo_runner import messages
 from arazzo_runner.executor.brokers import BrokerError, _from_url, _split_host
 from arazzo_runner.executor.message_values import correlation_of, decode_payload, same_value
 from arazzo_runner.extras import install_hint
+from arazzo_runner.loader.pointer import ABSENT
 from arazzo_runner.messages import MissingExtra, Received, Subscription, TransportError, transport_class
-from arazzo_runner.pointer import ABSENT
 from arazzo_runner.sources.asyncapi import load_asyncapi
 
 

@@ -1,5 +1,5 @@
 """Selector evaluation within bounds (issue 13): XPath and Goessner JSONPath in the evaluation worker
-(`query/isolated.py`), RFC 9535 JSONPath under a time budget in this process, payload replacements too.
+(`bounds/isolated.py`), RFC 9535 JSONPath under a time budget in this process, payload replacements too.
 
 Bounds are lowered here so that each stop comes quickly; the CPU time of this process is bounded
 (`tests/cputime.py`), never the wall clock.
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from arazzo_runner import budget, limits
+from arazzo_runner.bounds import budget, isolated, limits
 from arazzo_runner.errors import ExpressionError
 from arazzo_runner.executor.payload import _replace_jsonpath
 from arazzo_runner.executor.xml_payload import XmlPayload
-from arazzo_runner.query import QueryError, QueryStopped, compile_selector, isolated
+from arazzo_runner.query import QueryError, QueryStopped, compile_selector
 from tests.cputime import cpu_bound
 
 LONG = "a" * 40 + "!"  # `(a|aa)+$` backtracks ~10^8 times on it

@@ -133,7 +133,7 @@ def test_the_shared_goessner_parser_reads_as_a_fresh_one_each_time():
 
     from jsonpath_ng.ext import parse
 
-    from arazzo_runner.query.jsonpath import compile_goessner
+    from arazzo_runner.query.goessner import compile_goessner
 
     def read(compile_, text: str) -> str:
         try:

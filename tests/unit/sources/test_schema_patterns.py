@@ -182,7 +182,7 @@ def test_the_patterns_of_one_check_share_its_time():
 
 
 def test_outside_a_check_each_match_has_the_default_time(monkeypatch):
-    from arazzo_runner import limits
+    from arazzo_runner.bounds import limits
 
     monkeypatch.setattr(limits, "SCHEMA_PATTERN_TIMEOUT", 0.2)
     validator = bounded(jsonschema.Draft202012Validator)({"pattern": "^(a|aa)+$"})

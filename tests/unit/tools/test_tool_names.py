@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arazzo_runner.tools.names import VALID, assign_names, base_name
+from arazzo_runner.agents.tools.names import VALID, assign_names, base_name
 
 
 @pytest.mark.parametrize(

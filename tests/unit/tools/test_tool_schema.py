@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from arazzo_runner.tools.schema import MAX_NODES, SchemaError, tool_parameters
+from arazzo_runner.agents.tools.schema import MAX_NODES, SchemaError, tool_parameters
 
 
 def workflow(inputs):

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from arazzo_runner.bounds import isolated
 from arazzo_runner.cli import main
+from arazzo_runner.cli import validate as validate_cli
 from arazzo_runner.errors import ExpressionError
-from arazzo_runner.query import compile_selector, isolated
-from arazzo_runner.validate import cli as validate_cli
+from arazzo_runner.query import compile_selector
 from arazzo_runner.validate import early_worker
 
 PLAIN = """\

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from arazzo_runner.cli.validate import add_validate_parser, run_validate
 from arazzo_runner.validate import RULES
-from arazzo_runner.validate.cli import add_validate_parser, run_validate
 
 from .conftest import Check
 

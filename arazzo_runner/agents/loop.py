@@ -1,0 +1,262 @@
+"""The agent loop: the documents' workflows offered as function tools to a chat-completions endpoint; each
+tool call in an answer resolved by running its workflow (the calls of one answer concurrently, each with
+its own inputs and options), its outcome (outputs, or the failure and its cause) sent back as a `tool`
+message with the call's `tool_call_id`; until the model answers in text, or `max_turns` answers passed
+without one. A turn is one chat completion.
+
+A tool call the loop cannot run (no tool of that name, arguments that are not a JSON object, an input the
+server supplies, inputs the workflow refuses) is answered with an error tool message, so the model can
+correct itself: it is `rejected` in the result, never a crash. What the model is shown is masked: the API
+key, the credentials of the tool runs and the values derived from them are `***` in tool messages; a
+credential input is never in a tool's schema.
+
+Without a chat URL, the bundled reference server (`arazzo_runner.reference`) runs in-process, so an agent
+works offline; its model defaults to `agentaus`, and any API key opens it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..bounds.limits import DEFAULT_MAX_BODY, MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
+from ..masking.secrets import Masker
+from ..records import Record, field
+from .chat import ChatError, ToolCallRequest, Usage
+
+DEFAULT_MAX_TURNS = 8
+DEFAULT_CHAT_TIMEOUT = 120.0
+REFERENCE_MODEL = "agentaus"
+REFERENCE_KEY = "sk-reference-local"
+ANSWERED, FAILED = "answered", "failed"
+
+
+class AgentToolCall(Record):
+    turn: int
+    id: str
+    outcome: Any  # tools.ToolOutcome
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn": self.turn, "id": self.id, **self.outcome.to_dict()}
+
+
+class AgentResult(Record):
+    status: str  # answered | failed
+    answer: str | None
+    error: dict[str, str] | None  # {"kind": chat | max-turns | no-answer, "message": ...}
+    model: str
+    endpoint: str
+    stream: bool
+    turns: int = 0
+    tool_calls: list[AgentToolCall] = field(default_factory=list)
+    usage: Usage | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)  # what the model was sent, in order
+
+    @property
+    def ok(self) -> bool:
+        return self.status == ANSWERED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The pinned JSON document (`docs/agents.md`): every key always present."""
+        return {
+            "status": self.status,
+            "answer": self.answer,
+            "error": self.error,
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "stream": self.stream,
+            "turns": self.turns,
+            "toolCalls": [call.to_dict() for call in self.tool_calls],
+            "usage": self.usage.to_dict() if self.usage is not None else None,
+            "messages": self.messages,
+        }
+
+
+class Settings(Record):
+    chat_url: str | None = None  # None: the bundled reference server, in-process
+    model: str | None = None
+    api_key: str | None = None
+    system: str | None = None
+    stream: bool = True
+    max_turns: int = DEFAULT_MAX_TURNS
+    chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT
+    max_body: int = DEFAULT_MAX_BODY
+    max_tool_calls: int = MAX_TOOL_CALLS  # tool calls of one answer that run; the rest are refused
+    max_in_flight: int = TOOL_CALLS_IN_FLIGHT  # tool calls running at once, over the whole loop
+
+
+def agent(source: Any, prompt: str, **settings: Any) -> AgentResult:
+    """`aagent` from synchronous code."""
+    from ..api import _sync
+
+    return _sync(aagent(source, prompt, **settings), "agent", "aagent")
+
+
+async def aagent(
+    source: Any,
+    prompt: str,
+    *,
+    workflows: str | Iterable[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    options: Any = None,
+    on_turn: Callable[[int, list[AgentToolCall]], None] | None = None,
+    **settings: Any,
+) -> AgentResult:
+    """Offer the workflows of `source` (a path or a loaded `Workspace`, or a list of them) as tools and
+    run the loop for `prompt`. `inputs` are supplied where the tools run (they leave the tools' schemas);
+    `options` (RunOptions) is what every tool run starts from. Settings: `chat_url`, `model`, `api_key`,
+    `system`, `stream`, `max_turns`, `chat_timeout`, `max_body`, `max_tool_calls`, `max_in_flight`
+    (`Settings`). Document problems and missing credentials raise before anything is sent; what
+    happens after is in the result."""
+    from ..errors import UsageError
+    from .tools import ToolSource, build_catalog
+
+    sources = _workspaces(source)
+    ids = [workflows] if isinstance(workflows, str) else None if workflows is None else list(workflows)
+    catalog = build_catalog(ToolSource(ws, dict(inputs or {}), options, ids) for ws in sources)
+    missing = [(tool.name, name) for tool in catalog.tools for name in tool.missing_credentials()]
+    if missing:
+        listed = ", ".join(f"'{name}' of tool '{tool}'" for tool, name in missing)
+        raise UsageError(f"credential inputs nothing supplies (never asked of a model): {listed}")
+    return await run_agent(catalog, prompt, Settings(**settings), on_turn=on_turn)
+
+
+def _workspaces(source: Any) -> list[Any]:
+    from ..api import load
+    from ..workspace import Workspace
+
+    items = [source] if isinstance(source, (str, Workspace)) or hasattr(source, "__fspath__") else source
+    return [item if isinstance(item, Workspace) else load(item) for item in items]
+
+
+async def run_agent(
+    catalog: Any,
+    prompt: str,
+    settings: Settings,
+    *,
+    on_turn: Callable[[int, list[AgentToolCall]], None] | None = None,
+) -> AgentResult:
+    """The loop over an already built tool catalog (what `arazzo agent` calls)."""
+    from ..http.transport import new_client
+    from .tools.call import catalog_secrets
+
+    server = None
+    url, api_key, model = settings.chat_url, settings.api_key, settings.model
+    if url is None:
+        from ..reference import ReferenceServer
+
+        server = ReferenceServer().start()
+        url, api_key, model = server.url, api_key or REFERENCE_KEY, model or REFERENCE_MODEL
+    if not api_key or not model:
+        from ..errors import UsageError
+
+        raise UsageError("a chat URL needs an API key and a model")
+    masker = Masker(catalog_secrets(catalog) | {api_key})
+    client = new_client(settings.chat_timeout)
+    try:
+        loop = _Loop(catalog, settings, masker, on_turn)
+        return await loop.run(prompt, url, api_key, model, client)
+    finally:
+        await client.aclose()
+        if server is not None:
+            await asyncio.to_thread(server.stop)
+
+
+class _Loop:
+    def __init__(self, catalog: Any, settings: Settings, masker: Masker, on_turn: Any) -> None:
+        from .tools.call import InFlight
+
+        self.catalog, self.settings, self.masker, self.on_turn = catalog, settings, masker, on_turn
+        self.in_flight = InFlight(settings.max_in_flight)
+
+    async def run(self, prompt: str, url: str, api_key: str, model: str, client: Any) -> AgentResult:
+        from .chat import ChatClient
+
+        settings = self.settings
+        chat = ChatClient(
+            url, api_key, model, client=client, masker=self.masker, stream=settings.stream,
+            timeout=settings.chat_timeout, max_body=settings.max_body,
+        )  # fmt: skip
+        result = AgentResult(FAILED, None, None, model, self.masker.url(url), settings.stream)
+        messages: list[dict[str, Any]] = []
+        if settings.system:
+            messages.append({"role": "system", "content": settings.system})
+        messages.append({"role": "user", "content": prompt})
+        tools = self.catalog.definitions("openai")
+        try:
+            for turn in range(1, settings.max_turns + 1):
+                completion = await chat.complete(messages, tools)
+                result.turns = turn
+                if completion.usage is not None:
+                    result.usage = result.usage or Usage()
+                    result.usage.add(completion.usage)
+                if not completion.tool_calls:
+                    self._finish(result, completion)
+                    break
+                calls = await self._calls(turn, completion.tool_calls)
+                messages.append(_assistant(completion))
+                messages.extend(_tool_message(call) for call in calls)
+                result.tool_calls.extend(calls)
+                if self.on_turn is not None:
+                    self.on_turn(turn, calls)
+            else:
+                result.error = {"kind": "max-turns", "message": f"no answer after {settings.max_turns} turns"}
+        except ChatError as exc:
+            result.error = {"kind": "chat", "message": str(exc)}
+        result.messages = self.masker.data(messages)
+        return result
+
+    def _finish(self, result: AgentResult, completion: Any) -> None:
+        if completion.content and completion.content.strip():
+            result.status, result.answer = ANSWERED, self.masker.text(completion.content)
+            return
+        refusal = f"; it refused: {completion.refusal}" if completion.refusal else ""
+        message = f"the model ended without an answer (finish_reason {completion.finish_reason}){refusal}"
+        result.error = {"kind": "no-answer", "message": self.masker.text(message)}
+
+    async def _calls(self, turn: int, requests: Sequence[ToolCallRequest]) -> list[AgentToolCall]:
+        """The answer's first `max_tool_calls` calls run (`max_in_flight` at a time); each one past them
+        is answered with an error the model reads, and nothing runs for it."""
+        limit = self.settings.max_tool_calls
+        ran = await asyncio.gather(*(self._call(request) for request in requests[:limit]))
+        refused = [self._over(request, len(requests)) for request in requests[limit:]]
+        outcomes = [*ran, *refused]
+        return [AgentToolCall(turn, r.id, o) for r, o in zip(requests, outcomes, strict=True)]
+
+    def _over(self, request: ToolCallRequest, made: int) -> Any:
+        from .tools.call import parse_arguments, rejected
+
+        limit = self.settings.max_tool_calls
+        message = (
+            f"not run: this answer made {made} tool calls and at most {limit} run per answer (the first "
+            f"{limit} did); call this one again in your next answer if it is still needed"
+        )
+        arguments, _ = parse_arguments(request.arguments)
+        return rejected(request.name, self.masker.data(arguments), message, self.catalog.get(request.name))
+
+    async def _call(self, request: ToolCallRequest) -> Any:
+        from .tools.call import call_tool, parse_arguments, rejected
+
+        arguments, problem = parse_arguments(request.arguments)
+        shown = self.masker.data(arguments)
+        tool = self.catalog.get(request.name)
+        if tool is None:
+            names = ", ".join(t.name for t in self.catalog.tools) or "none"
+            return rejected(request.name, shown, f"no tool named '{request.name}' (tools: {names})")
+        if problem is not None:
+            return rejected(request.name, shown, self.masker.text(problem), tool)
+        async with self.in_flight:
+            return await call_tool(tool, arguments, secrets=self.masker.secrets)
+
+
+def _assistant(completion: Any) -> dict[str, Any]:
+    calls = [
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+        for c in completion.tool_calls
+    ]
+    return {"role": "assistant", "content": completion.content, "tool_calls": calls}
+
+
+def _tool_message(call: AgentToolCall) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": call.id, "content": call.outcome.content_text()}

@@ -1,0 +1,144 @@
+"""The MCP server of `arazzo mcp`: the catalog's tools over the official MCP SDK (the `mcp` extra:
+`pip install 'arazzo-engine[mcp]'`), imported only here and only when a server starts.
+
+- `tools/list`: the tools in their MCP form (`Tool.definition("mcp")`: schema without credentials or
+  fixed inputs, read-only / destructive / open-world hints);
+- `tools/call`: the workflow run with the arguments over the server's inputs (`call.call_tool`). The
+  result's structured content is `ToolOutcome.content()` (`{"status": "passed", "outputs": {...}}`, or
+  the failure: the step, its cause, the masked values it saw), its content a one-line summary and the
+  same JSON as text (for clients that read only text); `isError` when the workflow failed or was not
+  run. A name that is no tool is a JSON-RPC error (invalid params).
+- Progress: when the caller asks for it (a progress token), every step that starts, retries or finishes
+  is a progress notification (`step 'getPet' passed (HTTP 200)`), numbered from 1.
+
+Each call is a run of its own: concurrent calls share nothing but the loaded documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ... import DISTRIBUTION, __version__
+from ...errors import UsageError
+from ...masking.secrets import Masker
+
+INSTRUCTIONS = (
+    "Each tool runs an Arazzo workflow against real APIs and returns its outputs, or why it failed (the "
+    "step, its cause and the values it saw): correct the arguments and call again. Credentials are "
+    "supplied by the server; never pass them."
+)
+
+
+def require_sdk() -> None:
+    """UsageError (one line, what to install) when the MCP SDK is not installed."""
+    try:
+        import mcp.server.lowlevel  # noqa: F401
+    except ImportError:
+        from ...extras import install_hint
+
+        raise UsageError(
+            f"arazzo mcp needs the MCP SDK: {install_hint('mcp')} (or pip install 'mcp>=2.3')"
+        ) from None
+
+
+def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None) -> Any:
+    """The SDK's low-level server for `catalog`; `secrets` are masked in whatever it sends too. At most
+    `max_in_flight` tool calls run at once (`DEFAULT_MAX_IN_FLIGHT`), whichever clients sent them: the
+    others wait their turn."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+
+    from ..tools.call import InFlight
+
+    masker = Masker(set(secrets or ()))
+    in_flight = InFlight(max_in_flight)
+    listed = [types.Tool.model_validate(d) for d in catalog.definitions("mcp")]
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=listed)
+
+    async def call(ctx: Any, params: Any) -> Any:
+        from ..tools.call import call_tool
+
+        tool = catalog.get(params.name)
+        if tool is None:
+            names = ", ".join(t.name for t in catalog.tools) or "none"
+            raise MCPError(types.INVALID_PARAMS, f"no tool named '{params.name}' (tools: {names})")
+        async with in_flight:
+            progress = _Progress(ctx.session, masker)
+            pump = asyncio.ensure_future(progress.pump())
+            try:
+                outcome = await call_tool(
+                    tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
+                )
+            finally:
+                progress.close()
+                await pump
+        text = outcome.content_text()
+        return types.CallToolResult(
+            content=[types.TextContent(text=masker.text(outcome.summary)), types.TextContent(text=text)],
+            structured_content=masker.data(outcome.content()),
+            is_error=not outcome.ok,
+        )
+
+    return Server(
+        DISTRIBUTION,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call,
+    )
+
+
+class _Progress:
+    """Step events (called synchronously by the run) queued, and sent as progress notifications."""
+
+    def __init__(self, session: Any, masker: Masker) -> None:
+        self.session, self.masker = session, masker
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.sent = 0
+
+    def on_event(self, event: Any) -> None:
+        message = progress_message(event)
+        if message is not None:
+            self.queue.put_nowait(self.masker.text(message))
+
+    def close(self) -> None:
+        self.queue.put_nowait(None)
+
+    async def pump(self) -> None:
+        while (message := await self.queue.get()) is not None:
+            self.sent += 1
+            await self.session.report_progress(self.sent, None, message)
+
+
+def progress_message(event: Any) -> str | None:
+    """The line a step event makes, or None for the events that are not about a step."""
+    from ...executor.events import StepFinished, StepRetrying, StepStarted
+
+    if isinstance(event, StepStarted):
+        return f"{_where(event.workflow_id, event.step_id, event.depth)} started"
+    if isinstance(event, StepRetrying):
+        return f"{_where(event.workflow_id, event.step_id, event.depth)} retrying (attempt {event.attempt})"
+    if isinstance(event, StepFinished):
+        step = event.result
+        code = f" (HTTP {step.status_code})" if step.status_code is not None else ""
+        return f"{_where(event.workflow_id, step.step_id, event.depth)} {step.status}{code}"
+    return None
+
+
+def _where(workflow_id: str, step_id: str, depth: int) -> str:
+    return f"step '{step_id}'" if depth == 0 else f"workflow '{workflow_id}' step '{step_id}'"
+
+
+async def serve_stdio(
+    catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None
+) -> None:
+    """Serve over this process's stdin and stdout until stdin closes."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(catalog, secrets, max_in_flight=max_in_flight)
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())

@@ -1,0 +1,4 @@
+"""Bounds on work: the run's deadline (`deadline`), the time and memory of one evaluation cut short by it
+(`budget`), the default limits the command line shows without importing anything else (`limits`), and
+the one bounded matcher every pattern goes through (`patterns`). A leaf below the pipeline: it imports
+nothing of the engine but the evaluation worker's client, for what only a kill can stop."""

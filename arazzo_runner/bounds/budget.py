@@ -1,0 +1,209 @@
+"""The time one evaluation of a document's expression may take, cut short by the run's deadline.
+
+A criterion, a selector or a payload replacement is evaluated within a `Budget`: its own limit
+(`limits.py`), or less when the run's `--deadline` comes first (a run sets it with `deadline()`, for
+everything evaluated inside it, in its own context: concurrent runs do not see each other's). Nothing
+evaluated for a run may outlive its budget, so that the deadline holds whatever the work is:
+
+* a `regex` match gets the time left as its timeout (the `regex` module stops itself);
+* pure-Python engines (RFC 9535 JSONPath) run under `guarded`, which stops them from a profile hook,
+  at the end of their time or when the process has grown by more than their memory;
+* what nothing in this process can stop (XPath, the Goessner dialect, a pattern only `re` reads) runs
+  in a worker process that is killed at the end of its budget (`bounds/isolated.py`).
+
+Criteria are evaluated on the run's event loop: a budget that ends at the deadline is what lets the
+run end there (the loop cannot fire a timer while an evaluation holds it).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+CHECK_EVERY = 1000  # profile events between two looks at the clock (a look costs ~50 ns; an event ~0.1 µs)
+MEMORY_EVERY = 8  # looks at the clock between two looks at the process's size (~5 µs each)
+_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+# (time.monotonic() at which the run's deadline passes, the message that names it), or None
+_DEADLINE: ContextVar[tuple[float, str] | None] = ContextVar("arazzo_runner_deadline", default=None)
+_CURRENT: ContextVar[Budget | None] = ContextVar("arazzo_runner_budget", default=None)
+
+
+class Budget:
+    """Until when one evaluation may run (`end`, on time.monotonic()), and which bound sets that end:
+    its own limit of `seconds`, or the run's deadline (`deadline_message` is then set). `memory`: how
+    many bytes the process may grow by while it runs under `guarded` (None: not watched)."""
+
+    __slots__ = ("deadline_message", "end", "memory", "seconds")
+
+    def __init__(
+        self, seconds: float, deadline: tuple[float, str] | None = None, memory: int | None = None
+    ) -> None:
+        self.seconds = seconds
+        self.memory = memory
+        self.end = time.monotonic() + seconds
+        self.deadline_message: str | None = None
+        if deadline is not None and deadline[0] < self.end:
+            self.end, self.deadline_message = deadline[0], deadline[1]
+
+    def left(self) -> float:
+        """Seconds left (at least 0)."""
+        return max(0.0, self.end - time.monotonic())
+
+    def cause(self) -> str:
+        """Why work stopped at the end of this budget: `stopped after 5 s`, or the deadline's message."""
+        return self.deadline_message or f"stopped after {self.seconds:g} s"
+
+
+class BudgetExceeded(BaseException):
+    """Raised inside an evaluation whose budget is spent. A BaseException (as KeyboardInterrupt is), so
+    that a library's `except Exception` around its own steps cannot swallow it; callers convert it to
+    their error type at their boundary. `memory`: it was the memory, not the time, that ran out."""
+
+    def __init__(self, budget: Budget, memory: bool = False) -> None:
+        self.budget, self.memory = budget, memory
+        super().__init__(self.cause())
+
+    def cause(self) -> str:
+        if self.memory and self.budget.memory is not None:
+            return f"needs more than {self.budget.memory // 2**20} MiB of memory"
+        return self.budget.cause()
+
+
+def budget(seconds: float, memory: int | None = None) -> Budget:
+    """A budget of `seconds` from now, ending at the run's deadline instead if that comes first."""
+    return Budget(seconds, _run_deadline(), memory)
+
+
+def _run_deadline() -> tuple[float, str] | None:
+    """The earlier of the deadline set with `deadline()` and the one armed for the work in progress
+    (`deadline.arm`: `arazzo run` arms `--deadline` before the document is validated and its sources
+    loaded, so an XPath compiled then ends there too)."""
+    from .deadline import armed
+
+    bound = _DEADLINE.get()
+    run = armed()
+    other = run.bound() if run is not None else None
+    if bound is None or (other is not None and other[0] < bound[0]):
+        return other
+    return bound
+
+
+def current() -> Budget | None:
+    """The budget of the `guarded` evaluation running in this context (None outside one)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def deadline(bound: tuple[float, str] | None) -> Iterator[None]:
+    """Within the block, every budget ends at `bound[0]` (a time.monotonic() value) at the latest, and
+    says `bound[1]` when it does; None: no deadline. Set by a run around everything it evaluates."""
+    token = _DEADLINE.set(bound)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, ...] = ()) -> T:
+    """`work(*args)`, stopped with BudgetExceeded once `spent` runs out.
+
+    A profile hook looks at the clock every CHECK_EVERY Python or C function calls and returns, and at
+    the process's resident size every MEMORY_EVERY looks (when `spent.memory` is set: growth past it
+    stops the work; the size is the whole process's, so a concurrent run's growth counts too). It
+    raises from inside the work, which unwinds it. A single C call that runs long is not interrupted:
+    the callers give such calls (`regex` matching) the time left as their own timeout. The hook costs
+    about 3x on the guarded code, paid only while it runs; a profiler or tracer set before is restored.
+
+    CPython removes a hook that raises, and an exception raised where it is swallowed would leave the
+    work unguarded: a finalizer of any garbage collected meanwhile runs in this thread ("Exception
+    ignored in __del__" is all that would remain), a library may have a bare `except:`. So once the
+    budget is spent the hooks raise only in the work's own code (files under `home`, when given: other
+    code, a finalizer's, runs on), never when a generator resumes (while the exception unwinds, the
+    work's suspended generators are closed, and their frames run again: only a call they make counts),
+    and a trace hook is set too: each of the two sets the other back before raising, until the
+    exception unwinds the work."""
+    end, clock = spent.end, time.monotonic
+    if clock() >= end:
+        raise BudgetExceeded(spent)
+    ceiling = _resident_size() + spent.memory if spent.memory is not None else None
+    countdown, looks = CHECK_EVERY, MEMORY_EVERY
+    fired: BudgetExceeded | None = None
+    done = False  # the work is over: the hooks must not raise in `guarded`'s own clean-up
+
+    def may_raise(frame: Any, event: str) -> bool:
+        if done or frame is None or event not in ("call", "c_call"):
+            return False
+        if event == "call" and frame.f_code.co_flags & _RESUMABLE:
+            return False  # a generator resuming: it may be one being closed while the exception unwinds
+        return not home or frame.f_code.co_filename.startswith(home)
+
+    def on_trace(frame: Any, event: str, arg: Any) -> None:
+        if fired is not None and may_raise(frame, event):
+            sys.setprofile(on_profile)
+            raise fired
+        return None
+
+    def on_profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal countdown, looks, fired
+        if done:
+            return
+        if fired is not None:
+            if may_raise(frame, event):
+                sys.settrace(on_trace)
+                raise fired
+            return
+        countdown -= 1
+        if countdown > 0:
+            return
+        countdown = CHECK_EVERY
+        looks -= 1
+        if clock() >= end:
+            fired = BudgetExceeded(spent)
+        elif ceiling is not None and looks <= 0:
+            looks = MEMORY_EVERY
+            if _resident_size() > ceiling:
+                fired = BudgetExceeded(spent, memory=True)
+        if fired is not None and may_raise(frame, event):
+            sys.settrace(on_trace)
+            raise fired
+
+    previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
+    token = _CURRENT.set(spent)
+    sys.setprofile(on_profile)
+    try:
+        result = work(*args)
+    finally:
+        done = True
+        sys.setprofile(previous_profile)
+        sys.settrace(previous_trace)
+        _CURRENT.reset(token)
+    if fired is not None:  # raised, yet swallowed by a bare `except:` in the work: not a result to trust
+        raise fired
+    return result
+
+
+def _resident_size() -> int:
+    """This process's resident memory in bytes: current on Linux (/proc), else the peak so far."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
+    except ImportError:  # Windows: not watched
+        return 0
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
