@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from arazzo_runner.agents.mcp.server import progress_message
 from arazzo_runner.executor.events import StepFinished, StepRetrying, StepStarted, WorkflowFinished
 from arazzo_runner.result import StepResult
-from arazzo_runner.tools.mcp_server import progress_message
 
 
 def test_every_step_event_is_a_line_and_a_nested_one_names_its_workflow():
