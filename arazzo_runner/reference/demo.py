@@ -36,7 +36,7 @@ BRANCHES = (
 
 def find_workflow(root: Path | None = None) -> Path:
     """The bundled workflow, found next to the package in a source checkout or editable install."""
-    root = root or Path(__file__).resolve().parents[1]
+    root = root or Path(__file__).resolve().parents[2]
     path = root / WORKFLOW
     if not path.is_file():
         raise UsageError(f"cannot find {WORKFLOW} next to the package ({root}); run from a source checkout")
