@@ -1,0 +1,142 @@
+"""A run worth a report, for the tests of `arazzo run --html` and `arazzo report`: against a real local
+server, workflow `flow` creates a pet (a `format: password` input in its body and a header), polls a
+flaky endpoint that answers 503 once (a retry), calls workflow `child` (HTTP basic credentials), then
+`check` fails its criteria on a body that holds `</script>` and the secret echoed back.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from arazzo_runner.secrets import variants
+from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
+from tests.e2e.helpers import cli, op_step, workflow
+
+SECRET = "Sup3r/Secret+Value"
+PASSWORD = "b4sic-Pa55word"  # the HTTP basic password (--auth)
+USER = "alice"
+BREAKOUT = "</script><script>document.title='pwned'</script><!--"
+SECRET_INPUTS = {
+    "type": "object",
+    "properties": {"password": {"type": "string", "format": "password"}, "name": {"type": "string"}},
+}
+
+
+def secret_forms() -> set[str]:
+    """Every form the masker knows of the secrets, and the basic-auth pair as it is sent."""
+    pair = f"{USER}:{PASSWORD}".encode()
+    forms = set(variants(SECRET)) | set(variants(PASSWORD))
+    forms |= {base64.b64encode(pair).decode(), base64.urlsafe_b64encode(pair).decode().rstrip("=")}
+    return {form for form in forms if len(form) >= 4}
+
+
+def openapi() -> dict[str, Any]:
+    api = copy.deepcopy(PETS_OPENAPI)
+    api["components"] = {"securitySchemes": {"basic": {"type": "http", "scheme": "basic"}}}
+    api["paths"]["/pets/{petId}"]["get"]["security"] = [{"basic": []}]
+    return api
+
+
+def document() -> dict[str, Any]:
+    create = op_step(
+        "create",
+        "createPet",
+        requestBody={"payload": {"name": "$inputs.name", "password": "$inputs.password"}},
+        successCriteria=[{"condition": "$statusCode == 201"}],
+        outputs={"id": "$response.body#/id", "echo": "$response.body#/stored/name"},
+    )
+    poll = op_step(
+        "poll",
+        "flaky",
+        successCriteria=[{"condition": "$statusCode == 200"}],
+        onFailure=[
+            {
+                "name": "busy",
+                "type": "retry",
+                "retryAfter": 0,
+                "retryLimit": 2,
+                "criteria": [{"condition": "$statusCode == 503"}],
+            }
+        ],
+        outputs={"state": "$response.body#/state"},
+    )
+    call = {
+        "stepId": "call",
+        "workflowId": "child",
+        "parameters": [{"name": "id", "value": "$steps.create.outputs.id"}],
+    }
+    check = op_step(
+        "check",
+        "listPets",
+        parameters=[{"name": "limit", "in": "query", "value": 5}],
+        successCriteria=[
+            {"condition": "$statusCode == 200"},
+            {"condition": "$response.body#/count > 0"},
+        ],
+    )
+    inner = op_step(
+        "inner",
+        "getPet",
+        parameters=[
+            {"name": "petId", "in": "path", "value": "$inputs.id"},
+            {"name": "X-Trace", "in": "header", "value": "trace-{$inputs.id}"},
+        ],
+        outputs={"kind": "$response.body#/kind"},
+    )
+    child_inputs = {"type": "object", "properties": {"id": {"type": "integer"}}}
+    return arazzo_doc(
+        workflow("flow", create, poll, call, check, inputs=SECRET_INPUTS),
+        workflow("child", inner, inputs=child_inputs, outputs={"kind": "$steps.inner.outputs.kind"}),
+    )
+
+
+def serve(server: Any, *, count: int = 0) -> None:
+    server.route("POST", "/pets")(lambda r: (201, {"id": 7, "stored": r.json()}))
+    server.reply("GET", "/flaky", (503, {"state": "busy"}), (200, {"state": "ready"}))
+    server.route("GET", "/pets/{petId}")(
+        lambda r: (200, {"id": 7, "kind": "cat", "auth": r.headers.get("authorization")})
+    )
+    body = {"count": count, "note": BREAKOUT, "echo": SECRET}
+    server.route("GET", "/pets")(lambda r: (200, body))
+
+
+def run_with_reports(capsys: Any, write: Any, server: Any, folder: Path, *extra: Any, count: int = 0) -> Any:
+    """`arazzo run` of the document with --html, --report-json and --summary into `folder`."""
+    serve(server, count=count)
+    path = write(document(), openapi=openapi())
+    return cli(
+        capsys,
+        "run",
+        path,
+        "--server",
+        f"pets={server.url}",
+        "--input",
+        f"password={SECRET}",
+        "--input",
+        "name=rex",
+        "--auth",
+        f"basic.username={USER}",
+        "--auth",
+        f"basic.password={PASSWORD}",
+        "--html",
+        folder / "report.html",
+        "--report-json",
+        folder / "report.json",
+        "--summary",
+        folder / "summary.md",
+        "--github",
+        "off",
+        *extra,
+    )
+
+
+def page_json(html: str) -> Any:
+    """The data block of a report page, parsed."""
+    found = re.search(r'<script type="application/json" id="arazzo-data">(.*?)</script>', html, re.S)
+    assert found, "no data block"
+    return json.loads(found.group(1))
