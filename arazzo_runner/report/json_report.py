@@ -72,6 +72,9 @@ def _step(entry: dict[str, Any], step: StepResult, masker: Masker, exchanges: bo
             entry["startedAt"] = iso_time(step.started_at)
         if step.trace is not None:
             entry["trace"] = _trace(step.trace)
+        for message_entry, message in zip(entry.get("messages", []), step.messages, strict=True):
+            if message.at:
+                message_entry["at"] = iso_time(message.at)
     if step.workflow is not None:
         _workflow(entry["workflow"], step.workflow, masker, exchanges)
     for earlier_entry, earlier in zip(entry.get("earlierWorkflows", []), step.earlier_workflows, strict=True):
