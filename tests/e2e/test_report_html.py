@@ -200,7 +200,7 @@ def test_a_page_renders_a_report_without_trace_or_graph():
     """An older report (no graph, no trace): the page still builds (the script draws the steps in order)."""
     from arazzo_runner.report.html import Source, page_data
 
-    step = {"stepId": "a", "status": "passed", "attempts": 1, "statusCode": 200, "outputs": {}, "durationMs": 1}
+    step = {"stepId": "a", "status": "passed", "attempts": 1, "statusCode": 200, "durationMs": 1}
     flow = {"workflowId": "w", "status": "passed", "outputs": {}, "steps": [step], "durationMs": 2}
     old = {"status": "passed", "workflows": [flow]}
     page = page_data([Source("old.json", old)])
