@@ -76,6 +76,9 @@ class Browser:
         service = Service(executable_path=CHROMEDRIVER)
         self.driver = webdriver.Chrome(service=service, options=options)
         self.driver.set_page_load_timeout(WAIT)
+        self.driver.execute_cdp_cmd("Network.enable", {})  # and the network off, for what it would reach
+        offline = {"offline": True, "latency": 0, "downloadThroughput": 0, "uploadThroughput": 0}
+        self.driver.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
 
     def open(self, path: Path) -> Any:
         """Open the page from disk and wait until its script has rendered it; the logs start empty."""

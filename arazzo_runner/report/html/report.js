@@ -641,7 +641,7 @@
     Object.keys(turns).forEach(function (turn) {
       var t = el("div", { "class": "turn" }, el("h3", { text: "turn " + turn + ": " + turns[turn].length + " tool call(s)" }));
       turns[turn].forEach(function (call) {
-        var row = el("div", null, [badge(call.status), " ", el("span", { "class": "mono", text: call.name + " " + json(call.arguments).replace(/\s+/g, " ") })]);
+        var row = el("div", null, [badge(call.status), " ", el("span", { "class": "mono", text: call.name + " " + (typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments)) })]);
         (call.executions || []).forEach(function (index) {
           row.appendChild(el("button", { "class": "link", text: " → " + DATA.executions[index].name, onclick: function () { openExecution(index); } }));
         });
