@@ -237,3 +237,51 @@ def test_rows_of_an_inputs_file_make_a_grid(capsys, write, server, tmp_path):
     assert [r["inputs"] for r in page["runs"]] == [{"id": "1"}, {"id": "2"}]
     statuses = [page["executions"][row["cells"][0]]["status"] for row in page["grid"]["rows"]]
     assert statuses == ["passed", "failed"]
+
+
+def test_in_github_actions_a_summary_and_annotations_at_the_failed_step(
+    capsys, write, server, tmp_path, monkeypatch
+):
+    step_summary = tmp_path / "step-summary.md"
+    step_summary.write_text("earlier\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    result = run_with_reports(capsys, write, server, tmp_path, "-w", "flow", "--github", "auto")
+    assert result.code == 1
+    document = (tmp_path / "flow.arazzo.yaml").read_text(encoding="utf-8").splitlines()
+    line = document.index("  - stepId: check") + 1
+    (annotation,) = [text for text in result.out.splitlines() if text.startswith("::")]
+    assert annotation == (
+        f"::error file=flow.arazzo.yaml,line={line},col=5,title=workflow flow%2C step check failed::"
+        "successCriteria failed: $response.body#/count > 0: got 0"
+    )
+    summary = step_summary.read_text(encoding="utf-8")
+    assert summary.startswith("earlier\n### ❌ Arazzo: 0 of 1 workflow runs passed\n")  # appended
+    assert (
+        f"step check (flow.arazzo.yaml:{line}:5): successCriteria failed: $response.body\\#/count &gt; 0"
+        in summary
+    )
+    assert summary.split("earlier\n")[1] == (tmp_path / "summary.md").read_text(encoding="utf-8")
+    as_json = run_with_reports(
+        capsys, write, server, tmp_path, "-w", "flow", "--format", "json", "--github", "on"
+    )
+    assert as_json.json["status"] == "failed"  # stdout: one JSON document; the annotation on stderr
+    assert "::error file=flow.arazzo.yaml" in as_json.err
+
+
+def test_the_python_example_of_docs_reports_runs(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.e2e.helpers import ROOT
+
+    text = (ROOT / "docs" / "reports.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"^```python\n(.*?)^```$", text, re.S | re.M)
+    script = tmp_path / "example.py"
+    script.write_text(example, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "### ✅ Arazzo: 1 of 1 workflow runs passed"
