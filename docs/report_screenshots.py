@@ -29,7 +29,8 @@ ROWS = [
     {"apiKey": KEY, "userMessage": "Say hello to the Arazzo community."},
     {"apiKey": "sk-revoked-key", "userMessage": "What's the weather in Hobart?"},
 ]
-TOOL_INPUTS = ["--input", "model=agentaus", "--input", "toolName=get_current_weather", "--input", 'toolResult={"temperature_c": 19}']
+TOOL_INPUTS = ["--input", "model=agentaus", "--input", "toolName=get_current_weather"]
+TOOL_INPUTS += ["--input", 'toolResult={"temperature_c": 19}']
 
 
 def _run(*argv: object) -> None:
@@ -39,7 +40,7 @@ def _run(*argv: object) -> None:
 
 
 def make_reports(folder: Path, url: str) -> dict[str, Path]:
-    made = {"scenarios": folder / "scenarios.html", "rows": folder / "rows.html", "diff": folder / "diff.html"}
+    made = {name: folder / f"{name}.html" for name in ("scenarios", "rows", "diff")}
     _run("run", SCENARIOS, "--server", f"chatCompletionsApi={url}", "--input", f"apiKey={KEY}",
          "--html", made["scenarios"], "--github", "off")  # fmt: skip
     rows = folder / "rows.jsonl"
@@ -50,7 +51,8 @@ def make_reports(folder: Path, url: str) -> dict[str, Path]:
         _run("run", TOOL_CALL, "--server", f"chatCompletionsApi={url}", "--input", f"apiKey={key}",
              "--input", "userMessage=What's the weather in Sydney today?", *TOOL_INPUTS,
              "--report-json", folder / f"{name}.json", "--github", "off")  # fmt: skip
-    _run("report", folder / "before.json", folder / "after.json", "--diff", "-o", made["diff"], "--github", "off")
+    before, after = folder / "before.json", folder / "after.json"
+    _run("report", before, after, "--diff", "-o", made["diff"], "--github", "off")
     return made
 
 
