@@ -160,6 +160,7 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
                 environ=env.merged,
                 **run_options(_with(args, auth=items), workspace),
                 **limit_flags.options(args),
+                trace=bool(getattr(args, "report_json", None)),  # `arazzo agent --report-json`
             )
         )
     return found

@@ -206,3 +206,31 @@ def test_a_page_written_with_no_mask_says_so(capsys, browser, write, server, tmp
     browser.open(tmp_path / "report.html")
     assert "Written with --no-mask" in _text(browser, "#unmasked")
     _clean(browser)
+
+
+def test_an_agent_run_report_shows_tool_calls_beside_their_http_calls(capsys, browser, tmp_path):  # noqa: F811
+    from tests.e2e.agentkit import BOTH, assert_no_secret, serve_shop, tool_args, write_shop
+    from tests.servers.scripted import ScriptedServer
+
+    report, page = tmp_path / "agent.json", tmp_path / "agent.html"
+    with ScriptedServer() as server:
+        serve_shop(server)
+        path = write_shop(tmp_path)
+        result = cli(capsys, "agent", *tool_args(path, server), "--prompt", BOTH, "--report-json", report)
+    assert result.code == 0, result.err
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert len(data["toolCalls"]) == 2 and all(call["run"]["workflows"] for call in data["toolCalls"])
+    assert cli(capsys, "report", report, "-o", page).code == 0
+    assert_no_secret(report.read_text(encoding="utf-8") + page.read_text(encoding="utf-8"))
+    driver = browser.open(page)
+    assert "turn 1: 2 tool call(s)" in _text(browser, "#agent")
+    browser.click("#agent .turn button.link")  # the first call's workflow run
+    assert "(from turn 1 / " in _text(browser, "#execution > h2")
+    browser.click("#tab-timeline")
+    browser.find("#waterfall .wf-row")
+    labels = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#waterfall .wf-label')).map(e => e.textContent)"
+    )
+    assert sum("(from turn 1 / " in label and " / " in label.split(")")[-1] for label in labels) >= 2
+    assert len(driver.find_elements("css selector", "#waterfall .wf-bar.exchange")) >= 2
+    _clean(browser)
