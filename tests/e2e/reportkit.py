@@ -140,3 +140,12 @@ def page_json(html: str) -> Any:
     found = re.search(r'<script type="application/json" id="arazzo-data">(.*?)</script>', html, re.S)
     assert found, "no data block"
     return json.loads(found.group(1))
+
+
+def two_runs(capsys: Any, write: Any, server: Any, other_server: Any, folder: Path) -> tuple[Path, Path]:
+    """The saved reports of two runs of `flow`: `before.json` (failed at `check`) and `after.json`
+    (passed), each against its own server."""
+    run_with_reports(capsys, write, server, folder, "-w", "flow")
+    before = (folder / "report.json").rename(folder / "before.json")
+    run_with_reports(capsys, write, other_server, folder, "-w", "flow", count=2)
+    return before, (folder / "report.json").rename(folder / "after.json")

@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.browserkit import browser  # noqa: F401  (the module's browser fixture)
 from tests.e2e.helpers import cli
-from tests.e2e.reportkit import BREAKOUT, SECRET, run_with_reports, secret_forms
+from tests.e2e.reportkit import BREAKOUT, SECRET, run_with_reports, secret_forms, two_runs
 
 
 def _clean(browser) -> None:  # noqa: F811
@@ -107,11 +107,9 @@ def test_the_timeline_lists_steps_with_their_exchanges(browser, failed_page):  #
 
 
 def test_the_grid_opens_each_run(capsys, browser, write, server, other_server, tmp_path):  # noqa: F811
-    run_with_reports(capsys, write, server, tmp_path, "-w", "flow")
-    (tmp_path / "report.json").rename(tmp_path / "first.json")
-    run_with_reports(capsys, write, other_server, tmp_path, "-w", "flow", count=2)
+    before, after = two_runs(capsys, write, server, other_server, tmp_path)
     page = tmp_path / "grid.html"
-    assert cli(capsys, "report", tmp_path / "first.json", tmp_path / "report.json", "-o", page).code == 0
+    assert cli(capsys, "report", before, after, "-o", page).code == 0
     driver = browser.open(page)
     cells = browser.find("#grid")
     statuses = [c.text.split()[0] for c in cells.find_elements("css selector", "td.cell")]
@@ -124,11 +122,9 @@ def test_the_grid_opens_each_run(capsys, browser, write, server, other_server, t
 
 
 def test_the_diff_shows_what_changed_and_opens_it(capsys, browser, write, server, other_server, tmp_path):  # noqa: F811
-    run_with_reports(capsys, write, server, tmp_path, "-w", "flow")
-    (tmp_path / "report.json").rename(tmp_path / "before.json")
-    run_with_reports(capsys, write, other_server, tmp_path, "-w", "flow", count=2)
+    before, after = two_runs(capsys, write, server, other_server, tmp_path)
     page = tmp_path / "diff.html"
-    result = cli(capsys, "report", tmp_path / "before.json", tmp_path / "report.json", "--diff", "-o", page)
+    result = cli(capsys, "report", before, after, "--diff", "-o", page)
     assert result.code == 0
     browser.open(page)
     rows = browser.find("#diff").find_elements("css selector", "tbody tr")

@@ -14,7 +14,7 @@ from arazzo_runner.report.html import render_page, script_json
 from arazzo_runner.report.html.model import PAGE_BODY_LIMIT
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import cli, op_step, workflow
-from tests.e2e.reportkit import BREAKOUT, page_json, run_with_reports, secret_forms
+from tests.e2e.reportkit import BREAKOUT, page_json, run_with_reports, secret_forms, two_runs
 
 
 def _steps(report: dict) -> dict:
@@ -148,18 +148,15 @@ def test_a_200_step_run_makes_a_page_well_under_a_megabyte(capsys, write, server
 
 
 def test_arazzo_report_reads_saved_runs_several_in_one_page(capsys, write, server, other_server, tmp_path):
-    run_with_reports(capsys, write, server, tmp_path, "-w", "flow")
-    first = tmp_path / "first.json"
-    (tmp_path / "report.json").rename(first)
-    run_with_reports(capsys, write, other_server, tmp_path, "-w", "flow", count=3)
+    before, after = two_runs(capsys, write, server, other_server, tmp_path)
     page_file = tmp_path / "both.html"
-    result = cli(capsys, "report", first, tmp_path / "report.json", "-o", page_file, "--github", "off")
+    result = cli(capsys, "report", before, after, "-o", page_file, "--github", "off")
     assert result.code == 0, result.err
     assert re.match(
         rf"wrote {re.escape(str(page_file))} \(\d+ KiB\): 2 run\(s\), 10 step execution\(s\)\n", result.out
     )
     page = page_json(page_file.read_text(encoding="utf-8"))
-    assert [r["label"] for r in page["runs"]] == ["first.json", "report.json"]
+    assert [r["label"] for r in page["runs"]] == ["before.json", "after.json"]
     assert [r["status"] for r in page["runs"]] == ["failed", "passed"]
     assert page["grid"]["columns"] == ["flow"]
     cells = [[page["executions"][i]["status"] for i in row["cells"]] for row in page["grid"]["rows"]]
@@ -167,11 +164,8 @@ def test_arazzo_report_reads_saved_runs_several_in_one_page(capsys, write, serve
 
 
 def test_arazzo_report_diff_names_what_changed(capsys, write, server, other_server, tmp_path):
-    run_with_reports(capsys, write, server, tmp_path, "-w", "flow")
-    before = tmp_path / "before.json"
-    (tmp_path / "report.json").rename(before)
-    run_with_reports(capsys, write, other_server, tmp_path, "-w", "flow", count=3)
-    result = cli(capsys, "report", before, tmp_path / "report.json", "--diff", "-o", tmp_path / "diff.html")
+    before, after = two_runs(capsys, write, server, other_server, tmp_path)
+    result = cli(capsys, "report", before, after, "--diff", "-o", tmp_path / "diff.html")
     assert result.code == 0, result.err
     lines = result.out.splitlines()
     assert lines[0].startswith("2 change(s): 2 of status")
