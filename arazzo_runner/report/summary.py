@@ -41,7 +41,7 @@ def markdown_summary(page: dict[str, Any]) -> str:
         cells += [
             "`" + cell(execution["name"]).replace("`", "'") + "`",
             str(len(execution["steps"])) if execution.get("status") != "not_run" else "not run",
-            _ms(execution.get("durationMs")),
+            _ms(execution.get("durationMs")) if execution.get("status") != "not_run" else "",
             cell(_failure(execution, executions, steps)),
         ]
         lines.append("| " + " | ".join(cells) + " |")

@@ -149,3 +149,35 @@ def two_runs(capsys: Any, write: Any, server: Any, other_server: Any, folder: Pa
     before = (folder / "report.json").rename(folder / "before.json")
     run_with_reports(capsys, write, other_server, folder, "-w", "flow", count=2)
     return before, (folder / "report.json").rename(folder / "after.json")
+
+
+def events_report() -> dict[str, Any]:
+    """A saved run (as issue 22's `arazzo run` writes one) of an event-driven workflow: a send and a
+    non-blocking receive on two channels, and a workflow `arazzo run` did not run for a document problem."""
+
+    def message(direction: str, channel: str, at: str, payload: str) -> dict[str, Any]:
+        broker = {"protocol": "mqtt", "server": "mqtt://127.0.0.1:1883"}
+        return {
+            "direction": direction,
+            **broker,
+            "channel": channel,
+            "headers": [],
+            "payload": payload,
+            "at": at,
+        }
+
+    def step(step_id: str, kind: str, at: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"stepId": step_id, "status": "passed", "attempts": 1, "statusCode": None, "outputs": {},
+                "durationMs": 40.0, "startedAt": at, "messageAction": kind, "messages": messages}  # fmt: skip
+
+    send = step("placeOrder", "send", "2026-01-01T00:00:00.010Z",
+                [message("send", "orders/new", "2026-01-01T00:00:00.020Z", '{"id": 1}')])  # fmt: skip
+    shipped = message("receive", "orders/shipped", "2026-01-01T00:00:00.040Z", '{"id": 1, "ok": true}')
+    receive = step("awaitShipment", "receive", "2026-01-01T00:00:00.005Z", [shipped])
+    flow = {"workflowId": "order", "status": "passed", "outputs": {}, "error": None, "steps": [send, receive],
+            "durationMs": 60.0, "startedAt": "2026-01-01T00:00:00.000Z"}  # fmt: skip
+    problem = {"rule": "step-target", "message": "operationId 'nope' is not in any source",
+               "path": "/workflows/1", "file": "orders.arazzo.yaml", "line": 42, "column": 9}  # fmt: skip
+    broken = {"workflowId": "refund", "status": "not_run", "outputs": {}, "steps": [], "durationMs": 0.0,
+              "error": {"stepId": None, "message": "not run: 1 problem"}, "problems": [problem]}  # fmt: skip
+    return {"masked": True, "status": "failed", "workflows": [flow, broken]}

@@ -230,3 +230,27 @@ def test_an_agent_run_report_shows_tool_calls_beside_their_http_calls(capsys, br
     assert sum("(from turn 1 / " in label and " / " in label.split(")")[-1] for label in labels) >= 2
     assert len(driver.find_elements("css selector", "#waterfall .wf-bar.exchange")) >= 2
     _clean(browser)
+
+
+def test_messages_on_their_channels_and_a_workflow_not_run(capsys, browser, tmp_path):  # noqa: F811
+    from tests.e2e.reportkit import events_report
+
+    report, page = tmp_path / "events.json", tmp_path / "events.html"
+    report.write_text(json.dumps(events_report()), encoding="utf-8")
+    assert cli(capsys, "report", report, "-o", page).code == 0
+    driver = browser.open(page)
+    browser.click('#runs button[data-execution="1"]')
+    assert _text(browser, "#execution > h2") == "not_run workflow refund"
+    assert (
+        _text(browser, "#problems li")
+        == "orders.arazzo.yaml:42:9 [step-target] operationId 'nope' is not in any source"
+    )
+    browser.click("#tab-timeline")
+    lanes = browser.find("#channels")
+    labels = [e.text for e in lanes.find_elements("css selector", ".wf-label")]
+    assert labels == ["mqtt://127.0.0.1:1883 orders/new", "mqtt://127.0.0.1:1883 orders/shipped"]
+    ticks = driver.find_elements("css selector", "#channels .wf-tick")
+    assert [t.get_attribute("class").split()[-1] for t in ticks] == ["send", "receive"]
+    browser.click("#channels .wf-tick.receive")
+    assert _text(browser, "#detail h2") == "passed step awaitShipment"
+    _clean(browser)

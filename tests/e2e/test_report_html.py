@@ -279,3 +279,23 @@ def test_the_python_example_of_docs_reports_runs(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "### ✅ Arazzo: 1 of 1 workflow runs passed"
+
+
+def test_a_workflow_not_run_is_summarised_and_annotated_at_its_problem(monkeypatch, tmp_path):
+    from arazzo_runner.report.html import Source, page_data
+    from arazzo_runner.report.summary import annotations, markdown_summary
+    from tests.e2e.reportkit import events_report
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    page = page_data([Source("events.json", events_report())])
+    summary = markdown_summary(page)
+    assert summary.startswith("### ❌ Arazzo: 1 of 2 workflow runs passed\n")
+    assert (
+        "| ⏭ | `refund` | not run |  | orders.arazzo.yaml:42:9: operationId 'nope' is not in any source |"
+        in summary
+    )
+    assert annotations(page) == [
+        "::error file=orders.arazzo.yaml,line=42,col=9,title=workflow refund not run::"
+        "operationId 'nope' is not in any source"
+    ]
