@@ -46,6 +46,7 @@ def register(commands: Any) -> None:
 
 def report_command(args: argparse.Namespace) -> int:
     from ..report.html import Source, page_data
+    from .report_flags import github_wanted
 
     if not (args.output or args.summary or args.diff or github_wanted(args)):
         raise UsageError("nothing to write: give -o PATH (the HTML page), --summary PATH or --diff")
@@ -149,18 +150,13 @@ def _summary_file(path: str, page: dict[str, Any], flag: str, mode: str = "w") -
     return []
 
 
-def github_wanted(args: argparse.Namespace) -> bool:
-    mode = getattr(args, "github", "auto")
-    if mode == "auto":
-        return os.environ.get("GITHUB_ACTIONS") == "true" or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
-    return mode == "on"
-
-
 def ci_outputs(
     args: argparse.Namespace, document: Callable[[], Any], page: dict[str, Any] | None = None
 ) -> list[str]:
     """In GitHub Actions (or with `--github on`): the Markdown summary appended to `$GITHUB_STEP_SUMMARY`
     (when set) and an annotation per failure, on stdout (stderr when stdout holds a JSON document)."""
+    from .report_flags import github_wanted
+
     if not github_wanted(args):
         return []
     from ..report.summary import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -229,9 +230,15 @@ def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable
 
 def wants_reports(args: argparse.Namespace) -> bool:
     """Whether a report file, a summary or GitHub annotations are to be written."""
-    from .report import github_wanted
-
     return any(getattr(args, name, None) for name, _ in _REPORTS) or github_wanted(args)
+
+
+def github_wanted(args: argparse.Namespace) -> bool:
+    """`--github on`, or `auto` in GitHub Actions (or wherever `$GITHUB_STEP_SUMMARY` is set)."""
+    mode = getattr(args, "github", "auto")
+    if mode == "auto":
+        return os.environ.get("GITHUB_ACTIONS") == "true" or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
+    return mode == "on"
 
 
 def run_extras(args: argparse.Namespace, workspace: Any, masker: Masker) -> dict[str, Any]:
