@@ -1,6 +1,7 @@
 """The run report as one self-contained HTML page (`arazzo run --html`, `arazzo report`).
 
-The page is `page.html` with its stylesheet (`report.css`) and script (`report.js`) inlined, and the run's
+The page is `page.html` with its stylesheet (`report.css`) and script (`report.js`, `graph.js`, `step.js`,
+`views.js`: the parts of one function) inlined, and the run's
 data as JSON in a `<script type="application/json">` block that the script renders on demand (a step's
 details when it is clicked, long lists a slice at a time), so a 10,000-step run opens as quickly as its
 JSON parses. Nothing is fetched: no CDN, no font, no image; the page's Content-Security-Policy is
@@ -52,8 +53,16 @@ def script_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).translate(_TABLE)
 
 
+SCRIPTS = ("report.js", "graph.js", "step.js", "views.js")  # one script, in this order, in one function
+
+
+def page_script() -> str:
+    body = "".join(_asset(name) for name in SCRIPTS)
+    return '(function () {\n  "use strict";\n' + body + "})();\n"
+
+
 def render_page(page: dict[str, Any], generator: str = "arazzo") -> str:
-    script, style = _asset("report.js"), _asset("report.css")
+    script, style = page_script(), _asset("report.css")
     return Template(_asset("page.html")).substitute(
         csp=content_security_policy(script, style),
         generator=html.escape(generator),
