@@ -44,7 +44,8 @@ def add_report_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--summary",
         metavar="PATH",
-        help="write a Markdown summary (in GitHub Actions it also goes to $GITHUB_STEP_SUMMARY)",
+        help="write a Markdown summary of the run (in GitHub Actions it is appended to $GITHUB_STEP_SUMMARY "
+        "with or without this flag: see --github)",
     )
     add_github_flag(run)
     run.add_argument(
