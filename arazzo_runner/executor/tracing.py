@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .plan import CompiledStep
     from .steps import Attempt
 
-TRACE_VALUE_LIMIT = 2000  # characters of one value's JSON text
+TRACE_VALUE_LIMIT = VALUE_LIMIT  # characters of one value's JSON text (the exchanges hold the bodies)
 MAX_ENTRIES = 200  # criteria, and expressions, recorded per attempt
 
 
@@ -51,8 +51,8 @@ def trace_attempt(
     }
     if attempt.status_code is not None:
         entry["statusCode"] = attempt.status_code
-    if attempt.message:
-        entry["message"] = attempt.message
+    if attempt.message:  # in full on the step (`error`) when it is the last attempt's
+        entry["message"] = clip(attempt.message, VALUE_LIMIT)
     if cstep.criteria and (attempt.ok or attempt.failed_criteria):  # checked (else: failed before)
         entry["criteria"] = [_criterion(c, ctx) for c in cstep.criteria[:MAX_ENTRIES]]
     expressions = list(_expressions(cstep, ctx))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 MAX_ROWS = 100  # workflow rows of the summary's table; failed steps listed
 MAX_ANNOTATIONS = 20  # GitHub shows at most 10 errors per step anyway
 TEXT_LIMIT = 300
-_MARKS = {"passed": "✅", "failed": "❌", "answered": "✅"}
+_MARKS = MappingProxyType({"passed": "✅", "failed": "❌", "answered": "✅"})
 
 
 def markdown_summary(page: dict[str, Any]) -> str:

@@ -20,14 +20,17 @@ import html
 import json
 from importlib import resources
 from string import Template
+from types import MappingProxyType
 from typing import Any
 
 from .model import PAGE_BODY_LIMIT, Source, page_data
 
 __all__ = ["PAGE_BODY_LIMIT", "Source", "page_data", "render_page", "script_json"]
 
-_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-_TABLE = str.maketrans(_ESCAPES)
+# `<`, `>`, `&`, U+2028, U+2029 as JSON escapes (a read-only table)
+_ESCAPES = MappingProxyType(
+    str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+)
 
 
 def _asset(name: str) -> str:
@@ -50,7 +53,7 @@ def content_security_policy(script: str, style: str) -> str:
 def script_json(data: Any) -> str:
     """`data` as JSON that is safe inside a `<script>` element: no `<`, `>` or `&` appears raw (they
     only occur inside strings in JSON, where their `\\u` escapes mean the same)."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).translate(_TABLE)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).translate(_ESCAPES)
 
 
 SCRIPTS = ("report.js", "graph.js", "step.js", "views.js")  # one script, in this order, in one function
