@@ -108,6 +108,8 @@ class StepResult(Record):
     response: ResponseExcerpt | None = None  # of a step failed on its response: what the server said
     messages: list[Message] = field(default_factory=list)  # of an AsyncAPI step: sent and received
     kind: str | None = None  # "send" / "receive" for an AsyncAPI step (None: HTTP or workflow)
+    started_at: float = 0.0  # time.time() when the step execution started
+    trace: dict[str, Any] | None = None  # with RunOptions.trace: its attempts in detail (executor/tracing.py)
 
     def __init__(
         self,
@@ -129,6 +131,8 @@ class StepResult(Record):
         response: ResponseExcerpt | None = None,
         messages: list[Message] | None = None,
         kind: str | None = None,
+        started_at: float = 0.0,
+        trace: dict[str, Any] | None = None,
     ) -> None:  # one per step: written out, not derived (records.py)
         self.step_id, self.status, self.attempts, self.status_code = step_id, status, attempts, status_code
         self.outputs = {} if outputs is None else outputs
@@ -141,7 +145,7 @@ class StepResult(Record):
         self.earlier_workflows = [] if earlier_workflows is None else earlier_workflows
         self.response = response
         self.messages = [] if messages is None else messages
-        self.kind = kind
+        self.kind, self.started_at, self.trace = kind, started_at, trace
 
     @property
     def passed(self) -> bool:
@@ -200,6 +204,7 @@ class WorkflowResult(Record):
     duration_ms: float = 0.0
     dependencies: list[WorkflowResult] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)  # of a workflow not run: why
+    started_at: float = 0.0  # time.time() when the workflow execution started
 
     @classmethod
     def not_run(cls, workflow_id: str, problems: list[dict[str, Any]]) -> WorkflowResult:

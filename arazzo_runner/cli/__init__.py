@@ -32,6 +32,7 @@ COMMANDS = (
     "mcp",
     "agent",
     "load",
+    "report",
 )
 
 
@@ -81,6 +82,8 @@ def _register(name: str, commands: Any) -> None:
         from .agent import register
     elif name == "load":
         from .load import register
+    elif name == "report":
+        from .report import register
     else:
         from .demo import register
     register(commands)

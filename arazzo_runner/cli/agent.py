@@ -68,6 +68,11 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
+    parser.add_argument(
+        "--report-json",
+        metavar="PATH",
+        help="write the result with each tool call's run in detail (every exchange), for `arazzo report`",
+    )
     parser.set_defaults(handler=agent_command)
 
 
@@ -78,6 +83,8 @@ def agent_command(args: argparse.Namespace) -> int:
     from ..agents.tools import build_catalog
     from .tool_flags import check_credentials, tool_sources
 
+    if args.report_json and not os.path.isdir(os.path.dirname(os.path.abspath(args.report_json))):
+        raise UsageError(f"--report-json {args.report_json}: the folder does not exist")
     settings = Settings(
         chat_url=args.chat,
         model=args.model,
@@ -107,7 +114,25 @@ def agent_command(args: argparse.Namespace) -> int:
         _print_result(result)
     else:
         dump_json(result.to_dict())
+    if args.report_json:
+        _write_report(args.report_json, result)
     return EXIT_OK if result.ok else EXIT_FAILED
+
+
+def _write_report(path: str, result: Any) -> None:
+    """`--report-json`: the `--format json` document with each tool call's run (`arazzo report` shows the
+    turns beside the HTTP calls they caused)."""
+    from .. import __version__
+    from ..report.json_report import report_document, write_report_json
+
+    body = result.to_dict()
+    for entry, call in zip(body["toolCalls"], result.tool_calls, strict=True):
+        if call.outcome.run is not None:
+            entry["run"] = call.outcome.run
+    try:
+        write_report_json(path, report_document(body, True, __version__))
+    except OSError as exc:
+        raise UsageError(f"--report-json {path}: cannot write: {exc.strerror or exc}") from None
 
 
 def _api_key(args: argparse.Namespace) -> str | None:

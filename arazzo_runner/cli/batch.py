@@ -117,7 +117,7 @@ def run_rows(
     if text:
         passed = sum(r.ok for r in results)
         print(f"{passed} of {len(rows)} rows passed", flush=True)
-    failures = _write_reports(rows, results, maskers, args)
+    failures = _write_reports(rows, results, maskers, args, workspace)
     if not text:
         from .report_flags import with_report_errors
 
@@ -133,21 +133,25 @@ def run_rows(
 
 
 def _write_reports(
-    rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace
+    rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace, workspace: Any
 ) -> list[str]:
     """The report files of every row; why each one that could not be written was not."""
-    if not any(getattr(args, name, None) for name in ("report_json", "junit", "har")):
+    from .report_flags import run_extras, wants_reports, write_reports
+
+    if not wants_reports(args):
         return []
     from ..report.json_report import report_document
     from ..report.walk import Part
-    from .report_flags import write_reports
 
     labelled = zip(rows, results, maskers, strict=True)
     parts = [Part(f"row {row.number}", result, masker) for row, result, masker in labelled]
     masked = all(masker.enabled for masker in maskers)
 
     def document(version: str) -> dict[str, Any]:
-        return report_document(_json(rows, results, maskers, exchanges=True), masked, version)
+        extras = run_extras(args, workspace, maskers[0])
+        for masker in maskers[1:]:  # the graph quotes the document: every row's secrets masked
+            extras = masker.data(extras)
+        return {**report_document(_json(rows, results, maskers, exchanges=True), masked, version), **extras}
 
     return write_reports(args, parts, document)
 

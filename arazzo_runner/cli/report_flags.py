@@ -10,12 +10,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import ArazzoError, UsageError
 from ..masking.secrets import Masker
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json
+from .github_flags import add_github_flag, github_wanted
 
 NO_MASK_WARNING = "warning: --no-mask: secrets are shown in clear; use it only for local debugging"
-_REPORTS = (("report_json", "--report-json"), ("junit", "--junit"), ("har", "--har"))
+_REPORTS = (
+    ("report_json", "--report-json"),
+    ("junit", "--junit"),
+    ("har", "--har"),
+    ("html", "--html"),
+    ("summary", "--summary"),
+)
 
 
 def add_report_flags(run: argparse.ArgumentParser) -> None:
@@ -28,6 +35,19 @@ def add_report_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument("--report-json", metavar="PATH", help="write the result with every exchange as JSON")
     run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (a testsuite per workflow)")
     run.add_argument("--har", metavar="PATH", help="write every HTTP exchange as a HAR 1.2 file")
+    run.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write the run as one self-contained HTML page: flow graph, each step's exchanges, criteria "
+        "and expressions, a timeline (docs/reports.md)",
+    )
+    run.add_argument(
+        "--summary",
+        metavar="PATH",
+        help="write a Markdown summary of the run (in GitHub Actions it is appended to $GITHUB_STEP_SUMMARY "
+        "with or without this flag: see --github)",
+    )
+    add_github_flag(run)
     run.add_argument(
         "--dry-run",
         action="store_true",
@@ -51,6 +71,11 @@ def check_report_flags(args: argparse.Namespace) -> None:
         raise UsageError(f"--dry-run sends nothing, so it writes no report ({reports[0][0]})")
     if args.dry_run and getattr(args, "inputs_file", None):
         raise UsageError("--dry-run cannot be combined with --inputs-file")
+
+
+def traced(args: argparse.Namespace) -> bool:
+    """Whether the run records each step in detail (`RunOptions.trace`): for the reports that show it."""
+    return bool(getattr(args, "report_json", None) or getattr(args, "html", None))
 
 
 def masker_for(args: argparse.Namespace, options: Any, workspace: Any) -> Masker:
@@ -128,12 +153,13 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
     if reporter is not None:
         reporter.summary(result)
     failures: list[str] = []
-    if any(getattr(args, name) for name, _ in _REPORTS):  # else the writers are not even imported
+    if wants_reports(args):  # else the writers are not even imported
         from ..report.json_report import report_dict
         from ..report.walk import Part
 
         def document(version: str) -> Any:
-            return report_dict(result, masker, tool_version=version)
+            extras = run_extras(args, workspace, masker)
+            return {**report_dict(result, masker, tool_version=version), **extras}
 
         failures = write_reports(args, [Part("", result, masker)], document)
     if reporter is None:
@@ -174,11 +200,21 @@ def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable
     from ..report.har import write_har
     from ..report.json_report import write_report_json
     from ..report.junit import write_junit
+    from .report import ci_outputs, write_html_report, write_summary
+
+    made: list[Any] = []
+
+    def once() -> Any:  # the JSON report document, built once for every writer that reads it
+        if not made:
+            made.append(document(__version__))
+        return made[0]
 
     writers = {
-        "report_json": lambda p: write_report_json(p, document(__version__)),
+        "report_json": lambda p: write_report_json(p, once()),
         "junit": lambda p: write_junit(p, parts),
         "har": lambda p: write_har(p, parts, tool_version=__version__),
+        "html": lambda p: write_html_report(p, [once()]),
+        "summary": lambda p: write_summary(p, [once()]),
     }
     failures = []
     for name, flag in _REPORTS:
@@ -190,4 +226,23 @@ def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable
         except OSError as exc:
             failures.append(f"{flag} {path}: cannot write: {exc.strerror or exc}")
             print(f"error: {failures[-1]}", file=sys.stderr)
+    failures += ci_outputs(args, once)
     return failures
+
+
+def wants_reports(args: argparse.Namespace) -> bool:
+    """Whether a report file, a summary or GitHub annotations are to be written."""
+    return any(getattr(args, name, None) for name, _ in _REPORTS) or github_wanted(args)
+
+
+def run_extras(args: argparse.Namespace, workspace: Any, masker: Masker) -> dict[str, Any]:
+    """What a report file holds besides the result: the document's path and the control-flow graph of
+    the workflows run (`arazzo graph --format json`), masked, so `arazzo report` needs no document."""
+    from ..api import select_workflows
+    from ..report.graph import graph_of
+
+    try:
+        selected = select_workflows(workspace, args.workflows)
+    except ArazzoError:
+        selected = []
+    return {"document": workspace.file, "graph": masker.data(graph_of(workspace, selected))}

@@ -21,6 +21,7 @@ from .report_flags import (
     finish_run,
     masked_errors,
     masker_for,
+    traced,
 )
 from .run_flags import (
     add_input_values,
@@ -141,6 +142,7 @@ def run_setup(
     from ..executor.options import RunOptions
 
     options = RunOptions(**option_fields(args, workspace, servers, env))
+    options.trace = traced(args)  # the reports that show each step in detail
     reporter = attach_output(args, workspace, options, stream)  # masked console, --verbose, progress
     return reporter, options
 

@@ -229,6 +229,7 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
                 environ=env.merged,
                 **run_options(_with(args, auth=items), workspace),
                 **limit_flags.options(args),
+                trace=bool(getattr(args, "report_json", None)),  # `arazzo agent --report-json`
             )
         )
         check_validation_installed(found[-1])  # before a tool is offered, not at each call

@@ -33,3 +33,6 @@ class RunOptions(Record):
     secrets: set[str] = field(default_factory=set)
     validate_requests: str = "off"  # off | warn | error: check requests against the description
     validate_responses: str = "off"  # off | warn | error: check responses against the description
+    # Record each step's attempts, criteria values and resolved expressions (`executor/tracing.py`) for
+    # the reports that show a run (`--report-json`, `--html`); off: the run records none of it.
+    trace: bool = False

@@ -129,7 +129,7 @@ class Runner:
                 workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets, workspace.error
             )
         inputs = mark_secret_inputs(inputs, workflow.inputs, workspace.document.raw)
-        result = WorkflowResult(workflow.workflow_id, outputs=Outputs())
+        result = WorkflowResult(workflow.workflow_id, outputs=Outputs(), started_at=time.time())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
         self.taint = self.taint or Taint(self.options.secrets, workspace)  # apiKey names: the run's documents

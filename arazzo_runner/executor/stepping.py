@@ -39,15 +39,21 @@ async def execute_step(
     trail: list[StepResult],
 ) -> tuple[StepResult, Decision, Context | None]:
     """Run one step execution (all its attempts); `trail` receives steps run before a retry."""
-    step_result = StepResult(cstep.step_id)
+    step_result = StepResult(cstep.step_id, started_at=time.time())
     host.emit(StepStarted, workflow.workflow_id, cstep.step_id, depth)
     started = time.perf_counter()
+    tracing = host.options.trace
     retries: dict[str, int] = {}
     budget = RetryBudget(host.options, host.deadline, started)
     while True:
+        began = time.time() if tracing else 0.0
         attempt = await _attempt(host, workspace, cstep, state, step_result, depth)
         step_result.attempts += 1
         record(step_result, attempt, cstep, state)
+        if tracing:
+            from .tracing import trace_attempt
+
+            trace_attempt(step_result, attempt, cstep, workspace, began)
         if attempt.ok:
             host.completed.add((id(workspace), workflow.workflow_id, cstep.step_id))
             decision = _on_success(cstep, attempt.ctx)
@@ -63,6 +69,10 @@ async def execute_step(
             break
         if action.type == "retry":
             retries[action.name] = retries.get(action.name, 0) + 1
+            if tracing:
+                from .tracing import trace_retry
+
+                trace_retry(step_result, action, delay)
             failure = await before_retry(
                 host, workspace, workflow, cstep, action, attempt, state, depth, step_result, trail
             )

@@ -85,6 +85,19 @@ def build_graph(workspace: Any, workflows: list[Workflow]) -> Graph:
     return builder.graph
 
 
+def graph_of(workspace: Any, workflows: list[Workflow]) -> dict[str, Any]:
+    """`build_graph(...).to_dict()` for a report: a workflow whose plan cannot be built (a document
+    problem that kept it from running) is left out rather than failing the report."""
+    builder = _Builder(workspace)
+    for workflow in workflows:
+        try:
+            builder.cluster(workspace, workflow)
+        except ArazzoError:  # raised by its plan, before any node of it was added
+            continue
+    builder.graph.clusters = [c for c in builder.graph.clusters if c.nodes]
+    return builder.graph.to_dict()
+
+
 class _Scope(Record):
     """What edges of one workflow's steps may point at."""
 

@@ -1,7 +1,9 @@
 """The run result as JSON, masked: `--format json` (stdout) and `--report-json PATH` (plus every exchange).
 
 The report file is the `--format json` document with, on each step, `exchanges`: each request and its
-response (headers, bodies cut at 1 MiB, binary bodies as a size) in the order they happened. With
+response (headers, bodies cut at 1 MiB, binary bodies as a size) in the order they happened, `startedAt`,
+and `trace` (where the step is written, each attempt with its criteria values and resolved expressions:
+`executor/tracing.py`); on each workflow `startedAt`. With
 `--inputs-file` it is the rows' `--format json` document, each row's result with its exchanges.
 """
 
@@ -52,6 +54,8 @@ def write_json(stream: Any, data: Any) -> None:
 
 def _workflow(entry: dict[str, Any], workflow: WorkflowResult, masker: Masker, exchanges: bool) -> None:
     entry["outputs"] = masker.outputs(workflow.outputs)
+    if exchanges and workflow.started_at:
+        entry["startedAt"] = iso_time(workflow.started_at)
     for step_entry, step in zip(entry["steps"], workflow.steps, strict=True):
         _step(step_entry, step, masker, exchanges)
     for dep_entry, dependency in zip(entry.get("dependencies", []), workflow.dependencies, strict=True):
@@ -64,10 +68,23 @@ def _step(entry: dict[str, Any], step: StepResult, masker: Masker, exchanges: bo
         entry["request"]["url"] = masker.url(entry["request"]["url"] or "")
     if exchanges:
         entry["exchanges"] = [exchange_dict(e, masker) for e in step.exchanges]
+        if step.started_at:
+            entry["startedAt"] = iso_time(step.started_at)
+        if step.trace is not None:
+            entry["trace"] = _trace(step.trace)
+        for message_entry, message in zip(entry.get("messages", []), step.messages, strict=True):
+            if message.at:
+                message_entry["at"] = iso_time(message.at)
     if step.workflow is not None:
         _workflow(entry["workflow"], step.workflow, masker, exchanges)
     for earlier_entry, earlier in zip(entry.get("earlierWorkflows", []), step.earlier_workflows, strict=True):
         _workflow(earlier_entry, earlier, masker, exchanges)
+
+
+def _trace(trace: dict[str, Any]) -> dict[str, Any]:
+    """The step's trace (`executor/tracing.py`) with its times as ISO text (masked with the rest)."""
+    attempts = [{**a, "startedAt": iso_time(a["startedAt"])} for a in trace["attempts"]]
+    return {**trace, "attempts": attempts}
 
 
 def exchange_dict(exchange: Exchange, masker: Masker) -> dict[str, Any]:

@@ -121,7 +121,7 @@ def compat_server():
 
 @pytest.fixture(scope="session")
 def rabbitmq_broker():
-    """RabbitMQ from the system's package (tests/install-brokers.sh), one node for the session (it
+    """RabbitMQ from the system's package (tests/install-system-packages.sh), one node for the session (it
     boots in seconds): `guest` and `alice`/`s3cret` (tests/e2e/system_brokers.py)."""
     from tests.e2e.system_brokers import rabbitmq
 

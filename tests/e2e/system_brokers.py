@@ -1,4 +1,4 @@
-"""The brokers people run, from the system's packages (`tests/install-brokers.sh`): mosquitto (MQTT
+"""The brokers people run, from the system's packages (`tests/install-system-packages.sh`): mosquitto (MQTT
 3.1.1 and 5) and RabbitMQ (AMQP 0-9-1), each started by the tests as a process of their own on free
 ports of 127.0.0.1, with its configuration, data and logs in a temporary folder (never the system
 service, never the system's folders).

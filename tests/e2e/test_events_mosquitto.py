@@ -1,4 +1,4 @@
-"""MQTT 5 against mosquitto (the broker from the system's package, tests/install-brokers.sh), with an
+"""MQTT 5 against mosquitto (the broker from the system's package, tests/install-system-packages.sh), with an
 MQTT 5 responder: user properties both ways, QoS 1, MQTT 5's own request/response properties
 (response topic, correlation data, content type), a listener that requires a user, and an AsyncAPI 2.6
 document run end to end."""

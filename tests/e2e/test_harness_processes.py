@@ -134,7 +134,7 @@ def test_a_missing_broker_fails_its_test_naming_the_install_script(monkeypatch):
     with pytest.raises(pytest.fail.Exception) as caught:
         broker_binary("rabbitmq", None, "the rabbitmq-server package")
     message = str(caught.value)
-    assert "bash tests/install-brokers.sh" in message
+    assert "bash tests/install-system-packages.sh" in message
     assert "ARAZZO_TESTS_WITHOUT=rabbitmq" in message
 
 

@@ -38,6 +38,8 @@ class ToolOutcome(Record):
     outputs: dict[str, Any] = field(default_factory=dict)  # masked
     error: dict[str, Any] | None = None  # masked: message, and where a run failed stepId, path, ...
     result: Any = field(default=None, repr=False, compare=False)  # the RunResult, when the workflow ran
+    # with RunOptions.trace (`arazzo agent --report-json`): the run as `--report-json` writes it, masked
+    run: Any = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -155,7 +157,12 @@ async def call_tool(
         result = await arun(workspace, tool.workflow_id, {**tool.fixed, **arguments}, options=options)
     except ArazzoError as exc:
         return rejected(tool.name, shown, masker.clip(str(exc), MESSAGE_LIMIT), tool)
-    return outcome_of(tool, shown, result, masker)
+    outcome = outcome_of(tool, shown, result, masker)
+    if options.trace:  # the run in detail, for a report of the agent run
+        from ...report.json_report import result_dict
+
+        outcome.run = result_dict(result, masker, exchanges=True)
+    return outcome
 
 
 def outcome_of(tool: Tool, arguments: Any, result: Any, masker: Masker) -> ToolOutcome:

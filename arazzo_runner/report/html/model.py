@@ -1,0 +1,250 @@
+"""The data of a report page, read from report documents: `arazzo run --report-json` (one run, or the rows
+of `--inputs-file`) and `arazzo agent --format json` (turns and tool calls, with each call's run when
+`arazzo agent --report-json` wrote it).
+
+Everything the page, the Markdown summary and the annotations show is in one plain dict (`PageData`):
+`runs` (a run each: a file, a row), `executions` (each workflow execution of a run, flattened: selected
+workflows, their dependencies, the child runs of workflow steps), `steps` (each step execution, with
+everything its report entry holds), `graphs` (the control-flow graph of each document), `grid` (rows x
+workflows, when there are several runs). The documents are masked already (each writer masks); a
+document written with `--no-mask` says so (`masked: false`) and the page says it in red.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import UsageError
+from ..bodies import FILE_LIMIT
+
+PAGE_BODY_LIMIT = 64 * 1024  # characters of one body kept in the page (the JSON report keeps 1 MiB)
+
+
+class Source:
+    """One report document and the name it is shown under (its file name)."""
+
+    def __init__(self, label: str, data: Any) -> None:
+        self.label = label
+        self.data = data
+
+
+def page_data(sources: list[Source], title: str | None = None) -> dict[str, Any]:
+    builder = _Builder()
+    for source in sources:
+        builder.source(source)
+    page: dict[str, Any] = {
+        "title": title or _title(sources),
+        "generatedAt": next((s.data.get("generatedAt") for s in sources if s.data.get("generatedAt")), None),
+        "tool": next((s.data.get("tool") for s in sources if s.data.get("tool")), None),
+        "unmasked": [s.label for s in sources if s.data.get("masked") is False],
+        "limits": {"pageBody": PAGE_BODY_LIMIT, "fileBody": FILE_LIMIT},
+        "runs": builder.runs,
+        "executions": builder.executions,
+        "steps": builder.steps,
+        "graphs": builder.graphs,
+        "grid": _grid(builder.runs, builder.executions) if len(builder.runs) > 1 else None,
+        "diff": None,
+    }
+    return page
+
+
+def _title(sources: list[Source]) -> str:
+    names = ", ".join(s.label for s in sources[:3]) + (", ..." if len(sources) > 3 else "")
+    return f"Arazzo report: {names}"
+
+
+def kind_of(data: Any) -> str:
+    """`run`, `rows` or `agent`; a usage error for anything else."""
+    if isinstance(data, dict):
+        if isinstance(data.get("workflows"), list):
+            return "run"
+        if isinstance(data.get("rows"), list):
+            return "rows"
+        if isinstance(data.get("toolCalls"), list) and "turns" in data:
+            return "agent"
+    raise UsageError(
+        "not a report of `arazzo run --report-json`, `arazzo run --format json` or `arazzo agent`"
+    )
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+        self.executions: list[dict[str, Any]] = []
+        self.steps: list[dict[str, Any]] = []
+        self.graphs: list[dict[str, Any]] = []
+
+    def source(self, source: Source) -> None:
+        data = source.data
+        try:
+            kind = kind_of(data)
+        except UsageError as exc:
+            raise UsageError(f"{source.label}: {exc}") from None
+        graph = self._graph(data)
+        common = {"source": source.label, "document": data.get("document"), "graph": graph}
+        if kind == "run":
+            self._run(source.label, data, common)
+        elif kind == "rows":
+            for row in data["rows"]:
+                label = f"{source.label} row {row.get('row')}"
+                run = self._run(label, row.get("result") or {}, common)
+                run.update(row=row.get("row"), line=row.get("line"), inputs=row.get("inputs"))
+        else:
+            self._agent(source.label, data, common)
+
+    def _graph(self, data: dict[str, Any]) -> int | None:
+        graph = data.get("graph")
+        if not isinstance(graph, dict):
+            return None
+        self.graphs.append(graph)
+        return len(self.graphs) - 1
+
+    def _run(self, label: str, data: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
+        run: dict[str, Any] = {
+            "id": len(self.runs),
+            "label": label,
+            "kind": "run",
+            "status": data.get("status"),
+            "executions": [],
+            **common,
+        }
+        self.runs.append(run)
+        names: dict[str, int] = {}
+        for workflow in data.get("workflows") or []:
+            self._walk(run, workflow, None, names)
+        _timing(run, self.executions)
+        return run
+
+    def _agent(self, label: str, data: dict[str, Any], common: dict[str, Any]) -> None:
+        run: dict[str, Any] = {
+            "id": len(self.runs),
+            "label": label,
+            "kind": "agent",
+            "status": data.get("status"),
+            "executions": [],
+            **common,
+            "agent": {
+                k: data.get(k) for k in ("answer", "error", "model", "endpoint", "stream", "turns", "usage")
+            },
+        }
+        self.runs.append(run)
+        names: dict[str, int] = {}
+        calls = []
+        for call in data.get("toolCalls") or []:
+            entry = {k: v for k, v in call.items() if k != "run"}
+            first = len(run["executions"])
+            nested = call.get("run")
+            if isinstance(nested, dict):
+                for workflow in nested.get("workflows") or []:
+                    parent = f"turn {call.get('turn')} / {call.get('name')}"
+                    self._walk(run, workflow, {"label": parent}, names)
+            entry["executions"] = run["executions"][first:]
+            calls.append(entry)
+        run["agent"]["toolCalls"] = calls
+        run["agent"]["messages"] = data.get("messages") or []
+        _timing(run, self.executions)
+
+    def _walk(
+        self,
+        run: dict[str, Any],
+        workflow: dict[str, Any],
+        parent: dict[str, Any] | None,
+        names: dict[str, int],
+    ) -> int:
+        for dependency in workflow.get("dependencies") or []:
+            self._walk(run, dependency, None, names)
+        base = workflow.get("workflowId") or "?"
+        if parent is not None:
+            base += f" (from {parent['label']})"
+        names[base] = names.get(base, 0) + 1
+        name = base if names[base] == 1 else f"{base}#{names[base]}"
+        index = len(self.executions)
+        execution: dict[str, Any] = {
+            "id": index,
+            "run": run["id"],
+            "name": name,
+            "steps": [],
+            **{k: v for k, v in workflow.items() if k not in ("steps", "dependencies")},
+        }
+        if parent is not None and "step" in parent:
+            execution["parent"] = {"execution": parent["execution"], "step": parent["step"]}
+        self.executions.append(execution)
+        run["executions"].append(index)
+        counts: dict[str, int] = {}
+        for step in workflow.get("steps") or []:
+            step_id = step.get("stepId") or "?"
+            counts[step_id] = counts.get(step_id, 0) + 1
+            step_name = step_id if counts[step_id] == 1 else f"{step_id}#{counts[step_id]}"
+            entry = {k: v for k, v in step.items() if k not in ("workflow", "earlierWorkflows")}
+            entry.update(id=len(self.steps), run=run["id"], execution=index, name=step_name)
+            _cut_bodies(entry)
+            self.steps.append(entry)
+            execution["steps"].append(entry["id"])
+            children = [
+                *(step.get("earlierWorkflows") or []),
+                *([step["workflow"]] if step.get("workflow") else []),
+            ]
+            entry["children"] = []
+            for child in children:
+                label = f"{name}/{step_name}"
+                where = {"label": label, "execution": index, "step": entry["id"]}
+                entry["children"].append(self._walk(run, child, where, names))
+        return index
+
+
+def _cut_bodies(step: dict[str, Any]) -> None:
+    """Bodies longer than `PAGE_BODY_LIMIT` characters are cut in the page, with a note of how much."""
+    for exchange in step.get("exchanges") or []:
+        for part in (exchange.get("request"), exchange.get("response")):
+            body = part.get("body") if isinstance(part, dict) else None
+            if isinstance(body, str) and len(body) > PAGE_BODY_LIMIT:
+                part["body"] = body[:PAGE_BODY_LIMIT]
+                part["pageCutChars"] = len(body) - PAGE_BODY_LIMIT
+
+
+def _timing(run: dict[str, Any], executions: list[dict[str, Any]]) -> None:
+    """The run's start (its first workflow's) and its span in milliseconds, for the timeline."""
+    starts, ends = [], []
+    for index in run["executions"]:
+        execution = executions[index]
+        start = millis(execution.get("startedAt"))
+        if start is not None:
+            starts.append(start)
+            ends.append(start + float(execution.get("durationMs") or 0))
+    run["startedAt"] = min(starts) if starts else None
+    run["durationMs"] = round(max(ends) - min(starts), 3) if starts else None
+
+
+def _grid(runs: list[dict[str, Any]], executions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Runs (rows, files) x the workflows they ran at the top: each cell the execution and its status."""
+    columns: list[str] = []
+    cells = []
+    for run in runs:
+        row: dict[str, int] = {}
+        for index in run["executions"]:
+            execution = executions[index]
+            if "parent" in execution or " (from " in execution["name"]:
+                continue
+            workflow_id = execution.get("workflowId") or "?"
+            if workflow_id not in columns:
+                columns.append(workflow_id)
+            row.setdefault(workflow_id, index)
+        cells.append(row)
+    return {
+        "columns": columns,
+        "rows": [
+            {"run": run["id"], "cells": [cells[i].get(c) for c in columns]} for i, run in enumerate(runs)
+        ],
+    }
+
+
+def millis(text: Any) -> float | None:
+    """Milliseconds since the epoch of an ISO time the reports write (`2026-01-02T03:04:05.678Z`)."""
+    if not isinstance(text, str):
+        return None
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000
+    except ValueError:
+        return None

@@ -1,0 +1,175 @@
+"""For CI: a Markdown summary of runs (`--summary FILE`, and `$GITHUB_STEP_SUMMARY` in GitHub Actions) and
+GitHub annotations (`::error file=...,line=...::message`) pointing at the line of each step that failed a
+workflow, and at each problem that kept a workflow from running.
+
+Both read the page data of `report/html/model.py`, so `arazzo run` and `arazzo report` say the same.
+Both are bounded (`MAX_ROWS` table rows, `MAX_ANNOTATIONS` annotations, each text cut) and hold only what
+the masked reports hold. Paths are relative to `$GITHUB_WORKSPACE` (or the working directory) when the
+file is inside it, as GitHub wants them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+MAX_ROWS = 100  # workflow rows of the summary's table; failed steps listed
+MAX_ANNOTATIONS = 20  # GitHub shows at most 10 errors per step anyway
+TEXT_LIMIT = 300
+_MARKS = MappingProxyType({"passed": "✅", "failed": "❌", "answered": "✅"})
+
+
+def markdown_summary(page: dict[str, Any]) -> str:
+    runs, executions, steps = page["runs"], page["executions"], page["steps"]
+    top = [executions[i] for run in runs for i in run["executions"] if not _nested(executions[i])]
+    failed = [e for e in top if e.get("status") != "passed"]
+    head = "✅" if not failed and all(r.get("status") in ("passed", "answered") for r in runs) else "❌"
+    title = f"{len(top) - len(failed)} of {len(top)} workflow runs passed"
+    if len(runs) > 1:
+        title += f" ({len(runs)} runs)"
+    lines = [f"### {head} Arazzo: {title}", ""]
+    several = len(runs) > 1
+    lines.append("| | " + ("run | " if several else "") + "workflow | steps | time | failed at |")
+    lines.append("|---|" + ("---|" if several else "") + "---|---|---|---|")
+    shown = sorted(top, key=lambda e: e.get("status") == "passed")[:MAX_ROWS]  # failures first
+    for execution in shown:
+        run = runs[execution["run"]]
+        cells = [_MARKS.get(execution.get("status"), "⏭")]
+        if several:
+            cells.append(cell(run["label"]))
+        cells += [
+            "`" + cell(execution["name"]).replace("`", "'") + "`",
+            str(len(execution["steps"])) if execution.get("status") != "not_run" else "not run",
+            _ms(execution.get("durationMs")) if execution.get("status") != "not_run" else "",
+            cell(_failure(execution, executions, steps)),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(top) > MAX_ROWS:
+        lines.append(f"\n{len(top) - MAX_ROWS} more workflow runs are not listed.")
+    for run in runs:
+        if run.get("kind") == "agent":
+            agent = run.get("agent") or {}
+            calls = agent.get("toolCalls") or []
+            turns = f"{agent.get('turns')} turn(s), {len(calls)} tool call(s)"
+            lines += ["", f"Agent run {cell(run['label'])}: {run.get('status')}, {turns}."]
+    if page.get("diff"):
+        from .html.diff import diff_lines
+
+        diff = page["diff"]
+        lines += ["", "#### Changes", "", cell(diff["summary"]), ""]
+        lines += [f"- {cell(line.strip())}" for line in diff_lines(diff)[1 : MAX_ROWS + 1]]
+    if page.get("unmasked"):
+        lines += ["", "**Written with --no-mask: secrets may show in the reports.**"]
+    return "\n".join(lines) + "\n"
+
+
+def _nested(execution: dict[str, Any]) -> bool:
+    return "parent" in execution or " (from " in execution["name"]
+
+
+def _failure(execution: dict[str, Any], executions: list[dict[str, Any]], steps: list[dict[str, Any]]) -> str:
+    if execution.get("status") == "passed":
+        return ""
+    if execution.get("problems"):
+        first = execution["problems"][0]
+        more = f" (+{len(execution['problems']) - 1} more)" if len(execution["problems"]) > 1 else ""
+        return f"{_where(first)}: {first.get('message', '')}{more}"
+    step = failed_step(execution, steps)
+    error = execution.get("error") or {}
+    if step is None:
+        return str(error.get("message") or execution.get("status"))
+    location = (step.get("trace") or {}).get("location")
+    where = f" ({_where(location)})" if location else ""
+    return f"step {step['name']}{where}: {step.get('error') or error.get('message') or 'failed'}"
+
+
+def failed_step(execution: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last execution of the step the workflow's error names (it ended the workflow)."""
+    step_id = (execution.get("error") or {}).get("stepId")
+    found = [steps[i] for i in execution["steps"] if steps[i].get("stepId") == step_id]
+    return found[-1] if found else None
+
+
+def _where(location: dict[str, Any]) -> str:
+    text = relative(str(location.get("file") or "?"))
+    for key in ("line", "column"):
+        if location.get(key) is not None:
+            text += f":{location[key]}"
+    return text
+
+
+def relative(file: str) -> str:
+    """`file` relative to `$GITHUB_WORKSPACE` (or the working directory) when inside it, with `/`."""
+    base = os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
+    try:
+        return Path(file).resolve().relative_to(Path(base).resolve()).as_posix()
+    except (ValueError, OSError):
+        return file
+
+
+def cell(text: Any) -> str:
+    """Text for a Markdown table cell: one line, no markup or HTML of its own, cut."""
+    text = " ".join(str(text).split())
+    if len(text) > TEXT_LIMIT:
+        text = text[: TEXT_LIMIT - 3] + "..."
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    for char in "\\|*_[]~`#":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
+def _ms(value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return ""
+    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
+
+
+# -- GitHub annotations ------------------------------------------------------------------------------------
+
+
+def annotations(page: dict[str, Any]) -> list[str]:
+    """`::error file=F,line=L,col=C,title=T::message` for each step that failed a workflow (nested ones
+    too: the step where it went wrong) and each problem that kept a workflow from running."""
+    found: list[str] = []
+    executions, steps = page["executions"], page["steps"]
+    for execution in executions:
+        if execution.get("status") == "passed":
+            continue
+        for problem in execution.get("problems") or []:
+            title = f"workflow {execution.get('workflowId')} not run"
+            found.append(_command(problem, title, problem.get("message") or "not run"))
+        step = failed_step(execution, steps)
+        if step is None or step.get("children"):  # a workflow step: its child's step is annotated
+            continue
+        location = (step.get("trace") or {}).get("location") or {}
+        title = f"workflow {execution['name']}, step {step['name']} failed"
+        found.append(_command(location, title, step.get("error") or "failed"))
+    if len(found) > MAX_ANNOTATIONS:
+        more = len(found) - MAX_ANNOTATIONS
+        found = [*found[:MAX_ANNOTATIONS], f"::notice::{more} more failures: see the summary or the report"]
+    return found
+
+
+def _command(location: dict[str, Any], title: str, message: str) -> str:
+    props = []
+    if location.get("file"):
+        props.append("file=" + _property(relative(str(location["file"]))))
+        if location.get("line") is not None:
+            props.append(f"line={int(location['line'])}")
+        if location.get("column") is not None:
+            props.append(f"col={int(location['column'])}")
+    props.append("title=" + _property(title))
+    text = str(message)
+    if len(text) > 2 * TEXT_LIMIT:
+        text = text[: 2 * TEXT_LIMIT - 3] + "..."
+    return f"::error {','.join(props)}::{_data(text)}"
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")
