@@ -163,6 +163,19 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 f"{INTERRUPTED}: the statistics of what ran are printed",
             ),
         ),
+        "report": Help(
+            "Write one HTML page of saved runs (`arazzo run --report-json`, `arazzo agent --report-json`), "
+            "offline, with a CI summary; compare two runs with --diff.",
+            (
+                "arazzo report examples/reports/chat-before.json -o report.html --summary summary.md",
+                "arazzo report examples/reports/chat-before.json examples/reports/chat-after.json --diff \\\n"
+                "      -o diff.html",
+            ),
+            (
+                "0    written (whatever the runs' own outcome)",
+                "2    a usage error: a file that is not a saved run, a folder that does not exist",
+            ),
+        ),
     }
 )
 

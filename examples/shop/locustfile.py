@@ -2,7 +2,7 @@ import os
 
 from locust import between, task
 
-from arazzo_runner.loadtest.locust import ArazzoUser
+from arazzo_runner.locust import ArazzoUser
 
 
 class Shopper(ArazzoUser):
