@@ -29,6 +29,7 @@ COMMANDS = (
     "mcp",
     "agent",
     "load",
+    "generate",
 )
 
 
@@ -84,6 +85,8 @@ def _register(name: str, commands: Any) -> None:
         from .agent import register
     elif name == "load":
         from .load import register
+    elif name == "generate":
+        from .generate import register
     else:
         from .demo import register
     register(commands)

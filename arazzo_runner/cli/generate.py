@@ -1,0 +1,149 @@
+"""`arazzo generate OPENAPI... [-o FILE]`: an Arazzo document whose workflows run, from OpenAPI
+descriptions (`docs/generate.md`): a workflow per operation, chained workflows, example inputs
+(`--inputs-out`), and with `--chat URL --model M` the model's proposals, repaired or dropped.
+
+The document goes to FILE (or stdout); what was generated, noticed and dropped goes to stderr. Exit 0
+when every operation's workflow and chain was written, 1 when one had to be dropped (the document is
+still written, without it), 2 for usage errors and descriptions that cannot be read (nothing written).
+A model's proposal that stays invalid is dropped with its reason and does not change the exit code: the
+model is not the tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .common import EXIT_FAILED, EXIT_OK, positive_float
+
+API_KEY_ENV = "OPENAI_API_KEY"
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "generate", help="generate runnable Arazzo workflows from OpenAPI descriptions"
+    )
+    parser.add_argument(
+        "descriptions", nargs="+", metavar="OPENAPI", help="OpenAPI 3.x descriptions (paths or URLs)"
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the document here (default: stdout)")
+    parser.add_argument(
+        "--arazzo",
+        choices=("1.0.1", "1.1.0"),
+        default="1.0.1",
+        help="the Arazzo version to write (default 1.0.1)",
+    )
+    parser.add_argument(
+        "--inputs-out",
+        metavar="FILE",
+        help="write example inputs: one JSON object on one line (arazzo run --inputs FILE, or --inputs-file)",
+    )
+    parser.add_argument(
+        "--operation",
+        action="append",
+        dest="operations",
+        default=[],
+        metavar="ID",
+        help="only this operation (operationId, or 'METHOD /path'; repeatable)",
+    )
+    parser.add_argument("--no-chains", action="store_true", help="a workflow per operation only, no chains")
+    parser.add_argument(
+        "--chat", metavar="URL", help="a chat-completions base URL: its model proposes workflows"
+    )
+    parser.add_argument("--model", metavar="M", help="the model, with --chat")
+    parser.add_argument(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        metavar="NAME",
+        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
+    )
+    parser.add_argument(
+        "--chat-timeout",
+        type=positive_float,
+        default=120.0,
+        metavar="SECONDS",
+        help="timeout of the chat exchange",
+    )
+    parser.set_defaults(handler=generate_command)
+
+
+def generate_command(args: argparse.Namespace) -> int:
+    from ..generate import generate
+
+    chat = _chat(args)
+    result = generate(
+        args.descriptions,
+        output=args.output,
+        arazzo=args.arazzo,
+        operations=args.operations,
+        chains=not args.no_chains,
+        chat=chat,
+    )
+    if args.output:
+        Path(args.output).write_text(result.text, encoding="utf-8")
+    else:
+        sys.stdout.write(result.text)
+        sys.stdout.flush()
+    if args.inputs_out:
+        Path(args.inputs_out).write_text(
+            json.dumps(result.inputs, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    _summary(args, result)
+    ours = [d for d in result.dropped if d.origin != "model"]
+    return EXIT_FAILED if ours else EXIT_OK
+
+
+def _chat(args: argparse.Namespace) -> Any:
+    if args.chat is None:
+        if args.model is not None:
+            raise UsageError("--model is for --chat: give the chat endpoint with --chat URL")
+        return None
+    from ..generate import ChatSettings
+
+    if not args.chat.lower().startswith(("http://", "https://")):
+        raise UsageError(f"--chat {args.chat}: expected an absolute http:// or https:// URL")
+    if not args.model:
+        raise UsageError(f"--chat {args.chat}: give the model with --model")
+    key = os.environ.get(args.api_key_env)
+    if not key:
+        raise UsageError(
+            f"--chat {args.chat}: no API key in the environment variable {args.api_key_env} "
+            "(set it, or name another with --api-key-env NAME)"
+        )
+    return ChatSettings(args.chat, args.model, key, timeout=args.chat_timeout)
+
+
+def _summary(args: argparse.Namespace, result: Any) -> None:
+    err = sys.stderr
+    counts = {
+        kind: sum(1 for o in result.origin.values() if o == kind) for kind in ("operation", "chain", "model")
+    }
+    where = args.output or "stdout"
+    parts = [f"{counts['operation']} per operation", f"{counts['chain']} chained"]
+    if args.chat:
+        parts.append(f"{counts['model']} proposed by the model")
+    report = result.report
+    checked = f"{len(report.errors)} errors, {len(report.warnings)} warnings"
+    print(
+        f"generated {len(result.workflows)} workflows ({', '.join(parts)}) -> {where} ({checked})", file=err
+    )
+    for finding in report.warnings:
+        print(f"  {finding}", file=err)
+    for note in result.notes:
+        print(f"note: {note}", file=err)
+    for dropped in result.dropped:
+        what = "proposal" if dropped.origin == "model" else f"{dropped.origin} workflow"
+        print(f"dropped {what} '{dropped.workflow_id}': {dropped.reason}", file=err)
+    for name, why in result.missing_examples.items():
+        print(f"note: input '{name}': {why}; give it with --input {name}=...", file=err)
+    if args.inputs_out:
+        target = args.output or "FILE"
+        print(
+            f"example inputs -> {args.inputs_out}; run them: arazzo run {target} --inputs {args.inputs_out}",
+            file=err,
+        )
