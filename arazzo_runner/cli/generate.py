@@ -120,9 +120,8 @@ def _chat(args: argparse.Namespace) -> Any:
 
 def _summary(args: argparse.Namespace, result: Any) -> None:
     err = sys.stderr
-    counts = {
-        kind: sum(1 for o in result.origin.values() if o == kind) for kind in ("operation", "chain", "model")
-    }
+    written = [result.origin[w["workflowId"]] for w in result.workflows]
+    counts = {kind: written.count(kind) for kind in ("operation", "chain", "model")}
     where = args.output or "stdout"
     parts = [f"{counts['operation']} per operation", f"{counts['chain']} chained"]
     if args.chat:

@@ -68,11 +68,11 @@ def generate(
     draft = new_draft(sources, arazzo, list(operations or ()))
     write_workflows(draft, chains)
     dropped_early: list[Any] = []
+    file = str(Path(target).resolve()) if target else str(Path.cwd() / "generated.arazzo.yaml")
     if chat is not None:
         from .propose import propose
 
-        dropped_early = propose(draft, chat)
-    file = str(Path(target).resolve()) if target else str(Path.cwd() / "generated.arazzo.yaml")
+        dropped_early = propose(draft, chat, file)
     text, report, dropped = checked(draft, file)
     declared = {name for w in draft.workflows for name in ((w.get("inputs") or {}).get("properties") or {})}
     draft.inputs.keep_only(declared)

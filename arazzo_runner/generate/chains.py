@@ -55,9 +55,15 @@ class Chain(Record):
 
 
 def find_chains(plans: list[OperationPlan], notes: list[str]) -> list[Chain]:
+    """Every chain, once: a resource chain that is exactly a link's (a create and a read the link
+    joins) is left out, the link's kept."""
     links = _Links(plans, notes)
-    chains = links.chains()
-    chains.extend(_Resources(plans, links).chains())
+    chains, seen = [], set()
+    for chain in [*links.chains(), *_Resources(plans, links).chains()]:
+        shape = tuple((id(s.plan), repr(sorted(s.bound.items(), key=repr))) for s in chain.steps)
+        if shape not in seen:
+            seen.add(shape)
+            chains.append(chain)
     return chains
 
 

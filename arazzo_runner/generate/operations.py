@@ -284,7 +284,7 @@ def _outputs(schema: Any) -> dict[str, str]:
     if schema is None:
         return {}
     view = object_view(schema)
-    if view is None:
+    if view is None or not view[0]:
         return {"items" if array_items(schema) is not None else "body": "$response.body"}
     names = Unique(sep="_")
     outputs = {}

@@ -198,9 +198,13 @@ class SchemaCopier:
 
 
 def object_view(schema: Any, depth: int = 0) -> tuple[dict[str, Any], list[str]] | None:
-    """(properties, required) of a resolved object schema, its `allOf` branches merged; None when it is
-    not an object described by its properties (a combinator at the top, an array, a scalar)."""
+    """(properties, required) of a resolved object schema, its `allOf` branches merged (a branch may
+    only add `required`); None when it is not an object described by its properties (a combinator at
+    the top, an array, a scalar)."""
     if not isinstance(schema, dict) or depth > 16 or "oneOf" in schema or "anyOf" in schema:
+        return None
+    kind = schema.get("type")
+    if "items" in schema or not (kind in (None, "object") or (isinstance(kind, list) and "object" in kind)):
         return None
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -215,11 +219,6 @@ def object_view(schema: Any, depth: int = 0) -> tuple[dict[str, Any], list[str]]
         properties.update(own)
     if isinstance(schema.get("required"), list):
         required.extend(name for name in schema["required"] if isinstance(name, str))
-    kind = schema.get("type")
-    if not properties and kind not in ("object", None):
-        return None
-    if not properties and not schema.get("allOf"):
-        return None
     return properties, list(dict.fromkeys(required))
 
 
