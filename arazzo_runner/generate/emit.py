@@ -2,16 +2,17 @@
 drops comments, and the project has no round-trip YAML library (nor needs one to write).
 
 Block style throughout, two spaces, lists of short plain words in flow style (`required: [a, b]`).
-A string is written plain only when every YAML reader reads it back as that same string: it starts with
-a letter, `$`, `_` or `/`, holds nothing YAML treats specially (`: `, ` #`, flow indicators, quotes,
-control characters), and is no word a YAML 1.1 or 1.2 reader takes for a boolean or null (`yes`, `on`,
-`null`, `~`...). Numbers cannot start it, so `1e5`, `0x1F` or `2024-01-01` are always quoted. Anything
-else is double-quoted with JSON's escapes (which YAML shares), the characters YAML takes for line
-breaks or forbids escaped too (NEL, LS, PS, C1 controls, BOM). A text of several lines is a literal
-block (`|-`) when it can be one exactly (no tab, no trailing blank, no leading space).
+A string is written plain only when every YAML reader reads it back as that same string: it starts
+with a letter, `$`, `_`, `/`, `./` or `../`, holds nothing YAML treats specially (`: `, ` #`, flow
+indicators, quotes, control characters), and is no word a YAML 1.1 or 1.2 reader takes for a
+boolean or null (`yes`, `on`, `null`, `~`...). Numbers cannot start it, so `1e5`, `0x1F` or
+`2024-01-01` are always quoted. Anything else is double-quoted with JSON's escapes (which YAML
+shares), the characters YAML takes for line breaks or forbids escaped too (NEL, LS, PS, C1 controls,
+BOM). A text of several lines is a literal block (`|-`) when it can be one exactly (no tab, no
+trailing blank, no leading space).
 
-`emit` reads the text back with the project's loader and compares: a document that would not read back
-as the data it was made from is a bug, never a file.
+`verify` reads the text back with the project's loader and compares: a document that would not read
+back as the data it was made from is a bug, never a file.
 """
 
 from __future__ import annotations
@@ -180,6 +181,8 @@ def _float(value: float) -> str:
 
 
 def _plain_ok(text: str) -> bool:
+    if text.startswith(("./", "../")):  # a relative path: `.` starts no YAML token here
+        text = "x" + text
     if not _PLAIN.fullmatch(text) or text.lower() in _RESERVED:
         return False
     return not (": " in text or " #" in text or text.endswith((":", " ")) or "  " in text)

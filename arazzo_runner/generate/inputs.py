@@ -2,11 +2,13 @@
 
 `arazzo run FILE` gives the same inputs to every workflow it runs, and reads each declared input from
 the environment (`ARAZZO_INPUT_<NAME>`). So a name means one thing throughout the document: two
-operations' `petId` that are the same kind of value (their schemas equal but for their descriptions and
-examples) share the name, and one example value; a `status` that is an enum of other values in another
-operation is named `<workflowId>_status` there. The example values make the `--inputs-out` file: every
-required input, and the optional ones the description gives an example for (an optional input left out
-is not sent; its schema's `default` the engine applies itself).
+operations' `petId` that fill the same place (a path parameter, a body member...) with the same kind of
+value (their schemas equal but for descriptions and examples) share the name and one example value. Of
+the inputs that want one name, the one most required (then most used, then first) gets it; the others
+are named after where they go (`author_query`, a filter, beside `author`, a body member of the books
+created), then after their workflow (`placeOrder_status`). The example values make the
+`--inputs-out` file: every required input, and the optional ones the description gives an example for
+(an optional input left out is not sent; its schema's `default` the engine applies itself).
 """
 
 from __future__ import annotations
@@ -25,14 +27,28 @@ class Inputs:
     def __init__(self, examples: Examples) -> None:
         self.examples = examples
         self.names = Unique(sep="_", key=env_key)
-        self._named: dict[tuple[str, str], str] = {}  # (name wanted, shape of its schema) -> name
+        self._named: dict[tuple[str, str, str], str] = {}  # (name wanted, place, schema shape) -> name
         self.values: dict[str, Any] = {}  # the example inputs (`--inputs-out`)
         self.problems: dict[str, str] = {}  # name -> why it has no example value
 
+    def prepare(self, specs: list[InputSpec]) -> None:
+        """Name the inputs of the operations at once, so that the most required one gets its name."""
+        groups: dict[str, dict[tuple[str, str, str], list[int]]] = {}
+        for index, spec in enumerate(specs):
+            key = _key(spec)
+            found = groups.setdefault(key[0], {}).setdefault(key, [0, 0, index])
+            found[0] |= spec.required
+            found[1] += 1
+        for wanted, keys in groups.items():
+            ranked = sorted(keys, key=lambda k: (-keys[k][0], -keys[k][1], keys[k][2]))
+            for rank, key in enumerate(ranked):
+                name = wanted if rank == 0 else f"{wanted}_{key[1]}"
+                self._named[key] = self.names.take(name)
+
     def claim(self, spec: InputSpec, owner: str) -> str:
         """The document's name for `spec`, an input of workflow `owner`; its example value noted."""
-        wanted = fit_input(spec.name)
-        key = (wanted, _shape(spec.schema))
+        key = _key(spec)
+        wanted = key[0]
         name = self._named.get(key)
         if name is None:
             name = self._named[key] = self.names.take(
@@ -55,6 +71,11 @@ class Inputs:
         """Forget the values of inputs no written workflow declares (a dropped workflow's)."""
         self.values = {k: v for k, v in self.values.items() if k in names}
         self.problems = {k: v for k, v in self.problems.items() if k in names}
+
+
+def _key(spec: InputSpec) -> tuple[str, str, str]:
+    place = spec.target[1] if spec.target[0] == "param" else spec.target[0]
+    return fit_input(spec.name), place, _shape(spec.schema)
 
 
 def _has_examples(schema: Any) -> bool:

@@ -271,7 +271,9 @@ class _Repairer:
         for name in list(properties):
             known = self.needed.get(name)
             given, container = (known.given, known.container) if known else ([], False)
-            spec = InputSpec(name, properties[name], name in required, ("model",), given, container)
+            target = known.target if known else ("model",)
+            spec = InputSpec(known.name if known else name, properties[name], name in required, target, given,
+                             container)  # fmt: skip
             claimed = self.draft.inputs.claim(spec, self.workflow_id)
             if claimed != name:
                 renames[name] = claimed

@@ -14,7 +14,8 @@ On the way, OpenAPI's dialect becomes JSON Schema's: `nullable: true` -> a `null
 apart: a value often fits several, and `oneOf` would refuse every value); the
 keywords that only mean something to an OpenAPI tool (`xml`, `discriminator`, `externalDocs`, `x-*`)
 and the identifiers that would move a reference's base (`$id`, `$anchor`, `$dynamicRef`...) are left
-out; and a request has no `readOnly` properties (the server writes them). A reference into another
+out; a boolean schema is written as an object (`{}`, `{not: {}}`); and a request has no `readOnly`
+properties (the server writes them). A reference into another
 document that the resolver could not inline (a cycle across files) becomes `{}`: any value.
 """
 
@@ -79,23 +80,20 @@ class SchemaCopier:
     def convert(self, schema: Any, *, annotations: dict[str, Any] | None = None) -> Any:
         """`schema` (resolved, from the description) as an inputs schema; `annotations` (description,
         examples...) are laid over it."""
-        converted = self._convert(schema, 0, top=True)
+        converted = self._convert(schema, 0)
         self._flush()
-        if annotations:
-            if converted is True:
-                converted = {}
-            if isinstance(converted, dict):
-                converted = {**converted, **{k: v for k, v in annotations.items() if v is not None}}
+        if annotations and isinstance(converted, dict):
+            converted = {**converted, **{k: v for k, v in annotations.items() if v is not None}}
         return converted
 
     def _flush(self) -> None:
         while self._pending:
             name, schema = self._pending.pop()
-            self.components[name] = self._convert(schema, 1, top=True, component=True)
+            self.components[name] = self._convert(schema, 1, component=True)
 
-    def _convert(self, schema: Any, depth: int, *, top: bool = False, component: bool = False) -> Any:
-        if isinstance(schema, bool):
-            return schema
+    def _convert(self, schema: Any, depth: int, *, component: bool = False) -> Any:
+        if isinstance(schema, bool):  # as objects: Arazzo tools (Redocly) expect a Schema Object
+            return {} if schema else {"not": {}}
         if not isinstance(schema, dict) or depth > _MAX_DEPTH:
             return {}
         if not component:
@@ -118,7 +116,9 @@ class SchemaCopier:
                 if value:  # an empty one is no JSON Schema (minItems 1): it said nothing
                     out[key] = [self._convert(sub, depth + 1) for sub in value]
             elif key in _SCHEMA_ONE and isinstance(value, (dict, bool)):
-                out[key] = self._convert(value, depth + 1)
+                # `additionalProperties: false` keeps its boolean: there it is no schema position
+                keep = key in ("additionalProperties", "unevaluatedProperties", "unevaluatedItems")
+                out[key] = value if keep and isinstance(value, bool) else self._convert(value, depth + 1)
             else:
                 out[key] = value
         self._dialect(schema, out)
