@@ -52,11 +52,11 @@ def checked(draft: Any, file: str) -> tuple[str, Any, list[Dropped]]:
                 listed = "; ".join(f"{f.rule}: {f.message} ({f.path})" for f in errors[:5])
                 raise GenerateError(f"the generated document has errors outside its workflows: {listed}")
             bad.setdefault(int(found.group(1)), []).append(f"{finding.rule}: {finding.message}")
-        for index in sorted(bad, reverse=True):
-            workflow = draft.workflows.pop(index)
-            workflow_id = workflow["workflowId"]
+        for index in sorted(bad):
+            workflow_id = draft.workflows[index]["workflowId"]
             reason = "; ".join(dict.fromkeys(bad[index]))
             dropped.append(Dropped(workflow_id, draft.origin.get(workflow_id, "operation"), reason))
+        draft.workflows[:] = [w for index, w in enumerate(draft.workflows) if index not in bad]
         if not draft.workflows:
             raise GenerateError("every generated workflow had errors: " + dropped[0].reason)
     raise GenerateError("the generated document still had errors after dropping the workflows with some")
