@@ -28,7 +28,7 @@ Comments = dict[tuple[Any, ...], list[str]]
 _PLAIN = re.compile(r"[A-Za-z_$/][A-Za-z0-9_$/.\-=<>!()+~^?;@|&*%' #:]*")
 _FLOW_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
 _RESERVED = frozenset({"null", "true", "false", "yes", "no", "on", "off", "y", "n", "~", "nan", "inf"})
-_ESCAPED = re.compile("[\u0080-\u009f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+_ESCAPED = re.compile("[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _INDENT = "  "
 COMMENT_WIDTH = 100
 

@@ -24,7 +24,7 @@ _ENV_OTHER = re.compile(r"[^A-Z0-9]")
 
 def fit_id(text: str, fallback: str) -> str:
     """`text` as a workflowId, stepId or source name."""
-    fitted = _ID_OTHER.sub("-", text).strip("-")
+    fitted = re.sub(r"-{2,}", "-", _ID_OTHER.sub("-", text)).strip("-")
     return fitted or fallback
 
 
