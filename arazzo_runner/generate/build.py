@@ -294,7 +294,7 @@ def new_draft(sources: list[Source], version: str, operations: list[str]) -> Dra
         raise UsageError("no operations to generate workflows for" + why)
     draft = Draft(version, sources, plans, components=components, skipped=skipped)
     draft.inputs = Inputs(Examples(components))
-    draft.inputs.prepare([spec for plan in plans for spec in plan.inputs])
+    draft.inputs.prepare([(plan.label, spec) for plan in plans for spec in plan.inputs])
     for plan in plans:
         draft.notes.extend(plan.notes)
     return draft

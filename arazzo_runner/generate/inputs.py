@@ -31,18 +31,27 @@ class Inputs:
         self.values: dict[str, Any] = {}  # the example inputs (`--inputs-out`)
         self.problems: dict[str, str] = {}  # name -> why it has no example value
 
-    def prepare(self, specs: list[InputSpec]) -> None:
-        """Name the inputs of the operations at once, so that the most required one gets its name."""
-        groups: dict[str, dict[tuple[str, str, str], list[int]]] = {}
-        for index, spec in enumerate(specs):
+    def prepare(self, specs: list[tuple[str, InputSpec]]) -> None:
+        """Name the inputs of the operations at once (`(operation label, spec)` pairs), so that the most
+        required one of a name gets it; another that goes to another place is `<name>_<place>`, one of
+        another kind `<operation>_<name>`."""
+        groups: dict[str, dict[tuple[str, str, str], list[Any]]] = {}
+        for index, (owner, spec) in enumerate(specs):
             key = _key(spec)
-            found = groups.setdefault(key[0], {}).setdefault(key, [0, 0, index])
+            found = groups.setdefault(key[0], {}).setdefault(key, [0, 0, index, owner])
             found[0] |= spec.required
             found[1] += 1
         for wanted, keys in groups.items():
             ranked = sorted(keys, key=lambda k: (-keys[k][0], -keys[k][1], keys[k][2]))
+            places = {ranked[0][1]}
             for rank, key in enumerate(ranked):
-                name = wanted if rank == 0 else f"{wanted}_{key[1]}"
+                if rank == 0:
+                    name = wanted
+                elif key[1] not in places:
+                    name = f"{wanted}_{key[1]}"
+                    places.add(key[1])
+                else:
+                    name = f"{fit_input(keys[key][3])}_{wanted}"
                 self._named[key] = self.names.take(name)
 
     def claim(self, spec: InputSpec, owner: str) -> str:

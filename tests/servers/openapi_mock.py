@@ -92,11 +92,12 @@ class OpenAPIMock(ScriptedServer):
         if isinstance(schema.get("enum"), list) and schema["enum"]:
             return schema["enum"][0]
         if "allOf" in schema:
+            parts = [self._from_schema(part, depth + 1) for part in schema["allOf"]]
+            if not all(isinstance(part, dict) for part in parts):  # a scalar made of its parts
+                return next((part for part in parts if part is not None and not isinstance(part, dict)), None)
             merged: dict[str, Any] = {}
-            for part in schema["allOf"]:
-                value = self._from_schema(part, depth + 1)
-                if isinstance(value, dict):
-                    merged.update(value)
+            for part in parts:
+                merged.update(part)
             return merged
         for key in ("oneOf", "anyOf"):
             if schema.get(key):
