@@ -9,7 +9,8 @@ Made values are fixed, never random: a date is 2026-09-16, a uuid 3fa85f64-5717-
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .schemas import COMPONENTS_REF
@@ -17,31 +18,33 @@ from .schemas import COMPONENTS_REF
 NOTHING: Any = type("NOTHING", (), {"__repr__": lambda self: "NOTHING"})()
 
 DATE = "2026-09-16"
-_FORMATS: dict[str, Any] = {
-    "date": DATE,
-    "date-time": f"{DATE}T09:00:00Z",
-    "time": "09:00:00Z",
-    "duration": "P1D",
-    "email": "user@example.com",
-    "idn-email": "user@example.com",
-    "uuid": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
-    "uri": "https://example.com/",
-    "url": "https://example.com/",
-    "iri": "https://example.com/",
-    "uri-reference": "https://example.com/",
-    "iri-reference": "https://example.com/",
-    "uri-template": "https://example.com/{id}",
-    "hostname": "example.com",
-    "idn-hostname": "example.com",
-    "ipv4": "192.0.2.1",
-    "ipv6": "2001:db8::1",
-    "byte": "ZXhhbXBsZQ==",
-    "binary": "example",
-    "password": "example-password",
-    "json-pointer": "/example",
-    "relative-json-pointer": "0",
-    "regex": "^example$",
-}
+_FORMATS: Mapping[str, Any] = MappingProxyType(
+    {
+        "date": DATE,
+        "date-time": f"{DATE}T09:00:00Z",
+        "time": "09:00:00Z",
+        "duration": "P1D",
+        "email": "user@example.com",
+        "idn-email": "user@example.com",
+        "uuid": "3fa85f64-5717-4562-b3fc-2c963f66afa6",
+        "uri": "https://example.com/",
+        "url": "https://example.com/",
+        "iri": "https://example.com/",
+        "uri-reference": "https://example.com/",
+        "iri-reference": "https://example.com/",
+        "uri-template": "https://example.com/{id}",
+        "hostname": "example.com",
+        "idn-hostname": "example.com",
+        "ipv4": "192.0.2.1",
+        "ipv6": "2001:db8::1",
+        "byte": "ZXhhbXBsZQ==",
+        "binary": "example",
+        "password": "example-password",
+        "json-pointer": "/example",
+        "relative-json-pointer": "0",
+        "regex": "^example$",
+    }
+)
 _NAME_HINTS = (
     ("email", "user@example.com"),
     ("url", "https://example.com/"),

@@ -34,51 +34,54 @@ SYSTEM = (
     "chain operations, not single calls: one workflow per operation exists already."
 )
 
-_STRING = {"type": "string"}
-WORKFLOW_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["workflowId", "steps"],
-    "properties": {
-        "workflowId": {"type": "string", "description": "letters, digits, '-' and '_'"},
-        "summary": _STRING,
-        "description": _STRING,
-        "inputs": {"type": "object", "description": "JSON Schema: type object, with properties"},
-        "steps": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["stepId", "operationId"],
-                "properties": {
-                    "stepId": _STRING,
-                    "operationId": _STRING,
-                    "description": _STRING,
-                    "parameters": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "required": ["name", "in", "value"],
-                            "properties": {
-                                "name": _STRING,
-                                "in": {"type": "string", "enum": ["path", "query", "header", "cookie"]},
-                                "value": {},
+
+def workflow_schema() -> dict[str, Any]:
+    """The parameters of the `propose_workflow` tool: an Arazzo workflow (a new object each time)."""
+    text = {"type": "string"}
+    return {
+        "type": "object",
+        "required": ["workflowId", "steps"],
+        "properties": {
+            "workflowId": {"type": "string", "description": "letters, digits, '-' and '_'"},
+            "summary": text,
+            "description": text,
+            "inputs": {"type": "object", "description": "JSON Schema: type object, with properties"},
+            "steps": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["stepId", "operationId"],
+                    "properties": {
+                        "stepId": text,
+                        "operationId": text,
+                        "description": text,
+                        "parameters": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "required": ["name", "in", "value"],
+                                "properties": {
+                                    "name": text,
+                                    "in": {"type": "string", "enum": ["path", "query", "header", "cookie"]},
+                                    "value": {},
+                                },
                             },
                         },
+                        "requestBody": {
+                            "type": "object",
+                            "properties": {"contentType": text, "payload": {}},
+                        },
+                        "successCriteria": {
+                            "type": "array",
+                            "items": {"type": "object", "properties": {"condition": text}},
+                        },
+                        "outputs": {"type": "object", "additionalProperties": text},
                     },
-                    "requestBody": {
-                        "type": "object",
-                        "properties": {"contentType": _STRING, "payload": {}},
-                    },
-                    "successCriteria": {
-                        "type": "array",
-                        "items": {"type": "object", "properties": {"condition": _STRING}},
-                    },
-                    "outputs": {"type": "object", "additionalProperties": _STRING},
                 },
             },
+            "outputs": {"type": "object", "additionalProperties": text},
         },
-        "outputs": {"type": "object", "additionalProperties": _STRING},
-    },
-}
+    }
 
 
 def propose(draft: Any, settings: Any, file: str) -> list[Dropped]:
@@ -95,7 +98,7 @@ def propose(draft: Any, settings: Any, file: str) -> list[Dropped]:
         "function": {
             "name": TOOL,
             "description": "Propose one Arazzo workflow.",
-            "parameters": WORKFLOW_SCHEMA,
+            "parameters": workflow_schema(),
         },
     }
     try:

@@ -10,7 +10,11 @@ otherwise one more (a `minLength` may need it).
 
 from __future__ import annotations
 
-_ESCAPES = {"d": "1", "w": "a", "s": " ", "D": "a", "W": "-", "S": "a", "t": "\t", "n": "\n", "r": "\r"}
+from types import MappingProxyType
+
+_ESCAPES = MappingProxyType(
+    {"d": "1", "w": "a", "s": " ", "D": "a", "W": "-", "S": "a", "t": "\t", "n": "\n", "r": "\r"}
+)
 _ANCHORS = frozenset("bBAZzG")
 _CANDIDATES = "a1A-_. x0zZ9"
 _MAX_REPEAT = 64
