@@ -76,6 +76,11 @@ def generate_command(args: argparse.Namespace) -> int:
     from ..generate import generate
 
     chat = _chat(args)
+    for flag, target in (("-o", args.output), ("--inputs-out", args.inputs_out)):
+        if target and Path(target).is_dir():
+            raise UsageError(f"{flag} {target}: cannot be written (a folder)")
+        if target and not Path(target).resolve().parent.is_dir():
+            raise UsageError(f"{flag} {target}: the folder {Path(target).resolve().parent} does not exist")
     result = generate(
         args.descriptions,
         output=args.output,
@@ -85,17 +90,22 @@ def generate_command(args: argparse.Namespace) -> int:
         chat=chat,
     )
     if args.output:
-        Path(args.output).write_text(result.text, encoding="utf-8")
+        _write(args.output, result.text, "-o")
     else:
         sys.stdout.write(result.text)
         sys.stdout.flush()
     if args.inputs_out:
-        Path(args.inputs_out).write_text(
-            json.dumps(result.inputs, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        _write(args.inputs_out, json.dumps(result.inputs, ensure_ascii=False) + "\n", "--inputs-out")
     _summary(args, result)
     ours = [d for d in result.dropped if d.origin != "model"]
     return EXIT_FAILED if ours else EXIT_OK
+
+
+def _write(path: str, text: str, flag: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot be written ({exc.strerror or exc})") from None
 
 
 def _chat(args: argparse.Namespace) -> Any:
