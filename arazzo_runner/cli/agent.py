@@ -80,7 +80,7 @@ def agent_command(args: argparse.Namespace) -> int:
     settings = Settings(
         chat_url=args.chat,
         model=args.model,
-        api_key=_api_key(args),
+        api_key=chat_api_key(args),
         system=args.system,
         stream=args.stream,
         max_turns=args.max_turns,
@@ -105,9 +105,9 @@ def agent_command(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
+def chat_api_key(args: argparse.Namespace) -> str | None:
     """The API key for `--chat`, from the environment; without `--chat` none is read: a real key is
-    never sent to the bundled server."""
+    never sent to the bundled server. (`arazzo generate --chat` reads it the same way.)"""
     if args.chat is None:
         return None
     if not args.chat.lower().startswith(("http://", "https://")):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -114,17 +113,9 @@ def _chat(args: argparse.Namespace) -> Any:
             raise UsageError("--model is for --chat: give the chat endpoint with --chat URL")
         return None
     from ..generate import ChatSettings
+    from .agent import chat_api_key
 
-    if not args.chat.lower().startswith(("http://", "https://")):
-        raise UsageError(f"--chat {args.chat}: expected an absolute http:// or https:// URL")
-    if not args.model:
-        raise UsageError(f"--chat {args.chat}: give the model with --model")
-    key = os.environ.get(args.api_key_env)
-    if not key:
-        raise UsageError(
-            f"--chat {args.chat}: no API key in the environment variable {args.api_key_env} "
-            "(set it, or name another with --api-key-env NAME)"
-        )
+    key = chat_api_key(args)  # checks the URL and the model too
     return ChatSettings(args.chat, args.model, key, timeout=args.chat_timeout)
 
 
