@@ -9,6 +9,7 @@ Made values are fixed, never random: a date is 2026-09-16, a uuid 3fa85f64-5717-
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -54,6 +55,8 @@ _NAME_HINTS = (
 )
 _STRING_TRIES = ("example", "abc", "ABC", "a1", "1", "123", "a", "A", "example-1", DATE, "user@example.com")
 _MAX_DEPTH = 8
+_MAX_ITEMS = 64  # a made list is no longer: a larger minItems is not met (and the input said to lack one)
+_MAX_LENGTH = 10_000  # nor is a made string padded further
 
 
 class Examples:
@@ -131,7 +134,7 @@ class Examples:
         if declared:
             return declared[0]
         if isinstance(schema.get("allOf"), list):
-            return self.make(self._all_of(schema), name, depth + 1)
+            return self.make(self._all_of(schema, depth), name, depth + 1)
         for key in ("oneOf", "anyOf"):
             branches = schema.get(key)
             if isinstance(branches, list) and branches:
@@ -148,17 +151,17 @@ class Examples:
         if kind == "array":
             item = self.make(schema.get("items", {}), name, depth + 1)
             count = schema.get("minItems") if isinstance(schema.get("minItems"), int) else 1
-            return [] if item is NOTHING else [_nth(item, n) for n in range(max(count, 1))]
+            return [] if item is NOTHING else [_nth(item, n) for n in range(min(max(count, 1), _MAX_ITEMS))]
         return self._object(schema, depth)
 
-    def _all_of(self, schema: dict[str, Any]) -> dict[str, Any]:
+    def _all_of(self, schema: dict[str, Any], depth: int) -> dict[str, Any]:
         """`schema` with its `allOf` branches laid into it: properties and `required` joined, every
         other keyword the first one given."""
         merged: dict[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
         for branch in schema["allOf"]:
             branch = self.resolve(branch)
-            if isinstance(branch, dict) and "allOf" in branch:
-                branch = self._all_of(branch)
+            if isinstance(branch, dict) and "allOf" in branch and depth < _MAX_DEPTH:
+                branch = self._all_of(branch, depth + 1)
             for key, value in branch.items() if isinstance(branch, dict) else ():
                 if key == "properties" and isinstance(value, dict):
                     merged["properties"] = {**value, **merged.get("properties", {})}
@@ -242,7 +245,7 @@ def _string(schema: dict[str, Any], name: str, short: bool = True) -> str:
         text = next((hint for word, hint in _NAME_HINTS if lowered.endswith(word)), "example")
     low = schema.get("minLength")
     high = schema.get("maxLength")
-    if isinstance(low, int) and len(text) < low:
+    if isinstance(low, int) and len(text) < low <= _MAX_LENGTH:
         text = text + "x" * (low - len(text))
     if isinstance(high, int) and len(text) > high:
         text = text[: max(high, 0)]
@@ -263,7 +266,8 @@ def _number(schema: dict[str, Any], kind: str) -> int | float:
         value = below - 1
     step = schema.get("multipleOf")
     if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
-        value = step * max(round(value / step), 1)
+        with contextlib.suppress(OverflowError, ValueError):  # a step too small to divide by
+            value = step * max(round(value / step), 1)
     if kind == "integer":
         return int(value)
     return value

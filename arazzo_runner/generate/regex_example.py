@@ -1,11 +1,12 @@
 """A string a schema's `pattern` matches, for the example inputs (`^CR[0-9a-fA-F]{32}$` -> `CR000...0`).
 
-A small reader of the regular expressions descriptions write: literals and escapes, `.`, classes (ranges,
-negation, `\\d\\w\\s`), groups (capturing, named, non-capturing) with alternatives (the first is taken),
-quantifiers (`*`, `+`, `?`, `{n}`, `{n,m}`, lazy too) and anchors. What it does not read (lookarounds,
-backreferences, Unicode properties) gives None: the caller tries other values, and checks whatever it
-gets against the schema, which uses the real matcher. `short` takes each quantifier's least count,
-otherwise one more (a `minLength` may need it).
+A small reader of the regular expressions descriptions write: literals and escapes, `.`, classes
+(ranges, negation, `\\d\\w\\s`), groups (capturing, named, non-capturing) with alternatives (the first
+is taken), quantifiers (`*`, `+`, `?`, `{n}`, `{n,m}`, lazy too) and anchors. What it does not read
+(lookarounds, backreferences, Unicode properties), a pattern over 2,000 characters and a string over
+4,096 give None: the caller tries other values, and checks whatever it gets against the schema, which
+uses the real matcher. `short` takes each quantifier's least count, otherwise one more (a `minLength`
+may need it).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ _ESCAPES = MappingProxyType(
 _ANCHORS = frozenset("bBAZzG")
 _CANDIDATES = "a1A-_. x0zZ9"
 _MAX_REPEAT = 64
+MAX_PATTERN = 2000  # characters read; a longer pattern gives None
+MAX_LENGTH = 4096  # characters written; a pattern that needs more gives None
 
 
 class _Unsupported(Exception):
@@ -25,13 +28,15 @@ class _Unsupported(Exception):
 
 
 def pattern_example(pattern: str, short: bool = True) -> str | None:
+    if len(pattern) > MAX_PATTERN:
+        return None
     try:
         reader = _Reader(pattern, short)
         text = reader.alternatives()
         if reader.pos != len(pattern):
             return None  # an unbalanced `)`
         return text
-    except (_Unsupported, IndexError, ValueError):
+    except (_Unsupported, IndexError, ValueError, RecursionError):
         return None
 
 
@@ -50,10 +55,14 @@ class _Reader:
         return first
 
     def sequence(self) -> str:
-        out = []
+        out, length = [], 0
         while self.peek() not in ("", "|", ")"):
             atom = self.atom()
-            out.append(atom * self.repeat())
+            count = self.repeat()
+            length += len(atom) * count
+            if length > MAX_LENGTH:
+                raise _Unsupported("too long")
+            out.append(atom * count)
         return "".join(out)
 
     def atom(self) -> str:
@@ -152,4 +161,4 @@ class _Reader:
         if self.peek() and self.peek() in "?+":
             self.pos += 1  # lazy or possessive
         count = low if self.short else min(max(low, 1) + 1, high)
-        return min(count, _MAX_REPEAT * 4)
+        return count

@@ -63,6 +63,8 @@ _SCHEMA_ONE = (
 )
 _STRUCTURED = frozenset({"properties", "items", "allOf", "anyOf", "oneOf", "additionalProperties"})
 _MAX_DEPTH = 64
+_LITERALS = frozenset({"example", "examples", "default", "enum", "const"})
+_MAX_LITERAL_DEPTH = 32
 
 
 class SchemaCopier:
@@ -119,6 +121,8 @@ class SchemaCopier:
                 # `additionalProperties: false` keeps its boolean: there it is no schema position
                 keep = key in ("additionalProperties", "unevaluatedProperties", "unevaluatedItems")
                 out[key] = value if keep and isinstance(value, bool) else self._convert(value, depth + 1)
+            elif key in _LITERALS and _deeper(value, _MAX_LITERAL_DEPTH):
+                continue  # an annotation too deep to write back (a description's hostile example)
             else:
                 out[key] = value
         self._dialect(schema, out)
@@ -195,6 +199,20 @@ class SchemaCopier:
                 if isinstance(resolved, dict):
                     self._by_identity.setdefault(id(resolved), escaped)
         return self._by_identity
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Whether `value` nests deeper than `limit` (walked without recursion)."""
+    pending = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            pending.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            pending.extend((v, depth + 1) for v in node)
+    return False
 
 
 def object_view(schema: Any, depth: int = 0) -> tuple[dict[str, Any], list[str]] | None:

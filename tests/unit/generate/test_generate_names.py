@@ -98,3 +98,10 @@ def test_a_pattern_gives_a_string_it_matches(pattern, short):
 @pytest.mark.parametrize("pattern", [r"^(?=a)b", r"(a)\1", r"\p{L}+", "(a", "a)", r"[a"])
 def test_what_the_reader_does_not_read_gives_none(pattern):
     assert pattern_example(pattern) is None
+
+
+def test_hostile_patterns_end_in_none_within_bounds():
+    assert pattern_example("(" * 5000 + "a" + ")" * 5000) is None  # too long to read
+    assert pattern_example("(" * 900 + "a" + ")" * 900) in ("a", None)  # deep, yet no RecursionError escapes
+    assert pattern_example("((a{256}){256}){256}") is None  # 16M characters: never built
+    assert pattern_example("a{4096}") == "a" * 4096

@@ -173,3 +173,24 @@ def test_a_json_body_gets_an_object_or_nothing(examples):
         value is NOTHING and why == "no object or list fits the body's schema (a JSON body is sent from one)"
     )
     assert examples.value({"not": {}}, "x") == ("example", "no example fits its schema")
+
+
+def test_hostile_schemas_end_within_bounds():
+    looping = Examples({"A": {"allOf": [{"$ref": "#/components/inputs/A"}]}})
+    assert looping.value({"$ref": "#/components/inputs/A"}, "x")[1] is not None
+    many = {"type": "array", "minItems": 10**9, "items": {"type": "integer"}}
+    assert looping.value(many, "x") == (list(range(1, 65)), "no example fits its schema")
+    assert looping.value({"type": "string", "minLength": 10**9}, "x") == (
+        "example",
+        "no example fits its schema",
+    )
+    assert looping.value({"type": "number", "multipleOf": 1e-320}, "x")[1] is not None
+
+
+def test_literals_nested_too_deep_are_left_out(copier):
+    convert, _, _ = copier
+    deep: list = []
+    for _ in range(40):
+        deep = [deep]
+    schema = {"type": "array", "examples": [deep], "default": [[1]]}
+    assert convert.convert(schema) == {"type": "array", "default": [[1]]}
