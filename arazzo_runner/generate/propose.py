@@ -88,7 +88,6 @@ def propose(draft: Any, settings: Any, file: str) -> list[Dropped]:
     """Ask the model; each proposal repaired and added to `draft` (origin "model"). What cannot even be
     read as a workflow is returned as dropped; a chat API failure is a note (the document is still
     generated without proposals)."""
-    from ..api import _sync
     from ..llm.chat import ChatError
     from .repair import repair
 
@@ -102,7 +101,7 @@ def propose(draft: Any, settings: Any, file: str) -> list[Dropped]:
         },
     }
     try:
-        completion = _sync(_complete(settings, messages, [tool]), "generate", "generate")
+        completion = _run(_complete(settings, messages, [tool]))
     except ChatError as exc:
         draft.notes.append(f"no proposals: {exc}")
         return []
@@ -146,6 +145,21 @@ def _validator_fixes(draft: Any, file: str) -> None:
         said = [f"{f.rule} ({f.message})" for f in fixed.fixed if f.path.startswith(prefix)]
         if said and workflow_id in draft.comments:
             draft.comments[workflow_id][-1] += "; fixed by the validator: " + "; ".join(said)
+
+
+def _run(coroutine: Any) -> Any:
+    """The exchange from synchronous code (`generate` is synchronous); inside a running event loop, a
+    usage error rather than asyncio's."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    coroutine.close()
+    from ..errors import UsageError
+
+    raise UsageError("generate(chat=...) was called inside a running event loop; call it from a thread")
 
 
 async def _complete(settings: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
