@@ -38,12 +38,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--model", metavar="M", help="the model (default with the reference server: agentaus)"
     )
-    parser.add_argument(
-        "--api-key-env",
-        default=API_KEY_ENV,
-        metavar="NAME",
-        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
-    )
+    add_api_key_env(parser)
     parser.add_argument(
         "--max-turns",
         type=positive_int,
@@ -68,6 +63,16 @@ def register(commands: Any) -> None:
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
     parser.set_defaults(handler=agent_command)
+
+
+def add_api_key_env(parser: argparse.ArgumentParser) -> None:
+    """`--api-key-env NAME`, read by `chat_api_key` (`arazzo agent` and `arazzo generate --chat`)."""
+    parser.add_argument(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        metavar="NAME",
+        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
+    )
 
 
 def agent_command(args: argparse.Namespace) -> int:

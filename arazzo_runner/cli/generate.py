@@ -20,10 +20,10 @@ from typing import Any
 from ..errors import UsageError
 from .common import EXIT_FAILED, EXIT_OK, positive_float
 
-API_KEY_ENV = "OPENAI_API_KEY"
-
 
 def register(commands: Any) -> None:
+    from .agent import add_api_key_env
+
     parser = commands.add_parser(
         "generate", help="generate runnable Arazzo workflows from OpenAPI descriptions"
     )
@@ -55,12 +55,7 @@ def register(commands: Any) -> None:
         "--chat", metavar="URL", help="a chat-completions base URL: its model proposes workflows"
     )
     parser.add_argument("--model", metavar="M", help="the model, with --chat")
-    parser.add_argument(
-        "--api-key-env",
-        default=API_KEY_ENV,
-        metavar="NAME",
-        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
-    )
+    add_api_key_env(parser)
     parser.add_argument(
         "--chat-timeout",
         type=positive_float,
