@@ -33,6 +33,7 @@ COMMANDS = (
     "agent",
     "load",
     "report",
+    "generate",
 )
 
 
@@ -84,6 +85,8 @@ def _register(name: str, commands: Any) -> None:
         from .load import register
     elif name == "report":
         from .report import register
+    elif name == "generate":
+        from .generate import register
     else:
         from .demo import register
     register(commands)

@@ -39,12 +39,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--model", metavar="M", help="the model (default with the reference server: agentaus)"
     )
-    parser.add_argument(
-        "--api-key-env",
-        default=API_KEY_ENV,
-        metavar="NAME",
-        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
-    )
+    add_api_key_env(parser)
     parser.add_argument(
         "--max-turns",
         type=positive_int,
@@ -76,6 +71,16 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=agent_command)
 
 
+def add_api_key_env(parser: argparse.ArgumentParser) -> None:
+    """`--api-key-env NAME`, read by `chat_api_key` (`arazzo agent` and `arazzo generate --chat`)."""
+    parser.add_argument(
+        "--api-key-env",
+        default=API_KEY_ENV,
+        metavar="NAME",
+        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
+    )
+
+
 def agent_command(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -88,7 +93,7 @@ def agent_command(args: argparse.Namespace) -> int:
     settings = Settings(
         chat_url=args.chat,
         model=args.model,
-        api_key=_api_key(args),
+        api_key=chat_api_key(args),
         system=args.system,
         stream=args.stream,
         max_turns=args.max_turns,
@@ -135,9 +140,9 @@ def _write_report(path: str, result: Any) -> None:
         raise UsageError(f"--report-json {path}: cannot write: {exc.strerror or exc}") from None
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
+def chat_api_key(args: argparse.Namespace) -> str | None:
     """The API key for `--chat`, from the environment; without `--chat` none is read: a real key is
-    never sent to the bundled server."""
+    never sent to the bundled server. (`arazzo generate --chat` reads it the same way.)"""
     if args.chat is None:
         return None
     if not args.chat.lower().startswith(("http://", "https://")):

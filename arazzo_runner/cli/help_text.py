@@ -176,6 +176,19 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 "2    a usage error: a file that is not a saved run, a folder that does not exist",
             ),
         ),
+        "generate": Help(
+            "Generate an Arazzo document whose workflows run from OpenAPI descriptions: a workflow per "
+            "operation, chains from links and resources, example inputs; with --chat, a model's proposals.",
+            (
+                "arazzo generate openapi/orders.openapi.yaml -o orders.arazzo.yaml --inputs-out inputs.json",
+                "arazzo generate examples/petstore/petstore.openapi.yaml --operation getPet --no-chains",
+            ),
+            (
+                "0    every operation's workflow and chain written",
+                "1    one had to be dropped (the document is written without it, the reason on stderr)",
+                "2    a usage error, or a description that cannot be read (nothing written)",
+            ),
+        ),
     }
 )
 

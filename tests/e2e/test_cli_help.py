@@ -53,6 +53,7 @@ def test_each_example_parses_and_names_files_of_the_repository(command, example)
     assert words[:2] == ["arazzo", command]
     args = build_parser(command).parse_args(words[1:])
     named = [args.file] if hasattr(args, "file") else list(getattr(args, "files", []))
+    named += getattr(args, "descriptions", [])
     for flag in ("inputs", "inputs_file"):
         if getattr(args, flag, None):
             named.append(getattr(args, flag))

@@ -1,0 +1,147 @@
+"""`arazzo generate OPENAPI... [-o FILE]`: an Arazzo document whose workflows run, from OpenAPI
+descriptions (`docs/generate.md`): a workflow per operation, chained workflows, example inputs
+(`--inputs-out`), and with `--chat URL --model M` the model's proposals, repaired or dropped.
+
+The document goes to FILE (or stdout); what was generated, noticed and dropped goes to stderr. Exit 0
+when every operation's workflow and chain was written, 1 when one had to be dropped (the document is
+still written, without it), 2 for usage errors and descriptions that cannot be read (nothing written).
+A model's proposal that stays invalid is dropped with its reason and does not change the exit code: the
+model is not the tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .common import EXIT_FAILED, EXIT_OK, positive_float
+
+
+def register(commands: Any) -> None:
+    from .agent import add_api_key_env
+
+    parser = commands.add_parser(
+        "generate", help="generate runnable Arazzo workflows from OpenAPI descriptions"
+    )
+    parser.add_argument(
+        "descriptions", nargs="+", metavar="OPENAPI", help="OpenAPI 3.x descriptions (paths or URLs)"
+    )
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the document here (default: stdout)")
+    parser.add_argument(
+        "--arazzo",
+        choices=("1.0.1", "1.1.0"),
+        default="1.0.1",
+        help="the Arazzo version to write (default 1.0.1)",
+    )
+    parser.add_argument(
+        "--inputs-out",
+        metavar="FILE",
+        help="write example inputs: one JSON object on one line (arazzo run --inputs FILE, or --inputs-file)",
+    )
+    parser.add_argument(
+        "--operation",
+        action="append",
+        dest="operations",
+        default=[],
+        metavar="ID",
+        help="only this operation (operationId, or 'METHOD /path'; repeatable)",
+    )
+    parser.add_argument("--no-chains", action="store_true", help="a workflow per operation only, no chains")
+    parser.add_argument(
+        "--chat", metavar="URL", help="a chat-completions base URL: its model proposes workflows"
+    )
+    parser.add_argument("--model", metavar="M", help="the model, with --chat")
+    add_api_key_env(parser)
+    parser.add_argument(
+        "--chat-timeout",
+        type=positive_float,
+        default=120.0,
+        metavar="SECONDS",
+        help="timeout of the chat exchange",
+    )
+    parser.set_defaults(handler=generate_command)
+
+
+def generate_command(args: argparse.Namespace) -> int:
+    from ..generate import generate
+
+    chat = _chat(args)
+    for flag, target in (("-o", args.output), ("--inputs-out", args.inputs_out)):
+        if target and Path(target).is_dir():
+            raise UsageError(f"{flag} {target}: cannot be written (a folder)")
+        if target and not Path(target).resolve().parent.is_dir():
+            raise UsageError(f"{flag} {target}: the folder {Path(target).resolve().parent} does not exist")
+    result = generate(
+        args.descriptions,
+        output=args.output,
+        arazzo=args.arazzo,
+        operations=args.operations,
+        chains=not args.no_chains,
+        chat=chat,
+    )
+    if args.output:
+        _write(args.output, result.text, "-o")
+    else:
+        sys.stdout.write(result.text)
+        sys.stdout.flush()
+    if args.inputs_out:
+        _write(args.inputs_out, json.dumps(result.inputs, ensure_ascii=False) + "\n", "--inputs-out")
+    _summary(args, result)
+    ours = [d for d in result.dropped if d.origin != "model"]
+    return EXIT_FAILED if ours else EXIT_OK
+
+
+def _write(path: str, text: str, flag: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: cannot be written ({exc.strerror or exc})") from None
+
+
+def _chat(args: argparse.Namespace) -> Any:
+    if args.chat is None:
+        if args.model is not None:
+            raise UsageError("--model is for --chat: give the chat endpoint with --chat URL")
+        return None
+    from ..generate import ChatSettings
+    from .agent import chat_api_key
+
+    key = chat_api_key(args)  # checks the URL and the model too
+    return ChatSettings(args.chat, args.model, key, timeout=args.chat_timeout)
+
+
+def _summary(args: argparse.Namespace, result: Any) -> None:
+    err = sys.stderr
+    written = [result.origin[w["workflowId"]] for w in result.workflows]
+    counts = {kind: written.count(kind) for kind in ("operation", "chain", "model")}
+    where = args.output or "stdout"
+    parts = [f"{counts['operation']} per operation", f"{counts['chain']} chained"]
+    if args.chat:
+        parts.append(f"{counts['model']} proposed by the model")
+    report = result.report
+    checked = f"{_count(len(report.errors), 'error')}, {_count(len(report.warnings), 'warning')}"
+    made = _count(len(result.workflows), "workflow")
+    print(f"generated {made} ({', '.join(parts)}) -> {where} ({checked})", file=err)
+    for finding in report.warnings:
+        print(f"  {finding}", file=err)
+    for note in result.notes:
+        print(f"note: {note}", file=err)
+    for dropped in result.dropped:
+        what = "proposal" if dropped.origin == "model" else f"{dropped.origin} workflow"
+        print(f"dropped {what} '{dropped.workflow_id}': {dropped.reason}", file=err)
+    for name, why in result.missing_examples.items():
+        print(f"note: input '{name}': {why}; give it with --input {name}=...", file=err)
+    if args.inputs_out:
+        target = args.output or "FILE"
+        print(
+            f"example inputs -> {args.inputs_out}; run them: arazzo run {target} --inputs {args.inputs_out}",
+            file=err,
+        )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
