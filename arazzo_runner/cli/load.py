@@ -201,7 +201,7 @@ def build_session(args: argparse.Namespace) -> Any:
     from .input_flags import check_missing, environment_inputs, load_environment
     from .report_flags import NO_MASK_WARNING
     from .run import option_fields
-    from .run_flags import check_source_names, gather_inputs, refuse_invalid
+    from .run_flags import check_source_names, gather_inputs, leave_out_others_inputs, refuse_invalid
 
     workspace = load_document(args)
     weights = workflow_weights(args.workflows, workspace)
@@ -219,6 +219,7 @@ def build_session(args: argparse.Namespace) -> Any:
     env = load_environment(args)  # precedence as in `arazzo run`: --input > --inputs > environment > .env
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
+    inputs = leave_out_others_inputs(args, workspace, selected, inputs)
     servers = check_source_names(pairs(args.server, "--server"), workspace)  # keyed by family name
     check_input_names(workspace, selected, inputs)
     rows = read_rows(args.inputs_file) if args.inputs_file else None

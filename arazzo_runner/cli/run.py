@@ -29,6 +29,7 @@ from .run_flags import (
     add_target_flags,
     check_source_names,
     gather_inputs,
+    leave_out_others_inputs,
     refuse_invalid,
 )
 
@@ -82,6 +83,7 @@ def _run_command(args: argparse.Namespace) -> int:
     env = load_environment(args)  # precedence: --input > --inputs > environment > .env > defaults
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
+    inputs = leave_out_others_inputs(args, workspace, selected, inputs)
     servers = check_source_names(pairs(args.server, "--server"), workspace)  # keyed by family name
     setup = functools.partial(run_setup, args, workspace, servers, env)
     check_input_names(workspace, selected, inputs)  # a typo is named before "missing input" is

@@ -85,6 +85,39 @@ def gather_inputs(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
     return inputs
 
 
+def leave_out_others_inputs(
+    args: argparse.Namespace, workspace: Any, selected: list[Any], inputs: dict[str, Any]
+) -> dict[str, Any]:
+    """`--inputs FILE` may hold the inputs of the whole document (`arazzo generate --inputs-out` writes
+    one): with `--workflow`, a name from it that the selected workflows do not declare but another
+    workflow of the document does is left out, said on stderr, not refused. A name no workflow declares
+    is still a typo (`check_input_names`), and `--input KEY=VALUE` is always meant for the selection."""
+    if not args.inputs or not args.workflows:
+        return inputs
+    from ..workspace.inputs import declared_input_names
+
+    mine = declared_input_names(workspace, selected)
+    if mine is None:  # a selected workflow accepts any input
+        return inputs
+    chosen = {w.workflow_id for w in selected}
+    others: set[str] = set()
+    for workflow in workspace.document.workflows:
+        if workflow.workflow_id not in chosen:
+            others |= declared_input_names(workspace, [workflow]) or set()
+    flagged = {item.partition("=")[0] for item in args.input}
+    left = sorted(n for n in inputs if n not in mine and n in others and n not in flagged)
+    if not left:
+        return inputs
+    source = "--inputs" if args.inputs.lstrip().startswith("{") else f"--inputs {args.inputs}"
+    whose = "workflow does" if len(selected) == 1 else "workflows do"
+    print(
+        f"note: {source}: not sent: {', '.join(left)} (the selected {whose} not declare them; other "
+        "workflows of the document do)",
+        file=sys.stderr,
+    )
+    return {k: v for k, v in inputs.items() if k not in left}
+
+
 def check_server_urls(servers: dict[str, str], workspaces: Any = (), brokers: Any = None) -> None:
     """Each `--server` URL is an absolute http(s) URL, or for an asyncapi source (of `workspaces`, or
     the family names in `brokers`) a broker URL (`mqtt://host:port`)."""

@@ -40,7 +40,15 @@ from tests.e2e.helpers import ROOT
 
 DOCUMENTS = ["README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))]
 DOCUMENTS.append("examples/README.md")
-KNOWN_SERVERS = ("reference-server", "openai-endpoint", "petstore-server", "shop-server", "order-events")
+KNOWN_SERVERS = (
+    "reference-server",
+    "openai-endpoint",
+    "petstore-server",
+    "shop-server",
+    "order-events",
+    "orders-mock",  # a mock of openapi/orders.openapi.yaml answering its examples (tests/servers/openapi_mock)
+    "library-server",  # the stateful library of tests/servers/library.py; `libraryKey=...` gets its key
+)
 DATA = ("json", "toml", "ini", "yaml")
 MARKERS = ("needs", "exit", "skip", "covered-by", "serves", "mcp-config", "signatures")
 _FENCE = re.compile(r"^```(\S*)\s*$")

@@ -87,6 +87,17 @@ def servers(names: list[str], cwd: Path) -> Iterator[tuple[dict[int, int], dict[
                 stack.callback(line.stop)
                 assert " at http://" in line.first, line.stop()
                 ports[{"petstore": 8080, "shop": 8090}[api]] = int(line.first.split(":")[2].split()[0])
+            elif name == "orders-mock":
+                from tests.servers.openapi_mock import OpenAPIMock
+
+                mock = stack.enter_context(OpenAPIMock(cwd / "openapi" / "orders.openapi.yaml"))
+                ports[8080] = int(mock.url.rsplit(":", 1)[1])
+            elif name == "library-server":
+                from tests.servers.library import KEY, LibraryServer
+
+                library = stack.enter_context(LibraryServer())
+                ports[8080] = int(library.url.rsplit(":", 1)[1])
+                replace["libraryKey=..."] = f"libraryKey={KEY}"
             else:  # order-events: the MQTT broker and the order service of workflows/order-events
                 from tests.e2e.eventkit import Process, mqtt_broker
 
