@@ -120,3 +120,28 @@ def test_no_credential_is_an_input_the_engine_applies_the_scheme(capsys, library
     passed, _ = _run_chain(capsys, library, "books-lifecycle")
     assert passed.code == 0, passed.out[-2000:]
     assert KEY not in passed.out and KEY not in passed.err
+
+
+def test_the_generated_inputs_file_serves_one_workflow_the_others_names_left_out_and_said(capsys, library):
+    """`--inputs-out` holds every workflow's inputs; `-w` with it sends the selected workflow's own and
+    names the others' on stderr. A name no workflow declares is still a typo, and `--input` is always
+    meant for the selection."""
+    document, inputs, _ = library
+    with LibraryServer() as server:
+        result = run(capsys, document, server, "library", "-w", "books-lifecycle", "--inputs", inputs,
+                     "--auth", f"libraryKey={KEY}")  # fmt: skip
+    assert result.code == 0, result.out[-2000:]
+    assert result.json["workflows"][0]["status"] == "passed"
+    assert (
+        f"note: --inputs {inputs}: not sent: bookId, bookId_body, loanId, member (the selected workflow "
+        "does not declare them; other workflows of the document do)\n"
+    ) in result.err
+    assert [r.method for r in server.requests] == ["POST", "GET", "PATCH", "DELETE"]
+
+    typo = inputs.with_name("typo.json")
+    typo.write_text(inputs.read_text(encoding="utf-8").replace('"member"', '"membr"'), encoding="utf-8")
+    refused = cli(capsys, "run", document, "-w", "books-lifecycle", "--inputs", typo)
+    assert refused.code == 2 and "unknown input 'membr'" in refused.err
+    assert "unknown input 'bookId'" not in refused.err
+    flagged = cli(capsys, "run", document, "-w", "books-lifecycle", "--inputs", inputs, "--input", "member=x")
+    assert flagged.code == 2 and "unknown input 'member'" in flagged.err
