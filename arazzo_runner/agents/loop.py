@@ -23,7 +23,7 @@ from typing import Any
 from ..bounds.limits import DEFAULT_MAX_BODY, MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
 from ..masking.secrets import Masker
 from ..records import Record, field
-from .chat import ChatError, ToolCallRequest, Usage
+from .apis.base import NOT_AN_ANSWER, ModelError, ToolCallRequest, ToolResult, Usage
 
 DEFAULT_MAX_TURNS = 8
 DEFAULT_CHAT_TIMEOUT = 120.0
@@ -44,11 +44,14 @@ class AgentToolCall(Record):
 class AgentResult(Record):
     status: str  # answered | failed
     answer: str | None
-    error: dict[str, str] | None  # {"kind": chat | max-turns | no-answer, "message": ...}
+    error: dict[str, str] | None  # {"kind": chat | max-turns | no-answer | incomplete, "message": ...}
     model: str
     endpoint: str
     stream: bool
+    api: str = "chat"
     turns: int = 0
+    finish_reason: str | None = None  # the last answer's, as the API said it
+    partial_answer: str | None = None  # the text of an answer that stopped short (length, content filter)
     tool_calls: list[AgentToolCall] = field(default_factory=list)
     usage: Usage | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)  # what the model was sent, in order
@@ -66,7 +69,10 @@ class AgentResult(Record):
             "model": self.model,
             "endpoint": self.endpoint,
             "stream": self.stream,
+            "api": self.api,
             "turns": self.turns,
+            "finishReason": self.finish_reason,
+            "partialAnswer": self.partial_answer,
             "toolCalls": [call.to_dict() for call in self.tool_calls],
             "usage": self.usage.to_dict() if self.usage is not None else None,
             "messages": self.messages,
@@ -79,6 +85,7 @@ class Settings(Record):
     api_key: str | None = None
     system: str | None = None
     stream: bool = True
+    api: str = "chat"  # the model API: chat | responses | anthropic (`apis.API_NAMES`)
     max_turns: int = DEFAULT_MAX_TURNS
     chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT
     max_body: int = DEFAULT_MAX_BODY
@@ -171,23 +178,24 @@ class _Loop:
         self.in_flight = InFlight(settings.max_in_flight)
 
     async def run(self, prompt: str, url: str, api_key: str, model: str, client: Any) -> AgentResult:
-        from .chat import ChatClient
+        from .apis import wire
+        from .apis.base import Conversation
+        from .apis.client import ModelClient
 
         settings = self.settings
-        chat = ChatClient(
-            url, api_key, model, client=client, masker=self.masker, stream=settings.stream,
+        api = wire(settings.api)
+        chat = ModelClient(
+            api, url, api_key, model, client=client, masker=self.masker, stream=settings.stream,
             timeout=settings.chat_timeout, max_body=settings.max_body,
         )  # fmt: skip
-        result = AgentResult(FAILED, None, None, model, self.masker.url(url), settings.stream)
-        messages: list[dict[str, Any]] = []
-        if settings.system:
-            messages.append({"role": "system", "content": settings.system})
-        messages.append({"role": "user", "content": prompt})
+        result = AgentResult(FAILED, None, None, model, self.masker.url(url), settings.stream, settings.api)
+        conversation = Conversation(settings.system)
+        conversation.user(prompt)
         tools = self.catalog.definitions("openai")
         try:
             for turn in range(1, settings.max_turns + 1):
-                completion = await chat.complete(messages, tools)
-                result.turns = turn
+                completion = await chat.complete(conversation, tools)
+                result.turns, result.finish_reason = turn, completion.finish_reason
                 if completion.usage is not None:
                     result.usage = result.usage or Usage()
                     result.usage.add(completion.usage)
@@ -195,21 +203,31 @@ class _Loop:
                     self._finish(result, completion)
                     break
                 calls = await self._calls(turn, completion.tool_calls)
-                messages.append(_assistant(completion))
-                messages.extend(_tool_message(call) for call in calls)
+                conversation.assistant(completion)
+                conversation.tool_results([_tool_result(call) for call in calls])
                 result.tool_calls.extend(calls)
                 if self.on_turn is not None:
                     self.on_turn(turn, calls)
             else:
                 result.error = {"kind": "max-turns", "message": f"no answer after {settings.max_turns} turns"}
-        except ChatError as exc:
+        except ModelError as exc:
             result.error = {"kind": "chat", "message": str(exc)}
-        result.messages = self.masker.data(messages)
+        result.messages = self.masker.data(api.rendered(conversation))
         return result
 
     def _finish(self, result: AgentResult, completion: Any) -> None:
-        if completion.content and completion.content.strip():
-            result.status, result.answer = ANSWERED, self.masker.text(completion.content)
+        """A text is the answer unless the API says it stopped short of one: cut at the token limit
+        (`length`) or by a content filter; that text is kept as `partialAnswer`, and the loop failed."""
+        text = completion.content if completion.content and completion.content.strip() else None
+        if completion.stop in NOT_AN_ANSWER:
+            cause = "it reached its token limit" if completion.stop == "length" else "a content filter cut it"
+            result.partial_answer = self.masker.text(text) if text else None
+            reason = completion.finish_reason
+            message = f"the model stopped before finishing its answer: {cause} (finish_reason {reason})"
+            result.error = {"kind": "incomplete", "message": message}
+            return
+        if text is not None:
+            result.status, result.answer = ANSWERED, self.masker.text(text)
             return
         refusal = f"; it refused: {completion.refusal}" if completion.refusal else ""
         message = f"the model ended without an answer (finish_reason {completion.finish_reason}){refusal}"
@@ -250,13 +268,6 @@ class _Loop:
             return await call_tool(tool, arguments, secrets=self.masker.secrets)
 
 
-def _assistant(completion: Any) -> dict[str, Any]:
-    calls = [
-        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-        for c in completion.tool_calls
-    ]
-    return {"role": "assistant", "content": completion.content, "tool_calls": calls}
-
-
-def _tool_message(call: AgentToolCall) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": call.id, "content": call.outcome.content_text()}
+def _tool_result(call: AgentToolCall) -> ToolResult:
+    outcome = call.outcome
+    return ToolResult(call.id, outcome.name, outcome.content_text(), outcome.ok)

@@ -32,7 +32,10 @@ RESULT_KEYS = [
     "model",
     "endpoint",
     "stream",
+    "api",
     "turns",
+    "finishReason",
+    "partialAnswer",
     "toolCalls",
     "usage",
     "messages",
@@ -306,3 +309,26 @@ def test_the_library_runs_the_loop_sync_and_async(setup):
     assert result.ok and [c.outcome.name for c in result.tool_calls] == ["pet_details"]
     with pytest.raises(UsageError, match="credential inputs nothing supplies"):
         arazzo_runner.agent(path, BOTH, options=options)
+
+
+@pytest.mark.parametrize(
+    ("reason", "cause"),
+    [("length", "it reached its token limit"), ("content_filter", "a content filter cut it")],
+)
+def test_an_answer_cut_short_is_not_an_answer(capsys, setup, reason, cause):
+    _, _, chat = setup
+    status, body = completion("Rex belongs to")
+    body["choices"][0]["finish_reason"] = reason
+    chat.reply("POST", "/v1/chat/completions", (status, body))
+    result = run_agent(capsys, setup)
+    assert result.code == 1
+    data = result.json
+    assert data["status"] == "failed" and data["answer"] is None
+    assert data["partialAnswer"] == "Rex belongs to" and data["finishReason"] == reason
+    assert data["error"] == {
+        "kind": "incomplete",
+        "message": f"the model stopped before finishing its answer: {cause} (finish_reason {reason})",
+    }
+    text = run_agent(capsys, setup, fmt="text")
+    assert text.code == 1 and "answer:" not in text.out
+    assert f"error: the model stopped before finishing its answer: {cause}" in text.err
