@@ -47,6 +47,8 @@ class Tool(Record):
     hints: Hints
     # names no text the caller reads may hold: the hidden inputs, the credentials of workflows it runs
     unspoken: frozenset[str] = frozenset()
+    # what a call derives once from the tool (its visible and declared names, its scrubber: `hidden`)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def workflow_id(self) -> str:

@@ -26,15 +26,26 @@ HIDDEN = "***"
 _QUOTED = "'\""
 
 
-def visible_names(tool: Any) -> set[str]:
+def visible_names(tool: Any) -> frozenset[str]:
     """The parameters the tool's schema lists (in its branches too)."""
-    return listed_names(tool.parameters, {})
+    found = tool.memo.get("visible")
+    if found is None:
+        found = tool.memo["visible"] = frozenset(listed_names(tool.parameters, {}))
+    return found
+
+
+def _declared(tool: Any) -> frozenset[str] | None:
+    if "declared" not in tool.memo:
+        tool.memo["declared"] = declared_input_names(tool.source.workspace, [tool.workflow])
+    return tool.memo["declared"]
 
 
 def check_names(tool: Any, arguments: dict[str, Any]) -> str | None:
     """Why some argument names are refused (a message that names no hidden input), or None."""
     visible = visible_names(tool)
-    declared = declared_input_names(tool.source.workspace, [tool.workflow])
+    if all(name in visible for name in arguments):
+        return None
+    declared = _declared(tool)
     refused = [
         name
         for name in arguments
@@ -117,4 +128,7 @@ def _hide(match: re.Match[str]) -> str:
 
 
 def scrubber_for(tool: Any) -> Scrubber:
-    return Scrubber(set(tool.unspoken) - visible_names(tool))
+    found = tool.memo.get("scrubber")
+    if found is None:
+        found = tool.memo["scrubber"] = Scrubber(set(tool.unspoken) - visible_names(tool))
+    return found
