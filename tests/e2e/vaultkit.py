@@ -133,10 +133,10 @@ ARAZZO: dict[str, Any] = {
                         {"name": "vaultKey", "value": "$inputs.reportSecret"},
                         {"name": "realm", "value": "acme"},
                     ],
-                    "outputs": {"name": "$outputs.name"},
+                    "outputs": {"petName": "$outputs.name"},
                 }
             ],
-            "outputs": {"name": "$steps.lookup.outputs.name"},
+            "outputs": {"name": "$steps.lookup.outputs.petName"},
         },
     ],
 }

@@ -7,10 +7,10 @@ The envelope admits every structured content the server sends:
     {"status": "passed", "outputs": {NAME: ..., ...}}
     {"status": "failed" | "rejected", "error": {"message": ..., ...}}
 
-An output's schema follows its expression: `$steps.S.outputs.N` to step S's output N (through a
-workflow step, to that workflow's output), `$response.body#/a/0/b` to the JSON schema of the step's
-success responses (every `2XX` one; several are combined with `anyOf`, one without a JSON schema makes
-it `{}`) at `/properties/a/items/properties/b` (also through `allOf`, `prefixItems`,
+An output's schema follows its expression: `$steps.S.outputs.N` to step S's output N (of a workflow
+step: `$outputs.M` there, to that workflow's output M), `$response.body#/a/0/b` to the JSON schema of
+the step's success responses (every `2XX` one; several are combined with `anyOf`, one without a JSON
+schema makes it `{}`) at `/properties/a/items/properties/b` (also through `allOf`, `prefixItems`,
 `additionalProperties`); `$statusCode` is an integer; a visible input's schema is the tool's own;
 anything else (a header, a template, a literal, an AsyncAPI step, a hidden input) is `{}`. A derived
 schema admits what the engine puts there besides: `null` (the value was absent) and `"***"` (derived
@@ -142,17 +142,27 @@ class _Deriver:
     def _step_output(self, workspace: Any, step: Any, name: str, depth: int) -> dict[str, Any]:
         if depth > MAX_DEPTH:
             return {}
-        if step.target_kind == "workflow":
-            try:
-                target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
-            except Exception:
-                return {}
-            return self.workflow_output(target.workspace, target.workflow, name, depth + 1)
         value = step.outputs.get(name)
+        if step.target_kind == "workflow":  # `$outputs.M` there reads the workflow's output M
+            return self._child_output(workspace, step, value, depth)
         if step.target_kind != "operation" or not isinstance(value, str):
             return {}
         workflow = next((w for w in workspace.document.workflows if step in w.steps), None)
         return self._expression(workspace, workflow, step, value, depth + 1)
+
+    def _child_output(self, workspace: Any, step: Any, value: Any, depth: int) -> dict[str, Any]:
+        from ...expressions import ast
+        from ...expressions.parser import parse_expression
+
+        try:
+            node = parse_expression(value.strip()) if isinstance(value, str) else None
+            target = workspace.resolve_workflow(step.workflow_id or "", (*step.at, "workflowId"))
+        except Exception:
+            return {}
+        if not isinstance(node, ast.OutputsRef) or node.accessors:
+            return {}
+        schema = self.workflow_output(target.workspace, target.workflow, node.name, depth + 1)
+        return self._at(schema, node.pointer, {}, 0)
 
     def _body(self, workspace: Any, step: Any, pointer: tuple[str, ...]) -> dict[str, Any]:
         try:
