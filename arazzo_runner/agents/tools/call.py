@@ -160,7 +160,7 @@ async def call_tool(
     except ArazzoError as exc:
         from ...executor.inputs import InputsError
 
-        message = inputs_refused(tool, arguments) if isinstance(exc, InputsError) else str(exc)
+        message = (inputs_refused(tool, arguments) if isinstance(exc, InputsError) else None) or str(exc)
         return rejected(tool.name, shown, masker.clip(scrub.text(message), MESSAGE_LIMIT), tool)
     outcome = outcome_of(tool, shown, result, masker)
     outcome.error = scrub.error(outcome.error)

@@ -68,12 +68,16 @@ def check_names(tool: Any, arguments: dict[str, Any]) -> str | None:
     return "\n".join(lines)
 
 
-def inputs_refused(tool: Any, arguments: dict[str, Any]) -> str:
-    """The message for a call whose inputs the workflow's schema refused, in the tool's terms."""
+def inputs_refused(tool: Any, arguments: dict[str, Any]) -> str | None:
+    """The message for a call whose inputs the workflow's schema refused, in the tool's terms; None when
+    the tool's schema cannot be checked on its own (the run's message, scrubbed, is then said)."""
     from ...executor.inputs import apply_defaults, schema_problems
 
     parameters = tool.parameters
-    problems = schema_problems("/p", apply_defaults(parameters, arguments, {}), {"p": parameters})
+    try:
+        problems = schema_problems("/p", apply_defaults(parameters, arguments, {}), {"p": parameters})
+    except Exception:  # e.g. an anchor the inlining wrote twice: the workflow's own check has spoken
+        return None
     if problems:
         lines = "\n".join(f"  - {problem}" for problem in problems)
         return f"invalid arguments for tool '{tool.name}':\n{lines}\nnothing was sent"
