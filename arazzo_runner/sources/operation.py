@@ -30,6 +30,11 @@ class Operation(Record, frozen=True):
         return self._node.value
 
     @property
+    def document(self) -> Any:
+        """The data of the document the operation is written in: the root its local `$ref`s name."""
+        return self._node.doc.data
+
+    @property
     def summary(self) -> str | None:
         return _text(self.raw.get("summary"))
 

@@ -143,8 +143,8 @@ def test_tool_calls_the_loop_cannot_run_get_an_error_message_not_a_crash(capsys,
     messages = [c["error"]["message"] for c in calls]
     assert messages[0].startswith("the arguments are not valid JSON")
     assert messages[1] == "no tool named 'no_such_tool' (tools: pet_details, owner_lookup, adoption_cancel)"
-    assert "invalid inputs for workflow 'pet_details'" in messages[2] and "petId" in messages[2]
-    assert messages[3] == "'token': supplied by the server, not by the caller; call again without them"
+    assert "invalid arguments for tool 'pet_details'" in messages[2] and "petId" in messages[2]
+    assert messages[3].startswith("'***' is not a parameter of tool 'pet_details'\n")
     assert messages[4] == "the arguments must be a JSON object"
     assert calls[0]["arguments"] == "{not json" and calls[4]["arguments"] == [1, 2]
     tool_messages = [m for m in sent(chat)[1]["messages"] if m["role"] == "tool"]

@@ -156,7 +156,8 @@ def test_mcp_definitions_carry_hints_from_every_reachable_operation(capsys, doc)
     assert data["remove-pet"]["annotations"] == hints  # DELETE, beside the GET of the nested workflow
     assert data["make_pet"]["annotations"]["destructiveHint"] is False  # a POST
     assert data["make_pet"]["title"] == "make pet"
-    assert set(data["show-pet"]) == {"name", "title", "description", "inputSchema", "annotations"}
+    keys = {"name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+    assert set(data["show-pet"]) == keys
 
 
 def test_anthropic_definitions(capsys, doc):

@@ -2,12 +2,15 @@
 `pip install 'arazzo-engine[mcp]'`), imported only here and only when a server starts.
 
 - `tools/list`: the tools in their MCP form (`Tool.definition("mcp")`: schema without credentials or
-  fixed inputs, read-only / destructive / open-world hints);
+  fixed inputs, the `outputSchema` of the structured content, read-only / destructive / open-world
+  hints);
 - `tools/call`: the workflow run with the arguments over the server's inputs (`call.call_tool`). The
   result's structured content is `ToolOutcome.content()` (`{"status": "passed", "outputs": {...}}`, or
   the failure: the step, its cause, the masked values it saw), its content a one-line summary and the
   same JSON as text (for clients that read only text); `isError` when the workflow failed or was not
-  run. A name that is no tool is a JSON-RPC error (invalid params).
+  run. The structured content is checked against the tool's `outputSchema` before it is sent: what
+  does not fit (an API answering outside its description) is sent as a failure saying so
+  (`outputs.Contract`). A name that is no tool is a JSON-RPC error (invalid params).
 - Progress: when the caller asks for it (a progress token), every step that starts, retries or finishes
   is a progress notification (`step 'getPet' passed (HTTP 200)`), numbered from 1.
 
@@ -17,6 +20,7 @@ Each call is a run of its own: concurrent calls share nothing but the loaded doc
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from ... import DISTRIBUTION, __version__
@@ -51,10 +55,13 @@ def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight
     from mcp.shared.exceptions import MCPError
 
     from ..tools.call import InFlight
+    from ..tools.outputs import Contract
 
     masker = Masker(set(secrets or ()))
     in_flight = InFlight(max_in_flight)
-    listed = [types.Tool.model_validate(d) for d in catalog.definitions("mcp")]
+    definitions = catalog.definitions("mcp")
+    listed = [types.Tool.model_validate(d) for d in definitions]
+    contracts = {d["name"]: Contract(d["outputSchema"]) for d in definitions}
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         return types.ListToolsResult(tools=listed)
@@ -76,11 +83,13 @@ def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight
             finally:
                 progress.close()
                 await pump
-        text = outcome.content_text()
+        content, changed = contracts[tool.name].kept(masker.data(outcome.content()))
+        summary = f"tool '{tool.name}' failed: {content['error']['message']}" if changed else outcome.summary
+        text = json.dumps(content, ensure_ascii=False, default=str)
         return types.CallToolResult(
-            content=[types.TextContent(text=masker.text(outcome.summary)), types.TextContent(text=text)],
-            structured_content=masker.data(outcome.content()),
-            is_error=not outcome.ok,
+            content=[types.TextContent(text=masker.text(summary)), types.TextContent(text=text)],
+            structured_content=content,
+            is_error=changed or not outcome.ok,
         )
 
     return Server(

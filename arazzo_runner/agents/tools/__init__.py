@@ -5,7 +5,10 @@ and `arazzo agent`.
 - `schema`: the inputs JSON Schema with its local `$ref`s inlined (bounded, never fetched), the inputs
   the server supplies left out;
 - `credentials`: which inputs are credentials (never offered to a model);
+- `hidden`: the names of hidden inputs kept out of every text a caller reads (refusals, errors);
 - `hints`: read-only / destructive, from the operations a workflow can reach;
+- `outputs`: the MCP `outputSchema`, derived from the response schemas the outputs read, and the check
+  that keeps every structured content valid against it;
 - `catalog`: the `Tool`s of some documents and their openai / anthropic / mcp forms;
 - `call`: running a tool call (a workflow run), its outcome masked for a model to read;
 - `mcp_server`, `mcp_http`: the MCP server (the official SDK, imported only there).

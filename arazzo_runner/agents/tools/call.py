@@ -3,10 +3,11 @@ outcome as a model or an MCP client may see it, masked.
 
 Each call is a run of its own (`arun`): its own options (a copy of the source's, with a secret set of its
 own holding the credentials it was given), its own pooled client; concurrent calls share nothing but the
-loaded document. A call whose arguments are not a JSON object, that names an input the server supplies
-(a credential, an input fixed where the tools run), or whose inputs the workflow refuses (its schema, an
-unknown name, a document problem found before sending) is `rejected`: nothing was sent, and the message
-says why. A workflow that ran and failed is `failed`, with the step it failed at (inside nested
+loaded document. A call whose arguments are not a JSON object, that names anything but the tool's
+parameters (an input the server supplies: a credential, an input fixed where the tools run; or a name
+the workflow does not declare), or whose inputs the workflow refuses (its schema, a document problem
+found before sending) is `rejected`: nothing was sent, and the message says why, naming no hidden
+input (`hidden`). A workflow that ran and failed is `failed`, with the step it failed at (inside nested
 workflows: the path to it), the cause, the failed criteria with the values seen, and the start of the
 response; every value masked.
 
@@ -148,16 +149,21 @@ async def call_tool(
     shown = masker.data(arguments)  # a refused call's too: a model may pass a credential it saw
     if not isinstance(arguments, dict):
         return rejected(tool.name, shown, "the arguments must be a JSON object", tool)
-    supplied = sorted(set(arguments) & tool.hidden)
-    if supplied:
-        names = ", ".join(f"'{name}'" for name in supplied)
-        message = f"{names}: supplied by the server, not by the caller; call again without them"
-        return rejected(tool.name, shown, message, tool)
+    from .hidden import check_names, inputs_refused, scrubber_for
+
+    scrub = scrubber_for(tool)  # no name of a hidden input in what the caller reads
+    refused = check_names(tool, arguments)
+    if refused:
+        return rejected(tool.name, shown, masker.clip(scrub.text(refused), MESSAGE_LIMIT), tool)
     try:
         result = await arun(workspace, tool.workflow_id, {**tool.fixed, **arguments}, options=options)
     except ArazzoError as exc:
-        return rejected(tool.name, shown, masker.clip(str(exc), MESSAGE_LIMIT), tool)
+        from ...executor.inputs import InputsError
+
+        message = (inputs_refused(tool, arguments) if isinstance(exc, InputsError) else None) or str(exc)
+        return rejected(tool.name, shown, masker.clip(scrub.text(message), MESSAGE_LIMIT), tool)
     outcome = outcome_of(tool, shown, result, masker)
+    outcome.error = scrub.error(outcome.error)
     if options.trace:  # the run in detail, for a report of the agent run
         from ...report.json_report import result_dict
 

@@ -3,7 +3,8 @@ schema, the inputs the server supplies, and hints; in the three forms the APIs t
 
 - openai: `{"type": "function", "function": {"name", "description", "parameters"}}` (chat completions);
 - anthropic: `{"name", "description", "input_schema"}` (messages API);
-- mcp: `{"name", "title", "description", "inputSchema", "annotations"}` (MCP `tools/list`), the
+- mcp: `{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}` (MCP
+  `tools/list`; `outputSchema`: the shape of its structured content, `outputs.output_schema`), the
   annotations `readOnlyHint`, `destructiveHint` (meaningful when not read-only) and `openWorldHint`
   (a workflow calls APIs).
 
@@ -44,6 +45,10 @@ class Tool(Record):
     credentials: dict[str, str]  # credential input -> why it is one
     fixed: dict[str, Any]  # the inputs the server gives this tool's runs
     hints: Hints
+    # names no text the caller reads may hold: the hidden inputs, the credentials of workflows it runs
+    unspoken: frozenset[str] = frozenset()
+    # what a call derives once from the tool (its visible and declared names, its scrubber: `hidden`)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def workflow_id(self) -> str:
@@ -68,11 +73,14 @@ class Tool(Record):
         if not self.hints.read_only:
             annotations["destructiveHint"] = self.hints.destructive
         annotations["openWorldHint"] = True
+        from .outputs import output_schema
+
         return {
             "name": self.name,
             "title": self.workflow_id,
             "description": self.description,
             "inputSchema": self.parameters,
+            "outputSchema": output_schema(self),
             "annotations": annotations,
         }
 
@@ -104,7 +112,7 @@ def build_catalog(sources: Iterable[ToolSource]) -> Catalog:
     """The tools of `sources`, in order. Raises UsageError for a workflow id no source has, and for an
     inputs schema that cannot be a tool's (`schema.SchemaError`); DocumentError/SourceError when a
     target or a source cannot be resolved."""
-    from .credentials import credential_inputs
+    from .credentials import credentials_reached
     from .hints import workflow_hints
     from .names import assign_names
     from .schema import tool_parameters
@@ -116,11 +124,15 @@ def build_catalog(sources: Iterable[ToolSource]) -> Catalog:
     tools = []
     for name, (source, workflow) in zip(names, chosen, strict=True):
         workspace = source.workspace
-        credentials = credential_inputs(workspace, workflow)
+        credentials, reached = credentials_reached(workspace, workflow)
         fixed = fixed_inputs(workspace, workflow, source.inputs)
-        parameters = tool_parameters(workflow, workspace.document.raw, set(credentials) | set(fixed))
+        hidden = set(credentials) | set(fixed)
+        parameters = tool_parameters(workflow, workspace.document.raw, hidden)
         hints = workflow_hints(workspace, workflow)
-        tools.append(Tool(name, workflow, source, describe(workflow), parameters, credentials, fixed, hints))
+        unspoken = frozenset(hidden | reached)
+        tools.append(
+            Tool(name, workflow, source, describe(workflow), parameters, credentials, fixed, hints, unspoken)
+        )
     return Catalog(tools, notes)
 
 

@@ -30,6 +30,14 @@ def credential_inputs(workspace: Any, workflow: Any) -> dict[str, str]:
     return _Finder().find(workspace, workflow)
 
 
+def credentials_reached(workspace: Any, workflow: Any) -> tuple[dict[str, str], frozenset[str]]:
+    """`credential_inputs`, and the names of the credential inputs of every workflow it runs or
+    depends on too (an error inside one may name them)."""
+    finder = _Finder()
+    found = finder.find(workspace, workflow)
+    return found, frozenset(name for names in finder.memo.values() for name in names)
+
+
 class _Finder:
     def __init__(self) -> None:
         self.memo: dict[tuple[int, str], dict[str, str]] = {}

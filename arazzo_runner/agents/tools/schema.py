@@ -11,8 +11,10 @@ workflow's, which still validates every call in full. The work is bounded: at mo
 objects are written, and references nest at most `MAX_DEPTH` deep.
 
 The root is an object schema (`{"type": "object", "properties": {}}` for a workflow without inputs);
-the inputs the server supplies (credentials, inputs fixed on the command line) leave `properties` and
-`required`, at the root and in its `allOf`/`anyOf`/`oneOf` branches.
+the inputs the server supplies (credentials, inputs fixed on the command line) leave `properties`,
+`required`, `dependentRequired` and `dependentSchemas`, at the root and in its `allOf`/`anyOf`/`oneOf`
+branches and `then`/`else`; an `if` or a `not` that names one is dropped (a condition on an input the
+caller cannot give: the schema is looser, the run checks it in full). No name of a hidden input is left.
 """
 
 from __future__ import annotations
@@ -108,8 +110,63 @@ def _without(schema: dict[str, Any], hidden: frozenset[str], depth: int) -> dict
             result["required"] = kept
         else:
             del result["required"]
+    _dependents(schema, result, hidden, depth)
     for key in _BRANCHES:
         branches = schema.get(key)
         if isinstance(branches, list):
             result[key] = [_without(b, hidden, depth + 1) if isinstance(b, dict) else b for b in branches]
+    # a condition on a hidden input (`if`, `not`) cannot be kept without naming it, nor cut without
+    # changing its meaning: it is dropped, the tool's schema looser (the run still checks it in full)
+    if _mentions(schema.get("not"), hidden, 0):
+        del result["not"]
+    if _mentions(schema.get("if"), hidden, 0):
+        for key in ("if", "then", "else"):
+            result.pop(key, None)
+    for key in ("then", "else"):
+        if isinstance(result.get(key), dict):
+            result[key] = _without(result[key], hidden, depth + 1)
     return result
+
+
+def _dependents(schema: dict[str, Any], result: dict[str, Any], hidden: frozenset[str], depth: int) -> None:
+    """`dependentRequired` and `dependentSchemas` without the hidden inputs (as keys, or required)."""
+    required = schema.get("dependentRequired")
+    if isinstance(required, dict):
+        kept = {
+            name: [n for n in names if n not in hidden] if isinstance(names, list) else names
+            for name, names in required.items()
+            if name not in hidden
+        }
+        result["dependentRequired"] = {k: v for k, v in kept.items() if v != []}
+        if not result["dependentRequired"]:
+            del result["dependentRequired"]
+    schemas = schema.get("dependentSchemas")
+    if isinstance(schemas, dict):
+        result["dependentSchemas"] = {
+            name: _without(sub, hidden, depth + 1) if isinstance(sub, dict) else sub
+            for name, sub in schemas.items()
+            if name not in hidden
+        }
+        if not result["dependentSchemas"]:
+            del result["dependentSchemas"]
+
+
+def _mentions(schema: Any, hidden: frozenset[str], depth: int) -> bool:
+    """Whether `schema` names a hidden input: as a property, required, or dependent."""
+    if depth > MAX_DEPTH:
+        return True  # too deep to tell: taken as naming one (the condition is dropped, never kept)
+    if isinstance(schema, list):
+        return any(_mentions(item, hidden, depth + 1) for item in schema)
+    if not isinstance(schema, dict):
+        return False
+    for key in ("properties", "dependentRequired", "dependentSchemas"):
+        if isinstance(schema.get(key), dict) and hidden & set(schema[key]):
+            return True
+    named = schema.get("required")
+    if isinstance(named, list) and hidden & {n for n in named if isinstance(n, str)}:
+        return True
+    return any(
+        _mentions(value, hidden, depth + 1)
+        for key, value in schema.items()
+        if key not in ("default", "examples", "const", "enum") and isinstance(value, (dict, list))
+    )

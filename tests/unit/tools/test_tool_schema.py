@@ -81,3 +81,36 @@ def test_no_inputs_is_an_empty_object_and_branches_lose_hidden_names():
     inputs = {"allOf": [{"properties": {"k": {}, "x": {}}, "required": ["k"]}], "properties": {}}
     schema = tool_parameters(workflow(inputs), {}, {"k"})
     assert schema["allOf"] == [{"properties": {"x": {}}}]
+
+
+def test_no_keyword_names_a_hidden_input():
+    inputs = {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "apiKey": {"type": "string"}, "mode": {"type": "string"}},
+        "dependentRequired": {"id": ["apiKey", "mode"], "apiKey": ["id"]},
+        "dependentSchemas": {"apiKey": {"required": ["id"]}, "mode": {"required": ["apiKey", "id"]}},
+        "if": {"required": ["apiKey"]},
+        "then": {"required": ["mode"]},
+        "not": {"required": ["apiKey", "mode"]},
+        "anyOf": [{"required": ["apiKey"]}, {"required": ["id"]}],
+    }
+    schema = tool_parameters(workflow(inputs), {}, {"apiKey"})
+    assert "apiKey" not in str(schema)
+    assert schema == {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "mode": {"type": "string"}},
+        "dependentRequired": {"id": ["mode"]},
+        "dependentSchemas": {"mode": {"required": ["id"]}},
+        "anyOf": [{}, {"required": ["id"]}],
+    }
+
+
+def test_conditions_on_visible_inputs_are_kept():
+    inputs = {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "mode": {"type": "string"}},
+        "if": {"required": ["mode"]},
+        "then": {"required": ["id"]},
+        "not": {"required": ["id", "mode"]},
+    }
+    assert tool_parameters(workflow(inputs), {}, {"apiKey"}) == inputs
