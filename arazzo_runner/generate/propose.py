@@ -173,6 +173,7 @@ async def _complete(settings: Any, messages: list[dict[str, Any]], tools: list[d
         chat = ChatClient(
             settings.url, settings.api_key, settings.model, client=client, masker=Masker({settings.api_key}),
             stream=settings.stream, timeout=settings.timeout, max_body=DEFAULT_MAX_BODY,
+            retries=settings.retries, exchange_timeout=settings.exchange_timeout,
         )  # fmt: skip
         return await chat.complete(messages, tools)
     finally:
