@@ -317,12 +317,12 @@ def test_a_data_line_that_is_not_json_fails_a_chat_stream_with_its_place(where) 
     number, line = (2, 3) if where == "after" else (1, 1)
     assert str(caught.value) == (
         f"event {number} of the chat-completion stream (line {line}) is not JSON: "
-        "'{\"choices\": [{\"index\": 0, \"delta\": {\"content\": \"wor'"
+        '\'{"choices": [{"index": 0, "delta": {"content": "wor\''
     )
 
 
 def test_a_generic_stream_keeps_data_that_is_not_json_as_text() -> None:
-    assert decode_event_stream(events_of("data: hello\n\ndata: {\"a\": 1}\n\n")) == [
+    assert decode_event_stream(events_of('data: hello\n\ndata: {"a": 1}\n\n')) == [
         {"event": "message", "data": "hello", "id": None},
         {"event": "message", "data": {"a": 1}, "id": None},
     ]
