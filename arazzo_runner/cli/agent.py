@@ -175,6 +175,12 @@ def _print_turn(turn: int, calls: list[Any]) -> None:
 
 
 def _print_result(result: Any) -> None:
+    for retry in result.retries:  # what was asked again, and why (`docs/agents.md`, retries)
+        print(
+            f"note: turn {retry['turn']}: the chat API was asked again after attempt {retry['attempt']} "
+            f"failed ({retry['cause']}; waited {retry['waitedSeconds']:g} s)",
+            file=sys.stderr,
+        )
     if result.ok:
         print(f"turn {result.turns}: the model answered")
         print(f"answer: {result.answer}")

@@ -97,7 +97,8 @@ def test_a_retry_after_date_is_honoured(capsys, setup):
     _, _, chat = setup
     busy = {"error": {"message": "overloaded", "type": "server_error"}}
     past = formatdate(time.time() - 30, usegmt=True)
-    chat.reply("POST", "/v1/chat/completions", (503, busy, {"Retry-After": past}), completion("Rex."))
+    twice = ((503, busy, {"Retry-After": past}), completion("Rex.")) * 2  # a run in JSON, then in text
+    chat.reply("POST", "/v1/chat/completions", *twice)
     result = agent(capsys, setup)
     assert result.code == 0, result.err
     assert result.json["retries"] == [
@@ -109,6 +110,13 @@ def test_a_retry_after_date_is_honoured(capsys, setup):
         }
     ]
     assert len(chat.requests) == 2
+    text = cli(capsys, "agent", *tool_args(setup[0], setup[1]), "--chat", f"{chat.url}/v1", "--model", "m",
+               "--no-stream", "--prompt", BOTH)  # fmt: skip
+    assert text.code == 0 and "answer: Rex." in text.out
+    assert (
+        "note: turn 1: the chat API was asked again after attempt 1 failed (the chat API answered 503: "
+        in text.err
+    )
 
 
 def test_retry_after_forms():
