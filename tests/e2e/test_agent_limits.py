@@ -237,3 +237,21 @@ def test_the_old_and_the_new_name_of_the_idle_limit_together_are_a_usage_error(c
     assert "--chat-timeout is the deprecated name of --chat-idle-timeout: give one of them" in result.err
     assert setup[2].requests == []
     assert agent(capsys, setup, "--chat-retries", "-1").code == 2
+
+
+def test_a_body_that_is_not_json_is_not_an_answer_and_not_asked_again(capsys, setup):
+    """The non-streamed side of the malformed chunk: a JSON answer cut short is unusable, said with its
+    start; the server spoke, so asking again is not the cure."""
+    _, _, chat = setup
+    chat.reply(
+        "POST",
+        "/v1/chat/completions",
+        (200, b'{"id": "c", "choices": [{"index', {"Content-Type": "application/json"}),
+    )
+    result = agent(capsys, setup)
+    assert result.code == 1
+    assert result.json["error"] == {
+        "kind": "chat",
+        "message": """the chat API's answer is unusable: it is not JSON: {"id": "c", "choices": [{"index""",
+    }
+    assert result.json["retries"] == [] and len(chat.requests) == 1
