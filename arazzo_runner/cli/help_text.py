@@ -138,8 +138,9 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
                 "      --server petstore=http://127.0.0.1:8080 \\\n"
                 "      --chat https://api.openai.com/v1 --model gpt-4o-mini     # the key: OPENAI_API_KEY",
-                f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" --chat http://127.0.0.1:8000/v1 \\\n'
-                "      --model local --chat-retries 4 --chat-idle-timeout 30 --agent-timeout 300",
+                f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
+                "      --chat http://127.0.0.1:8000/v1 --model local \\\n"
+                "      --chat-retries 4 --chat-idle-timeout 30 --agent-timeout 300",
             ),
             (
                 "0    the model answered",
