@@ -127,21 +127,21 @@ def test_a_stall_is_reported_as_a_stall_and_retried(capsys, setup):
     _, _, mock = setup
     stall = {"type": "stream_fault", "kind": "stall", "after_chunks": 2, "stall_seconds": 60}
     mock.script(stall, {**ANSWER, "times": 2})  # the stalled attempt takes a reply too
-    result = agent(capsys, setup, "--chat-idle-timeout", "0.5")
+    result = agent(capsys, setup, "--chat-idle-timeout", "2")
     assert result.code == 0, result.err
     [retry] = result.json["retries"]
-    assert retry["cause"] == "the chat API stopped sending for 0.5 s after 2 events"
+    assert retry["cause"] == "the chat API stopped sending for 2 s after 2 events"
     assert result.json["answer"] == "Rex belongs to Alice."
 
 
 def test_a_stall_without_retries_ends_the_run_with_the_stall(capsys, setup):
     _, _, mock = setup
     mock.script({"type": "stream_fault", "kind": "stall", "after_chunks": 1, "stall_seconds": 60}, ANSWER)
-    result = agent(capsys, setup, "--chat-timeout", "0.5", "--chat-retries", "0")
+    result = agent(capsys, setup, "--chat-timeout", "2", "--chat-retries", "0")
     assert result.code == 1
     assert result.json["error"] == {
         "kind": "chat",
-        "message": "the chat API stopped sending for 0.5 s after 1 event",
+        "message": "the chat API stopped sending for 2 s after 1 event",
     }
     assert "warning: --chat-timeout is deprecated" in result.err
 
