@@ -31,13 +31,15 @@ class ChatClient:
         stream: bool = True,
         timeout: float | None = None,
         max_body: int,
+        retries: int = 0,
+        exchange_timeout: float | None = None,
     ) -> None:
         from .apis.chat_completions import ChatCompletionsWire
         from .apis.client import ModelClient
 
         self._model = ModelClient(
             ChatCompletionsWire(), url, api_key, model, client=client, masker=masker, stream=stream,
-            timeout=timeout, max_body=max_body,
+            timeout=timeout, max_body=max_body, retries=retries, exchange_timeout=exchange_timeout,
         )  # fmt: skip
         self.endpoint, self.model, self.stream = self._model.endpoint, model, stream
 
@@ -50,3 +52,8 @@ class ChatClient:
             else:
                 conversation.user(message["content"])
         return await self._model.complete(conversation, tools)
+
+    @property
+    def retried(self) -> list[dict[str, Any]]:
+        """The retries so far: {"attempt", "cause", "waitedSeconds"} each (`apis/retry.py`)."""
+        return self._model.retried

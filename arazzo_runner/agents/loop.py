@@ -26,7 +26,9 @@ from ..records import Record, field
 from .apis.base import NOT_AN_ANSWER, ModelError, ToolCallRequest, ToolResult, Usage
 
 DEFAULT_MAX_TURNS = 8
-DEFAULT_CHAT_TIMEOUT = 120.0
+DEFAULT_CHAT_TIMEOUT = 120.0  # the idle limit: the longest the chat API may stay silent
+DEFAULT_CHAT_RETRIES = 2  # as OpenAI's own clients
+DEFAULT_EXCHANGE_TIMEOUT = 600.0  # one request and its whole answer (OpenAI's clients' overall default)
 REFERENCE_MODEL = "agentaus"
 REFERENCE_KEY = "sk-reference-local"
 ANSWERED, FAILED = "answered", "failed"
@@ -44,7 +46,7 @@ class AgentToolCall(Record):
 class AgentResult(Record):
     status: str  # answered | failed
     answer: str | None
-    error: dict[str, str] | None  # {"kind": chat | max-turns | no-answer | incomplete, "message": ...}
+    error: dict[str, str] | None  # {"kind": chat | max-turns | no-answer | incomplete | timeout, "message"}
     model: str
     endpoint: str
     stream: bool
@@ -53,6 +55,7 @@ class AgentResult(Record):
     finish_reason: str | None = None  # the last answer's, as the API said it
     partial_answer: str | None = None  # the text of an answer that stopped short (length, content filter)
     tool_calls: list[AgentToolCall] = field(default_factory=list)
+    retries: list[dict[str, Any]] = field(default_factory=list)  # each: turn, attempt, cause, waitedSeconds
     usage: Usage | None = None
     messages: list[dict[str, Any]] = field(default_factory=list)  # what the model was sent, in order
 
@@ -74,6 +77,7 @@ class AgentResult(Record):
             "finishReason": self.finish_reason,
             "partialAnswer": self.partial_answer,
             "toolCalls": [call.to_dict() for call in self.tool_calls],
+            "retries": self.retries,
             "usage": self.usage.to_dict() if self.usage is not None else None,
             "messages": self.messages,
         }
@@ -87,7 +91,10 @@ class Settings(Record):
     stream: bool = True
     api: str = "chat"  # the model API: chat | responses | anthropic (`apis.API_NAMES`)
     max_turns: int = DEFAULT_MAX_TURNS
-    chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT
+    chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT  # the idle limit (`--chat-idle-timeout`)
+    chat_retries: int = DEFAULT_CHAT_RETRIES  # retries of one exchange (`apis/retry.py`); 0: none
+    chat_exchange_timeout: float | None = DEFAULT_EXCHANGE_TIMEOUT  # one request and its whole answer
+    agent_timeout: float | None = None  # the whole loop; past it the run fails (kind `timeout`)
     max_body: int = DEFAULT_MAX_BODY
     max_tool_calls: int = MAX_TOOL_CALLS  # tool calls of one answer that run; the rest are refused
     max_in_flight: int = TOOL_CALLS_IN_FLIGHT  # tool calls running at once, over the whole loop
@@ -113,9 +120,9 @@ async def aagent(
     """Offer the workflows of `source` (a path or a loaded `Workspace`, or a list of them) as tools and
     run the loop for `prompt`. `inputs` are supplied where the tools run (they leave the tools' schemas);
     `options` (RunOptions) is what every tool run starts from. Settings: `chat_url`, `model`, `api_key`,
-    `system`, `stream`, `max_turns`, `chat_timeout`, `max_body`, `max_tool_calls`, `max_in_flight`
-    (`Settings`). Document problems and missing credentials raise before anything is sent; what
-    happens after is in the result."""
+    `system`, `stream`, `max_turns`, `chat_timeout`, `chat_retries`, `chat_exchange_timeout`,
+    `agent_timeout`, `max_body`, `max_tool_calls`, `max_in_flight` (`Settings`). Document problems and
+    missing credentials raise before anything is sent; what happens after is in the result."""
     from ..errors import UsageError
     from .tools import ToolSource, build_catalog
 
@@ -176,6 +183,8 @@ class _Loop:
 
         self.catalog, self.settings, self.masker, self.on_turn = catalog, settings, masker, on_turn
         self.in_flight = InFlight(settings.max_in_flight)
+        self.cancelled = 0  # tool calls cut short by the run's time limit
+        self.turn = 0  # the turn under way
 
     async def run(self, prompt: str, url: str, api_key: str, model: str, client: Any) -> AgentResult:
         from .apis import wire
@@ -186,15 +195,33 @@ class _Loop:
         api = wire(settings.api)
         chat = ModelClient(
             api, url, api_key, model, client=client, masker=self.masker, stream=settings.stream,
-            timeout=settings.chat_timeout, max_body=settings.max_body,
+            timeout=settings.chat_timeout, max_body=settings.max_body, retries=settings.chat_retries,
+            exchange_timeout=settings.chat_exchange_timeout,
         )  # fmt: skip
         result = AgentResult(FAILED, None, None, model, self.masker.url(url), settings.stream, settings.api)
         conversation = Conversation(settings.system)
         conversation.user(prompt)
         tools = self.catalog.definitions("openai")
         try:
+            await asyncio.wait_for(self._turns(chat, conversation, tools, result), settings.agent_timeout)
+        except asyncio.TimeoutError:
+            cut = f"; {self.cancelled} tool call(s) in flight cancelled" if self.cancelled else ""
+            limit = f"{settings.agent_timeout:g} s"
+            message = f"the agent run passed its time limit of {limit} in turn {self.turn}{cut}"
+            result.error = {"kind": "timeout", "message": message}
+        result.messages = self.masker.data(api.rendered(conversation))
+        return result
+
+    async def _turns(self, chat: Any, conversation: Any, tools: Any, result: AgentResult) -> None:
+        settings = self.settings
+        try:
             for turn in range(1, settings.max_turns + 1):
-                completion = await chat.complete(conversation, tools)
+                self.turn = turn
+                try:
+                    completion = await chat.complete(conversation, tools)
+                finally:
+                    result.retries.extend({"turn": turn, **entry} for entry in chat.retried)
+                    chat.retried.clear()
                 result.turns, result.finish_reason = turn, completion.finish_reason
                 if completion.usage is not None:
                     result.usage = result.usage or Usage()
@@ -212,8 +239,6 @@ class _Loop:
                 result.error = {"kind": "max-turns", "message": f"no answer after {settings.max_turns} turns"}
         except ModelError as exc:
             result.error = {"kind": "chat", "message": str(exc)}
-        result.messages = self.masker.data(api.rendered(conversation))
-        return result
 
     def _finish(self, result: AgentResult, completion: Any) -> None:
         """A text is the answer unless the API says it stopped short of one: cut at the token limit
@@ -264,8 +289,12 @@ class _Loop:
             return rejected(request.name, shown, f"no tool named '{request.name}' (tools: {names})")
         if problem is not None:
             return rejected(request.name, shown, self.masker.text(problem), tool)
-        async with self.in_flight:
-            return await call_tool(tool, arguments, secrets=self.masker.secrets)
+        try:
+            async with self.in_flight:
+                return await call_tool(tool, arguments, secrets=self.masker.secrets)
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
 
 
 def _tool_result(call: AgentToolCall) -> ToolResult:

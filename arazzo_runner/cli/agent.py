@@ -20,7 +20,8 @@ API_KEY_ENV = "OPENAI_API_KEY"
 
 
 def register(commands: Any) -> None:
-    from ..agents.loop import DEFAULT_CHAT_TIMEOUT, DEFAULT_MAX_TURNS
+    from ..agents.loop import DEFAULT_MAX_TURNS
+    from . import chat_flags
     from .tool_flags import add_tool_call_flags, add_tool_flags
 
     parser = commands.add_parser(
@@ -53,12 +54,14 @@ def register(commands: Any) -> None:
         default=True,
         help="ask for streamed answers (merged as they arrive; default) or not",
     )
+    chat_flags.add_flags(parser)
     parser.add_argument(
-        "--chat-timeout",
+        "--agent-timeout",
         type=positive_float,
-        default=DEFAULT_CHAT_TIMEOUT,
+        default=None,
         metavar="SECONDS",
-        help=f"timeout of each chat exchange (default {DEFAULT_CHAT_TIMEOUT:g})",
+        help="the longest the whole run may take: past it the tool calls in flight are cancelled and the "
+        "run fails (kind timeout; default: no limit beyond --max-turns and the chat limits)",
     )
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
@@ -86,6 +89,7 @@ def agent_command(args: argparse.Namespace) -> int:
 
     from ..agents.loop import Settings, run_agent
     from ..agents.tools import build_catalog
+    from .chat_flags import limits
     from .tool_flags import check_credentials, tool_sources
 
     if args.report_json and not os.path.isdir(os.path.dirname(os.path.abspath(args.report_json))):
@@ -97,7 +101,8 @@ def agent_command(args: argparse.Namespace) -> int:
         system=args.system,
         stream=args.stream,
         max_turns=args.max_turns,
-        chat_timeout=args.chat_timeout,
+        **limits(args),
+        agent_timeout=args.agent_timeout,
         max_body=args.max_response_bytes,
         max_tool_calls=args.max_tool_calls,
         max_in_flight=args.max_tool_calls_in_flight,
@@ -170,6 +175,12 @@ def _print_turn(turn: int, calls: list[Any]) -> None:
 
 
 def _print_result(result: Any) -> None:
+    for retry in result.retries:  # what was asked again, and why (`docs/agents.md`, retries)
+        print(
+            f"note: turn {retry['turn']}: the chat API was asked again after attempt {retry['attempt']} "
+            f"failed ({retry['cause']}; waited {retry['waitedSeconds']:g} s)",
+            file=sys.stderr,
+        )
     if result.ok:
         print(f"turn {result.turns}: the model answered")
         print(f"answer: {result.answer}")

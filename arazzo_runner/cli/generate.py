@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from .common import EXIT_FAILED, EXIT_OK, positive_float
+from . import chat_flags
+from .common import EXIT_FAILED, EXIT_OK
 
 
 def register(commands: Any) -> None:
@@ -56,13 +57,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--model", metavar="M", help="the model, with --chat")
     add_api_key_env(parser)
-    parser.add_argument(
-        "--chat-timeout",
-        type=positive_float,
-        default=120.0,
-        metavar="SECONDS",
-        help="timeout of the chat exchange",
-    )
+    chat_flags.add_flags(parser)
     parser.set_defaults(handler=generate_command)
 
 
@@ -111,7 +106,11 @@ def _chat(args: argparse.Namespace) -> Any:
     from .agent import chat_api_key
 
     key = chat_api_key(args)  # checks the URL and the model too
-    return ChatSettings(args.chat, args.model, key, timeout=args.chat_timeout)
+    limits = chat_flags.limits(args)
+    return ChatSettings(
+        args.chat, args.model, key, timeout=limits["chat_timeout"], retries=limits["chat_retries"],
+        exchange_timeout=limits["chat_exchange_timeout"],
+    )  # fmt: skip
 
 
 def _summary(args: argparse.Namespace, result: Any) -> None:

@@ -138,10 +138,13 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
                 "      --server petstore=http://127.0.0.1:8080 \\\n"
                 "      --chat https://api.openai.com/v1 --model gpt-4o-mini     # the key: OPENAI_API_KEY",
+                f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
+                "      --chat http://127.0.0.1:8000/v1 --model local \\\n"
+                "      --chat-retries 4 --chat-idle-timeout 30 --agent-timeout 300",
             ),
             (
                 "0    the model answered",
-                "1    no answer: the chat API failed, or the turns ran out",
+                "1    no answer: the chat API failed (retries spent), the turns or --agent-timeout ran out",
                 "2    a usage or document error",
                 INTERRUPTED,
             ),

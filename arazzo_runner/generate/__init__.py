@@ -32,8 +32,10 @@ class ChatSettings(Record):
     url: str
     model: str
     api_key: str
-    timeout: float | None = 120.0
+    timeout: float | None = 120.0  # the idle limit (`--chat-idle-timeout`)
     stream: bool = True
+    retries: int = 2  # `--chat-retries` (agents/apis/retry.py)
+    exchange_timeout: float | None = 600.0  # one request and its whole answer
 
 
 class Generated(Record):

@@ -100,11 +100,18 @@ def propose(draft: Any, settings: Any, file: str) -> list[Dropped]:
             "parameters": workflow_schema(),
         },
     }
+    retried: list[dict[str, Any]] = []
     try:
-        completion = _run(_complete(settings, messages, [tool]))
+        completion = _run(_complete(settings, messages, [tool], retried))
     except ChatError as exc:
         draft.notes.append(f"no proposals: {exc}")
         return []
+    finally:
+        draft.notes.extend(
+            f"the chat API was asked again after attempt {r['attempt']} failed ({r['cause']}; waited "
+            f"{r['waitedSeconds']:g} s)"
+            for r in retried
+        )
     dropped = []
     proposals, unreadable = read_proposals(completion)
     for index, why in unreadable:
@@ -162,7 +169,9 @@ def _run(coroutine: Any) -> Any:
     raise UsageError("generate(chat=...) was called inside a running event loop; call it from a thread")
 
 
-async def _complete(settings: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+async def _complete(
+    settings: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]], retried: list[Any]
+) -> Any:
     from ..agents.chat import ChatClient
     from ..bounds.limits import DEFAULT_MAX_BODY
     from ..http.transport import new_client
@@ -173,8 +182,12 @@ async def _complete(settings: Any, messages: list[dict[str, Any]], tools: list[d
         chat = ChatClient(
             settings.url, settings.api_key, settings.model, client=client, masker=Masker({settings.api_key}),
             stream=settings.stream, timeout=settings.timeout, max_body=DEFAULT_MAX_BODY,
+            retries=settings.retries, exchange_timeout=settings.exchange_timeout,
         )  # fmt: skip
-        return await chat.complete(messages, tools)
+        try:
+            return await chat.complete(messages, tools)
+        finally:
+            retried.extend(chat.retried)
     finally:
         await client.aclose()
 

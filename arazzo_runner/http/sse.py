@@ -32,9 +32,14 @@ How the body is then exposed (`decode_event_stream(events)`):
   - `error`: the first `{"error": ...}` event's `error` value, else `null`;
   - `"object": "chat.completion"`, and `stream_complete`: `true` when `data: [DONE]` was received, `false`
     when the stream ended without it.
-  Events that are neither chunks nor errors (pings, non-JSON data) are ignored in this form.
+  Events that are neither chunks nor errors (pings, JSON values of another shape) are ignored in this
+  form. An unnamed event (type `message`, as chunks come) whose data is not JSON (but `[DONE]`) fails
+  such a stream, wherever it is in it: `EventStreamError` naming
+  the event's number, its line and the start of its data (skipping it would drop a piece of the text
+  or of a tool call's arguments, and the answer would read as complete).
 - **Any other stream** - a list of `{"event": type, "data": the data parsed as JSON when it is valid
-  JSON else the string, "id": the last event id or null}`, in order.
+  JSON else the string, "id": the last event id or null}`, in order (data that is not JSON is kept
+  as its text: a generic stream's events need not be JSON).
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..records import Record
+from ..records import Record, field
 from . import json_text
 from .chat_merge import ChatCompletionMerger, is_chat_chunk
 
@@ -72,6 +77,7 @@ class Event(Record, frozen=True):
     event: str = "message"
     id: str | None = None
     retry: int | None = None
+    line: int = field(default=0, compare=False)  # the line of the stream its first data line is on (from 1)
 
 
 class EventStreamParser:
@@ -87,6 +93,8 @@ class EventStreamParser:
         self._type = ""
         self._last_id: str | None = None
         self._retry: int | None = None
+        self._lines_read = 0  # lines of the stream seen so far (what `Event.line` counts)
+        self._event_line = 0
         self.incomplete = False  # set by close() when an unterminated event was discarded
 
     def feed(self, chunk: bytes) -> list[Event]:
@@ -127,6 +135,7 @@ class EventStreamParser:
         return events
 
     def _line(self, line: str) -> Event | None:
+        self._lines_read += 1
         if not line:
             return self._dispatch()
         if line.startswith(":"):
@@ -135,6 +144,8 @@ class EventStreamParser:
         if colon and value.startswith(" "):
             value = value[1:]
         if name == "data":
+            if not self._has_data:
+                self._event_line = self._lines_read
             self._data.append(value)
             self._has_data = True
         elif name == "event":
@@ -148,7 +159,8 @@ class EventStreamParser:
     def _dispatch(self) -> Event | None:
         event = None
         if self._has_data:
-            event = Event("\n".join(self._data), self._type or "message", self._last_id, self._retry)
+            data = "\n".join(self._data)
+            event = Event(data, self._type or "message", self._last_id, self._retry, self._event_line)
         self._data, self._has_data, self._type = [], False, ""
         return event
 
@@ -215,6 +227,7 @@ class EventDecoder:
         self.spent = 0
         self._items: list[dict[str, Any]] | None = []
         self._merger: ChatCompletionMerger | None = None
+        self._not_json: tuple[int, Event] | None = None  # the first event whose data is not JSON
 
     def add(self, events: Iterable[Event]) -> None:
         for event in events:
@@ -230,7 +243,17 @@ class EventDecoder:
             raise EventStreamError(f"the event stream has more than {limits.max_events} events")
         done = event.data == DONE
         data = _parse_json(event.data, self.count)
+        if data is _NOT_JSON and not done and event.event != "message":
+            data = event.data  # a named event (`event: ping`) is not a chunk: its data may be any text
+        elif data is _NOT_JSON and not done:
+            if self._merger is not None:
+                raise EventStreamError(_not_json(self.count, event))
+            if self._not_json is None:
+                self._not_json = (self.count, event)
+            data = event.data
         if self._merger is None and (done or is_chat_chunk(data)):
+            if self._not_json is not None:  # a chat stream after all: its earlier non-JSON line fails it
+                raise EventStreamError(_not_json(*self._not_json))
             self._merger = ChatCompletionMerger()
             for item in self._items or ():
                 self._merger.add(item["data"])
@@ -251,13 +274,24 @@ class EventDecoder:
             raise EventStreamError(f"the event stream decodes to more than {size} ({self.count} events)")
 
 
+_NOT_JSON = object()
+
+
 def _parse_json(data: str, number: int = 0) -> Any:
+    """The data parsed, or `_NOT_JSON`."""
     try:
         return json_text.loads(data)
     except json_text.TooDeep as exc:
         raise EventStreamError(f"the data of event {number} {exc}") from None
     except ValueError:
-        return data
+        return _NOT_JSON
+
+
+def _not_json(number: int, event: Event) -> str:
+    """Where a chat-completion stream broke: the event's number, its line, the start of its data."""
+    text = event.data if len(event.data) <= 80 else event.data[:80] + "..."
+    line = f" (line {event.line})" if event.line else ""
+    return f"event {number} of the chat-completion stream{line} is not JSON: {text!r}"
 
 
 def _parsed_cost(text: str) -> int:

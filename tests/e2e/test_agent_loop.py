@@ -37,6 +37,7 @@ RESULT_KEYS = [
     "finishReason",
     "partialAnswer",
     "toolCalls",
+    "retries",
     "usage",
     "messages",
 ]

@@ -261,3 +261,38 @@ def test_a_non_chat_event_stream_becomes_a_list_of_events(capsys, write, server)
         "count": "7",
     }
     assert only_workflow(result)["status"] == "passed"
+
+
+def test_a_chat_stream_with_a_data_line_that_is_not_json_fails_the_step_with_its_place(capsys, write, server):
+    """The arguments chunk of a tool call is cut: skipping it would pass `{"city"` on as the model's
+    arguments. The step fails with the stream's fault, whatever its criteria say; a named event whose
+    data is text (a keep-alive) is no chunk and is ignored."""
+    head = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"role": "assistant"}}]}
+    call = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "f", "arguments": '{"city"'}}
+    first = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+    stream = (
+        f"data: {json.dumps(head)}\n\nevent: ping\ndata: keep-alive\n\ndata: {json.dumps(first)}\n\n"
+        'data: {"object": "chat.completion.chunk", "choices": [{"index": 0, '
+        '"delta": {"tool_calls": [{"ind\n\n'
+        "data: [DONE]\n\n"
+    )
+
+    @server.route("GET", "/pets")
+    def events(_):
+        return 200, lambda write: write(stream.encode()), {"Content-Type": "text/event-stream"}
+
+    listing = op_step(
+        "list",
+        "listPets",
+        successCriteria=[{"condition": "$statusCode == 200"}],
+        outputs={"arguments": "$response.body#/choices/0/message/tool_calls/0/function/arguments"},
+    )
+    result = run_json(capsys, write(arazzo_doc(workflow("flow", listing))), server=server)
+    assert result.code == 1
+    failed = step(result)
+    assert failed["status"] == "failed"
+    assert failed["error"] == (
+        "HTTP 200: event 4 of the chat-completion stream (line 8) is not JSON: "
+        """'{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"tool_cal...'"""
+        ": reading stopped, the body was not decoded"
+    )

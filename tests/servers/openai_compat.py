@@ -16,7 +16,11 @@ function tools whose name words (split on `_`, 3+ letters, not get/list/send/set
 message are called, `required` falls back to the first tool, `allowed_tools` narrows the catalog first;
 server-side tools alone -> a text answer naming them. Arguments: each required property gets the
 message's last capitalized word (or the message), `2026-09-16` for names containing `date`, 0 for numbers.
-A user message containing `trigger-stream-error` streams only the error event and `[DONE]`.
+A user message containing `trigger-stream-error` streams only the error event and `[DONE]`. Faults
+for the client's retries and stream checks, when the last message contains: `trigger-rate-limit` - the
+first request with that body is answered 429 with `Retry-After: 1`, the same body again is answered;
+`trigger-malformed-chunk` - the streamed chunk is sent as two events, the first cut off mid-JSON (a
+data line that is not JSON). `statuses` lists the status of every request answered, in order.
 Validation: bearer token (401); JSON object with non-empty `messages` of known roles; an assistant
 message needs content or tool calls; a tool message's `tool_call_id` must match an earlier tool call;
 tool_choice must be a known mode or an allowed_tools object naming offered functions (400).
@@ -35,7 +39,7 @@ from typing import Any
 __all__ = ["OpenAICompatServer"]
 
 _STOP = frozenset({"get", "list", "send", "set", "create"})
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found"}
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests"}
 
 
 def _fail(status: int, **data: list[str]) -> tuple[int, dict[str, Any]]:
@@ -148,6 +152,13 @@ class _Conn(socketserver.StreamRequestHandler):
         if problems:
             self._json(*_fail(400, **problems))
             return
+        if "trigger-rate-limit" in json.dumps(body["messages"][-1]) and raw not in self.server.limited:
+            self.server.limited.add(raw)
+            limited = {
+                "error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}
+            }
+            self._json(429, limited, {"Retry-After": "1"})
+            return
         self._answer(body)
 
     def _answer(self, body: dict[str, Any]) -> None:
@@ -178,28 +189,33 @@ class _Conn(socketserver.StreamRequestHandler):
         }
         if "trigger-stream-error" in json.dumps(body["messages"][-1]):
             chunk = {"error": {"message": "the compat server failed on purpose"}}
+        events = [b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n"]
+        if "trigger-malformed-chunk" in json.dumps(body["messages"][-1]):
+            text = json.dumps(chunk).encode()
+            events = [b"data: " + text[: len(text) // 2] + b"\r\n\r\n", b"data: " + text + b"\r\n\r\n"]
+        self.server.statuses.append(200)
         self._head(200, "text/event-stream")
-        for event in (
-            b": ok\r\n\r\n",
-            b"data: " + json.dumps(chunk).encode() + b"\r\n\r\n",
-            b"data: [DONE]\r\n\r\n",
-        ):
+        for event in (b": ok\r\n\r\n", *events, b"data: [DONE]\r\n\r\n"):
             self.wfile.write(event)
             self.wfile.flush()
 
-    def _head(self, status: int, content_type: str, length: int | None = None) -> None:
+    def _head(
+        self, status: int, content_type: str, length: int | None = None, extra: dict[str, str] | None = None
+    ) -> None:
         lines = [
             f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}",
             f"Content-Type: {content_type}",
             "Connection: close",
+            *(f"{name}: {value}" for name, value in (extra or {}).items()),
         ]
         if length is not None:
             lines.append(f"Content-Length: {length}")
         self.wfile.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
 
-    def _json(self, status: int, payload: dict[str, Any]) -> None:
+    def _json(self, status: int, payload: dict[str, Any], extra: dict[str, str] | None = None) -> None:
+        self.server.statuses.append(status)
         data = json.dumps(payload).encode()
-        self._head(status, "application/json", len(data))
+        self._head(status, "application/json", len(data), extra)
         self.wfile.write(data)
 
 
@@ -207,6 +223,8 @@ class _TCP(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
     counter: itertools.count[int]
+    limited: set[bytes]  # request bodies already answered 429 (`trigger-rate-limit`)
+    statuses: list[int]  # of every request answered, in order
 
 
 class OpenAICompatServer:
@@ -215,7 +233,12 @@ class OpenAICompatServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self._tcp = _TCP((host, port), _Conn)
         self._tcp.counter = itertools.count(1)
+        self._tcp.limited, self._tcp.statuses = set(), []
         self._thread: threading.Thread | None = None
+
+    @property
+    def statuses(self) -> list[int]:
+        return self._tcp.statuses
 
     @property
     def url(self) -> str:

@@ -5,7 +5,8 @@ The request always says `stream` (the seed contract streams when it is absent, O
 streamed request asks for the usage chunk too (`stream_options.include_usage`). A streamed answer is
 `data:` lines of chunks merged as `http/chat_merge.py` merges them for `arazzo run`, ended by
 `data: [DONE]`. A data line that is not JSON fails the answer, with its position and its start, as the
-official client does: skipping it would lose a piece of the text or of a tool call's arguments. An
+official client does: skipping it would lose a piece of the text or of a tool call's arguments (but in
+a named event, `event: ping`, which is no chunk: as `http/sse.py` reads chat streams for `arazzo run`). An
 `{"error": ...}` event fails it with the error's message.
 """
 
@@ -131,6 +132,8 @@ class ChatFolder(StreamFolder):
         try:
             chunk = json.loads(data)
         except ValueError:
+            if event != "message":  # a named event (`event: ping`) is not a chunk (as `arazzo run` reads it)
+                return []
             raise StreamError(f"event {position} of the stream is not JSON: {excerpt(data)}") from None
         if isinstance(chunk, dict) and chunk.get("error") is not None:
             raise ModelError(f"the stream reported an error: {self._wire.error_detail(chunk)}")

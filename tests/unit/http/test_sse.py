@@ -10,6 +10,7 @@ import pytest
 from arazzo_runner.http.sse import (
     ChatCompletionMerger,
     Event,
+    EventStreamError,
     EventStreamParser,
     decode_event_stream,
     is_chat_chunk,
@@ -299,9 +300,32 @@ def test_a_stream_without_done_is_marked_incomplete() -> None:
     assert merged["choices"][0]["message"]["content"] == "half"
 
 
-def test_pings_and_text_events_are_ignored_in_a_chat_stream() -> None:
-    stream = "event: ping\ndata: {}\n\ndata: keep-alive\n\n" + chunk({"content": "x"}) + DONE
+def test_pings_and_named_text_events_are_ignored_in_a_chat_stream() -> None:
+    stream = "event: ping\ndata: {}\n\nevent: ping\ndata: keep-alive\n\n" + chunk({"content": "x"}) + DONE
     assert decode_event_stream(events_of(stream))["choices"][0]["message"]["content"] == "x"
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_a_data_line_that_is_not_json_fails_a_chat_stream_with_its_place(where) -> None:
+    """Skipping it would lose a piece of the answer (a word, a tool call's arguments) and the merged
+    completion would read as whole: the stream fails, naming the event, its line and its start."""
+    broken = 'data: {"choices": [{"index": 0, "delta": {"content": "wor\n\n'
+    first = chunk({"content": "Hello "})
+    stream = first + broken + chunk({"content": "ld"}) + DONE if where == "after" else broken + first + DONE
+    with pytest.raises(EventStreamError) as caught:
+        decode_event_stream(events_of(stream))
+    number, line = (2, 3) if where == "after" else (1, 1)
+    assert str(caught.value) == (
+        f"event {number} of the chat-completion stream (line {line}) is not JSON: "
+        '\'{"choices": [{"index": 0, "delta": {"content": "wor\''
+    )
+
+
+def test_a_generic_stream_keeps_data_that_is_not_json_as_text() -> None:
+    assert decode_event_stream(events_of('data: hello\n\ndata: {"a": 1}\n\n')) == [
+        {"event": "message", "data": "hello", "id": None},
+        {"event": "message", "data": {"a": 1}, "id": None},
+    ]
 
 
 def test_chunks_are_recognised_by_their_delta_without_object() -> None:

@@ -69,7 +69,7 @@ def test_the_list_form_is_dropped_once_the_stream_is_a_chat() -> None:
     """Events before the first chunk are folded into the merge (an error event is kept)."""
     events = [
         Event('{"error": {"message": "early"}}'),
-        Event("ping"),
+        Event("ping", "ping"),
         Event(json.dumps(CHUNK)),
         Event("[DONE]"),
     ]
