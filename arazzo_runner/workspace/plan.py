@@ -126,6 +126,8 @@ class _Compiler:
         self.document = document
         self.workflow = workflow
         self.selectors = document.is_1_1
+        self._listed: set[str] | None = None  # the names the workflow's inputs schema lists
+        self._workflow_params: Any = None  # the workflow's parameters as written
 
     def value(self, raw: Any, at: Pointer) -> CompiledValue:
         try:
@@ -178,11 +180,16 @@ class _Compiler:
     def undeclared_reads(self, step: Step) -> tuple[tuple[str, str], ...]:
         """The `$inputs.x` names the step's request (its and the workflow's parameters, its body) reads
         that the workflow's inputs schema does not list."""
-        from ..workspace.inputs import undeclared_reads
+        from ..workspace.inputs import listed_names, undeclared_reads
 
         raw = self.document.raw
-        data = [_raw_at(raw, step.at), _raw_at(raw, (*self.workflow.at, "parameters"))]
-        return undeclared_reads(data, self.workflow.inputs, raw)
+        if self._listed is None:  # the workflow's: once, not once per step
+            self._listed = listed_names(self.workflow.inputs, raw)
+            self._workflow_params = _raw_at(raw, (*self.workflow.at, "parameters"))
+        if not self._listed:  # no names listed: any input is taken, none to misspell
+            return ()
+        data = [_raw_at(raw, step.at), self._workflow_params]
+        return undeclared_reads(data, self.workflow.inputs, raw, self._listed)
 
     def x_security(self, step: Step) -> tuple:
         """Respect's x-security entries that apply to the step (`http/x_security.py`), imported only then."""
