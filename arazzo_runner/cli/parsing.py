@@ -6,7 +6,6 @@ and rule names have."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
@@ -67,6 +66,8 @@ def unrecognized(words: list[str], parser: argparse.ArgumentParser) -> str:
 
 def closest(word: str, choices: Iterable[str], limit: int = 2) -> list[str]:
     """The choices most like `word` (a transposition, a letter missing or extra), best first."""
+    import difflib  # only for a usage error: every command line that parses has no use for it
+
     options = [c for c in choices if c.startswith("--") == word.startswith("--")]
     found = difflib.get_close_matches(word, options, n=limit, cutoff=0.75)
     if not found:  # a short word (`--fromat`) has few letters to compare: be a little more lenient
@@ -80,6 +81,8 @@ def with_choice_hint(message: str) -> str:
     if match is None:
         return message
     choices = re.findall(r"'([^']*)'", match.group("choices"))
+    import difflib  # only for a usage error
+
     close = difflib.get_close_matches(match.group("word"), choices, n=1, cutoff=0.6)
     return f"{message}; did you mean '{close[0]}'?" if close else message
 

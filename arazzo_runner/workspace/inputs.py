@@ -141,13 +141,17 @@ def listed_names(schema: Any, document: dict, depth: int = 0) -> set[str]:
     return names
 
 
-def undeclared_reads(raw: Any, schema: Any, document: dict) -> tuple[tuple[str, str], ...]:
+def undeclared_reads(
+    raw: Any, schema: Any, document: dict, listed: set[str] | None = None
+) -> tuple[tuple[str, str], ...]:
     """(name, did-you-mean text) of each input `raw` (a step's request values) reads with `$inputs.x`
     that `schema` does not list (a dotted name `x.y` it lists declares `x` too): each, when the run
     does not supply it either, fails the step unsent (`request_values.check_input_reads`). A workflow
     whose schema lists no names (or that has none) accepts any input, as `check_input_names` has it:
-    nothing there to misspell."""
-    listed = listed_names(schema, document)
+    nothing there to misspell. `listed`: `listed_names(schema, document)`, when the caller has it (the
+    plan compiler asks once per workflow, not once per step)."""
+    if listed is None:
+        listed = listed_names(schema, document)
     if not listed:  # a schema that lists no names declares none to misspell: any input is taken
         return ()
     prefixes = {name.split(".", 1)[0] for name in listed}

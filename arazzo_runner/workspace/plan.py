@@ -126,6 +126,9 @@ class _Compiler:
         self.document = document
         self.workflow = workflow
         self.selectors = document.is_1_1
+        self._listed: set[str] | None = None  # the names the workflow's inputs schema lists
+        self._workflow_params: Any = None  # the workflow's parameters as written
+        self._all_listed = False  # whether every `$inputs.x` of the workflow reads a listed name
 
     def value(self, raw: Any, at: Pointer) -> CompiledValue:
         try:
@@ -178,11 +181,19 @@ class _Compiler:
     def undeclared_reads(self, step: Step) -> tuple[tuple[str, str], ...]:
         """The `$inputs.x` names the step's request (its and the workflow's parameters, its body) reads
         that the workflow's inputs schema does not list."""
-        from ..workspace.inputs import undeclared_reads
+        from ..workspace.inputs import inputs_read, listed_names, undeclared_reads
 
         raw = self.document.raw
-        data = [_raw_at(raw, step.at), _raw_at(raw, (*self.workflow.at, "parameters"))]
-        return undeclared_reads(data, self.workflow.inputs, raw)
+        if self._listed is None:  # the workflow's: once, not once per step
+            self._listed = listed = listed_names(self.workflow.inputs, raw)
+            self._workflow_params = _raw_at(raw, (*self.workflow.at, "parameters"))
+            # every name read anywhere in the workflow is listed (the usual case): no step has one
+            declared = {*listed, *(name.split(".", 1)[0] for name in listed)}
+            self._all_listed = inputs_read(_raw_at(raw, self.workflow.at, whole=True)) <= declared
+        if not self._listed or self._all_listed:  # none listed (any input is taken), or none unlisted
+            return ()
+        data = [_raw_at(raw, step.at), self._workflow_params]
+        return undeclared_reads(data, self.workflow.inputs, raw, self._listed)
 
     def x_security(self, step: Step) -> tuple:
         """Respect's x-security entries that apply to the step (`http/x_security.py`), imported only then."""
@@ -285,12 +296,14 @@ class _Compiler:
             )
 
 
-def _raw_at(raw: Any, at: Pointer) -> Any:
+def _raw_at(raw: Any, at: Pointer, *, whole: bool = False) -> Any:
     """The request values of the node at `at` as written: a step's parameters and body (not its outputs
-    or criteria, read after the answer), or a list of parameters."""
+    or criteria, read after the answer), or a list of parameters; with `whole`, the node itself."""
     from ..loader.pointer import resolve_pointer
 
     node = resolve_pointer(raw, [str(token) for token in at])
+    if whole:
+        return node
     if isinstance(node, dict):
         return [node.get("parameters"), node.get("requestBody")]
     return node if isinstance(node, list) else None
