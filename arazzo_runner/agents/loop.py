@@ -30,6 +30,7 @@ DEFAULT_CHAT_TIMEOUT = 120.0
 REFERENCE_MODEL = "agentaus"
 REFERENCE_KEY = "sk-reference-local"
 ANSWERED, FAILED = "answered", "failed"
+REFERENCE_FLAVORS = {"responses": "responses", "anthropic": "anthropic"}  # the in-process server per API
 
 
 class AgentToolCall(Record):
@@ -86,6 +87,7 @@ class Settings(Record):
     system: str | None = None
     stream: bool = True
     api: str = "chat"  # the model API: chat | responses | anthropic (`apis.API_NAMES`)
+    max_tokens: int | None = None  # per answer, where the API takes it (`apis.wire`)
     max_turns: int = DEFAULT_MAX_TURNS
     chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT
     max_body: int = DEFAULT_MAX_BODY
@@ -153,7 +155,7 @@ async def run_agent(
     if url is None:
         from ..reference import ReferenceServer
 
-        server = ReferenceServer().start()
+        server = ReferenceServer(flavor=REFERENCE_FLAVORS.get(settings.api, "seed")).start()
         url, api_key, model = server.url, api_key or REFERENCE_KEY, model or REFERENCE_MODEL
     if not api_key or not model:
         from ..errors import UsageError
@@ -183,7 +185,7 @@ class _Loop:
         from .apis.client import ModelClient
 
         settings = self.settings
-        api = wire(settings.api)
+        api = wire(settings.api, max_tokens=settings.max_tokens)
         chat = ModelClient(
             api, url, api_key, model, client=client, masker=self.masker, stream=settings.stream,
             timeout=settings.chat_timeout, max_body=settings.max_body,

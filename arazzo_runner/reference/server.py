@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ..records import Record
 from .arguments import DEFAULT_DATE
 from .flavors import CHAT_PATHS, Flavor, Outcome, make_flavor
-from .sse import encode_stream
+from .sse import encode_named, encode_stream
 
 PATHS = CHAT_PATHS
 MAX_BODY = 10 * 1024 * 1024
@@ -93,7 +93,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             return
         flavor = self.server.settings.flavor
-        if urlsplit(self.path).path.rstrip("/") not in PATHS:
+        if urlsplit(self.path).path.rstrip("/") not in flavor.paths:
             self._send(flavor.not_found("POST", self.path))
             return
         failure = self._auth_failure()
@@ -124,10 +124,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(outcome)
 
     def _auth_failure(self) -> Outcome | None:
-        """None when the bearer token is accepted: any non-empty one, or with `api_key` that one."""
-        scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
+        """None when the credential (the flavour's: a bearer token, Anthropic's `x-api-key`) is
+        accepted: any non-empty one, or with `api_key` that one."""
+        token, _ = self.server.settings.flavor.token(self.headers)
+        if not token:
             return self.server.settings.flavor.unauthorized(token_given=False)
         expected = self.server.settings.api_key
         if expected is not None and not hmac.compare_digest(token.encode(), expected.encode()):
@@ -135,7 +135,9 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
     def _send(self, outcome: Outcome) -> None:
-        if outcome.chunks is not None:
+        if outcome.events is not None:
+            self._send_stream(encode_named(outcome.events))
+        elif outcome.chunks is not None:
             self._send_stream(encode_stream(outcome.chunks))
         else:
             self._send_json(outcome.status, outcome.body)
