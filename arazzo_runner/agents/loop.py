@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ..bounds.limits import DEFAULT_MAX_BODY, MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
@@ -30,7 +31,9 @@ DEFAULT_CHAT_TIMEOUT = 120.0
 REFERENCE_MODEL = "agentaus"
 REFERENCE_KEY = "sk-reference-local"
 ANSWERED, FAILED = "answered", "failed"
-REFERENCE_FLAVORS = {"responses": "responses", "anthropic": "anthropic"}  # the in-process server per API
+REFERENCE_FLAVORS = MappingProxyType(
+    {"responses": "responses", "anthropic": "anthropic"}
+)  # the in-process server per API
 
 
 class AgentToolCall(Record):

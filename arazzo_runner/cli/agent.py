@@ -11,13 +11,16 @@ import argparse
 import json
 import os
 import sys
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import UsageError
 from .common import EXIT_FAILED, EXIT_OK, dump_json, positive_float, positive_int
 
 API_KEY_ENV = "OPENAI_API_KEY"
-API_KEY_ENVS = {"anthropic": "ANTHROPIC_API_KEY"}  # `--api-key-env`'s default per `--api`, else API_KEY_ENV
+API_KEY_ENVS = MappingProxyType(
+    {"anthropic": "ANTHROPIC_API_KEY"}
+)  # `--api-key-env`'s default per `--api`, else API_KEY_ENV
 
 
 def register(commands: Any) -> None:
@@ -185,7 +188,7 @@ def chat_api_key(args: argparse.Namespace) -> str | None:
     return key
 
 
-_API_SHOWN = {"chat": "chat", "responses": "Responses API", "anthropic": "Messages API"}
+_API_SHOWN = MappingProxyType({"chat": "chat", "responses": "Responses API", "anthropic": "Messages API"})
 
 
 def _print_turn(turn: int, calls: list[Any]) -> None:

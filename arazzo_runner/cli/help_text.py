@@ -139,9 +139,6 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 "      --server petstore=http://127.0.0.1:8080 \\\n"
                 "      --chat https://api.openai.com/v1 --model gpt-4o-mini     # the key: OPENAI_API_KEY",
                 f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
-                "      --server petstore=http://127.0.0.1:8080 \\\n"
-                "      --api responses --chat https://api.openai.com/v1 --model gpt-5-mini",
-                f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
                 "      --server petstore=http://127.0.0.1:8080 --api anthropic \\\n"
                 "      --chat https://api.anthropic.com/v1 --model claude-sonnet-4-5  # ANTHROPIC_API_KEY",
             ),

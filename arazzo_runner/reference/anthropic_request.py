@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from .openai_request import UNSUPPORTED, OpenAIOptions
@@ -36,7 +37,7 @@ _IGNORED = (
     "mcp_servers",
 )
 KNOWN = frozenset(_APPLIED + _IGNORED)
-_CHOICES = {"auto": "auto", "any": "required", "none": "none"}
+_CHOICES = MappingProxyType({"auto": "auto", "any": "required", "none": "none"})
 
 
 def read_request(body: Any) -> tuple[Problems, dict[str, Any], OpenAIOptions]:

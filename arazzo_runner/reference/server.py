@@ -1,10 +1,13 @@
 """The reference server's HTTP layer: `http.server.ThreadingHTTPServer`, HTTP/1.1, no framework.
 
 `POST /v1/chat/completions` (also `/chat/completions`), and in the OpenAI flavour `GET /v1/models` and
-`GET /v1/models/{id}`. A missing or empty bearer token (or, with `api_key`, another one) -> 401. What a
+`GET /v1/models/{id}`; the responses flavour answers `POST /v1/responses`, the anthropic flavour
+`POST /v1/messages` (`Flavor.paths`). A missing or empty credential (a bearer token; for anthropic
+`x-api-key` or a bearer token), or with `api_key` another one -> 401. What a
 request is answered with, and in which error shape, is the flavour's (`flavors.py`); this layer reads
 bodies (bounded), checks the token and writes the outcome: JSON with a `Content-Length`, or
-`text/event-stream` sent with chunked transfer encoding, one flushed HTTP chunk per event.
+`text/event-stream` sent with chunked transfer encoding, one flushed HTTP chunk per event (`data:` lines
+then `[DONE]` for chat completions, named `event:`/`data:` pairs for the Responses and Messages APIs).
 """
 
 from __future__ import annotations
@@ -212,7 +215,8 @@ class ReferenceServer:
     `date` is the date the scripted model puts in `date` arguments (default: env `ARAZZO_REFERENCE_DATE`,
     else 2026-09-16); `clock` returns the `created` timestamp (default: the current Unix time).
     `flavor` is the wire: `"seed"` (the default: the contract of the OpenAPI description and the API
-    notes) or `"openai"` (OpenAI chat completions, for the official clients); see `flavors.py`.
+    notes), `"openai"` (OpenAI chat completions, for the official clients), `"responses"` (OpenAI's
+    Responses API) or `"anthropic"` (Anthropic's Messages API); see `flavors.py`.
     `stream_default` says what a request without `stream` gets (default: the flavour's, true for seed
     and false for openai): `stream_default=False` is a testing knob for seed clients (like the seed
     workflow) that never set it. `api_key`: accept only this bearer token (default: any non-empty one).

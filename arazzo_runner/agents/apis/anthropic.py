@@ -27,6 +27,7 @@ JSON, a delta for a block never started, or an event after `message_stop` fails 
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
 from .base import (
@@ -50,8 +51,15 @@ from .base import (
 
 VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 4096
-_STOPS = {"end_turn": STOP, "stop_sequence": STOP, "tool_use": TOOL_CALLS, "max_tokens": LENGTH}
-_STOPS["refusal"] = CONTENT_FILTER
+_STOPS = MappingProxyType(
+    {
+        "end_turn": STOP,
+        "stop_sequence": STOP,
+        "tool_use": TOOL_CALLS,
+        "max_tokens": LENGTH,
+        "refusal": CONTENT_FILTER,
+    }
+)
 
 
 class AnthropicWire(Wire):

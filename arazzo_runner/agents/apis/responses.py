@@ -32,6 +32,7 @@ back (with `store: false` that needs their encrypted content; not asked for).
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
 from .base import (
@@ -51,7 +52,7 @@ from .base import (
     usage_of,
 )
 
-_INCOMPLETE = {"max_output_tokens": LENGTH, "content_filter": CONTENT_FILTER}
+_INCOMPLETE = MappingProxyType({"max_output_tokens": LENGTH, "content_filter": CONTENT_FILTER})
 _END_EVENTS = ("response.completed", "response.incomplete")
 
 
