@@ -10,8 +10,10 @@ correct itself: it is `rejected` in the result, never a crash. What the model is
 key, the credentials of the tool runs and the values derived from them are `***` in tool messages; a
 credential input is never in a tool's schema.
 
-Without a chat URL, the bundled reference server (`arazzo_runner.reference`) runs in-process, so an agent
-works offline; its model defaults to `agentaus`, and any API key opens it.
+The model API is `Settings.api` (`apis.wire`): chat completions, OpenAI's Responses API or Anthropic's
+Messages API, each turn rendered from one neutral `Conversation`. Without a chat URL, the bundled
+reference server (`arazzo_runner.reference`) runs in-process in that API's flavour, so an agent works
+offline; its model defaults to `agentaus`, and any API key opens it.
 """
 
 from __future__ import annotations
@@ -118,9 +120,9 @@ async def aagent(
     """Offer the workflows of `source` (a path or a loaded `Workspace`, or a list of them) as tools and
     run the loop for `prompt`. `inputs` are supplied where the tools run (they leave the tools' schemas);
     `options` (RunOptions) is what every tool run starts from. Settings: `chat_url`, `model`, `api_key`,
-    `system`, `stream`, `max_turns`, `chat_timeout`, `max_body`, `max_tool_calls`, `max_in_flight`
-    (`Settings`). Document problems and missing credentials raise before anything is sent; what
-    happens after is in the result."""
+    `system`, `stream`, `api` (`chat`, `responses`, `anthropic`), `max_tokens`, `max_turns`,
+    `chat_timeout`, `max_body`, `max_tool_calls`, `max_in_flight` (`Settings`). Document problems and
+    missing credentials raise before anything is sent; what happens after is in the result."""
     from ..errors import UsageError
     from .tools import ToolSource, build_catalog
 

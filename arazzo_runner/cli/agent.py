@@ -44,7 +44,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--model", metavar="M", help="the model (default with the reference server: agentaus)"
     )
-    add_api_key_env(parser)
+    add_api_key_env(parser, per_api=True)
     parser.add_argument(
         "--max-turns",
         type=positive_int,
@@ -98,13 +98,14 @@ def add_api_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_api_key_env(parser: argparse.ArgumentParser) -> None:
-    """`--api-key-env NAME`, read by `chat_api_key` (`arazzo agent` and `arazzo generate --chat`)."""
+def add_api_key_env(parser: argparse.ArgumentParser, per_api: bool = False) -> None:
+    """`--api-key-env NAME`, read by `chat_api_key` (`arazzo agent` and `arazzo generate --chat`);
+    `per_api`: the command has `--api`, whose API names the default."""
+    also = f"; with --api anthropic {API_KEY_ENVS['anthropic']}" if per_api else ""
     parser.add_argument(
         "--api-key-env",
         metavar="NAME",
-        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV}; "
-        f"with --api anthropic {API_KEY_ENVS['anthropic']})",
+        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV}{also})",
     )
 
 

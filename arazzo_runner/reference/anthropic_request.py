@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .openai_request import UNSUPPORTED, OpenAIOptions
+from .responses_request import flat_tools
 from .validation import Problems, add
 
 _APPLIED = ("model", "max_tokens", "messages", "system", "tools", "tool_choice", "stream", "stop_sequences")
@@ -189,25 +190,7 @@ def _user(
 
 
 def _tools(tools: Any, problems: Problems) -> tuple[list[dict[str, Any]], set[str]]:
-    found: list[dict[str, Any]] = []
-    names: set[str] = set()
-    if tools is None:
-        return found, names
-    if not isinstance(tools, list):
-        add(problems, "tools", "must be an array")
-        return found, names
-    for index, tool in enumerate(tools):
-        name = tool.get("name") if isinstance(tool, Mapping) else None
-        schema = tool.get("input_schema") if isinstance(tool, Mapping) else None
-        if not isinstance(name, str) or not name or name in names:
-            add(problems, f"tools.{index}.name", "must be a non-empty string, unique among the tools")
-            continue
-        if not isinstance(schema, Mapping) or schema.get("type") != "object":
-            add(problems, f"tools.{index}.input_schema", "must be a JSON Schema of type object")
-        names.add(name)
-        function = {"name": name, "description": tool.get("description"), "parameters": schema}
-        found.append({"type": "function", "function": function})
-    return found, names
+    return flat_tools(tools, problems, "input_schema", lambda index: f"tools.{index}")
 
 
 def _tool_choice(choice: Any, names: set[str], problems: Problems) -> Any:

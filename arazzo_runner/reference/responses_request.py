@@ -17,7 +17,7 @@ parameter is a 400 (`unknown_parameter`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .openai_request import UNSUPPORTED, OpenAIOptions
@@ -158,6 +158,16 @@ def _text(parts: list[Any]) -> str:
 
 
 def _tools(tools: Any, problems: Problems) -> tuple[list[dict[str, Any]], set[str]]:
+    return flat_tools(tools, problems, "parameters", lambda index: f"tools[{index}]", function_only=True)
+
+
+def flat_tools(
+    tools: Any, problems: Problems, schema_key: str, at: Callable[[int], str], function_only: bool = False
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """Tools of the flat form (`{"name", "description", <schema_key>}`: the Responses API's function
+    tools, the Messages API's tools) in the chat form the scripted model reads, and their names. The
+    Responses API's `parameters` may be left out; the Messages API's `input_schema` must be an object
+    schema."""
     found: list[dict[str, Any]] = []
     names: set[str] = set()
     if tools is None:
@@ -166,19 +176,20 @@ def _tools(tools: Any, problems: Problems) -> tuple[list[dict[str, Any]], set[st
         add(problems, "tools", "must be an array")
         return found, names
     for index, tool in enumerate(tools):
-        field = f"tools[{index}]"
-        kind = tool.get("type") if isinstance(tool, Mapping) else None
-        if kind != "function":
-            add(problems, f"{field}.type", f"{kind!r} {UNSUPPORTED} (function tools only)")
+        tool = tool if isinstance(tool, Mapping) else {}
+        if function_only and tool.get("type") != "function":
+            add(problems, f"{at(index)}.type", f"{tool.get('type')!r} {UNSUPPORTED} (function tools only)")
             continue
-        name, parameters = tool.get("name"), tool.get("parameters")
+        name, schema = tool.get("name"), tool.get(schema_key)
         if not isinstance(name, str) or not name or name in names:
-            add(problems, f"{field}.name", "must be a non-empty string, unique among the tools")
+            add(problems, f"{at(index)}.name", "must be a non-empty string, unique among the tools")
             continue
-        if parameters is not None and not isinstance(parameters, Mapping):
-            add(problems, f"{field}.parameters", "must be a JSON Schema object")
+        if function_only and schema is not None and not isinstance(schema, Mapping):
+            add(problems, f"{at(index)}.{schema_key}", "must be a JSON Schema object")
+        elif not function_only and (not isinstance(schema, Mapping) or schema.get("type") != "object"):
+            add(problems, f"{at(index)}.{schema_key}", "must be a JSON Schema of type object")
         names.add(name)
-        function = {"name": name, "description": tool.get("description"), "parameters": parameters}
+        function = {"name": name, "description": tool.get("description"), "parameters": schema}
         found.append({"type": "function", "function": function})
     return found, names
 

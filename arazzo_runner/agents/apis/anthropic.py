@@ -44,6 +44,7 @@ from .base import (
     ToolCallRequest,
     Usage,
     Wire,
+    event_object,
     excerpt,
     shown,
     usage_of,
@@ -186,13 +187,7 @@ class AnthropicFolder(StreamFolder):
     def feed(self, event: str, data: str, position: int) -> list[str]:
         if self._stopped:
             raise StreamError(f"event {position} of the stream came after message_stop: {excerpt(data)}")
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            raise StreamError(f"event {position} of the stream is not JSON: {excerpt(data)}") from None
-        kind = payload.get("type") if isinstance(payload, dict) else None
-        if not isinstance(kind, str):
-            raise StreamError(f"event {position} of the stream is not an event object: {excerpt(data)}")
+        kind, payload = event_object(data, position)
         if kind == "error":
             raise ModelError(f"the stream reported an error: {self._wire.error_detail(payload)}")
         if kind == "message_start":

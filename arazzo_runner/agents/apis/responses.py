@@ -47,6 +47,7 @@ from .base import (
     StreamFolder,
     ToolCallRequest,
     Wire,
+    event_object,
     excerpt,
     shown,
     usage_of,
@@ -185,13 +186,7 @@ class ResponsesFolder(StreamFolder):
             raise StreamError(
                 f"event {position} of the stream came after the response ended: {excerpt(data)}"
             )
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            raise StreamError(f"event {position} of the stream is not JSON: {excerpt(data)}") from None
-        kind = payload.get("type") if isinstance(payload, dict) else None
-        if not isinstance(kind, str):
-            raise StreamError(f"event {position} of the stream is not an event object: {excerpt(data)}")
+        kind, payload = event_object(data, position)
         if kind == "error":
             raise ModelError(f"the stream reported an error: {self._wire.error_detail(payload)}")
         if kind == "response.failed":
