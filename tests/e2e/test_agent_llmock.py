@@ -35,7 +35,7 @@ ACCEPTED = {
 
 
 @pytest.fixture(scope="module")
-def llmock():
+def llmock_url():
     """LLMock on a free port; its base URL (without a provider prefix)."""
     executable = Path(sys.executable).with_name("llmock")
     for _ in range(5):  # a free port may be taken before the process binds it
@@ -71,30 +71,30 @@ def shop(tmp_path):
         yield write_shop(tmp_path), server
 
 
-def run(capsys, monkeypatch, llmock, shop, api, *behaviours, stream="--stream"):
+def run(capsys, monkeypatch, llmock_url, shop, api, *behaviours, stream="--stream"):
     """The agent against LLMock after a reset and the scenario `behaviours`: (result, JSON, journal)."""
-    httpx.post(f"{llmock}/_llmock/reset").raise_for_status()
+    httpx.post(f"{llmock_url}/_llmock/reset").raise_for_status()
     if behaviours:
-        httpx.post(f"{llmock}/_llmock/scenario", json={"behaviors": list(behaviours)}).raise_for_status()
+        httpx.post(f"{llmock_url}/_llmock/scenario", json={"behaviors": list(behaviours)}).raise_for_status()
     monkeypatch.setenv(KEY_ENV[api], "sk-llmock-" + os.urandom(6).hex())
     path, server = shop
     argv = [*tool_args(path, server), "--prompt", PROMPT, "--api", api, stream, "--format", "json"]
-    result = cli(capsys, "agent", *argv, "--chat", llmock + PREFIX[api], "--model", "claude-mock")
+    result = cli(capsys, "agent", *argv, "--chat", llmock_url + PREFIX[api], "--model", "claude-mock")
     assert_no_secret(result.out + result.err)
-    journal = httpx.get(f"{llmock}/_llmock/requests").json()["requests"]
+    journal = httpx.get(f"{llmock_url}/_llmock/requests").json()["requests"]
     sent = json.dumps([entry.get("body") for entry in journal])
     assert TOKEN not in sent and OWNER_KEY not in sent and not any(s in sent for s in SECRETS)
     return result, result.json, journal
 
 
-def verdict(llmock):
-    return {finding["code"] for finding in httpx.get(f"{llmock}/_llmock/verdict").json()["findings"]}
+def verdict(llmock_url):
+    return {finding["code"] for finding in httpx.get(f"{llmock_url}/_llmock/verdict").json()["findings"]}
 
 
 @pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
 @pytest.mark.parametrize("api", APIS)
-def test_a_tool_call_round_trip(capsys, monkeypatch, llmock, shop, api, stream):
-    result, data, journal = run(capsys, monkeypatch, llmock, shop, api, stream=stream)
+def test_a_tool_call_round_trip(capsys, monkeypatch, llmock_url, shop, api, stream):
+    result, data, journal = run(capsys, monkeypatch, llmock_url, shop, api, stream=stream)
     assert result.code == 0, result.err
     assert data["status"] == "answered" and data["turns"] == 2 and data["api"] == api
     (call,) = data["toolCalls"]
@@ -104,30 +104,30 @@ def test_a_tool_call_round_trip(capsys, monkeypatch, llmock, shop, api, stream):
         PREFIX[api] + ("/responses" if api == "responses" else "/messages")
     ] * 2
     assert [entry["stream"] for entry in journal] == [stream == "--stream"] * 2
-    assert not verdict(llmock) & ACCEPTED
+    assert not verdict(llmock_url) & ACCEPTED
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_a_data_line_that_is_not_json_fails_the_answer(capsys, monkeypatch, llmock, shop, api):
+def test_a_data_line_that_is_not_json_fails_the_answer(capsys, monkeypatch, llmock_url, shop, api):
     fault = {"type": "stream_fault", "kind": "malformed", "after_chunks": 3}
-    result, data, _ = run(capsys, monkeypatch, llmock, shop, api, fault)
+    result, data, _ = run(capsys, monkeypatch, llmock_url, shop, api, fault)
     assert result.code == 1 and data["answer"] is None and data["error"]["kind"] == "chat"
     assert "event 4 of the stream is not JSON" in data["error"]["message"]
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_a_truncated_stream_is_not_an_answer(capsys, monkeypatch, llmock, shop, api):
+def test_a_truncated_stream_is_not_an_answer(capsys, monkeypatch, llmock_url, shop, api):
     fault = {"type": "stream_fault", "kind": "truncate", "after_chunks": 3}
-    result, data, _ = run(capsys, monkeypatch, llmock, shop, api, fault)
+    result, data, _ = run(capsys, monkeypatch, llmock_url, shop, api, fault)
     assert result.code == 1 and data["answer"] is None
     last = "response.completed" if api == "responses" else "message_stop"
     assert f"the stream ended before {last}" in data["error"]["message"]
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_a_dropped_connection_is_reported(capsys, monkeypatch, llmock, shop, api):
+def test_a_dropped_connection_is_reported(capsys, monkeypatch, llmock_url, shop, api):
     fault = {"type": "stream_fault", "kind": "disconnect", "after_chunks": 3}
-    result, data, _ = run(capsys, monkeypatch, llmock, shop, api, fault)
+    result, data, _ = run(capsys, monkeypatch, llmock_url, shop, api, fault)
     assert result.code == 1 and data["answer"] is None
     assert "closed the connection mid-response" in data["error"]["message"]
 
@@ -136,9 +136,11 @@ def test_a_dropped_connection_is_reported(capsys, monkeypatch, llmock, shop, api
 @pytest.mark.parametrize(
     ("api", "kind"), [(a, k) for a in APIS for k in ("malformed_arguments", "unknown_tool")]
 )
-def test_a_broken_tool_call_is_answered_as_a_rejection(capsys, monkeypatch, llmock, shop, api, kind, stream):
+def test_a_broken_tool_call_is_answered_as_a_rejection(
+    capsys, monkeypatch, llmock_url, shop, api, kind, stream
+):
     fault = {"type": "tool_fault", "kind": kind, "times": 1}
-    result, data, journal = run(capsys, monkeypatch, llmock, shop, api, fault, stream=stream)
+    result, data, journal = run(capsys, monkeypatch, llmock_url, shop, api, fault, stream=stream)
     assert result.code == 0, result.err  # the model read the rejection and answered
     (call,) = data["toolCalls"]
     assert call["status"] == "rejected"
