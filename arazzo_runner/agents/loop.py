@@ -10,14 +10,17 @@ correct itself: it is `rejected` in the result, never a crash. What the model is
 key, the credentials of the tool runs and the values derived from them are `***` in tool messages; a
 credential input is never in a tool's schema.
 
-Without a chat URL, the bundled reference server (`arazzo_runner.reference`) runs in-process, so an agent
-works offline; its model defaults to `agentaus`, and any API key opens it.
+The model API is `Settings.api` (`apis.wire`): chat completions, OpenAI's Responses API or Anthropic's
+Messages API, each turn rendered from one neutral `Conversation`. Without a chat URL, the bundled
+reference server (`arazzo_runner.reference`) runs in-process in that API's flavour, so an agent works
+offline; its model defaults to `agentaus`, and any API key opens it.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from ..bounds.limits import DEFAULT_MAX_BODY, MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
@@ -32,6 +35,9 @@ DEFAULT_EXCHANGE_TIMEOUT = 600.0  # one request and its whole answer (OpenAI's c
 REFERENCE_MODEL = "agentaus"
 REFERENCE_KEY = "sk-reference-local"
 ANSWERED, FAILED = "answered", "failed"
+REFERENCE_FLAVORS = MappingProxyType(
+    {"responses": "responses", "anthropic": "anthropic"}
+)  # the in-process server per API
 
 
 class AgentToolCall(Record):
@@ -90,6 +96,7 @@ class Settings(Record):
     system: str | None = None
     stream: bool = True
     api: str = "chat"  # the model API: chat | responses | anthropic (`apis.API_NAMES`)
+    max_tokens: int | None = None  # per answer, where the API takes it (`apis.wire`)
     max_turns: int = DEFAULT_MAX_TURNS
     chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT  # the idle limit (`--chat-idle-timeout`)
     chat_retries: int = DEFAULT_CHAT_RETRIES  # retries of one exchange (`apis/retry.py`); 0: none
@@ -120,8 +127,9 @@ async def aagent(
     """Offer the workflows of `source` (a path or a loaded `Workspace`, or a list of them) as tools and
     run the loop for `prompt`. `inputs` are supplied where the tools run (they leave the tools' schemas);
     `options` (RunOptions) is what every tool run starts from. Settings: `chat_url`, `model`, `api_key`,
-    `system`, `stream`, `max_turns`, `chat_timeout`, `chat_retries`, `chat_exchange_timeout`,
-    `agent_timeout`, `max_body`, `max_tool_calls`, `max_in_flight` (`Settings`). Document problems and
+    `system`, `stream`, `api` (`chat`, `responses`, `anthropic`), `max_tokens`, `max_turns`,
+    `chat_timeout`, `chat_retries`, `chat_exchange_timeout`, `agent_timeout`, `max_body`,
+    `max_tool_calls`, `max_in_flight` (`Settings`). Document problems and
     missing credentials raise before anything is sent; what happens after is in the result."""
     from ..errors import UsageError
     from .tools import ToolSource, build_catalog
@@ -160,7 +168,7 @@ async def run_agent(
     if url is None:
         from ..reference import ReferenceServer
 
-        server = ReferenceServer().start()
+        server = ReferenceServer(flavor=REFERENCE_FLAVORS.get(settings.api, "seed")).start()
         url, api_key, model = server.url, api_key or REFERENCE_KEY, model or REFERENCE_MODEL
     if not api_key or not model:
         from ..errors import UsageError
@@ -192,7 +200,7 @@ class _Loop:
         from .apis.client import ModelClient
 
         settings = self.settings
-        api = wire(settings.api)
+        api = wire(settings.api, max_tokens=settings.max_tokens)
         chat = ModelClient(
             api, url, api_key, model, client=client, masker=self.masker, stream=settings.stream,
             timeout=settings.chat_timeout, max_body=settings.max_body, retries=settings.chat_retries,

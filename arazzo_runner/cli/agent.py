@@ -11,12 +11,16 @@ import argparse
 import json
 import os
 import sys
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import UsageError
 from .common import EXIT_FAILED, EXIT_OK, dump_json, positive_float, positive_int
 
 API_KEY_ENV = "OPENAI_API_KEY"
+API_KEY_ENVS = MappingProxyType(
+    {"anthropic": "ANTHROPIC_API_KEY"}
+)  # `--api-key-env`'s default per `--api`, else API_KEY_ENV
 
 
 def register(commands: Any) -> None:
@@ -29,18 +33,19 @@ def register(commands: Any) -> None:
     )
     add_tool_flags(parser, runs=True)
     add_tool_call_flags(parser, per_answer=True)
+    add_api_flags(parser)
     parser.add_argument("--prompt", required=True, metavar="TEXT", help="the user's message")
     parser.add_argument("--system", metavar="TEXT", help="a system message before it")
     parser.add_argument(
         "--chat",
         metavar="URL",
-        help="the chat-completions base URL, e.g. https://api.openai.com/v1 (default: the bundled "
-        "reference server, in-process)",
+        help="the model API's base URL, e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1 "
+        "(default: the bundled reference server, in-process, in --api's flavour)",
     )
     parser.add_argument(
         "--model", metavar="M", help="the model (default with the reference server: agentaus)"
     )
-    add_api_key_env(parser)
+    add_api_key_env(parser, per_api=True)
     parser.add_argument(
         "--max-turns",
         type=positive_int,
@@ -74,13 +79,36 @@ def register(commands: Any) -> None:
     parser.set_defaults(handler=agent_command)
 
 
-def add_api_key_env(parser: argparse.ArgumentParser) -> None:
-    """`--api-key-env NAME`, read by `chat_api_key` (`arazzo agent` and `arazzo generate --chat`)."""
+def add_api_flags(parser: argparse.ArgumentParser) -> None:
+    """`--api` (which model API `--chat` speaks) and `--max-tokens`."""
+    from ..agents.apis import API_NAMES, DEFAULT_API
+    from ..agents.apis.anthropic import DEFAULT_MAX_TOKENS
+
+    parser.add_argument(
+        "--api",
+        choices=API_NAMES,
+        default=DEFAULT_API,
+        help="the model API: chat (OpenAI chat completions, the default), responses (OpenAI's "
+        "Responses API) or anthropic (Anthropic's Messages API); without --chat, the bundled reference "
+        "server speaks it",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=positive_int,
+        metavar="N",
+        help="the most tokens of each answer: the Responses API's max_output_tokens, the Messages API's "
+        f"max_tokens (default {DEFAULT_MAX_TOKENS} there, which requires it; elsewhere the API's default)",
+    )
+
+
+def add_api_key_env(parser: argparse.ArgumentParser, per_api: bool = False) -> None:
+    """`--api-key-env NAME`, read by `chat_api_key` (`arazzo agent` and `arazzo generate --chat`);
+    `per_api`: the command has `--api`, whose API names the default."""
+    also = f"; with --api anthropic {API_KEY_ENVS['anthropic']}" if per_api else ""
     parser.add_argument(
         "--api-key-env",
-        default=API_KEY_ENV,
         metavar="NAME",
-        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV})",
+        help=f"the environment variable holding the API key for --chat (default {API_KEY_ENV}{also})",
     )
 
 
@@ -100,6 +128,8 @@ def agent_command(args: argparse.Namespace) -> int:
         api_key=chat_api_key(args),
         system=args.system,
         stream=args.stream,
+        api=args.api,
+        max_tokens=args.max_tokens,
         max_turns=args.max_turns,
         **limits(args),
         agent_timeout=args.agent_timeout,
@@ -117,7 +147,7 @@ def agent_command(args: argparse.Namespace) -> int:
 
         where = mask_userinfo(args.chat) if args.chat else "the bundled reference server (in-process)"
         streamed = "streamed" if args.stream else "not streamed"
-        print(f"agent: {len(catalog.tools)} tool(s), chat at {where}, {streamed}")
+        print(f"agent: {len(catalog.tools)} tool(s), {_API_SHOWN[args.api]} at {where}, {streamed}")
     on_turn = _print_turn if text else None
     result = asyncio.run(run_agent(catalog, args.prompt, settings, on_turn=on_turn))
     if text:
@@ -154,13 +184,17 @@ def chat_api_key(args: argparse.Namespace) -> str | None:
         raise UsageError(f"--chat {args.chat}: expected an absolute http:// or https:// URL")
     if args.model is None:
         raise UsageError(f"--chat {args.chat}: give the model with --model")
-    key = os.environ.get(args.api_key_env)
+    name = args.api_key_env or API_KEY_ENVS.get(getattr(args, "api", ""), API_KEY_ENV)
+    key = os.environ.get(name)
     if not key:
         raise UsageError(
-            f"--chat {args.chat}: no API key in the environment variable {args.api_key_env} "
+            f"--chat {args.chat}: no API key in the environment variable {name} "
             "(set it, or name another with --api-key-env NAME)"
         )
     return key
+
+
+_API_SHOWN = MappingProxyType({"chat": "chat", "responses": "Responses API", "anthropic": "Messages API"})
 
 
 def _print_turn(turn: int, calls: list[Any]) -> None:

@@ -139,8 +139,9 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 "      --server petstore=http://127.0.0.1:8080 \\\n"
                 "      --chat https://api.openai.com/v1 --model gpt-4o-mini     # the key: OPENAI_API_KEY",
                 f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
-                "      --chat http://127.0.0.1:8000/v1 --model local \\\n"
-                "      --chat-retries 4 --chat-idle-timeout 30 --agent-timeout 300",
+                "      --server petstore=http://127.0.0.1:8080 --api anthropic \\\n"
+                "      --chat https://api.anthropic.com/v1 --model claude-sonnet-4-5 \\\n"
+                "      --chat-retries 4 --chat-idle-timeout 30 --agent-timeout 300  # ANTHROPIC_API_KEY",
             ),
             (
                 "0    the model answered",

@@ -1,5 +1,5 @@
-"""`python -m arazzo_runner.reference [--host H] [--port P] [--flavor seed|openai] [--date D] [--verbose]`:
-serve in the foreground.
+"""`python -m arazzo_runner.reference [--host H] [--port P] [--flavor seed|openai|responses|anthropic]
+[--date D] [--verbose]`: serve in the foreground.
 
 Requests are logged (to stderr) only with `--verbose`: the server is usually started with `&` in the
 terminal a workflow then runs in, and its log lines would interleave with the run's output.
@@ -22,7 +22,7 @@ DEFAULT_PORT = 8765
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m arazzo_runner.reference",
-        description="Run the deterministic chat-completions reference server.",
+        description="Run the deterministic reference model server (chat completions, or another API).",
     )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
@@ -30,8 +30,9 @@ def main(argv: list[str] | None = None) -> int:
         "--flavor",
         choices=FLAVORS,
         default="seed",
-        help="the wire: seed (the OpenAPI description's contract, the default) or openai "
-        "(OpenAI chat completions, for the official clients)",
+        help="the wire: seed (the OpenAPI description's contract, the default), openai (OpenAI chat "
+        "completions, for the official clients), responses (OpenAI's Responses API, /v1/responses) or "
+        "anthropic (Anthropic's Messages API, /v1/messages)",
     )
     parser.add_argument(
         "--api-key-env",

@@ -1,4 +1,4 @@
-"""The two wires the reference server speaks over one scripted model (`model.py`).
+"""The wires the reference server speaks over one scripted model (`model.py`).
 
 - `SeedFlavor` (the default): the contract of `openapi/chatgpt-chat-completions-api-openapi.yml` and
   the API notes: `stream` defaults to true, a usage chunk always ends a stream, usage as
@@ -6,6 +6,9 @@
   are ignored.
 - `OpenAIFlavor`: OpenAI chat completions as the official clients expect it (`openai_request.py` for
   the request, `openai_answer.py` for the answer settings, `wire_openai.py` for the objects sent).
+- `ResponsesFlavor`: OpenAI's Responses API at `/v1/responses` (`responses_request.py`,
+  `wire_responses.py`); `AnthropicFlavor`: Anthropic's Messages API at `/v1/messages`
+  (`anthropic_request.py`, `wire_anthropic.py`). Each flavour answers its own paths only.
 
 A flavour turns each request into an `Outcome` (a status and a JSON body, or the chunks of a stream);
 the HTTP layer (`server.py`) only reads bodies, checks the bearer token and writes outcomes.
@@ -17,7 +20,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..records import Record, replace
-from . import wire_openai
+from . import wire_anthropic, wire_openai, wire_responses
 from .completion import completion_object, stream_chunks
 from .model import decide, last_user_text
 from .openai_answer import shape_reply
@@ -30,11 +33,13 @@ _SHOWN_PATH = 200  # characters of a request path an error message repeats, at m
 
 
 class Outcome(Record, frozen=True):
-    """One answer: `body` is sent as JSON, or `chunks` as an event stream (then `[DONE]`)."""
+    """One answer: `body` is sent as JSON, or `chunks` as an event stream (then `[DONE]`), or `events`
+    (`(name, data)` pairs) as a stream of named events (`event:` and `data:` lines, no `[DONE]`)."""
 
     status: int
     body: Any = None
     chunks: tuple[Any, ...] | None = None
+    events: tuple[tuple[str, Any], ...] | None = None
 
 
 class Flavor:
@@ -42,6 +47,12 @@ class Flavor:
 
     name = ""
     default_stream = True  # what a request without `stream` gets
+    paths = CHAT_PATHS  # the POST paths it answers
+
+    def token(self, headers: Any) -> tuple[str, str]:
+        """(the credential a request gave, "" when none; the header that carries it): a bearer token."""
+        scheme, _, token = (headers.get("Authorization") or "").partition(" ")
+        return (token.strip() if scheme.lower() == "bearer" else ""), "Authorization"
 
     def __init__(self, stream_default: bool | None = None) -> None:
         self.stream_default = self.default_stream if stream_default is None else stream_default
@@ -172,13 +183,73 @@ class OpenAIFlavor(Flavor):
         return Outcome(status, wire_openai.error_body(message, wire_openai.status_kind(status)))
 
 
-FLAVORS = ("seed", "openai")
+class ResponsesFlavor(OpenAIFlavor):
+    """OpenAI's Responses API (`POST /v1/responses`, `wire_responses.py`): the same scripted model,
+    OpenAI's error object, `GET /v1/models`."""
+
+    name = "responses"
+    paths = wire_responses.PATHS
+
+    def complete(self, request: Any, *, date: str, created: int) -> Outcome:
+        if isinstance(request, dict) and request.get("stream") is None and self.stream_default:
+            request = {**request, "stream": True}
+        status, body, events = wire_responses.answer(request, date=date, created=created)
+        return Outcome(status, body, events=None if events is None else tuple(events))
+
+    def get(self, path: str, auth_failure: Outcome | None, created: int) -> Outcome:
+        if path.rstrip("/") in self.paths:
+            return self._invalid_url(405, "GET", path)
+        return super().get(path, auth_failure, created)
+
+
+class AnthropicFlavor(Flavor):
+    """Anthropic's Messages API (`POST /v1/messages`, `wire_anthropic.py`): the key in `x-api-key` (or
+    `Authorization: Bearer`), Anthropic's error object; `stream` defaults to false."""
+
+    name = "anthropic"
+    default_stream = False
+    paths = wire_anthropic.PATHS
+
+    def token(self, headers: Any) -> tuple[str, str]:
+        """`x-api-key`, or (as the official client of today sends the key) a bearer token."""
+        key = (headers.get("x-api-key") or "").strip()
+        return (key, "x-api-key") if key else super().token(headers)
+
+    def complete(self, request: Any, *, date: str, created: int) -> Outcome:
+        if isinstance(request, dict) and request.get("stream") is None and self.stream_default:
+            request = {**request, "stream": True}
+        status, body, events = wire_anthropic.answer(request, date=date)
+        return Outcome(status, body, events=None if events is None else tuple(events))
+
+    def get(self, path: str, auth_failure: Outcome | None, created: int) -> Outcome:
+        status = 405 if path.rstrip("/") in self.paths else 404
+        return self.failure(status, f"Not found: GET {path[:_SHOWN_PATH]}")
+
+    def invalid_json(self, detail: str) -> Outcome:
+        return self.failure(400, f"The request body is not valid JSON: {detail}")
+
+    def unauthorized(self, token_given: bool) -> Outcome:
+        message = "invalid x-api-key" if token_given else "x-api-key header is required"
+        return self.failure(401, message)
+
+    def not_found(self, method: str, path: str) -> Outcome:
+        return self.failure(404, f"Not found: {method} {path[:_SHOWN_PATH]}")
+
+    def failure(self, status: int, message: str) -> Outcome:
+        return Outcome(status, wire_anthropic.error_body(wire_anthropic.error_kind(status), message))
+
+
+FLAVORS = ("seed", "openai", "responses", "anthropic")
 
 
 def make_flavor(name: str, stream_default: bool | None = None) -> Flavor:
-    """The flavour called `name` (`seed` or `openai`); ValueError for another name."""
+    """The flavour called `name` (`FLAVORS`); ValueError for another name."""
     if name == "seed":
         return SeedFlavor(stream_default)
     if name == "openai":
         return OpenAIFlavor(stream_default)
+    if name == "responses":
+        return ResponsesFlavor(stream_default)
+    if name == "anthropic":
+        return AnthropicFlavor(stream_default)
     raise ValueError(f"unknown flavour {name!r}: expected one of {', '.join(FLAVORS)}")

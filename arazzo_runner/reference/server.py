@@ -1,10 +1,13 @@
 """The reference server's HTTP layer: `http.server.ThreadingHTTPServer`, HTTP/1.1, no framework.
 
 `POST /v1/chat/completions` (also `/chat/completions`), and in the OpenAI flavour `GET /v1/models` and
-`GET /v1/models/{id}`. A missing or empty bearer token (or, with `api_key`, another one) -> 401. What a
+`GET /v1/models/{id}`; the responses flavour answers `POST /v1/responses`, the anthropic flavour
+`POST /v1/messages` (`Flavor.paths`). A missing or empty credential (a bearer token; for anthropic
+`x-api-key` or a bearer token), or with `api_key` another one -> 401. What a
 request is answered with, and in which error shape, is the flavour's (`flavors.py`); this layer reads
 bodies (bounded), checks the token and writes the outcome: JSON with a `Content-Length`, or
-`text/event-stream` sent with chunked transfer encoding, one flushed HTTP chunk per event.
+`text/event-stream` sent with chunked transfer encoding, one flushed HTTP chunk per event (`data:` lines
+then `[DONE]` for chat completions, named `event:`/`data:` pairs for the Responses and Messages APIs).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from urllib.parse import urlsplit
 from ..records import Record
 from .arguments import DEFAULT_DATE
 from .flavors import CHAT_PATHS, Flavor, Outcome, make_flavor
-from .sse import encode_stream
+from .sse import encode_named, encode_stream
 
 PATHS = CHAT_PATHS
 MAX_BODY = 10 * 1024 * 1024
@@ -93,7 +96,7 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None:
             return
         flavor = self.server.settings.flavor
-        if urlsplit(self.path).path.rstrip("/") not in PATHS:
+        if urlsplit(self.path).path.rstrip("/") not in flavor.paths:
             self._send(flavor.not_found("POST", self.path))
             return
         failure = self._auth_failure()
@@ -124,10 +127,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(outcome)
 
     def _auth_failure(self) -> Outcome | None:
-        """None when the bearer token is accepted: any non-empty one, or with `api_key` that one."""
-        scheme, _, token = (self.headers.get("Authorization") or "").partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
+        """None when the credential (the flavour's: a bearer token, Anthropic's `x-api-key`) is
+        accepted: any non-empty one, or with `api_key` that one."""
+        token, _ = self.server.settings.flavor.token(self.headers)
+        if not token:
             return self.server.settings.flavor.unauthorized(token_given=False)
         expected = self.server.settings.api_key
         if expected is not None and not hmac.compare_digest(token.encode(), expected.encode()):
@@ -135,7 +138,9 @@ class _Handler(BaseHTTPRequestHandler):
         return None
 
     def _send(self, outcome: Outcome) -> None:
-        if outcome.chunks is not None:
+        if outcome.events is not None:
+            self._send_stream(encode_named(outcome.events))
+        elif outcome.chunks is not None:
             self._send_stream(encode_stream(outcome.chunks))
         else:
             self._send_json(outcome.status, outcome.body)
@@ -210,7 +215,8 @@ class ReferenceServer:
     `date` is the date the scripted model puts in `date` arguments (default: env `ARAZZO_REFERENCE_DATE`,
     else 2026-09-16); `clock` returns the `created` timestamp (default: the current Unix time).
     `flavor` is the wire: `"seed"` (the default: the contract of the OpenAPI description and the API
-    notes) or `"openai"` (OpenAI chat completions, for the official clients); see `flavors.py`.
+    notes), `"openai"` (OpenAI chat completions, for the official clients), `"responses"` (OpenAI's
+    Responses API) or `"anthropic"` (Anthropic's Messages API); see `flavors.py`.
     `stream_default` says what a request without `stream` gets (default: the flavour's, true for seed
     and false for openai): `stream_default=False` is a testing knob for seed clients (like the seed
     workflow) that never set it. `api_key`: accept only this bearer token (default: any non-empty one).

@@ -19,3 +19,10 @@ def encode_stream(objects: Iterable[Any]) -> Iterator[bytes]:
     for obj in objects:
         yield encode_event(obj)
     yield DONE
+
+
+def encode_named(events: Iterable[tuple[str, Any]]) -> Iterator[bytes]:
+    """Named events (the Responses and Messages APIs): `event: <name>` then the `data:` line; no
+    sentinel, the last event says the answer is complete."""
+    for name, data in events:
+        yield b"event: " + name.encode("utf-8") + b"\n" + encode_event(data)

@@ -46,7 +46,7 @@ KNOWN_SERVERS = (
     "petstore-server",
     "shop-server",
     "order-events",
-    "orders-mock",  # a mock of openapi/orders.openapi.yaml answering its examples (tests/servers/openapi_mock)
+    "orders-mock",  # a mock of openapi/orders.openapi.yaml answering its examples (servers/openapi_mock)
     "library-server",  # the stateful library of tests/servers/library.py; `libraryKey=...` gets its key
 )
 DATA = ("json", "toml", "ini", "yaml")

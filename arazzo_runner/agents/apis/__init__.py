@@ -21,10 +21,20 @@ API_NAMES = ("chat", "responses", "anthropic")
 DEFAULT_API = "chat"
 
 
-def wire(name: str) -> Any:
-    """The `Wire` of an API name (`API_NAMES`)."""
+def wire(name: str, *, max_tokens: int | None = None) -> Any:
+    """The `Wire` of an API name (`API_NAMES`). `max_tokens` bounds each answer where the API takes it
+    (`max_output_tokens` of the Responses API; the Messages API's required `max_tokens`, which without
+    it is `anthropic.DEFAULT_MAX_TOKENS`)."""
     if name == "chat":
         from .chat_completions import ChatCompletionsWire
 
         return ChatCompletionsWire()
+    if name == "responses":
+        from .responses import ResponsesWire
+
+        return ResponsesWire(max_tokens)
+    if name == "anthropic":
+        from .anthropic import AnthropicWire
+
+        return AnthropicWire(max_tokens)
     raise ValueError(f"unknown model API {name!r} (expected one of {', '.join(API_NAMES)})")

@@ -160,3 +160,18 @@ def shown(body: Any) -> str:
 def excerpt(text: str, limit: int = 80) -> str:
     """The start of a data line, for a message naming it."""
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def event_object(data: str, position: int) -> tuple[str, dict[str, Any]]:
+    """A named-event stream's data line (the Responses and Messages APIs) as (its `type`, the object);
+    StreamError when it is not JSON or not an object with a `type`."""
+    import json
+
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        raise StreamError(f"event {position} of the stream is not JSON: {excerpt(data)}") from None
+    kind = payload.get("type") if isinstance(payload, dict) else None
+    if not isinstance(kind, str):
+        raise StreamError(f"event {position} of the stream is not an event object: {excerpt(data)}")
+    return kind, payload

@@ -300,8 +300,8 @@ def test_stream_default_knob_and_bad_flavour() -> None:
     with ReferenceServer(flavor="openai", stream_default=True) as server:
         response = httpx.post(server.url + "/chat/completions", json=body("hi"), headers=AUTH)
         assert response.headers["content-type"].startswith("text/event-stream")
-    with pytest.raises(ValueError, match="unknown flavour 'anthropic'"):
-        ReferenceServer(flavor="anthropic")
+    with pytest.raises(ValueError, match="unknown flavour 'gemini'"):
+        ReferenceServer(flavor="gemini")
 
 
 def test_json_nested_too_deeply_is_a_400_in_both_flavours(server: ReferenceServer) -> None:

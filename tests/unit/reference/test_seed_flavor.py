@@ -135,9 +135,9 @@ def test_command_line_refuses_an_unset_key_variable_and_an_unknown_flavour() -> 
     unset = _serve("--port", "0", "--api-key-env", "REF_KEY_NOT_SET_ANYWHERE")
     _, err = unset.communicate(timeout=30)
     assert unset.returncode == 2 and "REF_KEY_NOT_SET_ANYWHERE is not set" in err
-    unknown = _serve("--port", "0", "--flavor", "anthropic")
+    unknown = _serve("--port", "0", "--flavor", "gemini")
     _, err = unknown.communicate(timeout=30)
-    assert unknown.returncode == 2 and "invalid choice: 'anthropic'" in err
+    assert unknown.returncode == 2 and "invalid choice: 'gemini'" in err
 
 
 def test_a_reset_connection_prints_no_traceback(
