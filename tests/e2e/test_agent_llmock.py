@@ -71,14 +71,14 @@ def shop(tmp_path):
         yield write_shop(tmp_path), server
 
 
-def run(capsys, monkeypatch, llmock_url, shop, api, *behaviours, stream="--stream"):
+def run(capsys, monkeypatch, llmock_url, shop, api, *behaviours, stream="--stream", extra=()):
     """The agent against LLMock after a reset and the scenario `behaviours`: (result, JSON, journal)."""
     httpx.post(f"{llmock_url}/_llmock/reset").raise_for_status()
     if behaviours:
         httpx.post(f"{llmock_url}/_llmock/scenario", json={"behaviors": list(behaviours)}).raise_for_status()
     monkeypatch.setenv(KEY_ENV[api], "sk-llmock-" + os.urandom(6).hex())
     path, server = shop
-    argv = [*tool_args(path, server), "--prompt", PROMPT, "--api", api, stream, "--format", "json"]
+    argv = [*tool_args(path, server), "--prompt", PROMPT, "--api", api, stream, "--format", "json", *extra]
     result = cli(capsys, "agent", *argv, "--chat", llmock_url + PREFIX[api], "--model", "claude-mock")
     assert_no_secret(result.out + result.err)
     journal = httpx.get(f"{llmock_url}/_llmock/requests").json()["requests"]
@@ -127,9 +127,23 @@ def test_a_truncated_stream_is_not_an_answer(capsys, monkeypatch, llmock_url, sh
 @pytest.mark.parametrize("api", APIS)
 def test_a_dropped_connection_is_reported(capsys, monkeypatch, llmock_url, shop, api):
     fault = {"type": "stream_fault", "kind": "disconnect", "after_chunks": 3}
-    result, data, _ = run(capsys, monkeypatch, llmock_url, shop, api, fault)
-    assert result.code == 1 and data["answer"] is None
+    result, data, _ = run(capsys, monkeypatch, llmock_url, shop, api, fault, extra=["--chat-retries", "0"])
+    assert result.code == 1 and data["answer"] is None and data["retries"] == []
     assert "closed the connection mid-response" in data["error"]["message"]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_dropped_connection_is_asked_again(capsys, monkeypatch, llmock_url, shop, api):
+    """The fault happens once: the retry gets the whole answer (nothing of the broken one was shown:
+    `--format json` hands no text out as it arrives)."""
+    fault = {"type": "stream_fault", "kind": "disconnect", "after_chunks": 3}
+    result, data, journal = run(capsys, monkeypatch, llmock_url, shop, api, fault)
+    assert result.code == 0, result.err
+    assert data["status"] == "answered" and len(data["retries"]) == 1
+    retry = data["retries"][0]
+    assert retry["turn"] == 1 and retry["attempt"] == 1
+    assert "closed the connection mid-response" in retry["cause"]
+    assert len(journal) == data["turns"] + 1
 
 
 @pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
