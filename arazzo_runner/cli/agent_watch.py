@@ -55,7 +55,10 @@ class Watcher:
         if result.ok:
             self._line(f"turn {result.turns}: the model answered")
         elif result.error and result.error["kind"] == "incomplete":
-            self._line(f"turn {result.turns}: that text is not an answer: {result.error['message']}")
+            reason = result.finish_reason
+            self._line(
+                f"turn {result.turns}: that text is incomplete (finish_reason {reason}), not an answer"
+            )
 
     def _end_text(self) -> None:
         if self._text_turn:
