@@ -45,6 +45,7 @@ class Recording(Record):
     prompt: str | None
     system: str | None
     exchanges: list[dict[str, Any]]
+    status: str | None = None  # how the recorded run ended: answered | failed
 
 
 def read_recording(path: str, api: str | None = None) -> Recording:
@@ -80,7 +81,7 @@ def read_recording(path: str, api: str | None = None) -> Recording:
             raise UsageError(f"--replay {path}: exchange {index + 1} has no completion")
     return Recording(
         path, str(made_with), str(data.get("model") or ""), data.get("prompt"), data.get("system"),
-        data["exchanges"],
+        data["exchanges"], data.get("status"),
     )  # fmt: skip
 
 
