@@ -138,10 +138,12 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
                 "      --server petstore=http://127.0.0.1:8080 \\\n"
                 "      --chat https://api.openai.com/v1 --model gpt-4o-mini     # the key: OPENAI_API_KEY",
+                f"arazzo agent {PETSTORE} --server petstore=http://127.0.0.1:8080 \\\n"
+                "      --replay examples/petstore/pet-status.recording.json     # in CI: no model, no key",
             ),
             (
                 "0    the model answered",
-                "1    no answer: the chat API failed, or the turns ran out",
+                "1    no answer: the chat API failed, the turns ran out, or a replay differed from its recording",
                 "2    a usage or document error",
                 INTERRUPTED,
             ),
