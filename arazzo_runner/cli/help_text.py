@@ -143,7 +143,7 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
             ),
             (
                 "0    the model answered",
-                "1    no answer: the chat API failed, the turns ran out, or a replay differed from its recording",
+                "1    no answer: the chat API failed, the turns ran out, or a replay left its recording",
                 "2    a usage or document error",
                 INTERRUPTED,
             ),

@@ -175,7 +175,8 @@ def test_usage_errors_exit_2(capsys, shop, recorded, tmp_path):
     newer = tmp_path / "newer.json"
     newer.write_text(json.dumps({**json.loads(recording.read_text()), "version": 2}))
     result = agent(capsys, path, server, "--replay", str(newer))
-    assert result.code == 2 and "recording version 2; this arazzo-runner reads version 1" in result.err
+    assert result.code == 2
+    assert "recording version 2; this version of the engine reads version 1" in result.err
     no_prompt = agent(capsys, path, server)
     assert no_prompt.code == 2 and "--prompt" in no_prompt.err
     nowhere = agent(capsys, path, server, "--prompt", "hi", "--record", str(tmp_path / "no" / "r.json"))

@@ -68,7 +68,7 @@ def read_recording(path: str, api: str | None = None) -> Recording:
         raise UsageError(f"--replay {path}: not a recording of `arazzo agent --record` (no exchanges)")
     if data.get("version") != VERSION:
         raise UsageError(
-            f"--replay {path}: recording version {data.get('version')!r}; this arazzo-runner reads "
+            f"--replay {path}: recording version {data.get('version')!r}; this version of the engine reads "
             f"version {VERSION}"
         )
     made_with = data.get("api")
