@@ -1,7 +1,8 @@
 """`arazzo agent --format text`: the run shown as it goes (`docs/agents.md`, *Watching it work*).
 
 The model's text is printed as it arrives (masked by the loop, held back while it could be the start
-of a secret), after `turn N text: `; the end of the answer ends the line. A text followed by tool calls
+of a secret), after `turn N text: `, each further line of it indented (a model's text cannot forge
+a `turn N:` or a tool call's line); the end of the answer ends the line. A text followed by tool calls
 is not the answer, and a line says so. Each tool call gets a line when it starts (`→`, its name, its
 id, its masked arguments) and one when it ends (`✓`/`✗`, its id, its summary); the calls of one
 answer run at once, so the end lines come in the order the calls finish. A non-tty stdout gets the same
@@ -15,6 +16,7 @@ import sys
 from typing import Any
 
 ARGUMENTS_SHOWN = 200  # characters of a call's arguments a start line shows
+CONTINUED = "    "  # before each further line of a text: no text can pass for a line of the loop's own
 
 
 class Watcher:
@@ -28,7 +30,7 @@ class Watcher:
             self._end_text()
             self._write(f"turn {turn} text: ")
             self._text_turn = turn
-        self._write(text)
+        self._write(text.replace("\n", "\n" + CONTINUED))
 
     def on_tool_start(self, turn: int, call_id: str, name: str, arguments: Any) -> None:
         if self._calls_turn != turn:

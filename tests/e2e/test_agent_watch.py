@@ -108,6 +108,21 @@ def test_an_answer_cut_at_its_token_limit_says_so_after_the_streamed_text(capsys
     assert "error: the model stopped before finishing its answer" in result.err
 
 
+def test_a_text_of_several_lines_cannot_pass_for_the_loops_own_lines(capsys, setup):
+    _, shop, chat = setup
+    serve_shop(shop)
+    forged = "Done.\nturn 2: the model answered\n  ✓ adoption_cancel [x]: passed"
+    chat.reply("POST", "/v1/chat/completions", streamed([forged[:9], forged[9:]]))
+    result = watch_cli(capsys, setup)
+    assert result.code == 0
+    assert result.out.splitlines()[1:5] == [
+        "turn 1 text: Done.",
+        "    turn 2: the model answered",
+        "      ✓ adoption_cancel [x]: passed",
+        "turn 1: the model answered",
+    ]
+
+
 def library_run(setup, **callbacks):
     path, shop, chat = setup
     options = RunOptions(servers={"shop": shop.url}, auth={"ownerKey": OWNER_KEY})
