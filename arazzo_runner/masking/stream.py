@@ -41,6 +41,8 @@ class MaskingStream:
         self._masker = masker
         self._emit = emit
         self._pending = ""
+        self._forms: list[str] | None = None
+        self._by_first: dict[str, list[str]] = {}
 
     @property
     def held(self) -> str:
@@ -70,32 +72,37 @@ class MaskingStream:
 
     def _safe_end(self) -> int:
         """Where the text may be cut: before every form's unfinished start, never inside a whole form,
-        never inside a URL whose userinfo is not ended yet."""
-        text = self._pending
-        forms = self._masker._masked_forms()  # the masking package's own forms, read live
-        end = min(len(text), _open_url(text))
-        for form in forms:
-            end = min(end, _unfinished_start(text, form))
+        never inside a URL whose userinfo is not ended yet. Only the last `longest - 1` characters can
+        begin an unfinished form, and only forms starting with the character at a position are tried
+        there (a run has a few forms per secret, dozens of secrets)."""
+        text, size = self._pending, len(self._pending)
+        end = min(size, _open_url(text))
+        by_first, longest = self._index()
+        if not by_first:
+            return end
+        for at in range(max(0, size - longest + 1), end):
+            if any(size - at < len(f) and f.startswith(text[at:]) for f in by_first.get(text[at], ())):
+                end = at
+                break
         moved = True
         while moved and end > 0:  # a cut inside a whole form moves to its start
             moved = False
-            for form in forms:
-                found = text.find(form, max(0, end - len(form) + 1))
-                if found != -1 and found < end < found + len(form):
-                    end, moved = found, True
+            for at in range(max(0, end - longest + 1), end):
+                if any(at + len(f) > end and text.startswith(f, at) for f in by_first.get(text[at], ())):
+                    end, moved = at, True
+                    break
         return end
 
-
-def _unfinished_start(text: str, form: str) -> int:
-    """The first position of `text`'s last `len(form) - 1` characters where the rest of `text` is a
-    proper prefix of `form` (what a next piece could complete); `len(text)` when there is none."""
-    start = max(0, len(text) - len(form) + 1)
-    found = text.find(form[0], start)
-    while found != -1:
-        if form.startswith(text[found:]):
-            return found
-        found = text.find(form[0], found + 1)
-    return len(text)
+    def _index(self) -> tuple[dict[str, list[str]], int]:
+        """The masker's forms by their first character, and the longest one's length; built again
+        when the run's secrets changed."""
+        forms = self._masker._masked_forms()  # the masking package's own forms, read live
+        if forms is not self._forms:
+            self._forms = forms
+            self._by_first = {}
+            for form in forms:
+                self._by_first.setdefault(form[0], []).append(form)
+        return self._by_first, len(forms[0]) if forms else 0
 
 
 def _open_url(text: str) -> int:
