@@ -192,8 +192,9 @@ def _prompt(args: argparse.Namespace) -> str:
         if args.prompt is None:
             raise UsageError("the following arguments are required: --prompt")
         return args.prompt
-    if args.chat is not None:
-        raise UsageError("--replay answers from the recording: it takes no --chat")
+    for flag, value in (("--chat", args.chat), ("--model", args.model)):
+        if value is not None:
+            raise UsageError(f"--replay answers from the recording: it takes no {flag}")
     if args.prompt is not None:
         return args.prompt
     from ..agents.apis.recording import read_recording

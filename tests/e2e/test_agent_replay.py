@@ -170,6 +170,8 @@ def test_usage_errors_exit_2(capsys, shop, recorded, tmp_path):
     recording, _ = recorded
     chat = agent(capsys, path, server, "--replay", str(recording), "--chat", "http://127.0.0.1:9/v1")
     assert chat.code == 2 and "--replay answers from the recording: it takes no --chat" in chat.err
+    model = agent(capsys, path, server, "--replay", str(recording), "--model", "gpt-4o")
+    assert model.code == 2 and "--replay answers from the recording: it takes no --model" in model.err
     missing = agent(capsys, path, server, "--replay", str(tmp_path / "none.json"))
     assert missing.code == 2 and "cannot read it" in missing.err
     newer = tmp_path / "newer.json"
