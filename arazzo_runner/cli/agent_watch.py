@@ -53,8 +53,14 @@ class Watcher:
 
     def finish(self, result: Any) -> None:
         """After the loop: the end of the last answer's line, and what that answer was."""
+        open_turn = self._text_turn
         self._end_text()
-        if result.ok:
+        kind = (result.error or {}).get("kind")
+        if open_turn and not result.ok and kind != "incomplete":
+            self._line(
+                f"turn {open_turn}: that text is not an answer: the run failed ({kind}; see the error)"
+            )
+        elif result.ok:
             self._line(f"turn {result.turns}: the model answered")
         elif result.error and result.error["kind"] == "incomplete":
             reason = result.finish_reason

@@ -123,6 +123,24 @@ def test_a_text_of_several_lines_cannot_pass_for_the_loops_own_lines(capsys, set
     ]
 
 
+def test_a_stream_that_breaks_after_some_text_says_that_text_is_no_answer(capsys, setup):
+    _, shop, chat = setup
+    serve_shop(shop)
+
+    def broken(send):
+        send(chunk({"role": "assistant", "content": "Rex is"}).encode())
+        send(b"data: {not json\n\n")
+
+    chat.reply("POST", "/v1/chat/completions", (200, broken, {"Content-Type": "text/event-stream"}))
+    result = watch_cli(capsys, setup)
+    assert result.code == 1
+    assert result.out.splitlines()[1:3] == [
+        "turn 1 text: Rex is",
+        "turn 1: that text is not an answer: the run failed (chat; see the error)",
+    ]
+    assert "error: the chat API's answer is unusable: event 2 of the stream is not JSON" in result.err
+
+
 def library_run(setup, **callbacks):
     path, shop, chat = setup
     options = RunOptions(servers={"shop": shop.url}, auth={"ownerKey": OWNER_KEY})
