@@ -138,3 +138,21 @@ def test_a_real_token_in_random_pieces_is_never_shown(prefix, suffix, cuts):
     assert shown == f"{prefix}***{suffix}"
     for n in range(4, len(TOKEN)):  # no start of it either, of the length masking recognises
         assert TOKEN[:n] not in shown
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    words=st.lists(
+        st.sampled_from(["see", "https", "://", "ann:", "pw", "@", "host", "/x", " ", "?"]), max_size=14
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=10_000), max_size=10),
+)
+def test_urls_with_a_password_in_random_pieces_read_as_the_whole_text(words, cuts):
+    text = "".join(words) + " https://ann:pw-secret-9@host/x"
+    masker = Masker(set())
+    stream = MaskingStream(masker)
+    shown = ""
+    for piece in _split(text, cuts):
+        shown += stream.feed(piece)
+        assert "pw-secret" not in shown
+    assert shown + stream.flush() == masker.text(text)
