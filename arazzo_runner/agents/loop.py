@@ -99,9 +99,9 @@ class Watch(Record):
     """What a watcher is told as the loop goes (`aagent`'s `on_text`, `on_tool_start`, `on_tool_end`),
     every value masked before it is called: `on_text(turn, text)` the model's text as it arrives (held
     back while it could be the start of a secret, `masking/stream.py`; all of it by the end of the
-    answer, streamed or not), `on_tool_start(turn, call_id, name, arguments)` each tool call as it
-    starts, `on_tool_end(call)` each as it ends (an `AgentToolCall`; the calls of one answer run at
-    once, so they end in the order they finish)."""
+    answer; not streamed, the whole text in one call), `on_tool_start(turn, call_id, name, arguments)`
+    each tool call as it starts, `on_tool_end(call)` each as it ends (an `AgentToolCall`; the calls of
+    one answer run at once, so they end in the order they finish)."""
 
     on_text: Callable[[int, str], None] | None = None
     on_tool_start: Callable[[int, str, str, Any], None] | None = None
@@ -272,8 +272,8 @@ class _Loop:
             completion = await chat.complete(
                 conversation, tools, on_text=lambda piece: arrived.append(stream.feed(piece))
             )
-            if not arrived and completion.content:
-                stream.feed(completion.content)
+            if not arrived and completion.content:  # not streamed: the whole text, in one call
+                on_text(turn, self.masker.text(completion.content))
         finally:
             stream.flush()
         return completion
