@@ -6,6 +6,8 @@
 - `mcp/`: the MCP server over the official SDK (imported only by `arazzo mcp`);
 - `chat`: the chat-completions client, on the engine's HTTP machinery (pooled client, bounded bodies,
   event streams merged as they arrive);
+- `apis/recording`, `replay`: a run's model exchanges recorded, answered again from the recording
+  (`--record`, `--replay`, the pytest plugin's `arazzo_agent_replay`);
 - `loop`: the agent loop (`arazzo agent`, `arazzo_runner.agent` / `aagent`): the turns, the concurrent
   tool calls, the result (`AgentResult`, its pinned JSON form).
 

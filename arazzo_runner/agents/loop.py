@@ -105,6 +105,21 @@ class Settings(Record):
     max_body: int = DEFAULT_MAX_BODY
     max_tool_calls: int = MAX_TOOL_CALLS  # tool calls of one answer that run; the rest are refused
     max_in_flight: int = TOOL_CALLS_IN_FLIGHT  # tool calls running at once, over the whole loop
+    record: str | None = None  # a file the model exchanges are saved to (`apis/recording.py`)
+    replay: str | None = None  # a recording answering instead of a model (no chat URL, no key)
+
+
+class Watch(Record):
+    """What a watcher is told as the loop goes (`aagent`'s `on_text`, `on_tool_start`, `on_tool_end`),
+    every value masked before it is called: `on_text(turn, text)` the model's text as it arrives (held
+    back while it could be the start of a secret, `masking/stream.py`; all of it by the end of the
+    answer; not streamed, the whole text in one call), `on_tool_start(turn, call_id, name, arguments)`
+    each tool call as it starts, `on_tool_end(call)` each as it ends (an `AgentToolCall`; the calls of
+    one answer run at once, so they end in the order they finish)."""
+
+    on_text: Callable[[int, str], None] | None = None
+    on_tool_start: Callable[[int, str, str, Any], None] | None = None
+    on_tool_end: Callable[[AgentToolCall], None] | None = None
 
 
 def agent(source: Any, prompt: str, **settings: Any) -> AgentResult:
@@ -122,6 +137,9 @@ async def aagent(
     inputs: dict[str, Any] | None = None,
     options: Any = None,
     on_turn: Callable[[int, list[AgentToolCall]], None] | None = None,
+    on_text: Callable[[int, str], None] | None = None,
+    on_tool_start: Callable[[int, str, str, Any], None] | None = None,
+    on_tool_end: Callable[[AgentToolCall], None] | None = None,
     **settings: Any,
 ) -> AgentResult:
     """Offer the workflows of `source` (a path or a loaded `Workspace`, or a list of them) as tools and
@@ -129,8 +147,10 @@ async def aagent(
     `options` (RunOptions) is what every tool run starts from. Settings: `chat_url`, `model`, `api_key`,
     `system`, `stream`, `api` (`chat`, `responses`, `anthropic`), `max_tokens`, `max_turns`,
     `chat_timeout`, `chat_retries`, `chat_exchange_timeout`, `agent_timeout`, `max_body`,
-    `max_tool_calls`, `max_in_flight` (`Settings`). Document problems and
-    missing credentials raise before anything is sent; what happens after is in the result."""
+    `max_tool_calls`, `max_in_flight`, `record`, `replay` (`Settings`). `on_turn(turn, calls)` is
+    called after each turn's tool calls; `on_text`, `on_tool_start`, `on_tool_end` as the loop goes
+    (`Watch`). Document problems and missing credentials raise before anything is sent; what happens
+    after is in the result."""
     from ..errors import UsageError
     from .tools import ToolSource, build_catalog
 
@@ -141,7 +161,8 @@ async def aagent(
     if missing:
         listed = ", ".join(f"'{name}' of tool '{tool}'" for tool, name in missing)
         raise UsageError(f"credential inputs nothing supplies (never asked of a model): {listed}")
-    return await run_agent(catalog, prompt, Settings(**settings), on_turn=on_turn)
+    watch = Watch(on_text, on_tool_start, on_tool_end)
+    return await run_agent(catalog, prompt, Settings(**settings), on_turn=on_turn, watch=watch)
 
 
 def _workspaces(source: Any) -> list[Any]:
@@ -158,26 +179,32 @@ async def run_agent(
     settings: Settings,
     *,
     on_turn: Callable[[int, list[AgentToolCall]], None] | None = None,
+    watch: Watch | None = None,
 ) -> AgentResult:
     """The loop over an already built tool catalog (what `arazzo agent` calls)."""
     from ..http.transport import new_client
     from .tools.call import catalog_secrets
 
-    server = None
+    server = recording = None
     url, api_key, model = settings.chat_url, settings.api_key, settings.model
-    if url is None:
+    if settings.replay is not None:  # no model, no key: the recording answers
+        from .apis.recording import read_recording
+
+        recording = read_recording(settings.replay, settings.api)
+        url, api_key, model = f"replay:{settings.replay}", "", recording.model
+    elif url is None:
         from ..reference import ReferenceServer
 
         server = ReferenceServer(flavor=REFERENCE_FLAVORS.get(settings.api, "seed")).start()
         url, api_key, model = server.url, api_key or REFERENCE_KEY, model or REFERENCE_MODEL
-    if not api_key or not model:
+    elif not api_key or not model:
         from ..errors import UsageError
 
         raise UsageError("a chat URL needs an API key and a model")
-    masker = Masker(catalog_secrets(catalog) | {api_key})
+    masker = Masker(catalog_secrets(catalog) | ({api_key} if api_key else set()))
     client = new_client(settings.chat_timeout)
     try:
-        loop = _Loop(catalog, settings, masker, on_turn)
+        loop = _Loop(catalog, settings, masker, on_turn, watch or Watch(), recording)
         return await loop.run(prompt, url, api_key, model, client)
     finally:
         await client.aclose()
@@ -186,10 +213,13 @@ async def run_agent(
 
 
 class _Loop:
-    def __init__(self, catalog: Any, settings: Settings, masker: Masker, on_turn: Any) -> None:
+    def __init__(
+        self, catalog: Any, settings: Settings, masker: Masker, on_turn: Any, watch: Watch, recording: Any
+    ) -> None:
         from .tools.call import InFlight
 
         self.catalog, self.settings, self.masker, self.on_turn = catalog, settings, masker, on_turn
+        self.watch, self.recording = watch, recording
         self.in_flight = InFlight(settings.max_in_flight)
         self.cancelled = 0  # tool calls cut short by the run's time limit
         self.turn = 0  # the turn under way
@@ -206,6 +236,7 @@ class _Loop:
             timeout=settings.chat_timeout, max_body=settings.max_body, retries=settings.chat_retries,
             exchange_timeout=settings.chat_exchange_timeout,
         )  # fmt: skip
+        chat = self._chosen(chat, api)
         result = AgentResult(FAILED, None, None, model, self.masker.url(url), settings.stream, settings.api)
         conversation = Conversation(settings.system)
         conversation.user(prompt)
@@ -218,6 +249,8 @@ class _Loop:
             message = f"the agent run passed its time limit of {limit} in turn {self.turn}{cut}"
             result.error = {"kind": "timeout", "message": message}
         result.messages = self.masker.data(api.rendered(conversation))
+        if settings.record is not None:
+            chat.write(settings.record, result, conversation)
         return result
 
     async def _turns(self, chat: Any, conversation: Any, tools: Any, result: AgentResult) -> None:
@@ -226,10 +259,12 @@ class _Loop:
             for turn in range(1, settings.max_turns + 1):
                 self.turn = turn
                 try:
-                    completion = await chat.complete(conversation, tools)
+                    completion = await self._complete(chat, conversation, tools, turn)
                 finally:
-                    result.retries.extend({"turn": turn, **entry} for entry in chat.retried)
-                    chat.retried.clear()
+                    retried = getattr(chat, "retried", None)  # a replay is never retried
+                    if retried:
+                        result.retries.extend({"turn": turn, **entry} for entry in retried)
+                        retried.clear()
                 result.turns, result.finish_reason = turn, completion.finish_reason
                 if completion.usage is not None:
                     result.usage = result.usage or Usage()
@@ -246,7 +281,38 @@ class _Loop:
             else:
                 result.error = {"kind": "max-turns", "message": f"no answer after {settings.max_turns} turns"}
         except ModelError as exc:
-            result.error = {"kind": "chat", "message": str(exc)}
+            result.error = {"kind": getattr(exc, "kind", "chat"), "message": str(exc)}
+
+    def _chosen(self, chat: Any, api: Any) -> Any:
+        """The model client: the API's, or the recording's (`--replay`); saving each exchange
+        (`--record`)."""
+        if self.recording is None and self.settings.record is None:
+            return chat
+        from .apis.recording import RecordingClient, ReplayClient
+
+        if self.recording is not None:
+            chat = ReplayClient(self.recording, api, self.masker)
+        return chat if self.settings.record is None else RecordingClient(chat, api, self.masker)
+
+    async def _complete(self, chat: Any, conversation: Any, tools: Any, turn: int) -> Any:
+        """One exchange; its text, masked as it arrives, to the watcher's `on_text` (the whole text
+        once it is complete when the answer was not streamed)."""
+        on_text = self.watch.on_text
+        if on_text is None:
+            return await chat.complete(conversation, tools)
+        from ..masking.stream import MaskingStream
+
+        stream = MaskingStream(self.masker, lambda text: on_text(turn, text))
+        arrived = []
+        try:
+            completion = await chat.complete(
+                conversation, tools, on_text=lambda piece: arrived.append(stream.feed(piece))
+            )
+            if not arrived and completion.content:  # not streamed: the whole text, in one call
+                on_text(turn, self.masker.text(completion.content))
+        finally:
+            stream.flush()
+        return completion
 
     def _finish(self, result: AgentResult, completion: Any) -> None:
         """A text is the answer unless the API says it stopped short of one: cut at the token limit
@@ -269,11 +335,25 @@ class _Loop:
     async def _calls(self, turn: int, requests: Sequence[ToolCallRequest]) -> list[AgentToolCall]:
         """The answer's first `max_tool_calls` calls run (`max_in_flight` at a time); each one past them
         is answered with an error the model reads, and nothing runs for it."""
-        limit = self.settings.max_tool_calls
-        ran = await asyncio.gather(*(self._call(request) for request in requests[:limit]))
-        refused = [self._over(request, len(requests)) for request in requests[limit:]]
-        outcomes = [*ran, *refused]
-        return [AgentToolCall(turn, r.id, o) for r, o in zip(requests, outcomes, strict=True)]
+        from .tools.call import parse_arguments
+
+        limit, watch = self.settings.max_tool_calls, self.watch
+        if watch.on_tool_start is not None:
+            for request in requests:
+                shown = self.masker.data(parse_arguments(request.arguments)[0])
+                watch.on_tool_start(turn, request.id, request.name, shown)
+        refused = [self._ended(turn, r, self._over(r, len(requests))) for r in requests[limit:]]
+        ran = await asyncio.gather(*(self._run(turn, request) for request in requests[:limit]))
+        return [*ran, *refused]
+
+    async def _run(self, turn: int, request: ToolCallRequest) -> AgentToolCall:
+        return self._ended(turn, request, await self._call(request))
+
+    def _ended(self, turn: int, request: ToolCallRequest, outcome: Any) -> AgentToolCall:
+        call = AgentToolCall(turn, request.id, outcome)
+        if self.watch.on_tool_end is not None:
+            self.watch.on_tool_end(call)
+        return call
 
     def _over(self, request: ToolCallRequest, made: int) -> Any:
         from .tools.call import parse_arguments, rejected

@@ -8,7 +8,6 @@ usage and document errors (nothing sent). `--format json` prints one document (`
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from types import MappingProxyType
@@ -34,7 +33,11 @@ def register(commands: Any) -> None:
     add_tool_flags(parser, runs=True)
     add_tool_call_flags(parser, per_answer=True)
     add_api_flags(parser)
-    parser.add_argument("--prompt", required=True, metavar="TEXT", help="the user's message")
+    parser.add_argument(
+        "--prompt",
+        metavar="TEXT",
+        help="the user's message (required; with --replay, the recording's by default)",
+    )
     parser.add_argument("--system", metavar="TEXT", help="a system message before it")
     parser.add_argument(
         "--chat",
@@ -76,7 +79,23 @@ def register(commands: Any) -> None:
         metavar="PATH",
         help="write the result with each tool call's run in detail (every exchange), for `arazzo report`",
     )
+    add_record_flags(parser)
     parser.set_defaults(handler=agent_command)
+
+
+def add_record_flags(parser: argparse.ArgumentParser) -> None:
+    """`--record FILE` and `--replay FILE` (`agents/apis/recording.py`)."""
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="save the model exchanges of the run to FILE (masked), for --replay",
+    )
+    parser.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="answer from a recording instead of a model (no --chat, no key; the tools run for real); "
+        "fails (exit 1) when the run asks what the recording does not hold",
+    )
 
 
 def add_api_flags(parser: argparse.ArgumentParser) -> None:
@@ -115,13 +134,16 @@ def add_api_key_env(parser: argparse.ArgumentParser, per_api: bool = False) -> N
 def agent_command(args: argparse.Namespace) -> int:
     import asyncio
 
-    from ..agents.loop import Settings, run_agent
+    from ..agents.loop import Settings, Watch, run_agent
     from ..agents.tools import build_catalog
+    from .agent_watch import Watcher
     from .chat_flags import limits
     from .tool_flags import check_credentials, tool_sources
 
-    if args.report_json and not os.path.isdir(os.path.dirname(os.path.abspath(args.report_json))):
-        raise UsageError(f"--report-json {args.report_json}: the folder does not exist")
+    for flag, path in (("--report-json", args.report_json), ("--record", args.record)):
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise UsageError(f"{flag} {path}: the folder does not exist")
+    prompt = _prompt(args)
     settings = Settings(
         chat_url=args.chat,
         model=args.model,
@@ -136,6 +158,8 @@ def agent_command(args: argparse.Namespace) -> int:
         max_body=args.max_response_bytes,
         max_tool_calls=args.max_tool_calls,
         max_in_flight=args.max_tool_calls_in_flight,
+        record=args.record,
+        replay=args.replay,
     )
     catalog = build_catalog(tool_sources(args, runs=True))
     check_credentials(catalog, args)
@@ -147,10 +171,15 @@ def agent_command(args: argparse.Namespace) -> int:
 
         where = mask_userinfo(args.chat) if args.chat else "the bundled reference server (in-process)"
         streamed = "streamed" if args.stream else "not streamed"
-        print(f"agent: {len(catalog.tools)} tool(s), {_API_SHOWN[args.api]} at {where}, {streamed}")
-    on_turn = _print_turn if text else None
-    result = asyncio.run(run_agent(catalog, args.prompt, settings, on_turn=on_turn))
-    if text:
+        if args.replay:
+            where, streamed = f"the recording {args.replay}", "replayed"
+        shown = _API_SHOWN[args.api]
+        print(f"agent: {len(catalog.tools)} tool(s), {shown} at {where}, {streamed}", flush=True)
+    watcher = Watcher() if text else None
+    watch = Watch(watcher.on_text, watcher.on_tool_start, watcher.on_tool_end) if watcher else None
+    result = asyncio.run(run_agent(catalog, prompt, settings, watch=watch))
+    if watcher is not None:
+        watcher.finish(result)
         _print_result(result)
     else:
         dump_json(result.to_dict())
@@ -197,28 +226,34 @@ def chat_api_key(args: argparse.Namespace) -> str | None:
 _API_SHOWN = MappingProxyType({"chat": "chat", "responses": "Responses API", "anthropic": "Messages API"})
 
 
-def _print_turn(turn: int, calls: list[Any]) -> None:
-    print(f"turn {turn}: the model called {len(calls)} tool(s)")
-    for call in calls:
-        outcome = call.outcome
-        mark = "✓" if outcome.ok else "✗"
-        arguments = json.dumps(outcome.arguments, ensure_ascii=False, default=str)
-        if len(arguments) > 200:
-            arguments = arguments[:200] + "..."
-        print(f"  {mark} {outcome.name} {arguments}: {outcome.summary}")
+def _prompt(args: argparse.Namespace) -> str:
+    """`--prompt`, or with `--replay` the recording's; `--replay` takes no `--chat`."""
+    if args.replay is None:
+        if args.prompt is None:
+            raise UsageError("the following arguments are required: --prompt")
+        return args.prompt
+    for flag, value in (("--chat", args.chat), ("--model", args.model)):
+        if value is not None:
+            raise UsageError(f"--replay answers from the recording: it takes no {flag}")
+    if args.prompt is not None:
+        return args.prompt
+    from ..agents.apis.recording import read_recording
+
+    recorded = read_recording(args.replay).prompt
+    if not isinstance(recorded, str):
+        raise UsageError(f"--replay {args.replay}: the recording has no prompt; give --prompt")
+    return recorded
 
 
 def _print_result(result: Any) -> None:
+    """The closing lines (the answer itself was printed as it arrived)."""
     for retry in result.retries:  # what was asked again, and why (`docs/agents.md`, retries)
         print(
             f"note: turn {retry['turn']}: the chat API was asked again after attempt {retry['attempt']} "
             f"failed ({retry['cause']}; waited {retry['waitedSeconds']:g} s)",
             file=sys.stderr,
         )
-    if result.ok:
-        print(f"turn {result.turns}: the model answered")
-        print(f"answer: {result.answer}")
-    else:
+    if not result.ok:
         print(f"error: {result.error['message']}", file=sys.stderr)
     failed = sum(not call.outcome.ok for call in result.tool_calls)
     calls = f"{len(result.tool_calls)} tool call(s)" + (f" ({failed} not passed)" if failed else "")

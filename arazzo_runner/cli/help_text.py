@@ -136,16 +136,16 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
                 "      --server petstore=http://127.0.0.1:8080",
                 f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
-                "      --server petstore=http://127.0.0.1:8080 \\\n"
-                "      --chat https://api.openai.com/v1 --model gpt-4o-mini     # the key: OPENAI_API_KEY",
-                f'arazzo agent {PETSTORE} --prompt "Is pet 1 available?" \\\n'
                 "      --server petstore=http://127.0.0.1:8080 --api anthropic \\\n"
                 "      --chat https://api.anthropic.com/v1 --model claude-sonnet-4-5 \\\n"
                 "      --chat-retries 4 --chat-idle-timeout 30 --agent-timeout 300  # ANTHROPIC_API_KEY",
+                f"arazzo agent {PETSTORE} --server petstore=http://127.0.0.1:8080 \\\n"
+                "      --replay examples/petstore/pet-status.recording.json     # in CI: no model, no key",
             ),
             (
                 "0    the model answered",
-                "1    no answer: the chat API failed (retries spent), the turns or --agent-timeout ran out",
+                "1    no answer: the chat API failed (retries spent), the turns or --agent-timeout ran out, "
+                "or a replay left its recording",
                 "2    a usage or document error",
                 INTERRUPTED,
             ),

@@ -5,6 +5,7 @@ one that records what the model is sent), streamed and not."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import pytest
@@ -109,18 +110,20 @@ def test_a_failing_tool_workflow_is_told_to_the_model_and_reported(
     assert "got 409" in data["answer"]  # the scripted models quote the tool message
 
 
-def test_the_text_output_shows_each_call_and_the_answer(capsys, shop):
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
+def test_the_text_output_shows_each_call_as_it_starts_and_ends_and_the_answer(capsys, shop, stream):
     path, server = shop
     serve_shop(server)
-    result = cli(capsys, "agent", *tool_args(path, server), "--prompt", CANCEL)
+    result = cli(capsys, "agent", *tool_args(path, server), "--prompt", CANCEL, stream)
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    assert lines[0] == "agent: 3 tool(s), chat at the bundled reference server (in-process), streamed"
-    assert lines[1] == "turn 1: the model called 1 tool(s)"
-    assert lines[2].startswith(
-        "  ✗ adoption_cancel {\"adoptionId\": 1}: workflow 'adoption_cancel' failed at"
-    )
-    assert lines[3] == "turn 2: the model answered"
-    assert lines[4].startswith("answer: Based on the tool result: ")
-    assert lines[5].startswith("2 turn(s), 1 tool call(s) (1 not passed), usage ")
+    streamed = "streamed" if stream == "--stream" else "not streamed"
+    assert lines[0] == f"agent: 3 tool(s), chat at the bundled reference server (in-process), {streamed}"
+    assert lines[1] == "turn 1: the model calls tools"
+    assert re.fullmatch(r'  → adoption_cancel \[(call_\w+)\] \{"adoptionId": 1\}', lines[2])
+    call_id = re.search(r"\[(call_\w+)\]", lines[2]).group(1)
+    assert lines[3].startswith(f"  ✗ adoption_cancel [{call_id}]: workflow 'adoption_cancel' failed at")
+    assert lines[4].startswith("turn 2 text: Based on the tool result: ")
+    assert lines[5] == "turn 2: the model answered"
+    assert lines[6].startswith("2 turn(s), 1 tool call(s) (1 not passed), usage ")
     assert_no_secret(result.out + result.err)

@@ -332,4 +332,8 @@ def test_an_answer_cut_short_is_not_an_answer(capsys, setup, reason, cause):
     }
     text = run_agent(capsys, setup, fmt="text")
     assert text.code == 1 and "answer:" not in text.out
+    assert text.out.splitlines()[1:3] == [
+        "turn 1 text: Rex belongs to",
+        f"turn 1: that text is incomplete (finish_reason {reason}), not an answer",
+    ]
     assert f"error: the model stopped before finishing its answer: {cause}" in text.err
