@@ -114,7 +114,7 @@ def test_a_retry_after_date_is_honoured(capsys, setup):
     assert len(chat.requests) == 2
     text = cli(capsys, "agent", *tool_args(setup[0], setup[1]), "--chat", f"{chat.url}/v1", "--model", "m",
                "--no-stream", "--prompt", BOTH)  # fmt: skip
-    assert text.code == 0 and "answer: Rex." in text.out
+    assert text.code == 0 and "turn 1 text: Rex.\nturn 1: the model answered" in text.out
     assert (
         "note: turn 1: the chat API was asked again after attempt 1 failed (the chat API answered 503: "
         in text.err
