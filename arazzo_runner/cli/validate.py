@@ -105,6 +105,7 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from ..validate.early_worker import needing_worker, start_worker
     from ..validate.findings import report_from_data, report_to_data
     from ..validate.parallel import jobs_for, map_ordered
+    from ..validate.prefork import warm, weight
 
     files = args.files
     xpath = needing_worker(files, schema_only=getattr(args, "schema_only", False))  # its worker, early
@@ -115,6 +116,8 @@ def run_validate(args: argparse.Namespace, out: TextIO | None = None) -> int:
         context=SharedDocuments,  # a description several files of one process name is parsed once
         reserved=xpath,  # validated by this process, whose worker starts with the others' work
         at_start=start_worker if xpath else lambda: None,
+        prepare=warm,  # imports and compiled schemas, once for every process
+        weight=weight,  # the files with the largest sources first
         encode=report_to_data,
         decode=report_from_data,
     )
