@@ -51,3 +51,17 @@ def test_warm_leaves_the_schemas_compiled_and_validation_imported():
     warm()
     assert "arazzo_runner.validate.core" in sys.modules and "jsonschema" in sys.modules
     assert schema.fast_validator.cache_info().currsize == len(schema.SCHEMA_LINES)
+
+
+def test_the_collector_is_as_it_was_after_a_validation(tmp_path, capsys):
+    import gc
+
+    from arazzo_runner.cli import main
+
+    doc = tmp_path / "flow.arazzo.yaml"
+    doc.write_text(DOC.replace("workflows: []", "workflows: [{workflowId: w, steps: []}]"))
+    before = gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()
+    for jobs in ("1", "2"):
+        assert main(["validate", "--offline", "--jobs", jobs, str(doc), str(doc)]) in (0, 1)
+        assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+    assert "flow.arazzo.yaml" in capsys.readouterr().out
