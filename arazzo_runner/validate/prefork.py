@@ -19,47 +19,36 @@ balance, never a finding.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import re
 import stat
 
 from ..loader.limits import DEFAULT_LIMITS
 
-# What validating documents imports past `validate.core` (measured over the documents under ../shared).
-_MODULES = (
-    "arazzo_runner.validate.core",
-    "arazzo_runner.validate.rules",
-    "arazzo_runner.validate.sources",
-    "arazzo_runner.validate.openapi_schemas",
-    "arazzo_runner.validate.async_rules",
-    "arazzo_runner.validate.source_facts",
-    "arazzo_runner.criteria.jsonpath",
-    "arazzo_runner.criteria.regex",
-    "arazzo_runner.criteria.contextual",
-    "arazzo_runner.query.jsonpath",
-    "arazzo_runner.query.goessner",
-    "arazzo_runner.sources.openapi",
-    "arazzo_runner.sources.asyncapi",
-    "arazzo_runner.sources.schema_registry",
-    "arazzo_runner.loader.yaml_load",
-    "arazzo_runner.workspace",
-    "jsonschema",
-    "referencing.jsonschema",
-    "jsonschema_specifications",
-)
 # a `url` field's value: YAML (`url: x`, `- url: 'x'`) or JSON (`"url": "x"`)
 _URL = re.compile(rb"""["']?\burl["']?\s*:\s*["']?([^"'\s,}\]#]+)""")
 
 
 def warm() -> None:
     """Import the modules validation uses and compile the official schemas (see the module docstring);
-    a module that cannot be imported (an optional extra) is left to fail where it is used, as before."""
-    for name in _MODULES:
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+    what cannot be imported (an optional extra) is left to fail where it is used, as before. The
+    modules: what validating the documents under ../shared imports past `validate.core`."""
+    from . import async_rules, core, openapi_schemas, rules, source_facts, sources  # noqa: F401
     from .schema import SCHEMA_LINES, fast_validator
 
+    with contextlib.suppress(ImportError):
+        from ..criteria import contextual, jsonpath, regex  # noqa: F401
+    with contextlib.suppress(ImportError):
+        from ..query import goessner  # noqa: F401
+        from ..query import jsonpath as selectors  # noqa: F401
+    with contextlib.suppress(ImportError):
+        from ..loader import yaml_load  # noqa: F401
+        from ..sources import asyncapi, openapi, schema_registry  # noqa: F401
+        from ..workspace import operations  # noqa: F401
+    with contextlib.suppress(ImportError):
+        import jsonschema  # noqa: F401
+        import jsonschema_specifications  # noqa: F401
+        import referencing.jsonschema  # noqa: F401
     for line in SCHEMA_LINES:
         fast_validator(line)
 
