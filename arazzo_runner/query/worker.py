@@ -53,6 +53,11 @@ def main() -> int:
     limits = _Limits()
     limits.lower("RLIMIT_AS", memory)
     sys.path[:] = path
+    # elementpath imports xmlschema when it is installed (a test extra here, a dependency of many tools
+    # elsewhere), for one option of XPath 3.1's `json-to-xml` (`validate`): 0.15 s of CPU and more at
+    # the first XPath of every run and validation. Marked absent in this process of its own, that
+    # option says what it says without xmlschema (FOJS0004, not schema-aware) whatever else is installed.
+    sys.modules.setdefault("xmlschema", None)  # type: ignore[arg-type]
     if hasattr(signal, "setitimer"):
         signal.signal(signal.SIGALRM, _expire)
     try:

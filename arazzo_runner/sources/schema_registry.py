@@ -182,10 +182,25 @@ def anchors_of(data: Any) -> dict[str, tuple[str, ...]]:
     return found
 
 
+# The mappings of the last resource `_anchors_in` walked: `referencing` crawls a resource by asking its
+# anchors, then its subresources, and both need the same walk of the whole document (the largest part
+# of crawling a 2 MB description). One walk serves both; the entry is dropped once the subresources are
+# listed, so no document is kept alive by it. (contents, mappings), replaced whole: safe across threads.
+_last_walk: tuple[Any, tuple[dict, ...]] = (None, ())
+
+
+def _mappings(contents: Any) -> tuple[dict, ...]:
+    contents_then, found = _last_walk
+    return found if contents_then is contents else tuple(_walk(contents))
+
+
 def _subresources_of(contents: Any) -> Iterator[dict]:
+    global _last_walk
     if not isinstance(contents, (dict, list)):
         return
-    for node in _walk(contents):
+    found = _mappings(contents)
+    _last_walk = (None, ())
+    for node in found:
         if _id_of(node) is not None and isinstance(node.get("$schema", ""), str):  # else: not a schema
             yield node
 
@@ -194,10 +209,13 @@ def _anchors_in(specification: Any, contents: Any) -> list[Any]:
     from referencing import Anchor
     from referencing.jsonschema import DRAFT202012, DynamicAnchor
 
+    global _last_walk
     if not isinstance(contents, (dict, list)):
         return []
+    mappings = tuple(_walk(contents))
+    _last_walk = (contents, mappings)  # for `_subresources_of`, asked next
     found = []
-    for node in (contents, *_walk(contents)) if isinstance(contents, dict) else _walk(contents):
+    for node in (contents, *mappings) if isinstance(contents, dict) else mappings:
         for key, kind in (("$anchor", Anchor), ("$dynamicAnchor", DynamicAnchor)):
             name = node.get(key)
             if isinstance(name, str):

@@ -59,6 +59,7 @@ def schema_document(line: str) -> dict[str, Any]:
 @cache
 def validator(line: str) -> Any:
     from jsonschema import Draft202012Validator
+    from jsonschema.validators import extend
 
     from ..sources.schema_keywords import bounded
     from ..sources.schema_registry import registry, root_resolver
@@ -66,7 +67,60 @@ def validator(line: str) -> Any:
     # the meta-schemas it references are bundled with jsonschema; any other URI is refused, never fetched.
     # Its patterns are the official schemas' own, matched by the bounded matcher as every schema pattern.
     schema = schema_document(line)
-    return bounded(Draft202012Validator)(schema, _resolver=root_resolver(schema, registry()))
+    cls = extend(bounded(Draft202012Validator), {"$ref": _ref_keyword(line)})
+    return cls(schema, _resolver=root_resolver(schema, registry()))
+
+
+def _ref_keyword(line: str) -> Any:
+    """jsonschema's `$ref`, except that an instance jsonschema-rs finds valid under the `$defs` entry
+    referenced is not descended into: it has no error to explain. jsonschema then walks only the
+    objects on the way to an error (a workflow, its step, the criterion) and the branches of the
+    `oneOf`s there, not every other workflow and step of the document (and, for each level of
+    `unevaluatedProperties` over `allOf`/`oneOf`, again): about half the time of explaining the
+    invalid documents under ../shared. Where the two
+    validators differ (see `fast_validator`, docs/validation.md), jsonschema-rs is the stricter one, so
+    what it finds valid jsonschema finds valid too, and the errors are the same."""
+    from jsonschema._keywords import ref as full
+
+    def ref(validator: Any, ref: Any, instance: Any, schema: Any) -> Any:
+        if isinstance(ref, str) and _valid_under(line, ref, instance):
+            return
+        yield from full(validator, ref, instance, schema)
+
+    return ref
+
+
+def _valid_under(line: str, ref: str, instance: Any) -> bool:
+    name = ref[len(_DEFS) :] if ref.startswith(_DEFS) else None
+    if name is None or fast_validator(line) is None or name not in schema_document(line)["$defs"]:
+        return False  # no jsonschema-rs (or not for this schema): jsonschema alone decides, as before
+    fast = _fast_definitions(line)
+    if fast is None:
+        return False
+    try:
+        return bool(fast.is_valid({name: instance}))
+    except Exception:  # data it does not take (see `schema_valid`): jsonschema decides
+        return False
+
+
+_DEFS = "#/$defs/"
+
+
+@cache
+def _fast_definitions(line: str) -> Any:
+    """jsonschema-rs for "is this instance valid under that `$defs` entry of the official schema": a
+    schema with the official `$defs` whose `properties` are the entries by name (`{name: instance}` is
+    checked), one compilation for every entry (~3 ms; one per entry would be ten times that). None when
+    jsonschema-rs is not installed or cannot compile it."""
+    document = schema_document(line)
+    schema = {key: document[key] for key in ("$schema", "$id", "$defs") if key in document}
+    schema["properties"] = {name: {"$ref": _DEFS + name} for name in document["$defs"]}
+    try:
+        import jsonschema_rs
+
+        return jsonschema_rs.Draft202012Validator(schema, validate_formats=False, retriever=_refuse)
+    except Exception:
+        return None
 
 
 @cache

@@ -157,7 +157,14 @@ if mode == "thread":
     threading.Thread(target=stop.wait, daemon=True).start()
 order = []
 results = map_ordered(
-    work, list(range(12)), 2, context=list, reserved=[11], at_start=lambda: order.append("start")
+    work,
+    list(range(12)),
+    2,
+    context=list,
+    reserved=[11],
+    at_start=lambda: order.append("start"),
+    prepare=lambda: order.append("prepare"),
+    weight=lambda item: 100 if item < 2 else item,  # handed out 0, 1, 10, 9, ..., 2 (11 is reserved)
 )
 if mode == "thread":
     stop.set()
@@ -183,7 +190,13 @@ def test_two_processes_work_at_once_and_the_results_keep_the_items_order(tmp_pat
     assert results[0]["met"] and results[1]["met"]  # 0 and 1 were under way together
     assert len({r["pid"] for r in results}) == 2  # in this process and in one child
     assert results[11]["pid"] == found["parent"]  # the reserved item: this process's
-    assert found["order"] == ["start"]
+    assert found["order"] == ["prepare", "start"]  # prepared once, before the fork
+    queue = [0, 1, *range(10, 1, -1)]
+    for pid in {
+        r["pid"] for r in results
+    }:  # each process took its items in the queue's order: heaviest first
+        taken = [r["item"] for r in sorted(results, key=lambda r: r["seen"]) if r["pid"] == pid]
+        assert [item for item in taken if item != 11] == [item for item in queue if item in taken]
 
 
 @pytest.mark.parametrize("mode", ["raise", "kill"])
@@ -202,6 +215,7 @@ def test_a_process_with_other_threads_does_not_fork(tmp_path):
     assert [r["item"] for r in results] == list(range(12))
     assert {r["pid"] for r in results} == {found["parent"]}
     assert [r["seen"] for r in results] == list(range(1, 13))  # one context, the items in order
+    assert found["order"] == ["start"]  # no fork: nothing prepared for one
 
 
 def test_a_report_crosses_between_processes_whole():

@@ -68,6 +68,9 @@ CACHES = {
     "arazzo_runner.validate.schema.schema_document": "bundled schema version -> parsed schema (read-only)",
     "arazzo_runner.validate.schema.validator": "bundled schema version -> jsonschema validator",
     "arazzo_runner.validate.schema.fast_validator": "bundled schema version -> jsonschema-rs validator",
+    "arazzo_runner.validate.schema._fast_definitions": (
+        "bundled schema version -> jsonschema-rs validator of its $defs entries"
+    ),
     "arazzo_runner.validate.schema._DECLARED": "(version, id of a bundled subschema) -> frozenset of names",
     "arazzo_runner.validate.core._BY_WORKSPACE": "weak: workspace -> its validation report (one per doc)",
     "arazzo_runner.validate.core._WITHOUT_SCHEMA": "weak: workspace -> its report without the schema check",

@@ -153,3 +153,27 @@ def test_a_registry_resolves_anchors_anywhere_in_a_loaded_document_and_nothing_e
         with pytest.raises(Exception) as caught:
             found.lookup(uri)
         assert refusal(caught.value) is not None
+
+
+def test_a_crawl_walks_each_resource_once_and_keeps_no_document(monkeypatch) -> None:
+    from arazzo_runner.sources import schema_registry
+    from arazzo_runner.sources.schema_registry import crawled
+
+    walked: list[Any] = []
+    walk = schema_registry._walk
+
+    def counting(contents: Any) -> Any:
+        walked.append(contents)
+        return walk(contents)
+
+    monkeypatch.setattr(schema_registry, "_walk", counting)
+    inner = {"$id": "urn:inner", "$schema": "https://json-schema.org/draft/2020-12/schema"}
+    inner["$defs"] = {"Tag": {"$anchor": "tag", "type": "string"}}
+    document = {"components": {"schemas": {"Pet": {"$anchor": "pet"}, "Inner": inner}}}
+    found = crawled(registry(resources={"urn:doc": document})).resolver("urn:doc")
+    assert found.lookup("#pet").contents == {"$anchor": "pet"}  # the anchor of the document
+    assert found.lookup("urn:inner#tag").contents == {"$anchor": "tag", "type": "string"}  # its subresource's
+    # one walk of the document for its anchors and its `$id` resources (the one with `$schema` is the
+    # JSON Schema dialect's to crawl)
+    assert [id(each) for each in walked] == [id(document)]
+    assert schema_registry._last_walk == (None, ())  # the walk is not kept once the crawl has it

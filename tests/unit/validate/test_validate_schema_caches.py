@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema_specifications
 import pytest
@@ -124,23 +125,56 @@ def test_without_jsonschema_rs_jsonschema_alone_decides(
     assert [f.message for f in check(INPUTS_1_0).findings] == ["unexpected field 'retries'"]
 
 
+def test_explaining_skips_what_jsonschema_rs_finds_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    # nine valid workflows and one with a stray field: jsonschema descends into the one only
+    data = load_text(INPUTS_1_0.replace("        retries: 3", ""), "x.yaml").data
+    data["workflows"] = [dict(data["workflows"][0], workflowId=f"w{n}") for n in range(10)]
+    data["workflows"][7]["steps"] = [dict(data["workflows"][7]["steps"][0], retries=3)]
+    skipped: list[Any] = []
+    decide = schema._valid_under
+
+    def counting(line: str, ref: str, instance: Any) -> bool:
+        valid = decide(line, ref, instance)
+        skipped.extend([instance] if valid and ref == "#/$defs/workflow-object" else [])
+        return valid
+
+    monkeypatch.setattr(schema, "_valid_under", counting)
+    problems = schema.jsonschema_problems(data, "1.0")
+    assert [(p.at, p.message) for p in problems] == [
+        (("workflows", 7, "steps", 0, "retries"), "unexpected field 'retries'")
+    ]
+    # the valid workflows were skipped, not descended into
+    assert [id(each) for each in skipped] == [id(w) for n, w in enumerate(data["workflows"]) if n != 7]
+    monkeypatch.setattr(schema, "_valid_under", lambda line, ref, instance: False)
+    assert schema.jsonschema_problems(data, "1.0") == problems  # as jsonschema alone says
+
+
 def _shared_documents() -> list[Path]:
     suites = SHARED / "arazzo" / "schema-tests"
     return CORPUS + _documents(SHARED / "arazzo") + sorted(p for p in suites.glob("*/*/*") if p.is_file())
 
 
 @needs_shared
-def test_the_two_validators_agree_on_every_shared_document() -> None:
+def test_the_two_validators_agree_on_every_shared_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    """jsonschema alone (not skipping what jsonschema-rs finds valid under a `$defs` entry) finds a
+    shared document valid when jsonschema-rs does, and explains it with the same problems as the
+    explaining that skips (`_ref_keyword`)."""
     from arazzo_runner.loader import load_path
 
-    checked = 0
+    found = {}
     for path in dict.fromkeys(_shared_documents()):
         data = load_path(path).data
         suite = path.parts[-3] if "schema-tests" in path.parts else None
         line = suite if suite in schema.SCHEMA_LINES else schema.schema_line(data)
-        assert schema.schema_valid(data, line) == (schema.jsonschema_problems(data, line) == []), path
-        checked += 1
-    assert checked > 160
+        found[path] = (data, line, schema.jsonschema_problems(data, line))
+    monkeypatch.setattr(schema, "_valid_under", lambda line, ref, instance: False)  # jsonschema alone
+    explained = 0
+    for path, (data, line, problems) in found.items():
+        alone = schema.jsonschema_problems(data, line)
+        assert schema.schema_valid(data, line) == (alone == []), path
+        assert problems == alone, path
+        explained += bool(alone)
+    assert len(found) > 160 and explained > 40
 
 
 TWO_POSTS = """\
