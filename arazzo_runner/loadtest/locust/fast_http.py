@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import httpx
 from geventhttpclient.connectionpool import ConnectionPool
 from geventhttpclient.response import HTTPConnectionClosed, HTTPSocketPoolResponse
-from httpx._decoders import SUPPORTED_DECODERS, MultiDecoder  # httpx's own: the bodies it would give
+from httpx import _decoders  # httpx's own decoders: the bodies it would give
 
 from ...http.transport import new_client
 from ...sources.tls import default_tls_context
@@ -340,12 +340,12 @@ def _decoder(headers: _Headers) -> Any:
         return None
     found = []
     for value in encoding.split(","):
-        decoder = SUPPORTED_DECODERS.get(value.strip().lower())
+        decoder = _decoders.SUPPORTED_DECODERS.get(value.strip().lower())
         if decoder is not None:
             found.append(decoder())
     if not found:
         return None
-    return found[0] if len(found) == 1 else MultiDecoder(children=found)
+    return found[0] if len(found) == 1 else _decoders.MultiDecoder(children=found)
 
 
 def _split(url: str) -> tuple[str, str] | None:
