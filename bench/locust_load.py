@@ -1,7 +1,7 @@
 """Benchmark (h): `arazzo load` against plain Locust users making the same requests (not a test).
 
     python bench/locust_load.py [--runs 5] [--seconds 20] [--users 10] [--steps 1] [--latency-ms 0]
-                                [--json PATH]
+                                [--httpx] [--json PATH]
 
 The workload is the chain of bench/documents.py (`--steps` requests `GET /items/{n}`, each checking the
 status and `$response.body#/ok`, passing `next` on; issue 28's row is one step). `arazzo load` runs it as
@@ -17,6 +17,8 @@ load`'s `workflow chain` row is a run, not a request, and is left out); the CPU 
 user + system time (`os.wait4`, start-up included) divided by the step requests it made. Prints the
 medians, the CPU ratio to each baseline (the medians of the per-round ratios) and the goal: `arazzo
 load` <= 2x `FastHttpUser` CPU per request (issue 28), with the machine and its load average.
+`--httpx` adds `arazzo load` on its httpx path (`ARAZZO_LOAD_HTTP=httpx`: asyncio and httpx, as before
+issue 28) to each round.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class Chain({user}):
                 n = body["next"]
 """
 KINDS = {"arazzo": "arazzo load", "fast": "FastHttpUser", "http": "HttpUser"}
+HTTPX = {"arazzo-httpx": "(httpx path)"}  # `--httpx`: arazzo load with ARAZZO_LOAD_HTTP=httpx too
 
 
 def step_counts(prefix: Path) -> tuple[float, int]:
@@ -67,8 +70,8 @@ def step_counts(prefix: Path) -> tuple[float, int]:
     return sum(float(row["Requests/s"]) for row in steps), sum(int(row["Request Count"]) for row in steps)
 
 
-def run_one(command: list[str], prefix: Path) -> dict[str, float]:
-    measured = measure_process([*command, "--csv", str(prefix)], quiet=True)
+def run_one(command: list[str], prefix: Path, env: dict[str, str] | None = None) -> dict[str, float]:
+    measured = measure_process([*command, "--csv", str(prefix)], env, quiet=True)
     if measured.code != 0:
         raise AssertionError(f"{command[:4]} exited {measured.code}")
     rate, requests = step_counts(prefix)
@@ -91,20 +94,23 @@ def commands(folder: Path, url: str, steps: int, users: int, seconds: int) -> di
 
 
 def measure(args: argparse.Namespace, latency_ms: float, folder: Path) -> dict[str, Any]:
-    runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in KINDS}
+    kinds = {**KINDS, **(HTTPX if args.httpx else {})}
+    runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
     loads = []
     with BenchServer(latency_ms=latency_ms) as server:
         found = commands(folder, server.url, args.steps, args.users, args.seconds)
-        order = list(KINDS)
+        found["arazzo-httpx"] = found["arazzo"]
+        order = list(kinds)
         for index in range(args.runs):
             loads.append(os.getloadavg()[0])
-            for kind in order[index % 3 :] + order[: index % 3]:
-                runs[kind].append(run_one(found[kind], folder / f"{kind}-{latency_ms:g}-{index}"))
+            for kind in order[index % len(order) :] + order[: index % len(order)]:
+                env = {"ARAZZO_LOAD_HTTP": "httpx"} if kind == "arazzo-httpx" else None
+                runs[kind].append(run_one(found[kind], folder / f"{kind}-{latency_ms:g}-{index}", env))
             print(f"  latency {latency_ms:g} ms, round {index + 1} (load {loads[-1]:.2f}): "
-                  + ", ".join(f"{KINDS[k]} {runs[k][-1]['rps']:.0f}/s {runs[k][-1]['cpu_us']:.0f} us"
-                              for k in KINDS), flush=True)  # fmt: skip
+                  + ", ".join(f"{kinds[k]} {runs[k][-1]['rps']:.0f}/s {runs[k][-1]['cpu_us']:.0f} us"
+                              for k in kinds), flush=True)  # fmt: skip
     medians = {kind: {key: median([r[key] for r in runs[kind]]) for key in ("rps", "cpu_us")}
-               for kind in KINDS}  # fmt: skip
+               for kind in kinds}  # fmt: skip
     ratio = {
         kind: median([a["cpu_us"] / b["cpu_us"] for a, b in zip(runs["arazzo"], runs[kind], strict=True)])
         for kind in ("fast", "http")
@@ -114,8 +120,8 @@ def measure(args: argparse.Namespace, latency_ms: float, folder: Path) -> dict[s
         "arazzo_rps": medians["arazzo"]["rps"],
         "plain_rps": medians["fast"]["rps"],  # FastHttpUser (the key run_all.py reads)
         "ratio": medians["arazzo"]["rps"] / medians["fast"]["rps"],
-        "cpu_us": {kind: medians[kind]["cpu_us"] for kind in KINDS},
-        "rps": {kind: medians[kind]["rps"] for kind in KINDS},
+        "cpu_us": {kind: medians[kind]["cpu_us"] for kind in kinds},
+        "rps": {kind: medians[kind]["rps"] for kind in kinds},
         "cpu_ratio": ratio["fast"],
         "cpu_ratio_http": ratio["http"],
         "load_average": loads,
@@ -130,6 +136,9 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=10)
     parser.add_argument("--steps", type=int, default=1, help="steps of the workflow (default 1)")
     parser.add_argument("--latency-ms", default="0", help="server latencies, comma-separated (default 0)")
+    parser.add_argument(
+        "--httpx", action="store_true", help="also arazzo load on httpx (ARAZZO_LOAD_HTTP=httpx)"
+    )
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     print(machine_line())
@@ -143,7 +152,9 @@ def main() -> None:
     for row in results:
         loads = row["load_average"]
         print(f"  latency {row['latency_ms']:g} ms (load average {min(loads):.2f}-{max(loads):.2f}):")
-        for kind, label in KINDS.items():
+        for kind, label in {**KINDS, **HTTPX}.items():
+            if kind not in row["rps"]:
+                continue
             rate, cpu = row["rps"][kind], row["cpu_us"][kind]
             print(f"    {label:<13} {rate:7.0f} req/s  {cpu:6.0f} us CPU per request")
         passed = "PASS" if row["cpu_ratio"] <= GOAL else "MISS"
