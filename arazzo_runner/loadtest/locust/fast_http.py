@@ -95,8 +95,8 @@ class FastClient:
 
     def _fast(self, method: str, url: str, headers: Any, content: Any) -> tuple[_Origin, bytes] | None:
         """The origin and the request head httpx would send, or None for a request httpx must send."""
-        if (content is not None and type(content) is not bytes) or self.cookies:
-            return None
+        if (content is not None and type(content) is not bytes) or not method.isupper() or self.cookies:
+            return None  # a body httpx encodes, a method it upper-cases, cookies of the jar to send
         parts = _split(url)
         if parts is None:
             return None

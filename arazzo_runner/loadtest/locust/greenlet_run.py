@@ -80,6 +80,17 @@ def wanted(setting: bool | None) -> bool:
     return setting and monkey.is_module_patched("socket")
 
 
+def fast_user(timeout: float | None) -> FastUser | None:
+    """A user's fast part, or None when httpx's clients cannot be built as the engine builds them (the
+    installed httpx's transports cannot hold a blocking run's limits: `http/bounded.py`)."""
+    from ...http.bounded import Unbounded
+
+    try:
+        return FastUser(timeout)
+    except Unbounded:
+        return None
+
+
 def lanes_line() -> str | None:
     """How many requests this process sent on geventhttpclient and through httpx (None: no fast user)."""
     counts = FastClient.counts

@@ -139,7 +139,7 @@ class ArazzoUser(User):
             options = plan.new_options(on_event=events)
             events.masker = plan.masker(options)
             row = plan.take_row(_worker_index(self.environment)) if plan.rows_per == "user" else None
-            fast = FastUser(options.timeout) if greenlet_run.wanted(self.fast_http) else None
+            fast = greenlet_run.fast_user(options.timeout) if greenlet_run.wanted(self.fast_http) else None
             self._arazzo = _UserState(options, events, row, fast)
         return self._arazzo
 
