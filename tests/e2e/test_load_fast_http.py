@@ -26,6 +26,7 @@ from tests.servers.faults import (
     answer,
     closed_port_url,
     invalid_json,
+    read_raw_request,
     reply,
     reset,
     stall,
@@ -121,7 +122,7 @@ class RecordingServer(FaultServer):
     def _serve(self, sock: socket.socket) -> None:
         with sock:
             sock.settimeout(5)
-            data = _read_raw(sock)
+            data = read_raw_request(sock)
             if data is None:
                 return
             sock.settimeout(None)
@@ -133,27 +134,6 @@ class RecordingServer(FaultServer):
                 self.hits.append(hit)
                 behaviour = self._next(hit.path)
             behaviour(Conn(sock, hit, self._stopping))
-
-
-def _read_raw(sock: socket.socket) -> bytes | None:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return None
-        data += chunk
-    header, _, rest = data.partition(b"\r\n\r\n")
-    length = 0
-    for line in header.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while len(rest) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    return header + b"\r\n\r\n" + rest
 
 
 def silent(conn: Conn) -> None:
