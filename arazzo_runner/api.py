@@ -117,6 +117,29 @@ async def arun_into(
         return await _execute(prepared, deadline, AsyncioRuntime(), None, result)
 
 
+def prepare_run(
+    source: Source,
+    workflows: str | Iterable[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    *,
+    options: RunOptions | None = None,
+) -> _Prepared:
+    """A run checked as `run` checks it (admission, inputs, preflight) and not started, for a front end
+    that runs the same checked run many times (`arazzo load`: each workflow and row once per process);
+    `run_prepared` runs it. Raises as `run` does. Its `options` have `servers` keyed by family name: a
+    copy with other fields (`replace(prepared.options, ...)`) runs the same run with them."""
+    opts = options or RunOptions()
+    with arm(Deadline(opts.deadline)):
+        return _prepare(source, workflows, inputs, opts)
+
+
+def run_prepared(prepared: _Prepared, runtime: Runtime) -> RunResult:
+    """Run `prepared` (`prepare_run`) on `runtime`, whose waits all block the caller (`drive`: no event
+    loop), with the client of its options, else one of the runtime's; the deadline counts from now."""
+    with arm(Deadline(prepared.options.deadline)) as deadline:
+        return drive(_execute(prepared, deadline, runtime, None, RunResult()))
+
+
 class _Prepared(Record):
     """A run checked and ready: its options, document, workflows, inputs, what its preflight found."""
 

@@ -1,23 +1,31 @@
-"""Benchmark (h): `arazzo load` against a plain Locust `FastHttpUser` making the same requests (not a test).
+"""Benchmark (h): `arazzo load` against plain Locust users making the same requests (not a test).
 
-    python bench/locust_load.py [--runs 5] [--seconds 8] [--users 20] [--latency-ms 0,5] [--json PATH]
+    python bench/locust_load.py [--runs 5] [--seconds 20] [--users 10] [--steps 1] [--latency-ms 0]
+                                [--httpx] [--json PATH]
 
-The workload is the 3-step chain of bench/documents.py (`GET /items/{n}`, each step checking the status
-and `$response.body#/ok`, passing `next` on). `arazzo load` runs it as the document; the FastHttpUser
-locustfile makes the same three requests with Locust's fastest client (geventhttpclient), parsing each
-JSON body and checking the same two conditions. Both are whole processes of Locust, headless, one
-process each (no workers), `--users` users without waiting, against the bench server in a process of
-its own (answering after `--latency-ms`). Runs alternate (arazzo, plain, arazzo, plain, ...): paired,
-so that a change in the machine's load falls on both alike. The rate is Locust's own: requests per
-second of the step rows of its CSV (`arazzo load`'s `workflow chain` row, a run and not a request, is
-left out). Prints the medians and their ratio per latency; the goal is arazzo / plain >= 0.5.
+The workload is the chain of bench/documents.py (`--steps` requests `GET /items/{n}`, each checking the
+status and `$response.body#/ok`, passing `next` on; issue 28's row is one step). `arazzo load` runs it as
+the document; two locustfiles make the same requests with Locust's own clients, parsing each JSON body
+and checking the same two conditions: `FastHttpUser` (geventhttpclient, Locust's fastest) and `HttpUser`
+(requests). All three are whole Locust processes, headless, one process each (no workers), `--users`
+users without waiting, against the bench server in a process of its own (answering after
+`--latency-ms`). Each round runs the three one after the other, the order rotated every round, so that
+a change in the machine's load falls on all alike.
+
+Measured per run: the rate is Locust's own (requests per second of the step rows of its CSV; `arazzo
+load`'s `workflow chain` row is a run, not a request, and is left out); the CPU is the whole process's
+user + system time (`os.wait4`, start-up included) divided by the step requests it made. Prints the
+medians, the CPU ratio to each baseline (the medians of the per-round ratios) and the goal: `arazzo
+load` <= 2x `FastHttpUser` CPU per request (issue 28), with the machine and its load average.
+`--httpx` adds `arazzo load` on its httpx path (`ARAZZO_LOAD_HTTP=httpx`: asyncio and httpx, as before
+issue 28) to each round.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import subprocess
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -25,16 +33,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, machine_line, median, self_peak_rss, write_json
+from common import machine_line, measure_process, median, self_peak_rss, write_json
 from documents import SOURCE, WORKFLOW, write_chain
 from server import BenchServer
 
-STEPS = 3
-FAST_LOCUSTFILE = """
-from locust import FastHttpUser, constant, task
+GOAL = 2.0  # arazzo load CPU per request / FastHttpUser's, at most (issue 28)
+LOCUSTFILE = """
+from locust import {user}, constant, task
 
 
-class Chain(FastHttpUser):
+class Chain({user}):
     wait_time = constant(0)
 
     @task
@@ -48,69 +56,111 @@ class Chain(FastHttpUser):
                     return
                 n = body["next"]
 """
+KINDS = {"arazzo": "arazzo load", "fast": "FastHttpUser", "http": "HttpUser"}
+HTTPX = {"arazzo-httpx": "(httpx path)"}  # `--httpx`: arazzo load with ARAZZO_LOAD_HTTP=httpx too
 
 
-def step_rate(prefix: Path) -> float:
-    """Requests per second of the step rows of Locust's `PREFIX_stats.csv`."""
+def step_counts(prefix: Path) -> tuple[float, int]:
+    """(requests per second, requests) of the step rows of Locust's `PREFIX_stats.csv`."""
     with open(f"{prefix}_stats.csv", encoding="utf-8", newline="") as handle:
         rows = [row for row in csv.DictReader(handle) if row["Name"] != "Aggregated"]
     if any(int(row["Failure Count"]) for row in rows):
         raise AssertionError(f"failed requests in {prefix}_stats.csv")
-    return sum(float(row["Requests/s"]) for row in rows if not row["Name"].startswith("workflow "))
+    steps = [row for row in rows if not row["Name"].startswith("workflow ")]
+    return sum(float(row["Requests/s"]) for row in steps), sum(int(row["Request Count"]) for row in steps)
 
 
-def run_one(command: list[str], prefix: Path) -> float:
-    done = subprocess.run([*command, "--csv", str(prefix)], capture_output=True, text=True, cwd=ROOT)
-    if done.returncode != 0:
-        raise AssertionError(f"{command[:3]} exited {done.returncode}:\n{done.stderr[-2000:]}")
-    return step_rate(prefix)
+def run_one(command: list[str], prefix: Path, env: dict[str, str] | None = None) -> dict[str, float]:
+    measured = measure_process([*command, "--csv", str(prefix)], env, quiet=True)
+    if measured.code != 0:
+        raise AssertionError(f"{command[:4]} exited {measured.code}")
+    rate, requests = step_counts(prefix)
+    return {"rps": rate, "requests": requests, "cpu": measured.cpu, "cpu_us": measured.cpu / requests * 1e6}
 
 
-def measure(runs: int, seconds: int, users: int, latency_ms: float, folder: Path) -> dict[str, Any]:
-    document = write_chain(folder, STEPS)
-    locustfile = folder / "fast_locustfile.py"
-    locustfile.write_text(FAST_LOCUSTFILE.format(steps=STEPS))
+def commands(folder: Path, url: str, steps: int, users: int, seconds: int) -> dict[str, list[str]]:
+    document = write_chain(folder, steps)
     common = ["-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--only-summary"]
-    rates: dict[str, list[float]] = {"arazzo": [], "plain": []}
+    found = {
+        "arazzo": [sys.executable, "-m", "arazzo_runner.cli", "load", str(document), "-w", WORKFLOW,
+                   "--server", f"{SOURCE}={url}", *common],
+    }  # fmt: skip
+    for kind, user in (("fast", "FastHttpUser"), ("http", "HttpUser")):
+        locustfile = folder / f"{kind}_locustfile.py"
+        locustfile.write_text(LOCUSTFILE.format(user=user, steps=steps))
+        found[kind] = [sys.executable, "-m", "locust", "-f", str(locustfile), "-H", url, "--headless"]
+        found[kind] += common
+    return found
+
+
+def measure(args: argparse.Namespace, latency_ms: float, folder: Path) -> dict[str, Any]:
+    kinds = {**KINDS, **(HTTPX if args.httpx else {})}
+    runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
+    loads = []
     with BenchServer(latency_ms=latency_ms) as server:
-        arazzo = [sys.executable, "-m", "arazzo_runner.cli", "load", str(document), "-w", WORKFLOW,
-                  "--server", f"{SOURCE}={server.url}", *common]  # fmt: skip
-        plain = [sys.executable, "-m", "locust", "-f", str(locustfile), "-H", server.url, "--headless"]
-        plain += common
-        for index in range(runs):
-            rates["arazzo"].append(run_one(arazzo, folder / f"arazzo-{latency_ms:g}-{index}"))
-            rates["plain"].append(run_one(plain, folder / f"plain-{latency_ms:g}-{index}"))
-            print(f"  latency {latency_ms:g} ms, pair {index + 1}: arazzo {rates['arazzo'][-1]:.0f}/s, "
-                  f"plain {rates['plain'][-1]:.0f}/s", flush=True)  # fmt: skip
-    arazzo_median, plain_median = median(rates["arazzo"]), median(rates["plain"])
+        found = commands(folder, server.url, args.steps, args.users, args.seconds)
+        found["arazzo-httpx"] = found["arazzo"]
+        order = list(kinds)
+        for index in range(args.runs):
+            loads.append(os.getloadavg()[0])
+            for kind in order[index % len(order) :] + order[: index % len(order)]:
+                env = {"ARAZZO_LOAD_HTTP": "httpx"} if kind == "arazzo-httpx" else None
+                runs[kind].append(run_one(found[kind], folder / f"{kind}-{latency_ms:g}-{index}", env))
+            print(f"  latency {latency_ms:g} ms, round {index + 1} (load {loads[-1]:.2f}): "
+                  + ", ".join(f"{kinds[k]} {runs[k][-1]['rps']:.0f}/s {runs[k][-1]['cpu_us']:.0f} us"
+                              for k in kinds), flush=True)  # fmt: skip
+    medians = {kind: {key: median([r[key] for r in runs[kind]]) for key in ("rps", "cpu_us")}
+               for kind in kinds}  # fmt: skip
+    ratio = {
+        kind: median([a["cpu_us"] / b["cpu_us"] for a, b in zip(runs["arazzo"], runs[kind], strict=True)])
+        for kind in ("fast", "http")
+    }
     return {
         "latency_ms": latency_ms,
-        "arazzo_rps": arazzo_median,
-        "plain_rps": plain_median,
-        "ratio": arazzo_median / plain_median,
-        "pair_ratios": [a / p for a, p in zip(rates["arazzo"], rates["plain"], strict=True)],
-        "runs": rates,
+        "arazzo_rps": medians["arazzo"]["rps"],
+        "plain_rps": medians["fast"]["rps"],  # FastHttpUser (the key run_all.py reads)
+        "ratio": medians["arazzo"]["rps"] / medians["fast"]["rps"],
+        "cpu_us": {kind: medians[kind]["cpu_us"] for kind in kinds},
+        "rps": {kind: medians[kind]["rps"] for kind in kinds},
+        "cpu_ratio": ratio["fast"],
+        "cpu_ratio_http": ratio["http"],
+        "load_average": loads,
+        "runs": runs,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="pairs of runs per latency (default 5)")
-    parser.add_argument("--seconds", type=int, default=8, help="length of each run (default 8)")
-    parser.add_argument("--users", type=int, default=20)
-    parser.add_argument("--latency-ms", default="0,5", help="server latencies, comma-separated (default 0,5)")
+    parser.add_argument("--runs", type=int, default=5, help="rounds per latency (default 5)")
+    parser.add_argument("--seconds", type=int, default=20, help="length of each run (default 20)")
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=1, help="steps of the workflow (default 1)")
+    parser.add_argument("--latency-ms", default="0", help="server latencies, comma-separated (default 0)")
+    parser.add_argument(
+        "--httpx", action="store_true", help="also arazzo load on httpx (ARAZZO_LOAD_HTTP=httpx)"
+    )
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     print(machine_line())
     results = []
     with tempfile.TemporaryDirectory() as folder:
         for latency in (float(x) for x in args.latency_ms.split(",")):
-            results.append(measure(args.runs, args.seconds, args.users, latency, Path(folder)))
-    print(f"\n{args.users} users, {args.seconds} s runs, median of {args.runs} paired runs, step requests/s:")
+            results.append(measure(args, latency, Path(folder)))
+    print(f"\n{args.steps}-step workflow, {args.users} users, {args.seconds} s runs, headless, one process "
+          f"each; medians of {args.runs} rounds (order rotated); CPU = user + system of the whole process "
+          "/ step requests:")  # fmt: skip
     for row in results:
-        print(f"  latency {row['latency_ms']:g} ms: arazzo load {row['arazzo_rps']:.0f}/s, FastHttpUser "
-              f"{row['plain_rps']:.0f}/s, ratio {row['ratio']:.2f}x (goal >= 0.5x)")  # fmt: skip
-    data = {"users": args.users, "seconds": args.seconds, "rows": results}
+        loads = row["load_average"]
+        print(f"  latency {row['latency_ms']:g} ms (load average {min(loads):.2f}-{max(loads):.2f}):")
+        for kind, label in {**KINDS, **HTTPX}.items():
+            if kind not in row["rps"]:
+                continue
+            rate, cpu = row["rps"][kind], row["cpu_us"][kind]
+            print(f"    {label:<13} {rate:7.0f} req/s  {cpu:6.0f} us CPU per request")
+        passed = "PASS" if row["cpu_ratio"] <= GOAL else "MISS"
+        print(f"    CPU per request: {row['cpu_ratio']:.2f}x FastHttpUser (goal <= {GOAL:g}x: {passed}), "
+              f"{row['cpu_ratio_http']:.2f}x HttpUser")  # fmt: skip
+    data = {"users": args.users, "seconds": args.seconds, "steps": args.steps, "goal": GOAL, "rows": results}
     write_json(args.json, {**data, "process_peak_rss": self_peak_rss()})
 
 

@@ -329,6 +329,15 @@ class FaultServer:
 
 def _read_request(sock: socket.socket) -> tuple[str, str] | None:
     """(method, path without query) of the request on `sock`, its body read and dropped."""
+    data = read_raw_request(sock)
+    if data is None:
+        return None
+    method, target, _ = data.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
+    return method, target.split("?", 1)[0]
+
+
+def read_raw_request(sock: socket.socket) -> bytes | None:
+    """The request on `sock` as it came on the wire: its head and its body (by Content-Length)."""
     data = b""
     while b"\r\n\r\n" not in data:
         try:
@@ -339,16 +348,14 @@ def _read_request(sock: socket.socket) -> tuple[str, str] | None:
             return None
         data += chunk
     header, _, rest = data.partition(b"\r\n\r\n")
-    lines = header.decode("latin-1").split("\r\n")
-    method, target, _ = lines[0].split(" ", 2)
     length = 0
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        if name.strip().lower() == "content-length":
+    for line in header.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
             length = int(value.strip())
     while len(rest) < length:
         chunk = sock.recv(65536)
         if not chunk:
             break
         rest += chunk
-    return method, target.split("?", 1)[0]
+    return header + b"\r\n\r\n" + rest

@@ -13,12 +13,15 @@
         options = {"timeout": 10}                   # any other RunOptions field
         wait_time = between(0.5, 2)
 
-Each task iteration runs one workflow, chosen by weight, with `arun`; every executed step fires a
+Each task iteration runs one workflow, chosen by weight; every executed step fires a
 Locust request event `<workflowId>.<stepId>` and the run one `workflow <workflowId>`
 (`arazzo_runner.loadtest.reporting`). The document is loaded, compiled and checked (every workflow with
 every row) once per class and process, when Locust starts (its `init` event) or at the first user;
-each user has its own options, secrets and pooled httpx client, kept across its iterations; each
-iteration starts with no cookies, as a run of `arazzo run` does. `rows_per = "iteration"` takes the next
+each user has its own options, secrets and pooled client, kept across its iterations; each iteration
+starts with no cookies, as a run of `arazzo run` does. A run goes in the user's own greenlet, on
+geventhttpclient (`greenlet_run.py`, `fast_http.py`: the client of Locust's `FastHttpUser`, sending the
+requests httpx would send), unless it reaches an AsyncAPI step or the class sets `fast_http = False`:
+then on the process's asyncio loop with httpx (`bridge.py`). `rows_per = "iteration"` takes the next
 row for every run instead of one row per user. A subclass may define its own tasks and call
 `self.run_workflow(...)` in them.
 """
@@ -26,6 +29,7 @@ row for every run instead of one row per user. A subclass may define its own tas
 from __future__ import annotations
 
 import functools
+import gc
 import logging
 import sys
 from pathlib import Path
@@ -39,7 +43,9 @@ from ...errors import ArazzoError
 from ...result import WorkflowResult
 from ..plan import LoadPlan
 from ..reporting import RequestEvents
+from . import greenlet_run
 from .bridge import loop_bridge
+from .greenlet_run import FastUser, Prepared
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +62,7 @@ class ArazzoUser(User):
     auth: ClassVar[dict[str, str]] = {}
     options: ClassVar[dict[str, Any]] = {}  # other RunOptions fields: timeout, validate_responses, ...
     mask: ClassVar[bool] = True  # False: secrets in clear in the events (local debugging only)
+    fast_http: ClassVar[bool | None] = None  # False: runs on asyncio with httpx; None: ARAZZO_LOAD_HTTP
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -64,6 +71,7 @@ class ArazzoUser(User):
         if not cls.__dict__.get("abstract", False):
             locust.events.init.add_listener(functools.partial(_prepare_at_init, cls))
             locust.events.quitting.add_listener(_last_csv_rows)
+            locust.events.quitting.add_listener(_http_lanes)
 
     def __init__(self, environment: Any) -> None:
         super().__init__(environment)
@@ -98,6 +106,8 @@ class ArazzoUser(User):
         state, self._arazzo = self._arazzo, None
         if state is not None and state.options.client is not None:
             loop_bridge().schedule(state.options.client.aclose())
+        if state is not None and state.fast is not None:
+            state.fast.close()
 
     def run_workflow(self, workflow_id: str | None = None, inputs: dict[str, Any] | None = None) -> Any:
         """Run one workflow (by default one chosen by weight) with this user's row, `inputs` over them;
@@ -110,6 +120,17 @@ class ArazzoUser(User):
         run_inputs = plan.inputs_for(chosen, row)
         if inputs:
             run_inputs = {**run_inputs, **inputs}
+        if state.fast is not None:
+            try:
+                result = state.fast.run(plan, _prepared(type(self)), state.options, chosen, row, run_inputs,
+                                        bool(inputs))  # fmt: skip
+            except ArazzoError as exc:  # inputs a task gave that the document refuses: a failed run
+                state.events.workflow(chosen, None, str(exc))
+                return None
+            if result is not None:
+                workflow: WorkflowResult | None = result.workflow(chosen)
+                state.events.workflow(chosen, workflow)
+                return workflow
         return loop_bridge().run(_iteration(plan, state, chosen, run_inputs))
 
     def _arazzo_user(self, plan: LoadPlan) -> _UserState:
@@ -118,17 +139,26 @@ class ArazzoUser(User):
             options = plan.new_options(on_event=events)
             events.masker = plan.masker(options)
             row = plan.take_row(_worker_index(self.environment)) if plan.rows_per == "user" else None
-            self._arazzo = _UserState(options, events, row)
+            fast = greenlet_run.fast_user(options.timeout) if greenlet_run.wanted(self.fast_http) else None
+            self._arazzo = _UserState(options, events, row, fast)
         return self._arazzo
 
 
 class _UserState:
-    """One user's own part: its options (client, secrets), event handler and row."""
+    """One user's own part: its options (client, secrets), event handler, row and fast path's part."""
 
-    __slots__ = ("events", "options", "row")
+    __slots__ = ("events", "fast", "options", "row")
 
-    def __init__(self, options: Any, events: RequestEvents, row: int | None) -> None:
-        self.options, self.events, self.row = options, events, row
+    def __init__(self, options: Any, events: RequestEvents, row: int | None, fast: FastUser | None) -> None:
+        self.options, self.events, self.row, self.fast = options, events, row, fast
+
+
+def _prepared(cls: type[ArazzoUser]) -> Prepared:
+    """The runs of the class's plan checked so far in this process (`greenlet_run.Prepared`)."""
+    found = cls.__dict__.get("_arazzo_prepared")
+    if found is None:
+        found = cls._arazzo_prepared = Prepared()
+    return found
 
 
 async def _iteration(plan: LoadPlan, state: _UserState, workflow_id: str, inputs: dict[str, Any]) -> Any:
@@ -165,6 +195,11 @@ def _prepare_at_init(cls: type[ArazzoUser], environment: Any = None, **_: Any) -
     except ArazzoError as exc:
         logger.error("%s: %s", cls.__name__, exc)
         raise SystemExit(2) from None
+    gc.collect()
+    gc.freeze()  # the loaded documents, the engine and Locust: left out of the collections under load
+    # gevent's clock is read when its loop turns, which it has not done since Locust was imported: a
+    # timer set now (Locust's own --run-time) would count the time all this took as already passed
+    gevent.get_hub().loop.update_now()
 
 
 def _last_csv_rows(environment: Any = None, **_: Any) -> None:
@@ -178,6 +213,14 @@ def _last_csv_rows(environment: Any = None, **_: Any) -> None:
 
     environment._arazzo_csv_written = True
     gevent.sleep(CSV_STATS_INTERVAL_SEC + 0.25)
+
+
+def _http_lanes(environment: Any = None, **_: Any) -> None:
+    """Say once, as the test ends, how many requests went on each HTTP client (`greenlet_run`)."""
+    line = greenlet_run.lanes_line()
+    if line is not None and not getattr(environment, "_arazzo_lanes_told", False):
+        environment._arazzo_lanes_told = True
+        logger.info(line)
 
 
 def quiet_http_logs() -> None:
