@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, TextIO
 
@@ -50,6 +49,8 @@ class RowFile:
             with handle:
                 yield from self._parse(handle)
         elif self.copy is None:
+            import tempfile  # only for stdin: `arazzo run` imports this module on every start
+
             self.copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
             yield from self._parse(_copied(self.stdin or sys.stdin, self.copy))
         else:
