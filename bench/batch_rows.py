@@ -4,6 +4,10 @@ workflow, `GET /items/{n}` with `n` from the row), whole processes: peak RSS of 
 `--format json`, each run twice per round, the order alternating; medians.
 
     python bench/batch_rows.py [--runs 3] [--rows 1000,10000] [--concurrency 20] [--json PATH]
+    python bench/batch_rows.py --against /path/to/another/checkout   # both engines, paired
+
+`--against` runs every command with the other checkout's engine too (its `PYTHONPATH`), in the same
+rounds: the figures of both side by side, at the same load.
 """
 
 from __future__ import annotations
@@ -34,6 +38,9 @@ def main() -> None:
     parser.add_argument("--rows", default="1000,10000")
     parser.add_argument("--concurrency", type=int, default=20)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument(
+        "--against", metavar="CHECKOUT", help="another checkout's engine, run in the same rounds"
+    )
     args = parser.parse_args()
     counts = [int(c) for c in args.rows.split(",")]
     results: dict[str, dict[str, float]] = {}
@@ -47,11 +54,16 @@ def main() -> None:
                 command = [*arazzo_command(), "run", str(document), "--server", f"{SOURCE}={server.url}"]
                 command += ["--inputs-file", str(files[count]), "--concurrency", str(args.concurrency)]
                 commands[f"{fmt} {count}"] = [*command, "--format", fmt]
+        envs = {name: {} for name in commands}
+        if args.against:
+            for name in list(commands):
+                commands[f"{name} (against)"] = commands[name]
+                envs[f"{name} (against)"] = {"PYTHONPATH": str(Path(args.against).resolve())}
         found: dict[str, list] = {name: [] for name in commands}
         names = list(commands)
         for round_ in range(args.runs):
             for name in names if round_ % 2 == 0 else names[::-1]:
-                measured = measure_process(commands[name], quiet=True)
+                measured = measure_process(commands[name], envs[name], quiet=True)
                 if measured.code != 0:
                     raise SystemExit(f"{name}: exit {measured.code}")
                 found[name].append(measured)
@@ -65,16 +77,17 @@ def main() -> None:
         rss = median([m.rss for m in runs])
         results[name] = {"rows": count, "rss": rss, "wall": wall, "cpu": cpu}
         print(
-            f"{name:>11} rows: peak RSS {mib(rss)}, {count / wall:,.0f} rows/s wall, "
+            f"{name:>21} rows: peak RSS {mib(rss)}, {count / wall:,.0f} rows/s wall, "
             f"{cpu / count * 1e6:,.0f} µs CPU a row"
         )
     for fmt in ("text", "json"):
-        small, large = results[f"{fmt} {counts[0]}"], results[f"{fmt} {counts[-1]}"]
-        grown = (large["rss"] - small["rss"]) / (counts[-1] - counts[0])
-        print(
-            f"{fmt}: RSS {mib(small['rss'])} -> {mib(large['rss'])}: {grown:,.0f} bytes a row kept "
-            f"(goal: flat, bounded by --concurrency)"
-        )
+        for which in ("", " (against)") if args.against else ("",):
+            small, large = results[f"{fmt} {counts[0]}{which}"], results[f"{fmt} {counts[-1]}{which}"]
+            grown = (large["rss"] - small["rss"]) / (counts[-1] - counts[0])
+            print(
+                f"{fmt}{which}: RSS {mib(small['rss'])} -> {mib(large['rss'])}: {grown:,.0f} bytes a row "
+                "kept (goal: flat, bounded by --concurrency)"
+            )
     write_json(args.json, {"machine": machine_line(), "load": load, "results": results})
 
 

@@ -7,7 +7,9 @@ broker (mosquitto, or amqtt when mosquitto is not installed), same responder (it
 Whole processes, paired rounds (the order alternating), medians of CPU time (user + system of the
 process): for 1 round trip, and the CPU a round trip adds, (cpu(K) - cpu(1)) / (K - 1).
 
-    python bench/mqtt_roundtrip.py [--runs 7] [--trips 30] [--json PATH]
+    python bench/mqtt_roundtrip.py [--runs 7] [--trips 30] [--json PATH] [--against CHECKOUT]
+
+`--against` also runs `arazzo` with another checkout's engine (its `PYTHONPATH`) in the same rounds.
 """
 
 from __future__ import annotations
@@ -167,6 +169,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--trips", type=int, default=30)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument(
+        "--against", metavar="CHECKOUT", help="another checkout's engine, run in the same rounds"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, Broker(Path(tmp)) as broker:
         folder = Path(tmp)
@@ -177,13 +182,18 @@ def main() -> None:
             path.write_text(json.dumps(document(trips)))
             server = ["--server", f"orders=mqtt://127.0.0.1:{broker.port}"]
             commands[f"arazzo {trips}"] = [*arazzo_command(), "run", str(path), *server, "--format", "json"]
+            if args.against:
+                commands[f"against {trips}"] = commands[f"arazzo {trips}"]
             baseline = [sys.executable, "-c", BASELINE, str(broker.port), str(trips), REQUESTS, REPLIES]
             commands[f"aiomqtt {trips}"] = baseline
         found: dict[str, list] = {name: [] for name in commands}
         names = list(commands)
         for round_ in range(args.runs):
             for name in names if round_ % 2 == 0 else names[::-1]:
-                measured = measure_process(commands[name], quiet=True)
+                env = (
+                    {"PYTHONPATH": str(Path(args.against).resolve())} if name.startswith("against") else None
+                )
+                measured = measure_process(commands[name], env, quiet=True)
                 if measured.code != 0:
                     raise SystemExit(f"{name}: exit {measured.code}")
                 found[name].append(measured)
@@ -191,7 +201,8 @@ def main() -> None:
     cpu = {name: median([m.cpu for m in runs]) for name, runs in found.items()}
     wall = {name: median([m.wall for m in runs]) for name, runs in found.items()}
     trips = args.trips
-    per = {who: (cpu[f"{who} {trips}"] - cpu[f"{who} 1"]) / (trips - 1) for who in ("arazzo", "aiomqtt")}
+    who_ran = ("arazzo", "aiomqtt", "against") if args.against else ("arazzo", "aiomqtt")
+    per = {who: (cpu[f"{who} {trips}"] - cpu[f"{who} 1"]) / (trips - 1) for who in who_ran}
     print(f"machine: {machine_line()}; broker {broker.name}; load average (1 min) at the end: {load:.2f}")
     print(f"method: whole processes, {args.runs} paired rounds alternating, medians of CPU (user+sys)")
     for name in commands:
@@ -204,6 +215,9 @@ def main() -> None:
           f"baseline {per['aiomqtt'] * 1e6:,.0f} µs, "
           f"+{(per['arazzo'] - per['aiomqtt']) * 1e6:,.0f} µs, ratio "
           f"{ratio_per:.2f}x (goal <= 1.3x CPU)")  # fmt: skip
+    if args.against:
+        print(f"against {args.against}: 1 round trip {cpu['against 1'] / cpu['aiomqtt 1']:.2f}x, "
+              f"per round trip {per['against'] * 1e6:,.0f} µs CPU ({per['against'] / per['aiomqtt']:.2f}x)")  # fmt: skip
     figures = {"cpu": cpu, "wall": wall, "per_trip": per, "ratio_one": ratio_one, "ratio_per_trip": ratio_per}
     write_json(args.json, {"machine": machine_line(), "load": load, "broker": broker.name, **figures})
 

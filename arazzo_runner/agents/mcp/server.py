@@ -9,7 +9,10 @@
   same JSON as text (for clients that read only text); `isError` when the workflow failed or was not
   run. A name that is no tool is a JSON-RPC error (invalid params).
 - Progress: when the caller asks for it (a progress token), every step that starts, retries or finishes
-  is a progress notification (`step 'getPet' passed (HTTP 200)`), numbered from 1.
+  is a progress notification (`step 'getPet' passed (HTTP 200)`), numbered from 1. A call without one
+  runs as `run()` does, blocking a worker thread (`call_tool(in_thread=True)`): no events are made,
+  and a plain-HTTP workflow runs without an event loop, on the synchronous client (issue 28: what
+  `tools/call` adds to a run).
 
 Each call is a run of its own: concurrent calls share nothing but the loaded documents.
 """
@@ -67,15 +70,20 @@ def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight
             names = ", ".join(t.name for t in catalog.tools) or "none"
             raise MCPError(types.INVALID_PARAMS, f"no tool named '{params.name}' (tools: {names})")
         async with in_flight:
-            progress = _Progress(ctx.session, masker)
-            pump = asyncio.ensure_future(progress.pump())
-            try:
+            if not _progress_asked(params):  # no step events to make, the run blocks a thread of its own
                 outcome = await call_tool(
-                    tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
+                    tool, params.arguments or {}, secrets=masker.secrets, in_thread=True
                 )
-            finally:
-                progress.close()
-                await pump
+            else:
+                progress = _Progress(ctx.session, masker)
+                pump = asyncio.ensure_future(progress.pump())
+                try:
+                    outcome = await call_tool(
+                        tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
+                    )
+                finally:
+                    progress.close()
+                    await pump
         text = outcome.content_text()
         return types.CallToolResult(
             content=[types.TextContent(text=masker.text(outcome.summary)), types.TextContent(text=text)],
@@ -90,6 +98,15 @@ def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight
         on_list_tools=list_tools,
         on_call_tool=call,
     )
+
+
+def _progress_asked(params: Any) -> bool:
+    """Whether the call carries a progress token (`_meta.progressToken`): without one the SDK sends no
+    progress notification, so the run need not make the events they are made of."""
+    meta = getattr(params, "meta", None) or {}
+    if not isinstance(meta, dict):
+        meta = getattr(meta, "model_dump", dict)() if hasattr(meta, "model_dump") else {}
+    return meta.get("progress_token", meta.get("progressToken")) is not None
 
 
 class _Progress:

@@ -129,10 +129,13 @@ def parse_arguments(text: Any) -> tuple[Any, str | None]:
 
 
 async def call_tool(
-    tool: Tool, arguments: Any, *, secrets: Iterable[str] = (), on_event: Any = None
+    tool: Tool, arguments: Any, *, secrets: Iterable[str] = (), on_event: Any = None, in_thread: bool = False
 ) -> ToolOutcome:
     """Run `tool` with `arguments`; never raises for what the caller or the workflow did. `secrets` are
-    masked by value in the outcome too (an agent's API key); `on_event` receives the run's events."""
+    masked by value in the outcome too (an agent's API key); `on_event` receives the run's events.
+    `in_thread`: the run is `run()` in a worker thread (blocking it, without an event loop, when the
+    workflow allows: `api.run`), not `arun` on this loop; a call cancelled meanwhile ends when its run
+    does (within its deadline), its result dropped."""
     from ...api import arun
     from ...executor.options import RunOptions
 
@@ -153,8 +156,16 @@ async def call_tool(
         names = ", ".join(f"'{name}'" for name in supplied)
         message = f"{names}: supplied by the server, not by the caller; call again without them"
         return rejected(tool.name, shown, message, tool)
+    inputs = {**tool.fixed, **arguments}
     try:
-        result = await arun(workspace, tool.workflow_id, {**tool.fixed, **arguments}, options=options)
+        if in_thread:
+            import asyncio
+
+            from ...api import run
+
+            result = await asyncio.to_thread(run, workspace, tool.workflow_id, inputs, options=options)
+        else:
+            result = await arun(workspace, tool.workflow_id, inputs, options=options)
     except ArazzoError as exc:
         return rejected(tool.name, shown, masker.clip(str(exc), MESSAGE_LIMIT), tool)
     outcome = outcome_of(tool, shown, result, masker)
