@@ -217,7 +217,8 @@ def main() -> None:
           f"{ratio_per:.2f}x (goal <= 1.3x CPU)")  # fmt: skip
     if args.against:
         print(f"against {args.against}: 1 round trip {cpu['against 1'] / cpu['aiomqtt 1']:.2f}x, "
-              f"per round trip {per['against'] * 1e6:,.0f} µs CPU ({per['against'] / per['aiomqtt']:.2f}x)")  # fmt: skip
+              f"per round trip {per['against'] * 1e6:,.0f} µs CPU "
+              f"({per['against'] / per['aiomqtt']:.2f}x)")  # fmt: skip
     figures = {"cpu": cpu, "wall": wall, "per_trip": per, "ratio_one": ratio_one, "ratio_per_trip": ratio_per}
     write_json(args.json, {"machine": machine_line(), "load": load, "broker": broker.name, **figures})
 
