@@ -98,7 +98,8 @@ def run_rows(
                 row = Row(number, line, values, {**inputs, **values})
                 row.buffer = RowBuffer(sys.stdout) if text and not live else None
                 row.reporter, row.options = setup((sys.stdout if live else row.buffer) if text else None)
-                _check(row, workspace, workflows, env, _masker(row, workspace, args))  # its secrets known
+                if live:  # its header is printed before its run: its secrets known to the masker now
+                    _check(row, workspace, workflows, env, _masker(row, workspace, args))
                 yield row
 
         return _run_and_report(rows(), workspace, args, live, text)

@@ -94,3 +94,13 @@ def test_memory_does_not_grow_with_the_rows(write, pets, tmp_path):
         assert code == "0", proc.stderr
         peaks[count] = int(peak)
     assert peaks[450] < peaks[50] + 2 * 2**20, peaks  # before: 14 MiB more
+
+
+def test_concurrent_text_rows_mask_their_secrets_in_their_headers(capsys, write, pets, tmp_path):
+    """A row's header is printed after its run with `--concurrency` > 1 (checked once, in the first pass,
+    then run): the masker knows the row's `format: password` input by then."""
+    rows = _rows(tmp_path, json.dumps({"petId": 1, "password": "hunter2-secret-value"}), '{"petId": 2}')
+    text = cli(capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", rows,
+               "--concurrency", "2")  # fmt: skip
+    assert text.code == 0, text.err
+    assert "== row 1 (line 1): petId=1, password=***" in text.out and "hunter2" not in text.out
