@@ -134,8 +134,8 @@ def _run_and_report(
 ) -> int:
     from .batch_out import RowsOut, held
 
-    out = RowsOut(args, workspace)
     kept: list[Row] | None = [] if held(args) else None  # for the reports of every row at once
+    out = RowsOut(args, workspace, spooled=kept is None)
     printed: list[int] = []  # row numbers whose header is out, for a blank line between rows
     flight: dict[int, Row] = {}  # the rows started and not yet ended
 
@@ -243,6 +243,9 @@ async def _run_all(
 
     async def one(row: Row) -> None:
         try:
+            if live:
+                print(_header(row, _masker(row, workspace, args), printed), flush=True)
+            flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
             result = await arun_into(row.result, workspace, args.workflows, row.inputs, options=row.options)
             _show(row, result, workspace, args, printed)
             del flight[row.number]
@@ -258,10 +261,7 @@ async def _run_all(
         await gate.acquire()
         if any(task.done() and not task.cancelled() and task.exception() for task in running):
             break  # a row's run raised: no more rows start, the gather below raises it
-        if live:
-            print(_header(row, _masker(row, workspace, args), printed), flush=True)
         row.result = RunResult()
-        flight[row.number] = row
         task = asyncio.create_task(one(row))
         running.add(task)
         task.add_done_callback(forget)

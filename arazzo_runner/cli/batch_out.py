@@ -73,16 +73,17 @@ def held(args: argparse.Namespace) -> bool:
 class RowsOut:
     """The rows' outputs, made as each row ends (`add`) and written by `finish`."""
 
-    def __init__(self, args: argparse.Namespace, workspace: Any) -> None:
+    def __init__(self, args: argparse.Namespace, workspace: Any, spooled: bool = True) -> None:
+        """`spooled`: the outputs are made as rows end (else only the counts are kept: `held`)."""
         self.args = args
         self.workspace = workspace
         self.rows = self.passed = self.workflows = 0
         self.failed = self.interrupted = False
         self.masked = True
         self.extras: Any = None  # the report's document path and graph, masked with every row's secrets
-        self.json = Spool() if args.format == "json" else None
-        self.report = Spool() if args.report_json else None
-        self.junit = Spool() if args.junit else None
+        self.json = Spool() if spooled and args.format == "json" else None
+        self.report = Spool() if spooled and args.report_json else None
+        self.junit = Spool() if spooled and args.junit else None
         from ..report.junit import Totals
 
         self.totals = Totals()

@@ -37,9 +37,9 @@ def test_streamed_outputs_are_those_of_one_document_of_every_row(capsys, monkeyp
 
     made: list[batch_out.RowsOut] = []
 
-    class Recorded(batch_out.RowsOut):
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
+    class Recorded(batch_out.RowsOut):  # spooling as well, though the rows are held
+        def __init__(self, args, workspace, spooled) -> None:
+            super().__init__(args, workspace, spooled=True)
             made.append(self)
 
     monkeypatch.setattr(batch_out, "RowsOut", Recorded)
