@@ -192,11 +192,31 @@ def admission(workspace: Workspace, selected: list[Workflow]) -> dict[str, list[
 
 
 def _own_client(runtime: Runtime, prepared: _Prepared) -> Any:
+    if not runtime.blocking and "operation" not in prepared.kinds:  # messages (and workflows) only
+        return _OnFirstUse(lambda: runtime.new_client(prepared.options.timeout))
     if any(base.startswith("https:") for base in prepared.bases):
         from .sources.tls import default_tls_context
 
         default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
     return runtime.new_client(prepared.options.timeout)
+
+
+class _OnFirstUse:
+    """The run's HTTP client, made when something first uses it: a run that reaches no operation (an
+    event-driven workflow) imports no httpx and builds no TLS context unless it fetches (a token)."""
+
+    def __init__(self, make: Any) -> None:
+        self._make = make
+        self._client: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._client is None:
+            self._client = self._make()
+        return getattr(self._client, name)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
 
 
 def _blocking_client(runtime: Runtime, prepared: _Prepared) -> Any:

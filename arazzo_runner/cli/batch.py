@@ -17,12 +17,12 @@ import argparse
 import io
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from ..bounds.deadline import disarmed
 from ..errors import UsageError
-from ..executor.rows import read_rows
+from ..executor.rows import RowFile
 from ..model import Workflow
 from ..records import Record
 from ..report.terminal import escape, unescaped
@@ -74,6 +74,7 @@ class Row(Record):
     options: Any = None
     reporter: Any = None
     buffer: RowBuffer | None = None
+    result: Any = None  # filled by the row's run, as far as it goes
 
 
 def run_rows(
@@ -84,64 +85,114 @@ def run_rows(
     env: Environment,
     setup: Setup,
 ) -> int:
+    """Every row is checked first (a pass over the file that keeps no row), then the rows are read again
+    and run, `--concurrency` at a time: memory holds the rows in flight, not the file (unless a report
+    of every row at once is asked for: `batch_out.held`)."""
     text = args.format == "text"
     live = text and args.concurrency == 1
-    rows = []
-    for number, (line, values) in enumerate(read_rows(args.inputs_file), 1):
-        row = Row(number, line, values, {**inputs, **values})
-        row.buffer = RowBuffer(sys.stdout) if text and not live else None
-        row.reporter, row.options = setup((sys.stdout if live else row.buffer) if text else None)
-        rows.append(row)
-    for row in rows:  # everything is checked before the first request of any row
-        _check(row, workspace, workflows, env, _masker(row, workspace, args))
-    from ..result import RunResult
+    with RowFile(args.inputs_file) as source:
+        _check_all(source, workspace, workflows, inputs, env, setup, args)
 
-    results = [RunResult() for _ in rows]  # each filled by its row's run, as far as it goes
-    started: list[int] = []  # indexes of the rows whose run began
+        def rows() -> Iterator[Row]:  # the second pass: each row set up as it starts
+            for number, (line, values) in enumerate(source, 1):
+                row = Row(number, line, values, {**inputs, **values})
+                row.buffer = RowBuffer(sys.stdout) if text and not live else None
+                row.reporter, row.options = setup((sys.stdout if live else row.buffer) if text else None)
+                if live:  # its header is printed before its run: its secrets known to the masker now
+                    _check(row, workspace, workflows, env, _masker(row, workspace, args))
+                yield row
+
+        return _run_and_report(rows(), workspace, args, live, text)
+
+
+def _check_all(
+    source: RowFile,
+    workspace: Any,
+    workflows: list[Workflow],
+    inputs: dict[str, Any],
+    env: Environment,
+    setup: Setup,
+    args: argparse.Namespace,
+) -> None:
+    """Every row checked before the first request of any: the first bad row's error, after the whole
+    file was read (a line that is not JSON is named first, wherever it is)."""
+    problem: UsageError | None = None
+    for number, (line, values) in enumerate(source, 1):
+        if problem is None:
+            row = Row(number, line, values, {**inputs, **values})
+            row.options = setup(None)[1]
+            try:
+                _check(row, workspace, workflows, env, _masker(row, workspace, args))
+            except UsageError as exc:
+                problem = exc
+    if problem is not None:
+        raise problem
+
+
+def _run_and_report(
+    rows: Iterator[Row], workspace: Any, args: argparse.Namespace, live: bool, text: bool
+) -> int:
+    from .batch_out import RowsOut, held
+
+    kept: list[Row] | None = [] if held(args) else None  # for the reports of every row at once
+    out = RowsOut(args, workspace, spooled=kept is None)
     printed: list[int] = []  # row numbers whose header is out, for a blank line between rows
+    flight: dict[int, Row] = {}  # the rows started and not yet ended
+
+    def ended(row: Row) -> None:
+        out.add(row, row.result, _masker(row, workspace, args))  # after the run: its secrets are known
+        if kept is not None:
+            kept.append(row)
+
     interrupted = False
     with disarmed():  # each row is a run with its own deadline (the sources are loaded by now)
         import asyncio  # only batches run on it: a single `arazzo run` need not import it
 
         try:
-            asyncio.run(_run_all(rows, results, started, printed, workspace, args, live))
+            asyncio.run(_run_all(rows, flight, ended, printed, workspace, args, live))
         except KeyboardInterrupt:  # Ctrl-C: the rows that ran, those in flight as far as they went
             interrupted = True
     if interrupted:
-        kept = sorted(started)
-        rows, results = [rows[i] for i in kept], [results[i] for i in kept]
-        for row, result in zip(rows, results, strict=True):
-            if result.interrupted:
-                _show(row, result, workspace, args, printed)
-    maskers = [_masker(row, workspace, args) for row in rows]  # after the runs: their secrets are known
+        for number in sorted(flight):
+            row = flight.pop(number)
+            if row.result.interrupted:
+                _show(row, row.result, workspace, args, printed)
+            ended(row)
     if text:
-        passed = sum(r.ok for r in results)
-        print(f"{passed} of {len(rows)} rows passed", flush=True)
+        print(f"{out.passed} of {out.rows} rows passed", flush=True)
+    if kept is None:
+        failures = out.finish()
+    else:
+        kept.sort(key=lambda row: row.number)
+        failures = _write_held(kept, workspace, args, text)
+    if interrupted:
+        from .report_flags import interrupted_line
+
+        print(interrupted_line(args, out.workflows, failures), file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    if failures:
+        return EXIT_USAGE
+    return EXIT_FAILED if out.failed else EXIT_OK
+
+
+def _write_held(rows: list[Row], workspace: Any, args: argparse.Namespace, text: bool) -> list[str]:
+    results = [row.result for row in rows]
+    maskers = [_masker(row, workspace, args) for row in rows]
     failures = _write_reports(rows, results, maskers, args, workspace)
     if not text:
         from .report_flags import with_report_errors
 
         dump_json(with_report_errors(_json(rows, results, maskers), failures))
-    if interrupted:
-        from .report_flags import interrupted_line
-
-        print(interrupted_line(args, results, failures), file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
-    if failures:
-        return EXIT_USAGE
-    return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
+    return failures
 
 
 def _write_reports(
     rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace, workspace: Any
 ) -> list[str]:
     """The report files of every row; why each one that could not be written was not."""
-    from .report_flags import run_extras, wants_reports, write_reports
-
-    if not wants_reports(args):
-        return []
     from ..report.json_report import report_document
     from ..report.walk import Part
+    from .report_flags import run_extras, write_reports
 
     labelled = zip(rows, results, maskers, strict=True)
     parts = [Part(f"row {row.number}", result, masker) for row, result, masker in labelled]
@@ -172,34 +223,49 @@ def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment
 
 
 async def _run_all(
-    rows: list[Row],
-    results: list[Any],
-    started: list[int],
+    rows: Iterator[Row],
+    flight: dict[int, Row],
+    ended: Callable[[Row], None],
     printed: list[int],
     workspace: Any,
     args: argparse.Namespace,
     live: bool,
 ) -> None:
-    """Run the rows, `args.concurrency` at a time, each into its `results` entry; `started` receives the
-    index of each row as its run begins."""
+    """Run the rows, `args.concurrency` at a time: a row is read when a place is free, is in `flight`
+    while it runs, and goes to `ended` when its run is over."""
     import asyncio
 
     from ..api import arun_into
+    from ..result import RunResult
 
     gate = asyncio.Semaphore(args.concurrency)
+    running: set[asyncio.Task[None]] = set()
 
-    async def one(index: int, row: Row) -> Any:
-        async with gate:
+    async def one(row: Row) -> None:
+        try:
             if live:
                 print(_header(row, _masker(row, workspace, args), printed), flush=True)
-            started.append(index)
-            result = await arun_into(
-                results[index], workspace, args.workflows, row.inputs, options=row.options
-            )
+            flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
+            result = await arun_into(row.result, workspace, args.workflows, row.inputs, options=row.options)
             _show(row, result, workspace, args, printed)
-            return result
+            del flight[row.number]
+            ended(row)
+        finally:
+            gate.release()
 
-    await asyncio.gather(*(one(index, row) for index, row in enumerate(rows)))
+    def forget(task: asyncio.Task[None]) -> None:  # one that raised stays, for the gather to raise it
+        if task.cancelled() or task.exception() is None:
+            running.discard(task)
+
+    for row in rows:
+        await gate.acquire()
+        if any(task.done() and not task.cancelled() and task.exception() for task in running):
+            break  # a row's run raised: no more rows start, the gather below raises it
+        row.result = RunResult()
+        task = asyncio.create_task(one(row))
+        running.add(task)
+        task.add_done_callback(forget)
+    await asyncio.gather(*running)
 
 
 def _show(row: Row, result: Any, workspace: Any, args: argparse.Namespace, printed: list[int]) -> None:

@@ -62,7 +62,7 @@ def read_json_or_file(value: str, flag: str) -> dict[str, Any]:
 def dump_json(data: Any) -> None:
     """`data` as indented JSON on stdout, in one write: `json.dump` to a stream writes every token
     separately (tens of thousands of calls for a 200-step result), so the text is built first."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default) + "\n")
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=json_default) + "\n")
 
 
 def print_error(exc: ArazzoError) -> None:
@@ -86,7 +86,7 @@ def positive_float(text: str) -> float:
     return value
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     return str(value)

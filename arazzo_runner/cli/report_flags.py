@@ -167,18 +167,17 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
 
         dump_json(with_report_errors(result_dict(result, masker), failures))
     if result.interrupted:
-        print(interrupted_line(args, [result], failures), file=sys.stderr, flush=True)
+        print(interrupted_line(args, len(result.workflows), failures), file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     if failures:
         return EXIT_USAGE
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
-def interrupted_line(args: argparse.Namespace, results: list[Any], failures: list[str]) -> str:
+def interrupted_line(args: argparse.Namespace, ran: int, failures: list[str]) -> str:
     """What an interrupted `arazzo run` says last (stderr): that it was, and where what ran is."""
     asked = [f"{flag} {getattr(args, name)}" for name, flag in _REPORTS if getattr(args, name, None)]
     written = [report for report in asked if not any(f.startswith(report + ":") for f in failures)]
-    ran = sum(len(r.workflows) for r in results)
     where = f"; {', '.join(written)}: written with what ran, marked interrupted" if written else ""
     return f"interrupted (Ctrl-C) after {ran} workflow execution(s){where}"
 

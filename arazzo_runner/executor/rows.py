@@ -2,38 +2,88 @@
 blank lines skipped, each merged over the other inputs of its run. A library fact the command line and
 the load test read alike: one format, one reader, one set of messages (a line that is not a JSON object
 is a usage error naming the file and the line).
+
+`RowFile` reads the file a line at a time, as often as it is iterated (`arazzo run` checks every row,
+then reads them again to run them, holding only the rows in flight); stdin, which can be read once, is
+copied to a temporary file on the first pass. JSON Lines needs no more: each row is parsed alone.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from collections.abc import Iterable, Iterator
+from typing import IO, Any, TextIO
 
 from ..errors import UsageError
 
 
 def read_rows(path: str, stdin: TextIO | None = None) -> list[tuple[int, dict[str, Any]]]:
     """(line, object) per non-blank line; a line that is not a JSON object is a usage error."""
-    if path == "-":
-        text = (stdin or sys.stdin).read()
-    else:
+    with RowFile(path, stdin) as rows:
+        return list(rows)
+
+
+class RowFile:
+    """The rows of `path` ('-': stdin), read again from the start by each iteration."""
+
+    def __init__(self, path: str, stdin: TextIO | None = None) -> None:
+        self.path = path
+        self.stdin = stdin
+        self.copy: IO[str] | None = None  # stdin's text, kept from the first pass for the next ones
+
+    def __enter__(self) -> RowFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.copy is not None:
+            self.copy.close()
+            self.copy = None
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        if self.path != "-":
+            try:
+                handle = open(self.path, encoding="utf-8-sig")  # noqa: SIM115 (a `with` below)
+            except OSError as exc:
+                raise UsageError(f"--inputs-file: cannot read {self.path!r}: {exc.strerror or exc}") from None
+            with handle:
+                yield from self._parse(handle)
+        elif self.copy is None:
+            import tempfile  # only for stdin: `arazzo run` imports this module on every start
+
+            self.copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+            yield from self._parse(_copied(self.stdin or sys.stdin, self.copy))
+        else:
+            self.copy.seek(0)
+            yield from self._parse(self.copy)
+
+    def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+        number = 0
+        found = False
         try:
-            with open(path, encoding="utf-8-sig") as handle:
-                text = handle.read()
-        except OSError as exc:
-            raise UsageError(f"--inputs-file: cannot read {path!r}: {exc.strerror or exc}") from None
-    rows = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
+            for physical in lines:
+                for line in physical.splitlines():  # the breaks `str.splitlines` knows, as before
+                    number += 1
+                    if not line.strip():
+                        continue
+                    yield number, self._row(line, number)
+                    found = True
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"--inputs-file {self.path}, line {number + 1}: not UTF-8: {exc}") from None
+        if not found:
+            raise UsageError(f"--inputs-file {self.path}: no rows (one JSON object per line)")
+
+    def _row(self, line: str, number: int) -> dict[str, Any]:
         try:
             value = json.loads(line)
         except ValueError as exc:
-            raise UsageError(f"--inputs-file {path}, line {number}: not valid JSON: {exc}") from None
+            raise UsageError(f"--inputs-file {self.path}, line {number}: not valid JSON: {exc}") from None
         if not isinstance(value, dict):
-            raise UsageError(f"--inputs-file {path}, line {number}: a row must be a JSON object")
-        rows.append((number, value))
-    if not rows:
-        raise UsageError(f"--inputs-file {path}: no rows (one JSON object per line)")
-    return rows
+            raise UsageError(f"--inputs-file {self.path}, line {number}: a row must be a JSON object")
+        return value
+
+
+def _copied(source: TextIO, copy: IO[str]) -> Iterator[str]:
+    for line in source:
+        copy.write(line)
+        yield line

@@ -74,6 +74,9 @@ class Received(Record):
         self.headers = {} if headers is None else headers
         self.at = at or time.time()
         self.error = error
+        # what `$message.payload` reads of it, by content type: the message is delivered to every
+        # subscription on its address (each receive step of a workflow has one) and decoded once
+        self.decoded: dict[str | None, Any] = {}
 
 
 class Subscription:

@@ -15,6 +15,7 @@ message (PUBACK).
 from __future__ import annotations
 
 import asyncio
+import functools
 from types import MappingProxyType
 from typing import Any
 
@@ -41,6 +42,9 @@ class MqttTransport(MessageTransport):
         self.headers_supported = self.v5
         self._client: Any = None
         self._reader: asyncio.Task | None = None
+        # addresses the broker acknowledged a subscription to, while one of `subscriptions` is on them:
+        # a workflow's receive steps on one address then cost one SUBSCRIBE round trip, not one each
+        self._acked: set[str] = set()
 
     async def connect(self) -> None:
         aiomqtt = _client_library()
@@ -104,11 +108,14 @@ class MqttTransport(MessageTransport):
     async def subscribe(self, address: str, limit: int = DEFAULT_BUFFER) -> Subscription:
         subscription = Subscription(address, limit)
         self.subscriptions.append(subscription)  # before SUBACK: nothing that arrives is lost
+        if address in self._acked:  # the broker routes the address here already: no round trip
+            return subscription
         try:
             await asyncio.wait_for(self._client.subscribe(address, qos=1), self.timeout)
         except (_client_library().MqttError, ValueError, asyncio.TimeoutError) as exc:
             self.subscriptions.remove(subscription)
             raise self.fail(f"subscribing to {address!r}", exc) from None
+        self._acked.add(address)
         return subscription
 
     async def unsubscribe(self, subscription: Subscription) -> None:
@@ -116,6 +123,7 @@ class MqttTransport(MessageTransport):
         if self._client is None:
             return
         if not any(s.address == subscription.address for s in self.subscriptions):
+            self._acked.discard(subscription.address)
             try:
                 await asyncio.wait_for(self._client.unsubscribe(subscription.address), self.timeout)
             except (_client_library().MqttError, asyncio.TimeoutError):
@@ -162,6 +170,10 @@ def _headers(properties: Any) -> dict[str, str]:
     return headers
 
 
+@functools.lru_cache(maxsize=1024)
 def _matches(subscribed: str, topic: str) -> bool:
-    """MQTT topic filter matching (`+` one level, `#` the rest), as the broker routes."""
+    """MQTT topic filter matching (`+` one level, `#` the rest), as the broker routes; asked for each
+    message and subscription (a workflow's receive steps on one address each have one), so remembered."""
+    if subscribed == topic:
+        return True
     return _client_library().Topic(topic).matches(subscribed)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from datetime import datetime, timezone
 
 from ..errors import problem_text
@@ -29,24 +30,67 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  
 
 def junit_xml(parts: list[Part]) -> str:
     root = ET.Element("testsuites", name="arazzo")
-    totals = {"tests": 0, "failures": 0, "errors": 0}
-    time = 0.0
+    totals = Totals()
     for part in parts:
-        for execution in executions(part.result):
-            suite = _suite(part.name(execution.name), execution.workflow, part.masker)
-            if part.result.interrupted:  # the run stopped: its suites hold what ran before
-                properties = ET.Element("properties")
-                ET.SubElement(properties, "property", name="interrupted", value="true")
-                suite.insert(0, properties)
+        for suite in part_suites(part, totals):
             root.append(suite)
-            for key in totals:
-                totals[key] += int(suite.get(key, "0"))
-            time += execution.workflow.duration_ms / 1000 if execution.parent is None else 0.0
-    for key, value in totals.items():
-        root.set(key, str(value))
-    root.set("time", _seconds(time * 1000))
+    totals.put(root)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+class Totals:
+    """The counts of the `testsuites` element, summed over the suites as they are made."""
+
+    def __init__(self) -> None:
+        self.counts = {"tests": 0, "failures": 0, "errors": 0}
+        self.seconds = 0.0
+
+    def put(self, root: ET.Element) -> None:
+        for key, value in self.counts.items():
+            root.set(key, str(value))
+        root.set("time", _seconds(self.seconds * 1000))
+
+
+def part_suites(part: Part, totals: Totals) -> Iterator[ET.Element]:
+    """The suites of one run (a row), each added to `totals`."""
+    for execution in executions(part.result):
+        suite = _suite(part.name(execution.name), execution.workflow, part.masker)
+        if part.result.interrupted:  # the run stopped: its suites hold what ran before
+            properties = ET.Element("properties")
+            ET.SubElement(properties, "property", name="interrupted", value="true")
+            suite.insert(0, properties)
+        for key in totals.counts:
+            totals.counts[key] += int(suite.get(key, "0"))
+        totals.seconds += execution.workflow.duration_ms / 1000 if execution.parent is None else 0.0
+        yield suite
+
+
+def suites_text(part: Part, totals: Totals) -> str:
+    """One run's suites as `junit_xml` writes them inside `testsuites` ("" when it has none): the rows of
+    `--inputs-file` are written one at a time, the head with the totals last (`junit_around`)."""
+    wrapper = ET.Element("testsuites")
+    wrapper.extend(part_suites(part, totals))
+    if not len(wrapper):
+        return ""
+    ET.indent(wrapper)
+    text = ET.tostring(wrapper, encoding="unicode")
+    return text[len("<testsuites>\n  ") : -len("\n</testsuites>")]
+
+
+def junit_around(totals: Totals) -> tuple[str, str]:
+    """What goes before and after the suites' texts (joined by `SEPARATOR`) when there are any
+    (`junit_xml([])` is the whole document then)."""
+    root = ET.Element("testsuites", name="arazzo")
+    totals.put(root)
+    ET.SubElement(root, _PLACEHOLDER)
+    ET.indent(root)
+    head, tail = ET.tostring(root, encoding="unicode", xml_declaration=True).split(f"<{_PLACEHOLDER} />")
+    return head, tail + "\n"
+
+
+SEPARATOR = "\n  "
+_PLACEHOLDER = "arazzo-suites"
 
 
 def write_junit(path: str, parts: list[Part]) -> None:

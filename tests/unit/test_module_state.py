@@ -51,6 +51,7 @@ CACHES = {
     "arazzo_runner.sources.schema_patterns._compiled": "(pattern, text or not) -> regex.Pattern, or None",
     "arazzo_runner.sources.schema_patterns._literal_prefix": "pattern -> the text `^text` matches, or None",
     "arazzo_runner.http.openapi_checks._bounded_kind": "openapi-core factory class -> its bounded subclass",
+    "arazzo_runner.messages.mqtt._matches": "(topic filter, topic) -> whether it matches (a bool)",
     "arazzo_runner.query.xpath._check": "(version, XPath) -> None or the reason it is invalid (immutable)",
     "arazzo_runner.query.jsonpath._environment": "the JSONPath environment with bounded regex functions",
     "arazzo_runner.query.jsonpath._home": "the folders of the JSONPath library's code (a tuple)",

@@ -12,7 +12,10 @@
   does not fit (an API answering outside its description) is sent as a failure saying so
   (`outputs.Contract`). A name that is no tool is a JSON-RPC error (invalid params).
 - Progress: when the caller asks for it (a progress token), every step that starts, retries or finishes
-  is a progress notification (`step 'getPet' passed (HTTP 200)`), numbered from 1.
+  is a progress notification (`step 'getPet' passed (HTTP 200)`), numbered from 1. A call without one
+  makes no events. Every call runs on the server's event loop (not in a thread), so that a call the
+  client cancels stops its run where it is: a worker thread's run could not be stopped, and would go
+  on sending requests for a caller that left.
 
 Each call is a run of its own: concurrent calls share nothing but the loaded documents.
 """
@@ -74,15 +77,18 @@ def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight
             names = ", ".join(t.name for t in catalog.tools) or "none"
             raise MCPError(types.INVALID_PARAMS, f"no tool named '{params.name}' (tools: {names})")
         async with in_flight:
-            progress = _Progress(ctx.session, masker)
-            pump = asyncio.ensure_future(progress.pump())
-            try:
-                outcome = await call_tool(
-                    tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
-                )
-            finally:
-                progress.close()
-                await pump
+            if not _progress_asked(params):  # no step events to make
+                outcome = await call_tool(tool, params.arguments or {}, secrets=masker.secrets)
+            else:
+                progress = _Progress(ctx.session, masker)
+                pump = asyncio.ensure_future(progress.pump())
+                try:
+                    outcome = await call_tool(
+                        tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
+                    )
+                finally:
+                    progress.close()
+                    await pump
         content, changed = contracts[tool.name].kept(masker.data(outcome.content()))
         summary = f"tool '{tool.name}' failed: {content['error']['message']}" if changed else outcome.summary
         text = json.dumps(content, ensure_ascii=False, default=str)
@@ -99,6 +105,15 @@ def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight
         on_list_tools=list_tools,
         on_call_tool=call,
     )
+
+
+def _progress_asked(params: Any) -> bool:
+    """Whether the call carries a progress token (`_meta.progressToken`): without one the SDK sends no
+    progress notification, so the run need not make the events they are made of."""
+    meta = getattr(params, "meta", None) or {}
+    if not isinstance(meta, dict):
+        meta = getattr(meta, "model_dump", dict)() if hasattr(meta, "model_dump") else {}
+    return meta.get("progress_token", meta.get("progressToken")) is not None
 
 
 class _Progress:

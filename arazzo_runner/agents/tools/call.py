@@ -155,8 +155,9 @@ async def call_tool(
     refused = check_names(tool, arguments)
     if refused:
         return rejected(tool.name, shown, masker.clip(scrub.text(refused), MESSAGE_LIMIT), tool)
+    inputs = {**tool.fixed, **arguments}
     try:
-        result = await arun(workspace, tool.workflow_id, {**tool.fixed, **arguments}, options=options)
+        result = await arun(workspace, tool.workflow_id, inputs, options=options)
     except ArazzoError as exc:
         from ...executor.inputs import InputsError
 

@@ -241,7 +241,11 @@ async def _receive(host: Host, cstep: CompiledStep, base: Context, target: Any, 
         if received.error is not None:  # over the size limit: not read, so not matched either
             where = f"channel '{armed.address}' ({armed.broker.url})"
             return _masked(host, Attempt(False, base, f"message not received on {where}: {received.error}"))
-        body, note = decode_payload(received.payload, received.headers.get("content-type") or content_type)
+        media = received.headers.get("content-type") or content_type
+        decoded = received.decoded.get(media)
+        if decoded is None:  # once per message, whichever receive step reads it first
+            decoded = received.decoded[media] = decode_payload(received.payload, media)
+        body, note = decoded
         if wanted is not None and not any(
             same_value(correlation_of(loc, received.headers, body), wanted) for loc in locations
         ):
