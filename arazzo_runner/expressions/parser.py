@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import ExpressionError
 from ..model.dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
-from . import ast
+from . import ast, fast
 from .lexer import DEFAULT_STOP, DIGITS, ID_STRICT, IDENTIFIER, TCHAR, Scanner
 from .names import DeclaredNames, match_declared
 from .names import current as current_names
@@ -78,6 +78,17 @@ def _parse_prefix_cached(
 def _parse(
     text: str, pos: int, stop: frozenset[str], names: DeclaredNames | None
 ) -> tuple[ast.Expression, int]:
+    if names is None:  # declared names are read longest-match: only the full parser knows them
+        found = fast.match(text, pos, stop)
+        if found is not None:
+            return found
+    return parse_full(text, pos, stop, names)
+
+
+def parse_full(
+    text: str, pos: int, stop: frozenset[str], names: DeclaredNames | None
+) -> tuple[ast.Expression, int]:
+    """The recursive-descent parser alone (`_parse` tries `fast.match` first)."""
     parser = _Parser(Scanner(text, pos, stop), names)
     node = parser.expression()
     return node, parser.s.pos
