@@ -36,7 +36,6 @@ CACHES = {
         "(text, offset, stop, declared names) -> frozen AST node"
     ),
     "arazzo_runner.expressions.template._parse_template": "(text, bare, declared names) -> frozen Template",
-    "arazzo_runner.expressions.fast._pointer_ends": "stop characters -> compiled re.Pattern, immutable",
     "arazzo_runner.query.compile_selector": "(type, version, text) -> immutable compiled query",
     "arazzo_runner.criteria.jsonpath.compile_condition": "condition text -> compiled JSONPath condition",
     "arazzo_runner.criteria._simple": (

@@ -155,6 +155,8 @@ def test_the_common_forms_take_the_fast_path(text: str) -> None:
         "$response.body#a",  # not a pointer
         "$inputs",  # the whole collection
         "$workflows.w.outputs.x",  # not a common form
+        "$inputs." + "n" * 300,  # longer than the fast path looks
+        "$steps." + "s" * 300 + ".outputs.x",
     ],
 )
 def test_other_forms_take_the_full_parser(text: str) -> None:
