@@ -37,7 +37,7 @@ _SIMPLE_NODES: dict[str, type[ast.Expression]] = {
 
 def match(text: str, pos: int, stop: frozenset[str]) -> tuple[ast.Expression, int] | None:
     """The expression at `text[pos]` and the offset after it, when it is one of the common forms; else
-    None (the caller parses it in full). `stop` as for `parser._parse` (`{` and `}` always stop)."""
+    None (the caller parses it in full). `stop` as for `parser.parse_at` (`{` and `}` always stop)."""
     found = _form(text, pos)
     if found is None:
         return None

@@ -53,7 +53,7 @@ def parse_expression(text: str) -> ast.Expression:
 
 @lru_cache(maxsize=4096)
 def _parse_whole(text: str, names: DeclaredNames | None) -> ast.Expression:
-    node, end = _parse(text, 0, frozenset(), names)
+    node, end = parse_at(text, 0, frozenset(), names)
     if end != len(text):
         raise ExpressionError(f"unexpected {text[end]!r} after the expression {text[:end]!r}", text, end)
     return node
@@ -72,12 +72,14 @@ def parse_expression_prefix(text: str, pos: int, *, stop: str = DEFAULT_STOP) ->
 def _parse_prefix_cached(
     text: str, pos: int, stop: str, names: DeclaredNames | None
 ) -> tuple[ast.Expression, int]:
-    return _parse(text, pos, frozenset(stop), names)
+    return parse_at(text, pos, frozenset(stop), names)
 
 
-def _parse(
+def parse_at(
     text: str, pos: int, stop: frozenset[str], names: DeclaredNames | None
 ) -> tuple[ast.Expression, int]:
+    """`parse_expression_prefix` without its cache, for callers that cache what they build of it
+    (`template.py`); `stop` without `{}` (they always stop), `names` as `names.current()`."""
     if names is None:  # declared names are read longest-match: only the full parser knows them
         found = fast.match(text, pos, stop)
         if found is not None:
@@ -88,7 +90,7 @@ def _parse(
 def parse_full(
     text: str, pos: int, stop: frozenset[str], names: DeclaredNames | None
 ) -> tuple[ast.Expression, int]:
-    """The recursive-descent parser alone (`_parse` tries `fast.match` first)."""
+    """The recursive-descent parser alone (`parse_at` tries `fast.match` first)."""
     parser = _Parser(Scanner(text, pos, stop), names)
     node = parser.expression()
     return node, parser.s.pos

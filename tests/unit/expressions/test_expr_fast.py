@@ -15,7 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arazzo_runner.errors import ExpressionError
-from arazzo_runner.expressions import DEFAULT_STOP, fast, parse_expression, parse_expression_prefix
+from arazzo_runner.expressions import (
+    DEFAULT_STOP,
+    Template,
+    fast,
+    parse_expression,
+    parse_expression_prefix,
+    template,
+)
 from arazzo_runner.expressions.names import DeclaredNames, reading
 from arazzo_runner.expressions.parser import parse_full
 from tests.shared import MISSING, SHARED
@@ -204,3 +211,38 @@ def test_every_expression_of_the_corpus_reads_the_same_both_ways() -> None:
             for stop in ("", DEFAULT_STOP, CRITERIA_STOP):
                 fast_taken += _fast_agrees(text, pos, stop)
     assert len(strings) > 1000 and fast_taken > 2000, (len(strings), fast_taken)  # the corpus was read
+
+
+def _template_char_by_char(text: str, bare: bool) -> Template:
+    """`parse_template` as it read before it skipped to the next '$': every offset tried in turn."""
+    parts: list[Any] = []
+    problems: list[ExpressionError] = []
+    literal_from = pos = 0
+    while pos < len(text):
+        found = template._embedded_at(text, pos, bare, problems, None)
+        if found is None:
+            pos += 1
+            continue
+        if found.start > literal_from:
+            parts.append(text[literal_from : found.start])
+        parts.append(found)
+        literal_from = pos = found.end
+    if literal_from < len(text):
+        parts.append(text[literal_from:])
+    return Template(text, tuple(parts), tuple(problems))
+
+
+_template_pieces = texts | st.sampled_from(
+    ["{", "}", "{$", "{{$", "$$", " ", "\t", "x", "Bearer ", "{$inputs.a}"]
+)
+
+
+@settings(max_examples=400)
+@given(st.lists(_template_pieces, max_size=6).map("".join), st.booleans())
+def test_templates_skip_to_the_next_dollar_and_read_the_same(text: str, bare: bool) -> None:
+    found = template._parse_template.__wrapped__(text, bare, None)
+    expected = _template_char_by_char(text, bare)
+    assert found.parts == expected.parts
+    assert [(p.message, p.position) for p in found.problems] == [
+        (p.message, p.position) for p in expected.problems
+    ]
