@@ -22,17 +22,8 @@ _ID = _ALNUM + "_-"  # lexer.ID_STRICT
 _NAME = _ID + "."  # lexer.IDENTIFIER
 _TCHAR = _ALNUM + "!#$%&'*+-.^_`|~"  # lexer.TCHAR
 _WINDOW = 256  # longer ids and names go to the parser (`_run`)
-_MESSAGE_NODES: dict[str, type[ast.MessageSourceRef]] = {
-    "$request.": ast.RequestRef,
-    "$response.": ast.ResponseRef,
-    "$message.": ast.MessageRef,
-}
-_SIMPLE_NODES: dict[str, type[ast.Expression]] = {
-    "url": ast.UrlRef,
-    "method": ast.MethodRef,
-    "statusCode": ast.StatusCodeRef,
-    "self": ast.SelfRef,
-}
+_MESSAGE_NODES = {f"${root}.": cls for root, cls in ast.MESSAGE_NODES.items()}
+_SIMPLE_NODES = ast.SIMPLE_NODES
 
 
 def match(text: str, pos: int, stop: frozenset[str]) -> tuple[ast.Expression, int] | None:

@@ -23,17 +23,8 @@ from .names import current as current_names
 
 Fields = dict[str, Any]
 
-_MESSAGE_NODES: dict[str, type[ast.MessageSourceRef]] = {
-    "request": ast.RequestRef,
-    "response": ast.ResponseRef,
-    "message": ast.MessageRef,
-}
-_SIMPLE_NODES: dict[str, type[ast.Expression]] = {
-    "url": ast.UrlRef,
-    "method": ast.MethodRef,
-    "statusCode": ast.StatusCodeRef,
-    "self": ast.SelfRef,
-}
+_MESSAGE_NODES = ast.MESSAGE_NODES
+_SIMPLE_NODES = ast.SIMPLE_NODES
 MESSAGE_PARTS = ("header", "query", "path", "body", "payload")
 WORKFLOW_FIELDS = ("inputs", "outputs")
 # `steps` after `$workflows.<id>.` is the 1.1 `dependsOn` form, extended with `.outputs.<name>` for values.
