@@ -141,3 +141,17 @@ class ComponentRef(Expression):
 
     kind: str
     name: str
+
+
+# the node of each root that needs no handler of its own (the parser's and `fast.py`'s tables)
+MESSAGE_NODES: dict[str, type[MessageSourceRef]] = {
+    "request": RequestRef,
+    "response": ResponseRef,
+    "message": MessageRef,
+}
+SIMPLE_NODES: dict[str, type[Expression]] = {
+    "url": UrlRef,
+    "method": MethodRef,
+    "statusCode": StatusCodeRef,
+    "self": SelfRef,
+}

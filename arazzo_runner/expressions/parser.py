@@ -16,24 +16,15 @@ from typing import Any
 
 from ..errors import ExpressionError
 from ..model.dialect import DEPENDENCIES_ROOT, HEADER_PLURAL, STEP_OUTPUT_SHORTHAND
-from . import ast
+from . import ast, fast
 from .lexer import DEFAULT_STOP, DIGITS, ID_STRICT, IDENTIFIER, TCHAR, Scanner
 from .names import DeclaredNames, match_declared
 from .names import current as current_names
 
 Fields = dict[str, Any]
 
-_MESSAGE_NODES: dict[str, type[ast.MessageSourceRef]] = {
-    "request": ast.RequestRef,
-    "response": ast.ResponseRef,
-    "message": ast.MessageRef,
-}
-_SIMPLE_NODES: dict[str, type[ast.Expression]] = {
-    "url": ast.UrlRef,
-    "method": ast.MethodRef,
-    "statusCode": ast.StatusCodeRef,
-    "self": ast.SelfRef,
-}
+_MESSAGE_NODES = ast.MESSAGE_NODES
+_SIMPLE_NODES = ast.SIMPLE_NODES
 MESSAGE_PARTS = ("header", "query", "path", "body", "payload")
 WORKFLOW_FIELDS = ("inputs", "outputs")
 # `steps` after `$workflows.<id>.` is the 1.1 `dependsOn` form, extended with `.outputs.<name>` for values.
@@ -53,7 +44,7 @@ def parse_expression(text: str) -> ast.Expression:
 
 @lru_cache(maxsize=4096)
 def _parse_whole(text: str, names: DeclaredNames | None) -> ast.Expression:
-    node, end = _parse(text, 0, frozenset(), names)
+    node, end = parse_at(text, 0, frozenset(), names)
     if end != len(text):
         raise ExpressionError(f"unexpected {text[end]!r} after the expression {text[:end]!r}", text, end)
     return node
@@ -72,12 +63,25 @@ def parse_expression_prefix(text: str, pos: int, *, stop: str = DEFAULT_STOP) ->
 def _parse_prefix_cached(
     text: str, pos: int, stop: str, names: DeclaredNames | None
 ) -> tuple[ast.Expression, int]:
-    return _parse(text, pos, frozenset(stop), names)
+    return parse_at(text, pos, frozenset(stop), names)
 
 
-def _parse(
+def parse_at(
     text: str, pos: int, stop: frozenset[str], names: DeclaredNames | None
 ) -> tuple[ast.Expression, int]:
+    """`parse_expression_prefix` without its cache, for callers that cache what they build of it
+    (`template.py`); `stop` without `{}` (they always stop), `names` as `names.current()`."""
+    if names is None:  # declared names are read longest-match: only the full parser knows them
+        found = fast.match(text, pos, stop)
+        if found is not None:
+            return found
+    return parse_full(text, pos, stop, names)
+
+
+def parse_full(
+    text: str, pos: int, stop: frozenset[str], names: DeclaredNames | None
+) -> tuple[ast.Expression, int]:
+    """The recursive-descent parser alone (`parse_at` tries `fast.match` first)."""
     parser = _Parser(Scanner(text, pos, stop), names)
     node = parser.expression()
     return node, parser.s.pos

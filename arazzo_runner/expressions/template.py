@@ -15,9 +15,10 @@ from ..errors import ExpressionError
 from ..records import Record
 from .ast import Expression
 from .context import Context, Missing
+from .lexer import DEFAULT_STOP
 from .names import DeclaredNames
 from .names import current as current_names
-from .parser import parse_expression_prefix
+from .parser import parse_at
 from .resolver import resolve
 
 
@@ -109,10 +110,15 @@ def _parse_template(text: str, bare: bool, names: DeclaredNames | None) -> Templ
     parts: list[str | Embedded] = []
     problems: list[ExpressionError] = []
     literal_from = pos = 0
-    while pos < len(text):
-        found = _embedded_at(text, pos, bare, problems)
+    while True:
+        # an expression starts at a '$' or at the '{' before one: the text between is literal
+        dollar = text.find("$", pos)
+        if dollar == -1:
+            break
+        at = dollar - 1 if dollar > pos and text[dollar - 1] == "{" else dollar
+        found = _embedded_at(text, at, bare, problems, names)
         if found is None:
-            pos += 1
+            pos = at + 1
             continue
         if found.start > literal_from:
             parts.append(text[literal_from : found.start])
@@ -123,19 +129,28 @@ def _parse_template(text: str, bare: bool, names: DeclaredNames | None) -> Templ
     return Template(text, tuple(parts), tuple(problems))
 
 
-def _embedded_at(text: str, pos: int, bare: bool, problems: list[ExpressionError]) -> Embedded | None:
+def _embedded_at(
+    text: str, pos: int, bare: bool, problems: list[ExpressionError], names: DeclaredNames | None
+) -> Embedded | None:
     ch = text[pos]
     if ch == "{" and text.startswith("$", pos + 1):
-        return _braced(text, pos, problems)
+        return _braced(text, pos, problems, names)
     if ch == "$" and bare and (pos == 0 or text[pos - 1].isspace()):
-        return _bare(text, pos)
+        return _bare(text, pos, names)
     return None
 
 
-def _braced(text: str, pos: int, problems: list[ExpressionError]) -> Embedded | None:
+# the parser's uncached entry: this module caches the templates it builds
+_NO_STOP: frozenset[str] = frozenset()
+_BARE_STOP = frozenset(DEFAULT_STOP)
+
+
+def _braced(
+    text: str, pos: int, problems: list[ExpressionError], names: DeclaredNames | None
+) -> Embedded | None:
     try:
         # inside braces only `}` ends the expression: the ABNF allows spaces in names and pointers
-        expression, end = parse_expression_prefix(text, pos + 1, stop="")
+        expression, end = parse_at(text, pos + 1, _NO_STOP, names)
     except ExpressionError as error:
         # without its traceback: kept frames would make a text with many bad `{$` costly (GC work)
         problems.append(error.with_traceback(None))
@@ -146,10 +161,10 @@ def _braced(text: str, pos: int, problems: list[ExpressionError]) -> Embedded | 
     return Embedded(expression, True, pos, end + 1)
 
 
-def _bare(text: str, pos: int) -> Embedded | None:
+def _bare(text: str, pos: int, names: DeclaredNames | None) -> Embedded | None:
     # DESIGN: a bare expression counts only when complete and followed by whitespace or the end.
     try:
-        expression, end = parse_expression_prefix(text, pos)
+        expression, end = parse_at(text, pos, _BARE_STOP, names)
     except ExpressionError:
         return None
     if end < len(text) and not text[end].isspace():

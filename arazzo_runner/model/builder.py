@@ -53,6 +53,8 @@ class _Builder:
 
     def text(self, node: dict, key: str, at: Pointer, *, required: bool = False) -> str | None:
         value = node.get(key)
+        if value.__class__ is str:  # the usual case, first (str(value) is value)
+            return value
         if value is None:
             if required:
                 self.problem(at, f"missing required field '{key}'")
