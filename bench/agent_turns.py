@@ -136,7 +136,7 @@ def main() -> None:
     print(f"as processes ({args.processes} paired rounds, alternating, medians; CPU from wait4):")
     ours, theirs = apart["ours"] * 1e3, apart["openai"] * 1e3
     ratios = f"{apart['ratio cpu']:.2f}x CPU, {apart['ratio wall']:.2f}x wall"
-    print(f"  arazzo agent {ours:.0f} ms CPU, the openai script {theirs:.0f} ms: {ratios} (issue 28: 0.24x; keep)")
+    print(f"  arazzo agent {ours:.0f} ms CPU, the openai script {theirs:.0f} ms: {ratios} (issue 28: 0.24x)")
     write_json(args.json, {"machine": machine_line(), "load": [load_before, load_after],
                            "in_process": inside, "added_per_turn": added, "processes": apart})  # fmt: skip
 
