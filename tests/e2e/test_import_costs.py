@@ -34,6 +34,9 @@ UNUSED_ON_A_PLAIN_RUN = [
 UNUSED_BY_THE_RUN_COMMAND = [
     "difflib", "asyncio", "yaml", "arazzo_runner.validate.rules", "arazzo_runner.validate.format",
     "arazzo_runner.cli.validate", "arazzo_runner.report.json_report", "arazzo_runner.executor.dry_run",
+    # (third round) the --inputs-file rows (their reader, buffers, report files; the flags live in
+    # run_flags), the JSON Schema registry (only validators and anchor fragments use it)
+    "arazzo_runner.cli.batch", "arazzo_runner.executor.rows", "arazzo_runner.sources.schema_registry",
 ]  # fmt: skip
 
 
@@ -164,3 +167,4 @@ def test_the_arazzo_process_leaves_out_httpx_s_own_command_line_and_a_library_ca
     )
     assert as_library["code"] == 0 and len(server.requests) == 2
     assert as_library["own_cli"] == ("httpx._main" in _httpx_own(tmp_path))  # as `import httpx` alone
+
