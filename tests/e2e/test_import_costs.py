@@ -168,3 +168,25 @@ def test_the_arazzo_process_leaves_out_httpx_s_own_command_line_and_a_library_ca
     assert as_library["code"] == 0 and len(server.requests) == 2
     assert as_library["own_cli"] == ("httpx._main" in _httpx_own(tmp_path))  # as `import httpx` alone
 
+
+def test_a_payload_the_subset_check_accepts_imports_no_jsonschema(tmp_path) -> None:
+    """The payload check of a send step (and of a request body, outside OpenAPI 3.0) answers a valid
+    payload with the jsonschema-free subset check: an MQTT run validating its document does not import
+    jsonschema (~30 ms) for it. An invalid one, or one with an expression (blanked) under a typed
+    property, goes to jsonschema: its errors explained as before, the expression's part no verdict."""
+    code = (
+        "from arazzo_runner.validate.openapi_schemas import payload_errors\n"
+        "doc = {'components': {'schemas': {'Order': {'type': 'object', 'required': ['petId'],"
+        " 'properties': {'petId': {'type': 'integer'}, 'requestId': {'type': 'string'}}}}}}\n"
+        "schema = {'$ref': '#/components/schemas/Order'}\n"
+        "rid = {('requestId',)}\n"
+        "good = payload_errors(schema, {'petId': 7, 'requestId': 'r-1'}, set(), '3.1.0', doc)\n"
+        "imported = 'jsonschema' in sys.modules\n"
+        "bad = payload_errors(schema, {'petId': 'x', 'requestId': '$inputs.id'}, rid, '3.1.0', doc)\n"
+        "unknown = payload_errors(schema, {'petId': '$inputs.p'}, {('petId',)}, '3.1.0', doc)\n"
+        "report = {'good': good, 'imported': imported, 'bad': bad, 'unknown': unknown}\n"
+    )
+    report = _modules_after(code, tmp_path)
+    assert report["good"] == [] and report["imported"] is False
+    assert report["bad"] == [[["petId"], "'x' is not of type 'integer'"]]
+    assert report["unknown"] == []  # an expression's value: no verdict, with either check
