@@ -190,3 +190,16 @@ def test_a_payload_the_subset_check_accepts_imports_no_jsonschema(tmp_path) -> N
     assert report["good"] == [] and report["imported"] is False
     assert report["bad"] == [[["petId"], "'x' is not of type 'integer'"]]
     assert report["unknown"] == []  # an expression's value: no verdict, with either check
+
+
+def test_a_message_step_s_modules_leave_out_the_query_engines(tmp_path) -> None:
+    """A send/receive step (its payload replacements, the MQTT transport) imports neither the JSONPath
+    and XPath engines (a JSONPath replacement target imports them) nor the form parser (a form payload
+    does): an MQTT run's fixed cost (issue 28)."""
+    report = _modules_after(
+        "import arazzo_runner.executor.steps.message, arazzo_runner.executor.message_values\n"
+        "import arazzo_runner.messages.mqtt\nreport = {}\n",
+        tmp_path,
+    )
+    unused = ["arazzo_runner.query", "arazzo_runner.http.form", "jsonschema"]
+    assert [name for name in unused if name in report["modules"]] == []
