@@ -26,28 +26,13 @@ from ..executor.rows import RowFile
 from ..model import Workflow
 from ..records import Record
 from ..report.terminal import escape, unescaped
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json, positive_int
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json
 from .input_flags import Environment, check_missing
 
 # (stream for the console trace, or None for JSON) -> (reporter or None, RunOptions): from `arazzo run`,
 # so a row runs with exactly the options a single run would have.
 Setup = Callable[[TextIO | None], tuple[Any, Any]]
 _SUMMARY_LIMIT = 80
-
-
-def add_batch_flags(run: argparse.ArgumentParser) -> None:
-    run.add_argument(
-        "--inputs-file",
-        metavar="PATH",
-        help="JSON Lines: run once per row, each row an object merged over the other inputs ('-': stdin)",
-    )
-    run.add_argument(
-        "--concurrency",
-        type=positive_int,
-        default=1,
-        metavar="N",
-        help="with --inputs-file, run up to N rows at the same time (default 1)",
-    )
 
 
 class RowBuffer(io.StringIO):

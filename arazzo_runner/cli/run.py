@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from . import limit_flags
-from .batch import add_batch_flags, run_rows
 from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs
 from .http_flags import add_run_flags, file_inputs, run_options
 from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
@@ -24,6 +23,7 @@ from .report_flags import (
     traced,
 )
 from .run_flags import (
+    add_batch_flags,
     add_input_values,
     add_max_steps,
     add_target_flags,
@@ -88,6 +88,8 @@ def _run_command(args: argparse.Namespace) -> int:
     setup = functools.partial(run_setup, args, workspace, servers, env)
     check_input_names(workspace, selected, inputs)  # a typo is named before "missing input" is
     if args.inputs_file:
+        from .batch import run_rows  # rows only: their reader, buffers and report files
+
         with _frozen_before_the_run():  # the rows' runs, as one run's
             return run_rows(args, workspace, selected, inputs, env, setup)
     check_missing(env, workspace, selected, inputs)

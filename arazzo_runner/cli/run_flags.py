@@ -17,6 +17,22 @@ from ..errors import UsageError
 from .common import positive_float, positive_int, read_json_or_file
 
 
+def add_batch_flags(run: argparse.ArgumentParser) -> None:
+    """`--inputs-file` and `--concurrency` (`batch.py` runs them; imported only when a run has rows)."""
+    run.add_argument(
+        "--inputs-file",
+        metavar="PATH",
+        help="JSON Lines: run once per row, each row an object merged over the other inputs ('-': stdin)",
+    )
+    run.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="with --inputs-file, run up to N rows at the same time (default 1)",
+    )
+
+
 def add_input_values(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--inputs", metavar="JSON|PATH", help="inputs as a JSON object or a JSON/YAML file")
     parser.add_argument(

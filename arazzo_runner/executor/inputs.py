@@ -166,7 +166,7 @@ def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
     jsonschema (see `simple_schema`), anything else by jsonschema."""
     from ..bounds.budget import BudgetExceeded
     from ..sources.schema_patterns import PatternStopped, run_check
-    from .simple_schema import subset_problems
+    from ..sources.simple_schema import subset_problems
 
     schema = resolve_pointer(document, parse_pointer(schema_at))
 

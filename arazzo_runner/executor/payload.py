@@ -10,10 +10,8 @@ from ..errors import ExpressionError
 from ..expressions import Context, Missing
 from ..http import json_text
 from ..http.body import is_form, is_json, is_xml
-from ..http.form import parse_form
 from ..loader.limits import DEFAULT_LIMITS
 from ..loader.pointer import parse_pointer
-from ..query import QueryError
 from .values import strip_missing
 
 
@@ -30,6 +28,8 @@ def apply_replacements(
         except ValueError as exc:
             raise ValueError(f"cannot apply replacements: the JSON payload does not parse ({exc})") from None
     elif isinstance(payload, (str, bytes)) and is_form(content_type):
+        from ..http.form import parse_form  # form payloads only
+
         payload = parse_form(payload)  # `a=1&b=2` -> {"a": "1", "b": "2"}, so pointers can target it
     else:
         payload = copy.deepcopy(payload)  # never mutate a compiled constant
@@ -119,6 +119,7 @@ def _child(node: Any, token: str, text: str) -> Any:
 
 
 def _replace_jsonpath(payload: Any, target: str, value: Any) -> Any:
+    from ..query import QueryError  # JSONPath targets only: the query engines stay off a message run
     from ..query.jsonpath import locations
 
     try:

@@ -113,3 +113,12 @@ def inside(path: str, root: str) -> bool:
     """`path` is `root` or lies below it, compared by components: a string prefix would let the sandbox
     `/srv/proj` hold `/srv/proj-evil/x.yaml`. Both must be absolute with symlinks already resolved."""
     return PurePath(path).is_relative_to(root)
+
+
+def location_uri(location: str) -> str:
+    """The URI of a loaded document's location (an absolute path or an http(s) URL)."""
+    if not location or is_http(location) or "://" in location:
+        return location
+    from pathlib import Path
+
+    return Path(location).as_uri()

@@ -10,15 +10,13 @@ from urllib.parse import unquote
 
 from ..errors import ExpressionError
 from ..loader.pointer import format_pointer, parse_pointer
-from . import schema_registry
 from .cache import FetchOptions, SourceCache
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT
-from .locations import check_allowed, resolve_location
+from .locations import check_allowed, location_uri, resolve_location
 from .model import DEFAULT_SERVER, Server, parse_servers
 from .operation import Operation
 from .parse import ParsedDoc
 from .refs import Node, Resolver
-from .schema_registry import location_uri
 
 if TYPE_CHECKING:
     import httpx
@@ -162,6 +160,8 @@ class OpenAPIDescription:
         this run loaded, nothing else (`schema_registry`). Built once, on first use, and crawled then:
         an uncrawled registry makes `referencing` walk the whole description again for every anchor,
         `$dynamicRef` or other document it looks up, and forget the walk after that one lookup."""
+        from . import schema_registry  # JSON Schema validation only
+
         return schema_registry.crawled(schema_registry.registry(self.resolver.loaded, {self.uri: self.data}))
 
     def validator(self, key: Hashable, build: Callable[[], Any]) -> Any:

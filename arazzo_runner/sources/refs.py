@@ -21,9 +21,8 @@ from urllib.parse import unquote
 from ..errors import ExpressionError, SourceError
 from ..loader.pointer import ABSENT, describe_miss, format_pointer, parse_pointer, resolve_pointer
 from .cache import FetchOptions, SourceCache
-from .locations import REMOTE_MAY_NOT_READ, check_allowed, is_http, resolve_location
+from .locations import REMOTE_MAY_NOT_READ, check_allowed, is_http, location_uri, resolve_location
 from .parse import ParsedDoc
-from .schema_registry import anchors_of, location_uri
 
 # Sibling keywords next to a schema `$ref` that only annotate, so they can be laid over the target.
 _ANNOTATIONS = frozenset(
@@ -252,6 +251,8 @@ class Resolver:
                 return None
         anchors = self._anchors.get(target.location)
         if anchors is None:
+            from .schema_registry import anchors_of  # a plain-name fragment only: the JSON Schema walk
+
             anchors = self._anchors[target.location] = anchors_of(target.data)
         tokens = anchors.get(name)
         if tokens is None:

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import SourceError
-from .locations import is_http, resolve_location
+from .locations import resolve_location
 
 Lookup = Callable[[str], Any]  # a location -> the loaded document's data, or None when not loaded
 Where = Callable[[str], "tuple[str, str | None]"]  # a reference -> (keyword, "file:line:col" or None)
@@ -38,15 +38,6 @@ class Refused(Exception):
     def __init__(self, uri: str) -> None:
         super().__init__(uri)
         self.uri = uri
-
-
-def location_uri(location: str) -> str:
-    """The URI of a loaded document's location (an absolute path or an http(s) URL)."""
-    if not location or is_http(location) or "://" in location:
-        return location
-    from pathlib import Path
-
-    return Path(location).as_uri()
 
 
 class LoadedOnly:

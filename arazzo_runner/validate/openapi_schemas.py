@@ -48,14 +48,19 @@ def payload_errors(
     fetch) or, without one, in `document` alone; one that does not resolve gives no verdict here (the
     `schema-reference` rule reports it). A pattern that runs out of the check's time raises
     `schema_patterns.PatternStopped`, the run's deadline BudgetExceeded (the callers report the payload
-    as not checked)."""
+    as not checked). A payload the jsonschema-free subset check (`simple_schema`, held to jsonschema's
+    verdicts by a differential test; `_prepare` only loosens a schema) finds valid is answered without
+    importing jsonschema (~30 ms); a problem, or a schema outside the subset, goes to jsonschema, whose
+    errors are explained. OpenAPI 3.0 schemas (Draft 4) always do."""
+    v30 = openapi_version.startswith("3.0")
+    if not v30 and _subset_valid(schema, _blank(payload, unknown, ()), document):
+        return []
     from jsonschema import Draft4Validator, Draft202012Validator
 
     from ..sources.schema_keywords import bounded
     from ..sources.schema_patterns import run_check
     from ..sources.schema_registry import registry, root_resolver
 
-    v30 = openapi_version.startswith("3.0")
     cls = bounded(Draft4Validator if v30 else Draft202012Validator)
     out: list[tuple[Path, str]] = []
     try:
@@ -78,6 +83,16 @@ def payload_errors(
     except Exception:  # unresolvable refs, unknown types, broken schemas: no verdict rather than a guess
         return []
     return out
+
+
+def _subset_valid(schema: Any, instance: Any, document: dict[str, Any]) -> bool:
+    from ..sources.schema_patterns import run_check
+    from ..sources.simple_schema import subset_problems
+
+    try:
+        return run_check(lambda: subset_problems(schema, instance, document)) == []
+    except Exception:  # a broken schema: jsonschema's path gives its verdict
+        return False
 
 
 def _description_validator(cls: Any, schema: Any, v30: bool, description: Any) -> Any:

@@ -34,6 +34,9 @@ UNUSED_ON_A_PLAIN_RUN = [
 UNUSED_BY_THE_RUN_COMMAND = [
     "difflib", "asyncio", "yaml", "arazzo_runner.validate.rules", "arazzo_runner.validate.format",
     "arazzo_runner.cli.validate", "arazzo_runner.report.json_report", "arazzo_runner.executor.dry_run",
+    # (third round) the --inputs-file rows (their reader, buffers, report files; the flags live in
+    # run_flags), the JSON Schema registry (only validators and anchor fragments use it)
+    "arazzo_runner.cli.batch", "arazzo_runner.executor.rows", "arazzo_runner.sources.schema_registry",
 ]  # fmt: skip
 
 
@@ -164,3 +167,39 @@ def test_the_arazzo_process_leaves_out_httpx_s_own_command_line_and_a_library_ca
     )
     assert as_library["code"] == 0 and len(server.requests) == 2
     assert as_library["own_cli"] == ("httpx._main" in _httpx_own(tmp_path))  # as `import httpx` alone
+
+
+def test_a_payload_the_subset_check_accepts_imports_no_jsonschema(tmp_path) -> None:
+    """The payload check of a send step (and of a request body, outside OpenAPI 3.0) answers a valid
+    payload with the jsonschema-free subset check: an MQTT run validating its document does not import
+    jsonschema (~30 ms) for it. An invalid one, or one with an expression (blanked) under a typed
+    property, goes to jsonschema: its errors explained as before, the expression's part no verdict."""
+    code = (
+        "from arazzo_runner.validate.openapi_schemas import payload_errors\n"
+        "doc = {'components': {'schemas': {'Order': {'type': 'object', 'required': ['petId'],"
+        " 'properties': {'petId': {'type': 'integer'}, 'requestId': {'type': 'string'}}}}}}\n"
+        "schema = {'$ref': '#/components/schemas/Order'}\n"
+        "rid = {('requestId',)}\n"
+        "good = payload_errors(schema, {'petId': 7, 'requestId': 'r-1'}, set(), '3.1.0', doc)\n"
+        "imported = 'jsonschema' in sys.modules\n"
+        "bad = payload_errors(schema, {'petId': 'x', 'requestId': '$inputs.id'}, rid, '3.1.0', doc)\n"
+        "unknown = payload_errors(schema, {'petId': '$inputs.p'}, {('petId',)}, '3.1.0', doc)\n"
+        "report = {'good': good, 'imported': imported, 'bad': bad, 'unknown': unknown}\n"
+    )
+    report = _modules_after(code, tmp_path)
+    assert report["good"] == [] and report["imported"] is False
+    assert report["bad"] == [[["petId"], "'x' is not of type 'integer'"]]
+    assert report["unknown"] == []  # an expression's value: no verdict, with either check
+
+
+def test_a_message_step_s_modules_leave_out_the_query_engines(tmp_path) -> None:
+    """A send/receive step (its payload replacements, the MQTT transport) imports neither the JSONPath
+    and XPath engines (a JSONPath replacement target imports them) nor the form parser (a form payload
+    does): an MQTT run's fixed cost (issue 28)."""
+    report = _modules_after(
+        "import arazzo_runner.executor.steps.message, arazzo_runner.executor.message_values\n"
+        "import arazzo_runner.messages.mqtt\nreport = {}\n",
+        tmp_path,
+    )
+    unused = ["arazzo_runner.query", "arazzo_runner.http.form", "jsonschema"]
+    assert [name for name in unused if name in report["modules"]] == []

@@ -6,7 +6,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arazzo_runner.executor.simple_schema import subset_problems
+from arazzo_runner.sources.simple_schema import subset_problems
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5, allow_nan=False) | st.text(max_size=4),

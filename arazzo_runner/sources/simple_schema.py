@@ -169,7 +169,7 @@ def _string(schema: dict, value: str, where: str, out: list[str]) -> None:
     if pattern is not None:
         if not isinstance(pattern, str):
             raise Unsupported
-        from ..sources.schema_patterns import PatternStopped, matches
+        from .schema_patterns import PatternStopped, matches
 
         try:
             matched = matches(pattern, value)  # within the check's time, as jsonschema's would be
