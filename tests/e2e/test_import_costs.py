@@ -42,11 +42,13 @@ UNUSED_BY_THE_RUN_COMMAND = [
 
 # And of an `arazzo run` that only sends and receives messages (issue 28, fourth round: the MQTT run's fixed
 # cost): the HTTP side's credentials, exchange bodies, server selection and payload replacements, the
-# OpenAPI reader and operation lookup, the media types of --input-file, httpx.
+# OpenAPI reader and operation lookup, the media types of --input-file, httpx; and with JSON output off a
+# terminal, the console reporter and the progress line.
 UNUSED_BY_A_MESSAGE_RUN = [
     "httpx", "mimetypes", "arazzo_runner.http.credentials", "arazzo_runner.http.bodies",
     "arazzo_runner.report.bodies", "arazzo_runner.sources.openapi", "arazzo_runner.sources.operation",
     "arazzo_runner.workspace.operations", "arazzo_runner.executor.servers", "arazzo_runner.executor.payload",
+    "arazzo_runner.report.console", "arazzo_runner.report.progress",
 ]  # fmt: skip
 
 
