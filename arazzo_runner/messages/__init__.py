@@ -71,7 +71,7 @@ def transport_class(protocol: str) -> type[MessageTransport]:
         known = ", ".join(sorted(PROTOCOLS))
         raise TransportError(f"protocol '{protocol}' has no transport in this engine (known: {known})")
     module, _, library, extra, _ = entry
-    if library not in sys.modules and find_spec(library) is None:  # (a path search: ~80 µs)
+    if sys.modules.get(library) is None and find_spec(library) is None:  # (a path search: ~80 µs)
         from ..extras import install_hint
 
         raise MissingExtra(
