@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import mimetypes
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,8 @@ def file_inputs(args: argparse.Namespace) -> dict[str, str]:
     """`--input-file KEY=PATH`: the file as a data: URL carrying its media type and file name."""
     inputs: dict[str, str] = {}
     for item in args.input_file:
+        import mimetypes  # (its tables: only to name a file's media type)
+
         from ..http.multipart import data_url
 
         key, sep, path = item.partition("=")

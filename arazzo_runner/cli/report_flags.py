@@ -84,16 +84,16 @@ def masker_for(args: argparse.Namespace, options: Any, workspace: Any) -> Masker
 
 def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream: Any) -> Any:
     """The console reporter writing to `stream` (None for JSON output: then `--verbose` goes to stderr)
-    and a progress line on a terminal's stderr, wired to `options.on_event`; returns the reporter."""
-    from ..report.console import ConsoleReporter
-    from ..report.progress import Progress, progress_wanted
-
+    and a progress line on a terminal's stderr, wired to `options.on_event`; returns the reporter. Each
+    is imported when made: JSON output without `--verbose`, off a terminal, has neither."""
     masker = masker_for(args, options, workspace)
     if args.no_mask and not getattr(args, "no_mask_warned", False):
         print(NO_MASK_WARNING, file=sys.stderr)
         args.no_mask_warned = True  # once, also when --inputs-file sets up one run per row
     reporter = None
     handlers: list[Callable[[Any], None]] = []
+    if stream is not None or args.verbose:
+        from ..report.console import ConsoleReporter
     if stream is not None:
         reporter = ConsoleReporter(stream, masker=masker, verbose=args.verbose)
         handlers.append(reporter.on_event)
@@ -101,13 +101,22 @@ def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream
         handlers.append(ConsoleReporter(sys.stderr, masker=masker, verbose=True, steps=False).on_event)
     progress = None
     concurrent = getattr(args, "concurrency", 1) > 1  # rows at once: no single step to show
-    if not args.no_progress and not concurrent and progress_wanted(sys.stderr):
-        progress = Progress(sys.stderr)
+    if not args.no_progress and not concurrent and _a_terminal(sys.stderr):
+        from ..report.progress import Progress, progress_wanted
+
+        if progress_wanted(sys.stderr):
+            progress = Progress(sys.stderr)
     if progress is not None or len(handlers) > 1:
         options.on_event = EventFanout(handlers, progress)
     else:  # the one listener, or none (JSON output: then the run builds no event at all)
         options.on_event = handlers[0] if handlers else None
     return reporter
+
+
+def _a_terminal(stream: Any) -> bool:
+    """The first condition of `progress_wanted`, asked before its module is imported."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 class EventFanout:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from ..http.credentials import Credentials, Owners, qualified
 from ..messages import Broker, MessageTransport, TransportError, new_transport, protocol_entry, uses_tls
-from .servers import server_var_env_names, unpinned
 from .steps.base import Host
+
+if TYPE_CHECKING:
+    from ..http.credentials import Owners
 
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
 
@@ -41,9 +42,11 @@ def choose_broker(
     source, description, channel = target.source, target.description, target.channel
     named = family or source  # `--server` and credentials name it by its place in the family
     override = options.servers.get(named)
-    notes = (
-        [unpinned(source, named)] if not override and named != source and source in options.servers else []
-    )
+    notes: list[str] = []
+    if not override and named != source and source in options.servers:
+        from .servers import unpinned  # HTTP server selection's module: a nested document's source only
+
+        notes.append(unpinned(source, named))
     names = channel.servers or list(description.servers)
     server = description.servers.get(names[0]) if names else None
     if override:
@@ -107,6 +110,8 @@ def _from_server(options: Any, source: str, server: Any) -> Broker:
 
 
 def _fill(options: Any, source: str, server: Any) -> str:
+    from .servers import server_var_env_names  # the document's server (no `--server` URL) only
+
     environ = options.environ if options.environ is not None else os.environ
 
     def value(match: re.Match) -> str:
@@ -154,6 +159,8 @@ def _credentials(
     )
     if not names:
         return None, None, None
+    from ..http.credentials import Credentials, qualified  # a broker with security schemes only
+
     schemes = target.description.security_schemes
     credentials = Credentials(options.auth, [inputs], options.environ, source=source, owners=owners)
     try:

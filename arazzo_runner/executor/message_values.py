@@ -18,7 +18,6 @@ from ..http.body import encode_body, is_json
 from ..loader.limits import DEFAULT_LIMITS
 from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
 from ..workspace.plan import CompiledStep
-from .payload import apply_replacements
 from .values import strip_missing
 
 _PARAMETER = re.compile(r"\{([^{}]+)\}")
@@ -96,7 +95,10 @@ def payload_value(
     if isinstance(payload, Missing):
         raise MessageBuildError(f"the message payload has no value: {payload.reason}")
     warnings.extend(problems)
-    payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
+    if cstep.body.replacements:
+        from .payload import apply_replacements  # a step with replacements only
+
+        payload = apply_replacements(payload, cstep.body.replacements, ctx, content_type, warnings)
     encoded = encode_body(payload, content_type, None, stand_ins=stand_ins)
     return payload, encoded.content or b""
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import DISTRIBUTION
 from ..masking.secrets import Masker
 from ..result import Exchange, RunResult, StepResult, WorkflowResult
-from .bodies import FILE_LIMIT, Body, header, render_body
+
+if TYPE_CHECKING:
+    from .bodies import Body
 
 
 def result_dict(result: RunResult, masker: Masker, *, exchanges: bool = False) -> dict[str, Any]:
@@ -88,6 +90,8 @@ def _trace(trace: dict[str, Any]) -> dict[str, Any]:
 
 
 def exchange_dict(exchange: Exchange, masker: Masker) -> dict[str, Any]:
+    from .bodies import FILE_LIMIT, header, render_body  # HTTP exchanges only (a message run has none)
+
     request_type = header(exchange.request_headers, "content-type")
     data: dict[str, Any] = {
         "startedAt": iso_time(exchange.started_at),

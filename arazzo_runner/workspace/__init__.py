@@ -11,7 +11,7 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from ..bounds.deadline import armed
@@ -21,7 +21,9 @@ from ..loader.pointer import format_pointer
 from ..model import Document, Pointer, SourceDescription, Step, Workflow, build_document
 from ..model.dialect import operation_path_parts  # noqa: F401  (validate imports it from here)
 from ..records import Record
-from .operations import WorkflowTarget, resolve_operation, resolve_workflow
+
+if TYPE_CHECKING:
+    from .operations import WorkflowTarget
 
 AllowPaths = Iterable[str | os.PathLike[str]]
 
@@ -136,8 +138,6 @@ class Workspace:
             return found
 
     def _load_source(self, name: str) -> Any:
-        from ..sources import load_openapi
-
         entry = self.document.source(name)
         if entry is None:
             raise SourceError(f"no source description named '{name}'", file=self.file)
@@ -147,6 +147,8 @@ class Workspace:
             if kind == "arazzo":
                 return self._load_arazzo(entry.url, base)
             if kind == "openapi":
+                from ..sources.openapi import load_openapi  # each reader imported for its own sources
+
                 return load_openapi(entry.url, base, cache=self.cache, roots=self.roots)
             if kind == "asyncapi":
                 from ..sources.asyncapi import load_asyncapi
@@ -270,11 +272,15 @@ class Workspace:
         """The operation a step calls; resolved once per step (targets never change once loaded)."""
         target = self._targets.get(id(step))
         if target is None:
+            from .operations import resolve_operation  # operation and workflow steps (`messages.py`)
+
             target = self._targets.setdefault(id(step), resolve_operation(self, step))
         return target
 
     def resolve_workflow(self, ref: str, at: Pointer) -> WorkflowTarget:
         """A local workflowId, or `$sourceDescriptions.<name>.<workflowId>` in an arazzo source."""
+        from .operations import resolve_workflow
+
         return resolve_workflow(self, ref, at)
 
 

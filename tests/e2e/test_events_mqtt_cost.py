@@ -80,3 +80,25 @@ def test_a_run_without_http_operations_imports_no_httpx(tmp_path, broker):
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
     )
     assert proc.stderr.splitlines()[-1] == "0 False", proc.stderr
+
+
+def test_the_client_socket_sends_each_packet_at_once(tmp_path, broker, monkeypatch):
+    """TCP_NODELAY on the MQTT connection (paho writes to a plain socket, which has Nagle's algorithm on):
+    a packet written while another is unacknowledged (the UNSUBSCRIBE at the run's end, or the next
+    PUBLISH, right after the PUBACK of a reply) would wait for the broker's delayed ACK, ~40 ms."""
+    import socket
+
+    import aiomqtt
+
+    options: list[int] = []
+    real_enter = aiomqtt.Client.__aenter__
+
+    async def enter(self):
+        client = await real_enter(self)
+        options.append(self._client.socket().getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        return client
+
+    monkeypatch.setattr(aiomqtt.Client, "__aenter__", enter)
+    workflow = run_events(tmp_path, orders_asyncapi("mqtt"), {"orders": broker}, _trips(2))
+    assert workflow["status"] == "passed", workflow
+    assert len(options) == 1 and options[0] != 0  # one connection for the run, no delay on it

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
+from tests.e2e.eventkit import events_doc, mqtt_broker, orders_asyncapi, receive_step, responder, send_step
 from tests.e2e.execkit import ok200, pet
 
 HEAVY = ["yaml", "jsonschema", "jsonschema_rs", "openapi_core", "elementpath", "jsonpath_ng",
@@ -37,6 +38,17 @@ UNUSED_BY_THE_RUN_COMMAND = [
     # (third round) the --inputs-file rows (their reader, buffers, report files; the flags live in
     # run_flags), the JSON Schema registry (only validators and anchor fragments use it)
     "arazzo_runner.cli.batch", "arazzo_runner.executor.rows", "arazzo_runner.sources.schema_registry",
+]  # fmt: skip
+
+# And of an `arazzo run` that only sends and receives messages (issue 28, fourth round: the MQTT run's fixed
+# cost): the HTTP side's credentials, exchange bodies, server selection and payload replacements, the
+# OpenAPI reader and operation lookup, the media types of --input-file, httpx; and with JSON output off a
+# terminal, the console reporter and the progress line.
+UNUSED_BY_A_MESSAGE_RUN = [
+    "httpx", "mimetypes", "arazzo_runner.http.credentials", "arazzo_runner.http.bodies",
+    "arazzo_runner.report.bodies", "arazzo_runner.sources.openapi", "arazzo_runner.sources.operation",
+    "arazzo_runner.workspace.operations", "arazzo_runner.executor.servers", "arazzo_runner.executor.payload",
+    "arazzo_runner.report.console", "arazzo_runner.report.progress",
 ]  # fmt: skip
 
 
@@ -203,3 +215,27 @@ def test_a_message_step_s_modules_leave_out_the_query_engines(tmp_path) -> None:
     )
     unused = ["arazzo_runner.query", "arazzo_runner.http.form", "jsonschema"]
     assert [name for name in unused if name in report["modules"]] == []
+
+
+def test_an_mqtt_run_imports_nothing_of_the_http_side(tmp_path) -> None:
+    """`arazzo run --format json` of a send + receive workflow against mosquitto and a responder (its
+    validation cache answering, as in the benchmark): none of what only HTTP operations use."""
+    (tmp_path / "orders.asyncapi.json").write_text(json.dumps(orders_asyncapi("mqtt")))
+    doc = events_doc(send_step("place"), receive_step("confirm"))
+    doc["sourceDescriptions"][0]["url"] = "./orders.asyncapi.json"
+    (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
+    with mqtt_broker() as (host, port), responder("mqtt", host, port, "orders/requests", "orders/replies"):
+        code = (
+            "import os\n"
+            f"os.environ['ARAZZO_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\n"
+            "from arazzo_runner.cli import main\n"
+            f"argv = ['run', 'flow.arazzo.json', '--server', 'orders=mqtt://{host}:{port}']\n"
+            "argv += ['--format', 'json']\n"
+            "report = {'code': main(argv)}\n"
+        )
+        assert _modules_after(code, tmp_path)["code"] == 0  # fills the validation cache
+        report = _modules_after(code, tmp_path)
+    assert report["code"] == 0  # sent, the reply received and checked
+    assert "arazzo_runner.validate.rules" not in report["modules"]  # the cache answered
+    assert "arazzo_runner.messages.mqtt" in report["modules"]
+    assert [name for name in UNUSED_BY_A_MESSAGE_RUN if name in report["modules"]] == []

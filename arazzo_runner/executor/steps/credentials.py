@@ -7,15 +7,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...http.credentials import Credentials, Owners
-
 if TYPE_CHECKING:
+    from ...http.credentials import Credentials, Owners
     from .base import Host
 
 
 def step_credentials(host: Host, base: Any, workspace: Any, source: str) -> Credentials:
     """The credentials of the operation of `source` (of `workspace`, the run's document by default):
     `--auth`, the inputs (the step's workflow's, then the run's), the environment."""
+    from ...http.credentials import Credentials  # an operation's: a message step asks `brokers`
+
     return Credentials(
         host.options.auth,
         [base.inputs, host.inputs],

@@ -4,6 +4,7 @@ extras, AsyncAPI 2.6 read as 3.0, correlation values, broker URLs."""
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 import yaml
@@ -38,6 +39,7 @@ def test_waiting_ends_with_a_message_or_the_timeout() -> None:
 
 def test_a_missing_client_library_names_its_extra(monkeypatch) -> None:
     monkeypatch.setattr(messages, "find_spec", lambda name: None)
+    monkeypatch.delitem(sys.modules, "aiokafka", raising=False)  # (an imported library is installed)
     with pytest.raises(MissingExtra) as caught:
         transport_class("kafka")
     assert str(caught.value) == (
