@@ -147,8 +147,8 @@ def _collector_paused(pause: bool) -> Iterator[None]:
     (~500 objects of ~20,000 for a 200-step document; ~3 ms of passes). It waits until the run starts
     (`run._frozen_before_the_run`), and is back as it was when the command is over. Paused before the
     command's first import (the terminal escaping of `main`, the report package it is in: ~2 ms of
-    passes, a full one among them); hence these few lines rather than `loader.load.gc_paused`, whose
-    import would come first."""
+    passes, one of generation 1 among them); hence these few lines rather than
+    `loader.load.gc_paused`, whose import would come first."""
     import gc
 
     enabled = gc.isenabled()
