@@ -14,7 +14,7 @@ from typing import Any
 
 from ..bounds.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
 
-_SIZE = re.compile(r"(\d+)\s*([kmg]i?b?|b)?", re.IGNORECASE)
+_SIZE = r"(\d+)\s*([kmg]i?b?|b)?"  # compiled on first use (`re`'s cache): not at every start
 _UNITS = "bkmg"  # bytes, then powers of 1024
 
 
@@ -81,7 +81,7 @@ def seconds(text: str) -> float:
 
 def size(text: str) -> int:
     """Bytes: `1048576`, `512K`, `16M`, `1G` (binary units; `KiB`, `MB` and the like also accepted)."""
-    match = _SIZE.fullmatch(text.strip())
+    match = re.fullmatch(_SIZE, text.strip(), re.IGNORECASE)
     if match is None:
         raise argparse.ArgumentTypeError(f"expected a size such as 16M or 1048576, got {text!r}")
     unit = (match.group(2) or "b")[:1].lower()

@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
-_CHOICE = re.compile(r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)$")
+# compiled on first use (`re`'s cache): only a usage error needs it
+_CHOICE = r"invalid choice: '(?P<word>[^']*)' \(choose from (?P<choices>.*)\)$"
 
 
 class ArgumentsError(Exception):
@@ -77,7 +78,7 @@ def closest(word: str, choices: Iterable[str], limit: int = 2) -> list[str]:
 
 def with_choice_hint(message: str) -> str:
     """`argument --format: invalid choice: 'jsno' (choose from 'text', 'json')` and the closest choice."""
-    match = _CHOICE.search(message)
+    match = re.search(_CHOICE, message)
     if match is None:
         return message
     choices = re.findall(r"'([^']*)'", match.group("choices"))

@@ -24,7 +24,8 @@ _ORDER: dict[str, Callable[[Any, Any], bool]] = {
     ">": operator.gt,
     ">=": operator.ge,
 }
-_NUMERIC = re.compile(r"\s*-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")
+# compiled on first use (`re`'s cache): not at every start
+_NUMERIC = r"\s*-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*"
 
 
 def compare(op: str, left: Any, right: Any) -> bool:
@@ -62,7 +63,7 @@ def number_of(value: Any) -> int | float | None:
     """The number a value stands for (numbers, numeric strings), or None."""
     if is_number(value):
         return value
-    if isinstance(value, str) and _NUMERIC.fullmatch(value):
+    if isinstance(value, str) and re.fullmatch(_NUMERIC, value):
         text = value.strip()
         if any(c in text for c in ".eE"):
             return float(text)

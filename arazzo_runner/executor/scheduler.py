@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from ..result import WorkflowResult
     from ..workspace import Workspace
 
-_READS_STEP = re.compile(r"\$steps\.([A-Za-z0-9_\-]+)")
+_READS_STEP = r"\$steps\.([A-Za-z0-9_\-]+)"  # compiled on first use (`re`'s cache): not at every start
 
 
 class _Pending:
@@ -278,7 +278,7 @@ def _reads(workspace: Workspace, cstep: CompiledStep) -> list[str]:
     correlationId, outputs, actions): the implicit dependencies the spec asks to honour."""
     raw = resolve_pointer(workspace.document.raw, tuple(str(t) for t in cstep.step.at))
     text = json.dumps(raw, default=str)
-    found = [m.group(1) for m in _READS_STEP.finditer(text)]
+    found = [m.group(1) for m in re.finditer(_READS_STEP, text)]
     names = workspace.names  # ids outside the grammar's classes, read as declared (`expressions/names.py`)
     if names is not None:
         found += [step_id for step_id in names.steps if f"$steps.{step_id}." in text]

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..expressions import Context
     from ..model import Workflow
 
-STEP_REF = re.compile(
+STEP_REF = (  # compiled on first use (`re`'s cache): not at every start
     r"^\$(?:workflows|sourceDescriptions\.([A-Za-z0-9_\-]+))\.([A-Za-z0-9_\-]+)\.steps\.([A-Za-z0-9_\-]+)$"
 )
 
@@ -157,7 +157,7 @@ async def _attempt(
 def step_completed(host: Host, workspace: Workspace, ref: str, state: WorkflowState) -> bool:
     """A step `dependsOn` entry: a step of this workflow execution, `$workflows.<w>.steps.<s>` or
     `$sourceDescriptions.<name>.<w>.steps.<s>` (a step completed earlier in this run)."""
-    match = STEP_REF.match(ref)
+    match = re.match(STEP_REF, ref)
     if match is None:
         return ref in state.completed
     source, workflow_id, step_id = match.groups()

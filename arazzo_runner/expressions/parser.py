@@ -325,7 +325,8 @@ ROOTS = tuple(
 )
 
 
-_ROOT_LIKE = re.compile(r"\$([A-Za-z][A-Za-z0-9_]*)(?=[.#\[]|$)")
+# compiled on first use (`re`'s cache): not at every start
+_ROOT_LIKE = r"\$([A-Za-z][A-Za-z0-9_]*)(?=[.#\[]|$)"
 
 
 def near_miss(text: str) -> tuple[str, str | None] | None:
@@ -333,7 +334,7 @@ def near_miss(text: str) -> tuple[str, str | None] | None:
     `$Inputs.id`, `$statuscode`), the nearest root written out (`$response`) and, when the text with
     that root parses, the corrected text; None when `text` is no such near miss (an expression, `$5`,
     `$USD`). Used for did-you-mean hints; difflib is imported only here, off the hot path."""
-    match = _ROOT_LIKE.match(text)
+    match = re.match(_ROOT_LIKE, text)
     if match is None or match.group(1) in ROOTS:
         return None
     import difflib

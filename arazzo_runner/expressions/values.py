@@ -28,8 +28,7 @@ _ROOT = (
     r"\$(?:url|method|statusCode|request|response|message|inputs|outputs|steps|workflows|"
     r"sourceDescriptions|components|self|dependencies)(?![A-Za-z0-9_])"
 )
-_STARTS_WITH_ROOT = re.compile(_ROOT)
-_BRACED_ROOT = re.compile(r"\{" + _ROOT)
+_BRACED_ROOT = r"\{" + _ROOT  # `_ROOT` and this compiled on first use (`re`'s cache): not at every start
 
 
 class CompiledValue:
@@ -221,10 +220,10 @@ def _compile_string(raw: str, strict: bool = False) -> CompiledValue:
             whole_error = error  # not a whole expression: maybe a template, maybe plain text such as "$5"
     template = parse_template(raw)
     if strict:
-        if template.problems and _BRACED_ROOT.search(raw):
+        if template.problems and re.search(_BRACED_ROOT, raw):
             problem = template.problems[0]  # a cached template's: raise a fresh copy
             raise ExpressionError(problem.message, problem.text, problem.position)
-        if whole_error is not None and template.is_constant and _STARTS_WITH_ROOT.match(raw):
+        if whole_error is not None and template.is_constant and re.match(_ROOT, raw):
             raise whole_error
     return ConstantValue(raw) if template.is_constant else TemplateValue(raw, template)
 

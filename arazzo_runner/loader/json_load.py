@@ -31,7 +31,7 @@ def load_json(text: str, file: str, limits: Limits, *, constants: bool = True) -
         hook = None if constants else _no_constant
         data = json.loads(text, object_pairs_hook=_unique, parse_constant=hook)
     except _Constant as exc:
-        found = _CONSTANT.search(text)
+        found = re.search(_CONSTANT, text)
         position = found.start() if found else 0
         raise json.JSONDecodeError(f"{exc} is not a JSON value", text, position) from None
     except _Duplicate:
@@ -85,7 +85,8 @@ def _long_number(text: str) -> tuple[int, int]:
     return line_col(text, match.start()) if match else (1, 1)
 
 
-_CONSTANT = re.compile(r"(?<![\w\"])(?:-?Infinity|NaN)(?![\w\"])")
+# compiled on first use (`re`'s cache): not at every start
+_CONSTANT = r"(?<![\w\"])(?:-?Infinity|NaN)(?![\w\"])"
 
 
 def _no_constant(name: str) -> Any:

@@ -82,7 +82,7 @@ def standard_operation_path(source: str, fragment: str) -> str:
     return f"{{$sourceDescriptions.{source}.url}}{fragment}"
 
 
-_OPERATION_PATH = re.compile(
+_OPERATION_PATH = (  # compiled on first use (`re`'s cache): not at every start
     r"^(?:\{\$sourceDescriptions\.(?P<braced>[A-Za-z0-9_\-]+)\.url\}"
     r"|\$sourceDescriptions\.(?P<url>[A-Za-z0-9_\-]+)\.url"
     r"|\$sourceDescriptions\.(?P<source>[A-Za-z0-9_\-]+))(?P<fragment>#.*)$"
@@ -96,7 +96,7 @@ def operation_path_parts(text: str) -> tuple[str, str, bool] | None:
     Description itself, as an official 1.1 test document and published examples write it: the spec asks
     for "a Runtime Expression to identify the source description document", which it is, so it is
     accepted too (not standard: `validate` warns)."""
-    match = _OPERATION_PATH.match(text)
+    match = re.match(_OPERATION_PATH, text)
     if match is None:
         return None
     name = match.group("braced") or match.group("url") or match.group("source")

@@ -30,11 +30,10 @@ from .findings import ERROR, Finding
 from .reach import reachable
 from .run_policy import blocks
 
-_IN_WORKFLOW = re.compile(r"^/workflows/(\d+)(?:/|$)")
-_IN_COMPONENT = re.compile(r"^/components/([^/]+)/([^/]+)(?:/|$)")
-_COMPONENT_USE = re.compile(
-    r"\$components\.([A-Za-z]+)\.([A-Za-z0-9.\-_]+)|#/components/([^/\s\"']+)/([^/\s\"'#]+)"
-)
+# pattern texts, compiled on first use (`re`'s cache): a run whose document has no errors needs none
+_IN_WORKFLOW = r"^/workflows/(\d+)(?:/|$)"
+_IN_COMPONENT = r"^/components/([^/]+)/([^/]+)(?:/|$)"
+_COMPONENT_USE = r"\$components\.([A-Za-z]+)\.([A-Za-z0-9.\-_]+)|#/components/([^/\s\"']+)/([^/\s\"'#]+)"
 
 _MEMO: weakref.WeakKeyDictionary[Any, dict[tuple[str, ...], Admission]] = weakref.WeakKeyDictionary()
 
@@ -118,11 +117,11 @@ class _Owners:
         self._users: dict[tuple[str, str], set[str]] | None = None
 
     def of(self, path: str) -> set[str] | None:
-        match = _IN_WORKFLOW.match(path)
+        match = re.match(_IN_WORKFLOW, path)
         if match:
             workflow_id = self.by_index.get(int(match.group(1)))
             return {workflow_id} if workflow_id is not None else set()
-        match = _IN_COMPONENT.match(path)
+        match = re.match(_IN_COMPONENT, path)
         if match:
             return self.component_users().get((match.group(1), match.group(2)), set())
         return None
@@ -159,7 +158,7 @@ class _Owners:
 def _component_uses(value: Any) -> Iterator[tuple[str, str]]:
     """The components a piece of the document names, by `$components.<kind>.<name>` or `$ref`."""
     if isinstance(value, str):
-        for match in _COMPONENT_USE.finditer(value):
+        for match in re.finditer(_COMPONENT_USE, value):
             yield (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
     elif isinstance(value, dict):
         for item in value.values():

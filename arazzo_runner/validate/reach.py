@@ -23,7 +23,7 @@ from ..expressions import ComponentRef, parse_expression
 from ..model import Action, Document, Reusable, Workflow
 from .findings import ERROR, WARNING, Finding
 
-_IN_WORKFLOW = re.compile(r"^/workflows/(\d+)(?:/|$)")
+_IN_WORKFLOW = r"^/workflows/(\d+)(?:/|$)"  # compiled on first use (`re`'s cache): not at every start
 
 
 def reachable(workspace: Any, selected: Iterable[Workflow]) -> set[str]:
@@ -90,7 +90,7 @@ def unreachable_errors(
     by_index = {w.at[1]: w.workflow_id for w in workspace.document.workflows if len(w.at) == 2}
     found: dict[str, list[Finding]] = {}
     for finding in findings:
-        match = _IN_WORKFLOW.match(finding.path) if finding.severity == ERROR else None
+        match = re.match(_IN_WORKFLOW, finding.path) if finding.severity == ERROR else None
         workflow_id = by_index.get(int(match.group(1))) if match else None
         if workflow_id is not None and workflow_id not in runs:
             found.setdefault(workflow_id, []).append(finding)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gc
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -89,3 +91,31 @@ def test_the_rows_of_an_inputs_file_run_collecting(document, tmp_path, monkeypat
     [(enabled, frozen)] = rows
     assert enabled and frozen > 0
     assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
+def test_the_run_command_imports_what_it_needs_while_the_collector_is_paused(document, server, tmp_path):
+    """In a fresh process (issue 28, fourth round): the command's own modules (the terminal escaping
+    that `main` sets up first, with the report package) and the HTTP client's (httpx, and httpcore and
+    h11, which httpx imports only with its first client, inside the run) are imported while the
+    collector is paused, so that their objects are frozen with the rest instead of being walked by the
+    first passes of the run."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    script = (
+        "import gc, json, sys\n"
+        "imported = {}\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        imported.setdefault(name, gc.isenabled())\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "from arazzo_runner.cli import main\n"
+        f"code = main(['run', {str(document)!r}, '--server', 'pets={server.url}'])\n"
+        "print(json.dumps({'code': code, 'imported': imported}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["code"] == 0 and len(server.requests) == 1
+    watched = ["arazzo_runner.report", "arazzo_runner.report.terminal", "httpx", "httpcore", "h11"]
+    assert {name: report["imported"].get(name) for name in watched} == dict.fromkeys(watched, False)

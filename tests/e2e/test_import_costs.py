@@ -239,3 +239,61 @@ def test_an_mqtt_run_imports_nothing_of_the_http_side(tmp_path) -> None:
     assert "arazzo_runner.validate.rules" not in report["modules"]  # the cache answered
     assert "arazzo_runner.messages.mqtt" in report["modules"]
     assert [name for name in UNUSED_BY_A_MESSAGE_RUN if name in report["modules"]] == []
+
+
+def test_the_arazzo_process_leaves_its_objects_out_of_the_exit_s_collections_and_a_library_caller_not(
+    tmp_path, server
+) -> None:
+    """When `entry()` returns, the process is about to end: everything it holds is frozen out of the
+    collector's passes (`gc.freeze`), so the interpreter's exit does not walk and deallocate the engine's
+    classes, functions and modules one by one (~20-45 ms of a one-step `arazzo run`, issue 28's fourth
+    round). `main()` as a library or a test calls it leaves its caller's collector as it was."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    (tmp_path / "pets.openapi.json").write_text(json.dumps(PETS_OPENAPI))
+    doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
+    doc["sourceDescriptions"][0]["url"] = "./pets.openapi.json"
+    (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
+    argv = ["arazzo", "run", "flow.arazzo.json", "--server", f"pets={server.url}"]
+    collector = (
+        "import gc\nreport = {'code': code, 'frozen': gc.get_freeze_count(), 'enabled': gc.isenabled()}\n"
+    )
+    as_command = _modules_after(
+        f"import sys\nsys.argv = {argv!r}\nfrom arazzo_runner.cli import entry\ncode = entry()\n{collector}",
+        tmp_path,
+    )
+    assert as_command["code"] == 0 and as_command["enabled"] is True
+    assert as_command["frozen"] > 20_000  # the modules, the document, the run's result: all of it
+    as_library = _modules_after(
+        f"from arazzo_runner.cli import main\ncode = main({argv[1:]!r})\n{collector}", tmp_path
+    )
+    assert as_library == {**as_library, "code": 0, "frozen": 0, "enabled": True}
+    assert len(server.requests) == 2
+
+
+# (fourth round) patterns only some runs need, kept as pattern texts and compiled on first use by `re`'s
+# cache: compiling them all at import cost ~2 ms (~10 M instructions) of every start
+COMPILED_ON_FIRST_USE = [
+    ("arazzo_runner.model.dialect", "_OPERATION_PATH"), ("arazzo_runner.expressions.values", "_ROOT"),
+    ("arazzo_runner.expressions.values", "_BRACED_ROOT"), ("arazzo_runner.executor.stepping", "STEP_REF"),
+    ("arazzo_runner.validate.admission", "_IN_WORKFLOW"), ("arazzo_runner.validate.reach", "_IN_WORKFLOW"),
+    ("arazzo_runner.validate.admission", "_IN_COMPONENT"),
+    ("arazzo_runner.validate.admission", "_COMPONENT_USE"),
+    ("arazzo_runner.loader.json_load", "_CONSTANT"), ("arazzo_runner.criteria.compare", "_NUMERIC"),
+    ("arazzo_runner.cli.limit_flags", "_SIZE"), ("arazzo_runner.cli.parsing", "_CHOICE"),
+    ("arazzo_runner.executor.scheduler", "_READS_STEP"), ("arazzo_runner.expressions.parser", "_ROOT_LIKE"),
+]  # fmt: skip
+
+
+def test_the_patterns_only_some_runs_need_are_not_compiled_at_import(tmp_path) -> None:
+    report = _modules_after(
+        "import importlib, re\n"
+        "compiled = []\n"
+        "compile_ = re.compile\n"
+        "re.compile = lambda pattern, flags=0: compiled.append(pattern) or compile_(pattern, flags)\n"
+        f"names = {COMPILED_ON_FIRST_USE!r}\n"
+        "texts = [getattr(importlib.import_module(module), name) for module, name in names]\n"
+        "report = {'texts': texts, 'compiled': [t for t in texts if t in compiled]}\n",
+        tmp_path,
+    )
+    assert all(isinstance(text, str) for text in report["texts"])  # pattern texts, not compiled patterns
+    assert report["compiled"] == []
