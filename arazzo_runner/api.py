@@ -17,7 +17,7 @@ from .executor.preflight import preflight, select_workflows
 from .executor.runner import Runner
 from .executor.runtime import AsyncioRuntime, BlockingRuntime, Runtime, blocking_allowed, drive
 from .model import Workflow
-from .records import Record, replace
+from .records import Record, field, replace
 from .result import RunResult, WorkflowResult
 from .sources.family import server_keys
 from .workspace import Workspace
@@ -151,6 +151,10 @@ class _Prepared(Record):
     bases: set[str]  # the base URLs of every operation the run may call
     kinds: set[str]  # the step target kinds it may reach (operation, workflow, asyncapi)
     refused: dict[str, list[dict[str, Any]]]  # selected workflows that are not run, and why
+    # what stays the same for an operation (its base URL, parameter index: `steps/operation._facts`)
+    # and a workflow (its secret inputs), found by the first run and reused by the next runs of this
+    # prepared run and of its copies (`Runner.operation_facts`)
+    facts: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
 
 def _prepare(
@@ -246,7 +250,8 @@ async def _execute(
     workspace, selected = prepared.workspace, prepared.selected
     try:
         # the deadline armed at the start
-        runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime)
+        runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime,
+                        operation_facts=prepared.facts)  # fmt: skip
         try:
             run_all = _run_all(runner, workspace, selected, prepared.inputs, prepared.refused, result)
             await runtime.within(run_all, _backstop(runner.deadline.remaining()))

@@ -206,6 +206,27 @@ class WorkflowResult(Record):
     problems: list[dict[str, Any]] = field(default_factory=list)  # of a workflow not run: why
     started_at: float = 0.0  # time.time() when the workflow execution started
 
+    def __init__(  # written out: one per workflow run (`arazzo load` makes thousands a second)
+        self,
+        workflow_id: str,
+        status: str = PASSED,
+        outputs: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+        steps: list[StepResult] | None = None,
+        warnings: list[str] | None = None,
+        duration_ms: float = 0.0,
+        dependencies: list[WorkflowResult] | None = None,
+        problems: list[dict[str, Any]] | None = None,
+        started_at: float = 0.0,
+    ) -> None:
+        self.workflow_id, self.status, self.error = workflow_id, status, error
+        self.outputs = {} if outputs is None else outputs
+        self.steps = [] if steps is None else steps
+        self.warnings = [] if warnings is None else warnings
+        self.duration_ms, self.started_at = duration_ms, started_at
+        self.dependencies = [] if dependencies is None else dependencies
+        self.problems = [] if problems is None else problems
+
     @classmethod
     def not_run(cls, workflow_id: str, problems: list[dict[str, Any]]) -> WorkflowResult:
         """A selected workflow the run refused, nothing of it sent: `problems` are the located reasons
@@ -257,6 +278,10 @@ class RunResult(Record):
     # in flight failed at its step in flight; the selected workflows after it are not listed
     interrupted: bool = False
 
+    def __init__(self, workflows: list[WorkflowResult] | None = None, interrupted: bool = False) -> None:
+        self.workflows = [] if workflows is None else workflows  # (written out: one per run)
+        self.interrupted = interrupted
+
     @property
     def status(self) -> str:
         return PASSED if all(w.passed for w in self.workflows) and not self.interrupted else FAILED
@@ -266,7 +291,10 @@ class RunResult(Record):
         return self.status == PASSED
 
     def workflow(self, workflow_id: str) -> WorkflowResult | None:
-        return next((w for w in self.workflows if w.workflow_id == workflow_id), None)
+        for workflow in self.workflows:
+            if workflow.workflow_id == workflow_id:
+                return workflow
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"status": self.status, "workflows": [w.to_dict() for w in self.workflows]}

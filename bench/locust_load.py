@@ -1,7 +1,7 @@
 """Benchmark (h): `arazzo load` against plain Locust users making the same requests (not a test).
 
     python bench/locust_load.py [--runs 5] [--seconds 20] [--users 10] [--steps 1] [--latency-ms 0]
-                                [--httpx] [--json PATH]
+                                [--httpx] [--against CHECKOUT] [--json PATH]
 
 The workload is the chain of bench/documents.py (`--steps` requests `GET /items/{n}`, each checking the
 status and `$response.body#/ok`, passing `next` on; issue 28's row is one step). `arazzo load` runs it as
@@ -18,7 +18,9 @@ user + system time (`os.wait4`, start-up included) divided by the step requests 
 medians, the CPU ratio to each baseline (the medians of the per-round ratios) and the goal: `arazzo
 load` <= 2x `FastHttpUser` CPU per request (issue 28), with the machine and its load average.
 `--httpx` adds `arazzo load` on its httpx path (`ARAZZO_LOAD_HTTP=httpx`: asyncio and httpx, as before
-issue 28) to each round.
+issue 28) to each round. `--against CHECKOUT` adds `arazzo load` with another checkout's engine (its
+`PYTHONPATH`, `python -P` so that the working directory's engine does not shadow it) to each round, and
+prints the CPU per request of this engine over that one (the median of the per-round ratios).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class Chain({user}):
 """
 KINDS = {"arazzo": "arazzo load", "fast": "FastHttpUser", "http": "HttpUser"}
 HTTPX = {"arazzo-httpx": "(httpx path)"}  # `--httpx`: arazzo load with ARAZZO_LOAD_HTTP=httpx too
+AGAINST = {"against": "(against)"}  # `--against CHECKOUT`: arazzo load with that checkout's engine too
 
 
 def step_counts(prefix: Path) -> tuple[float, int]:
@@ -93,28 +96,35 @@ def commands(folder: Path, url: str, steps: int, users: int, seconds: int) -> di
     return found
 
 
+def paired_ratio(ours: list[dict[str, float]], theirs: list[dict[str, float]]) -> float:
+    """The median of the per-round ratios of CPU per request."""
+    return median([a["cpu_us"] / b["cpu_us"] for a, b in zip(ours, theirs, strict=True)])
+
+
 def measure(args: argparse.Namespace, latency_ms: float, folder: Path) -> dict[str, Any]:
-    kinds = {**KINDS, **(HTTPX if args.httpx else {})}
+    kinds = {**KINDS, **(HTTPX if args.httpx else {}), **(AGAINST if args.against else {})}
     runs: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
     loads = []
     with BenchServer(latency_ms=latency_ms) as server:
         found = commands(folder, server.url, args.steps, args.users, args.seconds)
         found["arazzo-httpx"] = found["arazzo"]
+        found["against"] = [found["arazzo"][0], "-P", *found["arazzo"][1:]]
+        envs = {"arazzo-httpx": {"ARAZZO_LOAD_HTTP": "httpx"}, "against": {"PYTHONPATH": str(args.against)}}
         order = list(kinds)
         for index in range(args.runs):
             loads.append(os.getloadavg()[0])
             for kind in order[index % len(order) :] + order[: index % len(order)]:
-                env = {"ARAZZO_LOAD_HTTP": "httpx"} if kind == "arazzo-httpx" else None
-                runs[kind].append(run_one(found[kind], folder / f"{kind}-{latency_ms:g}-{index}", env))
+                prefix = folder / f"{kind}-{latency_ms:g}-{index}"
+                runs[kind].append(run_one(found[kind], prefix, envs.get(kind)))
             print(f"  latency {latency_ms:g} ms, round {index + 1} (load {loads[-1]:.2f}): "
                   + ", ".join(f"{kinds[k]} {runs[k][-1]['rps']:.0f}/s {runs[k][-1]['cpu_us']:.0f} us"
                               for k in kinds), flush=True)  # fmt: skip
     medians = {kind: {key: median([r[key] for r in runs[kind]]) for key in ("rps", "cpu_us")}
                for kind in kinds}  # fmt: skip
-    ratio = {
-        kind: median([a["cpu_us"] / b["cpu_us"] for a, b in zip(runs["arazzo"], runs[kind], strict=True)])
-        for kind in ("fast", "http")
-    }
+    ratio = {kind: paired_ratio(runs["arazzo"], runs[kind]) for kind in ("fast", "http")}
+    if args.against:
+        ratio["against"] = paired_ratio(runs["arazzo"], runs["against"])
+        ratio["against_fast"] = paired_ratio(runs["against"], runs["fast"])
     return {
         "latency_ms": latency_ms,
         "arazzo_rps": medians["arazzo"]["rps"],
@@ -124,6 +134,8 @@ def measure(args: argparse.Namespace, latency_ms: float, folder: Path) -> dict[s
         "rps": {kind: medians[kind]["rps"] for kind in kinds},
         "cpu_ratio": ratio["fast"],
         "cpu_ratio_http": ratio["http"],
+        "cpu_ratio_against": ratio.get("against"),  # this engine / the other checkout's, paired
+        "cpu_ratio_against_fast": ratio.get("against_fast"),  # the other checkout's / FastHttpUser
         "load_average": loads,
         "runs": runs,
     }
@@ -139,8 +151,16 @@ def main() -> None:
     parser.add_argument(
         "--httpx", action="store_true", help="also arazzo load on httpx (ARAZZO_LOAD_HTTP=httpx)"
     )
+    parser.add_argument(
+        "--against", metavar="CHECKOUT", type=lambda text: Path(text).resolve(),
+        help="also arazzo load with another checkout's engine, in the same rounds",
+    )  # fmt: skip
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
+    if args.against:
+        import compileall
+
+        compileall.compile_dir(args.against / "arazzo_runner", quiet=1)  # as common.compile_checkout
     print(machine_line())
     results = []
     with tempfile.TemporaryDirectory() as folder:
@@ -152,7 +172,7 @@ def main() -> None:
     for row in results:
         loads = row["load_average"]
         print(f"  latency {row['latency_ms']:g} ms (load average {min(loads):.2f}-{max(loads):.2f}):")
-        for kind, label in {**KINDS, **HTTPX}.items():
+        for kind, label in {**KINDS, **HTTPX, **AGAINST}.items():
             if kind not in row["rps"]:
                 continue
             rate, cpu = row["rps"][kind], row["cpu_us"][kind]
@@ -160,6 +180,9 @@ def main() -> None:
         passed = "PASS" if row["cpu_ratio"] <= GOAL else "MISS"
         print(f"    CPU per request: {row['cpu_ratio']:.2f}x FastHttpUser (goal <= {GOAL:g}x: {passed}), "
               f"{row['cpu_ratio_http']:.2f}x HttpUser")  # fmt: skip
+        if row["cpu_ratio_against"] is not None:
+            print(f"    against {args.against}: this engine {row['cpu_ratio_against']:.2f}x its CPU per "
+                  f"request (paired); it: {row['cpu_ratio_against_fast']:.2f}x FastHttpUser")  # fmt: skip
     data = {"users": args.users, "seconds": args.seconds, "steps": args.steps, "goal": GOAL, "rows": results}
     write_json(args.json, {**data, "process_peak_rss": self_peak_rss()})
 

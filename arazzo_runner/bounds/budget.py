@@ -21,8 +21,7 @@ import inspect
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -101,15 +100,21 @@ def current() -> Budget | None:
     return _CURRENT.get()
 
 
-@contextmanager
-def deadline(bound: tuple[float, str] | None) -> Iterator[None]:
+class deadline:
     """Within the block, every budget ends at `bound[0]` (a time.monotonic() value) at the latest, and
-    says `bound[1]` when it does; None: no deadline. Set by a run around everything it evaluates."""
-    token = _DEADLINE.set(bound)
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
+    says `bound[1]` when it does; None: no deadline. Set by a run around everything it evaluates (a
+    class, not a generator: `arazzo load` sets one for every run)."""
+
+    __slots__ = ("bound", "token")
+
+    def __init__(self, bound: tuple[float, str] | None) -> None:
+        self.bound = bound
+
+    def __enter__(self) -> None:
+        self.token = _DEADLINE.set(self.bound)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _DEADLINE.reset(self.token)
 
 
 def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, ...] = ()) -> T:

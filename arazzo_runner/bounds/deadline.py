@@ -55,17 +55,23 @@ def armed() -> Deadline | None:
     return _ARMED.get()
 
 
-@contextmanager
-def arm(deadline: Deadline | None) -> Iterator[Deadline | None]:
+class arm:
     """Arm `deadline` for the work done inside the block (None: no deadline; an outer one still holds,
-    whichever of the two ends first)."""
-    outer = _ARMED.get()
-    effective = outer if deadline is None else deadline.tighter(outer)
-    token = _ARMED.set(effective)
-    try:
-        yield effective
-    finally:
-        _ARMED.reset(token)
+    whichever of the two ends first); `as` gives the deadline in effect. A class, not a generator:
+    `arazzo load` arms one for every run."""
+
+    __slots__ = ("effective", "token")
+
+    def __init__(self, deadline: Deadline | None) -> None:
+        outer = _ARMED.get()
+        self.effective = outer if deadline is None else deadline.tighter(outer)
+
+    def __enter__(self) -> Deadline | None:
+        self.token = _ARMED.set(self.effective)
+        return self.effective
+
+    def __exit__(self, *exc_info: object) -> None:
+        _ARMED.reset(self.token)
 
 
 @contextmanager

@@ -33,6 +33,8 @@ def compare(op: str, left: Any, right: Any) -> bool:
     ltype, rtype = type(left), type(right)
     if ltype is rtype and (ltype is int or ltype is float):  # fast path: $statusCode == 200
         return _ORDER[op](left, right)
+    if ltype is bool and rtype is bool:  # fast path: $response.body#/ok == true (as _equal decides)
+        return left is right if op == "==" else op == "!=" and left is not right
     if left is None or right is None:
         if op == "==":
             return left is right

@@ -118,16 +118,23 @@ class Access(Node):
 
 
 class Compare(Node):
-    __slots__ = ("left", "op", "right")
+    __slots__ = ("absence", "left", "op", "right")
 
     def __init__(self, op: str, left: Node, right: Node) -> None:
         super().__init__(left.start, right.end)
         self.op = op
         self.left = left
         self.right = right
+        # decided once: an `== null` / `!= null` test (`_operands`), else both sides read as they are
+        self.absence = op in ("==", "!=") and (_is_null(right) or _is_null(left))
 
     def value(self, ctx: Context) -> Any:
-        return compare(self.op, *self._operands(ctx))
+        if self.absence:
+            return compare(self.op, *self._operands(ctx))
+        right = self.right
+        if type(right) is Literal:  # `$statusCode == 200`: the literal as it is
+            return compare(self.op, self.left.value(ctx), right.literal)
+        return compare(self.op, self.left.value(ctx), right.value(ctx))
 
     def _operands(self, ctx: Context) -> tuple[Any, Any]:
         # An explicit `== null` / `!= null` is an absence test: there a missing value counts as null

@@ -21,6 +21,21 @@ class WorkflowState(Record):
     taint: Any = None  # the run's `Taint`: which values are derived from a secret
     armed: dict[str, Any] = field(default_factory=dict)  # receive steps' subscriptions (steps/message.py)
 
+    def __init__(  # written out: one per workflow execution
+        self,
+        workspace: Workspace,
+        inputs: dict[str, Any],
+        steps: dict[str, dict[str, Any]] | None = None,
+        completed: set[str] | None = None,
+        base: Context | None = None,
+        taint: Any = None,
+        armed: dict[str, Any] | None = None,
+    ) -> None:
+        self.workspace, self.inputs, self.base, self.taint = workspace, inputs, base, taint
+        self.steps = {} if steps is None else steps
+        self.completed = set() if completed is None else completed
+        self.armed = {} if armed is None else armed
+
 
 class ResponseView(Record):
     headers: Mapping[str, Any]

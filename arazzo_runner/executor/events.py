@@ -91,3 +91,5 @@ Event = (
     | MessageReceived
 )
 EventHandler = Callable[[Event], None]
+"""A run's `on_event`. A handler with an attribute `event_types` (a set of the classes above) is given
+those events alone: the run does not build the others (`arazzo load` takes `StepFinished` only)."""

@@ -123,7 +123,11 @@ class Inputs(dict):
 
 def mark_secret_inputs(inputs: dict, schema: Any, document: dict) -> dict:
     """`inputs` as `Inputs` naming its secret ones (the same dict when none is)."""
-    names = secret_input_names(schema, document)
+    return with_secret_names(inputs, secret_input_names(schema, document))
+
+
+def with_secret_names(inputs: dict, names: frozenset[str]) -> dict:
+    """`inputs` as `Inputs` naming its secret ones `names` (the same dict when there are none)."""
     if not names:
         return inputs
     marked = Inputs(inputs)

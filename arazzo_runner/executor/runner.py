@@ -21,7 +21,7 @@ from ..workspace.plan import CompiledStep
 from .bounds import Deadline
 from .context import WorkflowState, base_context
 from .events import WorkflowFinished, WorkflowStarted
-from .inputs import InputsError, mark_secret_inputs, validate_inputs
+from .inputs import InputsError, secret_input_names, validate_inputs, with_secret_names
 from .interrupts import is_interrupt
 from .options import RunOptions
 from .runtime import AsyncioRuntime, Runtime
@@ -42,6 +42,7 @@ class Runner:
         *,
         root: Workspace,
         runtime: Runtime | None = None,
+        operation_facts: dict[tuple[Any, ...], Any] | None = None,
     ) -> None:
         self.options = options
         self.runtime = runtime or AsyncioRuntime()  # how the run waits (runtime.py)
@@ -55,7 +56,10 @@ class Runner:
         self._once: dict[tuple[int, str], WorkflowResult] = {}  # selected workflows and dependencies
         self._running: set[tuple[int, str]] = set()
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
-        self.operation_facts: dict[tuple[str, int], Any] = {}  # per (family source, operation): constant
+        # what stays the same for the run's options and documents: per (family source, operation), and
+        # the secret inputs of each workflow; a prepared run's is shared by its runs (`api.run_prepared`:
+        # their options differ only in client, handler and secrets)
+        self.operation_facts: dict[tuple[Any, ...], Any] = {} if operation_facts is None else operation_facts
         self.placeholders: set[str] = set()  # a dry run's `<$steps.a.outputs.b>` stand-ins (dry_run.py)
         self.scheme_owners: dict[str, frozenset[str]] | None = None  # scheme -> its sources, made when asked
         self.family_paths: dict[int, tuple[str, ...]] | None = None  # id(workspace) -> its source-name chain
@@ -64,6 +68,7 @@ class Runner:
         self._closers: dict[str, Callable[[], Awaitable[None]]] = {}
         # an interrupt unwinding the run: the workflow execution it last passed through (interrupts.py)
         self.interrupted_run: WorkflowResult | None = None
+        self._event_types = getattr(options.on_event, "event_types", None)  # None: every event
 
     def take_interrupted_run(self) -> WorkflowResult | None:
         """The execution an interrupt unwound last (for the level above to keep), once."""
@@ -104,9 +109,10 @@ class Runner:
         return await execute_step(self, workspace, workflow, cstep, state, depth, trail)
 
     def emit(self, event_type: Any, *fields: Any) -> None:
-        """Build and deliver an event, only when someone listens (this runs several times per step)."""
+        """Build and deliver an event, only when someone listens to its type (this runs several times per
+        step): a handler with `event_types` (`events.py`) gets those alone, the others are not built."""
         handler = self.options.on_event
-        if handler is not None:
+        if handler is not None and (self._event_types is None or event_type in self._event_types):
             handler(event_type(*fields))
 
     # -- workflows -----------------------------------------------------------------------------------
@@ -128,7 +134,11 @@ class Runner:
             inputs = validate_inputs(
                 workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets, workspace.error
             )
-        inputs = mark_secret_inputs(inputs, workflow.inputs, workspace.document.raw)
+        secret = ("secret inputs", id(workspace), workflow.workflow_id)  # constant, like operation facts
+        names = self.operation_facts.get(secret)
+        if names is None:
+            names = self.operation_facts[secret] = secret_input_names(workflow.inputs, workspace.document.raw)
+        inputs = with_secret_names(inputs, names)
         result = WorkflowResult(workflow.workflow_id, outputs=Outputs(), started_at=time.time())
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)

@@ -113,7 +113,8 @@ def record(step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state
     step_result.response = attempt.response
     step_result.status_code = attempt.status_code
     step_result.method, step_result.url = attempt.method, attempt.url
-    step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)
+    if attempt.warnings:
+        step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)
     step_result.exchanges.extend(attempt.token_exchanges)
     if attempt.exchange is not None:
         step_result.exchanges.append(attempt.exchange)

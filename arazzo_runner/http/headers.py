@@ -13,9 +13,12 @@ class Headers(Mapping[str, Any]):
 
     def __init__(self, items: Iterable[tuple[str, Any]] | Mapping[str, Any] = ()) -> None:
         self._items: dict[str, tuple[str, Any]] = {}
-        pairs = items.items() if isinstance(items, Mapping) else items
-        for name, value in pairs:
-            self.add(name, value)
+        pairs = items if type(items) is list else items.items() if isinstance(items, Mapping) else items
+        own = self._items
+        for name, value in pairs:  # `add`, written out: every request and response makes one
+            key = name.lower()
+            found = own.get(key)
+            own[key] = (name, value) if found is None else (found[0], f"{found[1]}, {value}")
 
     def __setitem__(self, name: str, value: Any) -> None:
         key = name.lower()
@@ -33,6 +36,10 @@ class Headers(Mapping[str, Any]):
 
     def __getitem__(self, name: str) -> Any:
         return self._items[name.lower()][1]
+
+    def get(self, name: str, default: Any = None) -> Any:  # Mapping's, without a KeyError when absent
+        found = self._items.get(name.lower()) if type(name) is str else None
+        return default if found is None else found[1]
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._items

@@ -39,6 +39,17 @@ class TokenCache(Record):
     _locks: dict[tuple[str, str, frozenset[str]], Any] = field(default_factory=dict)
     fetches: int = 0  # tokens fetched by this run (for tests and reports)
 
+    def __init__(  # written out: one per run that sends a request
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        _tokens: dict[tuple[str, str, frozenset[str]], _Token] | None = None,
+        _locks: dict[tuple[str, str, frozenset[str]], Any] | None = None,
+        fetches: int = 0,
+    ) -> None:
+        self.clock, self.fetches = clock, fetches
+        self._tokens = {} if _tokens is None else _tokens
+        self._locks = {} if _locks is None else _locks
+
     async def token(
         self,
         client: Any,

@@ -315,11 +315,18 @@ def spec_index(specs: Any) -> dict[tuple[str, str], Any]:
 
 def _fill_path(template: str, values: dict[str, str]) -> str:
     pieces = _template_pieces(template)
-    missing = [pieces[i] for i in range(1, len(pieces), 2) if pieces[i] not in values]
+    parts = list(pieces)  # literal text and names alternating: each name replaced by its value
+    missing = []
+    for index in range(1, len(parts), 2):  # a plain loop: every request of every step fills one
+        found = values.get(parts[index])
+        if found is None:
+            missing.append(parts[index])
+        else:
+            parts[index] = found
     if missing:
         names = ", ".join(f"'{n}'" for n in missing)
         raise RequestBuildError(f"path parameter {names} of '{template}' has no value")
-    filled = "".join(values[p] if i % 2 else p for i, p in enumerate(pieces))
+    filled = "".join(parts)
     return no_dot_segments(filled) if "." in filled else filled
 
 

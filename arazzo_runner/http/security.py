@@ -45,8 +45,29 @@ class HttpSession(Record):
     tls_clients: dict[int, Any] = field(default_factory=dict)  # id(SSLContext) -> its client, for the run
     guard: OutboundGuard = field(default_factory=OutboundGuard)  # the engine's credentials and their origins
 
+    def __init__(  # written out: one per run that sends a request
+        self,
+        secrets: set[str] | None = None,
+        tokens: TokenCache | None = None,
+        validators: dict[Any, Any] | None = None,
+        cleartext_warned: set[str] | None = None,
+        said: set[str] | None = None,
+        tls: dict[tuple[str, ...], Any] | None = None,
+        tls_clients: dict[int, Any] | None = None,
+        guard: OutboundGuard | None = None,
+    ) -> None:
+        self.secrets = set() if secrets is None else secrets  # a set given is kept by reference
+        self.tokens = TokenCache() if tokens is None else tokens
+        self.validators = {} if validators is None else validators
+        self.cleartext_warned = set() if cleartext_warned is None else cleartext_warned
+        self.said = set() if said is None else said
+        self.tls = {} if tls is None else tls
+        self.tls_clients = {} if tls_clients is None else tls_clients
+        self.guard = OutboundGuard() if guard is None else guard
+
     def secret(self, *values: Any) -> None:
-        self.secrets.update(v for v in values if isinstance(v, str) and v)
+        if values:  # (none: the usual answer of `cookie_values`, for every request and response)
+            self.secrets.update(v for v in values if isinstance(v, str) and v)
 
 
 class _Fetching(Record):

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..executor.options import RunOptions
+from ..executor.preflight import inputs_for
 from ..workspace import Workspace
 
 ROWS_PER = ("user", "iteration")
@@ -124,13 +125,11 @@ class LoadPlan:
         """The inputs of one run: the row over the fixed inputs, only those the workflow declares when
         the plan has several workflows (as `arazzo run` gives each selected workflow). A workflow outside
         the weights (a task's own choice) is looked up in the document: UsageError when it has none."""
-        from ..executor.preflight import inputs_for  # the library's rule for several workflows' inputs
-
         if workflow_id not in self._workflows:
             known = ", ".join(self._workflows)
             raise UsageError(f"no workflow '{workflow_id}' in {self.workspace.file} (workflows: {known})")
         merged = {**self.inputs, **self.rows[row]} if row is not None and self.rows else self.inputs
-        return inputs_for(self._workflows[workflow_id], merged, self._several)
+        return inputs_for(self._workflows[workflow_id], merged, self._several)  # the library's rule
 
     # -- before the first user ----------------------------------------------------------------------
 

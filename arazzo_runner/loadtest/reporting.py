@@ -27,6 +27,8 @@ class StepFailed(Exception):
 class RequestEvents:
     """An `on_event` handler firing Locust's request event for every step a run finishes."""
 
+    event_types = frozenset({StepFinished})  # the run builds no other event for it (`executor/events.py`)
+
     def __init__(self, fire: Callable[..., Any], masker: Any) -> None:
         self.fire = fire  # environment.events.request.fire
         self.masker = masker
@@ -66,7 +68,7 @@ class RequestEvents:
             request_type=WORKFLOW_TYPE,
             name=workflow_name(workflow_id),
             response_time=result.duration_ms if result is not None else 0.0,
-            response_length=sum(_length(s) for s in result.steps) if result is not None else 0,
+            response_length=_lengths(result.steps) if result is not None else 0,
             exception=None if failure is None else StepFailed(self._message(failure)),
             context={"workflowId": workflow_id},
         )
@@ -78,5 +80,18 @@ class RequestEvents:
 
 def _length(step: StepResult) -> int:
     """The bytes of the step's own responses (not of token requests), or of the messages it took."""
-    received = sum(len(m.payload or b"") for m in step.messages if m.direction == "receive")
-    return received + sum(len(e.response_body or b"") for e in step.exchanges if e.purpose is None)
+    size = 0
+    for message in step.messages:  # plain loops: this runs for every step of every run
+        if message.direction == "receive":
+            size += len(message.payload or b"")
+    for exchange in step.exchanges:
+        if exchange.purpose is None:
+            size += len(exchange.response_body or b"")
+    return size
+
+
+def _lengths(steps: list[StepResult]) -> int:
+    size = 0
+    for step in steps:
+        size += _length(step)
+    return size

@@ -101,7 +101,8 @@ class Masker:
         secret that a cut (`clip`) left just before its marker."""
         if not self.enabled or not text:
             return text
-        text = mask_userinfo(text)
+        if "@" in text:
+            text = mask_userinfo(text)
         forms = self._masked_forms()
         for form in forms:
             if form in text:
@@ -225,7 +226,7 @@ class Masker:
         """The URL with apiKey query parameters masked by name and every secret by value."""
         if not self.enabled or not url:
             return url
-        if self.query_names and "?" in url:
+        if "?" in url and self.query_names:
             parts = urlsplit(url)
             query = "&".join(self._query_pair(p) for p in parts.query.split("&"))
             url = urlunsplit(parts._replace(query=query))

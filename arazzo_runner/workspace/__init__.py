@@ -233,6 +233,9 @@ class Workspace:
     def compiled(self, workflow: Workflow) -> Any:
         """The compiled plan of a workflow (expressions parsed once per document); DocumentError for a
         shape problem inside the workflow or an expression that does not compile."""
+        plan = self._compiled.get(workflow.workflow_id)  # compiled already: read without the lock
+        if plan is not None:  # (twice per run of a workflow: its steps and its outputs)
+            return plan
         from ..expressions.names import reading
         from .plan import CompileError, compile_workflow
 

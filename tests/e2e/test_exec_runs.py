@@ -198,3 +198,39 @@ def test_events_follow_the_execution(write, server):
         ("stepDone", "call", "passed", 0),
         ("done", "parent", "passed", 0),
     ]
+
+
+class _Chosen(list):
+    """A handler that names the events it takes (`event_types`): the run builds no other."""
+
+    event_types = frozenset({StepFinished, WorkflowFinished})
+
+    def __call__(self, event) -> None:
+        self.append(event)
+
+
+def test_a_handler_naming_its_event_types_gets_those_alone_in_order(write, server):
+    server.reply("GET", "/flaky", (503, {}), (200, {}))
+    server.reply("GET", "/pets/{petId}", (200, {}))
+    child = {"workflowId": "child", "steps": [pet("inner")]}
+    parent = {
+        "workflowId": "parent",
+        "steps": [
+            {"stepId": "f", "operationId": "flaky", "successCriteria": ok200(), "onFailure": [retry()]},
+            {"stepId": "call", "workflowId": "child"},
+        ],
+    }
+    events = _Chosen()
+    result = execute(write, server, parent, child, workflow="parent", on_event=events)
+    assert result["status"] == "passed"
+    assert [
+        (type(e).__name__, e.result.step_id if isinstance(e, StepFinished) else e.result.workflow_id, e.depth)
+        for e in events
+    ] == [
+        ("StepFinished", "f", 0),
+        ("StepFinished", "inner", 1),
+        ("WorkflowFinished", "child", 1),
+        ("StepFinished", "call", 0),
+        ("WorkflowFinished", "parent", 0),
+    ]
+    assert events[0].result.attempts == 2 and events[0].result.status == "passed"

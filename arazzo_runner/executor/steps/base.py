@@ -34,7 +34,7 @@ class Host(Protocol):
     runtime: Runtime  # how the run waits: asyncio, or blocking its caller's thread
     inputs: dict[str, Any]  # the run's inputs
     root: Workspace  # the run's document: the namespace credentials are keyed in
-    operation_facts: dict[tuple[str, int], Any]
+    operation_facts: dict[tuple[Any, ...], Any]
     placeholders: set[str]
     scheme_owners: dict[str, frozenset[str]] | None
     family_paths: dict[int, tuple[str, ...]] | None  # id(workspace) -> its chain of source names

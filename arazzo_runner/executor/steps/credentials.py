@@ -30,10 +30,10 @@ def family_source(host: Host, workspace: Any, name: str) -> str:
     """Source `name` of `workspace` by its place in the run's family of documents (`a`, `kid/a`):
     credentials are keyed by it, so a nested document naming a source like its parent's is another
     source. The chains are walked once per run, when a nested document's operation needs them."""
-    from ...sources.family import family_key, family_paths
-
     if workspace is None or workspace is host.root:
         return name
+    from ...sources.family import family_key, family_paths
+
     path = (host.family_paths or {}).get(id(workspace))
     if path is None:  # first asked, or a document loaded since (the walk skipped it then)
         host.family_paths = family_paths(host.root)

@@ -168,18 +168,21 @@ def http_session(host: Host) -> HttpSession:
         if taint is not None:  # values derived from the credentials it binds stay with them too
             taint.guard = session.guard
         plain = (".client_auth", ".cert", ".key")  # a setting and file paths, not secrets
-        session.secret(*(v for k, v in host.options.auth.items() if not k.endswith(plain)))
-        host.on_close("http", lambda: _close_clients(session))
+        auth = host.options.auth
+        if auth:
+            session.secret(*(v for k, v in auth.items() if not k.endswith(plain)))
     return session
 
 
 def _certificate_client(host: Host, context: Any) -> Any:
     """The run's client presenting a mutualTLS client certificate: one per certificate, made on first
     use (httpx sets TLS per client, not per request) and closed with the run."""
-    clients = http_session(host).tls_clients
+    session = http_session(host)
+    clients = session.tls_clients
     client = clients.get(id(context))
     if client is None:
         client = clients[id(context)] = host.runtime.new_client(host.options.timeout, verify=context)
+        host.on_close("http", lambda: _close_clients(session))  # once: the first closer is kept
     return client
 
 

@@ -64,6 +64,12 @@ class FastClient:
         self.origins: dict[str, _Origin | None] = {}
         self.fields: dict[tuple[tuple[str, Any], ...], bytes | None] = {}  # header lines by request headers
         self.closed = False
+        self._jar = client.cookies.jar  # the standard library's CookieJar under httpx's Cookies
+
+    def has_cookies(self) -> bool:
+        """Whether the jar holds a cookie: its dict of domains first (empty after `clear()`: nothing to
+        walk, no lock to take, as at the start of every iteration), else httpx's answer."""
+        return bool(getattr(self._jar, "_cookies", True)) and bool(self.slow.cookies)
 
     @property
     def cookies(self) -> httpx.Cookies:
@@ -95,7 +101,7 @@ class FastClient:
 
     def _fast(self, method: str, url: str, headers: Any, content: Any) -> tuple[_Origin, bytes] | None:
         """The origin and the request head httpx would send, or None for a request httpx must send."""
-        if (content is not None and type(content) is not bytes) or not method.isupper() or self.cookies:
+        if (content is not None and type(content) is not bytes) or not method.isupper() or self.has_cookies():
             return None  # a body httpx encodes, a method it upper-cases, cookies of the jar to send
         parts = _split(url)
         if parts is None:
@@ -261,7 +267,7 @@ class _Answer:
         self.response, self.exchange, self.received = response, exchange, 0
         self.status_code = response.status_code
         self.headers = headers = _Headers([(name.lower(), value) for name, value in response.items()])
-        self.set_cookie = any(name == "set-cookie" for name, _ in headers.items)
+        self.set_cookie = "set-cookie" in headers.names
 
     async def aiter_bytes(self) -> Any:
         decoder = _decoder(self.headers)
@@ -310,15 +316,21 @@ class _Headers:
     """The response headers with the calls `send` makes: `multi_items()` and `get()` (repeated: joined).
     geventhttpclient reads them as latin-1; httpx reads them as ascii, else utf-8, else latin-1."""
 
-    __slots__ = ("encoding", "items")
+    __slots__ = ("encoding", "items", "names")
 
     def __init__(self, items: list[tuple[str, str]]) -> None:
         self.encoding = "latin-1"
-        if not all(value.isascii() for _, value in items):
-            raw = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in items]
-            with contextlib.suppress(UnicodeDecodeError):  # else latin-1, as read
-                items, self.encoding = [(name.decode(), value.decode()) for name, value in raw], "utf-8"
-        self.items = items
+        names = {}  # lower-case name -> its values joined (what `get` answers)
+        for name, value in items:  # plain loops, no generator: every response makes one
+            if not value.isascii():
+                raw = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in items]
+                with contextlib.suppress(UnicodeDecodeError):  # else latin-1, as read
+                    items, self.encoding = [(n.decode(), v.decode()) for n, v in raw], "utf-8"
+                break
+        for name, value in items:
+            found = names.get(name)
+            names[name] = value if found is None else f"{found}, {value}"
+        self.items, self.names = items, names
 
     @property
     def raw(self) -> list[tuple[bytes, bytes]]:
@@ -328,9 +340,7 @@ class _Headers:
         return self.items
 
     def get(self, name: str, default: Any = None) -> Any:
-        key = name.lower()
-        found = [value for lower, value in self.items if lower == key]
-        return ", ".join(found) if found else default
+        return self.names.get(name.lower(), default)
 
 
 def _decoder(headers: _Headers) -> Any:

@@ -144,7 +144,7 @@ class FastUser:
                 prepared = self.runs[key] = replace(base, options=replace(base.options, **own))
         if not prepared.kinds <= BLOCKING_KINDS:
             return None
-        if self.client.cookies:
+        if self.client.has_cookies():
             self.client.cookies.clear()  # each iteration starts with no cookies, as a run of `arazzo run`
         return run_prepared(prepared, RUNTIME)
 
