@@ -160,9 +160,10 @@ def _where(workflow_id: str, step_id: str, depth: int) -> str:
 async def serve_stdio(
     catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None
 ) -> None:
-    """Serve over this process's stdin and stdout until stdin closes."""
-    from mcp.server.stdio import stdio_server
+    """Serve over this process's stdin and stdout until stdin closes (`stdio.py`: read and written on
+    the event loop)."""
+    from .stdio import open_stdio
 
     server = build_server(catalog, secrets, max_in_flight=max_in_flight)
-    async with stdio_server() as (read, write):
+    async with open_stdio() as (read, write):
         await server.run(read, write, server.create_initialization_options())
