@@ -43,9 +43,11 @@ from typing import Any
 
 MAX_LINE = 4 * 1024 * 1024
 MAX_QUEUED = 64
-TOO_LONG = object()  # stands for a line over MAX_LINE in the queue; `_Lines.head` holds its start
+TOO_LONG = object()  # stands for a line over MAX_LINE in the queue; `_Lines.heads` holds its start
 _LINE_ENDS = re.compile(rb"\r\n?|\n")
-_REQUEST_ID = re.compile(rb'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,256}")\s*[,}]')
+_REQUEST_ID = re.compile(
+    rb'\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,256}")\s*[,}]'
+)
 INVALID_REQUEST = -32600
 
 
