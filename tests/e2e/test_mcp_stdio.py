@@ -78,13 +78,21 @@ class Api:
         self.server, self.held, self.arrived = server, {}, queue.Queue()
         server.route("GET", "/first/{n}")(self.first)
         server.route("GET", "/second/{n}")(lambda request: (200, {"n": int(request.params["n"])}))
+        self.connections = 0
+        accept = server._httpd.process_request
+
+        def counted(*args):
+            self.connections += 1
+            return accept(*args)
+
+        server._httpd.process_request = counted
 
     def first(self, request):
         n = int(request.params["n"])
         self.arrived.put(n)
         if n in self.held:
             self.held[n].wait(60)
-        return 200, {"n": n}
+        return 200, {"n": n}, {"Set-Cookie": f"call={n}; Path=/"}
 
     def paths(self):
         return [r.path for r in self.server.requests]
@@ -226,6 +234,19 @@ def test_a_cancelled_call_stops_its_run(server, api):
     assert server.end() == 0
     assert server.lines.get(timeout=60) is None  # nothing for the cancelled call
     assert api.paths() == ["/first/5", "/first/6", "/second/6"]  # no second step for the cancelled one
+
+
+def test_calls_reuse_the_connections_and_keep_their_cookies_to_themselves(server, api):
+    server.start()
+    for n in range(5):
+        server.send(call(n, n))
+        assert server.answer()["result"]["structuredContent"]["outputs"] == {"n": n}
+    assert server.end() == 0
+    cookies = [(r.path, r.headers.get("cookie")) for r in api.server.requests]
+    assert cookies == [
+        (p, c) for n in range(5) for p, c in ((f"/first/{n}", None), (f"/second/{n}", f"call={n}"))
+    ]
+    assert api.connections == 1  # ten requests, one connection: the pool outlives each call's run
 
 
 def test_the_end_of_stdin_ends_the_server_with_0(server):
