@@ -17,7 +17,9 @@
   client cancels stops its run where it is: a worker thread's run could not be stopped, and would go
   on sending requests for a caller that left.
 
-Each call is a run of its own: concurrent calls share nothing but the loaded documents.
+Each call is a run of its own, with its own client: concurrent calls share nothing but the loaded
+documents and the connection pool under their clients (`PooledRuntime`). Over stdio, the pipes are read
+and written on the event loop (`stdio.py`).
 """
 
 from __future__ import annotations
