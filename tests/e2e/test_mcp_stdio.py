@@ -2,8 +2,9 @@
 SDK's framing and answers (a line that is not JSON-RPC answered as the SDK answers it: not at all),
 a line over the limit refused as it arrives (the server's memory does not grow with it), concurrent
 calls answered by id, a cancelled call's run stopped (its API receives nothing after the
-cancellation), the end of stdin ending the server with 0; and the SDK's transport where the loop
-cannot watch stdin (a regular file). The official client's tests are tests/e2e/test_mcp.py."""
+cancellation), calls sharing one connection but not their cookies, the end of stdin ending the
+server with 0, a terminal on stdin and stdout; and the SDK's transport where the loop cannot watch stdin
+(a regular file). The official client's tests are tests/e2e/test_mcp.py."""
 
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ class Api:
 class Server:
     """`arazzo mcp` as a real process on pipes; what it writes, line by line, parsed."""
 
-    def __init__(self, tmp_path: Path, url: str, stdin=subprocess.PIPE) -> None:
+    def __init__(self, tmp_path: Path, url: str, stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> None:
         (tmp_path / "api.openapi.json").write_text(json.dumps(OPENAPI))
         (tmp_path / "two.arazzo.json").write_text(json.dumps(ARAZZO))
         argv = [sys.executable, "-m", "arazzo_runner.cli", "mcp", str(tmp_path / "two.arazzo.json")]
@@ -111,11 +112,12 @@ class Server:
             cwd=ROOT,
             env=env,
             stdin=stdin,
-            stdout=subprocess.PIPE,
+            stdout=stdout,
             stderr=subprocess.PIPE,
         )
         self.lines: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
+        if self.proc.stdout is not None:
+            threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         for line in self.proc.stdout:
@@ -263,3 +265,23 @@ def test_stdin_from_a_file_is_served_by_the_sdks_transport(tmp_path, api):
         assert found.proc.wait(60) == 0
     assert found.answer()["result"]["serverInfo"]["name"] == "arazzo-engine"
     assert "Traceback" not in found.proc.stderr.read().decode()
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="a pseudo-terminal")
+def test_a_terminal_on_stdin_and_stdout_is_read_on_the_loop_too(tmp_path, api):
+    import pty
+    import select
+    import tty
+
+    leader, follower = pty.openpty()
+    tty.setraw(follower)  # no echo, no line editing: the bytes as sent
+    server = Server(tmp_path, api.server.url, stdin=follower, stdout=follower)
+    os.close(follower)
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    os.write(leader, b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED, ping)))
+    received = b""
+    while received.count(b"\n") < 2 and select.select([leader], [], [], 60)[0]:
+        received += os.read(leader, 65536)
+    assert [json.loads(line)["id"] for line in received.splitlines()] == [0, 2]
+    os.close(leader)  # the terminal hangs up: the end of stdin
+    assert server.proc.wait(60) == 0
