@@ -88,6 +88,7 @@ async def arun(
     inputs: dict[str, Any] | None = None,
     *,
     options: RunOptions | None = None,
+    runtime: Runtime | None = None,
     **option_values: Any,
 ) -> RunResult:
     """Run the selected workflows (all, in document order, when none are named) and return the result.
@@ -96,8 +97,12 @@ async def arun(
     any request is sent; failures while running are reported in the result, never raised. The deadline
     (`RunOptions.deadline`) counts from this call, loading the sources included; a caller that armed one
     before (`deadline.arm`, as `arazzo run` does when it starts) keeps it, when it ends first.
+    `runtime`: the asyncio runtime to run on, for a caller running many runs (`PooledRuntime`: their
+    clients share one connection pool); by default one of the run's own.
     """
-    return await arun_into(RunResult(), source, workflows, inputs, options=options, **option_values)
+    return await arun_into(
+        RunResult(), source, workflows, inputs, options=options, runtime=runtime, **option_values
+    )
 
 
 async def arun_into(
@@ -107,14 +112,16 @@ async def arun_into(
     inputs: dict[str, Any] | None = None,
     *,
     options: RunOptions | None = None,
+    runtime: Runtime | None = None,
     **option_values: Any,
 ) -> RunResult:
     """`arun`, filling `result` (and returning it): a caller that may cancel the run keeps what ran,
-    `result.interrupted` set (`arazzo run --inputs-file` does, for the rows in flight at Ctrl-C)."""
+    `result.interrupted` set (`arazzo run --inputs-file` does, for the rows in flight at Ctrl-C).
+    `runtime`: an asyncio runtime of the caller's (`PooledRuntime`: a server's tool calls)."""
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
         prepared = _prepare(source, workflows, inputs, opts)
-        return await _execute(prepared, deadline, AsyncioRuntime(), None, result)
+        return await _execute(prepared, deadline, runtime or AsyncioRuntime(), None, result)
 
 
 def prepare_run(

@@ -33,7 +33,7 @@ PATH_VARIABLE = "ARAZZO_RUN_PATH"  # `asyncio`: synchronous callers run on async
 
 
 class Runtime:
-    """How a run waits (see the module's table); one instance per run."""
+    """How a run waits (see the module's table); one instance per run (but `PooledRuntime`)."""
 
     name = "runtime"
     blocking = False
@@ -76,6 +76,32 @@ class AsyncioRuntime(Runtime):
         import asyncio
 
         return asyncio.ensure_future(coroutine)
+
+
+class PooledRuntime(AsyncioRuntime):
+    """asyncio, with one connection pool under the clients of every run it is given to: a server's tool
+    calls (`arazzo mcp`), each still a run of its own with its own client (cookies, headers), whose
+    requests to an API an earlier call reached reuse its open connection instead of connecting (and
+    shaking hands over TLS) again: ~0.7 ms of CPU a call for one plain-http request here. A client
+    with TLS settings of its own (a step's client certificate) has its own connections, as in any run.
+    Shared by many runs, unlike the other runtimes; `aclose` closes the pool."""
+
+    def __init__(self) -> None:
+        self._pool: Any = None
+
+    def new_client(self, timeout: float | None, **options: Any) -> Any:
+        if options:
+            return super().new_client(timeout, **options)
+        if self._pool is None:
+            from ..http.transport import shared_pool
+
+            self._pool = shared_pool()
+        return super().new_client(timeout, transport=self._pool)
+
+    async def aclose(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            await pool.close_pool()
 
 
 class BlockingRuntime(Runtime):

@@ -87,6 +87,29 @@ def new_client(timeout: float | None, *, blocking: bool = False, **options: Any)
         raise
 
 
+def shared_pool() -> Any:
+    """A connection pool (httpx's transport, as an `AsyncClient` makes its own) for the clients of many
+    runs (`runtime.PooledRuntime`): a client closing leaves it open for the next run, `close_pool()`
+    closes it. Its TLS context is the one every run's own client verifies with."""
+    from ..sources.tls import default_tls_context
+
+    return _shared_pool_class()(verify=default_tls_context())
+
+
+@functools.lru_cache(maxsize=1)
+def _shared_pool_class() -> Any:
+    import httpx
+
+    class SharedPool(httpx.AsyncHTTPTransport):
+        async def aclose(self) -> None:  # a run's client closing: the pool stays for the next runs
+            pass
+
+        async def close_pool(self) -> None:
+            await super().aclose()
+
+    return SharedPool
+
+
 @functools.lru_cache(maxsize=1)
 def _cookie_jar_class() -> Any:
     """httpx.Cookies that skips the cookie jar for responses without Set-Cookie.

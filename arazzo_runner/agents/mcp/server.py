@@ -17,7 +17,9 @@
   client cancels stops its run where it is: a worker thread's run could not be stopped, and would go
   on sending requests for a caller that left.
 
-Each call is a run of its own: concurrent calls share nothing but the loaded documents.
+Each call is a run of its own, with its own client: concurrent calls share nothing but the loaded
+documents and the connection pool under their clients (`PooledRuntime`). Over stdio, the pipes are read
+and written on the event loop (`stdio.py`).
 """
 
 from __future__ import annotations
@@ -49,19 +51,29 @@ def require_sdk() -> None:
         ) from None
 
 
-def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None) -> Any:
+def build_server(
+    catalog: Any,
+    secrets: set[str] | None = None,
+    *,
+    max_in_flight: int | None = None,
+    runtime: Any = None,
+) -> Any:
     """The SDK's low-level server for `catalog`; `secrets` are masked in whatever it sends too. At most
     `max_in_flight` tool calls run at once (`DEFAULT_MAX_IN_FLIGHT`), whichever clients sent them: the
-    others wait their turn."""
+    others wait their turn. The calls' runs share `runtime`'s connection pool (`PooledRuntime`, one
+    made here by default): each run has its own client, and a call reuses the connections an earlier
+    call left open to the same API."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
 
+    from ...executor.runtime import PooledRuntime
     from ..tools.call import InFlight
     from ..tools.outputs import Contract
 
     masker = Masker(set(secrets or ()))
     in_flight = InFlight(max_in_flight)
+    runtime = runtime or PooledRuntime()
     definitions = catalog.definitions("mcp")
     listed = [types.Tool.model_validate(d) for d in definitions]
     contracts = {d["name"]: Contract(d["outputSchema"]) for d in definitions}
@@ -78,13 +90,19 @@ def build_server(catalog: Any, secrets: set[str] | None = None, *, max_in_flight
             raise MCPError(types.INVALID_PARAMS, f"no tool named '{params.name}' (tools: {names})")
         async with in_flight:
             if not _progress_asked(params):  # no step events to make
-                outcome = await call_tool(tool, params.arguments or {}, secrets=masker.secrets)
+                outcome = await call_tool(
+                    tool, params.arguments or {}, secrets=masker.secrets, runtime=runtime
+                )
             else:
                 progress = _Progress(ctx.session, masker)
                 pump = asyncio.ensure_future(progress.pump())
                 try:
                     outcome = await call_tool(
-                        tool, params.arguments or {}, secrets=masker.secrets, on_event=progress.on_event
+                        tool,
+                        params.arguments or {},
+                        secrets=masker.secrets,
+                        on_event=progress.on_event,
+                        runtime=runtime,
                     )
                 finally:
                     progress.close()
@@ -160,9 +178,15 @@ def _where(workflow_id: str, step_id: str, depth: int) -> str:
 async def serve_stdio(
     catalog: Any, secrets: set[str] | None = None, *, max_in_flight: int | None = None
 ) -> None:
-    """Serve over this process's stdin and stdout until stdin closes."""
-    from mcp.server.stdio import stdio_server
+    """Serve over this process's stdin and stdout until stdin closes (`stdio.py`: read and written on
+    the event loop)."""
+    from ...executor.runtime import PooledRuntime
+    from .stdio import open_stdio
 
-    server = build_server(catalog, secrets, max_in_flight=max_in_flight)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    runtime = PooledRuntime()
+    server = build_server(catalog, secrets, max_in_flight=max_in_flight, runtime=runtime)
+    try:
+        async with open_stdio() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        await runtime.aclose()

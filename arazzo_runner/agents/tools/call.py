@@ -130,10 +130,11 @@ def parse_arguments(text: Any) -> tuple[Any, str | None]:
 
 
 async def call_tool(
-    tool: Tool, arguments: Any, *, secrets: Iterable[str] = (), on_event: Any = None
+    tool: Tool, arguments: Any, *, secrets: Iterable[str] = (), on_event: Any = None, runtime: Any = None
 ) -> ToolOutcome:
     """Run `tool` with `arguments`; never raises for what the caller or the workflow did. `secrets` are
-    masked by value in the outcome too (an agent's API key); `on_event` receives the run's events."""
+    masked by value in the outcome too (an agent's API key); `on_event` receives the run's events;
+    `runtime`: the asyncio runtime the run is given (`PooledRuntime`: an MCP server's calls)."""
     from ...api import arun
     from ...executor.options import RunOptions
 
@@ -157,7 +158,7 @@ async def call_tool(
         return rejected(tool.name, shown, masker.clip(scrub.text(refused), MESSAGE_LIMIT), tool)
     inputs = {**tool.fixed, **arguments}
     try:
-        result = await arun(workspace, tool.workflow_id, inputs, options=options)
+        result = await arun(workspace, tool.workflow_id, inputs, options=options, runtime=runtime)
     except ArazzoError as exc:
         from ...executor.inputs import InputsError
 

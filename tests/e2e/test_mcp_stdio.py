@@ -1,0 +1,287 @@
+"""`arazzo mcp`'s own stdio transport (`agents/mcp/stdio.py`), driven line by line over real pipes: the
+SDK's framing and answers (a line that is not JSON-RPC answered as the SDK answers it: not at all),
+a line over the limit refused as it arrives (the server's memory does not grow with it), concurrent
+calls answered by id, a cancelled call's run stopped (its API receives nothing after the
+cancellation), calls sharing one connection but not their cookies, the end of stdin ending the
+server with 0, a terminal on stdin and stdout; and the SDK's transport where the loop cannot watch stdin
+(a regular file). The official client's tests are tests/e2e/test_mcp.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.helpers import ROOT
+from tests.servers.scripted import ScriptedServer
+
+pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+
+LIMIT = 4 * 1024 * 1024  # stdio.MAX_LINE
+OPENAPI = {
+    "openapi": "3.1.0",
+    "info": {"title": "Slow", "version": "1"},
+    "paths": {
+        "/first/{n}": {"get": {"operationId": "first", "responses": {"200": {"description": "ok"}}}},
+        "/second/{n}": {"get": {"operationId": "second", "responses": {"200": {"description": "ok"}}}},
+    },
+}
+ARAZZO = {
+    "arazzo": "1.0.1",
+    "info": {"title": "Two steps", "version": "1"},
+    "sourceDescriptions": [{"name": "api", "url": "./api.openapi.json", "type": "openapi"}],
+    "workflows": [
+        {
+            "workflowId": "two_steps",
+            "inputs": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+            "steps": [
+                {
+                    "stepId": step,
+                    "operationId": step,
+                    "parameters": [{"name": "n", "in": "path", "value": "$inputs.n"}],
+                    "successCriteria": [{"condition": "$statusCode == 200"}],
+                    "outputs": {"n": "$response.body#/n"},
+                }
+                for step in ("first", "second")
+            ],
+            "outputs": {"n": "$steps.second.outputs.n"},
+        }
+    ],
+}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def call(request_id, n):
+    params = {"name": "two_steps", "arguments": {"n": n}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+class Api:
+    """The workflow's API: `/first/{n}` waits while `held` has n (until released); both echo n."""
+
+    def __init__(self, server: ScriptedServer) -> None:
+        self.server, self.held, self.arrived = server, {}, queue.Queue()
+        server.route("GET", "/first/{n}")(self.first)
+        server.route("GET", "/second/{n}")(lambda request: (200, {"n": int(request.params["n"])}))
+        self.connections = 0
+        accept = server._httpd.process_request
+
+        def counted(*args):
+            self.connections += 1
+            return accept(*args)
+
+        server._httpd.process_request = counted
+
+    def first(self, request):
+        n = int(request.params["n"])
+        self.arrived.put(n)
+        if n in self.held:
+            self.held[n].wait(60)
+        return 200, {"n": n}, {"Set-Cookie": f"call={n}; Path=/"}
+
+    def paths(self):
+        return [r.path for r in self.server.requests]
+
+
+class Server:
+    """`arazzo mcp` as a real process on pipes; what it writes, line by line, parsed."""
+
+    def __init__(self, tmp_path: Path, url: str, stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> None:
+        (tmp_path / "api.openapi.json").write_text(json.dumps(OPENAPI))
+        (tmp_path / "two.arazzo.json").write_text(json.dumps(ARAZZO))
+        argv = [sys.executable, "-m", "arazzo_runner.cli", "mcp", str(tmp_path / "two.arazzo.json")]
+        env = {k: v for k, v in os.environ.items() if k.startswith(("ARAZZO_", "PATH", "HOME"))}
+        self.proc = subprocess.Popen(
+            [*argv, "--server", f"api={url}"],
+            cwd=ROOT,
+            env=env,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+        )
+        self.lines: queue.Queue = queue.Queue()
+        if self.proc.stdout is not None:
+            threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(json.loads(line))
+        self.lines.put(None)
+
+    def send(self, *messages, raw: bytes = b"") -> None:
+        self.proc.stdin.write(raw + b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        self.proc.stdin.flush()
+
+    def answer(self):
+        found = self.lines.get(timeout=60)
+        assert found is not None, self.proc.stderr.read().decode()
+        return found
+
+    def start(self) -> None:
+        self.send(INITIALIZE)
+        assert self.answer()["id"] == 0
+        self.send(INITIALIZED)
+
+    def end(self) -> int:
+        self.proc.stdin.close()
+        code = self.proc.wait(60)
+        self.stderr = self.proc.stderr.read().decode()
+        return code
+
+    def peak_rss_kib(self) -> int:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")))
+
+
+@pytest.fixture
+def api():
+    with ScriptedServer() as server:
+        yield Api(server)
+
+
+@pytest.fixture
+def server(tmp_path, api):
+    found = Server(tmp_path, api.server.url)
+    yield found
+    if found.proc.poll() is None:
+        found.proc.kill()
+        found.proc.wait()
+
+
+def test_a_line_that_is_not_json_rpc_is_answered_as_the_sdk_answers_it(server):
+    server.start()
+    server.send(raw=b'not json\n{"jsonrpc": "2.0", "id": 5}\n\n\r\n')
+    server.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert server.answer() == {"jsonrpc": "2.0", "id": 1, "result": {}}  # the others: nothing
+    assert server.end() == 0
+
+
+def test_line_ends_are_the_sdks_and_a_message_may_arrive_in_pieces(server):
+    server.start()
+    ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}).encode()
+    server.send(raw=b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\r\n' + ping[:10])
+    assert server.answer()["id"] == 1
+    server.send(raw=ping[10:] + b"\r")
+    assert server.answer()["id"] == 2
+    assert server.end() == 0
+
+
+def test_a_line_over_the_limit_is_refused_as_it_arrives(server):
+    server.start()
+    before = server.peak_rss_kib()
+    head = json.dumps(call(7, "")).encode()
+    server.send(raw=head[: head.index(b'""') + 1])  # the line as far as the argument's opening quote
+    chunk = b"x" * (1024 * 1024)
+    for _ in range(48):  # 48 MiB, twelve times the limit
+        server.send(raw=chunk)
+    server.send(raw=b'"}}}\n')
+    refused = server.answer()
+    assert refused["id"] == 7 and refused["error"]["code"] == -32600
+    assert f"longer than {LIMIT} bytes" in refused["error"]["message"]
+    server.send(raw=b"y" * (LIMIT + 10) + b"\n")  # no id to read: answered under the id null
+    assert server.answer()["id"] is None
+    server.send(call(8, 3))
+    assert server.answer()["result"]["structuredContent"] == {"status": "passed", "outputs": {"n": 3}}
+    grown = server.peak_rss_kib() - before
+    assert grown < 20 * 1024, f"the server grew by {grown} KiB reading a 48 MiB line"
+    assert server.end() == 0
+
+
+def test_concurrent_calls_are_answered_by_id(server, api):
+    server.start()
+    api.held[1] = threading.Event()
+    server.send(call("one", 1), call(2, 2), call("three", 3), {"jsonrpc": "2.0", "id": 4, "method": "ping"})
+    answers = {}
+    for _ in range(3):  # all but the held one, which cannot end before the others
+        found = server.answer()
+        answers[found["id"]] = found
+    api.held[1].set()
+    found = server.answer()
+    answers[found["id"]] = found
+    assert sorted(map(str, answers)) == ["2", "4", "one", "three"]
+    assert found["id"] == "one"
+    for request_id, n in (("one", 1), (2, 2), ("three", 3)):
+        assert answers[request_id]["result"]["structuredContent"]["outputs"] == {"n": n}
+    assert server.end() == 0
+
+
+def test_a_cancelled_call_stops_its_run(server, api):
+    server.start()
+    api.held[5] = threading.Event()
+    server.send(call(1, 5))
+    assert api.arrived.get(timeout=60) == 5  # the first step is waiting for its answer
+    cancelled = {"requestId": 1, "reason": "the user left"}
+    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": cancelled})
+    server.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+    assert server.answer()["id"] == 2
+    api.held[5].set()  # the first step's answer arrives after the cancellation
+    server.send(call(3, 6))  # a call after it runs, and its answer comes after any the cancelled one had
+    assert server.answer()["id"] == 3
+    assert server.end() == 0
+    assert server.lines.get(timeout=60) is None  # nothing for the cancelled call
+    assert api.paths() == ["/first/5", "/first/6", "/second/6"]  # no second step for the cancelled one
+
+
+def test_calls_reuse_the_connections_and_keep_their_cookies_to_themselves(server, api):
+    server.start()
+    for n in range(5):
+        server.send(call(n, n))
+        assert server.answer()["result"]["structuredContent"]["outputs"] == {"n": n}
+    assert server.end() == 0
+    cookies = [(r.path, r.headers.get("cookie")) for r in api.server.requests]
+    assert cookies == [
+        (p, c) for n in range(5) for p, c in ((f"/first/{n}", None), (f"/second/{n}", f"call={n}"))
+    ]
+    assert api.connections == 1  # ten requests, one connection: the pool outlives each call's run
+
+
+def test_the_end_of_stdin_ends_the_server_with_0(server):
+    server.start()
+    assert server.end() == 0
+    assert "Traceback" not in server.stderr
+
+
+def test_stdin_from_a_file_is_served_by_the_sdks_transport(tmp_path, api):
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text(json.dumps(INITIALIZE) + "\n")  # answered before the end of the file is read
+    with open(requests, "rb") as stdin:
+        found = Server(tmp_path, api.server.url, stdin=stdin)
+        assert found.proc.wait(60) == 0
+    assert found.answer()["result"]["serverInfo"]["name"] == "arazzo-engine"
+    assert "Traceback" not in found.proc.stderr.read().decode()
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="a pseudo-terminal")
+def test_a_terminal_on_stdin_and_stdout_is_read_on_the_loop_too(tmp_path, api):
+    import pty
+    import select
+    import tty
+
+    leader, follower = pty.openpty()
+    tty.setraw(follower)  # no echo, no line editing: the bytes as sent
+    server = Server(tmp_path, api.server.url, stdin=follower, stdout=follower)
+    os.close(follower)
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    os.write(leader, b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED, ping)))
+    received = b""
+    while received.count(b"\n") < 2 and select.select([leader], [], [], 60)[0]:
+        received += os.read(leader, 65536)
+    assert [json.loads(line)["id"] for line in received.splitlines()] == [0, 2]
+    os.close(leader)  # the terminal hangs up: the end of stdin
+    assert server.proc.wait(60) == 0
