@@ -149,7 +149,8 @@ def test_run_inside_an_event_loop_asks_for_arun(write, server):
     assert server.requests == []
 
 
-def test_events_follow_the_execution(write, server):
+def _a_retry_then_a_nested_workflow(server) -> tuple[dict, dict]:
+    """`parent`: step `f` answered 503 then 200 (one retry), then step `call` running `child` (one step)."""
     server.reply("GET", "/flaky", (503, {}), (200, {}))
     server.reply("GET", "/pets/{petId}", (200, {}))
     child = {"workflowId": "child", "steps": [pet("inner")]}
@@ -160,6 +161,11 @@ def test_events_follow_the_execution(write, server):
             {"stepId": "call", "workflowId": "child"},
         ],
     }
+    return parent, child
+
+
+def test_events_follow_the_execution(write, server):
+    parent, child = _a_retry_then_a_nested_workflow(server)
     events: list = []
     execute(write, server, parent, child, workflow="parent", on_event=events.append)
 
@@ -210,16 +216,7 @@ class _Chosen(list):
 
 
 def test_a_handler_naming_its_event_types_gets_those_alone_in_order(write, server):
-    server.reply("GET", "/flaky", (503, {}), (200, {}))
-    server.reply("GET", "/pets/{petId}", (200, {}))
-    child = {"workflowId": "child", "steps": [pet("inner")]}
-    parent = {
-        "workflowId": "parent",
-        "steps": [
-            {"stepId": "f", "operationId": "flaky", "successCriteria": ok200(), "onFailure": [retry()]},
-            {"stepId": "call", "workflowId": "child"},
-        ],
-    }
+    parent, child = _a_retry_then_a_nested_workflow(server)
     events = _Chosen()
     result = execute(write, server, parent, child, workflow="parent", on_event=events)
     assert result["status"] == "passed"

@@ -149,18 +149,24 @@ def test_validating_a_json_document_imports_no_network_stack(tmp_path) -> None:
     assert [name for name in ["httpx", "urllib.request", "ssl"] if name in report["modules"]] == []
 
 
-def test_the_arazzo_process_leaves_out_httpx_s_own_command_line_and_a_library_caller_keeps_it(
-    tmp_path, server
-) -> None:
-    """`entry()` (the console script, `python -m arazzo_runner.cli`) marks `httpx._main` absent before
-    httpx is imported: with click, rich and pygments installed, `import httpx` would import them all.
-    `main()` as a library calls it changes nothing: httpx's command line stays its caller's."""
+def _a_one_step_command(tmp_path, server) -> list[str]:
+    """`sys.argv` of an `arazzo run` of a one-step workflow in tmp_path, its server answering 200."""
     server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
     (tmp_path / "pets.openapi.json").write_text(json.dumps(PETS_OPENAPI))
     doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
     doc["sourceDescriptions"][0]["url"] = "./pets.openapi.json"
     (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
     argv = ["arazzo", "run", "flow.arazzo.json", "--server", f"pets={server.url}"]
+    return argv
+
+
+def test_the_arazzo_process_leaves_out_httpx_s_own_command_line_and_a_library_caller_keeps_it(
+    tmp_path, server
+) -> None:
+    """`entry()` (the console script, `python -m arazzo_runner.cli`) marks `httpx._main` absent before
+    httpx is imported: with click, rich and pygments installed, `import httpx` would import them all.
+    `main()` as a library calls it changes nothing: httpx's command line stays its caller's."""
+    argv = _a_one_step_command(tmp_path, server)
     as_command = _modules_after(
         f"import sys\nsys.argv = {argv!r}\n"
         "from arazzo_runner.cli import entry\n"
@@ -248,12 +254,7 @@ def test_the_arazzo_process_leaves_its_objects_out_of_the_exit_s_collections_and
     collector's passes (`gc.freeze`), so the interpreter's exit does not walk and deallocate the engine's
     classes, functions and modules one by one (~20-45 ms of a one-step `arazzo run`, issue 28's fourth
     round). `main()` as a library or a test calls it leaves its caller's collector as it was."""
-    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
-    (tmp_path / "pets.openapi.json").write_text(json.dumps(PETS_OPENAPI))
-    doc = arazzo_doc({"workflowId": "w", "steps": [pet("get", successCriteria=ok200())]})
-    doc["sourceDescriptions"][0]["url"] = "./pets.openapi.json"
-    (tmp_path / "flow.arazzo.json").write_text(json.dumps(doc))
-    argv = ["arazzo", "run", "flow.arazzo.json", "--server", f"pets={server.url}"]
+    argv = _a_one_step_command(tmp_path, server)
     collector = (
         "import gc\nreport = {'code': code, 'frozen': gc.get_freeze_count(), 'enabled': gc.isenabled()}\n"
     )
