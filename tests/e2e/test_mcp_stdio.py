@@ -102,11 +102,13 @@ class Api:
 class Server:
     """`arazzo mcp` as a real process on pipes; what it writes, line by line, parsed."""
 
-    def __init__(self, tmp_path: Path, url: str, stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> None:
+    def __init__(
+        self, tmp_path: Path, url: str, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=None
+    ) -> None:
         (tmp_path / "api.openapi.json").write_text(json.dumps(OPENAPI))
         (tmp_path / "two.arazzo.json").write_text(json.dumps(ARAZZO))
         argv = [sys.executable, "-m", "arazzo_runner.cli", "mcp", str(tmp_path / "two.arazzo.json")]
-        env = {k: v for k, v in os.environ.items() if k.startswith(("ARAZZO_", "PATH", "HOME"))}
+        env = {k: v for k, v in os.environ.items() if k.startswith(("ARAZZO_", "PATH", "HOME"))} | (env or {})
         self.proc = subprocess.Popen(
             [*argv, "--server", f"api={url}"],
             cwd=ROOT,
@@ -249,6 +251,22 @@ def test_calls_reuse_the_connections_and_keep_their_cookies_to_themselves(server
         (p, c) for n in range(5) for p, c in ((f"/first/{n}", None), (f"/second/{n}", f"call={n}"))
     ]
     assert api.connections == 1  # ten requests, one connection: the pool outlives each call's run
+
+
+def test_calls_go_through_the_proxy_of_the_environment_as_any_run_does(tmp_path, api):
+    # the API's host does not resolve: the requests reach it only through the proxy (the scripted server)
+    proxied = Server(tmp_path, "http://api.example.invalid", env={"HTTP_PROXY": api.server.url})
+    try:
+        proxied.start()
+        for n in range(2):
+            proxied.send(call(n, n))
+            assert proxied.answer()["result"]["structuredContent"]["outputs"] == {"n": n}
+        assert proxied.end() == 0
+    finally:
+        if proxied.proc.poll() is None:
+            proxied.proc.kill()
+    assert api.paths() == ["/first/0", "/second/0", "/first/1", "/second/1"]
+    assert {r.headers.get("host") for r in api.server.requests} == {"api.example.invalid"}
 
 
 def test_the_end_of_stdin_ends_the_server_with_0(server):
