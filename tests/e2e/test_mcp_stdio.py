@@ -303,3 +303,26 @@ def test_a_terminal_on_stdin_and_stdout_is_read_on_the_loop_too(tmp_path, api):
     assert [json.loads(line)["id"] for line in received.splitlines()] == [0, 2]
     os.close(leader)  # the terminal hangs up: the end of stdin
     assert server.proc.wait(60) == 0
+
+
+def test_one_socket_on_stdin_and_stdout_is_served_through_many_calls(tmp_path, api):
+    # as inetd, systemd's socket activation or socat's EXEC give it: both fds one bidirectional socket
+    import socket
+
+    ours, theirs = socket.socketpair()
+    server = Server(tmp_path, api.server.url, stdin=theirs.fileno(), stdout=theirs.fileno())
+    theirs.close()
+    try:
+        ours.sendall(b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED)))
+        reader = ours.makefile("rb")
+        assert json.loads(reader.readline())["id"] == 0
+        for n in range(3):  # each request arrives while the server's stdout is open for writing
+            ours.sendall(json.dumps(call(n + 1, n)).encode() + b"\n")
+            answer = json.loads(reader.readline())
+            assert answer["result"]["structuredContent"]["outputs"] == {"n": n}
+        ours.shutdown(socket.SHUT_WR)  # the end of stdin
+        assert server.proc.wait(60) == 0
+    finally:
+        ours.close()
+        if server.proc.poll() is None:
+            server.proc.kill()
