@@ -8,6 +8,7 @@ server with 0, a terminal on stdin and stdout; and the SDK's transport where the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -324,5 +325,23 @@ def test_one_socket_on_stdin_and_stdout_is_served_through_many_calls(tmp_path, a
         assert server.proc.wait(60) == 0
     finally:
         ours.close()
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+def test_a_client_that_stops_reading_ends_the_server_without_a_traceback(tmp_path, api):
+    reading, writing = os.pipe()
+    server = Server(tmp_path, api.server.url, stdout=writing)
+    os.close(writing)
+    try:
+        server.send(INITIALIZE)
+        assert json.loads(os.read(reading, 65536))["id"] == 0
+        os.close(reading)  # the client gone from stdout: the next answer meets a closed pipe (EPIPE)
+        with contextlib.suppress(BrokenPipeError):  # the server may have ended already
+            server.send(INITIALIZED, call(1, 1), call(2, 2))
+        assert server.proc.wait(60) == 0
+        stderr = server.proc.stderr.read().decode()
+        assert "Traceback" not in stderr, stderr
+    finally:
         if server.proc.poll() is None:
             server.proc.kill()

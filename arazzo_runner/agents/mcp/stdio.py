@@ -235,7 +235,8 @@ class _Pipes:
     def close(self) -> None:
         for transport in self.transports:
             # the loop forgets the fds (the files do not close them); what is left unwritten is dropped
-            getattr(transport, "abort", transport.close)()
+            if not transport.is_closing():  # (one the client closed is closed: abort would fail)
+                getattr(transport, "abort", transport.close)()
         self.transports.clear()
         for fd, private, blocking in reversed(self.saved):
             with contextlib.suppress(OSError):
