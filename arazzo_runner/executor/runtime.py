@@ -90,7 +90,9 @@ class PooledRuntime(AsyncioRuntime):
         self._pool: Any = None
 
     def new_client(self, timeout: float | None, **options: Any) -> Any:
-        if options:
+        if options or _environment_proxies():
+            # a client given a transport ignores the environment's proxies (httpx): one of its own
+            # routes by them (a pool per proxy), as a run's client does
             return super().new_client(timeout, **options)
         if self._pool is None:
             from ..http.transport import shared_pool
@@ -102,6 +104,14 @@ class PooledRuntime(AsyncioRuntime):
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close_pool()
+
+
+def _environment_proxies() -> bool:
+    """Whether the environment names a proxy (`HTTP_PROXY`, `ALL_PROXY`, ...: what httpx reads), read
+    at each client as httpx reads it."""
+    import urllib.request
+
+    return any(scheme != "no" for scheme in urllib.request.getproxies())
 
 
 class BlockingRuntime(Runtime):

@@ -38,7 +38,7 @@ class Headers(Mapping[str, Any]):
         return self._items[name.lower()][1]
 
     def get(self, name: str, default: Any = None) -> Any:  # Mapping's, without a KeyError when absent
-        found = self._items.get(name.lower()) if type(name) is str else None
+        found = self._items.get(name.lower()) if isinstance(name, str) else None
         return default if found is None else found[1]
 
     def __contains__(self, name: object) -> bool:

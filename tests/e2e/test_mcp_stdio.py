@@ -8,6 +8,7 @@ server with 0, a terminal on stdin and stdout; and the SDK's transport where the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -102,11 +103,13 @@ class Api:
 class Server:
     """`arazzo mcp` as a real process on pipes; what it writes, line by line, parsed."""
 
-    def __init__(self, tmp_path: Path, url: str, stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> None:
+    def __init__(
+        self, tmp_path: Path, url: str, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=None
+    ) -> None:
         (tmp_path / "api.openapi.json").write_text(json.dumps(OPENAPI))
         (tmp_path / "two.arazzo.json").write_text(json.dumps(ARAZZO))
         argv = [sys.executable, "-m", "arazzo_runner.cli", "mcp", str(tmp_path / "two.arazzo.json")]
-        env = {k: v for k, v in os.environ.items() if k.startswith(("ARAZZO_", "PATH", "HOME"))}
+        env = {k: v for k, v in os.environ.items() if k.startswith(("ARAZZO_", "PATH", "HOME"))} | (env or {})
         self.proc = subprocess.Popen(
             [*argv, "--server", f"api={url}"],
             cwd=ROOT,
@@ -251,6 +254,22 @@ def test_calls_reuse_the_connections_and_keep_their_cookies_to_themselves(server
     assert api.connections == 1  # ten requests, one connection: the pool outlives each call's run
 
 
+def test_calls_go_through_the_proxy_of_the_environment_as_any_run_does(tmp_path, api):
+    # the API's host does not resolve: the requests reach it only through the proxy (the scripted server)
+    proxied = Server(tmp_path, "http://api.example.invalid", env={"HTTP_PROXY": api.server.url})
+    try:
+        proxied.start()
+        for n in range(2):
+            proxied.send(call(n, n))
+            assert proxied.answer()["result"]["structuredContent"]["outputs"] == {"n": n}
+        assert proxied.end() == 0
+    finally:
+        if proxied.proc.poll() is None:
+            proxied.proc.kill()
+    assert api.paths() == ["/first/0", "/second/0", "/first/1", "/second/1"]
+    assert {r.headers.get("host") for r in api.server.requests} == {"api.example.invalid"}
+
+
 def test_the_end_of_stdin_ends_the_server_with_0(server):
     server.start()
     assert server.end() == 0
@@ -285,3 +304,44 @@ def test_a_terminal_on_stdin_and_stdout_is_read_on_the_loop_too(tmp_path, api):
     assert [json.loads(line)["id"] for line in received.splitlines()] == [0, 2]
     os.close(leader)  # the terminal hangs up: the end of stdin
     assert server.proc.wait(60) == 0
+
+
+def test_one_socket_on_stdin_and_stdout_is_served_through_many_calls(tmp_path, api):
+    # as inetd, systemd's socket activation or socat's EXEC give it: both fds one bidirectional socket
+    import socket
+
+    ours, theirs = socket.socketpair()
+    server = Server(tmp_path, api.server.url, stdin=theirs.fileno(), stdout=theirs.fileno())
+    theirs.close()
+    try:
+        ours.sendall(b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED)))
+        reader = ours.makefile("rb")
+        assert json.loads(reader.readline())["id"] == 0
+        for n in range(3):  # each request arrives while the server's stdout is open for writing
+            ours.sendall(json.dumps(call(n + 1, n)).encode() + b"\n")
+            answer = json.loads(reader.readline())
+            assert answer["result"]["structuredContent"]["outputs"] == {"n": n}
+        ours.shutdown(socket.SHUT_WR)  # the end of stdin
+        assert server.proc.wait(60) == 0
+    finally:
+        ours.close()
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
+def test_a_client_that_stops_reading_ends_the_server_without_a_traceback(tmp_path, api):
+    reading, writing = os.pipe()
+    server = Server(tmp_path, api.server.url, stdout=writing)
+    os.close(writing)
+    try:
+        server.send(INITIALIZE)
+        assert json.loads(os.read(reading, 65536))["id"] == 0
+        os.close(reading)  # the client gone from stdout: the next answer meets a closed pipe (EPIPE)
+        with contextlib.suppress(BrokenPipeError):  # the server may have ended already
+            server.send(INITIALIZED, call(1, 1), call(2, 2))
+        assert server.proc.wait(60) == 0
+        stderr = server.proc.stderr.read().decode()
+        assert "Traceback" not in stderr, stderr
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()

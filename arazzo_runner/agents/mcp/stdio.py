@@ -26,7 +26,9 @@ read). At most `MAX_QUEUED` lines, and `MAX_LINE` bytes of them, wait for the se
 pipe is not read until it takes some.
 
 Where the loop cannot watch the standard streams (a regular file: `arazzo mcp ... < requests.jsonl`,
-the null device; a platform without Unix pipes), the SDK's transport serves them instead (`open_stdio`).
+the null device; a platform without Unix pipes), or stdin and stdout are one socket (which the loop's
+write transport would take as closed at the client's next request), the SDK's transport serves them
+instead (`open_stdio`).
 """
 
 from __future__ import annotations
@@ -199,7 +201,7 @@ class _Pipes:
     @classmethod
     async def open(cls) -> _Pipes | None:
         """The claimed pipes, or None when the loop cannot watch them (the caller falls back)."""
-        if sys.platform == "win32" or not all(_watchable(fd) for fd in (0, 1)):
+        if sys.platform == "win32" or not all(_watchable(fd) for fd in (0, 1)) or _one_socket():
             return None
         pipes = cls()
         loop = asyncio.get_running_loop()
@@ -233,7 +235,8 @@ class _Pipes:
     def close(self) -> None:
         for transport in self.transports:
             # the loop forgets the fds (the files do not close them); what is left unwritten is dropped
-            getattr(transport, "abort", transport.close)()
+            if not transport.is_closing():  # (one the client closed is closed: abort would fail)
+                getattr(transport, "abort", transport.close)()
         self.transports.clear()
         for fd, private, blocking in reversed(self.saved):
             with contextlib.suppress(OSError):
@@ -288,6 +291,20 @@ def _too_long(head: bytes) -> Any:
     message = f"the message is longer than {MAX_LINE} bytes, the most this server reads; it was not read"
     error = types.ErrorData(code=INVALID_REQUEST, message=message)
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+def _one_socket() -> bool:
+    """Whether stdin and stdout are one socket (inetd, systemd's socket activation, socat's EXEC): the
+    loop's write transport takes a socket it can read as closed by its peer, so the client's next
+    request would end the answers."""
+    try:
+        reading, writing = os.fstat(0), os.fstat(1)
+    except OSError:
+        return False
+    return stat.S_ISSOCK(writing.st_mode) and (reading.st_dev, reading.st_ino) == (
+        writing.st_dev,
+        writing.st_ino,
+    )
 
 
 def _watchable(fd: int) -> bool:
