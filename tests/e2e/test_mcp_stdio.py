@@ -295,13 +295,16 @@ def test_a_terminal_on_stdin_and_stdout_is_read_on_the_loop_too(tmp_path, api):
     leader, follower = pty.openpty()
     tty.setraw(follower)  # no echo, no line editing: the bytes as sent
     server = Server(tmp_path, api.server.url, stdin=follower, stdout=follower)
-    os.close(follower)
     ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
     os.write(leader, b"".join(json.dumps(m).encode() + b"\n" for m in (INITIALIZE, INITIALIZED, ping)))
     received = b""
     while received.count(b"\n") < 2 and select.select([leader], [], [], 60)[0]:
         received += os.read(leader, 65536)
     assert [json.loads(line)["id"] for line in received.splitlines()] == [0, 2]
+    # the terminal's file description (the server's stdin and stdout, and here this test's `follower`;
+    # a shell's stderr too) stays blocking while the server serves: the loop watches one of its own
+    assert os.get_blocking(follower) is True
+    os.close(follower)
     os.close(leader)  # the terminal hangs up: the end of stdin
     assert server.proc.wait(60) == 0
 

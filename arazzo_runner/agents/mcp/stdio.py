@@ -193,6 +193,7 @@ class _Pipes:
 
     def __init__(self) -> None:
         self.saved: list[tuple[int, int, bool]] = []  # (standard fd, its private duplicate, blocking)
+        self.reopened: list[int] = []  # a terminal's own file descriptions, for the loop alone
         self.transports: list[Any] = []
         self.lines: _Lines | None = None
         self.writes: _Writes | None = None
@@ -230,7 +231,15 @@ class _Pipes:
             os.dup2(diversion, fd)
         finally:
             os.close(diversion)
-        return private
+        if not os.isatty(private):
+            return private
+        # A terminal's file description is shared with stderr (and the shell): the loop makes what it
+        # watches non-blocking, which would let a stalled terminal (Ctrl-S) fail the server's own
+        # diagnostics with BlockingIOError, and a killed server leave the terminal non-blocking. The
+        # loop gets a file description of its own on the same terminal instead.
+        own = os.open(os.ttyname(private), mode | os.O_NOCTTY | os.O_CLOEXEC)
+        self.reopened.append(own)
+        return own
 
     def close(self) -> None:
         for transport in self.transports:
@@ -245,6 +254,10 @@ class _Pipes:
             with contextlib.suppress(OSError):
                 os.close(private)
         self.saved.clear()
+        for own in self.reopened:
+            with contextlib.suppress(OSError):
+                os.close(own)
+        self.reopened.clear()
 
     async def read_into(self, sink: Any, answers: Any) -> None:
         """Lines to the server as SessionMessages (or the exception a line that is not one makes)
