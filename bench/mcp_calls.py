@@ -11,8 +11,9 @@ process runs that checkout's engine (the tree before a change), its blocks alter
 tree's in the same rounds. With `--fastmcp`, a third process serves the same workflow the way a user
 would without `arazzo mcp`: the SDK's own high-level server with one tool awaiting `arazzo_runner.arun()`
 (`mcp_fastmcp.py`), and a fourth the same with the calls' runs on one connection pool as ours
-("fastmcp pooled"), their blocks in the same rounds, and ours is compared with them. The load average
-is printed before and after.
+("fastmcp pooled"), and a fifth whose tool returns the outputs without a run ("fastmcp empty": the
+SDK server's floor a call), their blocks in the same rounds, and ours is compared with them. The load
+average is printed before and after.
 
     python bench/mcp_calls.py [--calls 200] [--blocks 5] [--against CHECKOUT] [--fastmcp] [--json PATH]
 """
@@ -51,8 +52,9 @@ async def _mcp_blocks(document: Path, url: str, args: Any, found: dict, local: A
     if args.fastmcp:  # cwd: the document's folder, to tell its process from ours
         reference = [str(Path(__file__).with_name("mcp_fastmcp.py")), str(document), url]
         servers["fastmcp"] = (reference, ROOT, document.parent)
-        (document.parent / "pooled").mkdir()
-        servers["fastmcp pooled"] = ([*reference, "--pooled"], ROOT, document.parent / "pooled")
+        for how in ("pooled", "empty"):
+            (document.parent / how).mkdir()
+            servers[f"fastmcp {how}"] = ([*reference, f"--{how}"], ROOT, document.parent / how)
     with open(os.devnull, "w") as errlog:
         async with AsyncExitStack() as stack:
             clients = {name: await _client(stack, errlog, *server) for name, server in servers.items()}
@@ -110,7 +112,7 @@ def main() -> None:
     import arazzo_runner
 
     names = ["mcp", "before"] if args.against else ["mcp"]
-    served = [*names, "fastmcp", "fastmcp pooled"] if args.fastmcp else names
+    served = [*names, "fastmcp", "fastmcp pooled", "fastmcp empty"] if args.fastmcp else names
     found: dict[str, list[float]] = {f"{n} {what}": [] for n in served for what in ("wall", "server cpu")}
     found.update({"run wall": [], "run cpu": [], "paced run cpu": []})
     load_before = os.getloadavg()[0]
@@ -170,7 +172,8 @@ def main() -> None:
 
 
 def _against_fastmcp(medians: dict[str, float]) -> dict[str, float]:
-    """Ours beside the SDK's own server running the same workflow: server CPU a call, each over run()."""
+    """Ours beside the SDK's own server running the same workflow: server CPU a call, each over run(),
+    and the SDK server's floor (a tool that runs nothing)."""
     ours = medians["mcp server cpu"]
     for name, how in (("fastmcp", "plain arun"), ("fastmcp pooled", "arun on one connection pool")):
         theirs, wall = medians[f"{name} server cpu"], medians[f"{name} wall"]
@@ -182,7 +185,15 @@ def _against_fastmcp(medians: dict[str, float]) -> dict[str, float]:
         loop, paced = (cpu - medians["run cpu"]) * 1e6, (cpu - medians["paced run cpu"]) * 1e6
         print(f"  {label:>16} over run() in process: {loop:+,.0f} µs CPU a call over the loop, "
               f"{paced:+,.0f} µs over paced runs")  # fmt: skip
-    return {name: ours / medians[f"{name} server cpu"] for name in ("fastmcp", "fastmcp pooled")}
+    floor, loop, paced = (
+        medians[name] * 1e6 for name in ("fastmcp empty server cpu", "run cpu", "paced run cpu")
+    )
+    print(f"the SDK's own server with a tool that runs nothing: {floor:,.0f} µs CPU a call (a call's floor "
+          f"on it); ours less that floor: {ours * 1e6 - floor:,.0f} µs, run() {loop:,.0f} µs in a loop, "
+          f"{paced:,.0f} µs paced")  # fmt: skip
+    return {
+        name: ours / medians[f"{name} server cpu"] for name in ("fastmcp", "fastmcp pooled", "fastmcp empty")
+    }
 
 
 if __name__ == "__main__":

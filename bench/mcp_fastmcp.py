@@ -4,8 +4,10 @@ awaits `arazzo_runner.arun()` of the bench document's workflow and returns its o
 The document is loaded once, as a user would; each call's run makes its own client (the plain `arun`),
 or with `--pooled` the calls' runs share one connection pool as ours do (`runtime=PooledRuntime()`, which
 `arun`'s docstring names): the SDK's server and ours then differ only in the server around the run.
+With `--empty` the tool returns the same outputs without a run: the floor of any tool call on this
+SDK's server (its stdio transport, session, pydantic), whatever the tool does.
 
-    python bench/mcp_fastmcp.py DOCUMENT URL [--pooled]
+    python bench/mcp_fastmcp.py DOCUMENT URL [--pooled | --empty]
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def main() -> None:
 
     document, url = sys.argv[1:3]
     loaded = arazzo_runner.load(document)
-    runtime = None
+    runtime, empty = None, "--empty" in sys.argv[3:]
     if "--pooled" in sys.argv[3:]:
         from arazzo_runner.executor.runtime import PooledRuntime
 
@@ -39,6 +41,8 @@ def main() -> None:
     @server.tool()
     async def chain(start: int) -> dict[str, Any]:
         """Run the bench workflow `chain` from item `start`; its outputs."""
+        if empty:
+            return {"last": start + 1}
         result = await arazzo_runner.arun(
             loaded, WORKFLOW, {"start": start}, runtime=runtime, servers={SOURCE: url}
         )
