@@ -10,10 +10,10 @@ busy machine). Needs the `mcp` extra. With `--against CHECKOUT`, a second `arazz
 process runs that checkout's engine (the tree before a change), its blocks alternating with this
 tree's in the same rounds. With `--fastmcp`, a third process serves the same workflow the way a user
 would without `arazzo mcp`: the SDK's own high-level server with one tool awaiting `arazzo_runner.arun()`
-(`mcp_fastmcp.py`), and a fourth the same with the calls' runs on one connection pool as ours
-("fastmcp pooled"), and a fifth whose tool returns the outputs without a run ("fastmcp empty": the
-SDK server's floor a call), their blocks in the same rounds, and ours is compared with them. The load
-average is printed before and after.
+(`mcp_fastmcp.py`, logging as the SDK sets it up), a fourth the same with the calls' runs on one
+connection pool as ours and only warnings logged ("fastmcp pooled"), and a fifth whose tool returns
+the outputs without a run ("fastmcp empty": the SDK server's floor a call), their blocks in the same
+rounds, and ours is compared with them. The load average is printed before and after.
 
     python bench/mcp_calls.py [--calls 200] [--blocks 5] [--against CHECKOUT] [--fastmcp] [--json PATH]
 """
@@ -175,7 +175,7 @@ def _against_fastmcp(medians: dict[str, float]) -> dict[str, float]:
     """Ours beside the SDK's own server running the same workflow: server CPU a call, each over run(),
     and the SDK server's floor (a tool that runs nothing)."""
     ours = medians["mcp server cpu"]
-    for name, how in (("fastmcp", "plain arun"), ("fastmcp pooled", "arun on one connection pool")):
+    for name, how in (("fastmcp", "plain arun"), ("fastmcp pooled", "arun on one pool, warnings logged")):
         theirs, wall = medians[f"{name} server cpu"], medians[f"{name} wall"]
         print(f"ours against the SDK's own server (a tool awaiting {how}): server CPU a call "
               f"{ours * 1e6:,.0f} µs against {theirs * 1e6:,.0f} µs (ratio {ours / theirs:.2f}); client's "
