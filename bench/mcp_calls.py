@@ -8,9 +8,14 @@ run's wall and CPU a call, in a loop ("run cpu") and paced ("paced run cpu": eac
 cooled by whatever ran meanwhile, and the same run costs up to 2x the CPU it costs in a tight loop on a
 busy machine). Needs the `mcp` extra. With `--against CHECKOUT`, a second `arazzo mcp`
 process runs that checkout's engine (the tree before a change), its blocks alternating with this
-tree's in the same rounds. The load average is printed before and after.
+tree's in the same rounds. With `--fastmcp`, a third process serves the same workflow the way a user
+would without `arazzo mcp`: the SDK's own high-level server with one tool awaiting `arazzo_runner.arun()`
+(`mcp_fastmcp.py`, logging as the SDK sets it up), a fourth the same with the calls' runs on one
+connection pool as ours and only warnings logged ("fastmcp pooled"), and a fifth whose tool returns
+the outputs without a run ("fastmcp empty": the SDK server's floor a call), their blocks in the same
+rounds, and ours is compared with them. The load average is printed before and after.
 
-    python bench/mcp_calls.py [--calls 200] [--blocks 5] [--against CHECKOUT] [--json PATH]
+    python bench/mcp_calls.py [--calls 200] [--blocks 5] [--against CHECKOUT] [--fastmcp] [--json PATH]
 """
 
 from __future__ import annotations
@@ -40,12 +45,19 @@ async def _mcp_blocks(document: Path, url: str, args: Any, found: dict, local: A
     """Blocks of calls to each tree's server, alternating, and the in-process runs between rounds."""
     from contextlib import AsyncExitStack
 
-    trees = {"mcp": ROOT, **({"before": Path(args.against).resolve()} if args.against else {})}
+    arazzo = ["-m", "arazzo_runner.cli", "mcp", str(document), "--server", f"{SOURCE}={url}"]
+    servers = {"mcp": (arazzo, ROOT, ROOT)}  # name: (argv, the engine's tree, the process's cwd)
+    if args.against:
+        servers["before"] = (arazzo, Path(args.against).resolve(), Path(args.against).resolve())
+    if args.fastmcp:  # cwd: the document's folder, to tell its process from ours
+        reference = [str(Path(__file__).with_name("mcp_fastmcp.py")), str(document), url]
+        servers["fastmcp"] = (reference, ROOT, document.parent)
+        for how in ("pooled", "empty"):
+            (document.parent / how).mkdir()
+            servers[f"fastmcp {how}"] = ([*reference, f"--{how}"], ROOT, document.parent / how)
     with open(os.devnull, "w") as errlog:
         async with AsyncExitStack() as stack:
-            clients = {
-                name: await _client(stack, errlog, document, url, root) for name, root in trees.items()
-            }
+            clients = {name: await _client(stack, errlog, *server) for name, server in servers.items()}
             for block in range(args.blocks):
                 for name in list(clients) if block % 2 == 0 else list(clients)[::-1]:
                     client, tool, pid = clients[name]
@@ -58,23 +70,22 @@ async def _mcp_blocks(document: Path, url: str, args: Any, found: dict, local: A
                 await asyncio.to_thread(local)  # the in-process runs, between the servers' blocks
 
 
-async def _client(stack: Any, errlog: Any, document: Path, url: str, root: Path) -> tuple[Any, Any, int]:
-    """The official client on an `arazzo mcp` process running the engine of `root`, warmed up."""
+async def _client(stack: Any, errlog: Any, argv: list[str], root: Path, cwd: Path) -> tuple[Any, Any, int]:
+    """The official client on a server process (`python ARGV`) running the engine of `root`, warmed up."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    argv = ["-m", "arazzo_runner.cli", "mcp", str(document), "--server", f"{SOURCE}={url}"]
     env = {**os.environ, "PYTHONPATH": str(root)}
-    params = StdioServerParameters(command=sys.executable, args=argv, cwd=str(root), env=env)
+    params = StdioServerParameters(command=sys.executable, args=argv, cwd=str(cwd), env=env)
     client = await stack.enter_async_context(Client(stdio_client(params, errlog=errlog)))
     (tool,) = (await client.list_tools()).tools
     for _ in range(20):  # warm up: imports, first connections
         await client.call_tool(tool.name, {"start": 1})
-    return client, tool, _server_pid(root)
+    return client, tool, _server_pid(cwd)
 
 
 def _server_pid(root: Path) -> int:
-    """The `arazzo mcp` child of this process working in `root` (the SDK does not expose it)."""
+    """The MCP server child of this process working in `root` (the SDK does not expose it)."""
     me = os.getpid()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -86,7 +97,7 @@ def _server_pid(root: Path) -> int:
                     return int(entry.name)
             except OSError:
                 continue
-    raise RuntimeError(f"the arazzo mcp process in {root} was not found")
+    raise RuntimeError(f"the MCP server process in {root} was not found")
 
 
 def main() -> None:
@@ -94,13 +105,15 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--blocks", type=int, default=5)
     parser.add_argument("--against", metavar="CHECKOUT", help="also serve with this checkout's engine")
+    parser.add_argument("--fastmcp", action="store_true", help="also serve with the SDK's own server")
     parser.add_argument("--pause-ms", type=float, default=3.0, help="the pause before each paced run (3)")
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args()
     import arazzo_runner
 
     names = ["mcp", "before"] if args.against else ["mcp"]
-    found: dict[str, list[float]] = {f"{n} {what}": [] for n in names for what in ("wall", "server cpu")}
+    served = [*names, "fastmcp", "fastmcp pooled", "fastmcp empty"] if args.fastmcp else names
+    found: dict[str, list[float]] = {f"{n} {what}": [] for n in served for what in ("wall", "server cpu")}
     found.update({"run wall": [], "run cpu": [], "paced run cpu": []})
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, BenchServer() as server:
@@ -133,8 +146,9 @@ def main() -> None:
         f"machine: {machine_line()}; load average (1 min) before: {load_before:.2f}, at the end: {load:.2f}"
     )
     print(f"method: {args.blocks} interleaved blocks of {args.calls} calls, medians of the per-call figures")
+    width = max(18, *map(len, medians))
     for name, value in medians.items():
-        print(f"  {name:>18}: {value * 1e6:8,.0f} µs a call")
+        print(f"  {name:>{width}}: {value * 1e6:8,.0f} µs a call")
     added = {}
     for name in names:
         server_cpu = medians[f"{name} server cpu"]
@@ -148,11 +162,38 @@ def main() -> None:
         print(f"added by arazzo mcp ({tree}) over run() in process: {wall:,.0f} µs wall a call "
               f"(client side), {cpu:,.0f} µs CPU a call (server side); over paced runs: {paced:,.0f} µs "
               "(goal <= 1,000 µs)")  # fmt: skip
+    ratios = _against_fastmcp(medians) if args.fastmcp else {}
     fields = ("added_wall", "added_cpu", "added_cpu_paced")
     write_json(args.json, {"machine": machine_line(), "load": [load_before, load], "per_call": medians,
                            **dict(zip(fields, added["mcp"], strict=True)),
                            **({"before": dict(zip(fields, added["before"], strict=True))}
-                              if args.against else {})})  # fmt: skip
+                              if args.against else {}),
+                           **({"fastmcp_ratio": ratios} if args.fastmcp else {})})  # fmt: skip
+
+
+def _against_fastmcp(medians: dict[str, float]) -> dict[str, float]:
+    """Ours beside the SDK's own server running the same workflow: server CPU a call, each over run(),
+    and the SDK server's floor (a tool that runs nothing)."""
+    ours = medians["mcp server cpu"]
+    for name, how in (("fastmcp", "plain arun"), ("fastmcp pooled", "arun on one pool, warnings logged")):
+        theirs, wall = medians[f"{name} server cpu"], medians[f"{name} wall"]
+        print(f"ours against the SDK's own server (a tool awaiting {how}): server CPU a call "
+              f"{ours * 1e6:,.0f} µs against {theirs * 1e6:,.0f} µs (ratio {ours / theirs:.2f}); client's "
+              f"wall a call {medians['mcp wall'] * 1e6:,.0f} against {wall * 1e6:,.0f} µs")  # fmt: skip
+    for name, label in (("mcp", "ours"), ("fastmcp", "SDK's, plain"), ("fastmcp pooled", "SDK's, pooled")):
+        cpu = medians[f"{name} server cpu"]
+        loop, paced = (cpu - medians["run cpu"]) * 1e6, (cpu - medians["paced run cpu"]) * 1e6
+        print(f"  {label:>16} over run() in process: {loop:+,.0f} µs CPU a call over the loop, "
+              f"{paced:+,.0f} µs over paced runs")  # fmt: skip
+    floor, loop, paced = (
+        medians[name] * 1e6 for name in ("fastmcp empty server cpu", "run cpu", "paced run cpu")
+    )
+    print(f"the SDK's own server with a tool that runs nothing: {floor:,.0f} µs CPU a call (a call's floor "
+          f"on it); ours less that floor: {ours * 1e6 - floor:,.0f} µs, run() {loop:,.0f} µs in a loop, "
+          f"{paced:,.0f} µs paced")  # fmt: skip
+    return {
+        name: ours / medians[f"{name} server cpu"] for name in ("fastmcp", "fastmcp pooled", "fastmcp empty")
+    }
 
 
 if __name__ == "__main__":
