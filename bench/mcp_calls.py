@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ROOT, machine_line, median, write_json
 from documents import SOURCE, write_chain
+from mcp_probe import create_counter, read_counter
 from server import BenchServer
 
 
@@ -45,10 +46,16 @@ async def _mcp_blocks(document: Path, url: str, args: Any, found: dict, local: A
     """Blocks of calls to each tree's server, alternating, and the in-process runs between rounds."""
     from contextlib import AsyncExitStack
 
-    arazzo = ["-m", "arazzo_runner.cli", "mcp", str(document), "--server", f"{SOURCE}={url}"]
-    servers = {"mcp": (arazzo, ROOT, ROOT)}  # name: (argv, the engine's tree, the process's cwd)
+    counters = {name: str(document.parent / f"{name}.counter") for name in ("mcp", "before")}
+    for path in counters.values():
+        create_counter(path)
+    arazzo = ["mcp", str(document), "--server", f"{SOURCE}={url}"]
+    probe = str(Path(__file__).with_name("mcp_probe.py"))  # the real server, its runs timed inside it
+    # name: (argv, the engine's tree, the process's cwd)
+    servers = {"mcp": ([probe, counters["mcp"], *arazzo], ROOT, ROOT)}
     if args.against:
-        servers["before"] = (arazzo, Path(args.against).resolve(), Path(args.against).resolve())
+        before = Path(args.against).resolve()
+        servers["before"] = ([probe, counters["before"], *arazzo], before, before)
     if args.fastmcp:  # cwd: the document's folder, to tell its process from ours
         reference = [str(Path(__file__).with_name("mcp_fastmcp.py")), str(document), url]
         servers["fastmcp"] = (reference, ROOT, document.parent)
@@ -61,12 +68,20 @@ async def _mcp_blocks(document: Path, url: str, args: Any, found: dict, local: A
             for block in range(args.blocks):
                 for name in list(clients) if block % 2 == 0 else list(clients)[::-1]:
                     client, tool, pid = clients[name]
+                    runs = read_counter(counters[name]) if name in counters else None
                     cpu, started = _process_cpu(pid), time.perf_counter()
                     for n in range(args.calls):
                         result = await client.call_tool(tool.name, {"start": n})
                         assert not result.is_error, result
                     found[f"{name} wall"].append((time.perf_counter() - started) / args.calls)
                     found[f"{name} server cpu"].append((_process_cpu(pid) - cpu) / args.calls)
+                    if runs is not None:
+                        now = read_counter(counters[name])
+                        seconds, calls = now[0] - runs[0], now[1] - runs[1]
+                        assert calls == args.calls, (calls, args.calls)
+                        found[f"{name} run in server cpu"].append(seconds / calls)
+                        around = found[f"{name} server cpu"][-1] - seconds / calls
+                        found[f"{name} around the run cpu"].append(around)  # the same block's difference
                 await asyncio.to_thread(local)  # the in-process runs, between the servers' blocks
 
 
@@ -114,6 +129,7 @@ def main() -> None:
     names = ["mcp", "before"] if args.against else ["mcp"]
     served = [*names, "fastmcp", "fastmcp pooled", "fastmcp empty"] if args.fastmcp else names
     found: dict[str, list[float]] = {f"{n} {what}": [] for n in served for what in ("wall", "server cpu")}
+    found.update({f"{n} {what} cpu": [] for n in names for what in ("run in server", "around the run")})
     found.update({"run wall": [], "run cpu": [], "paced run cpu": []})
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp, BenchServer() as server:
@@ -162,8 +178,16 @@ def main() -> None:
         print(f"added by arazzo mcp ({tree}) over run() in process: {wall:,.0f} µs wall a call "
               f"(client side), {cpu:,.0f} µs CPU a call (server side); over paced runs: {paced:,.0f} µs "
               "(goal <= 1,000 µs)")  # fmt: skip
+        inside, around = (medians[f"{name} {what} cpu"] * 1e6 for what in ("run in server", "around the run"))
+        print(f"  of the server's CPU a call, the run itself (call_tool, timed inside the server) "
+              f"{inside:,.0f} µs ({inside / (medians['run cpu'] * 1e6):.2f}x run() in a loop, "
+              f"{inside / (medians['paced run cpu'] * 1e6):.2f}x paced); the server around it "
+              f"{around:,.0f} µs (goal <= 1,000 µs)")  # fmt: skip
     ratios = _against_fastmcp(medians) if args.fastmcp else {}
-    fields = ("added_wall", "added_cpu", "added_cpu_paced")
+    added["mcp"] = (*added["mcp"], medians["mcp around the run cpu"])
+    if args.against:
+        added["before"] = (*added["before"], medians["before around the run cpu"])
+    fields = ("added_wall", "added_cpu", "added_cpu_paced", "added_around_the_run")
     write_json(args.json, {"machine": machine_line(), "load": [load_before, load], "per_call": medians,
                            **dict(zip(fields, added["mcp"], strict=True)),
                            **({"before": dict(zip(fields, added["before"], strict=True))}

@@ -84,15 +84,19 @@ class PooledRuntime(AsyncioRuntime):
     requests to an API an earlier call reached reuse its open connection instead of connecting (and
     shaking hands over TLS) again: ~0.7 ms of CPU a call for one plain-http request here. A client
     with TLS settings of its own (a step's client certificate) has its own connections, as in any run.
-    Shared by many runs, unlike the other runtimes; `aclose` closes the pool."""
+    Shared by many runs, unlike the other runtimes; `aclose` closes the pool.
+
+    The environment's proxies (`HTTP_PROXY`, `ALL_PROXY`, ...) are read once, when the runtime is made:
+    a client given a transport ignores them (httpx), so when any is set every run's client routes by
+    them with pools of its own, as a run's client does. Reading them at each client cost ~50 µs a call
+    (the whole environment decoded), for a server whose environment is set when it starts."""
 
     def __init__(self) -> None:
         self._pool: Any = None
+        self._proxied = _environment_proxies()
 
     def new_client(self, timeout: float | None, **options: Any) -> Any:
-        if options or _environment_proxies():
-            # a client given a transport ignores the environment's proxies (httpx): one of its own
-            # routes by them (a pool per proxy), as a run's client does
+        if options or self._proxied:  # pools of its own: the environment's proxies, TLS settings
             return super().new_client(timeout, **options)
         if self._pool is None:
             from ..http.transport import shared_pool
@@ -107,8 +111,7 @@ class PooledRuntime(AsyncioRuntime):
 
 
 def _environment_proxies() -> bool:
-    """Whether the environment names a proxy (`HTTP_PROXY`, `ALL_PROXY`, ...: what httpx reads), read
-    at each client as httpx reads it."""
+    """Whether the environment names a proxy (`HTTP_PROXY`, `ALL_PROXY`, ...: what httpx reads)."""
     import urllib.request
 
     return any(scheme != "no" for scheme in urllib.request.getproxies())

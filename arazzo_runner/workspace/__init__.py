@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .operations import WorkflowTarget
 
 AllowPaths = Iterable[str | os.PathLike[str]]
+_MISSING = object()
 
 
 class Workspace:
@@ -60,6 +61,7 @@ class Workspace:
         self._sources: dict[str, Any] = {}
         self._compiled: dict[str, Any] = {}
         self._targets: dict[Any, Any] = {}  # id(step) -> its operation; ("message", id(step)) -> its message
+        self._derived: dict[Any, Any] = {}  # facts found once from the loaded documents (`derived`)
         # The documents from the one run to this one (an `arazzo` source's workspace: its parent's chain
         # and its own location), for the bounds on nested sources and the errors that name the chain.
         self.chain: tuple[str, ...] = (self.file,)
@@ -115,6 +117,17 @@ class Workspace:
                 message, file=located.file, line=located.line, column=located.column, pointer=located.pointer
             )
         return located
+
+    def derived(self, key: Any, make: Any) -> Any:
+        """`make()`, found once for `key` and kept: a fact of the loaded documents alone (which inputs a
+        workflow declares and reads), asked again by every run of a server's tool or a batch's row."""
+        found = self._derived.get(key, _MISSING)
+        if found is _MISSING:
+            with self._lock:
+                found = self._derived.get(key, _MISSING)
+                if found is _MISSING:
+                    found = self._derived[key] = make()
+        return found
 
     def source(self, name: str) -> Any:
         """The loaded source: an OpenAPIDescription or a Workspace (type arazzo). Raises SourceError.

@@ -60,7 +60,13 @@ def declared_input_names(workspace: Any, workflows: list[Workflow]) -> frozenset
 
 
 def _declared(workspace: Any, workflows: list[Workflow]) -> tuple[frozenset[str] | None, int]:
-    """The declared names (None: any input is accepted) and how many workflows receive the inputs."""
+    """The declared names (None: any input is accepted) and how many workflows receive the inputs;
+    found once per workspace and workflows (a walk of every string the workflows hold)."""
+    key = ("declared inputs", *(id(w) for w in workflows))
+    return workspace.derived(key, lambda: _find_declared(workspace, workflows))  # type: ignore[no-any-return]
+
+
+def _find_declared(workspace: Any, workflows: list[Workflow]) -> tuple[frozenset[str] | None, int]:
     names: set[str] = set()
     pending = [(workspace, w) for w in workflows]
     seen: set[tuple[int, str]] = set()

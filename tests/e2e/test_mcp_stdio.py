@@ -74,7 +74,8 @@ def call(request_id, n):
 
 
 class Api:
-    """The workflow's API: `/first/{n}` waits while `held` has n (until released); both echo n."""
+    """The workflow's API: `/first/{n}` waits while `held` has n (until released), answers 500 for a
+    negative n; both echo n."""
 
     def __init__(self, server: ScriptedServer) -> None:
         self.server, self.held, self.arrived = server, {}, queue.Queue()
@@ -91,6 +92,8 @@ class Api:
 
     def first(self, request):
         n = int(request.params["n"])
+        if n < 0:  # a workflow that fails at its first step
+            return 500, {"error": f"no item {n}"}
         self.arrived.put(n)
         if n in self.held:
             self.held[n].wait(60)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import arazzo_runner
-from arazzo_runner.agents.mcp.server import progress_message
+from arazzo_runner.agents.mcp.calls import progress_message
 from arazzo_runner.agents.tools import ToolSource, build_catalog, call_tool
 from tests.e2e.conftest import arazzo_doc
 

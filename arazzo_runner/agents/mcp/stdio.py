@@ -54,8 +54,9 @@ INVALID_REQUEST = -32600
 
 
 @contextlib.asynccontextmanager
-async def open_stdio() -> AsyncIterator[tuple[Any, Any]]:
-    """(read stream, write stream) over this process's stdin and stdout, for `Server.run`."""
+async def open_stdio(calls: Any = None) -> AsyncIterator[tuple[Any, Any]]:
+    """(read stream, write stream) over this process's stdin and stdout, for `Server.run`; with `calls`
+    (`ToolCalls`), plain tool calls are answered beside the session (`fast.py`)."""
     pipes = await _Pipes.open()
     if pipes is None:
         from mcp.server.stdio import stdio_server
@@ -65,14 +66,20 @@ async def open_stdio() -> AsyncIterator[tuple[Any, Any]]:
         return
     import anyio
 
+    from .fast import FastCalls
+
+    fast = FastCalls(calls, pipes.send_line) if calls is not None else None
     read_writer, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, write_reader = anyio.create_memory_object_stream[Any](0)
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(pipes.read_into, read_writer, write_stream.clone())
-            group.start_soon(pipes.write_from, write_reader, group.cancel_scope)
+            pipes.end_with(group.cancel_scope.cancel)  # stdout gone: whichever writer meets it
+            group.start_soon(pipes.read_into, read_writer, write_stream.clone(), fast)
+            group.start_soon(pipes.write_from, write_reader, group.cancel_scope, fast)
             yield read_stream, write_stream
     finally:
+        if fast is not None:
+            fast.abort()
         pipes.close()
 
 
@@ -169,6 +176,7 @@ class _Writes(asyncio.Protocol):
     def __init__(self) -> None:
         self.resumed: asyncio.Future[None] | None = None
         self.lost = False
+        self.on_lost: Any = None  # ends the session (the task group's cancel scope)
 
     def pause_writing(self) -> None:
         self.resumed = asyncio.get_running_loop().create_future()
@@ -181,6 +189,8 @@ class _Writes(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
         self.resume_writing()
+        if self.on_lost is not None:
+            self.on_lost()
 
     async def drain(self) -> None:
         if self.resumed is not None:
@@ -259,11 +269,14 @@ class _Pipes:
                 os.close(own)
         self.reopened.clear()
 
-    async def read_into(self, sink: Any, answers: Any) -> None:
+    async def read_into(self, sink: Any, answers: Any, fast: Any = None) -> None:
         """Lines to the server as SessionMessages (or the exception a line that is not one makes)
-        until stdin ends; a line over MAX_LINE answered with an error (`answers`: the write stream)."""
+        until stdin ends; a line over MAX_LINE answered with an error (`answers`: the write stream);
+        a plain tool call answered by `fast` (`FastCalls`), when given."""
         import mcp_types as types
         from mcp.shared.message import SessionMessage
+
+        from .fast import parse
 
         validate = types.jsonrpc_message_adapter.validate_json
         assert self.lines is not None
@@ -272,25 +285,48 @@ class _Pipes:
                 if line is TOO_LONG:
                     await answers.send(SessionMessage(_too_long(self.lines.heads.popleft())))
                     continue
+                text = line.decode("utf-8", "replace")
+                if fast is not None and fast.take(parse(text)):
+                    if fast.full():
+                        await fast.room()  # stdin waits while MAX_PENDING calls are kept
+                    continue
                 try:
-                    message = validate(line.decode("utf-8", "replace"), by_name=False)
+                    message = validate(text, by_name=False)
                 except Exception as exc:
                     await sink.send(exc)
                     continue
                 await sink.send(SessionMessage(message))
+            if fast is not None:
+                await fast.close()
 
-    async def write_from(self, source: Any, scope: Any) -> None:
+    async def write_from(self, source: Any, scope: Any, fast: Any = None) -> None:
         """Each message the server sends as one line on stdout; the client gone, the session ends."""
         assert self.writes is not None
         async with source:
             async for session_message in source:
+                if fast is not None:
+                    fast.sent(session_message.message)
+                json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await self.send_line(json.encode("utf-8") + b"\n")
                 if self.writes.lost:
                     break
-                json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                self.writer.write(json.encode("utf-8") + b"\n")
-                await self.writes.drain()
         if self.writes.lost:
             scope.cancel()
+
+    def end_with(self, end: Any) -> None:
+        """`end()` is called once the client closes stdout (at once if it has)."""
+        assert self.writes is not None
+        self.writes.on_lost = end
+        if self.writes.lost:
+            end()
+
+    async def send_line(self, line: bytes) -> None:
+        """`line` written whole on stdout (one `write`: lines from concurrent writers never mix) and
+        waited for while the pipe is full; nothing once the client left."""
+        assert self.writes is not None
+        if not self.writes.lost:
+            self.writer.write(line)
+            await self.writes.drain()
 
 
 def _too_long(head: bytes) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arazzo_runner.agents.mcp.server import progress_message
+from arazzo_runner.agents.mcp.calls import progress_message
 from arazzo_runner.executor.events import StepFinished, StepRetrying, StepStarted, WorkflowFinished
 from arazzo_runner.result import StepResult
 

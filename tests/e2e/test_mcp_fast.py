@@ -1,0 +1,150 @@
+"""`arazzo mcp`'s own answers to plain tool calls over stdio (`agents/mcp/fast.py`) against the SDK's, over
+real pipes: the same call sent once plain (answered beside the SDK's session) and once with a progress
+token (answered by the SDK's session, which sends the progress) must get the same result, in both
+protocol eras, for a call that passes, one whose workflow fails, and ones whose arguments are refused.
+Which path answered shows in the order of the result's members (fast.py writes `content` first, the
+SDK sorts them). Around them: what is left to the SDK (a name that is no tool, a line that is not
+JSON), and the end of stdin with a call in flight answered as the SDK answers it."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from tests.e2e.test_mcp_stdio import INITIALIZED, Api, Server, call
+from tests.servers.scripted import ScriptedServer
+
+pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+ARGUMENTS = [
+    {"n": 3},  # passes
+    {"n": -1},  # the workflow fails: its first step gets a 500
+    {"n": "three"},  # refused: not an integer
+    {},  # refused: n is required
+    {"n": 1, "m": 2},  # refused: no input m
+]
+FAST_ORDER = ["content", "structuredContent", "isError"]
+
+
+@pytest.fixture
+def api():
+    with ScriptedServer() as server:
+        yield Api(server)
+
+
+@pytest.fixture
+def server(tmp_path, api):
+    found = Server(tmp_path, api.server.url)
+    yield found
+    if found.proc.poll() is None:
+        found.proc.kill()
+        found.proc.wait()
+
+
+def answer_to(server: Server, request_id, notes: list | None = None) -> dict:
+    """The answer with `request_id`; the notifications before it go to `notes`."""
+    while True:
+        found = server.answer()
+        if found.get("id") == request_id and "method" not in found:
+            return found
+        assert "method" in found, f"an answer to another request: {found}"
+        if notes is not None:
+            notes.append(found)
+
+
+def with_meta(message: dict, meta: dict | None) -> dict:
+    if meta is not None:
+        message["params"]["_meta"] = meta
+    return message
+
+
+def both_ways(server: Server, meta: dict | None, arguments: dict, first_id: int) -> tuple[dict, dict, list]:
+    plain = with_meta(call(first_id, 0), meta)
+    plain["params"]["arguments"] = arguments
+    server.send(plain)
+    fast = answer_to(server, first_id)
+    tokened = with_meta(call(first_id + 1, 0), {**(meta or {}), "progressToken": f"p{first_id}"})
+    tokened["params"]["arguments"] = arguments
+    server.send(tokened)
+    progress: list = []
+    sdk = answer_to(server, first_id + 1, progress)
+    return fast, sdk, progress
+
+
+def test_the_stateless_protocols_plain_calls_are_answered_as_the_sdk_answers_them(server):
+    for index, arguments in enumerate(ARGUMENTS):
+        fast, sdk, progress = both_ways(server, ENVELOPE, arguments, 10 * index)
+        assert list(fast["result"])[:3] == FAST_ORDER and list(sdk["result"])[:3] != FAST_ORDER
+        assert fast["result"] == sdk["result"], arguments
+        assert fast["result"]["resultType"] == "complete"
+        assert fast["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "arazzo-engine"
+        ran = arguments in ({"n": 3}, {"n": -1})
+        assert bool(progress) == ran  # the SDK's call sent its progress; a refused call has no steps
+    outcomes = [both_ways(server, ENVELOPE, a, 100 + 10 * i)[0]["result"] for i, a in enumerate(ARGUMENTS)]
+    statuses = [(o["structuredContent"]["status"], o["isError"]) for o in outcomes]
+    assert statuses == [("passed", False), ("failed", True), *[("rejected", True)] * 3]
+    assert outcomes[0]["structuredContent"]["outputs"] == {"n": 3}
+    assert server.end() == 0
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_after_the_handshake_plain_calls_are_answered_as_the_sdk_answers_them(server, version):
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    server.send(initialize)
+    assert answer_to(server, 0)["result"]["protocolVersion"] == version
+    server.send(INITIALIZED)
+    for index, arguments in enumerate(ARGUMENTS):
+        fast, sdk, _ = both_ways(server, None, arguments, 10 * index + 1)
+        assert list(fast["result"]) == FAST_ORDER and list(sdk["result"]) != FAST_ORDER
+        assert fast["result"] == sdk["result"], arguments
+    assert server.end() == 0
+
+
+def test_what_fast_py_does_not_answer_the_sdk_still_does(server):
+    server.send(with_meta(call(1, 0), ENVELOPE))
+    server.send({**with_meta(call(2, 0), ENVELOPE), "params": {"name": "nope", "_meta": ENVELOPE}})
+    nan = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "two_steps", '
+    server.send(raw=nan + b'"arguments": {"n": NaN}, "_meta": ' + json.dumps(ENVELOPE).encode() + b"}}\n")
+    server.send(raw=b"not json\n")  # no answer, as from the SDK
+    server.send({"jsonrpc": "2.0", "id": 4, "method": "ping", "params": {"_meta": ENVELOPE}})
+    answers = {}
+    for _ in range(4):
+        found = server.answer()
+        answers[found["id"]] = found
+    assert sorted(answers) == [1, 2, 3, 4]
+    assert list(answers[1]["result"])[:3] == FAST_ORDER
+    assert answers[1]["result"]["structuredContent"]["outputs"] == {"n": 0}
+    assert answers[2]["error"]["code"] == -32602
+    assert answers[2]["error"]["message"] == "no tool named 'nope' (tools: two_steps)"
+    # NaN is no JSON to fast.py; the SDK's parser reads it, and the workflow refuses it
+    assert list(answers[3]["result"])[:3] != FAST_ORDER
+    assert answers[3]["result"]["structuredContent"]["status"] == "rejected"
+    assert server.end() == 0
+
+
+def test_the_end_of_stdin_stops_a_call_in_flight_and_answers_it_as_the_sdk_does(server, api):
+    api.held[5] = threading.Event()
+    server.send(with_meta(call(1, 5), ENVELOPE))
+    assert api.arrived.get(timeout=60) == 5
+    server.proc.stdin.close()
+    closed = server.answer()
+    api.held[5].set()
+    assert closed == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "Connection closed"}}
+    assert server.proc.wait(60) == 0
+    assert api.paths() == ["/first/5"]  # its second step never sent

@@ -1,0 +1,296 @@
+"""`agents/mcp/fast.py` alone: which messages it answers and which it leaves to the SDK's session, what
+it writes for a call, a cancelled call, the end of stdin, and how it bounds the calls it keeps. The
+calls are a stand-in (`Calls`) whose results the test releases; tests/e2e/test_mcp_fast.py compares
+the answers with the SDK's over real pipes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from arazzo_runner.agents.mcp import fast
+from arazzo_runner.agents.mcp.fast import FastCalls, encode, parse
+from arazzo_runner.masking.secrets import Masker
+
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+RESULT = {
+    "content": [{"type": "text", "text": "ok"}],
+    "structuredContent": {"status": "passed"},
+    "isError": False,
+}
+
+
+class Calls:
+    """ToolCalls' face: one tool, `echo`; each result waits until the test releases it."""
+
+    def __init__(self) -> None:
+        self.masker = Masker({"s3cret"})
+        self.started: list[dict] = []
+        self.release = asyncio.Event()
+        self.ended: list[str] = []
+
+    def tool(self, name):
+        return SimpleNamespace(name="echo") if name == "echo" else None
+
+    async def result(self, tool, arguments):
+        self.started.append(arguments)
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.ended.append("cancelled")
+            raise
+        if arguments.get("boom"):
+            raise RuntimeError("it broke with s3cret")
+        self.ended.append("done")
+        return RESULT
+
+
+def call(request_id=1, meta=None, **params):
+    params = {"name": "echo", "arguments": {"n": 1}, **params}
+    if meta is not None:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def fresh():
+    written: list[dict] = []
+
+    async def write(line: bytes) -> None:
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        written.append(json.loads(line))
+
+    calls = Calls()
+    return FastCalls(calls, write), calls, written
+
+
+def handshake(calls: FastCalls, version: str = "2025-06-18") -> None:
+    assert not calls.take({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}})
+    calls.sent(SimpleNamespace(id=0, result={"protocolVersion": version}))
+    assert not calls.take({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def test_a_call_of_the_stateless_protocol_is_answered_here_stamped_as_the_sdk_stamps_it():
+    async def main():
+        calls, tools, written = fresh()
+        assert calls.take(call(7, ENVELOPE))
+        tools.release.set()
+        await asyncio.sleep(0.01)
+        return written
+
+    (answer,) = run(main())
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {
+            **RESULT,
+            "resultType": "complete",
+            "_meta": {
+                "io.modelcontextprotocol/serverInfo": {"name": "arazzo-engine", "version": fast.__version__}
+            },
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        None,  # no envelope and no handshake
+        {},
+        {**ENVELOPE, "progressToken": 3},
+        {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2025-11-25"},
+        {k: v for k, v in ENVELOPE.items() if "clientInfo" not in k},
+        {**ENVELOPE, "io.modelcontextprotocol/clientInfo": {"name": "test"}},
+        {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": None},
+        {**ENVELOPE, "io.modelcontextprotocol/related-task": {"taskId": "t"}},
+        [],
+    ],
+)
+def test_what_the_stateless_protocol_does_not_say_exactly_so_goes_to_the_sdk(meta):
+    async def main():
+        calls, _, _ = fresh()
+        return calls.take(call(1, meta))
+
+    assert run(main()) is False
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        call(True, ENVELOPE),  # an id that is a boolean
+        call(1.5, ENVELOPE),
+        call(None, ENVELOPE),
+        call(1, ENVELOPE, name="nope"),  # no such tool: the SDK's invalid-params error
+        call(1, ENVELOPE, name=None),
+        call(1, ENVELOPE, arguments=[1]),
+        call(1, ENVELOPE, arguments="{}"),
+        call(1, ENVELOPE, task={"ttl": 1}),  # a member of params this module does not know
+        {**call(1, ENVELOPE), "extra": 1},
+        {**call(1, ENVELOPE), "jsonrpc": "1.0"},
+        {**call(1, ENVELOPE), "params": None},
+        {"jsonrpc": "2.0", "method": "tools/call", "params": call(1, ENVELOPE)["params"]},  # a notification
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        None,
+        [call(1, ENVELOPE)],
+    ],
+)
+def test_a_message_not_exactly_a_plain_call_goes_to_the_sdk(message):
+    async def main():
+        calls, _, _ = fresh()
+        return calls.take(message)
+
+    assert run(main()) is False
+
+
+def test_absent_arguments_are_no_arguments():
+    async def main():
+        calls, tools, _ = fresh()
+        message = call(1, ENVELOPE)
+        del message["params"]["arguments"]
+        assert calls.take(message)
+        message = call(2, ENVELOPE, arguments=None)
+        assert calls.take(message)
+        await asyncio.sleep(0)
+        return tools.started
+
+    assert run(main()) == [{}, {}]
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_after_the_handshake_a_call_without_meta_is_answered_here_as_it_is(version):
+    async def main():
+        calls, tools, written = fresh()
+        assert not calls.take(call(1))  # before the handshake: the SDK's (which refuses it)
+        handshake(calls, version)
+        assert calls.take(call(2)) and calls.take(call(3, {}))
+        assert not calls.take(call(4, {"progressToken": "p"}))
+        assert not calls.take(call(5, ENVELOPE))  # the envelope on a handshake connection: the SDK's
+        tools.release.set()
+        await asyncio.sleep(0.01)
+        return written
+
+    assert run(main()) == [{"jsonrpc": "2.0", "id": n, "result": RESULT} for n in (2, 3)]
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2026-07-28", None])
+def test_a_handshake_in_another_version_leaves_every_call_to_the_sdk(version):
+    async def main():
+        calls, _, _ = fresh()
+        handshake(calls, version)
+        return calls.take(call(1)), calls.take(call(2, ENVELOPE))
+
+    assert run(main()) == (False, False)
+
+
+def test_the_handshake_counts_only_once_the_sdk_answered_initialize_and_the_client_said_initialized():
+    async def main():
+        calls, _, _ = fresh()
+        calls.take({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {}})
+        calls.sent(SimpleNamespace(id="other", result={"protocolVersion": "2025-06-18"}))
+        calls.sent(SimpleNamespace(id="init", error={"code": -32602}))  # refused: no result
+        calls.take({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        refused = calls.take(call(1))
+        calls.sent(SimpleNamespace(id="init", result={"protocolVersion": "2025-06-18"}))
+        return refused, calls.take(call(2))
+
+    assert run(main()) == (False, True)
+
+
+def test_an_id_in_flight_here_is_not_taken_twice():
+    async def main():
+        calls, tools, _ = fresh()
+        assert calls.take(call("a", ENVELOPE))
+        taken = calls.take(call("a", ENVELOPE))
+        tools.release.set()
+        await asyncio.sleep(0.01)
+        return taken, calls.take(call("a", ENVELOPE))  # answered: the id is free again
+
+    assert run(main()) == (False, True)
+
+
+def test_a_cancelled_call_stops_and_is_not_answered_and_the_notification_goes_on_to_the_sdk():
+    async def main():
+        calls, tools, written = fresh()
+        assert calls.take(call(1, ENVELOPE)) and calls.take(call(2, ENVELOPE))
+        await asyncio.sleep(0)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+        assert not calls.take(cancel)
+        assert not calls.take({**cancel, "params": {"requestId": 99}})  # not ours: nothing happens
+        assert not calls.take({**cancel, "params": [1]})
+        await asyncio.sleep(0)
+        tools.release.set()
+        await asyncio.sleep(0.01)
+        return [a["id"] for a in written], tools.ended
+
+    assert run(main()) == ([2], ["cancelled", "done"])
+
+
+def test_at_the_end_of_stdin_the_calls_in_flight_stop_and_are_answered_connection_closed():
+    async def main():
+        calls, tools, written = fresh()
+        assert calls.take(call(1, ENVELOPE)) and calls.take(call("two", ENVELOPE))
+        await asyncio.sleep(0)
+        await calls.close()
+        return written, tools.ended
+
+    written, ended = run(main())
+    assert ended == ["cancelled", "cancelled"]
+    assert written == [
+        {"jsonrpc": "2.0", "id": i, "error": {"code": -32000, "message": "Connection closed"}}
+        for i in (1, "two")
+    ]
+
+
+def test_a_fault_of_ours_is_answered_as_an_internal_error_masked():
+    async def main():
+        calls, tools, written = fresh()
+        assert calls.take(call(1, ENVELOPE, arguments={"boom": True}))
+        tools.release.set()
+        await asyncio.sleep(0.01)
+        return written
+
+    (answer,) = run(main())
+    assert answer["error"]["code"] == -32603
+    assert answer["error"]["message"] == "internal error: RuntimeError: it broke with ***"
+
+
+def test_at_most_max_pending_calls_are_kept_and_room_waits_for_one_to_end(monkeypatch):
+    monkeypatch.setattr(fast, "MAX_PENDING", 3)
+
+    async def main():
+        calls, tools, written = fresh()
+        for n in range(3):
+            assert calls.take(call(n, ENVELOPE))
+        assert calls.full()
+        waiting = asyncio.ensure_future(calls.room())
+        await asyncio.sleep(0.01)
+        blocked = not waiting.done()
+        tools.release.set()
+        await asyncio.wait_for(waiting, 5)
+        return blocked, calls.full(), len(written)
+
+    assert run(main()) == (True, False, 3)
+
+
+def test_encode_writes_one_compact_line_of_json_whatever_the_values():
+    assert encode({"a": [1, "é"]}) == '{"a":[1,"é"]}\n'.encode()
+    assert encode({"a": float("nan"), "b": [float("inf")], "c": 1.5}) == b'{"a":null,"b":[null],"c":1.5}\n'
+    assert encode({"a": "\ud800x"}) == b'{"a":"\\ud800x"}\n'
+    assert encode({"d": object}) == b'{"d":"<class \'object\'>"}\n'
+
+
+def test_parse_reads_what_the_sdk_reads_as_json():
+    assert parse('{"a": 1}') == {"a": 1}
+    assert parse('{"a": NaN}') is None
+    assert parse('{"a": -Infinity}') is None
+    assert parse("not json") is None
