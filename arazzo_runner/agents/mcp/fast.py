@@ -48,7 +48,6 @@ _VERSION, _CLIENT, _CAPABILITIES = (
 _ENVELOPE = frozenset({_VERSION, _CLIENT, _CAPABILITIES})
 _REQUEST = frozenset({"jsonrpc", "id", "method", "params"})
 _PARAMS = frozenset({"name", "arguments", "_meta"})
-_SERVER_INFO = {f"{_PREFIX}serverInfo": {"name": DISTRIBUTION, "version": __version__}}
 MAX_PENDING = 256
 CONNECTION_CLOSED = -32000  # the SDK's code for a request the closing connection leaves unanswered
 INTERNAL_ERROR = -32603
@@ -132,7 +131,8 @@ class FastCalls:
         try:
             result = await self.calls.result(tool, arguments)
             if version == MODERN:  # what the SDK adds to a result of the stateless protocol
-                result = {**result, "resultType": "complete", "_meta": _SERVER_INFO}
+                stamp = {f"{_PREFIX}serverInfo": {"name": DISTRIBUTION, "version": __version__}}
+                result = {**result, "resultType": "complete", "_meta": stamp}
             line = encode({"jsonrpc": "2.0", "id": request_id, "result": result})
         except Exception as exc:  # a fault of ours (the run never raises for the caller's): said, answered
             message = self.calls.masker.text(f"{type(exc).__name__}: {exc}")
