@@ -134,6 +134,10 @@ def test_what_the_stateless_protocol_does_not_say_exactly_so_goes_to_the_sdk(met
         call(1, ENVELOPE, name=None),
         call(1, ENVELOPE, arguments=[1]),
         call(1, ENVELOPE, arguments="{}"),
+        call(1, ENVELOPE, arguments=[]),  # falsy, and still no object: the SDK's invalid params
+        call(1, ENVELOPE, arguments=""),
+        call(1, ENVELOPE, arguments=0),
+        call(1, ENVELOPE, arguments=False),
         call(1, ENVELOPE, task={"ttl": 1}),  # a member of params this module does not know
         {**call(1, ENVELOPE), "extra": 1},
         {**call(1, ENVELOPE), "jsonrpc": "1.0"},
@@ -202,6 +206,18 @@ def test_the_handshake_counts_only_once_the_sdk_answered_initialize_and_the_clie
         refused = calls.take(call(1))
         calls.sent(SimpleNamespace(id="init", result={"protocolVersion": "2025-06-18"}))
         return refused, calls.take(call(2))
+
+    assert run(main()) == (False, True)
+
+
+def test_between_the_answer_to_initialize_and_the_clients_initialized_calls_go_to_the_sdk():
+    async def main():
+        calls, _, _ = fresh()
+        calls.take({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}})
+        calls.sent(SimpleNamespace(id=0, result={"protocolVersion": "2025-06-18"}))
+        early = calls.take(call(1))
+        calls.take({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return early, calls.take(call(2))
 
     assert run(main()) == (False, True)
 
