@@ -107,7 +107,13 @@ class Server:
     """`arazzo mcp` as a real process on pipes; what it writes, line by line, parsed."""
 
     def __init__(
-        self, tmp_path: Path, url: str, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=None
+        self,
+        tmp_path: Path,
+        url: str,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=None,
+        stderr=subprocess.PIPE,
     ) -> None:
         (tmp_path / "api.openapi.json").write_text(json.dumps(OPENAPI))
         (tmp_path / "two.arazzo.json").write_text(json.dumps(ARAZZO))
@@ -119,7 +125,7 @@ class Server:
             env=env,
             stdin=stdin,
             stdout=stdout,
-            stderr=subprocess.PIPE,
+            stderr=stderr,
         )
         self.lines: queue.Queue = queue.Queue()
         if self.proc.stdout is not None:
@@ -127,7 +133,8 @@ class Server:
 
     def _read(self) -> None:
         for line in self.proc.stdout:
-            self.lines.put(json.loads(line))
+            # stderr on the same pipe (`stderr=STDOUT`): its start line stands as {"started": True}
+            self.lines.put({"started": True} if line.startswith(b"arazzo mcp:") else json.loads(line))
         self.lines.put(None)
 
     def send(self, *messages, raw: bytes = b"") -> None:
@@ -136,7 +143,7 @@ class Server:
 
     def answer(self):
         found = self.lines.get(timeout=60)
-        assert found is not None, self.proc.stderr.read().decode()
+        assert found is not None, self.proc.stderr.read().decode() if self.proc.stderr else ""
         return found
 
     def start(self) -> None:
@@ -147,7 +154,7 @@ class Server:
     def end(self) -> int:
         self.proc.stdin.close()
         code = self.proc.wait(60)
-        self.stderr = self.proc.stderr.read().decode()
+        self.stderr = self.proc.stderr.read().decode() if self.proc.stderr else ""
         return code
 
     def peak_rss_kib(self) -> int:
@@ -310,6 +317,27 @@ def test_a_terminal_on_stdin_and_stdout_is_read_on_the_loop_too(tmp_path, api):
     os.close(follower)
     os.close(leader)  # the terminal hangs up: the end of stdin
     assert server.proc.wait(60) == 0
+
+
+def test_one_pipe_for_stdout_and_stderr_stays_blocking_for_stderr(tmp_path, api):
+    """A client that gives one pipe for both (`2>&1`): the server's stderr is the same file description
+    as its stdout; the loop watches one of its own, so stderr's stays blocking while the server serves."""
+    server = Server(tmp_path, api.server.url, stderr=subprocess.STDOUT)
+    try:
+        assert server.answer() == {"started": True}  # the start line, on stderr, came first
+        server.start()
+        server.send(call(1, 4))
+        assert server.answer()["result"]["structuredContent"]["outputs"] == {"n": 4}
+        flags = next(
+            int(line.split()[1], 8)
+            for line in Path(f"/proc/{server.proc.pid}/fdinfo/2").read_text().splitlines()
+            if line.startswith("flags:")
+        )
+        assert not flags & os.O_NONBLOCK
+        assert server.end() == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
 
 
 def test_one_socket_on_stdin_and_stdout_is_served_through_many_calls(tmp_path, api):

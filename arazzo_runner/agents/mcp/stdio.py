@@ -203,7 +203,7 @@ class _Pipes:
 
     def __init__(self) -> None:
         self.saved: list[tuple[int, int, bool]] = []  # (standard fd, its private duplicate, blocking)
-        self.reopened: list[int] = []  # a terminal's own file descriptions, for the loop alone
+        self.reopened: list[int] = []  # own file descriptions of a terminal or pipe, for the loop alone
         self.transports: list[Any] = []
         self.lines: _Lines | None = None
         self.writes: _Writes | None = None
@@ -241,13 +241,18 @@ class _Pipes:
             os.dup2(diversion, fd)
         finally:
             os.close(diversion)
-        if not os.isatty(private):
-            return private
-        # A terminal's file description is shared with stderr (and the shell): the loop makes what it
-        # watches non-blocking, which would let a stalled terminal (Ctrl-S) fail the server's own
-        # diagnostics with BlockingIOError, and a killed server leave the terminal non-blocking. The
-        # loop gets a file description of its own on the same terminal instead.
-        own = os.open(os.ttyname(private), mode | os.O_NOCTTY | os.O_CLOEXEC)
+        # The loop makes what it watches non-blocking, and a file description is shared: a terminal's
+        # with stderr and the shell, a pipe's with stderr when the client gave one pipe for both
+        # (`2>&1`), or with other processes. Made non-blocking, a full pipe or a stalled terminal
+        # (Ctrl-S) would fail the server's own diagnostics with BlockingIOError, and a killed server
+        # leave the terminal non-blocking. The loop gets a file description of its own on the same
+        # terminal or pipe instead (a pipe's through /proc; where that fails, the shared one).
+        if os.isatty(private):
+            own = os.open(os.ttyname(private), mode | os.O_NOCTTY | os.O_CLOEXEC)
+        else:
+            own = _own_pipe(private, mode)
+            if own is None:
+                return private
         self.reopened.append(own)
         return own
 
@@ -340,6 +345,18 @@ def _too_long(head: bytes) -> Any:
     message = f"the message is longer than {MAX_LINE} bytes, the most this server reads; it was not read"
     error = types.ErrorData(code=INVALID_REQUEST, message=message)
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+def _own_pipe(fd: int, mode: int) -> int | None:
+    """A file description of its own on the pipe `fd` (Linux's /proc/self/fd opens the pipe anew), or
+    None: not a pipe, or no /proc. Opened non-blocking: a pipe whose other end is closed would block
+    the open (for reading) or refuse it (for writing: then the shared description serves)."""
+    try:
+        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+            return None
+        return os.open(f"/proc/self/fd/{fd}", mode | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
 
 
 def _one_socket() -> bool:
