@@ -95,6 +95,7 @@ async def serve_http(
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
+    from .calls import ToolCalls
     from .server import build_server
     from .sessions import SessionBound, SessionLimits
 
@@ -103,7 +104,8 @@ async def serve_http(
     hosts = host_names(host, port, allowed_hosts)
     # `HostGate` checks Host and Origin in front of the SDK (its own check takes exact strings only)
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    server = build_server(catalog, secrets, max_in_flight=max_tool_calls)
+    calls = ToolCalls(catalog, secrets, max_in_flight=max_tool_calls)
+    server = build_server(catalog, calls=calls)
     app: Any = server.streamable_http_app(
         streamable_http_path=PATH,
         host=host,
@@ -118,7 +120,10 @@ async def serve_http(
     if token is not None:
         app = BearerGate(app, token)
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    await uvicorn.Server(config).serve(sockets=[sock])
+    try:
+        await uvicorn.Server(config).serve(sockets=[sock])
+    finally:
+        await calls.runtime.aclose()  # the calls' connection pool
 
 
 class HostGate:
