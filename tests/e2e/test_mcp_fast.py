@@ -153,7 +153,6 @@ def test_the_end_of_stdin_stops_a_call_in_flight_and_answers_it_as_the_sdk_does(
 # Review (rev28): messages where a client can tell fast.py from the SDK.
 
 
-@pytest.mark.xfail(strict=True, reason="json RecursionError out of fast.parse: a traceback")
 def test_a_deeply_nested_line_is_no_json_to_either_path(server):
     """json.loads raises RecursionError (no ValueError) on a deep line: `fast.parse` must read it as
     no JSON, as the SDK's parser does (it logs the line and answers nothing), not end the server."""

@@ -196,7 +196,7 @@ def parse(text: str) -> Any:
     """A line's JSON, or None when it is none by the SDK's reading (NaN and the infinities are not JSON)."""
     try:
         return json.loads(text, parse_constant=_no_constant)
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep for json: the SDK's parser refuses it too
         return None
 
 
