@@ -274,9 +274,6 @@ def test_a_cancel_naming_the_id_as_a_string_stops_the_call_on_both_paths(server,
     assert _cancelled_by_its_stringified_id(server, api, ENVELOPE) == sdk
 
 
-@pytest.mark.xfail(
-    strict=True, reason="pydantic cannot write a lone surrogate: the SDK's answer ends the server"
-)
 def test_an_api_answering_a_lone_surrogate_escape_is_answered_alike_on_both_paths(server, api):
     """Python's JSON reads `"\\ud800"` as a lone surrogate; fast.py writes it escaped back, the SDK's
     path (`stdio.write_from`, pydantic's JSON) fails on it with a traceback and ends the server."""
