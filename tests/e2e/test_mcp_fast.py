@@ -336,7 +336,6 @@ def _cancelled_as_stdin_ends(server: Server, api, meta: dict) -> list:
     return answered
 
 
-@pytest.mark.xfail(strict=True, reason="fast.close answers a call the client cancelled just before")
 def test_a_call_cancelled_as_stdin_ends_is_not_answered_on_both_paths(server, tmp_path, api):
     other = _second(tmp_path, api)
     try:
