@@ -61,6 +61,7 @@ class FastCalls:
     def __init__(self, calls: Any, write: Callable[[bytes], Awaitable[None]]) -> None:
         self.calls, self.write = calls, write
         self.tasks: dict[int | str, asyncio.Task[None]] = {}
+        self.cancelled: set[int | str] = set()  # in `tasks`, cancelled by the client: never answered
         self.handshake = self.initialized = False
         self.initialize_id: Any = _NO_ID
         self.version: str | None = None  # the handshake's, as the SDK answered it
@@ -140,6 +141,7 @@ class FastCalls:
             line = error_line(request_id, INTERNAL_ERROR, f"internal error: {message}")
         finally:
             self.tasks.pop(request_id, None)
+            self.cancelled.discard(request_id)
             if self._room is not None and not self.full():
                 self._room.set()
         await self.write(line)
@@ -148,15 +150,17 @@ class FastCalls:
         request_id = params.get("requestId") if isinstance(params, dict) else None
         task = self.tasks.get(request_id) if type(request_id) in (int, str) else None
         if task is not None:
+            self.cancelled.add(request_id)
             task.cancel()  # its run stops where it is; nothing is answered for it
 
     async def close(self) -> None:
         """stdin ended: the calls in flight stopped, each answered "Connection closed" (as the SDK's)."""
         left = dict(self.tasks)
+        unanswered = [request_id for request_id in left if request_id not in self.cancelled]
         for task in left.values():
             task.cancel()
         await asyncio.gather(*left.values(), return_exceptions=True)
-        for request_id in left:
+        for request_id in unanswered:  # (one the client cancelled before stdin ended stays unanswered)
             await self.write(error_line(request_id, CONNECTION_CLOSED, "Connection closed"))
 
     def abort(self) -> None:
@@ -196,7 +200,7 @@ def parse(text: str) -> Any:
     """A line's JSON, or None when it is none by the SDK's reading (NaN and the infinities are not JSON)."""
     try:
         return json.loads(text, parse_constant=_no_constant)
-    except ValueError:
+    except (ValueError, RecursionError):  # too deep for json: the SDK's parser refuses it too
         return None
 
 

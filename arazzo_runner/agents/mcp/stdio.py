@@ -311,8 +311,7 @@ class _Pipes:
             async for session_message in source:
                 if fast is not None:
                     fast.sent(session_message.message)
-                json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await self.send_line(json.encode("utf-8") + b"\n")
+                await self.send_line(_line(session_message.message))
                 if self.writes.lost:
                     break
         if self.writes.lost:
@@ -332,6 +331,17 @@ class _Pipes:
         if not self.writes.lost:
             self.writer.write(line)
             await self.writes.drain()
+
+
+def _line(message: Any) -> bytes:
+    """`message` as one line of JSON; a lone surrogate (an API's `"\\ud800"`, which Python's JSON reads)
+    escaped, as `fast.encode` writes it, where pydantic's JSON cannot write it."""
+    try:
+        return message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
+    except ValueError:  # PydanticSerializationError: UnicodeEncodeError
+        from .fast import encode
+
+        return encode(message.model_dump(mode="python", by_alias=True, exclude_unset=True))
 
 
 def _too_long(head: bytes) -> Any:

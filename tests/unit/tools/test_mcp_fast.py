@@ -310,3 +310,28 @@ def test_parse_reads_what_the_sdk_reads_as_json():
     assert parse('{"a": NaN}') is None
     assert parse('{"a": -Infinity}') is None
     assert parse("not json") is None
+
+
+@pytest.mark.xfail(strict=True, reason="a call leaves `tasks` before its answer is written: unbounded")
+def test_answers_waiting_for_a_full_stdout_count_among_the_calls_kept(monkeypatch):
+    """A client that sends calls and never reads stdout: each answer waits in `write` (the pipe's
+    buffer), so it must count toward MAX_PENDING, else stdin is read on and answers pile up."""
+    monkeypatch.setattr(fast, "MAX_PENDING", 3)
+
+    async def main():
+        stalled = asyncio.Event()  # stdout never drains
+        waiting: list[bytes] = []
+
+        async def write(line: bytes) -> None:
+            waiting.append(line)
+            await stalled.wait()
+
+        tools = Calls()
+        tools.release.set()
+        calls = FastCalls(tools, write)
+        for n in range(3):
+            assert calls.take(call(n, ENVELOPE))
+        await asyncio.sleep(0.01)
+        return len(waiting), calls.full()
+
+    assert run(main()) == (3, True)
