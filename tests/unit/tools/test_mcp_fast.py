@@ -59,7 +59,12 @@ def call(request_id=1, meta=None, **params):
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
-def fresh():
+OPENING = {"jsonrpc": "2.0", "id": "open", "method": "ping", "params": {"_meta": ENVELOPE}}
+
+
+def fresh(opening: dict | None = OPENING):
+    """FastCalls over the stand-in; `opening`: the connection's first request (the SDK's, whose era it
+    sets: by default the stateless protocol's)."""
     written: list[dict] = []
 
     async def write(line: bytes) -> None:
@@ -67,7 +72,10 @@ def fresh():
         written.append(json.loads(line))
 
     calls = Calls()
-    return FastCalls(calls, write), calls, written
+    fast_calls = FastCalls(calls, write)
+    if opening is not None:
+        assert not fast_calls.take(opening)
+    return fast_calls, calls, written
 
 
 def handshake(calls: FastCalls, version: str = "2025-06-18") -> None:
@@ -109,7 +117,6 @@ def test_a_call_of_the_stateless_protocol_is_answered_here_stamped_as_the_sdk_st
         {},
         {**ENVELOPE, "progressToken": 3},
         {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2025-11-25"},
-        {k: v for k, v in ENVELOPE.items() if "clientInfo" not in k},
         {**ENVELOPE, "io.modelcontextprotocol/clientInfo": {"name": "test"}},
         {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": None},
         {**ENVELOPE, "io.modelcontextprotocol/related-task": {"taskId": "t"}},
@@ -173,7 +180,7 @@ def test_absent_arguments_are_no_arguments():
 @pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
 def test_after_the_handshake_a_call_without_meta_is_answered_here_as_it_is(version):
     async def main():
-        calls, tools, written = fresh()
+        calls, tools, written = fresh(None)
         assert not calls.take(call(1))  # before the handshake: the SDK's (which refuses it)
         handshake(calls, version)
         assert calls.take(call(2)) and calls.take(call(3, {}))
@@ -189,7 +196,7 @@ def test_after_the_handshake_a_call_without_meta_is_answered_here_as_it_is(versi
 @pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2026-07-28", None])
 def test_a_handshake_in_another_version_leaves_every_call_to_the_sdk(version):
     async def main():
-        calls, _, _ = fresh()
+        calls, _, _ = fresh(None)
         handshake(calls, version)
         return calls.take(call(1)), calls.take(call(2, ENVELOPE))
 
@@ -198,7 +205,7 @@ def test_a_handshake_in_another_version_leaves_every_call_to_the_sdk(version):
 
 def test_the_handshake_counts_only_once_the_sdk_answered_initialize_and_the_client_said_initialized():
     async def main():
-        calls, _, _ = fresh()
+        calls, _, _ = fresh(None)
         calls.take({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {}})
         calls.sent(SimpleNamespace(id="other", result={"protocolVersion": "2025-06-18"}))
         calls.sent(SimpleNamespace(id="init", error={"code": -32602}))  # refused: no result
@@ -212,7 +219,7 @@ def test_the_handshake_counts_only_once_the_sdk_answered_initialize_and_the_clie
 
 def test_between_the_answer_to_initialize_and_the_clients_initialized_calls_go_to_the_sdk():
     async def main():
-        calls, _, _ = fresh()
+        calls, _, _ = fresh(None)
         calls.take({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}})
         calls.sent(SimpleNamespace(id=0, result={"protocolVersion": "2025-06-18"}))
         early = calls.take(call(1))
@@ -276,8 +283,20 @@ def test_a_fault_of_ours_is_answered_as_an_internal_error_masked():
         return written
 
     (answer,) = run(main())
-    assert answer["error"]["code"] == -32603
-    assert answer["error"]["message"] == "internal error: RuntimeError: it broke with ***"
+    assert answer["error"] == {"code": -32603, "message": "Internal server error"}  # as the SDK's
+
+
+def test_a_fault_of_ours_after_the_handshake_is_answered_as_the_sdk_does_there_but_masked():
+    async def main():
+        calls, tools, written = fresh(None)
+        handshake(calls)
+        assert calls.take(call(1, arguments={"boom": True}))
+        tools.release.set()
+        await asyncio.sleep(0.01)
+        return written
+
+    (answer,) = run(main())
+    assert answer["error"] == {"code": 0, "message": "RuntimeError: it broke with ***"}
 
 
 def test_at_most_max_pending_calls_are_kept_and_room_waits_for_one_to_end(monkeypatch):
@@ -310,9 +329,12 @@ def test_parse_reads_what_the_sdk_reads_as_json():
     assert parse('{"a": NaN}') is None
     assert parse('{"a": -Infinity}') is None
     assert parse("not json") is None
+    assert parse("[" * 100_000) is None  # too deep for json
+    assert parse('{"a": "\\ud800"}') is None  # a surrogate escape: the SDK's parser decides
+    assert parse('{"a": "\\uDC00 and \\u00e9"}') is None
+    assert parse('{"a": "\\u00e9"}') == {"a": "é"}
 
 
-@pytest.mark.xfail(strict=True, reason="a call leaves `tasks` before its answer is written: unbounded")
 def test_answers_waiting_for_a_full_stdout_count_among_the_calls_kept(monkeypatch):
     """A client that sends calls and never reads stdout: each answer waits in `write` (the pipe's
     buffer), so it must count toward MAX_PENDING, else stdin is read on and answers pile up."""
@@ -329,9 +351,79 @@ def test_answers_waiting_for_a_full_stdout_count_among_the_calls_kept(monkeypatc
         tools = Calls()
         tools.release.set()
         calls = FastCalls(tools, write)
+        assert not calls.take(OPENING)
         for n in range(3):
             assert calls.take(call(n, ENVELOPE))
         await asyncio.sleep(0.01)
         return len(waiting), calls.full()
 
     assert run(main()) == (3, True)
+
+
+def test_the_first_request_is_the_sdks_and_sets_the_era_of_every_call_after_it():
+    async def main():
+        found = {}
+        calls, _, _ = fresh(None)
+        found["first call"] = calls.take(call(1, ENVELOPE))  # the first request: the SDK's
+        found["modern"] = calls.take(call(2, ENVELOPE)), calls.take(call(3))
+        calls.take({"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {}})  # refused there
+        found["after an initialize"] = calls.take(call(5, ENVELOPE))
+        calls, _, _ = fresh({"jsonrpc": "2.0", "id": 1, "method": "ping"})  # no envelope: legacy
+        found["legacy"] = calls.take(call(2, ENVELOPE)), calls.take(call(3))
+        calls, _, _ = fresh({**OPENING, "extra": 1})  # not read as the SDK reads it: nothing taken
+        found["unknown"] = calls.take(call(2, ENVELOPE))
+        calls, _, _ = fresh(None)
+        calls.take({"jsonrpc": "2.0", "method": "notifications/initialized"})  # a notification first
+        calls.take({"jsonrpc": "2.0", "id": 9, "result": {}})  # an answer: no request
+        found["notifications do not open"] = calls.take(call(1, ENVELOPE)), calls.take(call(2, ENVELOPE))
+        return found
+
+    assert run(main()) == {
+        "first call": False,
+        "modern": (True, False),
+        "after an initialize": True,
+        "legacy": (False, False),
+        "unknown": False,
+        "notifications do not open": (False, True),
+    }
+
+
+@pytest.mark.parametrize(
+    ("client_info", "capabilities", "taken"),
+    [
+        ({"name": "t", "version": "1", "title": "T"}, {}, True),
+        ({"name": "t", "version": "1", "title": 5}, {}, False),  # the SDK validates all of clientInfo
+        ({"name": "t"}, {}, False),
+        ({"name": "t", "version": "1"}, {"roots": 5}, False),
+        ({"name": "t", "version": "1"}, {"roots": {"listChanged": True}}, True),
+        (None, {}, True),  # clientInfo is optional to the SDK
+    ],
+)
+def test_the_envelope_is_checked_by_the_sdks_own_rules(client_info, capabilities, taken):
+    meta = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": capabilities}
+    if client_info is None:
+        del meta["io.modelcontextprotocol/clientInfo"]
+    else:
+        meta["io.modelcontextprotocol/clientInfo"] = client_info
+
+    async def main():
+        calls, _, _ = fresh()
+        first = calls.take(call(1, meta))
+        return first, calls.take(call(2, dict(meta))), len(calls.envelopes)
+
+    assert run(main()) == (taken, taken, 1)  # checked once (the opening's is the SDK's alone)
+
+
+def test_a_cancel_reads_the_id_as_the_sdk_does():
+    async def main():
+        calls, tools, written = fresh()
+        assert calls.take(call(1, ENVELOPE)) and calls.take(call("x1", ENVELOPE))
+        assert not calls.take(call("1", ENVELOPE))  # the same id to the SDK: in flight here
+        await asyncio.sleep(0)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "1"}}
+        calls.take(cancel)
+        tools.release.set()
+        await asyncio.sleep(0.01)
+        return [a["id"] for a in written]
+
+    assert run(main()) == ["x1"]
