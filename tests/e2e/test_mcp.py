@@ -167,6 +167,35 @@ def test_over_streamable_http(shop):
     assert "Traceback" not in http_process.rest
 
 
+def test_an_api_answering_a_lone_surrogate_escape_reaches_the_official_client_as_u_fffd(shop, tmp_path):
+    """`"\\ud800"` in an API's JSON reads as a lone surrogate, which no UTF-8 carries and whose escape
+    the official client's parser refuses ("Failed to parse JSON response"): the result carries U+FFFD
+    in its place, over both transports (stdio: the call answered beside the SDK's session)."""
+    path, server = shop
+    server.route("GET", "/pets/{petId}")(lambda request: (200, {"id": 3, "name": "x\ud800y"}))
+
+    async def call(client):
+        first = await client.call_tool("pet_details", {"petId": 3})
+        return first, await client.call_tool("pet_details", {"petId": 3})  # the second: beside the SDK
+
+    async def over_stdio():
+        with open(tmp_path / "server.log", "w", encoding="utf-8") as errlog:
+            async with stdio(path, server, errlog) as client:
+                return await call(client)
+
+    async def over_http(url):
+        async with Client(url) as client:
+            return await call(client)
+
+    found = list(asyncio.run(over_stdio()))
+    with http_process(path, server) as (url, _):
+        found += asyncio.run(over_http(url))
+    for result in found:
+        assert result.is_error is False
+        assert result.structured_content["outputs"]["name"] == "x\ufffdy"
+        assert "x\ufffdy" in result.content[1].text
+
+
 def test_another_address_needs_a_bearer_token(capsys, shop):
     path, server = shop
     result = cli(

@@ -80,11 +80,46 @@ class ToolCalls:
         content, changed = self.contracts[tool.name].kept(masker.data(outcome.content()))
         summary = f"tool '{tool.name}' failed: {content['error']['message']}" if changed else outcome.summary
         text = json.dumps(content, ensure_ascii=False, default=str)
+        summary = masker.text(summary)
+        if not _utf8(text) or not _utf8(summary):  # an API's lone surrogate escape (`"\ud800"`)
+            content, summary = _replaced(content), unpaired(summary)
+            text = json.dumps(content, ensure_ascii=False, default=str)
         return {
-            "content": [{"type": "text", "text": masker.text(summary)}, {"type": "text", "text": text}],
+            "content": [{"type": "text", "text": summary}, {"type": "text", "text": text}],
             "structuredContent": content,
             "isError": changed or not outcome.ok,
         }
+
+
+_LONE_SURROGATE = "[\ud800-\udfff]"
+
+
+def unpaired(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD. Python's JSON reads `"\\ud800"` into a string no UTF-8
+    can carry (a pair becomes one character; what is left is lone); pydantic cannot write it, and the
+    official client's parser refuses its escape, so a result holding one would reach no client."""
+    import re
+
+    return re.sub(_LONE_SURROGATE, "\ufffd", text)
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _replaced(value: Any) -> Any:
+    """`value` with `unpaired` applied to every string in it (keys too)."""
+    if isinstance(value, str):
+        return unpaired(value)
+    if isinstance(value, dict):
+        return {_replaced(k): _replaced(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_replaced(v) for v in value]
+    return value
 
 
 class _Progress:

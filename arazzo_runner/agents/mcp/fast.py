@@ -46,6 +46,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ... import DISTRIBUTION, __version__
+from .calls import unpaired
 
 MODERN = "2026-07-28"
 HANDSHAKE = frozenset({"2025-06-18", "2025-11-25"})
@@ -257,7 +258,8 @@ def error_line(request_id: Any, code: int, message: str) -> bytes:
 
 def encode(message: dict[str, Any]) -> bytes:
     """One line of JSON, as compact as the SDK's; a value JSON has no form for written as the text
-    content writes it (`str`), a non-finite number as null (pydantic's JSON), a lone surrogate escaped."""
+    content writes it (`str`), a non-finite number as null (pydantic's JSON), a lone surrogate as
+    U+FFFD (`calls.unpaired`: no UTF-8 has it, and the official client refuses its escape)."""
     try:
         text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
     except ValueError:  # NaN or an infinity in the outputs
@@ -265,7 +267,7 @@ def encode(message: dict[str, Any]) -> bytes:
     try:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:  # a lone surrogate (from `\ud800` in an argument or a response)
-        return json.dumps(json.loads(text), separators=(",", ":")).encode("ascii") + b"\n"
+        return unpaired(text).encode("utf-8") + b"\n"
 
 
 def _finite(value: Any) -> Any:

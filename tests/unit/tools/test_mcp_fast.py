@@ -320,7 +320,7 @@ def test_at_most_max_pending_calls_are_kept_and_room_waits_for_one_to_end(monkey
 def test_encode_writes_one_compact_line_of_json_whatever_the_values():
     assert encode({"a": [1, "é"]}) == '{"a":[1,"é"]}\n'.encode()
     assert encode({"a": float("nan"), "b": [float("inf")], "c": 1.5}) == b'{"a":null,"b":[null],"c":1.5}\n'
-    assert encode({"a": "\ud800x"}) == b'{"a":"\\ud800x"}\n'
+    assert encode({"a": "\ud800x", "\udfff": 1}) == '{"a":"\ufffdx","\ufffd":1}\n'.encode()
     assert encode({"d": object}) == b'{"d":"<class \'object\'>"}\n'
 
 
