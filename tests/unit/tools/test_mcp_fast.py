@@ -427,3 +427,54 @@ def test_a_cancel_reads_the_id_as_the_sdk_does():
         return [a["id"] for a in written]
 
     assert run(main()) == ["x1"]
+
+
+@pytest.mark.parametrize("cancelled", [False, True])
+def test_an_answer_on_its_way_to_stdout_is_neither_cancelled_nor_answered_again_at_the_end(cancelled):
+    async def main():
+        stdout_free = asyncio.Event()
+        written: list[dict] = []
+
+        async def write(line: bytes) -> None:
+            written.append(json.loads(line))
+            await stdout_free.wait()  # the client is not reading: the answer waits in the pipe
+
+        tools = Calls()
+        calls = FastCalls(tools, write)
+        assert not calls.take(OPENING)
+        assert calls.take(call(1, ENVELOPE))
+        tools.release.set()
+        await asyncio.sleep(0.01)  # its answer is written, waiting for stdout
+        if cancelled:  # too late: the answer is on its way
+            calls.take({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        closing = asyncio.ensure_future(calls.close())
+        await asyncio.sleep(0.01)
+        stdout_free.set()
+        await asyncio.wait_for(closing, 5)
+        await asyncio.sleep(0.01)
+        return (
+            [(a["id"], a.get("result", a.get("error"))["isError"]) for a in written],
+            calls.tasks,
+            calls.ids,
+        )
+
+    assert run(main()) == ([(1, False)], {}, {})  # its answer alone, once
+
+
+def test_an_initialize_carrying_the_envelope_opens_the_handshakes_era_as_at_the_sdk():
+    async def main():
+        opening = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"_meta": ENVELOPE}}
+        calls, _, _ = fresh(opening)
+        return calls.era, calls.take(call(1, ENVELOPE))
+
+    assert run(main()) == ("legacy", False)
+
+
+def test_a_result_holding_a_lone_surrogate_carries_u_fffd_in_its_place():
+    from arazzo_runner.agents.mcp.calls import _replaced, unpaired
+
+    assert unpaired("a\ud800b\udfffc\U0001f600") == "a\ufffdb\ufffdc\U0001f600"
+    assert _replaced({"k\ud800": ["v\udfff", 1, {"x": "\ud83d"}], "ok": None}) == {
+        "k\ufffd": ["v\ufffd", 1, {"x": "\ufffd"}],
+        "ok": None,
+    }
