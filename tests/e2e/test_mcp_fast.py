@@ -8,6 +8,7 @@ JSON), and the end of stdin with a call in flight answered as the SDK answers it
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 
@@ -41,11 +42,8 @@ def api():
 
 @pytest.fixture
 def server(tmp_path, api):
-    found = Server(tmp_path, api.server.url)
-    yield found
-    if found.proc.poll() is None:
-        found.proc.kill()
-        found.proc.wait()
+    with another_server(tmp_path, api) as found:
+        yield found
 
 
 def answer_to(server: Server, request_id, notes: list | None = None) -> dict:
@@ -67,6 +65,15 @@ def open_stateless(server: Server) -> None:
     stateless protocol's, by its envelope): fast.py answers calls only after it."""
     server.send(OPENING)
     assert answer_to(server, "open")["result"]["resultType"] == "complete"
+
+
+def answered_ids(server: Server) -> list:
+    """The ids of the answers left on stdout until the server ends (notifications left out)."""
+    found = []
+    while (message := server.lines.get(timeout=60)) is not None:
+        if "method" not in message:
+            found.append(message["id"])
+    return found
 
 
 def with_meta(message: dict, meta: dict | None) -> dict:
@@ -176,8 +183,16 @@ def test_a_deeply_nested_line_is_no_json_to_either_path(server):
     assert "Traceback" not in server.stderr
 
 
-def _second(tmp_path, api) -> Server:
-    return Server(tmp_path, api.server.url)
+@contextlib.contextmanager
+def another_server(tmp_path, api):
+    """A second server on the same API, for the SDK's answers to the same messages."""
+    other = Server(tmp_path, api.server.url)
+    try:
+        yield other
+    finally:
+        if other.proc.poll() is None:
+            other.proc.kill()
+            other.proc.wait()
 
 
 def _opening_then(server: Server, opening: dict, then: dict) -> dict:
@@ -200,28 +215,20 @@ def test_an_initialize_after_a_stateless_call_is_refused_on_both_paths(server, t
     }
     open_stateless(server)
     fast = _opening_then(server, with_meta(call(1, 0), ENVELOPE), initialize)
-    other = _second(tmp_path, api)
-    try:
+    with another_server(tmp_path, api) as other:
         open_stateless(other)
         sdk = _opening_then(other, with_meta(call(1, 0), {**ENVELOPE, "progressToken": "p"}), initialize)
         assert "error" in sdk  # the SDK's connection serves the stateless protocol: no handshake on it
         assert fast == sdk
-    finally:
-        other.proc.kill()
-        other.proc.wait()
 
 
 def test_an_enveloped_call_after_a_plain_first_request_is_refused_on_both_paths(server, tmp_path, api):
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}  # the SDK's first request: the handshake era
     fast = _opening_then(server, ping, with_meta(call(2, 0), ENVELOPE))
-    other = _second(tmp_path, api)
-    try:
+    with another_server(tmp_path, api) as other:
         sdk = _opening_then(other, ping, with_meta(call(2, 0), {**ENVELOPE, "progressToken": "p"}))
         assert sdk["error"]["code"] == -32600
         assert fast == sdk
-    finally:
-        other.proc.kill()
-        other.proc.wait()
 
 
 @pytest.mark.parametrize(
@@ -266,22 +273,13 @@ def _cancelled_by_its_stringified_id(server: Server, api, meta: dict) -> tuple[l
     answer_to(server, 2)  # answered: the cancel was read before it
     api.held[5].set()
     assert server.end() == 0
-    answered = []
-    while (found := server.lines.get(timeout=60)) is not None:
-        if "method" not in found:
-            answered.append(found["id"])
-    return answered, api.paths()[before:]
+    return answered_ids(server), api.paths()[before:]
 
 
 def test_a_cancel_naming_the_id_as_a_string_stops_the_call_on_both_paths(server, tmp_path, api):
     open_stateless(server)
-    other = _second(tmp_path, api)
-    try:
+    with another_server(tmp_path, api) as other:
         sdk = _cancelled_by_its_stringified_id(other, api, {**ENVELOPE, "progressToken": "p"})
-    finally:
-        if other.proc.poll() is None:
-            other.proc.kill()
-            other.proc.wait()
     assert sdk == ([], ["/first/5"])  # the SDK stopped the run and answered nothing
     assert _cancelled_by_its_stringified_id(server, api, ENVELOPE) == sdk
 
@@ -314,23 +312,14 @@ def _one_id_twice_then_cancelled(server: Server, api, second_meta: dict) -> list
     api.held[5].set()
     api.held[6].set()
     assert server.end() == 0
-    answered = []
-    while (found := server.lines.get(timeout=60)) is not None:
-        if "method" not in found:
-            answered.append(found["id"])
-    return answered
+    return answered_ids(server)
 
 
 @pytest.mark.xfail(strict=True, reason="a cancel reaches fast.py's call and the SDK's under one id")
 def test_a_cancel_for_an_id_in_flight_twice_stops_the_newer_call_only_on_both_paths(server, tmp_path, api):
     open_stateless(server)
-    other = _second(tmp_path, api)
-    try:
+    with another_server(tmp_path, api) as other:
         sdk = _one_id_twice_then_cancelled(other, api, {**ENVELOPE, "progressToken": "q"})
-    finally:
-        if other.proc.poll() is None:
-            other.proc.kill()
-            other.proc.wait()
     assert sdk == [1]  # the older call is answered (its result, or "Connection closed" at the end)
     assert _one_id_twice_then_cancelled(server, api, ENVELOPE) == sdk
 
@@ -344,21 +333,12 @@ def _cancelled_as_stdin_ends(server: Server, api, meta: dict) -> list:
     code = server.end()
     api.held[5].set()
     assert code == 0
-    answered = []
-    while (found := server.lines.get(timeout=60)) is not None:
-        if "method" not in found:
-            answered.append(found["id"])
-    return answered
+    return answered_ids(server)
 
 
 def test_a_call_cancelled_as_stdin_ends_is_not_answered_on_both_paths(server, tmp_path, api):
     open_stateless(server)
-    other = _second(tmp_path, api)
-    try:
+    with another_server(tmp_path, api) as other:
         sdk = _cancelled_as_stdin_ends(other, api, {**ENVELOPE, "progressToken": "p"})
-    finally:
-        if other.proc.poll() is None:
-            other.proc.kill()
-            other.proc.wait()
     assert sdk == []
     assert _cancelled_as_stdin_ends(server, api, ENVELOPE) == sdk
