@@ -49,14 +49,14 @@ def load_json(text: str, file: str, limits: Limits, *, constants: bool = True) -
     if _exceeds(text, data, limits):
         _locate_problem(text, file, limits)
         raise DocumentError("document exceeds the depth or size limits", file=file, line=1, column=1)
-    if _SURROGATE_ESCAPE.search(text):
+    if SURROGATE_ESCAPE.search(text):
         _check_surrogates(text, data, file)
     return data, PositionIndex(lambda: _scan(text, file, limits))
 
 
 # `\ud800`-`\udfff`: valid only as a high+low pair. json.loads lets a lone one through into a str that
 # cannot be encoded (printing it fails later); YAML refuses it, and so does this loader for JSON.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _check_surrogates(text: str, data: Any, file: str) -> None:

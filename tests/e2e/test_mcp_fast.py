@@ -14,8 +14,9 @@ import threading
 
 import pytest
 
-from tests.e2e.test_mcp_stdio import INITIALIZED, Api, Server, call
-from tests.servers.scripted import ScriptedServer
+from tests.e2e.test_mcp_stdio import INITIALIZED, Server, call
+from tests.e2e.test_mcp_stdio import api_fixture as api_fixture  # the `api` fixture
+from tests.e2e.test_mcp_stdio import server_fixture as server_fixture  # the `server` fixture
 
 pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
 
@@ -32,18 +33,6 @@ ARGUMENTS = [
     {"n": 1, "m": 2},  # refused: no input m
 ]
 FAST_ORDER = ["content", "structuredContent", "isError"]
-
-
-@pytest.fixture
-def api():
-    with ScriptedServer() as server:
-        yield Api(server)
-
-
-@pytest.fixture
-def server(tmp_path, api):
-    with another_server(tmp_path, api) as found:
-        yield found
 
 
 def answer_to(server: Server, request_id, notes: list | None = None) -> dict:

@@ -162,14 +162,14 @@ class Server:
         return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")))
 
 
-@pytest.fixture
-def api():
+@pytest.fixture(name="api")
+def api_fixture():
     with ScriptedServer() as server:
         yield Api(server)
 
 
-@pytest.fixture
-def server(tmp_path, api):
+@pytest.fixture(name="server")
+def server_fixture(tmp_path, api):
     found = Server(tmp_path, api.server.url)
     yield found
     if found.proc.poll() is None:

@@ -41,11 +41,11 @@ import asyncio
 import json
 import logging
 import math
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ... import DISTRIBUTION, __version__
+from ...loader.json_load import SURROGATE_ESCAPE
 from .calls import unpaired
 
 MODERN = "2026-07-28"
@@ -62,7 +62,6 @@ MAX_ENVELOPES = 64  # distinct envelopes whose check is kept (a client sends one
 CONNECTION_CLOSED = -32000  # the SDK's code for a request the closing connection leaves unanswered
 INTERNAL_ERROR = -32603
 _NO_ID = object()
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 logger = logging.getLogger(__name__)
 
 
@@ -283,7 +282,7 @@ def _finite(value: Any) -> Any:
 def parse(text: str) -> Any:
     """A line's JSON, or None when it may be none by the SDK's reading: NaN and the infinities, a line
     too deep, a surrogate escape (its parser refuses a lone one; a line with any goes to the SDK)."""
-    if _SURROGATE.search(text):
+    if SURROGATE_ESCAPE.search(text):
         return None
     try:
         return json.loads(text, parse_constant=_no_constant)
