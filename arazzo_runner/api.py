@@ -156,7 +156,9 @@ class _Prepared(Record):
     given: dict[str, Any]  # the run's inputs (dependencies receive them)
     inputs: dict[str, dict[str, Any]]  # per selected workflow, validated (defaults applied)
     bases: set[str]  # the base URLs of every operation the run may call
-    kinds: set[str]  # the step target kinds it may reach (operation, workflow, asyncapi)
+    # the step target kinds it may reach (operation, workflow, asyncapi), and `concurrent` when
+    # `--parallel` runs steps of it side by side (asyncio's tasks: such a run does not block a thread)
+    kinds: set[str]
     refused: dict[str, list[dict[str, Any]]]  # selected workflows that are not run, and why
     # what stays the same for an operation (its base URL, parameter index: `steps/operation._facts`)
     # and a workflow (its secret inputs), found by the first run and reused by the next runs of this

@@ -46,6 +46,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--arazzo-timeout", type=float, default=30.0, metavar="SECONDS", help="HTTP timeout")
     group.addoption(
+        "--arazzo-parallel",
+        type=int,
+        default=None,
+        metavar="N",
+        help="steps side by side, up to N requests at once (as `arazzo run --parallel`; default 1)",
+    )
+    group.addoption(
         "--arazzo-sandbox",
         action="append",
         default=[],
@@ -65,9 +72,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "arazzo_sandbox", "folders local reads are confined to (relative to the ini file)", type="paths"
     )
+    parser.addini("arazzo_parallel", "steps side by side, up to N requests at once (default 1)")
 
 
 SANDBOX = pytest.StashKey[list[Path]]()
+PARALLEL = pytest.StashKey[int]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -79,6 +88,21 @@ def pytest_configure(config: pytest.Config) -> None:
         if not folder.is_dir():
             raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
     config.stash[SANDBOX] = folders
+    config.stash[PARALLEL] = _parallel(config)
+
+
+def _parallel(config: pytest.Config) -> int:
+    """`--arazzo-parallel`, else the ini's `arazzo_parallel`, else 1; anything but a whole number of at
+    least 1 is a usage error."""
+    given = config.getoption("arazzo_parallel")
+    text = str(given) if given is not None else (config.getini("arazzo_parallel") or "1")
+    try:
+        count = int(text.strip())
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise pytest.UsageError(f"arazzo parallel: {text.strip()!r} is not a whole number of at least 1")
+    return count
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -133,7 +157,8 @@ def _runner(workspace: Any) -> Any:
 
         item = request.node
         timeout = request.config.getoption("arazzo_timeout")
-        options = RunOptions(servers=dict(arazzo_servers), timeout=timeout)
+        parallel = request.config.stash[PARALLEL]
+        options = RunOptions(servers=dict(arazzo_servers), timeout=timeout, parallel=parallel)
         masker = Masker.for_run(options, workspace)  # test reports end up in CI logs: masked like the CLI
         try:
             inputs = _inputs_of(workspace, item.workflow_id, arazzo_inputs)

@@ -205,6 +205,7 @@ class WorkflowResult(Record):
     dependencies: list[WorkflowResult] = field(default_factory=list)
     problems: list[dict[str, Any]] = field(default_factory=list)  # of a workflow not run: why
     started_at: float = 0.0  # time.time() when the workflow execution started
+    item: int | None = None  # an `x-forEach` iteration: the index of its item (0-based)
 
     def __init__(  # written out: one per workflow run (`arazzo load` makes thousands a second)
         self,
@@ -218,8 +219,9 @@ class WorkflowResult(Record):
         dependencies: list[WorkflowResult] | None = None,
         problems: list[dict[str, Any]] | None = None,
         started_at: float = 0.0,
+        item: int | None = None,
     ) -> None:
-        self.workflow_id, self.status, self.error = workflow_id, status, error
+        self.workflow_id, self.status, self.error, self.item = workflow_id, status, error, item
         self.outputs = {} if outputs is None else outputs
         self.steps = [] if steps is None else steps
         self.warnings = [] if warnings is None else warnings
@@ -263,6 +265,8 @@ class WorkflowResult(Record):
             "steps": [s.to_dict() for s in self.steps],
             "durationMs": round(self.duration_ms, 3),
         }
+        if self.item is not None:
+            data["item"] = self.item
         if self.warnings:
             data["warnings"] = self.warnings
         if self.dependencies:

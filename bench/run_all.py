@@ -12,6 +12,7 @@ Parts (each in its own process, which prints its details; its peak RSS is report
     validate     (g) `arazzo validate` over the shared corpus vs `redocly lint` (installed into
                  bench/.node with npm when node is there)
     locust       (h) `arazzo load` vs Locust's FastHttpUser and HttpUser: CPU per request (at most 5 rounds)
+    graph        (issue 36) ten independent steps with --parallel 10 at 100 ms; an x-forEach loop's CPU
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ PARTS = {
     "sync": "sync_baseline.py",
     "validate": "validate_corpus.py",
     "locust": "locust_load.py",
+    "graph": "graph.py",
 }
 LOCUST_PAIRS = 5  # each round is three whole Locust processes of 20 s
 MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7, "sync": 7, "validate": 5}
@@ -90,6 +92,17 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
         rss = sync["rss"]
         label = f"{sync['steps']}-step `arazzo run` peak RSS (threaded server)"
         rows.append((label, mib(rss), "<= 35 MiB", rss <= 35 * 2**20))  # issue 28 (issue 17: 40 MiB)
+    if graph := results.get("graph"):  # issue 36
+        side = graph["parallel"]
+        wall = side["wall"]["independent 10, --parallel 10"]
+        label = "10 independent steps at 100 ms, --parallel 10 (wall)"
+        rows.append((label, f"{wall:.3f} s", "<= 0.2 s", wall <= 0.2))
+        against = (("marginal_ratio", "sequential"), ("marginal_ratio_same_runtime", "sequential on asyncio"))
+        for key, label in against:
+            ratio = side[key]
+            rows.append((f"CPU a step side by side / {label}", f"{ratio:.2f}x", "<= 1.1x", ratio <= 1.1))
+        linear = graph["loop"]["linear_ratio"]
+        rows.append(("x-forEach CPU an item, 1,000 / 250 items", f"{linear:.2f}x", "<= 1.1x", linear <= 1.1))
     if (check := results.get("validate")) and "ratio" in check:
         ratio = check["ratio"]
         label = f"`arazzo validate` {check['files']} docs / `redocly lint` (wall / CPU)"

@@ -1,6 +1,7 @@
 """Default bounds of a run, in a module with no imports so the command line can show them cheaply."""
 
 DEFAULT_MAX_STEPS = 1000  # step executions per run, a guard against goto loops (`--max-steps`)
+DEFAULT_MAX_LOOP_ITEMS = 1000  # items an `x-forEach` step runs its workflow for (`--max-loop-items`)
 DEFAULT_MAX_ATTEMPTS = 100  # attempts per step execution, whatever `retryLimit` says
 DEFAULT_MAX_RETRY_TOTAL = 600.0  # seconds a step may spend retrying (attempts and waits together)
 DEFAULT_MAX_BODY = 16 * 2**20  # response bytes read per exchange (`--max-response-bytes`)

@@ -1,5 +1,6 @@
 """The resource-bound flags of `arazzo run`: --deadline, --max-response-bytes, --max-attempts,
---max-retry-total, --max-retry-delay (`--max-steps` and `--timeout` live with the run command).
+--max-retry-total, --max-retry-delay, --max-loop-items (`--max-steps` and `--timeout` live with the
+run command).
 
     add_flags(run_parser)
     RunOptions(..., **options(args))
@@ -12,7 +13,12 @@ import math
 import re
 from typing import Any
 
-from ..bounds.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL
+from ..bounds.limits import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MAX_BODY,
+    DEFAULT_MAX_LOOP_ITEMS,
+    DEFAULT_MAX_RETRY_TOTAL,
+)
 
 _SIZE = r"(\d+)\s*([kmg]i?b?|b)?"  # compiled on first use (`re`'s cache): not at every start
 _UNITS = "bkmg"  # bytes, then powers of 1024
@@ -55,6 +61,14 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="cap on any single retry wait, Retry-After included (default 300)",
     )
+    parser.add_argument(
+        "--max-loop-items",
+        type=_count,
+        default=DEFAULT_MAX_LOOP_ITEMS,
+        metavar="N",
+        help="items an x-forEach step runs its workflow for; more fail the step unsent "
+        f"(default {DEFAULT_MAX_LOOP_ITEMS})",
+    )
 
 
 def options(args: argparse.Namespace) -> dict[str, Any]:
@@ -65,6 +79,7 @@ def options(args: argparse.Namespace) -> dict[str, Any]:
         "max_attempts": args.max_attempts,
         "max_retry_total": args.max_retry_total,
         "max_retry_delay": args.max_retry_delay,
+        "max_loop_items": args.max_loop_items,
     }
 
 

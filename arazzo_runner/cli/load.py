@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import UsageError
 from .common import EXIT_USAGE, add_document, load_document, pairs, positive_float, positive_int
-from .run_flags import add_input_values, add_max_steps, add_target_flags
+from .run_flags import add_input_values, add_step_flags, add_target_flags
 
 DEFAULT_MASTER_PORT = 5557  # Locust's
 _SPAN = re.compile(r"(?:(\d+)h)?\s*(?:(\d+)m(?!s))?\s*(?:(\d+(?:\.\d+)?)s)?")
@@ -115,7 +115,7 @@ def _add_run_flags(load: argparse.ArgumentParser) -> None:
 
     add_input_values(load)
     add_target_flags(load)
-    add_max_steps(load)
+    add_step_flags(load)
     add_run_flags(load)
     limit_flags.add_flags(load)
     add_input_flags(load)

@@ -25,7 +25,7 @@ from .report_flags import (
 from .run_flags import (
     add_batch_flags,
     add_input_values,
-    add_max_steps,
+    add_step_flags,
     add_target_flags,
     check_source_names,
     gather_inputs,
@@ -50,7 +50,7 @@ def register(commands: Any) -> None:
     run.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
-    add_max_steps(run)
+    add_step_flags(run)
     add_run_flags(run)
     limit_flags.add_flags(run)
     add_input_flags(run)
@@ -173,6 +173,7 @@ def option_fields(
         "server_variables": pairs(args.server_var, "--server-var"),
         "timeout": args.timeout,
         "max_steps": args.max_steps,
+        "parallel": args.parallel,
         "environ": env.merged,  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* may come from .env too
         **run_options(args, workspace),
         **limit_flags.options(args),

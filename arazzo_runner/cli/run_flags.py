@@ -69,7 +69,8 @@ def add_target_flags(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_max_steps(parser: argparse.ArgumentParser, what: str = "per run") -> None:
+def add_step_flags(parser: argparse.ArgumentParser, what: str = "per run") -> None:
+    """`--max-steps` and `--parallel`: how many steps a run takes, and how many at once."""
     from ..bounds.limits import DEFAULT_MAX_STEPS
 
     parser.add_argument(
@@ -78,6 +79,14 @@ def add_max_steps(parser: argparse.ArgumentParser, what: str = "per run") -> Non
         default=DEFAULT_MAX_STEPS,
         metavar="N",
         help=f"step executions {what}, a guard against goto loops (default {DEFAULT_MAX_STEPS})",
+    )
+    parser.add_argument(
+        "--parallel",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="run steps whose prerequisites have completed side by side, up to N requests at once, where "
+        "the outcome cannot differ from a sequential run (docs/semantics.md); default 1: one at a time",
     )
 
 

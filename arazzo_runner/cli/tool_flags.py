@@ -26,7 +26,7 @@ from .http_flags import add_run_flags, check_scheme_key, file_inputs, run_option
 from .input_flags import Environment, add_input_flags, environment_inputs, load_environment, supply_hints
 from .run_flags import (
     add_input_values,
-    add_max_steps,
+    add_step_flags,
     add_target_flags,
     check_server_urls,
     gather_inputs,
@@ -52,7 +52,7 @@ def add_tool_flags(parser: argparse.ArgumentParser, *, runs: bool) -> None:
     add_input_flags(parser)
     before = len(parser._actions)
     add_target_flags(parser)
-    add_max_steps(parser, "per tool call")
+    add_step_flags(parser, "per tool call")
     add_run_flags(parser)
     limit_flags.add_flags(parser)
     if not runs:  # accepted, so that an `arazzo mcp` command line works here too; said to be ignored
@@ -226,6 +226,7 @@ def _options(args: argparse.Namespace, workspaces: list[Any], envs: list[Environ
                 server_variables=pairs(args.server_var, "--server-var"),
                 timeout=args.timeout,
                 max_steps=args.max_steps,
+                parallel=args.parallel,
                 environ=env.merged,
                 **run_options(_with(args, auth=items), workspace),
                 **limit_flags.options(args),

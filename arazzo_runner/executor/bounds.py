@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..bounds.deadline import Deadline
 from ..expressions.ast import Expression, ResponseRef
@@ -19,6 +19,29 @@ if TYPE_CHECKING:
     from .options import RunOptions
 
 from ..bounds.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_RETRY_TOTAL  # noqa: F401 (re-exported)
+
+
+def step_budget(host: Any) -> int:
+    """The step executions the run may make: `--max-steps`, and for each item an `x-forEach` step runs
+    its workflow for, that workflow's steps once through (`host.loop_allowance`): a loop of 1,000 items
+    is not a goto loop, while a goto loop inside its workflow still spends the budget."""
+    return int(host.options.max_steps + host.loop_allowance)
+
+
+def budget_spent(host: Any) -> str:
+    """How a run stopped by its step budget says so."""
+    allowance = host.loop_allowance
+    also = f", and {allowance} for the items of x-forEach loops" if allowance else ""
+    return f"stopped after {step_budget(host)} steps (max-steps{also}): a goto loop?"
+
+
+def no_more_steps(host: Any) -> str | None:
+    """Why no step starts now: the run's deadline has passed, or its step budget is spent."""
+    if host.deadline.expired():
+        return str(host.deadline.message)
+    if host.steps_run >= step_budget(host):
+        return budget_spent(host)
+    return None
 
 
 def within(timeout: float | None, deadline: Deadline) -> float | None:

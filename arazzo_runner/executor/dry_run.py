@@ -1,6 +1,7 @@
 """Dry run: the requests a run would send down the linear path, built but never sent.
 
-Steps are followed in document order, each assumed to succeed (no goto, no retry); a `workflowId` step
+Steps are followed in the order a run takes them (the array order, each step after the steps it depends
+on: `workspace/order.py`), each assumed to succeed (no goto, no retry); a `workflowId` step
 plans its child's steps, `dependsOn` workflows are planned first (once). Requests are built by the same
 code as a real run (`operation.prepare_request`), so what is shown is what would go out. A value that
 only a response could supply (`$steps.login.outputs.token`, `$workflows.w.outputs.x`) is shown as the
@@ -124,7 +125,7 @@ class Planner:
         state = WorkflowState(workspace, filled, taint=self.runner.taint)
         self.runner.workflows[workflow.workflow_id] = {"inputs": filled, "outputs": {}, "steps": state.steps}
         base = replace(base_context(state, self.runner.workflows), unresolved=self.placeholder)
-        for cstep in workspace.compiled(workflow).steps:
+        for cstep in workspace.compiled(workflow).order:
             await self._step(workspace, workflow, cstep, base, depth)
 
     def placeholder(self, expr: ast.Expression, missing: Missing) -> Any:
@@ -224,6 +225,16 @@ class Planner:
             planned.warnings.extend(problems)
             if not isinstance(value, Missing):
                 inputs[param.name] = value
+        loop = cstep.for_each
+        if loop is not None:  # planned for one item, its value a placeholder
+            items = loop.items.raw if isinstance(loop.items.raw, str) else "the items listed"
+            placeholder = f"<{items}[*]>" if items.startswith("$") else "<an item of the items listed>"
+            inputs[loop.input] = placeholder
+            self.placeholders.add(placeholder)
+            planned.warnings.append(
+                f"x-forEach: runs workflow '{target.workflow.workflow_id}' once per item of {items}, "
+                f"each given as input '{loop.input}'; planned here for one item"
+            )
         await self.workflow(target.workspace, target.workflow, inputs, depth + 1)
 
 

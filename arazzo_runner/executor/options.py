@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..bounds.limits import DEFAULT_MAX_ATTEMPTS, DEFAULT_MAX_BODY, DEFAULT_MAX_RETRY_TOTAL, DEFAULT_MAX_STEPS
+from ..bounds.limits import (
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_MAX_BODY,
+    DEFAULT_MAX_LOOP_ITEMS,
+    DEFAULT_MAX_RETRY_TOTAL,
+    DEFAULT_MAX_STEPS,
+)
 from ..records import Record, field
 from .events import EventHandler
 
@@ -36,3 +42,9 @@ class RunOptions(Record):
     # Record each step's attempts, criteria values and resolved expressions (`executor/tracing.py`) for
     # the reports that show a run (`--report-json`, `--html`); off: the run records none of it.
     trace: bool = False
+    # Steps of a workflow run side by side, up to this many requests in flight (`--parallel`): those whose
+    # prerequisites have completed, where the outcome cannot differ from a sequential run
+    # (`executor/concurrent.py`; docs/semantics.md, *Parallel steps*); 1: one step at a time
+    parallel: int = 1
+    # items an `x-forEach` step runs its workflow for (`--max-loop-items`); more fail the step unsent
+    max_loop_items: int = DEFAULT_MAX_LOOP_ITEMS

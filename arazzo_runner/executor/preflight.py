@@ -56,7 +56,8 @@ def preflight(
     the run's inputs `given`), expressions, targets, sources and their base URLs, which it returns (of
     every operation the run may call). `inputs` (per selected workflow) become the validated inputs,
     defaults applied, which the run then uses as they are. `kinds` receives the step target kinds the
-    run may reach (`operation`, `workflow`, `asyncapi`).
+    run may reach (`operation`, `workflow`, `asyncapi`), and `concurrent` when `--parallel` runs steps
+    of one side by side.
 
     Input problems concern the whole run and raise. A problem of what one workflow reaches (a target, a
     source, a base URL, a broker) raises too, unless `refused` is given: then the workflow goes into it
@@ -156,6 +157,8 @@ class _Walk:
 
     def _walk(self, workspace: Workspace, workflow: Workflow) -> None:
         plan = workspace.compiled(workflow)
+        if plan.concurrent and self.options.parallel > 1:  # steps side by side: a run that takes asyncio
+            self.kinds.add("concurrent")
         for ref in workflow.depends_on:
             self._reach(workspace, ref, (*workflow.at, "dependsOn"))
         servers_checked: set[int] = set()  # one check per operation, however many steps call it

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..result import StepResult
 from ..workspace.plan import CompiledAction, CompiledStep
 from .actions import find_action, retry_delay
-from .bounds import RetryBudget
+from .bounds import RetryBudget, step_budget
 from .context import WorkflowState
 from .inputs import InputsError
 from .steps import Attempt, Host
@@ -64,8 +64,8 @@ async def before_retry(
         index = plan.index.get(action.step_id)
         if index is None:
             return f"retry action '{action.name}' names unknown step '{action.step_id}'"
-        if host.steps_run >= host.options.max_steps:
-            return f"stopped after {host.options.max_steps} steps (max-steps)"
+        if host.steps_run >= step_budget(host):
+            return f"stopped after {step_budget(host)} steps (max-steps)"
         host.steps_run += 1
         helper, _, _ = await host.execute_step(workspace, workflow, plan.steps[index], state, depth, trail)
         trail.append(helper)

@@ -52,9 +52,10 @@ class Runner:
         self.client = client
         self.inputs = dict(inputs or {})  # the run's inputs: what every dependency receives
         self.steps_run = 0
+        self.loop_allowance = 0  # steps the items of x-forEach loops add to the budget (`bounds.step_budget`)
         self.workflows: dict[str, dict[str, Any]] = {}  # `$workflows.<id>.inputs|outputs|steps`
         self._once: dict[tuple[int, str], WorkflowResult] = {}  # selected workflows and dependencies
-        self._running: set[tuple[int, str]] = set()
+        self._running: dict[tuple[int, str], int] = {}  # executions in progress (loop items: several)
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
         # what stays the same for the run's options and documents: per (family source, operation), and
         # the secret inputs of each workflow; a prepared run's is shared by its runs (`api.run_prepared`:
@@ -69,6 +70,9 @@ class Runner:
         # an interrupt unwinding the run: the workflow execution it last passed through (interrupts.py)
         self.interrupted_run: WorkflowResult | None = None
         self._event_types = getattr(options.on_event, "event_types", None)  # None: every event
+        # `--parallel N`: the requests of the run in flight at once (operation steps hold one each)
+        parallel = options.parallel > 1 and not self.runtime.blocking
+        self.slots: Any = self.runtime.slots(options.parallel) if parallel else None
 
     def take_interrupted_run(self) -> WorkflowResult | None:
         """The execution an interrupt unwound last (for the level above to keep), once."""
@@ -105,8 +109,9 @@ class Runner:
         state: WorkflowState,
         depth: int,
         trail: list[StepResult],
+        announce: bool = True,
     ) -> tuple[StepResult, Any, Context | None]:
-        return await execute_step(self, workspace, workflow, cstep, state, depth, trail)
+        return await execute_step(self, workspace, workflow, cstep, state, depth, trail, announce)
 
     def emit(self, event_type: Any, *fields: Any) -> None:
         """Build and deliver an event, only when someone listens to its type (this runs several times per
@@ -124,9 +129,11 @@ class Runner:
         inputs: dict[str, Any],
         depth: int = 0,
         validated: bool = False,
+        item: int | None = None,
     ) -> tuple[WorkflowResult, Context | None]:
         """Run one workflow; InputsError propagates (a usage error at the top, a step failure below).
-        `validated`: the inputs were validated already (defaults applied), by the run's preflight."""
+        `validated`: the inputs were validated already (defaults applied), by the run's preflight.
+        `item`: the index of the `x-forEach` item this run is for."""
         if not validated:
             schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
             raw = workspace.document.raw
@@ -139,7 +146,7 @@ class Runner:
         if names is None:
             names = self.operation_facts[secret] = secret_input_names(workflow.inputs, workspace.document.raw)
         inputs = with_secret_names(inputs, names)
-        result = WorkflowResult(workflow.workflow_id, outputs=Outputs(), started_at=time.time())
+        result = WorkflowResult(workflow.workflow_id, outputs=Outputs(), started_at=time.time(), item=item)
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
         self.taint = self.taint or Taint(self.options.secrets, workspace)  # apiKey names: the run's documents
@@ -152,8 +159,7 @@ class Runner:
         }
         last_ctx = None
         key = _key(workspace, workflow)
-        running = key in self._running
-        self._running.add(key)
+        self._running[key] = self._running.get(key, 0) + 1
         try:
             if depth > MAX_DEPTH:
                 result.fail("", f"workflows nested more than {MAX_DEPTH} deep: a workflow calling itself?")
@@ -164,8 +170,9 @@ class Runner:
                 self._interrupted(result, started)
             raise
         finally:
-            if not running:
-                self._running.discard(key)
+            left = self._running.pop(key) - 1
+            if left:
+                self._running[key] = left
         self._outputs(workspace, workflow, state, result, last_ctx)
         result.duration_ms = (time.perf_counter() - started) * 1000
         self.emit(WorkflowFinished, result, depth)

@@ -11,6 +11,7 @@ is only how the run waits, and the `Runtime` the run is given is the one place w
 | run deadline)                          | cancels it                | the time left (`http/bounded.py`)     |
 | a retry's wait                         | `asyncio.sleep`           | `time.sleep`                          |
 | a step waiting beside the next ones    | an asyncio task           | none: such a run takes asyncio        |
+| steps side by side (`--parallel`)      | asyncio tasks             | none: such a run takes asyncio        |
 
 None of the blocking runtime's awaits suspends, so `drive` runs the whole coroutine with one
 `send(None)`: no event loop and no asyncio import (~15 ms of a one-step `arazzo run`), and httpx's sync
@@ -24,11 +25,13 @@ from __future__ import annotations
 
 import contextvars
 import os
+import sys
 import time
 from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+_TIMEOUT_CONTEXT = sys.version_info >= (3, 11)  # asyncio.timeout()
 PATH_VARIABLE = "ARAZZO_RUN_PATH"  # `asyncio`: synchronous callers run on asyncio too; unset/`auto`: choose
 
 
@@ -55,6 +58,14 @@ class Runtime:
         """Start `coroutine` beside the caller; the task is awaited later (or cancelled)."""
         raise NotImplementedError
 
+    async def first_done(self, tasks: list[Any]) -> list[Any]:
+        """Wait until at least one of `tasks` (`spawn`'s) is done; the done ones, in `tasks` order."""
+        raise NotImplementedError
+
+    def slots(self, count: int) -> Any:
+        """A semaphore of `count` (`async with` it): the requests a run has in flight at once."""
+        raise NotImplementedError
+
 
 class AsyncioRuntime(Runtime):
     name = "asyncio"
@@ -67,6 +78,11 @@ class AsyncioRuntime(Runtime):
     async def within(self, awaitable: Awaitable[T], seconds: float | None) -> T:
         import asyncio
 
+        if seconds is None:
+            return await awaitable
+        if _TIMEOUT_CONTEXT:  # 3.11: no task of its own for the awaitable (wait_for makes one)
+            async with asyncio.timeout(seconds):
+                return await awaitable
         try:
             return await asyncio.wait_for(awaitable, seconds)
         except asyncio.TimeoutError:  # the builtin TimeoutError from 3.11, another class before
@@ -76,6 +92,17 @@ class AsyncioRuntime(Runtime):
         import asyncio
 
         return asyncio.ensure_future(coroutine)
+
+    async def first_done(self, tasks: list[Any]) -> list[Any]:
+        import asyncio
+
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        return [task for task in tasks if task in done]
+
+    def slots(self, count: int) -> Any:
+        import asyncio
+
+        return asyncio.Semaphore(count)
 
 
 class PooledRuntime(AsyncioRuntime):

@@ -1,10 +1,15 @@
-"""The scheduler of one workflow execution: which step runs next (in order, `goto`, `end`), within the
-run's deadline and step budget, with non-blocking steps and their joins.
+"""The scheduler of one workflow execution: which step runs next (in the run order, `goto`, `end`),
+within the run's deadline and step budget, with non-blocking steps and their joins.
+
+The run order is the plan's (`workspace/order.py`): the array order wherever every step comes after the
+steps it depends on (`dependsOn`, and the steps it reads), else the stable topological order. "Next" is
+the next step in that order, a `goto` goes on from its target in it; a step whose dependency failed or
+was skipped by a goto fails unsent, naming it (`stepping.py`).
 
 A step whose kind says it is non-blocking (an AsyncAPI receive) starts and the steps after it go on
 while it waits. It is joined (awaited, its result recorded and its actions followed) before the first
-later step that lists it in `dependsOn` or reads it (`$steps.<id>.` anywhere in that step: the spec's
-implicit dependency), and at the end of the workflow: the workflow is done when its work is. A
+later step that depends on it (`CompiledStep.needs`: it lists it in `dependsOn` or reads it), and at the
+end of the workflow: the workflow is done when its work is. A
 failed join is the workflow's failure with the step's cause; a workflow that fails or is sent
 elsewhere while steps are still waiting cancels them, and each is recorded failed saying so.
 
@@ -17,15 +22,14 @@ Steps run through `stepping.execute_step`; the kinds of step target (`steps/`) k
 
 from __future__ import annotations
 
-import json
-import re
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..loader.pointer import resolve_pointer
 from ..result import FAILED, INTERRUPTED_STEP, StepResult
 from ..workspace.plan import CompiledStep
 from .actions import Decision
+from .bounds import no_more_steps
+from .concurrent import run_stretch, stretch_end
 from .context import WorkflowState, base_context
 from .events import StepFinished
 from .inputs import InputsError
@@ -38,8 +42,6 @@ if TYPE_CHECKING:
     from ..model import Workflow
     from ..result import WorkflowResult
     from ..workspace import Workspace
-
-_READS_STEP = r"\$steps\.([A-Za-z0-9_\-]+)"  # compiled on first use (`re`'s cache): not at every start
 
 
 class _Pending:
@@ -103,22 +105,28 @@ class _Scheduler:
                 result.steps.append(failed)
                 result.fail(cstep.step_id, why)
                 return None
-        index: int | None = 0
+        order = plan.order
+        parallel = host.options.parallel > 1 and not host.runtime.blocking
+        index: int | None = 0  # a position in the run order
         while index is not None:
-            if index >= len(plan.steps):
+            if index >= len(order):
                 index = await self._drain()
                 continue
-            cstep = plan.steps[index]
+            cstep = order[index]
             if self.pending:
                 joined = await self._join_needed(cstep)
                 if joined is not _GO_ON:
                     index = joined
                     continue
-            if host.deadline.expired():  # no step starts once the run's deadline has passed
-                self._stop(cstep, host.deadline.message)
-                return self.last_ctx
-            if host.steps_run >= host.options.max_steps:
-                self._stop(cstep, f"stopped after {host.options.max_steps} steps (max-steps): a goto loop?")
+            if parallel and cstep.beside:
+                end = stretch_end(order, index, self.pending)
+                if end - index > 1:  # steps side by side (`concurrent.py`)
+                    await self._arm()
+                    index = await run_stretch(self, index, end)
+                    continue
+            why = no_more_steps(host)  # no step starts once the deadline has passed or the budget is spent
+            if why is not None:
+                self.stop(cstep, why)
                 return self.last_ctx
             await self._arm()
             host.steps_run += 1
@@ -127,21 +135,32 @@ class _Scheduler:
                 if cstep.step_id in self.pending:  # a goto back to a step still waiting: join it first
                     index = await self._join(cstep.step_id, index)
                     continue
-                task = host.runtime.spawn(self._execute(cstep))
+                task = host.runtime.spawn(self.execute(cstep))
                 self.pending[cstep.step_id] = _Pending(cstep, task)
                 index += 1
                 continue
             self.current, self.current_since = cstep, time.perf_counter()
-            step_result, decision, self.last_ctx = await self._execute(cstep)
+            step_result, decision, self.last_ctx = await self.execute(cstep)
             result.steps.append(step_result)
             self.current = None
             index = await self._follow(cstep, step_result, decision, index)
         return self.last_ctx
 
-    async def _execute(self, cstep: CompiledStep) -> tuple[StepResult, Decision, Context | None]:
-        return await self.host.execute_step(
-            self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps
-        )
+    async def execute(
+        self, cstep: CompiledStep, *, announce: bool = True
+    ) -> tuple[StepResult, Decision, Context | None]:
+        """One step execution; with `--parallel`, an operation step holds one of the run's request
+        slots while it runs. `announce`: deliver its `StepFinished` (a stretch delivers them in order)."""
+        host = self.host
+        slots = host.slots
+        if slots is None or cstep.step.target_kind != "operation":
+            return await host.execute_step(
+                self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps, announce
+            )
+        async with slots:
+            return await host.execute_step(
+                self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps, announce
+            )
 
     async def _ready(self) -> tuple[CompiledStep, tuple[str, list[str]]] | None:
         """Every broker the workflow's AsyncAPI steps use connected, and the receive steps whose address
@@ -167,15 +186,16 @@ class _Scheduler:
     async def _follow(
         self, cstep: CompiledStep, step_result: StepResult, decision: Decision, index: int
     ) -> int | None:
-        """The index of the next step after `cstep` ended with `decision`; None: the workflow is over."""
+        """The position (in the run order) of the next step after `cstep` ended with `decision`; None: the
+        workflow is over."""
         result = self.result
         if decision.kind == "next":
             return index + 1
         if decision.kind == "step":
-            return self.plan.index[decision.target or ""]
+            return self.plan.position[decision.target or ""]
         if decision.kind == "end":
             if not step_result.passed:
-                self._stop(cstep, f"{step_result.error} (ended by onFailure '{decision.action.name}')")
+                self.stop(cstep, f"{step_result.error} (ended by onFailure '{decision.action.name}')")
                 return None
             return await self._drain()
         if decision.kind == "workflow":
@@ -187,7 +207,7 @@ class _Scheduler:
                 self.host, self.workspace, cstep, decision, self.state, result, self.last_ctx, self.depth
             )
             return None
-        self._stop(cstep, decision.message or step_result.error or "step failed")
+        self.stop(cstep, decision.message or step_result.error or "step failed")
         return None
 
     def interrupted(self) -> None:
@@ -208,16 +228,14 @@ class _Scheduler:
             self.result.fail(None, "interrupted")
         self.stopped_by = "the run was interrupted"
 
-    def _stop(self, cstep: CompiledStep, message: str) -> None:
+    def stop(self, cstep: CompiledStep, message: str) -> None:
         self.result.fail(cstep.step_id, message)
         self.stopped_by = f"the workflow failed at step '{cstep.step_id}'"
 
     async def _join_needed(self, cstep: CompiledStep) -> Any:
         """Join the waiting steps `cstep` depends on, explicitly or by reading them; `_GO_ON` when the
         step may run now, else where the joined step's actions sent the workflow (an index or None)."""
-        needed = [d for d in cstep.step.depends_on if d in self.pending]
-        if self.pending:
-            needed.extend(s for s in _reads(self.workspace, cstep) if s in self.pending and s not in needed)
+        needed = [d for d in cstep.needs if d in self.pending]
         for step_id in needed:
             target = await self._join(step_id, None)
             if target is not _GO_ON:
@@ -231,7 +249,7 @@ class _Scheduler:
         if decision.kind == "next":
             return _GO_ON if index is None else index
         self.last_ctx = ctx or self.last_ctx
-        position = self.plan.index[pending.cstep.step_id]
+        position = self.plan.position[pending.cstep.step_id]
         return await self._follow(pending.cstep, step_result, decision, position)
 
     async def _drain(self) -> int | None:
@@ -271,18 +289,6 @@ async def _outcome(pending: _Pending) -> tuple[StepResult, Decision, Context | N
     except Exception as exc:
         step_result = StepResult(pending.cstep.step_id, status=FAILED, error=f"{type(exc).__name__}: {exc}")
         return step_result, Decision("fail", message=step_result.error), None
-
-
-def _reads(workspace: Workspace, cstep: CompiledStep) -> list[str]:
-    """The step ids a step reads with `$steps.<id>.` anywhere in it (parameters, body, criteria,
-    correlationId, outputs, actions): the implicit dependencies the spec asks to honour."""
-    raw = resolve_pointer(workspace.document.raw, tuple(str(t) for t in cstep.step.at))
-    text = json.dumps(raw, default=str)
-    found = [m.group(1) for m in re.finditer(_READS_STEP, text)]
-    names = workspace.names  # ids outside the grammar's classes, read as declared (`expressions/names.py`)
-    if names is not None:
-        found += [step_id for step_id in names.steps if f"$steps.{step_id}." in text]
-    return list(dict.fromkeys(found))
 
 
 async def _goto_workflow(

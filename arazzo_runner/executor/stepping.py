@@ -11,6 +11,7 @@ from ..errors import ArazzoError
 from ..expressions import Missing
 from ..result import FAILED, PASSED, NullOutput, StepResult
 from ..workspace import Workspace
+from ..workspace.order import STEP_REF
 from ..workspace.plan import CompiledStep
 from .actions import Decision, describe_action, find_action, transfer
 from .bounds import RetryBudget, with_cause
@@ -24,10 +25,6 @@ if TYPE_CHECKING:
     from ..expressions import Context
     from ..model import Workflow
 
-STEP_REF = (  # compiled on first use (`re`'s cache): not at every start
-    r"^\$(?:workflows|sourceDescriptions\.([A-Za-z0-9_\-]+))\.([A-Za-z0-9_\-]+)\.steps\.([A-Za-z0-9_\-]+)$"
-)
-
 
 async def execute_step(
     host: Host,
@@ -37,8 +34,10 @@ async def execute_step(
     state: WorkflowState,
     depth: int,
     trail: list[StepResult],
+    announce: bool = True,
 ) -> tuple[StepResult, Decision, Context | None]:
-    """Run one step execution (all its attempts); `trail` receives steps run before a retry."""
+    """Run one step execution (all its attempts); `trail` receives steps run before a retry.
+    `announce`: deliver `StepFinished` at its end (else its caller does)."""
     step_result = StepResult(cstep.step_id, started_at=time.time())
     host.emit(StepStarted, workflow.workflow_id, cstep.step_id, depth)
     started = time.perf_counter()
@@ -96,7 +95,8 @@ async def execute_step(
     step_result.duration_ms = (time.perf_counter() - started) * 1000
     if decision.action is not None:
         step_result.action = describe_action(decision.action)
-    host.emit(StepFinished, workflow.workflow_id, step_result, depth)
+    if announce:
+        host.emit(StepFinished, workflow.workflow_id, step_result, depth)
     return step_result, decision, attempt.ctx
 
 
@@ -120,6 +120,9 @@ def record(step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state
         step_result.exchanges.append(attempt.exchange)
     step_result.messages.extend(attempt.messages)
     outputs = Outputs()
+    if attempt.items is not None:  # an x-forEach step: each output an array, one value per item
+        _record_items(step_result, attempt, cstep, state, outputs)
+        return
     for name, value in cstep.outputs.items():
         found = derived_output(state.taint, value, attempt.ctx, outputs, name)
         kind = type(found)
@@ -133,10 +136,41 @@ def record(step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state
         if attempt.ok:
             problems = null_output(clean, problems)
             step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
+    _keep(step_result, outputs, attempt, cstep, state)
+
+
+def _keep(
+    step_result: StepResult, outputs: Outputs, attempt: Attempt, cstep: CompiledStep, state: WorkflowState
+) -> None:
+    """The step's outputs for the steps after it; whether it completed (its latest execution counts: a
+    step that lists it in `dependsOn` is not sent after it failed)."""
     step_result.outputs = outputs
     state.steps[cstep.step_id] = outputs
     if attempt.ok:
         state.completed.add(cstep.step_id)
+    else:
+        state.completed.discard(cstep.step_id)
+
+
+def _record_items(
+    step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state: WorkflowState, outputs: Outputs
+) -> None:
+    """An x-forEach step's outputs: each evaluated for every item's child (`steps/loop.py`), in item
+    order; an item not run, or a value that reaches nothing, is `null` (the latter with a warning)."""
+    items = attempt.items or []
+    for name, value in cstep.outputs.items():
+        values: list[Any] = []
+        for index, ctx in enumerate(items):
+            if ctx is None:
+                values.append(None)
+                continue
+            found = derived_output(state.taint, value, ctx, outputs, name)
+            clean, problems = strip_missing(found, f"output '{name}' of item {index}")
+            values.append(None if isinstance(clean, Missing) else clean)
+            if attempt.ok:
+                step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
+        outputs[name] = values
+    _keep(step_result, outputs, attempt, cstep, state)
 
 
 async def _attempt(
@@ -148,11 +182,37 @@ async def _attempt(
     depth: int,
 ) -> Attempt:
     base = base_context(state, host.workflows)
-    step = cstep.step
-    waiting = [d for d in step.depends_on if not step_completed(host, workspace, d, state)]
-    if waiting:
-        return Attempt(False, base, f"depends on step(s) {', '.join(waiting)}, which have not completed")
-    return await kind_for(step.target_kind).attempt(host, workspace, cstep, base, step_result, depth, state)
+    if cstep.needs or cstep.needs_elsewhere:
+        unmet = unmet_needs(host, workspace, cstep, state)
+        if unmet:
+            return Attempt(False, base, unmet)
+    return await kind_for(cstep.step.target_kind).attempt(
+        host, workspace, cstep, base, step_result, depth, state
+    )
+
+
+def unmet_needs(host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState) -> str | None:
+    """Why the step cannot be sent, None when it can: a step its `dependsOn` lists has not passed, a
+    step it reads has not run (skipped by a goto; a failed step's outputs are what it recorded, read by
+    the step its `onFailure` sent the workflow to), a step of another workflow it lists has not passed."""
+    unmet = []
+    for step_id in cstep.needs:
+        if step_id in state.completed:
+            continue
+        if step_id not in state.steps:
+            unmet.append(f"step '{step_id}', which did not run (a goto went past it)")
+        elif step_id in cstep.must_pass:  # it ran: its latest execution failed
+            unmet.append(f"step '{step_id}', which failed")
+    for ref in cstep.needs_elsewhere:
+        if not step_completed(host, workspace, ref, state):
+            unmet.append(f"step {ref}, which has not completed")
+    if not unmet:
+        return None
+    return f"not sent: it depends on {_and(unmet)}"
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def step_completed(host: Host, workspace: Workspace, ref: str, state: WorkflowState) -> bool:

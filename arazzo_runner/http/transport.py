@@ -77,7 +77,9 @@ def new_client(timeout: float | None, *, blocking: bool = False, **options: Any)
     from .run_client import BlockingClient, RunClient
 
     if not blocking:
-        return RunClient(client)
+        from .readable import readable_pools
+
+        return RunClient(readable_pools(client))
     from .bounded import bound_client
 
     try:

@@ -105,7 +105,8 @@ class ConsoleReporter:
             self.write(f"{indent}  retrying {event.step_id} {wait}: {event.reason}")
         elif isinstance(event, WorkflowFinished) and event.depth > 0:
             verdict = self.verdict(event.result.passed)
-            self.write(indent, verdict, f" {event.result.workflow_id} (nested)")
+            item = "" if event.result.item is None else f"[{event.result.item}]"  # an x-forEach item's
+            self.write(indent, verdict, f" {event.result.workflow_id}{item} (nested)")
 
     def _exchange(self, event: RequestSent | ResponseReceived) -> None:
         if not self.verbose:

@@ -1,7 +1,8 @@
 """`arazzo describe`: one workflow as the engine will run it, as data (text: `describe_text.py`).
 
-Everything comes from the compiled plan, so what is shown is what runs: workflow-level parameters and
-actions merged into each step, actions in evaluation order, retry limits with their defaults applied.
+Everything comes from the compiled plan, so what is shown is what runs: the steps in the order a run
+takes them (each after the steps it needs: `workspace/order.py`), workflow-level parameters and actions
+merged into each step, actions in evaluation order, retry limits with their defaults applied.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def describe_document(workspace: Any, workflows: list[Workflow]) -> dict[str, An
 def describe_workflow(workspace: Any, workflow: Workflow) -> dict[str, Any]:
     raw = workspace.document.raw
     plan = workspace.compiled(workflow)
-    steps = plan.steps
+    steps = plan.order  # the order a run takes them: each step after the steps it needs
     return {
         "workflowId": workflow.workflow_id,
         "summary": workflow.summary,
@@ -118,6 +119,8 @@ def _step(workspace: Any, cstep: CompiledStep, next_step: str | None) -> dict[st
     entry["outputs"] = {name: value.raw for name, value in cstep.outputs.items()}
     if step.depends_on:
         entry["dependsOn"] = list(step.depends_on)
+    if cstep.needs:  # the steps of the workflow it runs after: its dependsOn and the steps it reads
+        entry["needs"] = list(cstep.needs)
     if step.timeout_ms is not None:
         entry["timeoutMs"] = step.timeout_ms
     return entry

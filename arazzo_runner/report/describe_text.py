@@ -44,6 +44,8 @@ def _step(number: int, step: dict[str, Any]) -> list[str]:
     lines = [f"    {number}. {step['stepId']}  {target_text(step['target'])}"]
     if step.get("dependsOn"):
         lines.append(f"{pad}dependsOn: {', '.join(step['dependsOn'])}")
+    if step.get("needs"):
+        lines.append(f"{pad}runs after: {', '.join(step['needs'])} (dependsOn, and the steps it reads)")
     if step.get("timeoutMs") is not None:
         lines.append(f"{pad}timeout: {step['timeoutMs']} ms")
     if step["target"].get("correlationId") is not None:

@@ -131,17 +131,18 @@ class _Builder:
         plan = workspace.compiled(workflow)
         ids = {s.step_id: f"{cluster.id}_S{i}" for i, s in enumerate(plan.steps)}
         cluster.nodes.append(Node(cluster.start, "start", "start"))
-        cluster.nodes.extend(self._step_node(workspace, s, ids[s.step_id]) for s in plan.steps)
+        cluster.nodes.extend(self._step_node(workspace, s, ids[s.step_id]) for s in plan.order)
         cluster.nodes.append(Node(cluster.end, "end", "end", "passed"))
         cluster.nodes.append(Node(cluster.failed, "failed", "failed"))
         scope = _Scope(workspace, cluster, ids)
-        first = ids[plan.steps[0].step_id] if plan.steps else cluster.end
+        order = plan.order  # "next" is the next step in the order a run takes them
+        first = ids[order[0].step_id] if order else cluster.end
         self.edge(Edge(cluster.start, first, "next"))
         for ref in workflow.depends_on:
             dependency = self._target(workspace, ref, (*workflow.at, "dependsOn"))
             self.edge(Edge(_exit(dependency), cluster.start, "depends", ["dependsOn"]))
-        for i, cstep in enumerate(plan.steps):
-            after = ids[plan.steps[i + 1].step_id] if i + 1 < len(plan.steps) else cluster.end
+        for i, cstep in enumerate(order):
+            after = ids[order[i + 1].step_id] if i + 1 < len(order) else cluster.end
             self._step_edges(scope, cstep, after)
 
     def _step_node(self, workspace: Any, cstep: CompiledStep, node_id: str) -> Node:

@@ -24,7 +24,7 @@ class Part(Record):
 
 class Execution(Record):
     workflow: WorkflowResult
-    name: str  # unique in the run: `w`, `w#2`, `child (from w/step)`
+    name: str  # unique in the run: `w`, `w#2`, `child (from w/step)`, `child[3] (from w/each)`
     parent: str | None = None  # `w/step` for a child run
 
 
@@ -43,7 +43,8 @@ def _walk(
     seen.add(id(workflow))
     for dependency in workflow.dependencies:
         yield from _walk(dependency, None, seen, names)
-    base = workflow.workflow_id if parent is None else f"{workflow.workflow_id} (from {parent})"
+    own = workflow.workflow_id if workflow.item is None else f"{workflow.workflow_id}[{workflow.item}]"
+    base = own if parent is None else f"{own} (from {parent})"
     name = _unique(base, names)
     yield Execution(workflow, name, parent)
     for step_name, step in step_names(workflow.steps):

@@ -120,6 +120,13 @@ _RULES = (
     ),
     Rule("depends-on-cycle", ERROR, "flow", "dependsOn relations form no cycle."),
     Rule(
+        "step-dependency-cycle",
+        ERROR,
+        "flow",
+        "The steps of a workflow can be ordered: no step depends on itself through the steps it lists in "
+        "dependsOn or reads the outputs of.",
+    ),
+    Rule(
         "operation-path-form",
         ERROR,
         "flow",
@@ -199,8 +206,9 @@ _RULES = (
         "output-forward-reference",
         ERROR,
         "expressions",
-        "`$steps.<id>.outputs` refers to a step that can run before the reference is evaluated "
-        "(an error in 1.1, a warning in 1.0).",
+        "In a workflow without dependsOn, `$steps.<id>.outputs` reads a step listed later (the run runs "
+        "that step first); a step reads its own outputs before it has run (an error in 1.1, a warning "
+        "in 1.0).",
     ),
     Rule(
         "inputs-schema",
@@ -301,6 +309,20 @@ _RULES = (
         "extensions",
         "A step or workflow applies a security scheme with Respect's `x-security` (it runs; an error when "
         "malformed, or when the scheme cannot be applied).",
+    ),
+    Rule(
+        "x-for-each",
+        WARNING,
+        "extensions",
+        "A step runs its workflow once per item with the engine's `x-forEach` (it runs; an error when "
+        "malformed: a step without workflowId, fields other than items and input, items that can never "
+        "be an array, a parameter named as the input).",
+    ),
+    Rule(
+        "x-for-each-input",
+        ERROR,
+        "extensions",
+        "The `input` of an `x-forEach` is an input the called workflow declares.",
     ),
     # -- checks against the loaded source descriptions
     Rule(

@@ -1,17 +1,29 @@
-"""Which steps of a workflow can run before which: the basis of the forward-reference rule.
+"""The order of a workflow's steps, as `arazzo validate` judges it: dependency cycles, reads of later
+steps, and steps reading their own outputs before they have run.
 
-Edges: each step to the next (the default on success), goto targets (the step's actions and the
-workflow's), retry targets both ways (the target runs, then the step again), and step-level `dependsOn`.
-Step X can run before step S when S is reachable from X by at least one edge.
+Two graphs over the steps of one workflow:
+
+- the *dependencies* (`workspace/order.py`): a step depends on the steps its `dependsOn` lists and on
+  the steps it reads (`$steps.<id>.outputs...` in its own values, criteria and actions, recorded by the
+  references rule as it meets them: `note_read`). A cycle in it is `step-dependency-cycle`: no order
+  runs every step after the steps it needs, and the run refuses the workflow, as its plan does.
+- the *flow* (each step to the next, goto targets of the step's actions and the workflow's, retry
+  targets both ways): a step can have run before it reads its own outputs only when it lies on a cycle
+  of the flow (a goto loop). Strongly connected components answer that for every step at once, in time
+  and memory linear in steps and edges.
 """
 
 from __future__ import annotations
 
+from ..loader.pointer import format_pointer
 from ..model import Workflow
+from ..workspace.order import Cycle, cycle_message, local_step_ref, run_order
 from .checker import Checker
 
 
 class Flow:
+    """Which steps of a workflow lie on a loop of the control flow (can run again after they ran)."""
+
     def __init__(self, ck: Checker, workflow: Workflow) -> None:
         steps = workflow.steps
         self.index = {s.step_id: i for i, s in reversed(list(enumerate(steps)))}
@@ -30,29 +42,12 @@ class Flow:
                 elif action.type == "retry":
                     edges[i].add(target)
                     edges[target].add(i)
-            for dependency in step.depends_on:
-                source = self.index.get(dependency)
-                if source is not None:
-                    edges[source].add(i)
-        self._reach = [self._reachable(edges, i) for i in range(len(steps))]
+        self._looping = _on_a_cycle(edges)
 
-    @staticmethod
-    def _reachable(edges: list[set[int]], start: int) -> set[int]:
-        seen: set[int] = set()
-        todo = list(edges[start])
-        while todo:
-            node = todo.pop()
-            if node not in seen:
-                seen.add(node)
-                todo.extend(edges[node])
-        return seen
-
-    def can_precede(self, before: str, after: str) -> bool:
-        """Whether step `before` can have completed when step `after` starts."""
-        b, a = self.index.get(before), self.index.get(after)
-        if b is None or a is None:
-            return True  # unknown steps are reported elsewhere
-        return a in self._reach[b]
+    def loops_back(self, step_id: str) -> bool:
+        """Whether the step can run again after it ran (a goto or retry leads back to it)."""
+        i = self.index.get(step_id)
+        return True if i is None else self._looping[i]  # unknown steps are reported elsewhere
 
 
 def flow(ck: Checker, workflow: Workflow) -> Flow:
@@ -61,3 +56,94 @@ def flow(ck: Checker, workflow: Workflow) -> Flow:
     if found is None:
         found = ck.cache[key] = Flow(ck, workflow)
     return found
+
+
+def note_read(ck: Checker, workflow: Workflow, step_id: str, target: str) -> None:
+    """Step `step_id` reads step `target` of the same workflow: an implicit dependency."""
+    if step_id != target:
+        reads = ck.cache.setdefault(("reads", id(workflow)), {})
+        reads.setdefault(step_id, {})[target] = None
+
+
+def check_dependency_cycles(ck: Checker) -> None:
+    """`step-dependency-cycle`: the steps of a workflow that depend on each other through what they read
+    (a cycle of `dependsOn` alone is `depends-on-cycle`), one cycle a workflow, reported at the first of
+    its steps in the array."""
+    for workflow in ck.document.workflows:
+        reads = ck.cache.get(("reads", id(workflow)), {})
+        ids = [s.step_id for s in workflow.steps]
+        known = set(ids)
+        listed, needs = [], []
+        for step in workflow.steps:
+            named = (local_step_ref(ref, workflow.workflow_id) for ref in step.depends_on)
+            wanted = tuple(s for s in named if s in known and s != step.step_id)
+            listed.append(wanted)
+            needs.append((*wanted, *reads.get(step.step_id, ())))
+        try:
+            run_order(ids, listed)
+        except Cycle:
+            continue  # a cycle of dependsOn alone: `depends-on-cycle` says so
+        try:
+            run_order(ids, needs)
+        except Cycle as cycle:
+            first = workflow.steps[ids.index(cycle.steps[0])]
+            ck.report("step-dependency-cycle", first.at, cycle_message(cycle.steps))
+            # a read of a later step is no longer "run first": the workflow is not run at all
+            inside = format_pointer(workflow.at) + "/"
+            for finding in list(ck.findings):
+                later = finding.rule == "output-forward-reference" and "comes after step" in finding.message
+                if later and finding.path.startswith(inside):
+                    ck.retract(finding.rule, finding.path)
+
+
+def _on_a_cycle(edges: list[set[int]]) -> list[bool]:
+    """For each node, whether a path of one or more edges leads from it back to it: its strongly
+    connected component has more than one node, or it has an edge to itself (Tarjan's algorithm,
+    iterative: a workflow of 10,000 steps is no recursion)."""
+    count = len(edges)
+    order = [-1] * count
+    low = [0] * count
+    on_stack = [False] * count
+    stack: list[int] = []
+    looping = [False] * count
+    counter = 0
+    for root in range(count):
+        if order[root] != -1:
+            continue
+        work = [(root, iter(edges[root]))]
+        order[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if order[child] == -1:
+                    order[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack[child] = True
+                    work.append((child, iter(edges[child])))
+                    advanced = True
+                    break
+                if on_stack[child]:
+                    low[node] = min(low[node], order[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == order[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in edges[node]:
+                    for member in component:
+                        looping[member] = True
+    return looping

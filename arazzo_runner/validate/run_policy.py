@@ -84,7 +84,12 @@ POLICY: Mapping[str, tuple[str, str]] = MappingProxyType(
         "output-value": (BLOCK, "the output would be the literal text, never the value meant"),
         "selector-syntax": (BLOCK, "the selector cannot be evaluated"),
         "output-reference": (BLOCK, "the expression reads an output the step never produces"),
-        "output-forward-reference": (BLOCK, "the expression reads a step that has not run yet"),
+        "output-forward-reference": (
+            WARN,
+            "the run runs a step after the steps it reads (a step read before it has run at all, its "
+            "own outputs, is a missing value, as any)",
+        ),
+        "step-dependency-cycle": (BLOCK, "the steps cannot be ordered"),
         "inputs-schema": (WARN, "the workflow runs, and `$inputs` is the value given"),
         "input-reference": (
             WARN,
@@ -115,6 +120,12 @@ POLICY: Mapping[str, tuple[str, str]] = MappingProxyType(
         "async-target-exists": (BLOCK, "the step names no AsyncAPI operation or channel"),
         "x-operation": (BLOCK, "the request cannot be built"),
         "x-security": (BLOCK, "the credential cannot be applied"),
+        "x-for-each": (BLOCK, "what the loop runs, or over what, is not known"),
+        "x-for-each-input": (
+            WARN,
+            "each item is given as that input, read as given (a schema that accepts no other name fails "
+            "each item, naming it)",
+        ),
     }
 )
 

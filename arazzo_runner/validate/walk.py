@@ -82,6 +82,8 @@ def _step(ck: Checker, workflow: Workflow, step: Step) -> Iterator[Site]:
             yield ValueSite(replacement.value, (*replacement.at, "value"), before, "replacement")
     for criterion in step.success_criteria:
         yield CriterionSite(criterion, before)
+    if isinstance(step.correlation_id, str):  # a receive step's: read before its message is taken
+        yield ValueSite(step.correlation_id, (*step.at, "correlationId"), before, "correlation")
     for name, raw in step.outputs.items():
         yield ValueSite(raw, (*step.at, "outputs", name), after, "output")
     for action, _ in ck.actions(step.on_success, "success") + ck.actions(step.on_failure, "failure"):

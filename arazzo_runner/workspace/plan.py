@@ -6,6 +6,8 @@ load however many times it runs.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from typing import Any
 
 from ..criteria import compile_criterion
@@ -15,6 +17,7 @@ from ..expressions.values import literal_output_problem
 from ..loader.pointer import format_pointer
 from ..model import Action, Criterion, Document, ParameterDef, Pointer, Reusable, Step, Workflow
 from ..records import Record, field
+from .order import may_read, step_reads
 
 
 class CompileError(ArazzoError):
@@ -71,6 +74,14 @@ class CompiledBody(Record):
     replacements: list[CompiledReplacement]
 
 
+class CompiledForEach(Record):
+    """A step's `x-forEach` (`for_each.py`): the items, and the child's input each item is given as."""
+
+    items: CompiledValue
+    input: str
+    at: Pointer
+
+
 class CompiledStep(Record):
     step: Step
     params: list[CompiledParam]
@@ -82,7 +93,16 @@ class CompiledStep(Record):
     correlation: CompiledValue | None = None  # an AsyncAPI receive step's `correlationId`
     x_security: tuple = ()  # Respect's x-security entries, the workflow's then the step's (x_operation.py)
     undeclared: tuple = ()  # (name, hint): `$inputs.x` its request reads that the inputs schema lacks
+    for_each: Any = None  # `x-forEach` of a workflow step (`CompiledForEach`), else None
     step_id: str = field(init=False)  # read several times per step: a plain attribute
+    # the steps of this workflow it depends on (`dependsOn`, and the steps it reads: `order.py`), those
+    # of them its `dependsOn` lists (they must have passed; a step it only reads must have run), and the
+    # `dependsOn` entries naming steps of other workflows; set with the workflow's order
+    needs: tuple[str, ...] = field(init=False)
+    must_pass: tuple[str, ...] = field(init=False)
+    needs_elsewhere: tuple[str, ...] = field(init=False)
+    _beside: bool | None = field(init=False)  # `beside`, once asked
+    reads: list[str] = field(init=False)  # the step ids its own expressions read (`order.step_reads`)
 
     def __init__(  # one per step: written out (records.py)
         self,
@@ -96,18 +116,40 @@ class CompiledStep(Record):
         correlation: CompiledValue | None = None,
         x_security: tuple = (),
         undeclared: tuple = (),
+        for_each: Any = None,
     ) -> None:
         self.step, self.params, self.body, self.criteria = step, params, body, criteria
         self.on_success, self.on_failure, self.outputs = on_success, on_failure, outputs
         self.correlation, self.x_security, self.step_id = correlation, x_security, step.step_id
-        self.undeclared = undeclared
+        self.undeclared, self.for_each = undeclared, for_each
+        self.needs, self.must_pass, self.needs_elsewhere, self._beside = (), (), (), None
+        self.reads = []
+
+    @property
+    def beside(self) -> bool:
+        """Whether it may run side by side with other steps (`order.runs_beside_others`): asked only by a
+        run with `--parallel`, so found on first use."""
+        if self._beside is None:
+            from .order import runs_beside_others
+
+            self._beside = runs_beside_others(self)
+        return self._beside
 
 
 class CompiledWorkflow(Record):
     workflow: Workflow
-    steps: list[CompiledStep]
+    steps: list[CompiledStep]  # in array order
     outputs: dict[str, CompiledValue]
-    index: dict[str, int] = field(default_factory=dict)
+    index: dict[str, int] = field(default_factory=dict)  # stepId -> its index in `steps`
+    order: list[CompiledStep] = field(default_factory=list)  # the order a run takes them (`order.py`)
+    position: dict[str, int] = field(default_factory=dict)  # stepId -> its index in `order`
+
+    @property
+    def concurrent(self) -> bool:
+        """Whether a run with `--parallel` runs steps of it side by side: two steps next to each other in
+        the order may, or a step loops over items (`x-forEach`)."""
+        pairs = itertools.pairwise(self.order)
+        return any(a.beside and b.beside for a, b in pairs) or any(s.for_each for s in self.steps)
 
     @property
     def workflow_id(self) -> str:
@@ -118,7 +160,25 @@ def compile_workflow(document: Document, workflow: Workflow) -> CompiledWorkflow
     compiler = _Compiler(document, workflow)
     steps = [compiler.step(s) for s in workflow.steps]
     outputs = compiler.outputs(workflow.outputs, (*workflow.at, "outputs"))
-    return CompiledWorkflow(workflow, steps, outputs, {s.step_id: i for i, s in enumerate(steps)})
+    index = {s.step_id: i for i, s in enumerate(steps)}
+    order = _order(workflow, steps, index)
+    position = {s.step_id: i for i, s in reversed(list(enumerate(order)))}
+    return CompiledWorkflow(workflow, steps, outputs, index, order, position)
+
+
+def _order(workflow: Workflow, steps: list[CompiledStep], index: dict[str, int]) -> list[CompiledStep]:
+    """Each step's needs, and the steps in the order a run takes them; a cycle is a CompileError at the
+    first of its steps (`order.py`)."""
+    from .order import Cycle, cycle_message, needs_of, run_order
+
+    ids = set(index)
+    for cstep in steps:
+        cstep.needs, cstep.must_pass, cstep.needs_elsewhere = needs_of(cstep, ids, workflow.workflow_id)
+    try:
+        return [steps[i] for i in run_order([s.step_id for s in steps], [s.needs for s in steps])]
+    except Cycle as cycle:
+        first = steps[index[cycle.steps[0]]]
+        raise CompileError(first.step.at, cycle_message(cycle.steps)) from None
 
 
 class _Compiler:
@@ -129,19 +189,35 @@ class _Compiler:
         self._listed: set[str] | None = None  # the names the workflow's inputs schema lists
         self._workflow_params: Any = None  # the workflow's parameters as written
         self._all_listed = False  # whether every `$inputs.x` of the workflow reads a listed name
+        # the values and criteria of the step being compiled, of its own (not what it inherits), whose
+        # text may read a step (`order.may_read`): what its implicit dependencies are found in
+        self._reading: list[Any] | None = None
 
     def value(self, raw: Any, at: Pointer) -> CompiledValue:
         try:
-            return compile_value(raw, selectors=self.selectors, strict=True)
+            compiled = compile_value(raw, selectors=self.selectors, strict=True)
         except ExpressionError as exc:
             where = (*at, *getattr(exc, "path", ()))
             raise CompileError(where, f"invalid runtime expression: {exc}") from None
+        reading = self._reading
+        if reading is not None:  # `order.may_read`, written out: this runs for every value of a plan
+            kind = type(raw)
+            if kind is str:
+                if "$steps." in raw or "$workflows." in raw:
+                    reading.append(compiled)
+            elif kind is dict or kind is list:
+                reading.append(compiled)
+        return compiled
 
     def criterion(self, criterion: Criterion) -> CompiledCriterion:
         try:
             check = compile_criterion(criterion.condition, criterion.type, criterion.context)
         except ExpressionError as exc:
             raise CompileError(criterion.at, f"invalid criterion: {exc}") from None
+        if self._reading is not None:
+            text = criterion.condition + (criterion.context or "")
+            if "$steps." in text or "$workflows." in text:
+                self._reading.append(check)
         return CompiledCriterion(criterion.condition, check, criterion.at)
 
     def outputs(self, outputs: dict[str, Any], at: Pointer) -> dict[str, CompiledValue]:
@@ -154,6 +230,20 @@ class _Compiler:
         return compiled
 
     def step(self, step: Step) -> CompiledStep:
+        self._reading = reading = []  # (an error ends the compilation: nothing to restore then)
+        compiled = self._step(step)
+        self._reading = None
+        x_operation = step.extensions.get("x-operation")  # Respect's: its URL is evaluated when it runs
+        if isinstance(x_operation, dict) and may_read(x_operation.get("url")):
+            with contextlib.suppress(ExpressionError):  # the step fails when it runs, saying why
+                reading.append(compile_value(x_operation["url"]))
+        for entry in compiled.x_security:  # the step's own entries (the workflow's come first)
+            if entry.entry.at[: len(step.at)] == step.at:
+                reading.extend(value for _, value in entry.values)
+        compiled.reads = step_reads(reading, self.workflow.workflow_id)
+        return compiled
+
+    def _step(self, step: Step) -> CompiledStep:
         body = None
         if step.request_body is not None:
             rb = step.request_body
@@ -176,7 +266,21 @@ class _Compiler:
             else self.value(step.correlation_id, (*step.at, "correlationId")),
             x_security=self.x_security(step),
             undeclared=self.undeclared_reads(step),
+            for_each=self.for_each(step),
         )
+
+    def for_each(self, step: Step) -> CompiledForEach | None:
+        """The step's `x-forEach`, or None; a malformed one is a document error (`for_each.py`)."""
+        if "x-forEach" not in step.extensions:
+            return None
+        from .for_each import shape_problems
+
+        problems = shape_problems(step)
+        if problems:
+            raise CompileError(*problems[0])
+        raw = step.extensions["x-forEach"]
+        at = (*step.at, "x-forEach")
+        return CompiledForEach(self.value(raw["items"], (*at, "items")), raw["input"], at)
 
     def undeclared_reads(self, step: Step) -> tuple[tuple[str, str], ...]:
         """The `$inputs.x` names the step's request (its and the workflow's parameters, its body) reads
@@ -196,12 +300,16 @@ class _Compiler:
         return undeclared_reads(data, self.workflow.inputs, raw, self._listed)
 
     def x_security(self, step: Step) -> tuple:
-        """Respect's x-security entries that apply to the step (`http/x_security.py`), imported only then."""
+        """Respect's x-security entries that apply to the step (`http/x_security.py`), imported only then
+        (the step's own are among its reads: `step`)."""
         if "x-security" not in step.extensions and "x-security" not in self.workflow.extensions:
             return ()
         from ..http.x_security import compile_x_security
 
-        return compile_x_security(self.workflow, step, self.value, CompileError)
+        reading, self._reading = self._reading, None  # the step's own entries are read in `step`
+        compiled = compile_x_security(self.workflow, step, self.value, CompileError)
+        self._reading = reading  # (an error ends the compilation: nothing to restore then)
+        return compiled
 
     # -- parameters ----------------------------------------------------------------------------------
 
@@ -209,10 +317,12 @@ class _Compiler:
         """Workflow-level parameters, overridden (never removed) by the step's own, keyed by name+in."""
         for_workflow = step.workflow_id is not None
         merged: dict[tuple[str, str | None], CompiledParam] = {}
+        reading, self._reading = self._reading, None  # the workflow's: they order no step
         for raw in self.workflow.parameters:
             param = self.param(raw)
             if (param.in_ is None) == for_workflow:  # `in` params target operations; bare ones, workflows
                 merged[_param_key(param)] = param
+        self._reading = reading
         for raw in step.parameters:
             param = self.param(raw)
             merged[_param_key(param)] = param
@@ -259,9 +369,12 @@ class _Compiler:
         kind_key = "successActions" if kind == "success" else "failureActions"
         step_actions = [self.action(a, kind_key) for a in own]
         names = {a.name for a in step_actions}
-        return step_actions + [
-            a for a in (self.action(x, kind_key) for x in inherited) if a.name not in names
-        ]
+        if not inherited:
+            return step_actions
+        reading, self._reading = self._reading, None  # the workflow's: they order no step
+        workflow_actions = [self.action(x, kind_key) for x in inherited]
+        self._reading = reading
+        return step_actions + [a for a in workflow_actions if a.name not in names]
 
     def action(self, raw: Action | Reusable, kind_key: str) -> CompiledAction:
         action = self.component(raw, kind_key) if isinstance(raw, Reusable) else raw

@@ -93,7 +93,9 @@ def test_step_depends_on_a_step_that_did_not_complete_fails_unsent(write, server
 
     assert wf["status"] == "failed"
     assert trail(wf) == [("a", "passed", 1), ("c", "failed", 1)]
-    assert wf["error"]["message"] == "depends on step(s) b, which have not completed"
+    assert (
+        wf["error"]["message"] == "not sent: it depends on step 'b', which did not run (a goto went past it)"
+    )
     assert hits(server) == ["GET /pets"]
 
 

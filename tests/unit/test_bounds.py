@@ -50,8 +50,12 @@ def test_the_flags_give_run_options_fields():
         "max_attempts": RunOptions().max_attempts,
         "max_retry_total": RunOptions().max_retry_total,
         "max_retry_delay": RunOptions().max_retry_delay,
+        "max_loop_items": RunOptions().max_loop_items,
     }
-    argv = "--deadline 2.5 --max-response-bytes 1M --max-attempts 7 --max-retry-total 9 --max-retry-delay 3"
+    argv = (
+        "--deadline 2.5 --max-response-bytes 1M --max-attempts 7 --max-retry-total 9 --max-retry-delay 3 "
+        "--max-loop-items 5"
+    )
     given = options(parser.parse_args(argv.split()))
     assert given == {
         "deadline": 2.5,
@@ -59,6 +63,7 @@ def test_the_flags_give_run_options_fields():
         "max_attempts": 7,
         "max_retry_total": 9.0,
         "max_retry_delay": 3.0,
+        "max_loop_items": 5,
     }
     RunOptions(**given)  # every key is a field
 

@@ -42,6 +42,8 @@ class Host(Protocol):
     workflows: dict[str, dict[str, Any]]  # `$workflows.<id>...` of the run
     completed: set[tuple[int, str, str]]  # (id(workspace), workflowId, stepId) of steps that passed
     steps_run: int
+    loop_allowance: int  # steps the items of x-forEach loops add to `--max-steps` (`bounds.step_budget`)
+    slots: Any  # `--parallel N`: a semaphore of N requests in flight; None: one step at a time
 
     def emit(self, event_type: Any, *fields: Any) -> None: ...
 
@@ -50,7 +52,13 @@ class Host(Protocol):
     def on_close(self, key: str, closer: Callable[[], Awaitable[None]]) -> None: ...
 
     async def run_workflow(
-        self, workspace: Workspace, workflow: Any, inputs: dict[str, Any], depth: int = 0
+        self,
+        workspace: Workspace,
+        workflow: Any,
+        inputs: dict[str, Any],
+        depth: int = 0,
+        validated: bool = False,
+        item: int | None = None,
     ) -> tuple[WorkflowResult, Context | None]: ...
 
     async def execute_step(
@@ -61,6 +69,7 @@ class Host(Protocol):
         state: WorkflowState,
         depth: int,
         trail: list[StepResult],
+        announce: bool = True,
     ) -> tuple[StepResult, Any, Context | None]: ...
 
 
@@ -117,6 +126,9 @@ class Attempt(Record):
     token_exchanges: list[Exchange] = field(default_factory=list)  # OAuth2 token requests made before it
     response: ResponseExcerpt | None = None  # the start of the response, when the attempt failed on it
     messages: list[Any] = field(default_factory=list)  # AsyncAPI messages sent or received (result.Message)
+    # an `x-forEach` step's: each item's context (its child's outputs and exchange), None for an item
+    # not run; the step's outputs are evaluated for each (`stepping.record`)
+    items: list[Context | None] | None = None
 
     def __init__(
         self,
@@ -133,6 +145,7 @@ class Attempt(Record):
         token_exchanges: list[Exchange] | None = None,
         response: ResponseExcerpt | None = None,
         messages: list[Any] | None = None,
+        items: list[Context | None] | None = None,
     ) -> None:
         self.ok, self.ctx, self.message = ok, ctx, message
         self.failed_criteria = [] if failed_criteria is None else failed_criteria
@@ -142,6 +155,7 @@ class Attempt(Record):
         self.token_exchanges = [] if token_exchanges is None else token_exchanges
         self.response = response
         self.messages = [] if messages is None else messages
+        self.items = items
 
 
 def check_criteria(criteria: list[CompiledCriterion], ctx: Context) -> list[str]:

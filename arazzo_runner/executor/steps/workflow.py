@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...expressions import Context, Missing
 from ...result import StepResult
-from ..context import with_exchange
 from ..inputs import InputsError
 from ..values import strip_missing
-from .base import Attempt, Host, StepKind, check_criteria
+from .base import Attempt, Host, StepKind
+from .children import child_context, judge_child
 
 if TYPE_CHECKING:
     from ...workspace import Workspace
@@ -52,35 +52,16 @@ async def attempt_workflow(
             continue
         step_result.warnings.extend(problems)
         inputs[param.name] = value
+    if cstep.for_each is not None:  # once per item (`loop.py`)
+        from .loop import attempt_loop
+
+        return await attempt_loop(host, workspace, cstep, base, step_result, depth, inputs)
     try:
         child, child_ctx = await host.run_workflow(target.workspace, target.workflow, inputs, depth + 1)
     except InputsError as exc:
         return Attempt(False, base, str(exc))
     step_result.add_workflow(child)  # each attempt's run is kept, in order
-    # `$statusCode`/`$response` of a workflow step: the child's last exchange; `$outputs`: its outputs.
     last = child_ctx or Context()
-    ctx = with_exchange(
-        base,
-        outputs=child.outputs,
-        status_code=last.status_code,
-        response=last.response,
-        request=last.request,
-        url=last.url,
-        method=last.method,
-    )
-    if not child.passed:
-        message = (child.error or {}).get("message", "failed")
-        prefix = f"workflow '{child.workflow_id}' failed: "
-        if not message.startswith(prefix):  # a workflow calling itself is named once, not per level
-            message = prefix + message
-        return Attempt(False, ctx, message, status_code=last.status_code)
-    failed = check_criteria(cstep.criteria, ctx)
-    if failed:
-        return Attempt(
-            False,
-            ctx,
-            "successCriteria failed: " + "; ".join(failed),
-            failed,
-            status_code=last.status_code,
-        )
-    return Attempt(True, ctx, status_code=last.status_code)
+    ctx = child_context(base, child.outputs, last)
+    failure, failed = judge_child(cstep, child, ctx)
+    return Attempt(failure is None, ctx, failure, failed, status_code=last.status_code)

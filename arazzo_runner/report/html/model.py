@@ -154,6 +154,8 @@ class _Builder:
         for dependency in workflow.get("dependencies") or []:
             self._walk(run, dependency, None, names)
         base = workflow.get("workflowId") or "?"
+        if isinstance(workflow.get("item"), int):  # an `x-forEach` iteration
+            base += f"[{workflow['item']}]"
         if parent is not None:
             base += f" (from {parent['label']})"
         names[base] = names.get(base, 0) + 1

@@ -10,6 +10,7 @@ dependsOn, parameter `in`; `values` and `criteria`: runtime expressions and cond
 from __future__ import annotations
 
 from ..checker import Checker
+from ..flow import check_dependency_cycles
 from ..walk import CriterionSite, sites
 from . import extensions, identifiers, inputs, outputs, targets
 from .criteria import check_criterion
@@ -32,6 +33,7 @@ def run_rules(ck: Checker) -> None:
     ):
         rule(ck)
     check_expressions(ck)
+    check_dependency_cycles(ck)  # after the expressions: it reads the steps they were found to read
     check_replacement_targets(ck)
 
 

@@ -1,15 +1,31 @@
-"""Respect's extensions the engine runs (`docs/semantics.md`, *Extensions*): `x-operation` steps and
-`x-security`. Each use is a warning (the document runs here and in Respect, not in every tool, and the
-warning names the standard form); a malformed one is an error, as a malformed standard field is.
+"""The extensions the engine runs: Respect's `x-operation` steps and `x-security` (`docs/semantics.md`,
+*Extensions*), and its own `x-forEach` loops (*Steps as a graph*, *Loops*). Each use is a warning (the
+document runs here, not in every tool, and the warning says what others do); a malformed one is an
+error, as a malformed standard field is.
 """
 
 from __future__ import annotations
 
+from ...errors import ExpressionError
+from ...expressions import (
+    InputsRef,
+    MessageRef,
+    MethodRef,
+    OutputsRef,
+    RequestRef,
+    ResponseRef,
+    StatusCodeRef,
+    UrlRef,
+    compile_value,
+)
 from ...http.x_security import XSECURITY, XSecurityError, entries, required_values
 from ...model import Pointer, Step, Workflow
 from ...sources.x_operation import XOPERATION, x_operation_problem
+from ...workspace.for_each import KEY as FOR_EACH
+from ...workspace.for_each import kind_of, shape_problems
 from ..checker import Checker, did_you_mean
 from ..findings import ERROR
+from .inputs import declared, inputs_shape
 
 
 def x_operation(ck: Checker) -> None:
@@ -92,4 +108,71 @@ def scheme_names(ck: Checker, workflow: Workflow, step: Step, source: str, schem
             ck.report("x-security", (*entry.at, "schemeName"), message, severity=ERROR)
 
 
-RULES = (x_operation, x_security)
+def x_for_each(ck: Checker) -> None:
+    """`x-forEach`: its shape (`workspace/for_each.py`), that its items can be an array, that its input
+    is an input of the workflow it runs; each use is a warning (other tools run the workflow once)."""
+    for workflow in ck.document.workflows:
+        for step in workflow.steps:
+            if FOR_EACH not in step.extensions:
+                continue
+            at = (*step.at, FOR_EACH)
+            problems = shape_problems(step)
+            for where, message in problems:
+                ck.report("x-for-each", where, message, severity=ERROR)
+            if problems:
+                continue
+            raw = step.extensions[FOR_EACH]
+            problem = _items_problem(ck, workflow, raw["items"])
+            if problem is not None:
+                ck.report("x-for-each", (*at, "items"), f"x-forEach items {problem}", severity=ERROR)
+                continue
+            _input_declared(ck, step, raw["input"], (*at, "input"))
+            message = (
+                f"step '{step.step_id}' runs workflow '{step.workflow_id}' once per item through this "
+                "engine's x-forEach extension; other tools ignore it and run the workflow once"
+            )
+            ck.report("x-for-each", at, message, key=True)
+
+
+def _items_problem(ck: Checker, workflow: Workflow, raw: object) -> str | None:
+    """Why `items` can never be an array (None: it can, or cannot be told before the run)."""
+    if isinstance(raw, list):
+        return None
+    try:
+        value = compile_value(raw, selectors=ck.is_1_1)
+    except ExpressionError:
+        return None  # the expression rules report it
+    if value.is_constant:
+        return f"is {kind_of(raw)}, not an array"
+    expression = getattr(value, "expression", None)
+    if expression is None:  # a `{$...}` template: text
+        return "is a text template: a string, never an array"
+    if isinstance(expression, (StatusCodeRef, UrlRef, MethodRef)):
+        return f"is {expression.text}: never an array"
+    if isinstance(expression, (RequestRef, ResponseRef, OutputsRef, MessageRef)):
+        return f"reads {expression.text}, which has no value before the step runs (items are read first)"
+    if isinstance(expression, InputsRef) and not expression.pointer and not expression.accessors:
+        schema = workflow.inputs if isinstance(workflow.inputs, dict) else {}
+        properties = schema.get("properties")
+        declared = properties.get(expression.name) if isinstance(properties, dict) else None
+        kind = declared.get("type") if isinstance(declared, dict) else None
+        if isinstance(kind, str) and kind != "array":
+            return f"reads input '{expression.name}', which the inputs schema types as {kind}, not an array"
+    return None
+
+
+def _input_declared(ck: Checker, step: Step, name: str, at: Pointer) -> None:
+    """The loop's input is an input the called workflow declares (when its schema lists them)."""
+    child = ck.document.workflow(step.workflow_id or "")
+    shape = inputs_shape(ck, child) if child is not None else None
+    if shape is None or shape.names is None or shape.by_rule or declared(name, shape.names):
+        return
+    listed = ", ".join(sorted(shape.names)) or "none"
+    message = (
+        f"x-forEach input '{name}' is not an input of workflow '{child.workflow_id}' (its inputs: "
+        f"{listed}){did_you_mean(name, shape.names)}"
+    )
+    ck.report("x-for-each-input", at, message)
+
+
+RULES = (x_operation, x_security, x_for_each)

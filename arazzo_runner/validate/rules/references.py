@@ -17,7 +17,7 @@ from ...expressions import (
 from ...model import Pointer, Workflow
 from ..checker import Checker, did_you_mean
 from ..findings import WARNING
-from ..flow import flow
+from ..flow import flow, note_read
 from ..walk import AFTER, BEFORE, COMPONENT, Scope
 from .dialect import check_member_names
 from .inputs import check_input, declared, inputs_shape
@@ -37,7 +37,7 @@ def check_reference(ck: Checker, expression: Expression, at: Pointer, scope: Sco
     elif isinstance(expression, WorkflowRef):
         _workflow_ref(ck, expression, at)
     elif isinstance(expression, WorkflowStepOutputRef):
-        _workflow_step_ref(ck, expression, at)
+        _workflow_step_ref(ck, expression, at, scope)
     elif isinstance(expression, OutputsRef):
         _child_output(ck, expression, at, scope)
 
@@ -102,18 +102,33 @@ def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Sco
         ck.report("output-reference", at, message)
     else:
         check_member_names(ck, expression, at, target.outputs, "output")
-    step = scope.step
-    if step is None or scope.phase not in (BEFORE, AFTER):
+    _step_order(ck, expression, at, scope, target)
+
+
+def _step_order(ck: Checker, expression: Expression, at: Pointer, scope: Scope, target: Any) -> None:
+    """A step reading a step of its workflow: an implicit dependency (`flow.py`). Reading a step that
+    comes later in the array is the spec's SHOULD-error in a workflow without `dependsOn` (the run
+    still runs the step read first); reading its own outputs in its request, before it has run, unless
+    a goto or retry loop brings it back."""
+    step, workflow = scope.step, scope.workflow
+    if step is None or workflow is None or scope.phase not in (BEFORE, AFTER):
         return
-    if scope.phase == AFTER and target is step:
+    if target is not step:
+        note_read(ck, workflow, step.step_id, target.step_id)
+        index = flow(ck, workflow).index
+        if index[target.step_id] < index[step.step_id] or any(s.depends_on for s in workflow.steps):
+            return
+        what = (
+            f"step '{target.step_id}' comes after step '{step.step_id}' in the steps array of a workflow "
+            f"without dependsOn; the run runs '{target.step_id}' first (a step runs after the steps it "
+            "reads): list it earlier"
+        )
+    elif scope.phase == AFTER or flow(ck, workflow).loops_back(step.step_id):
         return
-    if not flow(ck, workflow).can_precede(target.step_id, step.step_id):
-        severity = None if ck.is_1_1 else WARNING
-        if target is step:
-            what = f"step '{step.step_id}' reads its own outputs before it has run"
-        else:
-            what = f"step '{target.step_id}' cannot have run before step '{step.step_id}'"
-        ck.report("output-forward-reference", at, f"{expression.text}: {what}", severity=severity)
+    else:
+        what = f"step '{step.step_id}' reads its own outputs before it has run"
+    severity = None if ck.is_1_1 else WARNING
+    ck.report("output-forward-reference", at, f"{expression.text}: {what}", severity=severity)
 
 
 def _named_workflow(ck: Checker, expression: WorkflowRef | WorkflowStepOutputRef, at: Pointer) -> Any:
@@ -145,12 +160,20 @@ def _workflow_ref(ck: Checker, expression: WorkflowRef, at: Pointer) -> None:
         _input_members(ck, expression, at, other)
 
 
-def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Pointer) -> None:
-    """`$workflows.<id>.steps.<stepId>.outputs.<name>`: the workflow, its step and the step's output."""
+def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Pointer, scope: Scope) -> None:
+    """`$workflows.<id>.steps.<stepId>.outputs.<name>`: the workflow, its step and the step's output (a
+    step of the reading step's own workflow: the execution in progress, an implicit dependency)."""
     other = _named_workflow(ck, expression, at)
     if other is None:
         return
     step = other.step(expression.step_id)
+    if (
+        step is not None
+        and other is scope.workflow
+        and scope.step is not None
+        and scope.phase in (BEFORE, AFTER)
+    ):
+        note_read(ck, other, scope.step.step_id, step.step_id)
     if step is None:
         hint = did_you_mean(expression.step_id, [s.step_id for s in other.steps])
         message = (

@@ -635,6 +635,52 @@ workflows:
         severity="error",
     ),
     Case(
+        "x-for-each",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: listPets
+        x-forEach: {items: [1, 2], input: item}  # !
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - {stepId: s, operationId: listPets}
+"""),
+        severity="error",
+    ),
+    Case(
+        "x-for-each-input",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: each
+        workflowId: child
+        x-forEach:
+          items: [1, 2]
+          input: itme  # !
+  - workflowId: child
+    inputs: {type: object, properties: {item: {type: integer}}}
+    steps:
+      - {stepId: s, operationId: listPets}
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        workflowId: child
+  - workflowId: child
+    inputs: {type: object, properties: {item: {type: integer}}}
+    steps:
+      - {stepId: s, operationId: listPets}
+"""),
+    ),
+    Case(
         "parameter-in",
         _doc("""\
 workflows:
@@ -885,6 +931,45 @@ workflows:
           - name: X-Trace
             in: header
             value: $steps.second.outputs.id
+""",
+            HEAD_11,
+        ),
+    ),
+    Case(
+        "step-dependency-cycle",
+        _doc(
+            """\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: first  # !
+        operationId: getPet
+        parameters:
+          - {name: X-Trace, in: header, value: $steps.second.outputs.id}
+        outputs: {name: $response.body#/name}
+      - stepId: second
+        operationId: listPets
+        dependsOn: [first]
+        outputs: {id: $response.body#/0/id}
+""",
+            HEAD_11,
+        ),
+        _doc(
+            """\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: zero
+        operationId: listPets
+      - stepId: first
+        operationId: getPet
+        parameters:
+          - {name: X-Trace, in: header, value: $steps.second.outputs.id}
+        outputs: {name: $response.body#/name}
+      - stepId: second
+        operationId: listPets
+        dependsOn: [zero]
+        outputs: {id: $response.body#/0/id}
 """,
             HEAD_11,
         ),
@@ -1387,7 +1472,10 @@ def test_forward_reference_is_a_warning_in_1_0(check: Check) -> None:
     assert report.valid
 
 
-def test_goto_backwards_makes_a_later_step_precede(check: Check) -> None:
+def test_a_goto_loop_does_not_excuse_reading_a_later_step(check: Check) -> None:
+    """1.1 makes the read an implicit dependency: the run runs `check` before `poll` whatever the goto
+    does, so the array order the author wrote is not the one run (the SHOULD-error of a workflow without
+    dependsOn)."""
     report = check(
         HEAD_11
         + """\
@@ -1405,6 +1493,45 @@ workflows:
           - {name: again, type: goto, stepId: poll}
 """
     )
+    [found] = [f for f in report.findings if f.rule == "output-forward-reference"]
+    assert "step 'check' comes after step 'poll'" in found.message
+    assert "the run runs 'check' first" in found.message
+
+
+def test_a_goto_loop_lets_a_step_read_its_own_outputs(check: Check) -> None:
+    report = check(
+        HEAD_11
+        + """\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: page
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $steps.page.outputs.next}
+        outputs: {next: $response.body#/next}
+        onSuccess:
+          - {name: again, type: goto, stepId: page, criteria: [{condition: $response.body#/next != null}]}
+      - stepId: alone
+        operationId: getPet
+        parameters:
+          - {name: petId, in: path, value: $steps.alone.outputs.next}
+        outputs: {next: $response.body#/next}
+"""
+    )
+    [found] = [f for f in report.findings if f.rule == "output-forward-reference"]
+    assert found.message.startswith("$steps.alone.outputs.next: step 'alone' reads its own outputs")
+
+
+def test_with_depends_on_a_later_step_read_is_a_dependency_not_a_finding(check: Check) -> None:
+    case = next(c for c in CASES if c.rule == "output-forward-reference")
+    text = case.bad.replace(
+        "        outputs: {id: $response.body#/0/id}\n",
+        "        outputs: {id: $response.body#/0/id}\n        dependsOn: [third]\n"
+        "      - stepId: third\n        operationId: listPets\n",
+    )
+    assert "dependsOn" in text
+    report = check(text)
     assert "output-forward-reference" not in report.rules(), summary(report)
 
 
