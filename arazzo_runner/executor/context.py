@@ -20,6 +20,9 @@ class WorkflowState(Record):
     base: Context | None = None
     taint: Any = None  # the run's `Taint`: which values are derived from a secret
     armed: dict[str, Any] = field(default_factory=dict)  # receive steps' subscriptions (steps/message.py)
+    # (workflowId, this execution's `$workflows.<id>` entry): what its own steps read there, whatever
+    # other executions of the same workflow run beside it (`x-forEach` items under `--parallel`)
+    own: tuple[str, Any] | None = None
 
     def __init__(  # written out: one per workflow execution
         self,
@@ -30,11 +33,13 @@ class WorkflowState(Record):
         base: Context | None = None,
         taint: Any = None,
         armed: dict[str, Any] | None = None,
+        own: tuple[str, Any] | None = None,
     ) -> None:
         self.workspace, self.inputs, self.base, self.taint = workspace, inputs, base, taint
         self.steps = {} if steps is None else steps
         self.completed = set() if completed is None else completed
         self.armed = {} if armed is None else armed
+        self.own = own
 
 
 class ResponseView(Record):
@@ -107,6 +112,23 @@ def _find(loaded: Any, reference: str) -> Any:
     return {"operationId": operation.operation_id, "method": operation.method, "path": operation.path}
 
 
+class _OwnFirst(Mapping[str, Any]):
+    """`$workflows` as one execution sees it: the run's latest execution of each workflow, but its own
+    for its own workflow (the latest one may be another, running beside it)."""
+
+    def __init__(self, workflows: Mapping[str, Any], own: tuple[str, Any]) -> None:
+        self._workflows, (self._id, self._entry) = workflows, own
+
+    def __getitem__(self, workflow_id: str) -> Any:
+        return self._entry if workflow_id == self._id else self._workflows[workflow_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._workflows)
+
+    def __len__(self) -> int:
+        return len(self._workflows)
+
+
 def base_context(state: WorkflowState, workflows: Mapping[str, Any]) -> Context:
     """The context shared by every step of a workflow execution (no request/response yet)."""
     if state.base is None:
@@ -115,7 +137,7 @@ def base_context(state: WorkflowState, workflows: Mapping[str, Any]) -> Context:
         state.base = Context(
             inputs=state.inputs,
             steps=state.steps,
-            workflows=workflows,
+            workflows=workflows if state.own is None else _OwnFirst(workflows, state.own),
             sources=SourceViews(workspace),
             components={
                 "parameters": components.parameters,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from ..expressions import Context, Missing
@@ -29,6 +30,9 @@ from .scheduler import run_steps
 from .stepping import execute_step, null_output
 from .values import Outputs, derived_output, strip_missing
 
+# the workflows the execution in progress runs inside (its own last): a dependency among them is a cycle;
+# each task of a run side by side has its own (tasks copy the context they start in)
+_CALLS: ContextVar[tuple[tuple[int, str], ...]] = ContextVar("arazzo_runner_workflow_calls", default=())
 MAX_DEPTH = 50  # nested workflow runs (workflowId steps, goto/retry a workflow); a guard against recursion
 
 
@@ -55,7 +59,9 @@ class Runner:
         self.loop_allowance = 0  # steps the items of x-forEach loops add to the budget (`bounds.step_budget`)
         self.workflows: dict[str, dict[str, Any]] = {}  # `$workflows.<id>.inputs|outputs|steps`
         self._once: dict[tuple[int, str], WorkflowResult] = {}  # selected workflows and dependencies
-        self._running: dict[tuple[int, str], int] = {}  # executions in progress (loop items: several)
+        # dependencies being run, and what waits for them: a workflow beside the one running one (loop
+        # items, workflow steps under `--parallel`) waits for its outcome instead of running it again
+        self._starting: dict[tuple[int, str], Any] = {}
         self._completed: set[tuple[int, str, str]] = set()  # steps that passed in this run (step dependsOn)
         # what stays the same for the run's options and documents: per (family source, operation), and
         # the secret inputs of each workflow; a prepared run's is shared by its runs (`api.run_prepared`:
@@ -67,8 +73,10 @@ class Runner:
         self.taint: Taint | None = None  # which values derive from a secret; made with the first workflow
         self.resources: dict[str, Any] = {}  # what step kinds made for the run (HTTP session, brokers)
         self._closers: dict[str, Callable[[], Awaitable[None]]] = {}
-        # an interrupt unwinding the run: the workflow execution it last passed through (interrupts.py)
+        # an interrupt unwinding the run: the workflow execution it last passed through (interrupts.py),
+        # and the step execution in flight, as far as it got (a loop's items that ran, for one)
         self.interrupted_run: WorkflowResult | None = None
+        self.interrupted_step: StepResult | None = None
         self._event_types = getattr(options.on_event, "event_types", None)  # None: every event
         # `--parallel N`: the requests of the run in flight at once (operation steps hold one each)
         parallel = options.parallel > 1 and not self.runtime.blocking
@@ -77,6 +85,11 @@ class Runner:
     def take_interrupted_run(self) -> WorkflowResult | None:
         """The execution an interrupt unwound last (for the level above to keep), once."""
         found, self.interrupted_run = self.interrupted_run, None
+        return found
+
+    def take_interrupted_step(self) -> StepResult | None:
+        """The step execution an interrupt unwound last, as far as it got (for its scheduler), once."""
+        found, self.interrupted_step = self.interrupted_step, None
         return found
 
     @property
@@ -151,15 +164,13 @@ class Runner:
         self.emit(WorkflowStarted, workflow.workflow_id, depth)
         self.taint = self.taint or Taint(self.options.secrets, workspace)  # apiKey names: the run's documents
         state = WorkflowState(workspace, inputs, taint=self.taint)
-        # `$workflows.<id>.inputs|outputs|steps...`: this (latest) execution's, filled in as it runs
-        self.workflows[workflow.workflow_id] = {
-            "inputs": inputs,
-            "outputs": result.outputs,
-            "steps": state.steps,
-        }
+        # `$workflows.<id>.inputs|outputs|steps...`: this (latest) execution's, filled in as it runs; its
+        # own steps read their own execution's (`context._OwnFirst`)
+        entry = {"inputs": inputs, "outputs": result.outputs, "steps": state.steps}
+        self.workflows[workflow.workflow_id] = entry
+        state.own = (workflow.workflow_id, entry)
         last_ctx = None
-        key = _key(workspace, workflow)
-        self._running[key] = self._running.get(key, 0) + 1
+        calls = _CALLS.set((*_CALLS.get(), _key(workspace, workflow)))  # this execution's call path
         try:
             if depth > MAX_DEPTH:
                 result.fail("", f"workflows nested more than {MAX_DEPTH} deep: a workflow calling itself?")
@@ -170,9 +181,7 @@ class Runner:
                 self._interrupted(result, started)
             raise
         finally:
-            left = self._running.pop(key) - 1
-            if left:
-                self._running[key] = left
+            _CALLS.reset(calls)
         self._outputs(workspace, workflow, state, result, last_ctx)
         result.duration_ms = (time.perf_counter() - started) * 1000
         self.emit(WorkflowFinished, result, depth)
@@ -195,12 +204,16 @@ class Runner:
         for ref in workflow.depends_on:
             target = workspace.resolve_workflow(ref, (*workflow.at, "dependsOn"))
             key = _key(target.workspace, target.workflow)
-            if key in self._running:
+            if key in _CALLS.get():  # this execution runs inside that workflow's: it can never complete
                 result.fail(
                     None, f"dependency '{ref}' is a cycle: it depends on this workflow", dependency=ref
                 )
                 return False
-            if key not in self._once:
+            waiting = self._starting.get(key)
+            if key not in self._once and waiting is not None:  # run beside this one: its outcome is ours
+                await waiting.wait()
+            elif key not in self._once:
+                self._starting[key] = done = self._event()
                 try:
                     dep, _ = await self.run_workflow(
                         target.workspace,
@@ -211,12 +224,24 @@ class Runner:
                 except InputsError as exc:
                     dep = WorkflowResult(target.workflow.workflow_id)
                     dep.fail("", str(exc))
+                finally:
+                    del self._starting[key]
+                    done.set()
                 self._once[key] = dep
                 result.dependencies.append(dep)
             if not self._once[key].passed:
                 result.fail(None, f"dependency '{ref}' failed; the workflow did not run", dependency=ref)
                 return False
         return True
+
+    def _event(self) -> Any:
+        """What a workflow beside another waits on until that one's dependency has run: an asyncio event,
+        or on a runtime that runs one thing at a time (never beside another) one already set."""
+        if self.runtime.blocking:
+            return _Done()
+        import asyncio
+
+        return asyncio.Event()
 
     def _interrupted(self, result: WorkflowResult, started: float) -> None:
         """This execution is being interrupted: failed (the scheduler said where, or a dependency it was
@@ -247,6 +272,16 @@ class Runner:
                 why = f"output '{name}' of workflow '{workflow.workflow_id}': {clean.reason}"
                 result.outputs.missing[name] = why
             result.warnings.extend(null_output(clean, problems))
+
+
+class _Done:
+    """An event already set (`Runner._event` on a blocking runtime)."""
+
+    def set(self) -> None:
+        pass
+
+    async def wait(self) -> None:
+        return None
 
 
 def _key(workspace: Workspace, workflow: Workflow) -> tuple[int, str]:

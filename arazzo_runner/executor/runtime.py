@@ -80,6 +80,11 @@ class AsyncioRuntime(Runtime):
 
         if seconds is None:
             return await awaitable
+        if seconds <= 0:  # no time left: not started (as wait_for cancels it before it runs)
+            close = getattr(awaitable, "close", None)
+            if close is not None:
+                close()
+            raise TimeoutError
         if _TIMEOUT_CONTEXT:  # 3.11: no task of its own for the awaitable (wait_for makes one)
             async with asyncio.timeout(seconds):
                 return await awaitable

@@ -25,11 +25,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ..result import FAILED, INTERRUPTED_STEP, StepResult
+from ..result import FAILED, StepResult
 from ..workspace.plan import CompiledStep
 from .actions import Decision
 from .bounds import no_more_steps
-from .concurrent import run_stretch, stretch_end
+from .concurrent import interrupted_step, run_stretch, stretch_end
 from .context import WorkflowState, base_context
 from .events import StepFinished
 from .inputs import InputsError
@@ -119,7 +119,7 @@ class _Scheduler:
                     index = joined
                     continue
             if parallel and cstep.beside:
-                end = stretch_end(order, index, self.pending)
+                end = stretch_end(self, index)
                 if end - index > 1:  # steps side by side (`concurrent.py`)
                     await self._arm()
                     index = await run_stretch(self, index, end)
@@ -214,11 +214,10 @@ class _Scheduler:
         """The run is being interrupted: the step in flight is recorded failed, with the run of a
         workflow it (or the `goto` of the step before) had started, and the workflow fails there."""
         child = self.host.take_interrupted_run()
+        partial = self.host.take_interrupted_step()
         if self.current is not None:
             took = (time.perf_counter() - self.current_since) * 1000
-            step = StepResult(self.current.step_id, status=FAILED, duration_ms=took, error=INTERRUPTED_STEP)
-            if child is not None:
-                step.add_workflow(child)
+            step = interrupted_step(self.current.step_id, partial, took, child)
             self.result.steps.append(step)
             self.result.fail(self.current.step_id, f"interrupted while step '{self.current.step_id}' ran")
             self.host.emit(StepFinished, self.workflow.workflow_id, step, self.depth)  # its trace line

@@ -17,6 +17,7 @@ from .actions import Decision, describe_action, find_action, transfer
 from .bounds import RetryBudget, with_cause
 from .context import WorkflowState, base_context
 from .events import StepFinished, StepRetrying, StepStarted
+from .interrupts import is_interrupt
 from .retrying import before_retry, failure_action
 from .steps import Attempt, Host, kind_for
 from .values import Outputs, derived_output, strip_missing
@@ -37,8 +38,28 @@ async def execute_step(
     announce: bool = True,
 ) -> tuple[StepResult, Decision, Context | None]:
     """Run one step execution (all its attempts); `trail` receives steps run before a retry.
-    `announce`: deliver `StepFinished` at its end (else its caller does)."""
+    `announce`: deliver `StepFinished` at its end (else its caller does). Interrupted, the execution as
+    far as it got is left to its scheduler (`host.interrupted_step`: a loop's items that ran)."""
     step_result = StepResult(cstep.step_id, started_at=time.time())
+    try:
+        return await _execute(host, workspace, workflow, cstep, state, depth, trail, announce, step_result)
+    except BaseException as exc:
+        if is_interrupt(exc):
+            host.interrupted_step = step_result
+        raise
+
+
+async def _execute(
+    host: Host,
+    workspace: Workspace,
+    workflow: Workflow,
+    cstep: CompiledStep,
+    state: WorkflowState,
+    depth: int,
+    trail: list[StepResult],
+    announce: bool,
+    step_result: StepResult,
+) -> tuple[StepResult, Decision, Context | None]:
     host.emit(StepStarted, workflow.workflow_id, cstep.step_id, depth)
     started = time.perf_counter()
     tracing = host.options.trace

@@ -149,10 +149,25 @@ class Workflow(Record):
     extensions: dict[str, Any] = field(default_factory=dict)  # the `x-` members, as written
 
     def step(self, step_id: str) -> Step | None:
-        return next((s for s in self.steps if s.step_id == step_id), None)
+        index = self.step_index(step_id)
+        return None if index is None else self.steps[index]
 
     def step_index(self, step_id: str) -> int | None:
-        return next((i for i, s in enumerate(self.steps) if s.step_id == step_id), None)
+        if not isinstance(step_id, str):  # a malformed id is looked for as written
+            return next((i for i, s in enumerate(self.steps) if s.step_id == step_id), None)
+        return self._step_ids().get(step_id)
+
+    def _step_ids(self) -> dict[Any, int]:
+        """stepId -> the index of its first step, made on first use (validation asks once an expression:
+        a search each time was quadratic in the steps) and again if `steps` is replaced or grows."""
+        cached = self.__dict__.get("_step_ids_of")
+        if cached is None or cached[0] is not self.steps or cached[1] != len(self.steps):
+            index: dict[Any, int] = {}
+            for position, step in enumerate(self.steps):
+                if isinstance(step.step_id, str):
+                    index.setdefault(step.step_id, position)
+            cached = self.__dict__["_step_ids_of"] = (self.steps, len(self.steps), index)
+        return cached[2]
 
 
 class SourceDescription(Record):

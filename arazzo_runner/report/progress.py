@@ -52,11 +52,21 @@ class Progress:
                 self._running.append((event.step_id, time.monotonic()))
                 self._start()
             elif isinstance(event, StepRetrying) and self._running:
-                _, started = self._running[-1]
-                self._running[-1] = (f"{event.step_id} (retrying, attempt {event.attempt})", started)
+                position = self._position(event.step_id)
+                _, started = self._running[position]
+                self._running[position] = (f"{event.step_id} (retrying, attempt {event.attempt})", started)
             elif isinstance(event, StepFinished) and self._running:
-                self._running.pop()
+                del self._running[self._position(event.result.step_id)]
                 self._erase()
+
+    def _position(self, step_id: str) -> int:
+        """Where in the steps in flight the step is: the innermost of that id (steps side by side,
+        `--parallel`, retry and finish in any order), else the innermost."""
+        for position in range(len(self._running) - 1, -1, -1):
+            label = self._running[position][0]
+            if label == step_id or label.startswith(f"{step_id} (retrying"):
+                return position
+        return len(self._running) - 1
 
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:

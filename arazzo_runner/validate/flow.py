@@ -7,29 +7,35 @@ Two graphs over the steps of one workflow:
   the steps it reads (`$steps.<id>.outputs...` in its own values, criteria and actions, recorded by the
   references rule as it meets them: `note_read`). A cycle in it is `step-dependency-cycle`: no order
   runs every step after the steps it needs, and the run refuses the workflow, as its plan does.
-- the *flow* (each step to the next, goto targets of the step's actions and the workflow's, retry
-  targets both ways): a step can have run before it reads its own outputs only when it lies on a cycle
-  of the flow (a goto loop). Strongly connected components answer that for every step at once, in time
-  and memory linear in steps and edges.
+- the *flow* (each step to the next in the run order, goto targets of the step's actions and the
+  workflow's, retry targets both ways): a step can have run before it reads its own outputs only when
+  it lies on a cycle of the flow (a goto loop). Strongly connected components answer that for every
+  step at once, in time and memory linear in steps and edges; it is asked once every read is known
+  (`check_step_order`, after the expressions), since the run order depends on them.
 """
 
 from __future__ import annotations
+
+import itertools
+from typing import Any
 
 from ..loader.pointer import format_pointer
 from ..model import Workflow
 from ..workspace.order import Cycle, cycle_message, local_step_ref, run_order
 from .checker import Checker
+from .findings import WARNING
 
 
 class Flow:
-    """Which steps of a workflow lie on a loop of the control flow (can run again after they ran)."""
+    """Which steps of a workflow lie on a loop of the control flow (can run again after they ran), the
+    default "next" going along `order` (the run order: indices into the steps)."""
 
-    def __init__(self, ck: Checker, workflow: Workflow) -> None:
+    def __init__(self, ck: Checker, workflow: Workflow, order: list[int]) -> None:
         steps = workflow.steps
-        self.index = {s.step_id: i for i, s in reversed(list(enumerate(steps)))}
+        self.index = positions(ck, workflow)
         edges: list[set[int]] = [set() for _ in steps]
-        for i in range(len(steps) - 1):
-            edges[i].add(i + 1)
+        for before, after in itertools.pairwise(order):
+            edges[before].add(after)
         inherited = ck.workflow_actions(workflow)
         for i, step in enumerate(steps):
             own = ck.actions(step.on_success, "success") + ck.actions(step.on_failure, "failure")
@@ -50,11 +56,12 @@ class Flow:
         return True if i is None else self._looping[i]  # unknown steps are reported elsewhere
 
 
-def flow(ck: Checker, workflow: Workflow) -> Flow:
-    key = ("flow", id(workflow))
+def positions(ck: Checker, workflow: Workflow) -> dict[str, int]:
+    """stepId -> the index of its first step in the array."""
+    key = ("positions", id(workflow))
     found = ck.cache.get(key)
     if found is None:
-        found = ck.cache[key] = Flow(ck, workflow)
+        found = ck.cache[key] = {s.step_id: i for i, s in reversed(list(enumerate(workflow.steps)))}
     return found
 
 
@@ -65,10 +72,18 @@ def note_read(ck: Checker, workflow: Workflow, step_id: str, target: str) -> Non
         reads.setdefault(step_id, {})[target] = None
 
 
-def check_dependency_cycles(ck: Checker) -> None:
-    """`step-dependency-cycle`: the steps of a workflow that depend on each other through what they read
-    (a cycle of `dependsOn` alone is `depends-on-cycle`), one cycle a workflow, reported at the first of
-    its steps in the array."""
+def note_self_read(ck: Checker, workflow: Workflow, step_id: str, text: str, at: Any) -> None:
+    """Step `step_id` reads its own outputs in its request (`text`, at `at`): judged once the run order
+    is known (`check_step_order`), since a goto loop along it may bring the step back."""
+    ck.cache.setdefault(("self-reads", id(workflow)), []).append((step_id, text, at))
+
+
+def check_step_order(ck: Checker) -> None:
+    """After the expressions (which note what each step reads): `step-dependency-cycle`, the steps of a
+    workflow that depend on each other through what they read (a cycle of `dependsOn` alone is
+    `depends-on-cycle`), one cycle a workflow, reported at the first of its steps in the array; and the
+    steps that read their own outputs before they can have run (`output-forward-reference`), along the
+    run order."""
     for workflow in ck.document.workflows:
         reads = ck.cache.get(("reads", id(workflow)), {})
         ids = [s.step_id for s in workflow.steps]
@@ -84,7 +99,7 @@ def check_dependency_cycles(ck: Checker) -> None:
         except Cycle:
             continue  # a cycle of dependsOn alone: `depends-on-cycle` says so
         try:
-            run_order(ids, needs)
+            order = run_order(ids, needs)
         except Cycle as cycle:
             first = workflow.steps[ids.index(cycle.steps[0])]
             ck.report("step-dependency-cycle", first.at, cycle_message(cycle.steps))
@@ -94,6 +109,20 @@ def check_dependency_cycles(ck: Checker) -> None:
                 later = finding.rule == "output-forward-reference" and "comes after step" in finding.message
                 if later and finding.path.startswith(inside):
                     ck.retract(finding.rule, finding.path)
+            continue
+        _self_reads(ck, workflow, order)
+
+
+def _self_reads(ck: Checker, workflow: Workflow, order: list[int]) -> None:
+    pending = ck.cache.get(("self-reads", id(workflow)))
+    if not pending:
+        return
+    flow = Flow(ck, workflow, order)
+    severity = None if ck.is_1_1 else WARNING
+    for step_id, text, at in pending:
+        if not flow.loops_back(step_id):
+            what = f"step '{step_id}' reads its own outputs before it has run"
+            ck.report("output-forward-reference", at, f"{text}: {what}", severity=severity)
 
 
 def _on_a_cycle(edges: list[set[int]]) -> list[bool]:

@@ -84,6 +84,9 @@ def _step(ck: Checker, workflow: Workflow, step: Step) -> Iterator[Site]:
         yield CriterionSite(criterion, before)
     if isinstance(step.correlation_id, str):  # a receive step's: read before its message is taken
         yield ValueSite(step.correlation_id, (*step.at, "correlationId"), before, "correlation")
+    loop = step.extensions.get("x-forEach")
+    if isinstance(loop, dict) and "items" in loop:  # read before the step runs its workflow
+        yield ValueSite(loop["items"], (*step.at, "x-forEach", "items"), before, "x-for-each")
     for name, raw in step.outputs.items():
         yield ValueSite(raw, (*step.at, "outputs", name), after, "output")
     for action, _ in ck.actions(step.on_success, "success") + ck.actions(step.on_failure, "failure"):

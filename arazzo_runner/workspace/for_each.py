@@ -18,9 +18,34 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Pointer, Reusable, Step
+from ..records import Record
 
 KEY = "x-forEach"
 FIELDS = ("items", "input")
+
+
+class CompiledForEach(Record):
+    """A step's `x-forEach`, compiled: the items (a value), the child's input each item is given as."""
+
+    items: Any  # expressions.CompiledValue
+    input: str
+    at: Pointer
+
+
+def compile_for_each(step: Step, params: list[Any], value: Any, fail: Any) -> CompiledForEach:
+    """The step's `x-forEach` compiled with `value(raw, at)` (the plan's compiler); a malformed one, or a
+    parameter of the step, its own or the workflow's (`params`, compiled), named as its input (two
+    meanings), is `fail(at, message)` raised (the plan's CompileError)."""
+    problems = shape_problems(step)
+    if problems:
+        raise fail(*problems[0])
+    raw = step.extensions[KEY]
+    at = (*step.at, KEY)
+    for param in params:
+        if param.name == raw["input"]:
+            message = f"parameter '{param.name}' is also x-forEach's input: each item is given as it"
+            raise fail(param.at, message)
+    return CompiledForEach(value(raw["items"], (*at, "items")), raw["input"], at)
 
 
 def shape_problems(step: Step) -> list[tuple[Pointer, str]]:

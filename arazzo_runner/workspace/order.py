@@ -109,6 +109,22 @@ def may_read(text: Any) -> bool:
     return isinstance(text, (dict, list))
 
 
+def extension_pieces(cstep: Any) -> list[Any]:
+    """The compiled values of a step's own extensions that may read a step: Respect's `x-operation` URL
+    (compiled here: the executor evaluates it when it runs) and its own `x-security` entries (the
+    workflow's come first in the compiled ones, and are inherited)."""
+    step = cstep.step
+    pieces: list[Any] = []
+    x_operation = step.extensions.get("x-operation")
+    if isinstance(x_operation, dict) and may_read(x_operation.get("url")):
+        with contextlib.suppress(ExpressionError):  # the step fails when it runs, saying why
+            pieces.append(compile_value(x_operation["url"]))
+    for entry in cstep.x_security:
+        if entry.entry.at[: len(step.at)] == step.at:
+            pieces.extend(value for _, value in entry.values)
+    return pieces
+
+
 def step_reads(pieces: list[Any], workflow_id: str) -> list[str]:
     """The step ids the compiled values and criteria read (`pieces`: those of a step's own that may,
     `plan.py`): `$steps.<id>...`, and `$workflows.<this workflow>.steps.<id>...` (the execution in
@@ -152,14 +168,22 @@ def runs_beside_others(cstep: Any) -> bool:
     plain retries (it ends passed or failed, the workflow going on or failing); no `dependsOn` on a step
     of another workflow, and no `$workflows...` read (a workflow step running beside it could be what
     completes or produces it)."""
-    if cstep.step.target_kind not in ("operation", "workflow") or cstep.on_success or cstep.needs_elsewhere:
+    if cstep.step.target_kind not in ("operation", "workflow") or cstep.on_success:
         return False
     if any(a.type != "retry" or a.step_id or a.workflow_id for a in cstep.on_failure):
         return False
+    return not reads_other_workflows(cstep)
+
+
+def reads_other_workflows(cstep: Any) -> bool:
+    """Whether the step names a step of another workflow in `dependsOn`, or reads a `$workflows...`
+    value anywhere (what it inherits included): what a workflow running beside it could produce."""
+    if cstep.needs_elsewhere:
+        return True
     values, criteria = _pieces(cstep, True)
     marks = ("$workflows.", "$dependencies.")  # Jentic's `$dependencies.<w>.<name>` reads one too
     kinds = (WorkflowRef, WorkflowStepOutputRef)
-    return not any(isinstance(e, kinds) for e in _expressions(values, criteria, marks))
+    return any(isinstance(e, kinds) for e in _expressions(values, criteria, marks))
 
 
 class Cycle(Exception):
@@ -230,3 +254,16 @@ def cycle_message(cycle: list[str]) -> str:
         f"steps depend on each other ({chain}; each needs the next by dependsOn or by reading its "
         "outputs): no order runs every step after the steps it needs"
     )
+
+
+def plan_order(workflow: Any, steps: list[Any], index: dict[str, int], fail: Any) -> list[Any]:
+    """Each compiled step's needs (`needs_of`), and the steps in the order a run takes them; a cycle is
+    `fail(at, message)` raised (the plan's CompileError) at the first of its steps."""
+    ids = set(index)
+    for cstep in steps:
+        cstep.needs, cstep.must_pass, cstep.needs_elsewhere = needs_of(cstep, ids, workflow.workflow_id)
+    try:
+        return [steps[i] for i in run_order([s.step_id for s in steps], [s.needs for s in steps])]
+    except Cycle as cycle:
+        first = steps[index[cycle.steps[0]]]
+        raise fail(first.step.at, cycle_message(cycle.steps)) from None

@@ -6,7 +6,6 @@ load however many times it runs.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 from typing import Any
 
@@ -17,7 +16,7 @@ from ..expressions.values import literal_output_problem
 from ..loader.pointer import format_pointer
 from ..model import Action, Criterion, Document, ParameterDef, Pointer, Reusable, Step, Workflow
 from ..records import Record, field
-from .order import may_read, step_reads
+from .order import extension_pieces, plan_order, step_reads
 
 
 class CompileError(ArazzoError):
@@ -74,14 +73,6 @@ class CompiledBody(Record):
     replacements: list[CompiledReplacement]
 
 
-class CompiledForEach(Record):
-    """A step's `x-forEach` (`for_each.py`): the items, and the child's input each item is given as."""
-
-    items: CompiledValue
-    input: str
-    at: Pointer
-
-
 class CompiledStep(Record):
     step: Step
     params: list[CompiledParam]
@@ -93,7 +84,7 @@ class CompiledStep(Record):
     correlation: CompiledValue | None = None  # an AsyncAPI receive step's `correlationId`
     x_security: tuple = ()  # Respect's x-security entries, the workflow's then the step's (x_operation.py)
     undeclared: tuple = ()  # (name, hint): `$inputs.x` its request reads that the inputs schema lacks
-    for_each: Any = None  # `x-forEach` of a workflow step (`CompiledForEach`), else None
+    for_each: Any = None  # `x-forEach` of a workflow step (`for_each.CompiledForEach`), else None
     step_id: str = field(init=False)  # read several times per step: a plain attribute
     # the steps of this workflow it depends on (`dependsOn`, and the steps it reads: `order.py`), those
     # of them its `dependsOn` lists (they must have passed; a step it only reads must have run), and the
@@ -161,24 +152,9 @@ def compile_workflow(document: Document, workflow: Workflow) -> CompiledWorkflow
     steps = [compiler.step(s) for s in workflow.steps]
     outputs = compiler.outputs(workflow.outputs, (*workflow.at, "outputs"))
     index = {s.step_id: i for i, s in enumerate(steps)}
-    order = _order(workflow, steps, index)
+    order = plan_order(workflow, steps, index, CompileError)
     position = {s.step_id: i for i, s in reversed(list(enumerate(order)))}
     return CompiledWorkflow(workflow, steps, outputs, index, order, position)
-
-
-def _order(workflow: Workflow, steps: list[CompiledStep], index: dict[str, int]) -> list[CompiledStep]:
-    """Each step's needs, and the steps in the order a run takes them; a cycle is a CompileError at the
-    first of its steps (`order.py`)."""
-    from .order import Cycle, cycle_message, needs_of, run_order
-
-    ids = set(index)
-    for cstep in steps:
-        cstep.needs, cstep.must_pass, cstep.needs_elsewhere = needs_of(cstep, ids, workflow.workflow_id)
-    try:
-        return [steps[i] for i in run_order([s.step_id for s in steps], [s.needs for s in steps])]
-    except Cycle as cycle:
-        first = steps[index[cycle.steps[0]]]
-        raise CompileError(first.step.at, cycle_message(cycle.steps)) from None
 
 
 class _Compiler:
@@ -233,14 +209,7 @@ class _Compiler:
         self._reading = reading = []  # (an error ends the compilation: nothing to restore then)
         compiled = self._step(step)
         self._reading = None
-        x_operation = step.extensions.get("x-operation")  # Respect's: its URL is evaluated when it runs
-        if isinstance(x_operation, dict) and may_read(x_operation.get("url")):
-            with contextlib.suppress(ExpressionError):  # the step fails when it runs, saying why
-                reading.append(compile_value(x_operation["url"]))
-        for entry in compiled.x_security:  # the step's own entries (the workflow's come first)
-            if entry.entry.at[: len(step.at)] == step.at:
-                reading.extend(value for _, value in entry.values)
-        compiled.reads = step_reads(reading, self.workflow.workflow_id)
+        compiled.reads = step_reads([*reading, *extension_pieces(compiled)], self.workflow.workflow_id)
         return compiled
 
     def _step(self, step: Step) -> CompiledStep:
@@ -253,9 +222,10 @@ class _Compiler:
                 for r in rb.replacements
             ]
             body = CompiledBody(rb.content_type, payload, replacements)
+        params = self.step_params(step)
         return CompiledStep(
             step=step,
-            params=self.step_params(step),
+            params=params,
             body=body,
             criteria=[self.criterion(c) for c in step.success_criteria],
             on_success=self.actions(step.on_success, self.workflow.success_actions, "success"),
@@ -266,21 +236,16 @@ class _Compiler:
             else self.value(step.correlation_id, (*step.at, "correlationId")),
             x_security=self.x_security(step),
             undeclared=self.undeclared_reads(step),
-            for_each=self.for_each(step),
+            for_each=self.for_each(step, params),
         )
 
-    def for_each(self, step: Step) -> CompiledForEach | None:
-        """The step's `x-forEach`, or None; a malformed one is a document error (`for_each.py`)."""
+    def for_each(self, step: Step, params: list[CompiledParam]) -> Any:
+        """The step's `x-forEach` (`for_each.py`), or None; only then imported."""
         if "x-forEach" not in step.extensions:
             return None
-        from .for_each import shape_problems
+        from .for_each import compile_for_each
 
-        problems = shape_problems(step)
-        if problems:
-            raise CompileError(*problems[0])
-        raw = step.extensions["x-forEach"]
-        at = (*step.at, "x-forEach")
-        return CompiledForEach(self.value(raw["items"], (*at, "items")), raw["input"], at)
+        return compile_for_each(step, params, self.value, CompileError)
 
     def undeclared_reads(self, step: Step) -> tuple[tuple[str, str], ...]:
         """The `$inputs.x` names the step's request (its and the workflow's parameters, its body) reads

@@ -236,3 +236,20 @@ def test_reports_show_each_iteration_as_a_child_run(write, server, tmp_path):
     data = page_data([Source("report.json", json.loads(report.read_text()))])
     names = [e["name"] for e in data["executions"]]
     assert names == ["main", "show[0] (from main/each)", "show[1] (from main/each)"]
+
+
+def test_a_workflow_parameter_named_as_the_loop_input_has_two_meanings(write, server):
+    """The step receives the workflow's parameters without `in` as its child's inputs: one named as the
+    loop's input would be replaced by each item, silently; the run and `validate` refuse it."""
+    _names(server, ["1"])
+    main = _loop("$steps.list.outputs.items")
+    main["parameters"] = [{"name": "item", "value": "fixed"}]
+    from arazzo_runner.errors import NotRunnable
+
+    with pytest.raises(NotRunnable) as refused:
+        execute(write, server, main, _child(), version=V11, workflow="main")
+    assert "x-for-each: parameter 'item' is also x-forEach's input" in str(refused.value)
+    assert hits(server) == []
+    path = write(arazzo_doc(main, _child(), version=V11))
+    found = [(f["rule"], f["path"]) for f in json.loads(_validate(path).stdout)["findings"]]
+    assert ("x-for-each", "/workflows/0/parameters/0") in found

@@ -97,11 +97,42 @@ def test_reports_keep_the_run_order_and_the_real_times(write, server):
 
 
 def _release_after(tracker: Tracker, pet_id: str, gate: threading.Event) -> None:
-    for _ in range(WAIT * 100):
-        if pet_id in tracker.answered:
-            break
-        time.sleep(0.01)
-    gate.set()
+    release_when(gate, lambda: pet_id in tracker.answered)
+
+
+def release_when(gate: threading.Event, condition, tries: int = WAIT * 100) -> None:
+    """Open `gate` once `condition()` holds (polled every 10 ms, at most `tries` times), in a thread."""
+
+    def watch() -> None:
+        for _ in range(tries):
+            if condition():
+                break
+            time.sleep(0.01)
+        gate.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def run_then_interrupt(argv: list[str], ready, gates: list[threading.Event]) -> tuple[int, str, str]:
+    """`arazzo` with `argv` as a process, sent SIGINT once `ready()` holds; (its code, stdout, stderr)."""
+    import os
+    import signal
+
+    env = {k: v for k, v in os.environ.items() if k != "ARAZZO_RUN_PATH"}
+    command = [sys.executable, "-m", "arazzo_runner.cli", *argv]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(WAIT * 100):
+            if ready() or process.poll() is not None:
+                break
+            time.sleep(0.01)
+        assert ready(), process.communicate()
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=WAIT)
+    finally:
+        for gate in gates:
+            gate.set()
+    return process.returncode, out, err
 
 
 def test_a_step_runs_after_the_steps_it_needs_even_side_by_side(write, server):
@@ -276,28 +307,12 @@ def test_the_html_timeline_shows_the_steps_side_by_side(write, server, tmp_path)
 
 
 def test_ctrl_c_while_steps_run_side_by_side_records_each_interrupted(write, server, tmp_path):
-    import os
-    import signal
-
     tracker = Tracker(server)
     gates = [tracker.gate("a"), tracker.gate("b")]
     path = write(arazzo_doc({"workflowId": "w", "steps": _steps("a", "b", "c")}))
-    argv = [sys.executable, "-m", "arazzo_runner.cli", "run", str(path), "--server", f"pets={server.url}",
-            "--parallel", "2", "--format", "json"]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if k != "ARAZZO_RUN_PATH"}
-    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        for _ in range(WAIT * 100):
-            if {"a", "b"} <= set(tracker.arrived) or process.poll() is not None:
-                break
-            time.sleep(0.01)
-        assert {"a", "b"} <= set(tracker.arrived), process.communicate()
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=WAIT)
-    finally:
-        for gate in gates:
-            gate.set()
-    assert process.returncode == 130, out + err
+    argv = ["run", str(path), "--server", f"pets={server.url}", "--parallel", "2", "--format", "json"]
+    code, out, err = run_then_interrupt(argv, lambda: {"a", "b"} <= set(tracker.arrived), gates)
+    assert code == 130, out + err
     wf = only(json.loads(out))
     assert [(s["stepId"], s["status"], s.get("error")) for s in wf["steps"]] == [
         ("a", "failed", "interrupted before it completed"),

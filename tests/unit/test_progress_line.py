@@ -63,3 +63,18 @@ def test_wanted_only_on_a_terminal_that_is_not_dumb_outside_ci():
     finally:
         os.close(leader)
         os.close(follower)
+
+
+def test_steps_side_by_side_leave_the_line_by_their_own_ids():
+    """With `--parallel` steps finish (and retry) in any order: each leaves, or is relabelled, by its id."""
+    from arazzo_runner.executor.events import StepRetrying
+
+    progress = Progress(_Terminal(), delay=60, interval=60)
+    for step_id in ("a", "b", "c"):
+        progress.on_event(StepStarted("flow", step_id, 0))
+    progress.on_event(StepRetrying("flow", "a", 2, 0.0, "503", 0))
+    progress.on_event(StepFinished("flow", StepResult("b"), 0))
+    assert [label for label, _ in progress._running] == ["a (retrying, attempt 2)", "c"]
+    progress.on_event(StepFinished("flow", StepResult("a"), 0))
+    assert [label for label, _ in progress._running] == ["c"]
+    progress.close()

@@ -44,10 +44,13 @@ class Host(Protocol):
     steps_run: int
     loop_allowance: int  # steps the items of x-forEach loops add to `--max-steps` (`bounds.step_budget`)
     slots: Any  # `--parallel N`: a semaphore of N requests in flight; None: one step at a time
+    interrupted_step: StepResult | None  # the step execution an interrupt is unwinding (interrupts.py)
 
     def emit(self, event_type: Any, *fields: Any) -> None: ...
 
     def take_interrupted_run(self) -> WorkflowResult | None: ...
+
+    def take_interrupted_step(self) -> StepResult | None: ...
 
     def on_close(self, key: str, closer: Callable[[], Awaitable[None]]) -> None: ...
 

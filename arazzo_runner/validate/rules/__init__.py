@@ -10,7 +10,7 @@ dependsOn, parameter `in`; `values` and `criteria`: runtime expressions and cond
 from __future__ import annotations
 
 from ..checker import Checker
-from ..flow import check_dependency_cycles
+from ..flow import check_step_order
 from ..walk import CriterionSite, sites
 from . import extensions, identifiers, inputs, outputs, targets
 from .criteria import check_criterion
@@ -33,7 +33,7 @@ def run_rules(ck: Checker) -> None:
     ):
         rule(ck)
     check_expressions(ck)
-    check_dependency_cycles(ck)  # after the expressions: it reads the steps they were found to read
+    check_step_order(ck)  # after the expressions: it reads the steps they were found to read
     check_replacement_targets(ck)
 
 

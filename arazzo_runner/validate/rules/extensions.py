@@ -19,7 +19,7 @@ from ...expressions import (
     compile_value,
 )
 from ...http.x_security import XSECURITY, XSecurityError, entries, required_values
-from ...model import Pointer, Step, Workflow
+from ...model import ParameterDef, Pointer, Reusable, Step, Workflow
 from ...sources.x_operation import XOPERATION, x_operation_problem
 from ...workspace.for_each import KEY as FOR_EACH
 from ...workspace.for_each import kind_of, shape_problems
@@ -122,6 +122,11 @@ def x_for_each(ck: Checker) -> None:
             if problems:
                 continue
             raw = step.extensions[FOR_EACH]
+            named = _named_as_input(ck, workflow, step, raw["input"])
+            if named is not None:
+                message = f"parameter '{raw['input']}' is also x-forEach's input: each item is given as it"
+                ck.report("x-for-each", named, message, severity=ERROR)
+                continue
             problem = _items_problem(ck, workflow, raw["items"])
             if problem is not None:
                 ck.report("x-for-each", (*at, "items"), f"x-forEach items {problem}", severity=ERROR)
@@ -132,6 +137,18 @@ def x_for_each(ck: Checker) -> None:
                 "engine's x-forEach extension; other tools ignore it and run the workflow once"
             )
             ck.report("x-for-each", at, message, key=True)
+
+
+def _named_as_input(ck: Checker, workflow: Workflow, step: Step, name: str) -> Pointer | None:
+    """Where a parameter the step's workflow receives is named as the loop's input: a bare parameter of
+    the workflow, or a component the step or the workflow references (the step's own written ones are
+    `shape_problems`'s)."""
+    inherited = [p for p in workflow.parameters if isinstance(p, Reusable) or p.in_ is None]
+    for param in (*[p for p in step.parameters if isinstance(p, Reusable)], *inherited):
+        target = ck.component(param, "parameters") if isinstance(param, Reusable) else param
+        if isinstance(target, ParameterDef) and target.in_ is None and target.name == name:
+            return param.at
+    return None
 
 
 def _items_problem(ck: Checker, workflow: Workflow, raw: object) -> str | None:

@@ -17,7 +17,7 @@ from ...expressions import (
 from ...model import Pointer, Workflow
 from ..checker import Checker, did_you_mean
 from ..findings import WARNING
-from ..flow import flow, note_read
+from ..flow import note_read, note_self_read, positions
 from ..walk import AFTER, BEFORE, COMPONENT, Scope
 from .dialect import check_member_names
 from .inputs import check_input, declared, inputs_shape
@@ -115,7 +115,7 @@ def _step_order(ck: Checker, expression: Expression, at: Pointer, scope: Scope, 
         return
     if target is not step:
         note_read(ck, workflow, step.step_id, target.step_id)
-        index = flow(ck, workflow).index
+        index = positions(ck, workflow)
         if index[target.step_id] < index[step.step_id] or any(s.depends_on for s in workflow.steps):
             return
         what = (
@@ -123,10 +123,11 @@ def _step_order(ck: Checker, expression: Expression, at: Pointer, scope: Scope, 
             f"without dependsOn; the run runs '{target.step_id}' first (a step runs after the steps it "
             "reads): list it earlier"
         )
-    elif scope.phase == AFTER or flow(ck, workflow).loops_back(step.step_id):
+    elif scope.phase == AFTER:
         return
-    else:
-        what = f"step '{step.step_id}' reads its own outputs before it has run"
+    else:  # judged along the run order, once every read is known (`flow.check_step_order`)
+        note_self_read(ck, workflow, step.step_id, expression.text, at)
+        return
     severity = None if ck.is_1_1 else WARNING
     ck.report("output-forward-reference", at, f"{expression.text}: {what}", severity=severity)
 

@@ -75,3 +75,18 @@ def test_an_idle_connection_the_server_closed_is_replaced_an_open_one_reused(clo
         assert server.connections == connections
     finally:
         server.listener.close()
+
+
+def test_the_pools_behind_the_environments_proxies_have_it_too(monkeypatch):
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+
+    async def pools() -> bool:
+        client = new_client(10.0)
+        try:
+            assert client.httpx._mounts  # the proxies' own transports
+            return is_readable_pooled(client.httpx)
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(pools())
