@@ -99,3 +99,32 @@ def test_the_rules_classify_and_match_as_said() -> None:
     assert substitute("--server a=http://127.0.0.1:8765/v1 --port 8765", {8765: 40001}) == (
         "--server a=http://127.0.0.1:40001/v1 --port 40001"
     )
+
+
+def _quietness(args: list[str]) -> int:
+    """How many `-q` a pytest command line gives (`-q`, `-qq`, `--quiet`), `-v` taking one back."""
+    level = 0
+    for arg in args:
+        if arg == "--quiet":
+            level += 1
+        elif arg == "--verbose":
+            level -= 1
+        elif re.fullmatch(r"-[qv]+", arg):
+            level += arg.count("q") - arg.count("v")
+    return level
+
+
+def test_documented_pytest_commands_end_with_the_summary_line() -> None:
+    """pyproject's `addopts` already has `-q`; a documented `-q` on top makes `-qq`, which ends without
+    the "N passed" line a reader looks for (issue 37, item 19)."""
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    base = _quietness(addopts.split())
+    assert base == 1
+    too_quiet = [
+        f"{block.file}:{block.line}: {command.text}"
+        for block in BLOCKS
+        if block.language == "console"
+        for command in block.commands()
+        if "pytest" in command.text.split()[:3] and base + _quietness(command.text.split()) > 1
+    ]
+    assert too_quiet == []
