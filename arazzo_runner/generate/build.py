@@ -25,7 +25,7 @@ VERSIONS = ("1.0.1", "1.1.0")
 
 class Source(Record):
     name: str
-    url: str  # as written in the document: relative to the document's folder, or the URL given
+    url: str  # as written: relative to the document's folder, a `file:` URI (no folder known), or the URL
     description: Any  # sources.OpenAPIDescription
 
 
@@ -82,12 +82,16 @@ class Draft(Record):
 
 
 def load_sources(paths: list[str], output: str | None) -> list[Source]:
-    """Load each OpenAPI description (a path or an http(s) URL) and name it for the document."""
+    """Load each OpenAPI description (a path or an http(s) URL) and name it for the document. A local
+    description's URL is relative to the folder of `output`, the file the document will be; without one
+    (the document goes where generate cannot know: stdout, a pipe, a library caller's string) it is the
+    absolute `file:` URI, right wherever the document is saved on this machine. A path relative to the
+    working folder would be right only for a document saved there."""
     from ..sources import SourceCache, load_openapi
 
     cache = SourceCache()
     names = Unique()
-    folder = Path(output).resolve().parent if output else Path.cwd()
+    folder = Path(output).resolve().parent if output else None
     sources = []
     for given in paths:
         remote = given.lower().startswith(("http://", "https://"))
@@ -97,13 +101,18 @@ def load_sources(paths: list[str], output: str | None) -> list[Source]:
         for suffix in ("-openapi", "_openapi", "-api-openapi"):
             stem = stem.removesuffix(suffix) or stem
         name = names.take(fit_id(stem, "api"))
-        url = given if remote else _relative(Path(location), folder)
+        url = given if remote else _local_url(Path(location), folder)
         sources.append(Source(name, url, description))
     return sources
 
 
-def _relative(path: Path, folder: Path) -> str:
-    text = os.path.relpath(path, folder).replace(os.sep, "/")
+def _local_url(path: Path, folder: Path | None) -> str:
+    try:
+        text = os.path.relpath(path, folder).replace(os.sep, "/") if folder is not None else None
+    except ValueError:  # another drive (Windows): no relative path reaches it
+        text = None
+    if text is None:
+        return path.as_uri()
     return text if text.startswith("../") else f"./{text}"
 
 
