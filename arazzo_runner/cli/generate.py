@@ -37,7 +37,13 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "descriptions", nargs="+", metavar="OPENAPI", help="OpenAPI 3.x descriptions (paths or URLs)"
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the document here (default: stdout)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the document here, its source URLs relative to it (default: stdout: relative to the "
+        "file it is redirected to, else absolute)",
+    )
     parser.add_argument(
         "--arazzo",
         choices=("1.0.1", "1.1.0"),
