@@ -48,6 +48,7 @@ class Draft(Record):
     skipped: list[Any] = field(default_factory=list)  # operations with no workflow (check.Dropped)
     ids: Unique = field(default_factory=Unique)
     inputs: Any = None  # Inputs
+    last: set[str] = field(default_factory=set)  # workflowIds kept at the end (order.py), the model's too
 
     def data(self) -> dict[str, Any]:
         titles = [s.description.title for s in self.sources if s.description.title]
@@ -80,8 +81,18 @@ class Draft(Record):
             ]
         return lines
 
-    def add(self, workflow: dict[str, Any], origin: str, comment: list[str] | None = None) -> None:
-        self.workflows.append(workflow)
+    def add(
+        self, workflow: dict[str, Any], origin: str, comment: list[str] | None = None, last: bool = False
+    ) -> None:
+        """Add `workflow` at the end, or (`last` not given) before the workflows kept last: a proposal
+        of the model may read the example resources they remove."""
+        at = next((i for i, w in enumerate(self.workflows) if w["workflowId"] in self.last), None)
+        if last or at is None:
+            self.workflows.append(workflow)
+        else:
+            self.workflows.insert(at, workflow)
+        if last:
+            self.last.add(workflow["workflowId"])
         self.origin[workflow["workflowId"]] = origin
         if comment:
             self.comments[workflow["workflowId"]] = comment
@@ -204,7 +215,7 @@ def write_workflows(draft: Draft, chains: bool = True) -> None:
             draft.add(workflow, "chain", [chain.comment])
     for index, plan in enumerate(destructive):
         said = [LAST_COMMENT] if index == 0 and len(draft.plans) > 1 else None
-        draft.add(_single(draft, plan), "operation", said)
+        draft.add(_single(draft, plan), "operation", said, last=True)
 
 
 def _single(draft: Draft, plan: OperationPlan) -> dict[str, Any]:
