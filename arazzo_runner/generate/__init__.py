@@ -12,7 +12,8 @@ result.dropped     # workflows left out, each with the validator's reason
   schemas as `components.inputs` (`schemas.py`);
 - with a chat endpoint, the model's proposals, repaired by the validator's own checks (`propose.py`,
   `repair.py`);
-- written by `emit.py` with comments, and validated before it is returned (`check.py`).
+- written by `emit.py` with comments, and validated before it is returned (`check.py`);
+- the credentials its operations want, as `arazzo run --auth` takes them (`security.py`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ class Generated(Record):
     notes: list[str] = field(default_factory=list)  # what was noticed on the way
     missing_examples: dict[str, str] = field(default_factory=dict)  # input -> why it has no example
     report: Any = None  # the validation of `text` (validate.Report)
+    credentials: list[Any] = field(default_factory=list)  # security.Credential: what `arazzo run` needs
+    sources: list[dict[str, Any]] = field(default_factory=list)  # the sourceDescriptions as written
 
 
 def generate(
@@ -59,11 +62,13 @@ def generate(
     chat: ChatSettings | None = None,
 ) -> Generated:
     """Generate a document from OpenAPI descriptions (paths or http(s) URLs). `output`: where it will be
-    written (source URLs are relative to its folder; default: the current folder). Raises
+    written (source URLs are relative to its folder; without it, the absolute `file:` URIs of the
+    descriptions, right wherever the text is saved on this machine). Raises
     `UsageError`/`SourceError` for what cannot be generated; workflows that fail validation are dropped
     (`Generated.dropped`), never written."""
     from .build import load_sources, new_draft, write_workflows
     from .check import checked
+    from .security import wanted_credentials
 
     target = str(output) if output is not None else None
     sources = load_sources([os.fspath(d) for d in descriptions], target)
@@ -87,4 +92,6 @@ def generate(
         draft.notes,
         dict(draft.inputs.problems),
         report,
+        wanted_credentials(draft.sources, draft.plans, draft.workflows),
+        draft.data()["sourceDescriptions"],
     )

@@ -6,8 +6,10 @@
    `$steps.<first>.outputs.id`, `$request.path.petId` the value the first step sent (its input).
 2. Then the resource structure: a collection path `/pets` and its item path `/pets/{petId}`.
    - create, read, update, delete: `POST /pets`, then `GET`, `PUT` (else `PATCH`) and `DELETE
-     /pets/{petId}`, each with the id the create answered (the response property named like the
-     parameter, else `id`, else `uuid`; also inside a `data`/`result` wrapper);
+     /pets/{petId}`, each with the id the create answered (`identifiers.py`: the response property
+     named like the parameter, else `id`, else `uuid`; also one level down, in the member wrapping
+     the resource: `{"pet": {...}}`, `data`...); the steps after an update that answers the id take
+     the one it answered (RealWorld's slug changes with the title);
    - list then get the first: `GET /pets` answering a list (or a `data`/`items`/... member holding one),
      then `GET /pets/{petId}` with the first item's id.
    A hop that a link also describes takes the link's values ("links first").
@@ -22,12 +24,10 @@ from typing import Any
 
 from ..errors import ArazzoError
 from ..records import Record, field
+from .identifiers import a_noun, first_id_pointer, id_pointer, noun_of
 from .names import fit_id, fit_output, singular
-from .operations import OperationPlan, escape_token
-from .schemas import array_items, object_view
+from .operations import OperationPlan
 
-_WRAPPERS = ("data", "result", "item", "resource", "object")
-_LISTS = ("data", "items", "results", "content", "records", "values", "entries", "list", "elements")
 _REQUEST = re.compile(r"\$request\.(path|query|header|cookie)\.(.+)")
 _EMBEDDED = re.compile(r"\{(\$[^{}]+)\}")
 
@@ -270,41 +270,48 @@ class _Resources:
         create = found["post"]
         if create is None:
             return None
-        pointer = _id_pointer(create.response, param, collection)
+        pointer = id_pointer(create.response, param, collection)
         if pointer is None:
             return None
         target = ("param", "path", param)
         head = ChainStep(create, fit_id(create.label, "create"))
         steps, links = [head], []
-        for plan in (read, found["put"] or found["patch"], found["delete"]):
+        giver, given, renamed = head, pointer, ""  # the step whose answer the next id is read from
+        update = found["put"] or found["patch"]
+        for plan in (read, update, found["delete"]):
             if plan is None or target not in {s.target for s in plan.inputs}:
                 continue
             step = ChainStep(plan, _other_id(plan, *(s.step_id for s in steps)))
-            used = self._pass(head, step, target, pointer, param)
+            used = self._pass(giver, step, target, given, param)
             if used:
                 links.append(f"{plan.label} as the link '{used}' says")
             steps.append(step)
-        noun = singular(_noun(collection))
+            answered = id_pointer(plan.response, param, collection) if plan is update else None
+            if answered is not None:  # an update may change the id (RealWorld's slug follows the title)
+                giver, given = step, answered
+                renamed = f"; the steps after {plan.method.upper()} take the '{answered[1:]}' it answered"
+        noun = singular(noun_of(collection))
         verbs = ", ".join(f"{s.plan.method.upper()} {item}" for s in steps[1:])
         comment = (
-            f"inferred from the resource structure: POST {collection} creates a {noun} whose "
+            f"inferred from the resource structure: POST {collection} creates {a_noun(noun)} whose "
             f"'{pointer[1:]}' is the {{{param}}} of {item}; then {verbs} with it"
+            + (renamed if giver is not steps[-1] else "")
             + (f" ({'; '.join(links)})" if links else "")
         )
-        summary = f"Create a {noun}, then " + ", ".join(s.plan.label for s in steps[1:])
+        summary = f"Create {a_noun(noun)}, then " + ", ".join(s.plan.label for s in steps[1:])
         name = f"{fit_id(collection, 'resource')}-lifecycle"
         return Chain(name, summary, comment, steps, _bound_outputs(steps[1:]))
 
     def _list_get(self, collection: str, item: str, param: str, read: OperationPlan, listing: Any) -> Any:
         if listing is None:
             return None
-        pointer = _first_id_pointer(listing.response, param, collection)
+        pointer = first_id_pointer(listing.response, param, collection)
         if pointer is None:
             return None
         head = ChainStep(listing, fit_id(listing.label, "list"))
         tail = ChainStep(read, _other_id(read, head.step_id))
         used = self._pass(head, tail, ("param", "path", param), pointer, "first_" + param)
-        noun = _noun(collection)
+        noun = noun_of(collection)
         comment = (
             f"inferred from the resource structure: GET {collection} lists the {noun}; "
             f"GET {item} reads the first by its '{pointer.rsplit('/', 1)[-1]}' ({pointer})"
@@ -324,64 +331,3 @@ class _Resources:
                 return link_name
         step.bound[target] = _output(head, fit_output(name), "$response.body#" + pointer)
         return ""
-
-
-def _noun(collection: str) -> str:
-    words = [w for w in collection.split("/") if w and not w.startswith("{")]
-    return words[-1] if words else "resource"
-
-
-def _id_pointer(schema: Any, param: str, collection: str) -> str | None:
-    view = object_view(schema)
-    if view is None:
-        return None
-    found = _id_property(view[0], param, collection)
-    if found is not None:
-        return "/" + escape_token(found)
-    for wrapper in _WRAPPERS:
-        inner = object_view(view[0].get(wrapper))
-        found = _id_property(inner[0], param, collection) if inner else None
-        if found is not None:
-            return f"/{wrapper}/{escape_token(found)}"
-    return None
-
-
-def _first_id_pointer(schema: Any, param: str, collection: str) -> str | None:
-    items = array_items(schema)
-    if items is not None:
-        inner = _id_pointer(items, param, collection)
-        return f"/0{inner}" if inner else None
-    view = object_view(schema)
-    if view is None:
-        return None
-    noun = _noun(collection)
-    for name in (*_LISTS, noun):
-        items = array_items(view[0].get(name))
-        if items is not None:
-            inner = _id_pointer(items, param, collection)
-            return f"/{escape_token(name)}/0{inner}" if inner else None
-    return None
-
-
-def _id_property(properties: dict[str, Any], param: str, collection: str) -> str | None:
-    """The property holding the id `{param}` stands for: named like the parameter (any case, `_`/`-`
-    aside), else `id`, else `<noun>Id`, else `uuid`; only a scalar one."""
-    folded = {_fold(name): name for name in properties}
-    noun = singular(_noun(collection))
-    for wanted in (param, "id", f"{noun}id", f"{noun}_id", "uuid"):
-        name = folded.get(_fold(wanted))
-        if name is not None and _scalar(properties[name]):
-            return name
-    return None
-
-
-def _fold(name: str) -> str:
-    return re.sub(r"[_\-]", "", name).lower()
-
-
-def _scalar(schema: Any) -> bool:
-    if not isinstance(schema, dict):
-        return schema is True
-    kind = schema.get("type")
-    kinds = set(kind) if isinstance(kind, list) else {kind}
-    return bool(kinds & {"string", "integer", "number"}) or (kind is None and "properties" not in schema)

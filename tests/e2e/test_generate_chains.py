@@ -95,9 +95,12 @@ def test_each_chain_says_what_it_was_inferred_from(library):
         "bookId <- $request.body#/bookId",
         "books-lifecycle": "inferred from the resource structure: POST /books creates a book whose 'id' is "
         "the {bookId} of /books/{bookId}; then GET /books/{bookId}, PATCH /books/{bookId}, DELETE "
-        "/books/{bookId} with it",
+        "/books/{bookId} with it; the steps after PATCH take the 'id' it answered",
         "books-list-then-get": "inferred from the resource structure: GET /books lists the books; GET "
         "/books/{bookId} reads the first by its 'id' (/data/0/id)",
+        "deleteBook": "the operations that remove or end something, last (`arazzo run` runs the workflows "
+        "in this order, and the ones above read the example resources these remove): children before "
+        "parents",
     }
     assert max(len(line) for line in text.splitlines() if line.lstrip().startswith("#")) <= 100
     ids = [w["workflowId"] for w in data(library[0])["workflows"]]

@@ -93,6 +93,8 @@ def test_proposals_are_repaired_written_and_run_or_dropped_with_the_reason(capsy
         "dropped proposal 'later': output-reference: $steps.zz.outputs.y: workflow 'later' has no step 'zz'",
     ]
     assert cli(capsys, "validate", document).code == 0
+    ids = [w["workflowId"] for w in data(document)["workflows"]]
+    assert ids[-2:] == ["lend-a-new-book", "deleteBook"]  # the operations that remove something, last
     lend = workflow(document, "lend-a-new-book")
     assert "bogus" not in lend and lend["x-origin"] == "model"
     assert [s["operationId"] for s in lend["steps"]] == ["createBook", "lendBook", "getLoan"]
