@@ -267,7 +267,7 @@ def explain(result: dict[str, Any], notes: list[str] | None = None) -> str:
             status = f" HTTP {step['statusCode']}" if step.get("statusCode") is not None else ""
             attempts = f" ({step['attempts']} attempts)" if step.get("attempts", 1) > 1 else ""
             lines.append(f"  {step['status']:6} {step['stepId']}{status}{attempts}")
-            lines.extend(f"         warning: {escape(w)}" for w in step.get("warnings", ()))
+            lines.extend(f"         warning: {escape(_flag(w))}" for w in step.get("warnings", ()))
             if step.get("error"):
                 lines.append(f"         {escape(step['error'])}")
         if workflow.get("error"):
@@ -277,6 +277,14 @@ def explain(result: dict[str, Any], notes: list[str] | None = None) -> str:
             lines.append(f"  error at {where}: {escape(workflow['error']['message'])}")
     lines.extend(f"warning: {escape(note)}" for note in notes or ())
     return "\n".join(lines)
+
+
+def _flag(warning: str) -> str:
+    """An engine warning as the plugin's user gives credentials: `--arazzo-auth` where the run's
+    warnings name `arazzo run --auth` (the same items)."""
+    import re
+
+    return re.sub(r"(?<![\w-])--auth(?= )", AUTH_FLAG, warning)
 
 
 @pytest.fixture

@@ -90,7 +90,7 @@ def test_a_failed_item_shows_the_missing_credential_hint(project: pytest.Pyteste
         [
             "*failed createArticle HTTP 401*",
             "*warning: no credentials for the operation's security (api_key); sent without them: "
-            "for 'api_key' set ARAZZO_AUTH_API_KEY_API_KEY (or --auth api_key=...)*",
+            "for 'api_key' set ARAZZO_AUTH_API_KEY_API_KEY (or --arazzo-auth api_key=...)*",
         ]
     )
 
