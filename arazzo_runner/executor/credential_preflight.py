@@ -63,19 +63,23 @@ class _Walk:
         self.workflow(target.workspace, target.workflow)
 
     def _operation(self, workspace: Any, cstep: Any) -> None:
+        from ..errors import ArazzoError
         from ..http.credentials import Credentials
         from ..http.request import ParamValue
         from ..http.security import requirement_met
         from ..http.security_hints import scheme_hint
 
-        target = workspace.resolve_operation(cstep.step)
-        if target.source is None:  # an x-operation: no source, so no credential of the engine's
+        try:
+            target = workspace.resolve_operation(cstep.step)
+            if target.source is None:  # an x-operation: no source, so no credential of the engine's
+                return
+            requirements = [r for r in target.operation.security or [] if isinstance(r, dict)]
+            schemes = target.description.security_schemes if requirements else {}
+        except ArazzoError:  # a malformed piece of the description: the tool's call says so, not this
             return
-        requirements = [r for r in target.operation.security or [] if isinstance(r, dict)]
         if not requirements:
             return
         source = self.names.key(workspace, target.source)
-        schemes = target.description.security_schemes
         params = [ParamValue(p.name, p.in_ or "", None) for p in cstep.params]
         credentials = Credentials(
             self.options.auth, [self.inputs], self.options.environ, source=source, owners=self._scheme_owners

@@ -175,3 +175,17 @@ def test_run_names_a_near_miss_variable_once_before_it_runs(
     monkeypatch.setenv("ARAZZO_AUTH_API_KEY_API_KEY", SECRET)  # the name it missed: no warning for it
     monkeypatch.delenv("ARAZZO_AUTH_API_KEY")
     assert _warnings(cli(capsys, "run", document, "-w", "ping", "--format", "json").err) == []
+
+
+def test_load_names_a_near_miss_variable_before_anything_else(
+    document: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("ARAZZO_AUTH_API_KEY", SECRET)
+    # a threshold that does not parse stops `arazzo load` before Locust starts: the warning came first
+    result = cli(capsys, "load", document, "-w", "ping", "--threshold", "bogus")
+    assert result.code == 2
+    assert _warnings(result.err) == [NEAR_MISS]
+    assert result.err.splitlines()[-1].startswith("error: --threshold 'bogus'")
+    assert SECRET not in result.err + result.out
