@@ -103,7 +103,8 @@ AUTH_FLAG = "--arazzo-auth"
 
 def pytest_configure(config: pytest.Config) -> None:
     """The sandbox folders, checked once: the ini's (relative to the ini file) and the command line's
-    (relative to where pytest was started); empty: no sandbox. A missing folder is a usage error."""
+    (relative to where pytest was started); empty: no sandbox. A missing folder is a usage error. The
+    parallel bound and the credential items are read once too."""
     start = config.invocation_params.dir
     folders = [*config.getini("arazzo_sandbox"), *(start / p for p in config.getoption("arazzo_sandbox"))]
     for folder in folders:

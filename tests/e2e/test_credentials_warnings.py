@@ -189,3 +189,21 @@ def test_load_names_a_near_miss_variable_before_anything_else(
     assert _warnings(result.err) == [NEAR_MISS]
     assert result.err.splitlines()[-1].startswith("error: --threshold 'bogus'")
     assert SECRET not in result.err + result.out
+
+
+def test_every_name_a_scheme_reads_is_quiet_and_a_wrong_field_is_not(
+    document: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
+        monkeypatch.delenv(name)
+    for name in (
+        "ARAZZO_AUTH_ARTICLES__API_KEY_API_KEY",
+        "ARAZZO_AUTH_BEARER_TOKEN",
+        "ARAZZO_AUTH_BEARER_API_KEY",
+    ):
+        monkeypatch.setenv(name, SECRET)  # the qualified form, the bare one; a field bearer does not take
+    result = cli(capsys, "run", document, "-w", "ping", "--format", "json", "--no-dotenv")
+    assert _warnings(result.err) == [
+        "warning: ARAZZO_AUTH_BEARER_API_KEY is set but no security scheme reads it, so it is not used; "
+        "did you mean ARAZZO_AUTH_BEARER_TOKEN (security scheme 'bearer' of source articles)?"
+    ]
