@@ -8,6 +8,11 @@ globs of the `arazzo_files` ini option). Inputs and servers come, later winning,
 - the fixtures `arazzo_inputs` and `arazzo_servers`, which a conftest.py may override (they receive
   `request`; `request.node.workflow_id` tells which workflow asks).
 
+Credentials: `--arazzo-auth [SOURCE:]SCHEME[.FIELD]=VALUE` (repeatable; `arazzo run --auth`'s syntax)
+and the ini option `arazzo_auth` (one item per line; the option wins for a key both give), over the
+inputs named like a scheme and the `ARAZZO_AUTH_*` variables (`docs/security.md`). Each document gets
+the items naming a scheme of its sources; an item no collected document knows is a usage error.
+
 Sources are read wherever the documents point, as with `arazzo run`. For documents you do not trust,
 `--arazzo-sandbox DIR` (repeatable) and the ini option `arazzo_sandbox` (folders, relative to the ini
 file) together form the sandbox: a local read outside those folders fails the workflow's test.
@@ -15,7 +20,9 @@ file) together form the sandbox: a local read outside those folders fails the wo
 The inputs serve every collected workflow: each workflow that declares its inputs receives those it (or
 a workflow it depends on) declares, the others all of them (`arazzo run` refuses an undeclared one).
 
-A failed workflow fails its test with the failing step, its error and failed criteria.
+A failed workflow fails its test with the failing step, its error and failed criteria, and the
+engine's warnings (a step sent without its credentials says which variable or `--arazzo-auth` item
+to give; an `ARAZZO_AUTH_*` variable no scheme reads is named with the closest one that is).
 
 The fixture `arazzo_agent_replay` runs an agent scenario from a recording (`arazzo agent --record`):
 the workflows as tools, the model's answers from the recording, the tools' workflows run for real; the
@@ -53,6 +60,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="steps side by side, up to N requests at once (as `arazzo run --parallel`; default 1)",
     )
     group.addoption(
+        "--arazzo-auth",
+        action="append",
+        default=[],
+        metavar="[SOURCE:]SCHEME[.FIELD]=VALUE",
+        help="credential for a security scheme, as `arazzo run --auth` (repeatable; `arazzo auth FILE` "
+        "lists the names)",
+    )
+    group.addoption(
         "--arazzo-sandbox",
         action="append",
         default=[],
@@ -73,15 +88,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "arazzo_sandbox", "folders local reads are confined to (relative to the ini file)", type="paths"
     )
     parser.addini("arazzo_parallel", "steps side by side, up to N requests at once (default 1)")
+    parser.addini(
+        "arazzo_auth",
+        "credentials, one [SOURCE:]SCHEME[.FIELD]=VALUE per line (as --arazzo-auth)",
+        type="linelist",
+    )
 
 
 SANDBOX = pytest.StashKey[list[Path]]()
 PARALLEL = pytest.StashKey[int]()
+AUTH = pytest.StashKey[dict[str, str]]()
+AUTH_FLAG = "--arazzo-auth"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """The sandbox folders, checked once: the ini's (relative to the ini file) and the command line's
-    (relative to where pytest was started); empty: no sandbox. A missing folder is a usage error."""
+    (relative to where pytest was started); empty: no sandbox. A missing folder is a usage error. The
+    parallel bound and the credential items are read once too."""
     start = config.invocation_params.dir
     folders = [*config.getini("arazzo_sandbox"), *(start / p for p in config.getoption("arazzo_sandbox"))]
     for folder in folders:
@@ -89,6 +112,46 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
     config.stash[SANDBOX] = folders
     config.stash[PARALLEL] = _parallel(config)
+    config.stash[AUTH] = _auth(config)
+
+
+def _auth(config: pytest.Config) -> dict[str, str]:
+    """The ini's `arazzo_auth` items, then `--arazzo-auth`'s (later winning for a key); a malformed item
+    is a usage error that never shows its value."""
+    from .errors import UsageError
+    from .http.auth_keys import parse_auth_items
+
+    items = [*config.getini("arazzo_auth"), *config.getoption("arazzo_auth")]
+    try:
+        return parse_auth_items(items, AUTH_FLAG)
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A credential item must name a scheme of some collected document: a typo is a usage error, not a
+    credential silently never sent (the documents' own checks are each run's)."""
+    auth = config.stash.get(AUTH, {})
+    workspaces = list({id(i.workspace): i.workspace for i in items if isinstance(i, ArazzoItem)}.values())
+    if not auth or not workspaces:
+        return
+    from .errors import ArazzoError
+    from .http.auth_keys import check_scheme_key, scheme_named, scheme_owners
+
+    owners: dict[str, set[str]] = {}
+    for workspace in workspaces:
+        try:
+            found = scheme_owners(workspace)
+        except ArazzoError:  # a source that cannot be loaded: its workflows' tests say so
+            continue
+        for name, sources in found.items():
+            owners.setdefault(name, set()).update(sources)
+    for key in auth:
+        if scheme_named(key, owners) is None:
+            try:
+                check_scheme_key(key, owners, AUTH_FLAG)  # says which schemes there are
+            except ArazzoError as exc:
+                raise pytest.UsageError(str(exc)) from None
 
 
 def _parallel(config: pytest.Config) -> int:
@@ -149,25 +212,35 @@ class WorkflowFailed(AssertionError):
 
 def _runner(workspace: Any) -> Any:
     def run_workflow(request: pytest.FixtureRequest, arazzo_inputs: dict, arazzo_servers: dict) -> None:
+        import os
+
         from .api import run
         from .errors import ArazzoError
         from .executor.options import RunOptions
+        from .http.auth_keys import auth_for, auth_secrets, scheme_owners
+        from .http.auth_variables import unread_variables
         from .masking.secrets import Masker
         from .report.terminal import escape
 
         item = request.node
         timeout = request.config.getoption("arazzo_timeout")
         parallel = request.config.stash[PARALLEL]
-        options = RunOptions(servers=dict(arazzo_servers), timeout=timeout, parallel=parallel)
+        given = request.config.stash[AUTH]
+        secrets = auth_secrets(given)
+        options = RunOptions(
+            servers=dict(arazzo_servers), timeout=timeout, parallel=parallel, secrets=secrets
+        )
         masker = Masker.for_run(options, workspace)  # test reports end up in CI logs: masked like the CLI
         try:
+            options.auth = auth_for(given, scheme_owners(workspace), AUTH_FLAG) if given else {}
             inputs = _inputs_of(workspace, item.workflow_id, arazzo_inputs)
             result = run(workspace, item.workflow_id, inputs, options=options)
         except ArazzoError as exc:  # it cannot run (its findings), invalid inputs: nothing was sent
             text = masker.text(str(exc))
             raise WorkflowFailed("\n".join(escape(line) for line in text.splitlines())) from None
         if not result.ok:
-            raise WorkflowFailed(explain(masker.data(result.to_dict())))
+            unread = unread_variables([workspace], os.environ)  # a near miss: why no credential went
+            raise WorkflowFailed(explain(masker.data(result.to_dict()), unread))
 
     return run_workflow
 
@@ -182,9 +255,10 @@ def _inputs_of(workspace: Any, workflow_id: str, inputs: dict[str, Any]) -> dict
     return dict(inputs) if names is None else {k: v for k, v in inputs.items() if k in names}
 
 
-def explain(result: dict[str, Any]) -> str:
-    """A readable account of a failed run: every step with its status, then the error (a server's text
-    escaped: pytest prints it to the terminal)."""
+def explain(result: dict[str, Any], notes: list[str] | None = None) -> str:
+    """A readable account of a failed run: every step with its status and the engine's warnings (the
+    missing-credential hint says why a 401 came), then the error, then `notes` (warnings of the whole
+    run); a server's text escaped: pytest prints it to the terminal."""
     from .report.terminal import escape
 
     lines = []
@@ -194,6 +268,7 @@ def explain(result: dict[str, Any]) -> str:
             status = f" HTTP {step['statusCode']}" if step.get("statusCode") is not None else ""
             attempts = f" ({step['attempts']} attempts)" if step.get("attempts", 1) > 1 else ""
             lines.append(f"  {step['status']:6} {step['stepId']}{status}{attempts}")
+            lines.extend(f"         warning: {escape(_flag(w))}" for w in step.get("warnings", ()))
             if step.get("error"):
                 lines.append(f"         {escape(step['error'])}")
         if workflow.get("error"):
@@ -201,7 +276,16 @@ def explain(result: dict[str, Any]) -> str:
             dependency = f"dependency {error['dependency']}" if error.get("dependency") else None
             where = error.get("stepId") or dependency or "workflow"
             lines.append(f"  error at {where}: {escape(workflow['error']['message'])}")
+    lines.extend(f"warning: {escape(note)}" for note in notes or ())
     return "\n".join(lines)
+
+
+def _flag(warning: str) -> str:
+    """An engine warning as the plugin's user gives credentials: `--arazzo-auth` where the run's
+    warnings name `arazzo run --auth` (the same items)."""
+    import re
+
+    return re.sub(r"(?<![\w-])--auth(?= )", AUTH_FLAG, warning)
 
 
 @pytest.fixture

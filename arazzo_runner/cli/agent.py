@@ -138,7 +138,7 @@ def agent_command(args: argparse.Namespace) -> int:
     from ..agents.tools import build_catalog
     from .agent_watch import Watcher
     from .chat_flags import limits
-    from .tool_flags import check_credentials, tool_sources
+    from .tool_flags import check_credentials, tool_sources, warn_credentials
 
     for flag, path in (("--report-json", args.report_json), ("--record", args.record)):
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
@@ -163,6 +163,7 @@ def agent_command(args: argparse.Namespace) -> int:
     )
     catalog = build_catalog(tool_sources(args, runs=True))
     check_credentials(catalog, args)
+    warn_credentials(catalog)
     text = args.format == "text"
     for note in catalog.notes:
         print(f"note: {note}", file=sys.stderr)

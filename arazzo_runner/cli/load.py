@@ -197,7 +197,7 @@ def build_session(args: argparse.Namespace) -> Any:
     from ..loadtest.plan import LoadPlan
     from ..loadtest.thresholds import parse, resolve
     from ..workspace.inputs import check_input_names
-    from .http_flags import file_inputs
+    from .http_flags import file_inputs, warn_unread_variables
     from .input_flags import check_missing, environment_inputs, load_environment
     from .report_flags import NO_MASK_WARNING
     from .run import option_fields
@@ -217,6 +217,7 @@ def build_session(args: argparse.Namespace) -> Any:
         args.workflows = list(weights)
         selected = [w for w in selected if w.workflow_id not in not_run]
     env = load_environment(args)  # precedence as in `arazzo run`: --input > --inputs > environment > .env
+    warn_unread_variables([workspace], env.merged)
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
     inputs = leave_out_others_inputs(args, workspace, selected, inputs)

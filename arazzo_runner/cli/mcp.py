@@ -72,12 +72,13 @@ def mcp_command(args: argparse.Namespace) -> int:
     from ..agents.mcp.server import require_sdk
     from ..agents.tools import build_catalog
     from ..agents.tools.call import catalog_secrets
-    from .tool_flags import check_credentials, tool_sources
+    from .tool_flags import check_credentials, tool_sources, warn_credentials
 
     require_sdk()
     token = _token(args) if args.transport == "http" else None
     catalog = build_catalog(tool_sources(args, runs=True))
     check_credentials(catalog, args)
+    warn_credentials(catalog)
     for note in catalog.notes:
         print(f"note: {note}", file=sys.stderr)
     secrets = catalog_secrets(catalog) | ({token} if token else set())

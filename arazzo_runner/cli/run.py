@@ -11,7 +11,7 @@ from typing import Any
 
 from . import limit_flags
 from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs
-from .http_flags import add_run_flags, file_inputs, run_options
+from .http_flags import add_run_flags, file_inputs, run_options, warn_unread_variables
 from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
 from .report_flags import (
     add_report_flags,
@@ -81,6 +81,7 @@ def _run_command(args: argparse.Namespace) -> int:
             dump_json(error_document([finding_entry(f) for f in refused], EXIT_USAGE))
         return EXIT_USAGE
     env = load_environment(args)  # precedence: --input > --inputs > environment > .env > defaults
+    warn_unread_variables([workspace], env.merged)  # a near miss (`ARAZZO_AUTH_API_KEY`), said first
     inputs = {**environment_inputs(env, workspace, selected), **gather_inputs(args, workspace)}
     inputs.update(file_inputs(args))
     inputs = leave_out_others_inputs(args, workspace, selected, inputs)

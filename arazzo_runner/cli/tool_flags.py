@@ -17,12 +17,14 @@ define is ambiguous, and refused.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from ..errors import UsageError
+from ..http.auth_keys import check_scheme_key, scheme_owners
 from . import limit_flags, sandbox_flags
 from .common import pairs
-from .http_flags import add_run_flags, check_scheme_key, file_inputs, run_options, scheme_owners
+from .http_flags import add_run_flags, file_inputs, run_options, warn_unread_variables
 from .input_flags import Environment, add_input_flags, environment_inputs, load_environment, supply_hints
 from .run_flags import (
     add_input_values,
@@ -168,6 +170,36 @@ def check_credentials(catalog: Any, args: argparse.Namespace) -> None:
             lines.append(f"  asked of a model: give it with {', or '.join(supply_hints(name, env))}")
     if lines:
         raise UsageError("\n".join([*lines, "nothing was started"]))
+
+
+def warn_credentials(catalog: Any) -> None:
+    """Said once at start, on stderr (the tools' client sees only their answers: a 401): each security
+    scheme that operations of the tools need and no credential meets (once per scheme, naming the
+    tools), and each `ARAZZO_AUTH_*` variable no scheme reads (a near miss, with the name it misses)."""
+    import sys
+
+    from ..executor.credential_preflight import unmet_security
+    from ..executor.options import RunOptions
+
+    sources = list({id(tool.source): tool.source for tool in catalog.tools}.values())
+    environs: dict[str, str] = {}  # each document's environment: the process's over its `.env`
+    for source in sources:
+        environ = (source.options or RunOptions()).environ
+        environs.update(os.environ if environ is None else environ)
+    warn_unread_variables([source.workspace for source in sources], environs)
+    unmet: dict[tuple[str, str, str], tuple[str, list[str]]] = {}
+    for tool in catalog.tools:
+        options = tool.source.options or RunOptions()
+        for found in unmet_security(tool.source.workspace, tool.workflow, options, tool.fixed):
+            key = (tool.file, found.source, found.scheme)
+            unmet.setdefault(key, (found.hint, []))[1].append(tool.name)
+    for (_, source, scheme), (hint, tools) in unmet.items():
+        which = f"tool {tools[0]}" if len(tools) == 1 else f"tools {', '.join(tools)}"
+        print(
+            f"warning: no credentials for security scheme '{scheme}' of source {source} (used by "
+            f"{which}): requests go without them; {hint}",
+            file=sys.stderr,
+        )
 
 
 def _with(args: argparse.Namespace, **changes: Any) -> argparse.Namespace:

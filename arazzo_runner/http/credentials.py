@@ -117,6 +117,12 @@ def alternatives(scheme: dict[str, Any]) -> list[tuple[str, ...]]:
     return []
 
 
+def fields_read(scheme: dict[str, Any]) -> list[str]:
+    """Every field the engine may read for the scheme: each alternative's, then the optional ones."""
+    fields = [f for group in alternatives(scheme) for f in group]
+    return [*dict.fromkeys([*fields, *_OPTIONAL.get(scheme_kind(scheme), ())])]
+
+
 Owners = Callable[[], Mapping[str, Collection[str]]]  # scheme name -> the sources defining it
 
 

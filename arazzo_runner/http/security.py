@@ -15,11 +15,12 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ..records import Record, field
-from .credentials import Credentials, alternatives, env_names, qualified, scheme_kind
+from .credentials import Credentials, scheme_kind
 from .exchange import Exchange
 from .oauth import TokenCache, TokenError
 from .outbound import OutboundGuard, origin_of, remote_plain_http_host
 from .request import ParamValue
+from .security_hints import how_to_give, missing_warning
 
 Schemes = dict[str, dict[str, Any]]
 
@@ -125,7 +126,7 @@ async def apply_security(
                 exc.warnings = warnings + _cleartext_warnings(uses, base_url, session) + exc.warnings
                 raise
             return added, warnings + _cleartext_warnings(uses, base_url, session)
-    missing = _missing_warning(requirements[0], schemes, credentials)
+    missing = missing_warning(requirements[0], schemes, credentials)
     return [], [*_ambiguous_warnings(credentials, schemes, session), missing]
 
 
@@ -135,7 +136,7 @@ def _ambiguous_warnings(credentials: Credentials, schemes: Schemes, session: Htt
     warnings = []
     for name, given in credentials.ignored.items():
         if _first_time(session, f"ambiguous {credentials.source}:{name}"):
-            sources, how = " and ".join(credentials.sharing(name)), _how(name, schemes, credentials)
+            sources, how = " and ".join(credentials.sharing(name)), how_to_give(name, schemes, credentials)
             warnings.append(
                 f"{', '.join(given)} not used: security scheme '{name}' is defined by sources {sources}; "
                 f"name the source: {how}"
@@ -155,14 +156,6 @@ def _first_time(session: HttpSession, said: str) -> bool:
         return False
     session.said.add(said)
     return True
-
-
-def _how(name: str, schemes: Schemes, credentials: Credentials) -> str:
-    """How to give the credential of scheme `name` of this source (qualified when the name is shared)."""
-    source = credentials.source if credentials.sharing(name) else None
-    key = name if source is None else qualified(source, name)
-    options = [" and ".join(group) for group in env_names(name, schemes.get(name) or {}, source)]
-    return f"set {' or '.join(options)} (or --auth {key}=..., or an input named {key})"
 
 
 def _client_certificate(use: _Use, session: HttpSession, tls: list[Any] | None) -> None:
@@ -273,6 +266,14 @@ def _satisfy(
     return uses
 
 
+def requirement_met(
+    requirement: dict[str, Any], schemes: Schemes, params: list[ParamValue], creds: Credentials
+) -> bool:
+    """Whether a request with `params` meets `requirement` with `creds` (nothing fetched: the tool
+    commands ask it before they start, `executor/credential_preflight.py`)."""
+    return _satisfy(requirement, schemes, params, creds) is not None
+
+
 def _set_by_step(scheme: dict[str, Any], params: list[ParamValue]) -> bool:
     return any(_carries(scheme, p) for p in params)
 
@@ -375,23 +376,6 @@ def _token_url(scheme: dict[str, Any]) -> str | None:
     flow = flows.get("clientCredentials") if isinstance(flows, dict) else None
     url = flow.get("tokenUrl") if isinstance(flow, dict) else None
     return url if isinstance(url, str) and url else None
-
-
-def _missing_warning(requirement: dict[str, Any], schemes: Schemes, credentials: Credentials) -> str:
-    hints = []
-    for name in requirement:
-        scheme = schemes.get(name)
-        if not isinstance(scheme, dict):
-            hints.append(f"'{name}' is not a security scheme of the description")
-        elif not alternatives(scheme):
-            hints.append(f"'{name}' ({scheme.get('type')}) is not supported by this engine")
-        elif credentials.sharing(name):
-            hints.append(f"for '{name}' of source {credentials.source} {_how(name, schemes, credentials)}")
-        else:
-            options = [" and ".join(group) for group in env_names(name, scheme)]
-            hints.append(f"for '{name}' set {' or '.join(options)} (or --auth {name}=...)")
-    names = ", ".join(requirement) or "none"
-    return f"no credentials for the operation's security ({names}); sent without them: " + "; ".join(hints)
 
 
 def _redact(text: str, secrets: set[str]) -> str:

@@ -1,0 +1,70 @@
+"""`ARAZZO_AUTH_*` variables that no security scheme reads: a near miss (`ARAZZO_AUTH_API_KEY` where the
+scheme `api_key` reads `ARAZZO_AUTH_API_KEY_API_KEY`: the field is part of the name) would otherwise be
+silently ignored, and the request sent without its credential. Every front end that reads the variables
+(`arazzo run`, `arazzo mcp`, `arazzo agent`, the pytest plugin) says so once, at its start, with the
+closest name the sources do read. Only names are compared and shown, never a value."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .credentials import ENV_PREFIX, USER_PASSWORD, env_name, fields_read
+
+
+def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> list[str]:
+    """One warning per `ARAZZO_AUTH_*` name in `environ` that no scheme of the workspaces' families reads
+    (its bare or its source-qualified form, any field the scheme takes), in name order."""
+    read: dict[str, str] = {}
+    for workspace in workspaces:
+        read.update(variables_read(workspace))
+    warnings = []
+    for name in sorted(n for n in environ if n.startswith(ENV_PREFIX) and n not in read):
+        close = _closest(name, sorted(read))
+        if close:
+            hint = f"did you mean {close} ({read[close]})?"
+        elif read:
+            hint = "`arazzo auth FILE` lists the variables the sources read"
+        else:
+            hint = "the sources define no security scheme that takes one"
+        warnings.append(f"{name} is set but no security scheme reads it, so it is not used; {hint}")
+    return warnings
+
+
+def _closest(name: str, read: list[str]) -> str | None:
+    """The name `name` most likely misses: one it is the start of (the field left off: `_API_KEY` of
+    `ARAZZO_AUTH_API_KEY_API_KEY`), else the closest by spelling after the prefix all of them share."""
+    started = [r for r in read if r.startswith(name + "_")]
+    if started:
+        return started[0]
+    stems = {r[len(ENV_PREFIX) :]: r for r in read}
+    close = difflib.get_close_matches(name[len(ENV_PREFIX) :], list(stems), n=1, cutoff=0.6)
+    return stems[close[0]] if close else None
+
+
+def variables_read(workspace: Any) -> dict[str, str]:
+    """Each `ARAZZO_AUTH_*` name a scheme of the workspace's family reads -> which scheme (`security
+    scheme 'api_key' of source pets`). Sources that cannot be loaded are passed over: nothing reaches
+    them, and the run says so on its own."""
+    from ..errors import ArazzoError
+    from ..sources.family import family_key, walk
+
+    read: dict[str, str] = {}
+    for current, path, entry in walk(workspace):
+        kind = entry.type or "openapi"
+        if kind not in ("openapi", "asyncapi"):
+            continue
+        source = family_key(path, entry.name)
+        try:
+            schemes = current.source(entry.name).security_schemes
+        except ArazzoError:
+            continue
+        for name, scheme in schemes.items():
+            broker_usable = kind != "asyncapi" or scheme.get("type") in USER_PASSWORD
+            fields = fields_read(scheme) if broker_usable else []
+            label = f"security scheme '{name}' of source {source}"
+            for field in fields:
+                for variable in (env_name(name, field, source), env_name(name, field)):
+                    read.setdefault(variable, label)
+    return read

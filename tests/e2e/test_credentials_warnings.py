@@ -1,0 +1,209 @@
+"""Issue 37, item 8: the front ends that run workflows say, before they start, what would otherwise send
+requests without their credentials, unsaid. `arazzo mcp` and `arazzo agent` warn once per security
+scheme that operations of their tools need and no credential meets (`arazzo run` says it on each step);
+every front end reading `ARAZZO_AUTH_*` warns on a variable no scheme reads, with the name it misses.
+Names only: never a value. Real processes (`arazzo mcp` over its stdio, ended by the end of stdin)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.helpers import ROOT, cli
+
+OPENAPI = {
+    "openapi": "3.1.0",
+    "info": {"title": "articles", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "components": {
+        "securitySchemes": {
+            "api_key": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+            "bearer": {"type": "http", "scheme": "bearer"},
+        }
+    },
+    "security": [{"api_key": []}],
+    "paths": {
+        "/articles": {
+            "get": {"operationId": "listArticles", "responses": {"200": {"description": "ok"}}},
+            "post": {"operationId": "createArticle", "responses": {"201": {"description": "ok"}}},
+        },
+        "/articles/{slug}": {
+            "delete": {
+                "operationId": "deleteArticle",
+                "security": [{"bearer": []}],
+                "responses": {"204": {"description": "ok"}},
+            }
+        },
+        "/ping": {
+            "get": {"operationId": "ping", "security": [], "responses": {"200": {"description": "ok"}}}
+        },
+    },
+}
+
+
+def _workflow(workflow_id: str, operation_id: str, **step: Any) -> dict[str, Any]:
+    return {"workflowId": workflow_id, "steps": [{"stepId": "call", "operationId": operation_id, **step}]}
+
+
+ARAZZO = {
+    "arazzo": "1.0.1",
+    "info": {"title": "articles", "version": "1"},
+    "sourceDescriptions": [{"name": "articles", "url": "./articles.openapi.json", "type": "openapi"}],
+    "workflows": [
+        _workflow("list", "listArticles"),
+        _workflow("create", "createArticle"),
+        _workflow("remove", "deleteArticle", parameters=[{"name": "slug", "in": "path", "value": "a"}]),
+        _workflow("ping", "ping"),
+        # its step sets the key itself, from an input the server fixes: nothing missing
+        {
+            **_workflow(
+                "own_key",
+                "createArticle",
+                parameters=[{"name": "X-API-Key", "in": "header", "value": "$inputs.k"}],
+            ),
+            "inputs": {"type": "object", "properties": {"k": {"type": "string", "format": "password"}}},
+        },
+    ],
+}
+
+API_KEY_HINT = "for 'api_key' set ARAZZO_AUTH_API_KEY_API_KEY (or --auth api_key=...)"
+BEARER_HINT = "for 'bearer' set ARAZZO_AUTH_BEARER_TOKEN (or --auth bearer=...)"
+MISSING_API_KEY = (
+    "warning: no credentials for security scheme 'api_key' of source articles (used by tools list, create): "
+    f"requests go without them; {API_KEY_HINT}"
+)
+MISSING_BEARER = (
+    "warning: no credentials for security scheme 'bearer' of source articles (used by tool remove): "
+    f"requests go without them; {BEARER_HINT}"
+)
+NEAR_MISS = (
+    "warning: ARAZZO_AUTH_API_KEY is set but no security scheme reads it, so it is not used; did you mean "
+    "ARAZZO_AUTH_API_KEY_API_KEY (security scheme 'api_key' of source articles)?"
+)
+SECRET = "sk-never-shown-4711"
+
+
+@pytest.fixture
+def document(tmp_path: Path) -> Path:
+    (tmp_path / "articles.openapi.json").write_text(json.dumps(OPENAPI))
+    path = tmp_path / "articles.arazzo.yaml"
+    path.write_text(yaml.safe_dump(ARAZZO, sort_keys=False))
+    return path
+
+
+def _start(*argv: Any, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`arazzo ARGV...` as a real process, stdin at its end (`arazzo mcp` then stops: exit 0), without the
+    ARAZZO_AUTH_* variables of the environment the tests run in."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("ARAZZO_AUTH_")}
+    environment.update(env or {})
+    proc = subprocess.run(
+        [sys.executable, "-m", "arazzo_runner.cli", *map(str, argv)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def _warnings(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("warning:")]
+
+
+def test_mcp_warns_at_start_once_per_scheme_without_credentials(document: Path) -> None:
+    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    proc = _start("mcp", document, "--input", "k=sk-own")
+    assert proc.returncode == 0, proc.stderr
+    assert _warnings(proc.stderr) == [MISSING_API_KEY, MISSING_BEARER]
+    assert proc.stderr.splitlines()[-1] == "arazzo mcp: 5 tool(s) over stdio"  # said before it serves
+
+
+def test_mcp_says_nothing_when_every_scheme_has_a_credential(document: Path) -> None:
+    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    env = {"ARAZZO_AUTH_BEARER_TOKEN": SECRET}
+    proc = _start("mcp", document, "--input", "k=sk-own", "--auth", f"api_key={SECRET}", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert _warnings(proc.stderr) == []
+    # a credential only for the scheme of one source, qualified: as good
+    proc = _start("mcp", document, "-w", "list", "--auth", f"articles:api_key={SECRET}")
+    assert _warnings(proc.stderr) == []
+
+
+def test_mcp_names_a_near_miss_variable_and_still_warns_for_its_scheme(document: Path) -> None:
+    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    env = {"ARAZZO_AUTH_API_KEY": SECRET, "ARAZZO_AUTH_BEARER_TOKEN": SECRET, "ARAZZO_AUTH_NOTHING_LIKE": "x"}
+    proc = _start("mcp", document, "--input", "k=sk-own", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert _warnings(proc.stderr) == [
+        NEAR_MISS,
+        "warning: ARAZZO_AUTH_NOTHING_LIKE is set but no security scheme reads it, so it is not used; "
+        "`arazzo auth FILE` lists the variables the sources read",
+        MISSING_API_KEY,
+    ]
+    assert SECRET not in proc.stderr + proc.stdout
+
+
+def test_agent_warns_at_start_too(document: Path) -> None:
+    proc = _start(
+        "agent", document, "-w", "remove", "-w", "ping", "--prompt", "hi", env={"ARAZZO_AUTH_API_KEY": "x"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert _warnings(proc.stderr) == [NEAR_MISS, MISSING_BEARER]
+    assert proc.stdout.startswith("agent: 2 tool(s)")
+
+
+def test_run_names_a_near_miss_variable_once_before_it_runs(
+    document: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("ARAZZO_AUTH_API_KEY", SECRET)
+    result = cli(capsys, "run", document, "-w", "ping", "--format", "json", "--no-dotenv")
+    assert _warnings(result.err) == [NEAR_MISS]
+    assert SECRET not in result.err + result.out
+    monkeypatch.setenv("ARAZZO_AUTH_API_KEY_API_KEY", SECRET)  # the name it missed: no warning for it
+    monkeypatch.delenv("ARAZZO_AUTH_API_KEY")
+    assert _warnings(cli(capsys, "run", document, "-w", "ping", "--format", "json").err) == []
+
+
+def test_load_names_a_near_miss_variable_before_anything_else(
+    document: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("ARAZZO_AUTH_API_KEY", SECRET)
+    # a threshold that does not parse stops `arazzo load` before Locust starts: the warning came first
+    result = cli(capsys, "load", document, "-w", "ping", "--threshold", "bogus")
+    assert result.code == 2
+    assert _warnings(result.err) == [NEAR_MISS]
+    assert result.err.splitlines()[-1].startswith("error: --threshold 'bogus'")
+    assert SECRET not in result.err + result.out
+
+
+def test_every_name_a_scheme_reads_is_quiet_and_a_wrong_field_is_not(
+    document: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
+        monkeypatch.delenv(name)
+    for name in (
+        "ARAZZO_AUTH_ARTICLES__API_KEY_API_KEY",
+        "ARAZZO_AUTH_BEARER_TOKEN",
+        "ARAZZO_AUTH_BEARER_API_KEY",
+    ):
+        monkeypatch.setenv(name, SECRET)  # the qualified form, the bare one; a field bearer does not take
+    result = cli(capsys, "run", document, "-w", "ping", "--format", "json", "--no-dotenv")
+    assert _warnings(result.err) == [
+        "warning: ARAZZO_AUTH_BEARER_API_KEY is set but no security scheme reads it, so it is not used; "
+        "did you mean ARAZZO_AUTH_BEARER_TOKEN (security scheme 'bearer' of source articles)?"
+    ]
