@@ -4,8 +4,11 @@
 behind (`write.py`). It prints what is left to fix by hand (in `--format`), then one line per file it
 changed:
 `flow.arazzo.yaml: fixed 5 (step-output-shorthand 4, header-plural 1)`; its exit code is validate's
-over the result. `--diff` prints a unified diff per file that would change and exits 1 when one would
-(0 when every document is already as --fix leaves it): a check for CI.
+over the result. `--diff` prints a unified diff per file that would change (stdout, what `git apply`
+takes) and, on stderr, a line per file: what --fix would fix and what would remain, or that no
+mechanical fix applies and what remains, or why the file cannot be read. It exits 1 when a file would
+change or when validate would (errors, or warnings with --strict), 2 when a file cannot be read, else
+0: a check for CI that never passes a document validate fails.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..validate.write import write_in_place
-from .validate_reports import EXIT_INVALID, EXIT_OK, EXIT_UNREADABLE, exit_code, settings, write_reports
+from .validate_reports import EXIT_INVALID, EXIT_OK, exit_code, settings, write_reports
 
 
 def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO) -> int:
@@ -46,8 +49,7 @@ def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO)
         for problem in result.problems:
             print(f"warning: {problem}", file=sys.stderr)
     if getattr(args, "diff", False):
-        reports = [_strict(r.report, strict) if isinstance(r, Fixed) else r for r in reports]
-        return _diff(results, reports, stream, unified_diff)
+        return _diff(reports, strict, stream, unified_diff)
     for result in results:
         if result.changed:
             write_checked(result, lambda result=result: fixed_file(result.file, ()))
@@ -60,15 +62,40 @@ def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO)
     return exit_code(reports)
 
 
-def _diff(results: list[Any], reports: list[Any], stream: TextIO, unified_diff: Any) -> int:
-    changed = [r for r in results if r.changed]
-    for result in changed:
-        stream.write(unified_diff(result))
-    for result in changed:
-        print(f"{result.file}: would fix {_counts(result.fixed)}", file=sys.stderr)
-    if any(not report.readable for report in reports):
-        return EXIT_UNREADABLE
-    return EXIT_INVALID if changed else EXIT_OK
+def _diff(entries: list[Any], strict: bool, stream: TextIO, unified_diff: Any) -> int:
+    """The diffs, then one line per file on stderr (see the module docstring). `entries`: per file in
+    the order named, its `Fixed` or, for a file that could not be read, its report. The exit code judges
+    the documents as they are, as validate would, and a file that would change fails too."""
+    from ..validate.fix import Fixed
+    from ..validate.format import format_findings
+
+    for entry in entries:
+        if isinstance(entry, Fixed) and entry.changed:
+            stream.write(unified_diff(entry))
+    judged = []
+    for entry in entries:
+        if not isinstance(entry, Fixed):  # unreadable: its document-parse finding says why
+            sys.stderr.write(format_findings(entry.errors))
+            judged.append(entry)
+            continue
+        judged.append(_strict(entry.initial or entry.report, strict))
+        left = _remaining(entry.report)
+        if entry.changed:
+            remain = f"; {left} would remain" if left else ""
+            print(f"{entry.file}: would fix {_counts(entry.fixed)}{remain}", file=sys.stderr)
+        elif left:
+            verb = "remains" if len(entry.report.findings) == 1 else "remain"
+            print(f"{entry.file}: no mechanical fix applies; {left} {verb}", file=sys.stderr)
+    code = exit_code(judged)
+    if code == EXIT_OK and any(isinstance(e, Fixed) and e.changed for e in entries):
+        return EXIT_INVALID
+    return code
+
+
+def _remaining(report: Any) -> str:
+    """`7 errors, 2 warnings` (the kinds there are), or "" when the report has no finding."""
+    counts = [(len(report.errors), "error"), (len(report.warnings), "warning")]
+    return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts if n)
 
 
 def write_checked(result: Any, again: Callable[[], Any]) -> bool:

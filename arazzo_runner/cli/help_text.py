@@ -61,7 +61,7 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
             ),
             (
                 "0    no errors",
-                "1    errors (or warnings, with --strict); with --diff: something to fix",
+                "1    errors (or warnings, with --strict); with --diff, also: something to fix",
                 "2    a file could not be read, or a usage error",
             ),
         ),

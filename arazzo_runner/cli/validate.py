@@ -2,8 +2,8 @@
 [--sandbox DIR] [--rule RULE=off|warning|error] [--config PATH | --isolated] [--fix | --diff]
 [--jobs N]`.
 
-Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with `--strict`; with `--diff`:
-a file would change), 2 a file could not be read or parsed. Wired into the main CLI by
+Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with `--strict`; with `--diff`,
+also: a file would change), 2 a file could not be read or parsed. Wired into the main CLI by
 `add_validate_parser` + `run_validate`.
 """
 

@@ -27,7 +27,7 @@ from .interrupts import is_interrupt
 from .options import RunOptions
 from .runtime import AsyncioRuntime, Runtime
 from .scheduler import run_steps
-from .stepping import execute_step, null_output
+from .stepping import execute_step, literal_note, null_output
 from .values import Outputs, derived_output, strip_missing
 
 # the workflows the execution in progress runs inside (its own last): a dependency among them is a cycle;
@@ -265,6 +265,8 @@ class Runner:
         plan = workspace.compiled(workflow)
         context = base_context(state, self.workflows)
         for name, value in plan.outputs.items():
+            if value.is_constant:
+                literal_note(result.warnings, value)
             found = derived_output(state.taint, value, context, result.outputs, name)
             clean, problems = strip_missing(found, f"workflow output '{name}'")
             result.outputs[name] = None if isinstance(clean, Missing) else clean

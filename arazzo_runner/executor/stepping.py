@@ -145,6 +145,8 @@ def record(step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state
         _record_items(step_result, attempt, cstep, state, outputs)
         return
     for name, value in cstep.outputs.items():
+        if value.is_constant and attempt.ok:  # literal text (`Done`): returned as written, and said so
+            literal_note(step_result.warnings, value)
         found = derived_output(state.taint, value, attempt.ctx, outputs, name)
         kind = type(found)
         if kind is not dict and kind is not list and kind is not Missing:  # a scalar: nothing to walk
@@ -180,6 +182,8 @@ def _record_items(
     order; an item not run, or a value that reaches nothing, is `null` (the latter with a warning)."""
     items = attempt.items or []
     for name, value in cstep.outputs.items():
+        if value.is_constant and attempt.ok:
+            literal_note(step_result.warnings, value)
         values: list[Any] = []
         for index, ctx in enumerate(items):
             if ctx is None:
@@ -251,6 +255,14 @@ def step_completed(host: Host, workspace: Workspace, ref: str, state: WorkflowSt
         if not isinstance(workspace, Workspace):
             return False
     return (id(workspace), workflow_id, step_id) in host.completed
+
+
+def literal_note(warnings: list[str], value: Any) -> None:
+    """The warning of an output written as literal text (`workspace/plan.py`: a `LiteralOutput`), once
+    per result: `arazzo validate` warns (`output-value`), a run returns the text and says so."""
+    note = getattr(value, "note", None)
+    if note and note not in warnings:
+        warnings.append(note)
 
 
 def null_output(value: Any, problems: list[str]) -> list[str]:

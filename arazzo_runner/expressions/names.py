@@ -7,6 +7,11 @@ MUST, match narrower patterns: `validate` says so; the 1.1 ABNF narrows the expr
 name is read as the document declares it, the longest declared one that fits where the expression has
 it, and any other by the character class, as before.
 
+`$inputs.` name is `*( CHAR )` in 1.0.x as well, and an inputs schema may declare any property name:
+`$inputs.prefs/permissionLevel` reads the input `prefs/permissionLevel` of a 1.0.x document that declares
+it (`inputs`: the names the caller found listed by the inputs schemas, `workspace.inputs.grammar_inputs`).
+The 1.1 ABNF has `input-name = identifier`: a 1.1 document declares none, and such text stays an error.
+
 The parser learns them from the document being read (`reading(names)`, which the workspace and the
 validator set around their parsing); a document whose ids and names all fit the classes sets nothing,
 and parsing is what it always was. Parsed results are cached per text *and* names.
@@ -16,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
 from typing import Any
 
@@ -32,6 +37,7 @@ class DeclaredNames(Record, frozen=True):
     steps: tuple[str, ...] = ()
     workflows: tuple[str, ...] = ()
     outputs: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()
 
 
 _CURRENT: ContextVar[DeclaredNames | None] = ContextVar("arazzo_declared_names", default=None)
@@ -51,9 +57,10 @@ def reading(names: DeclaredNames | None) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
-def declared_names(document: Any) -> DeclaredNames | None:
+def declared_names(document: Any, inputs: Iterable[str] = ()) -> DeclaredNames | None:
     """The names of `document` (a model `Document`) that need declaring, or None when every step id,
-    workflow id and output name fits the grammar's classes."""
+    workflow id, output name and input name fits the grammar's classes. `inputs`: the input names the
+    document's inputs schemas declare where its grammar reads any (1.0.x; see the module docstring)."""
     steps, workflows, outputs = set(), set(), set()
     for workflow in document.workflows:
         workflows.add(workflow.workflow_id)
@@ -65,9 +72,12 @@ def declared_names(document: Any) -> DeclaredNames | None:
     workflows.discard("")
     odd_ids = any(not _PLAIN_ID.fullmatch(i) for i in (*steps, *workflows) if i)
     odd_names = any(not _PLAIN_NAME.fullmatch(n) for n in outputs if n)
-    if not (odd_ids or odd_names):
+    odd_inputs = {n for n in inputs if isinstance(n, str) and n and not _PLAIN_NAME.fullmatch(n)}
+    if not (odd_ids or odd_names or odd_inputs):
         return None
-    return DeclaredNames(_longest_first(steps), _longest_first(workflows), _longest_first(outputs))
+    return DeclaredNames(
+        _longest_first(steps), _longest_first(workflows), _longest_first(outputs), _longest_first(odd_inputs)
+    )
 
 
 def _longest_first(names: set[str]) -> tuple[str, ...]:

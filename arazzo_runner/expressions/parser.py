@@ -94,7 +94,7 @@ class _Parser:
         self.rewrites: list[tuple[int, int, str, str]] = []  # absolute offsets while parsing
 
     def declared(self, kind: str, ends: str, plain: frozenset[str]) -> str:
-        """A declared step id, workflow id or output name (`names.py`) written here, taken; or ""."""
+        """A declared step id, workflow id, output or input name (`names.py`) written here, taken; or ""."""
         if self.names is None:
             return ""
         s = self.s
@@ -170,8 +170,9 @@ class _Parser:
         self.s.expect(".", after)
         if what == "an output name":
             name = self.output_name(after + ".")
-        else:
-            name = self.s.take(IDENTIFIER, what, after + ".")
+        else:  # an input name the document declares (1.0.x: `names.py`), or by the character class
+            found = self.declared("inputs", _AFTER_NAME, IDENTIFIER)
+            name = found or self.s.take(IDENTIFIER, what, after + ".")
         return {"name": name, "pointer": self.pointer()}
 
     # -- $steps.<id>.outputs.<name>

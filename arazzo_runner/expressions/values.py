@@ -8,6 +8,7 @@ copies.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -228,18 +229,47 @@ def _compile_string(raw: str, strict: bool = False) -> CompiledValue:
     return ConstantValue(raw) if template.is_constant else TemplateValue(raw, template)
 
 
-def literal_output_problem(name: str, raw: Any, selectors: bool) -> str:
-    """Why output `name`, whose value compiled to a constant, is refused: an output is a runtime
-    expression (or a `{$...}` template, or in 1.1 a Selector Object); anything else would be returned as
-    the text written, a silent wrong value. With a did-you-mean for a misspelt expression."""
-    shown = repr(raw) if len(repr(raw)) <= 80 else repr(raw)[:77] + "..."
-    message = f"output '{name}' is not a runtime expression: {shown} would be returned as it is written"
+class LiteralOutput(ConstantValue):
+    """An output whose value holds no expression (`"Done"`): a run returns it as written, and `note`
+    (the run's warning) says so. A misspelt expression (`$respons.body#/id`) is never one: it is
+    refused (`output_is_misspelt`)."""
+
+    __slots__ = ("note",)
+
+    def __init__(self, raw: Any, note: str) -> None:
+        super().__init__(raw)
+        self.note = note
+
+
+def output_is_misspelt(raw: Any) -> bool:
+    """Whether a literal output value is text meant as a runtime expression with a misspelt root
+    (`$respons.body#/count`): returned as written, it would be a second meaning of the value, never the
+    one meant; so a run refuses it while other literal text (`Done`) runs, returned as written."""
+    return isinstance(raw, str) and near_miss(raw) is not None
+
+
+def literal_output_problem(name: str, raw: Any, selectors: bool, *, returned: bool = False) -> str:
+    """What is wrong with output `name`, whose value compiled to a constant: an output is a runtime
+    expression (or a `{$...}` template, or in 1.1 a Selector Object); anything else is returned as
+    written. The value is spelt as JSON (`null`, `"Done"`), as the document's data reads in any client.
+    With a did-you-mean for a misspelt expression. `returned`: a run's wording (it is returned)."""
+    text = _json(raw)
+    shown = text if len(text) <= 80 else text[:77] + "..."
+    verb = "is returned" if returned else "would be returned"
+    message = f"output '{name}' is not a runtime expression: {shown} {verb} as it is written"
     miss = near_miss(raw) if isinstance(raw, str) else None
     if miss is not None:
         root, fixed = miss
         return message + f"; did you mean {fixed or root!r}?"
     selector = " or a Selector Object {context, selector, type}" if selectors else ""
     return message + f" (an output is an expression such as $response.body#/id{selector})"
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):  # keys that are not text, data nested without end
+        return str(value)
 
 
 def _is_selector(raw: Mapping[str, Any]) -> bool:

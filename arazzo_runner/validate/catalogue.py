@@ -176,10 +176,11 @@ _RULES = (
     ),
     Rule(
         "output-value",
-        ERROR,
+        WARNING,
         "expressions",
         "Step and workflow output values are runtime expressions (`{$...}` templates, 1.1: Selector "
-        "Objects); other text would be returned as written (did-you-mean for a misspelt expression).",
+        "Objects); other text is returned as written (a warning), a misspelt expression is an error "
+        "(with a did-you-mean).",
     ),
     Rule(
         "expression-accessor",

@@ -12,6 +12,7 @@ from ..errors import DocumentError
 from ..expressions.names import declared_names, reading
 from ..loader import LoadedDocument, load_path, load_text
 from ..model import build_document
+from ..workspace.inputs import grammar_inputs
 from .checker import Checker
 from .findings import ERROR, Finding, Report
 from .rules import run_rules
@@ -88,7 +89,8 @@ def validate_loaded(
 ) -> Report:
     """`schema=False` leaves the JSON Schema check out (what a run reads: its findings never stop one)."""
     document = workspace.document if workspace is not None else build_document(loaded.data)
-    with reading(declared_names(document)):  # ids and names outside the grammar's classes
+    names = declared_names(document, grammar_inputs(document))  # ids and names outside the classes
+    with reading(names):
         return _validate(
             loaded, location, document, schema_only, strict, load_sources, remote, workspace, allow_paths,
             shared_sources, schema,

@@ -98,7 +98,8 @@ def fix_path(
     try:
         text, encoding, bom = read_document(path)
     except (OSError, UnicodeDecodeError) as exc:
-        raise DocumentError(f"cannot read the file: {exc}", file=file) from None
+        why = getattr(exc, "strerror", None) or exc  # as the loader says it: no errno, no repeated path
+        raise DocumentError(f"cannot read the file: {why}", file=file) from None
 
     def validate(loaded: LoadedDocument) -> Report:
         report = validate_loaded(loaded, location, remote=remote, allow_paths=allow_paths)

@@ -32,7 +32,8 @@ from .findings import Finding
 BLOCK = "block"
 WARN = "warn"
 
-# rule -> (what a run does with its error findings, why); only rules whose default severity is error
+# rule -> (what a run does with its error findings, why); rules whose default severity is error, and
+# `output-value`, a warning whose misspelt-expression findings are errors
 POLICY: Mapping[str, tuple[str, str]] = MappingProxyType(
     {
         "document-parse": (BLOCK, "there is no document to run"),
@@ -81,7 +82,11 @@ POLICY: Mapping[str, tuple[str, str]] = MappingProxyType(
             "YAML reads the value as a mapping, which would be sent as one; the template it stands for "
             "is a second meaning",
         ),
-        "output-value": (BLOCK, "the output would be the literal text, never the value meant"),
+        "output-value": (
+            BLOCK,
+            "a misspelt expression would be returned as its text, never the value meant (other literal "
+            "text is a warning: it runs, returned as written)",
+        ),
         "selector-syntax": (BLOCK, "the selector cannot be evaluated"),
         "output-reference": (BLOCK, "the expression reads an output the step never produces"),
         "output-forward-reference": (

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..loader import load_text
 from ..records import Record
+from .checker import did_you_mean
 
 Pointer = tuple[str | int, ...]
 
@@ -194,10 +195,14 @@ def _explain(error: Any, line: str) -> Iterator[SchemaProblem]:
     if validator_name in _UNEXPECTED:
         # A subschema that failed contributes no "evaluated" annotations, so unevaluatedProperties then
         # also lists fields the schema does declare: those are echoes of the real error, reported elsewhere.
+        # A misspelt field (`sucessCriteria`) is named with the field it most likely meant, as the rules
+        # do for ids; a field the object already has is not offered (renaming to it would duplicate it).
         declared = _declared_names(line, error.schema)
         for key in _unexpected_keys(error):
             if key not in declared:
-                yield SchemaProblem((*at, key), f"unexpected field '{key}'", key=True)
+                free = sorted(name for name in declared if name not in error.instance)
+                hint = did_you_mean(key, free) if isinstance(key, str) else ""
+                yield SchemaProblem((*at, key), f"unexpected field '{key}'{hint}", key=True)
         return
     if validator_name == "required" and isinstance(error.instance, dict):
         missing = [p for p in error.validator_value if p not in error.instance]

@@ -240,8 +240,9 @@ class Workspace:
         """The ids and names its expressions read as declared (`expressions/names.py`): None when every
         one fits the grammar's classes."""
         from ..expressions.names import declared_names
+        from .inputs import grammar_inputs
 
-        return declared_names(self.document)
+        return declared_names(self.document, grammar_inputs(self.document))
 
     def compiled(self, workflow: Workflow) -> Any:
         """The compiled plan of a workflow (expressions parsed once per document); DocumentError for a

@@ -147,6 +147,19 @@ def listed_names(schema: Any, document: dict, depth: int = 0) -> set[str]:
     return names
 
 
+def grammar_inputs(document: Any) -> set[str]:
+    """The input names a document's expressions may read as written, whatever their characters: in a
+    1.0.x document (`$inputs.` name is `*( CHAR )`) every name its workflows' inputs schemas list; in
+    1.1 none (`input-name = identifier`). For `expressions.names.declared_names`."""
+    if not document.version.startswith("1.0"):
+        return set()
+    names: set[str] = set()
+    for workflow in document.workflows:
+        if workflow.inputs is not None:
+            names |= listed_names(workflow.inputs, document.raw)
+    return names
+
+
 def undeclared_reads(
     raw: Any, schema: Any, document: dict, listed: set[str] | None = None
 ) -> tuple[tuple[str, str], ...]:
@@ -160,7 +173,9 @@ def undeclared_reads(
         listed = listed_names(schema, document)
     if not listed:  # a schema that lists no names declares none to misspell: any input is taken
         return ()
-    prefixes = {name.split(".", 1)[0] for name in listed}
+    # a dotted name `x.y` declares `x`; a name the character class cuts (`prefs/level`, read whole by
+    # the parser in a 1.0.x document) declares what the class reads of it
+    prefixes = {name.split(".", 1)[0] for name in listed} | {_read_prefix(name) for name in listed}
     names = sorted(name for name in inputs_read(raw) if name not in listed and name not in prefixes)
     if not names:
         return ()
@@ -171,6 +186,11 @@ def undeclared_reads(
         close = difflib.get_close_matches(name, sorted(listed), n=1, cutoff=0.6)
         found.append((name, f"; did you mean '{close[0]}'?" if close else ""))
     return tuple(found)
+
+
+def _read_prefix(name: str) -> str:
+    found = _READ.match("$inputs." + name)
+    return found.group(1) if found else name
 
 
 def check_input_names(

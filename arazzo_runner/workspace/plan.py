@@ -12,7 +12,7 @@ from typing import Any
 from ..criteria import compile_criterion
 from ..errors import ArazzoError, ExpressionError
 from ..expressions import CompiledValue, compile_value, parse_expression
-from ..expressions.values import literal_output_problem
+from ..expressions.values import LiteralOutput, literal_output_problem, output_is_misspelt
 from ..loader.pointer import format_pointer
 from ..model import Action, Criterion, Document, ParameterDef, Pointer, Reusable, Step, Workflow
 from ..records import Record, field
@@ -197,12 +197,16 @@ class _Compiler:
         return CompiledCriterion(criterion.condition, check, criterion.at)
 
     def outputs(self, outputs: dict[str, Any], at: Pointer) -> dict[str, CompiledValue]:
-        """Outputs are expressions: a constant (`$respons.body`, plain text) is refused, never returned."""
-        compiled = {}
+        """Outputs are expressions: a misspelt one (`$respons.body`) is refused, never returned as its
+        text; other literal text (`Done`) is returned as written, with the run's warning."""
+        compiled: dict[str, CompiledValue] = {}
         for name, raw in outputs.items():
             value = compiled[name] = self.value(raw, (*at, name))
             if value.is_constant:
-                raise CompileError((*at, name), literal_output_problem(name, raw, self.selectors))
+                if output_is_misspelt(raw):
+                    raise CompileError((*at, name), literal_output_problem(name, raw, self.selectors))
+                note = literal_output_problem(name, raw, self.selectors, returned=True)
+                compiled[name] = LiteralOutput(raw, note)
         return compiled
 
     def step(self, step: Step) -> CompiledStep:

@@ -94,6 +94,71 @@ def test_in_a_1_1_document_validate_points_at_the_1_1_grammar(write, capsys):
     assert "Arazzo 1.1's runtime expressions read only these characters" in checked.out
 
 
+# -- input names with characters the 1.1 grammar's identifier has not (1.0.x: `$inputs.` name is *( CHAR ))
+
+PREFS = {  # as a field document writes it: the inputs schema declares `prefs/permissionLevel`
+    "workflowId": "w",
+    "inputs": {
+        "type": "object",
+        "properties": {"prefs/permissionLevel": {"type": "string"}, "prefs": {"type": "object"}},
+    },
+    "steps": [
+        {
+            "stepId": "pet",
+            "operationId": "getPet",
+            "parameters": [
+                {"name": "petId", "in": "path", "value": "1"},
+                {"name": "X-Trace", "in": "header", "value": "level {$inputs.prefs/permissionLevel}"},
+            ],
+            "successCriteria": [{"condition": "$inputs.prefs/permissionLevel == 'admin'"}],
+            "outputs": {"level": "$inputs.prefs/permissionLevel", "prefs": "$inputs.prefs"},
+        }
+    ],
+    "outputs": {"level": "$steps.pet.outputs.level"},
+}
+
+
+def test_a_1_0_input_name_is_read_as_the_inputs_schema_declares_it(write, answering, capsys):
+    # Issue 37 item 15: it was an expression-syntax error that refused the workflow
+    path = write(arazzo_doc(PREFS))
+    given = '{"prefs/permissionLevel": "admin", "prefs": {"theme": "dark"}}'
+    run = run_json(capsys, path, "--inputs", given, server=answering)
+    assert run.code == 0, run.err
+    (workflow,) = run.json["workflows"]
+    assert workflow["outputs"] == {"level": "admin"}
+    assert workflow["steps"][0]["outputs"] == {"level": "admin", "prefs": {"theme": "dark"}}
+    assert answering.requests[-1].headers["x-trace"] == "level admin"
+    assert cli(capsys, "validate", path, "--offline").code == 0
+    result = arazzo_runner.run(
+        path, inputs={"prefs/permissionLevel": "user", "prefs": {}}, servers={"pets": answering.url}
+    )
+    assert result.workflows[0].steps[0].outputs["level"] == "user"  # and its criterion fails: not admin
+    assert not result.ok
+
+
+def test_such_an_input_alone_is_sent_not_taken_for_an_undeclared_one(write, answering):
+    # the schema declares `prefs/permissionLevel` only: the read is not `$inputs.prefs`, an input nobody
+    # declared (which fails its step unsent)
+    alone = copy.deepcopy(PREFS)
+    alone["inputs"]["properties"].pop("prefs")
+    step = alone["steps"][0]
+    step["parameters"][1]["value"] = "$inputs.prefs/permissionLevel"
+    step["outputs"].pop("prefs")
+    given = {"prefs/permissionLevel": "admin"}
+    result = arazzo_runner.run(write(arazzo_doc(alone)), inputs=given, servers={"pets": answering.url})
+    assert result.ok, result.workflows[0].steps[0].error
+    assert answering.requests[-1].headers["x-trace"] == "admin"
+
+
+def test_in_a_1_1_document_the_same_input_name_stays_an_error(write, capsys):
+    # 1.1's `input-name = identifier`: no `/`
+    checked = cli(capsys, "validate", write(arazzo_doc(PREFS, version="1.1.0")), "--offline")
+    assert checked.code == 1
+    assert "error expression-syntax: invalid runtime expression: unexpected '/' after the expression" in (
+        checked.out
+    )
+
+
 # -- a plain operationId with several sources
 
 

@@ -1,5 +1,7 @@
-"""An output that is not a runtime expression (`$respons.body#/count`) is never returned as its own text:
-`arazzo run` refuses the document (exit 2, nothing sent) and the library refuses to compile it."""
+"""An output that is not a runtime expression. A misspelt expression (`$respons.body#/count`) is never
+returned as its own text: `arazzo run` refuses the document (exit 2, nothing sent) and the library refuses
+to compile it. Literal text (`Done`: one meaning, no MUST forbids it) runs, returned as written, with a
+warning; `arazzo validate` warns (issue 37 item 14)."""
 
 from __future__ import annotations
 
@@ -40,12 +42,49 @@ def test_the_corrected_output_runs_and_returns_the_value(write, server, capsys) 
     assert run.json["workflows"][0]["steps"][0]["outputs"] == {"count": 3}
 
 
-def test_a_workflow_output_in_plain_text_is_refused(write, server, capsys) -> None:
-    path = write(_doc("$response.body#/count", outputs={"total": "count"}))
-    run = cli(capsys, "run", path, "--server", f"pets={server.url}")
-    assert run.code == 2
-    assert "error output-value: output 'total' is not a runtime expression: 'count'" in run.err
-    assert server.requests == []
+def test_a_literal_output_runs_returned_as_written_with_a_warning(write, server, capsys) -> None:
+    server.reply("GET", "/pets", (200, {"count": 3}))
+    outputs = {"count": "$response.body#/count", "note": "Done"}
+    step = listing("list", successCriteria=ok200(), outputs=outputs)
+    path = write(arazzo_doc({"workflowId": "w", "steps": [step], "outputs": {"searchProcessed": "Done"}}))
+    run = cli(capsys, "run", path, "--server", f"pets={server.url}", "--format", "json")
+    assert run.code == 0, run.err
+    (workflow,) = run.json["workflows"]
+    assert workflow["outputs"] == {"searchProcessed": "Done"}
+    assert workflow["steps"][0]["outputs"] == {"count": 3, "note": "Done"}
+    # said on the step and the workflow, in JSON spelling; once each
+    assert workflow["steps"][0]["warnings"] == [
+        "output 'note' is not a runtime expression: \"Done\" is returned as it is written "
+        "(an output is an expression such as $response.body#/id)"
+    ]
+    assert workflow["warnings"] == [
+        "output 'searchProcessed' is not a runtime expression: \"Done\" is returned as it is written "
+        "(an output is an expression such as $response.body#/id)"
+    ]
+    assert len(server.requests) == 1
+    shown = cli(capsys, "run", path, "--server", f"pets={server.url}")
+    assert shown.code == 0, shown.err
+    assert "output 'searchProcessed' is not a runtime expression" in shown.out + shown.err
+    # the judge keeps the rule, as a warning: the document is valid, with two warnings
+    judged = cli(capsys, "validate", path, "--offline", "--format", "json")
+    assert judged.code == 0
+    assert [(f["rule"], f["severity"]) for f in judged.json["findings"]] == [("output-value", "warning")] * 2
+    assert cli(capsys, "validate", path, "--offline", "--strict").code == 1
+
+
+def test_a_null_output_is_spelt_null(write, server, capsys) -> None:
+    # YAML `x:` is null: returned as null, and the warning spells it so (not Python's `None`)
+    server.reply("GET", "/pets", (200, {"count": 3}))
+    step = listing("list", successCriteria=ok200(), outputs={"nothing": None})
+    run = cli(capsys, "run", write(_doc_of(step)), "--server", f"pets={server.url}", "--format", "json")
+    assert run.code == 0, run.err
+    (found,) = run.json["workflows"][0]["steps"]
+    assert found["outputs"] == {"nothing": None}
+    assert found["warnings"][0].startswith("output 'nothing' is not a runtime expression: null is returned")
+
+
+def _doc_of(step: dict) -> dict:
+    return arazzo_doc({"workflowId": "w", "steps": [step]})
 
 
 def test_an_output_name_the_specification_forbids_runs_with_a_warning(write, server, capsys) -> None:

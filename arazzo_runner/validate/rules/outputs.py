@@ -1,7 +1,9 @@
 """Step and workflow outputs: names as the specification requires, values that are expressions.
 
-An output whose value is not a runtime expression would be returned as the text written
-(`$respons.body#/count`, `//Customer/Id`): a silent wrong value, so an error (`arazzo run` refuses it).
+An output whose value is not a runtime expression is returned as the text written. Literal text
+(`Done`, `//Customer/Id`) has that one meaning and no MUST forbids it (the schema allows any string): a
+warning, and a run returns it, saying so. A misspelt expression (`$respons.body#/count`) has a second
+meaning, the value meant: an error, and a run refuses it (`output_is_misspelt`).
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...expressions.values import literal_output_problem
+from ...expressions.values import literal_output_problem, output_is_misspelt
 from ...model import Pointer
 from ..checker import Checker
-from ..findings import Finding
+from ..findings import ERROR, Finding
 
 OUTPUT_NAME = re.compile(r"^[a-zA-Z0-9.\-_]+$")  # "MUST use keys that match" (1.0.1 and 1.1)
 
@@ -45,7 +47,8 @@ def check_output_value(ck: Checker, raw: Any, at: Pointer, new_findings: list[Fi
         return  # the schema check says what else an output may be
     if any(f.rule == "expression-syntax" for f in new_findings):
         return
-    ck.report("output-value", at, literal_output_problem(str(at[-1]), raw, ck.is_1_1))
+    severity = ERROR if output_is_misspelt(raw) else None  # None: the rule's own, a warning
+    ck.report("output-value", at, literal_output_problem(str(at[-1]), raw, ck.is_1_1), severity=severity)
 
 
 RULES = (output_names,)

@@ -215,15 +215,24 @@ def test_near_misses_of_expressions(text: str, expected: object) -> None:
     assert near_miss(text) == expected
 
 
-def test_why_a_literal_output_is_refused() -> None:
-    from arazzo_runner.expressions.values import literal_output_problem
+def test_why_a_literal_output_is_not_an_expression() -> None:
+    from arazzo_runner.expressions.values import literal_output_problem, output_is_misspelt
 
     assert literal_output_problem("n", 2, False) == (
         "output 'n' is not a runtime expression: 2 would be returned as it is written "
         "(an output is an expression such as $response.body#/id)"
     )
     long = literal_output_problem("x", "x" * 100, True)
-    assert f": '{'x' * 76}... would be returned as it is written" in long  # shortened to 80 characters
+    assert f': "{"x" * 76}... would be returned as it is written' in long  # shortened to 80 characters
+    # the value spelt as JSON, as any client reads the document's data (issue 37 item 5), and a run's
+    # wording: it is returned
+    assert ": null would be returned" in literal_output_problem("n", None, False)
+    assert ': {"a": [1, null, false]} is returned as it is written' in literal_output_problem(
+        "m", {"a": [1, None, False]}, False, returned=True
+    )
+    assert ': "Done" would be returned' in literal_output_problem("d", "Done", False)
+    assert output_is_misspelt("$respons.body") and output_is_misspelt("$Inputs.id")
+    assert not any(output_is_misspelt(v) for v in ("Done", "$5", "//Customer/Id", None, 3))
     assert long.endswith(
         "(an output is an expression such as $response.body#/id or a Selector Object "
         "{context, selector, type})"

@@ -145,6 +145,48 @@ def test_fix_and_diff_on_the_command_line(tmp_path: Path, capsys, monkeypatch) -
     assert (again.code, again.out) == (0, "")
 
 
+UNFIXABLE = (
+    "workflows:\n  - workflowId: w\n    steps:\n      - stepId: s\n        operationId: listPets\n"
+    "        onSuccess: [{name: next, type: goto, stepId: nowhere}]\n"
+)
+
+
+def test_diff_says_what_no_fix_leaves_and_exits_as_validate_would(tmp_path: Path, capsys) -> None:
+    # Issue 37 item 13: a document with errors and no mechanical fix printed nothing and exited 0.
+    broken = _write(tmp_path, HEAD + UNFIXABLE + "        sucessCriteria: []\n", "broken.arazzo.yaml")
+    run = cli(capsys, "validate", "--diff", broken)
+    assert (run.code, run.out) == (1, "")
+    assert run.err == f"{broken}: no mechanical fix applies; 2 errors remain\n"
+    assert cli(capsys, "validate", broken).code == 1  # the same verdict
+
+    # a fix that applies, and an error it does not touch: the diff, then what --fix would leave
+    header = "        outputs:\n          next: $response.headers.Location\n"
+    mixed = _write(tmp_path, HEAD + UNFIXABLE + header)
+    run = cli(capsys, "validate", "--diff", mixed)
+    assert run.code == 1 and "+          next: $response.header.Location\n" in run.out
+    assert run.err == f"{mixed}: would fix 1 (header-plural 1); 1 error would remain\n"
+
+    # warnings only and no fix: exit 0 as validate, 1 with --strict as validate --strict
+    body = (
+        WORKFLOW + "      - stepId: s\n        operationId: listPets\n"
+        "        parameters: [{name: limit, in: query, value: $inputs.limit}]\n"
+    )
+    warned = _write(tmp_path, HEAD + body, "warned.arazzo.yaml")
+    run = cli(capsys, "validate", "--diff", warned)
+    assert (run.code, run.out) == (0, "")
+    assert run.err == f"{warned}: no mechanical fix applies; 1 warning remains\n"
+    assert cli(capsys, "validate", "--diff", "--strict", warned).code == 1
+
+    # a file that cannot be read says why (it said nothing), the others are still judged; exit 2
+    missing = tmp_path / "missing.arazzo.yaml"
+    run = cli(capsys, "validate", "--diff", warned, missing)
+    assert run.code == 2
+    assert run.err.splitlines() == [
+        f"{warned}: no mechanical fix applies; 1 warning remains",
+        f"{missing}:1:1: error document-parse: cannot read the file: No such file or directory",
+    ]
+
+
 def test_fix_in_json_lists_what_it_fixed(tmp_path: Path, capsys) -> None:
     body = BY_SOURCE_NAME
     path = _write(tmp_path, HEAD + body)

@@ -38,7 +38,7 @@ def test_a_misspelt_expression_as_an_output_is_an_error_with_the_fix(check: Chec
     [found] = report.findings
     assert (found.rule, found.severity, found.line) == ("output-value", "error", 11)
     assert found.message == (
-        "output 'count' is not a runtime expression: '$respons.body#/count' would be returned as it is "
+        "output 'count' is not a runtime expression: \"$respons.body#/count\" would be returned as it is "
         "written; did you mean '$response.body#/count'?"
     )
     assert not report.valid
@@ -59,11 +59,22 @@ def test_near_misses_get_a_did_you_mean(check: Check, value: str, fix: str) -> N
     assert found.message.endswith(f"; did you mean {fix}?")
 
 
-def test_plain_text_as_an_output_is_an_error_and_a_workflow_output_too(check: Check) -> None:
+def test_plain_text_as_an_output_is_a_warning_and_a_workflow_output_too(check: Check) -> None:
+    # Issue 37 item 14: literal text has one meaning and no MUST forbids it (the schema allows any
+    # string): a warning, in JSON spelling; the document is valid, but not with --strict
     doc = _step_outputs("          id: //Customer/Id\n", "1.1.0") + "    outputs:\n      total: 'none'\n"
     report = check(doc)
-    assert [(f.rule, f.line) for f in report.findings] == [("output-value", 11), ("output-value", 13)]
+    assert [(f.rule, f.severity, f.line) for f in report.findings] == [
+        ("output-value", "warning", 11),
+        ("output-value", "warning", 13),
+    ]
+    assert report.findings[1].message == (
+        "output 'total' is not a runtime expression: \"none\" would be returned as it is written "
+        "(an output is an expression such as $response.body#/id or a Selector Object "
+        "{context, selector, type})"
+    )
     assert "a Selector Object" in report.findings[0].message  # 1.1 documents may select from a body
+    assert report.valid and not check(doc, strict=True).valid
 
 
 def test_expressions_templates_and_selectors_are_outputs(check: Check) -> None:

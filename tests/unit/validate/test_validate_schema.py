@@ -132,6 +132,39 @@ def test_a_one_of_failure_is_explained_by_the_meant_branch(check: Check) -> None
     ]
 
 
+def test_a_misspelt_field_is_named_with_the_field_it_most_likely_meant(check: Check) -> None:
+    # Issue 37 item 11: the did-you-mean the id rules give, for a field the schema does not declare;
+    # a field the object already has is not offered, and a name close to none gets no hint.
+    report = check(
+        """\
+        arazzo: 1.0.1
+        info: {title: t, version: '1'}
+        sourceDescriptions: [{name: api, url: ./api.yaml, type: openapi}]
+        workflows:
+          - workflowId: w
+            steps:
+              - stepId: s
+                operationId: getPet
+                sucessCriteria: [{condition: $statusCode == 200}]
+                Parameters: []
+                colour: blue
+              - stepId: t
+                operationId: getPet
+                parameters: []
+                Parameters: []
+            output: {}
+        """,
+        schema_only=True,
+    )
+    assert [(f.line, f.message) for f in report.findings] == [
+        (9, "unexpected field 'sucessCriteria'; did you mean 'successCriteria'?"),
+        (10, "unexpected field 'Parameters'; did you mean 'parameters'?"),
+        (11, "unexpected field 'colour'"),
+        (15, "unexpected field 'Parameters'"),
+        (16, "unexpected field 'output'; did you mean 'outputs'?"),
+    ]
+
+
 def test_extensions_are_allowed(check: Check) -> None:
     report = check(
         """\
