@@ -265,10 +265,7 @@ class _Loop:
                     if retried:
                         result.retries.extend({"turn": turn, **entry} for entry in retried)
                         retried.clear()
-                result.turns, result.finish_reason = turn, completion.finish_reason
-                if completion.usage is not None:
-                    result.usage = result.usage or Usage()
-                    result.usage.add(completion.usage)
+                _counted(result, turn, completion)
                 if not completion.tool_calls:
                     self._finish(result, completion)
                     break
@@ -282,6 +279,16 @@ class _Loop:
                 result.error = {"kind": "max-turns", "message": f"no answer after {settings.max_turns} turns"}
         except ModelError as exc:
             result.error = {"kind": getattr(exc, "kind", "chat"), "message": str(exc)}
+            self._answered_before(result, getattr(exc, "answered", None))
+
+    def _answered_before(self, result: AgentResult, completion: Any) -> None:
+        """An answer that was complete when its stream broke (an event after its end): the exchange
+        failed, but the turn was made and its text is kept, as `partialAnswer` (not the answer)."""
+        if completion is None:
+            return
+        _counted(result, self.turn, completion)
+        text = completion.content if completion.content and completion.content.strip() else None
+        result.partial_answer = self.masker.text(text) if text else None
 
     def _chosen(self, chat: Any, api: Any) -> Any:
         """The model client: the API's, or the recording's (`--replay`); saving each exchange
@@ -383,6 +390,14 @@ class _Loop:
         except asyncio.CancelledError:
             self.cancelled += 1
             raise
+
+
+def _counted(result: AgentResult, turn: int, completion: Any) -> None:
+    """The turn made, its finish reason and its usage in the result."""
+    result.turns, result.finish_reason = turn, completion.finish_reason
+    if completion.usage is not None:
+        result.usage = result.usage or Usage()
+        result.usage.add(completion.usage)
 
 
 def _tool_result(call: AgentToolCall) -> ToolResult:

@@ -21,7 +21,9 @@ pieces are the text as it arrives; the `input_json_delta`s' `partial_json` joine
 arguments), `content_block_stop`; `message_delta` (`stop_reason`, usage), `message_stop`. The answer
 is complete only at `message_stop`. An `error` event fails the exchange with its message; `ping` and
 event types this client does not know add nothing (the API may add some); a data line that is not
-JSON, a delta for a block never started, or an event after `message_stop` fails it as a broken stream.
+JSON, a delta for a block never started, or an event after `message_stop` fails it as a broken stream
+(the answer complete before it is then `StreamError.answered`); an unnamed `data: [DONE]` (the chat
+stream's end, which proxies such as LiteLLM add after `message_stop`) is no event and is skipped.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from .base import (
     Wire,
     event_object,
     excerpt,
+    is_done,
     shown,
     usage_of,
 )
@@ -184,7 +187,13 @@ class AnthropicFolder(StreamFolder):
         self._reason: Any = None
         self._usage = Usage()
 
+    @property
+    def complete(self) -> bool:
+        return self._stopped
+
     def feed(self, event: str, data: str, position: int) -> list[str]:
+        if is_done(event, data):
+            return []
         if self._stopped:
             raise StreamError(f"event {position} of the stream came after message_stop: {excerpt(data)}")
         kind, payload = event_object(data, position)

@@ -25,7 +25,13 @@ class ModelError(Exception):
 
 
 class StreamError(ModelError):
-    """The stream broke its API's protocol (a data line that is not JSON, an event out of place)."""
+    """The stream broke its API's protocol (a data line that is not JSON, an event out of place).
+    `answered`: the answer, when it was complete before the stream broke (an event after its end):
+    the exchange still fails, but the loop counts the turn and keeps its text (`partialAnswer`)."""
+
+    def __init__(self, message: str, answered: Completion | None = None) -> None:
+        super().__init__(message)
+        self.answered = answered
 
 
 class ToolCallRequest(Record, frozen=True):
@@ -89,7 +95,9 @@ class Conversation:
 class StreamFolder:
     """Folds one streamed answer, event by event. `feed` returns the text pieces the event adds (what a
     watcher prints as it arrives); `finish` the completion, or StreamError when the stream ended before
-    its API says an answer is complete."""
+    its API says an answer is complete; `complete` whether it has said so."""
+
+    complete = False
 
     def feed(self, event: str, data: str, position: int) -> list[str]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -160,6 +168,15 @@ def shown(body: Any) -> str:
 def excerpt(text: str, limit: int = 80) -> str:
     """The start of a data line, for a message naming it."""
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def is_done(event: str, data: str) -> bool:
+    """An unnamed `data: [DONE]`: the chat-completions stream's end sentinel, which proxies (LiteLLM's
+    `/v1/responses` and `/v1/messages`) also send after the Responses and Messages streams' last event.
+    The official `openai` and `anthropic` clients accept it there; it is no event of those APIs, so
+    their folders skip it wherever it comes (a stream that ends after it without its API's last event
+    is still cut short)."""
+    return event == "message" and data.strip() == "[DONE]"
 
 
 def event_object(data: str, position: int) -> tuple[str, dict[str, Any]]:

@@ -20,6 +20,7 @@ events"), not an API out of reach. Failures worth asking again are retried up to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -78,7 +79,7 @@ class ModelClient:
                 return await self._attempt(body, on_text, progress)
             except StreamError as exc:
                 message = f"{self.wire.label}'s answer is unusable: {exc}"
-                raise StreamError(self._masker.clip(message, MESSAGE_LIMIT)) from None
+                raise StreamError(self._masker.clip(message, MESSAGE_LIMIT), exc.answered) from None
             except ModelError as exc:
                 message = self._masker.clip(str(exc), MESSAGE_LIMIT)
                 again = isinstance(exc, _Retryable) and not progress.shown and attempt <= self.retries
@@ -216,13 +217,17 @@ class _Progress:
 
 
 def _fed(folder: Any, event: Any, position: int) -> list[str]:
-    """`folder.feed`, its StreamError told where in the stream the event is (its line)."""
+    """`folder.feed`, its StreamError told where in the stream the event is (its line) and, when the
+    answer was complete before it, given that answer (`StreamError.answered`)."""
     try:
         return folder.feed(event.event, event.data, position)
     except StreamError as exc:
-        if not event.line:
-            raise
-        raise StreamError(f"{exc} (line {event.line} of the stream)") from None
+        where = f" (line {event.line} of the stream)" if event.line else ""
+        answered = None
+        if folder.complete:
+            with contextlib.suppress(ModelError):
+                answered = folder.finish()
+        raise StreamError(f"{exc}{where}", answered) from None
 
 
 def _parsed(content: bytes) -> Any:
