@@ -1,6 +1,7 @@
 """`arazzo agent` against model endpoints as they are met in the wild, over real sockets: a proxy that
 ends the Responses and Messages streams with the chat stream's `data: [DONE]` (as LiteLLM's
-`/v1/responses` and `/v1/messages` do) in front of the bundled reference server in the API's flavour."""
+`/v1/responses` and `/v1/messages` do) in front of the bundled reference server in the API's flavour;
+base URLs with and without `/v1`; a replay taking its recording's API; retry notes naming the API."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ import httpx
 import pytest
 
 from arazzo_runner.reference import ReferenceServer
-from tests.e2e.agentkit import API_KEY, BOTH, assert_no_secret, serve_shop, tool_args, write_shop
+from tests.e2e.agentkit import (
+    API_KEY,
+    BOTH,
+    OWNER_KEY,
+    TOKEN,
+    assert_no_secret,
+    serve_shop,
+    tool_args,
+    write_shop,
+)
 from tests.e2e.helpers import cli
 from tests.servers.scripted import ScriptedServer
 
@@ -63,3 +73,108 @@ def test_a_proxy_ending_each_stream_with_done_gives_the_whole_round_trip(capsys,
     assert sorted(call["name"] for call in data["toolCalls"]) == ["owner_lookup", "pet_details"]
     assert "Alice" in data["answer"]
     assert len(sent) == 2 and all(body.endswith(b"\n\ndata: [DONE]\n\n") for body in sent)
+
+
+def test_an_anthropic_base_url_without_v1_is_anthropics_own_convention(capsys, shop, monkeypatch):
+    """`ANTHROPIC_BASE_URL` and the official client take the URL without `/v1`; both forms reach
+    `/v1/messages`."""
+    path, server = shop
+    serve_shop(server, threading.Barrier(2, timeout=60))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    with ReferenceServer(flavor="anthropic") as reference, ScriptedServer() as proxy:
+        recorded: list[str] = []
+        with httpx.Client(timeout=60) as client:
+            sent = done_adding_proxy(reference.url, proxy, client)
+            for base in (proxy.url, proxy.url + "/"):  # the origin alone, as ANTHROPIC_BASE_URL has it
+                argv = ["--prompt", BOTH, "--api", "anthropic", "--chat", base, "--model", "agentaus"]
+                result = cli(capsys, "agent", *tool_args(path, server), *argv)
+                assert result.code == 0, result.err
+                assert result.out.startswith(f"agent: 3 tool(s), Messages API at {base}, streamed\n")
+                assert "turn 2: the model answered" in result.out
+                recorded += [r.path for r in proxy.requests]
+                proxy.requests.clear()
+    assert recorded == ["/v1/messages"] * 4 and len(sent) == 4
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_an_openai_base_url_without_v1_is_a_404_that_says_to_add_it(capsys, shop, api, monkeypatch):
+    path, server = shop
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    flavor = "openai" if api == "chat" else api
+    with ReferenceServer(flavor=flavor) as reference, ScriptedServer() as proxy, httpx.Client() as client:
+        done_adding_proxy(reference.url, proxy, client)  # the API under /v1 only, as OpenAI's
+        origin = proxy.url
+        argv = ["--prompt", BOTH, "--api", api, "--chat", origin, "--model", "agentaus", "--format", "json"]
+        result = cli(capsys, "agent", *tool_args(path, server), *argv)
+    assert result.code == 1 and result.json["retries"] == []  # a 404 is not asked again
+    endpoint = f"{origin}/{'chat/completions' if api == 'chat' else 'responses'}"
+    label = "the chat API" if api == "chat" else "the Responses API"
+    message = result.json["error"]["message"]
+    assert message.startswith(f"{label} answered 404: ")
+    assert message.endswith(
+        f"(POST {endpoint}: the base URL holds the API's version, such as https://api.openai.com/v1: add /v1)"
+    )
+
+
+def test_a_replay_speaks_the_api_of_its_recording_unless_told_another(capsys, shop, tmp_path):
+    path, server = shop
+    serve_shop(server, threading.Barrier(2, timeout=60))
+    recording = tmp_path / "both.recording.json"
+    made = cli(capsys, "agent", *tool_args(path, server), "--prompt", BOTH, "--api", "responses",
+               "--record", recording)  # fmt: skip
+    assert made.code == 0, made.err
+    replayed = cli(capsys, "agent", *tool_args(path, server), "--replay", recording)
+    assert replayed.code == 0, replayed.err
+    assert replayed.out.startswith(
+        f"agent: 3 tool(s), Responses API at the recording {recording}, replayed\n"
+    )
+    assert replayed.out.splitlines()[-1].startswith("2 turn(s), 2 tool call(s)")
+    other = cli(capsys, "agent", *tool_args(path, server), "--replay", recording, "--api", "chat")
+    assert other.code == 2 and other.out == ""
+    assert other.err == (
+        f"error: --replay {recording}: recorded with the API 'responses', not 'chat': leave --api out (a "
+        "replay speaks its recording's API) or give --api responses\n"
+    )
+
+
+def test_the_library_replays_in_the_recordings_api(shop, tmp_path):
+    from arazzo_runner import agent
+    from arazzo_runner.executor.options import RunOptions
+
+    path, server = shop
+    serve_shop(server, threading.Barrier(2, timeout=60))
+    recording = str(tmp_path / "both.recording.json")
+    options = RunOptions(servers={"shop": server.url}, auth={"ownerKey": OWNER_KEY})
+    made = agent(str(path), BOTH, api="anthropic", record=recording, inputs={"token": TOKEN},
+                 options=options)  # fmt: skip
+    assert made.ok and made.api == "anthropic"
+    replayed = agent(str(path), BOTH, replay=recording, inputs={"token": TOKEN}, options=options)
+    assert replayed.ok and replayed.api == "anthropic" and replayed.answer == made.answer
+
+
+@pytest.mark.parametrize(
+    ("api", "label"), [("responses", "the Responses API"), ("anthropic", "the Messages API")]
+)
+def test_the_retry_note_names_the_api_spoken(capsys, shop, api, label, monkeypatch):
+    path, server = shop
+    monkeypatch.setenv(KEY_ENV[api], API_KEY)
+    with ReferenceServer(flavor=api) as reference, ScriptedServer() as model, httpx.Client() as client:
+        overloaded = {"error": {"type": "overloaded_error", "message": "overloaded"}}
+        answers = [(503, overloaded, {"Retry-After": "0"})]
+
+        @model.route("POST", "/v1/{path}")
+        def once_overloaded(recorded):  # the first request answered 503, the others by the reference
+            if answers:
+                return answers.pop()
+            headers = {k: v for k, v in recorded.headers.items() if k in FORWARDED}
+            answer = client.post(f"{reference.url}/{recorded.params['path']}", content=recorded.body,
+                                 headers=headers)  # fmt: skip
+            return answer.status_code, answer.content, {"Content-Type": answer.headers["content-type"]}
+
+        argv = ["--prompt", "Say hello", "--api", api, "--chat", model.url + "/v1", "--model", "agentaus"]
+        result = cli(capsys, "agent", *tool_args(path, server), *argv)
+    assert result.code == 0, result.err
+    assert (
+        f"note: turn 1: {label} was asked again after attempt 1 failed ({label} answered 503: " in result.err
+    )
+    assert "the chat API" not in result.err

@@ -1,5 +1,5 @@
 """Anthropic's Messages API (`POST {url}/messages`, headers `x-api-key` and `anthropic-version:
-2023-06-01`).
+2023-06-01`; `{url}/v1/messages` for a base URL without its version, Anthropic's own convention).
 
 What is sent: the tools as `{"name", "description", "input_schema"}`; the system text as the top-level
 `system`; `max_tokens` (required by the API: `DEFAULT_MAX_TOKENS`, 4096, the largest output every
@@ -51,6 +51,7 @@ from .base import (
     is_done,
     shown,
     usage_of,
+    versioned,
 )
 
 VERSION = "2023-06-01"
@@ -70,9 +71,19 @@ class AnthropicWire(Wire):
     name = "anthropic"
     path = "/messages"
     label = "the Messages API"
+    example = "https://api.anthropic.com"
 
     def __init__(self, max_tokens: int | None = None) -> None:
         self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS
+
+    def endpoint(self, url: str) -> str:
+        """`URL/messages` when the base URL ends with its version (`https://api.anthropic.com/v1`, as
+        OpenAI's are given), else `URL/v1/messages`: Anthropic's own convention (`ANTHROPIC_BASE_URL`,
+        the official client's `base_url`) is the URL without `/v1`. Both are accepted."""
+        return url.rstrip("/") + ("" if versioned(url) else "/v1") + self.path
+
+    def not_found(self, url: str) -> str:
+        return f"is it the API's base URL? (such as {self.example}, with or without /v1)"
 
     def headers(self, api_key: str, stream: bool) -> list[tuple[str, str]]:
         return [

@@ -112,6 +112,25 @@ class Wire:
     name = ""
     path = ""  # appended to the base URL
     label = "the model API"  # how messages name it
+    example = "https://api.openai.com/v1"  # a base URL of the API, for messages
+
+    def endpoint(self, url: str) -> str:
+        """Where the requests go: the base URL (which carries the API's version, `/v1`) and `path`."""
+        return url.rstrip("/") + self.path
+
+    def not_found(self, url: str) -> str:
+        """What a 404 for the base URL `url` most likely means."""
+        if versioned(url):
+            return f"is it the API's base URL? (such as {self.example})"
+        return f"the base URL holds the API's version, such as {self.example}: add /v1"
+
+
+def versioned(url: str) -> bool:
+    """Whether a base URL's path ends with an API version (`/v1`)."""
+    import re
+    from urllib.parse import urlsplit
+
+    return re.search(r"/v\d+$", urlsplit(url.rstrip("/")).path) is not None
 
     def headers(self, api_key: str, stream: bool) -> list[tuple[str, str]]:
         raise NotImplementedError

@@ -51,7 +51,7 @@ class ModelClient:
         exchange_timeout: float | None = None,
     ) -> None:
         self.wire = wire
-        self.endpoint = url.rstrip("/") + wire.path
+        self.endpoint, self._base = wire.endpoint(url), url
         self.model = model
         self.stream = stream
         self._api_key = api_key
@@ -86,7 +86,8 @@ class ModelClient:
                 asked = exc.retry_after if isinstance(exc, _Retryable) else None
                 if again and asked is not None and asked > MAX_RETRY_AFTER:
                     message += (
-                        f" (it asks to retry after {asked:g} s, more than the {MAX_RETRY_AFTER:g} s waited)"
+                        f" (it asks to retry after {asked:g} s; not retried: the longest wait this client "
+                        f"accepts is {MAX_RETRY_AFTER:g} s)"
                     )
                     again = False
                 if not again:
@@ -124,6 +125,9 @@ class ModelClient:
                 if raw.status_code >= 400:
                     detail = self.wire.error_detail(_parsed(await self._read(raw, progress)))
                     message = f"{self.wire.label} answered {raw.status_code}: {detail}"
+                    if raw.status_code == 404:  # most often a base URL without its version (`/v1`)
+                        hint = self.wire.not_found(self._base)
+                        message += f" (POST {self._masker.url(self.endpoint)}: {hint})"
                     if not retryable_status(raw.status_code):
                         raise ModelError(message)
                     raise _Retryable(message, retry_after(raw.headers))
