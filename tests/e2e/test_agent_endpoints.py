@@ -178,3 +178,31 @@ def test_the_retry_note_names_the_api_spoken(capsys, shop, api, label, monkeypat
         f"note: turn 1: {label} was asked again after attempt 1 failed ({label} answered 503: " in result.err
     )
     assert "the chat API" not in result.err
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_the_official_clients_read_the_same_streams_as_the_engine_does(api):
+    """What the docs say of a trailing `[DONE]` (the official clients skip it) and of Anthropic's base
+    URL (without `/v1`), checked with those clients through the same proxy."""
+    openai = pytest.importorskip("openai")
+    anthropic = pytest.importorskip("anthropic")
+    with (
+        ReferenceServer(flavor=api) as reference,
+        ScriptedServer() as proxy,
+        httpx.Client(timeout=60) as client,
+    ):
+        sent = done_adding_proxy(reference.url, proxy, client)
+        if api == "responses":
+            with openai.OpenAI(base_url=proxy.url + "/v1", api_key=API_KEY, max_retries=0) as official:
+                events = list(official.responses.create(model="agentaus", input="Say hello", stream=True))
+            assert events[-1].type == "response.completed"
+            text = events[-1].response.output_text
+        else:
+            with anthropic.Anthropic(base_url=proxy.url, api_key=API_KEY, max_retries=0) as official:
+                message = [{"role": "user", "content": "Say hello"}]
+                with official.messages.stream(model="agentaus", max_tokens=64, messages=message) as stream:
+                    text = "".join(stream.text_stream)
+                    assert stream.get_final_message().stop_reason == "end_turn"
+    assert "Say hello" in text
+    assert [r.path for r in proxy.requests] == [f"/v1/{'responses' if api == 'responses' else 'messages'}"]
+    assert sent[0].endswith(b"data: [DONE]\n\n")
