@@ -12,11 +12,14 @@ chat API's `messages` with `tool` messages, the Responses API's `input` items wi
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...records import Record, field
 
 STOP, TOOL_CALLS, LENGTH, CONTENT_FILTER = "stop", "tool_calls", "length", "content_filter"
+_VERSION = re.compile(r"/v\d+$")  # the end of a base URL's path that names the API's version
 NOT_AN_ANSWER = (LENGTH, CONTENT_FILTER)  # a text that stopped for these is not a (complete) answer
 
 
@@ -124,14 +127,6 @@ class Wire:
             return f"is it the API's base URL? (such as {self.example})"
         return f"the base URL holds the API's version, such as {self.example}: add /v1"
 
-
-def versioned(url: str) -> bool:
-    """Whether a base URL's path ends with an API version (`/v1`)."""
-    import re
-    from urllib.parse import urlsplit
-
-    return re.search(r"/v\d+$", urlsplit(url.rstrip("/")).path) is not None
-
     def headers(self, api_key: str, stream: bool) -> list[tuple[str, str]]:
         raise NotImplementedError
 
@@ -158,6 +153,11 @@ def versioned(url: str) -> bool:
     def error_detail(self, body: Any) -> str:
         """The message of an error body, with its details."""
         raise NotImplementedError
+
+
+def versioned(url: str) -> bool:
+    """Whether a base URL's path ends with an API version (`/v1`)."""
+    return _VERSION.search(urlsplit(url.rstrip("/")).path) is not None
 
 
 def usage_of(data: Any) -> Usage | None:
