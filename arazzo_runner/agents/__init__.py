@@ -9,7 +9,7 @@
 - `apis/recording`, `replay`: a run's model exchanges recorded, answered again from the recording
   (`--record`, `--replay`, the pytest plugin's `arazzo_agent_replay`);
 - `loop`: the agent loop (`arazzo agent`, `arazzo_runner.agent` / `aagent`): the turns, the concurrent
-  tool calls, the result (`AgentResult`, its pinned JSON form).
+  tool calls; `run_types` its settings and its result (`AgentResult`, its pinned JSON form).
 
 The names below are imported on first use: `arazzo tools` reads the catalog without the loop.
 """

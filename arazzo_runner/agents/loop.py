@@ -23,103 +23,26 @@ from collections.abc import Callable, Iterable, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from ..bounds.limits import DEFAULT_MAX_BODY, MAX_TOOL_CALLS, TOOL_CALLS_IN_FLIGHT
 from ..masking.secrets import Masker
-from ..records import Record, field
 from .apis.base import NOT_AN_ANSWER, ModelError, ToolCallRequest, ToolResult, Usage
+from .run_types import (  # noqa: F401 - the names `loop` has always given (the CLI, the library)
+    ANSWERED,
+    DEFAULT_CHAT_RETRIES,
+    DEFAULT_CHAT_TIMEOUT,
+    DEFAULT_EXCHANGE_TIMEOUT,
+    DEFAULT_MAX_TURNS,
+    FAILED,
+    AgentResult,
+    AgentToolCall,
+    Settings,
+    Watch,
+)
 
-DEFAULT_MAX_TURNS = 8
-DEFAULT_CHAT_TIMEOUT = 120.0  # the idle limit: the longest the chat API may stay silent
-DEFAULT_CHAT_RETRIES = 2  # as OpenAI's own clients
-DEFAULT_EXCHANGE_TIMEOUT = 600.0  # one request and its whole answer (OpenAI's clients' overall default)
 REFERENCE_MODEL = "agentaus"
 REFERENCE_KEY = "sk-reference-local"
-ANSWERED, FAILED = "answered", "failed"
 REFERENCE_FLAVORS = MappingProxyType(
     {"responses": "responses", "anthropic": "anthropic"}
 )  # the in-process server per API
-
-
-class AgentToolCall(Record):
-    turn: int
-    id: str
-    outcome: Any  # tools.ToolOutcome
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"turn": self.turn, "id": self.id, **self.outcome.to_dict()}
-
-
-class AgentResult(Record):
-    status: str  # answered | failed
-    answer: str | None
-    error: dict[str, str] | None  # {"kind": chat | max-turns | no-answer | incomplete | timeout, "message"}
-    model: str
-    endpoint: str
-    stream: bool
-    api: str = "chat"
-    turns: int = 0
-    finish_reason: str | None = None  # the last answer's, as the API said it
-    partial_answer: str | None = None  # the text of an answer that stopped short (length, content filter)
-    tool_calls: list[AgentToolCall] = field(default_factory=list)
-    retries: list[dict[str, Any]] = field(default_factory=list)  # each: turn, attempt, cause, waitedSeconds
-    usage: Usage | None = None
-    messages: list[dict[str, Any]] = field(default_factory=list)  # what the model was sent, in order
-
-    @property
-    def ok(self) -> bool:
-        return self.status == ANSWERED
-
-    def to_dict(self) -> dict[str, Any]:
-        """The pinned JSON document (`docs/agents.md`): every key always present."""
-        return {
-            "status": self.status,
-            "answer": self.answer,
-            "error": self.error,
-            "model": self.model,
-            "endpoint": self.endpoint,
-            "stream": self.stream,
-            "api": self.api,
-            "turns": self.turns,
-            "finishReason": self.finish_reason,
-            "partialAnswer": self.partial_answer,
-            "toolCalls": [call.to_dict() for call in self.tool_calls],
-            "retries": self.retries,
-            "usage": self.usage.to_dict() if self.usage is not None else None,
-            "messages": self.messages,
-        }
-
-
-class Settings(Record):
-    chat_url: str | None = None  # None: the bundled reference server, in-process
-    model: str | None = None
-    api_key: str | None = None
-    system: str | None = None
-    stream: bool = True
-    api: str = "chat"  # the model API: chat | responses | anthropic (`apis.API_NAMES`)
-    max_tokens: int | None = None  # per answer, where the API takes it (`apis.wire`)
-    max_turns: int = DEFAULT_MAX_TURNS
-    chat_timeout: float | None = DEFAULT_CHAT_TIMEOUT  # the idle limit (`--chat-idle-timeout`)
-    chat_retries: int = DEFAULT_CHAT_RETRIES  # retries of one exchange (`apis/retry.py`); 0: none
-    chat_exchange_timeout: float | None = DEFAULT_EXCHANGE_TIMEOUT  # one request and its whole answer
-    agent_timeout: float | None = None  # the whole loop; past it the run fails (kind `timeout`)
-    max_body: int = DEFAULT_MAX_BODY
-    max_tool_calls: int = MAX_TOOL_CALLS  # tool calls of one answer that run; the rest are refused
-    max_in_flight: int = TOOL_CALLS_IN_FLIGHT  # tool calls running at once, over the whole loop
-    record: str | None = None  # a file the model exchanges are saved to (`apis/recording.py`)
-    replay: str | None = None  # a recording answering instead of a model (no chat URL, no key)
-
-
-class Watch(Record):
-    """What a watcher is told as the loop goes (`aagent`'s `on_text`, `on_tool_start`, `on_tool_end`),
-    every value masked before it is called: `on_text(turn, text)` the model's text as it arrives (held
-    back while it could be the start of a secret, `masking/stream.py`; all of it by the end of the
-    answer; not streamed, the whole text in one call), `on_tool_start(turn, call_id, name, arguments)`
-    each tool call as it starts, `on_tool_end(call)` each as it ends (an `AgentToolCall`; the calls of
-    one answer run at once, so they end in the order they finish)."""
-
-    on_text: Callable[[int, str], None] | None = None
-    on_tool_start: Callable[[int, str, str, Any], None] | None = None
-    on_tool_end: Callable[[AgentToolCall], None] | None = None
 
 
 def agent(source: Any, prompt: str, **settings: Any) -> AgentResult:
@@ -183,11 +106,13 @@ async def run_agent(
 ) -> AgentResult:
     """The loop over an already built tool catalog (what `arazzo agent` calls)."""
     from ..http.transport import new_client
+    from ..records import replace
+    from .apis import DEFAULT_API
     from .tools.call import catalog_secrets
 
     server = recording = None
     url, api_key, model = settings.chat_url, settings.api_key, settings.model
-    if settings.replay is not None:  # no model, no key: the recording answers
+    if settings.replay is not None:  # no model, no key: the recording answers, in its API
         from .apis.recording import read_recording
 
         recording = read_recording(settings.replay, settings.api)
@@ -201,6 +126,7 @@ async def run_agent(
         from ..errors import UsageError
 
         raise UsageError("a chat URL needs an API key and a model")
+    settings = replace(settings, api=recording.api if recording else settings.api or DEFAULT_API)
     masker = Masker(catalog_secrets(catalog) | ({api_key} if api_key else set()))
     client = new_client(settings.chat_timeout)
     try:
@@ -265,10 +191,7 @@ class _Loop:
                     if retried:
                         result.retries.extend({"turn": turn, **entry} for entry in retried)
                         retried.clear()
-                result.turns, result.finish_reason = turn, completion.finish_reason
-                if completion.usage is not None:
-                    result.usage = result.usage or Usage()
-                    result.usage.add(completion.usage)
+                _counted(result, turn, completion)
                 if not completion.tool_calls:
                     self._finish(result, completion)
                     break
@@ -282,6 +205,16 @@ class _Loop:
                 result.error = {"kind": "max-turns", "message": f"no answer after {settings.max_turns} turns"}
         except ModelError as exc:
             result.error = {"kind": getattr(exc, "kind", "chat"), "message": str(exc)}
+            self._answered_before(result, getattr(exc, "answered", None))
+
+    def _answered_before(self, result: AgentResult, completion: Any) -> None:
+        """An answer that was complete when its stream broke (an event after its end): the exchange
+        failed, but the turn was made and its text is kept, as `partialAnswer` (not the answer)."""
+        if completion is None:
+            return
+        _counted(result, self.turn, completion)
+        text = completion.content if completion.content and completion.content.strip() else None
+        result.partial_answer = self.masker.text(text) if text else None
 
     def _chosen(self, chat: Any, api: Any) -> Any:
         """The model client: the API's, or the recording's (`--replay`); saving each exchange
@@ -383,6 +316,14 @@ class _Loop:
         except asyncio.CancelledError:
             self.cancelled += 1
             raise
+
+
+def _counted(result: AgentResult, turn: int, completion: Any) -> None:
+    """The turn made, its finish reason and its usage in the result."""
+    result.turns, result.finish_reason = turn, completion.finish_reason
+    if completion.usage is not None:
+        result.usage = result.usage or Usage()
+        result.usage.add(completion.usage)
 
 
 def _tool_result(call: AgentToolCall) -> ToolResult:

@@ -42,8 +42,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--chat",
         metavar="URL",
-        help="the model API's base URL, e.g. https://api.openai.com/v1 or https://api.anthropic.com/v1 "
-        "(default: the bundled reference server, in-process, in --api's flavour)",
+        help="the model API's base URL, e.g. https://api.openai.com/v1, or https://api.anthropic.com with "
+        "or without /v1 (default: the bundled reference server, in-process, in --api's flavour)",
     )
     parser.add_argument(
         "--model", metavar="M", help="the model (default with the reference server: agentaus)"
@@ -106,10 +106,10 @@ def add_api_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--api",
         choices=API_NAMES,
-        default=DEFAULT_API,
-        help="the model API: chat (OpenAI chat completions, the default), responses (OpenAI's "
+        default=None,
+        help=f"the model API: {DEFAULT_API} (OpenAI chat completions, the default), responses (OpenAI's "
         "Responses API) or anthropic (Anthropic's Messages API); without --chat, the bundled reference "
-        "server speaks it",
+        "server speaks it; with --replay, the recording's",
     )
     parser.add_argument(
         "--max-tokens",
@@ -143,14 +143,15 @@ def agent_command(args: argparse.Namespace) -> int:
     for flag, path in (("--report-json", args.report_json), ("--record", args.record)):
         if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
             raise UsageError(f"{flag} {path}: the folder does not exist")
-    prompt = _prompt(args)
+    recording = _recording(args)
+    prompt = _prompt(args, recording)
     settings = Settings(
         chat_url=args.chat,
         model=args.model,
         api_key=chat_api_key(args),
         system=args.system,
         stream=args.stream,
-        api=args.api,
+        api=args.api,  # None: chat, or the recording's
         max_tokens=args.max_tokens,
         max_turns=args.max_turns,
         **limits(args),
@@ -174,7 +175,7 @@ def agent_command(args: argparse.Namespace) -> int:
         streamed = "streamed" if args.stream else "not streamed"
         if args.replay:
             where, streamed = f"the recording {args.replay}", "replayed"
-        shown = _API_SHOWN[args.api]
+        shown = _API_SHOWN[recording.api if recording else args.api or "chat"]
         print(f"agent: {len(catalog.tools)} tool(s), {shown} at {where}, {streamed}", flush=True)
     watcher = Watcher() if text else None
     watch = Watch(watcher.on_text, watcher.on_tool_start, watcher.on_tool_end) if watcher else None
@@ -227,20 +228,26 @@ def chat_api_key(args: argparse.Namespace) -> str | None:
 _API_SHOWN = MappingProxyType({"chat": "chat", "responses": "Responses API", "anthropic": "Messages API"})
 
 
-def _prompt(args: argparse.Namespace) -> str:
-    """`--prompt`, or with `--replay` the recording's; `--replay` takes no `--chat`."""
+def _recording(args: argparse.Namespace) -> Any:
+    """`--replay`'s recording (None without it), read once here for what the command line leaves to it
+    (the API, the prompt); `--replay` takes no `--chat` or `--model`, and an `--api` only its own."""
     if args.replay is None:
-        if args.prompt is None:
-            raise UsageError("the following arguments are required: --prompt")
-        return args.prompt
+        return None
     for flag, value in (("--chat", args.chat), ("--model", args.model)):
         if value is not None:
             raise UsageError(f"--replay answers from the recording: it takes no {flag}")
-    if args.prompt is not None:
-        return args.prompt
     from ..agents.apis.recording import read_recording
 
-    recorded = read_recording(args.replay).prompt
+    return read_recording(args.replay, args.api)
+
+
+def _prompt(args: argparse.Namespace, recording: Any) -> str:
+    """`--prompt`, or with `--replay` the recording's."""
+    if args.prompt is not None:
+        return args.prompt
+    if recording is None:
+        raise UsageError("the following arguments are required: --prompt")
+    recorded = recording.prompt
     if not isinstance(recorded, str):
         raise UsageError(f"--replay {args.replay}: the recording has no prompt; give --prompt")
     return recorded
@@ -248,9 +255,12 @@ def _prompt(args: argparse.Namespace) -> str:
 
 def _print_result(result: Any) -> None:
     """The closing lines (the answer itself was printed as it arrived)."""
+    from ..agents.apis import wire
+
+    label = wire(result.api).label  # the API spoken: the chat API, the Responses API, the Messages API
     for retry in result.retries:  # what was asked again, and why (`docs/agents.md`, retries)
         print(
-            f"note: turn {retry['turn']}: the chat API was asked again after attempt {retry['attempt']} "
+            f"note: turn {retry['turn']}: {label} was asked again after attempt {retry['attempt']} "
             f"failed ({retry['cause']}; waited {retry['waitedSeconds']:g} s)",
             file=sys.stderr,
         )

@@ -122,6 +122,49 @@ def test_an_event_after_the_end_breaks_the_stream(capsys, model, api):
     events = EVENTS[api]()
     result, data = run(capsys, api, streamed([*events, events[-1]]))
     assert result.code == 1 and "came after" in data["error"]["message"]
+    # the answer was complete before the stream broke: the turn was made, its text kept (not the answer)
+    assert data["turns"] == 1 and data["answer"] is None
+    assert data["partialAnswer"] == "The pet is available."
+    assert data["usage"] == {"inputTokens": 5, "outputTokens": 4, "totalTokens": 9}
+
+
+DONE = b"data: [DONE]\n\n"  # the chat stream's end, which LiteLLM's /v1/responses and /v1/messages add
+
+
+@pytest.mark.parametrize("stream", ["--stream", "--no-stream"])
+@pytest.mark.parametrize("api", APIS)
+def test_a_trailing_done_after_the_last_event_ends_the_stream_as_the_official_clients_read_it(
+    capsys, model, api, stream
+):
+    run, _ = model
+    reply = (200, sse(EVENTS[api]()) + DONE, {"Content-Type": "text/event-stream"})
+    result, data = run(capsys, api, reply, stream=stream)  # a streamed answer to either request
+    assert result.code == 0, data["error"]
+    assert data["status"] == "answered" and data["answer"] == "The pet is available."
+    assert data["turns"] == 1 and data["error"] is None
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_done_before_the_last_event_is_still_a_stream_cut_short(capsys, model, api):
+    run, _ = model
+    reply = (200, sse(EVENTS[api]()[:-1]) + DONE, {"Content-Type": "text/event-stream"})
+    result, data = run(capsys, api, reply)
+    assert result.code == 1 and data["answer"] is None and data["turns"] == 0
+    last = "response.completed" if api == "responses" else "message_stop"
+    assert f"the stream ended before {last}" in data["error"]["message"]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_failed_run_whose_answer_was_complete_counts_its_turn_in_text(capsys, tmp_path, api, monkeypatch):
+    events = EVENTS[api]()
+    monkeypatch.setenv(KEY_ENV[api], API_KEY)
+    with ScriptedServer() as server:
+        server.reply("POST", PATH[api], streamed([*events, events[-1]]))
+        argv = ["--api", api, "--chat", server.url + "/v1", "--model", "m", "--prompt", "Is it available?"]
+        result = cli(capsys, "agent", *tool_args(write_shop(tmp_path), server), *argv)
+    assert result.code == 1
+    assert "turn 1 text: The pet is available.\nturn 1: that text is not an answer" in result.out
+    assert result.out.splitlines()[-1] == "1 turn(s), 0 tool call(s), usage 5 input + 4 output = 9 tokens"
 
 
 @pytest.mark.parametrize("api", APIS)

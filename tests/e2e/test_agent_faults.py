@@ -116,7 +116,7 @@ def test_a_retry_after_beyond_the_cap_is_not_waited_for(capsys, setup):
     result = agent(capsys, setup)
     assert result.code == 1 and result.json["retries"] == []
     assert result.json["error"]["message"].endswith(
-        "(it asks to retry after 120 s, more than the 60 s waited)"
+        "(it asks to retry after 120 s; not retried: the longest wait this client accepts is 60 s)"
     )
     assert len(mock.requests()) == 1
 

@@ -296,6 +296,65 @@ def test_stdin_from_a_file_is_served_by_the_sdks_transport(tmp_path, api):
     assert "Traceback" not in found.proc.stderr.read().decode()
 
 
+def test_every_request_of_a_file_on_stdin_is_answered_before_the_server_ends(tmp_path, api):
+    # a file is a batch: its end is read at once, while every call is still running; each is answered
+    numbers = range(1, 11)
+    for n in numbers:
+        api.held[n] = threading.Event()
+
+    def release_when_all_arrived() -> None:  # every first step waits until all ten are in flight
+        with contextlib.suppress(queue.Empty):
+            for _ in numbers:
+                api.arrived.get(timeout=60)
+        for n in numbers:
+            api.held[n].set()
+
+    threading.Thread(target=release_when_all_arrived, daemon=True).start()
+    cancelled = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}}
+    lines = [INITIALIZE, INITIALIZED, *(call(n, n) for n in numbers), call(11, 0), cancelled]
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    try:
+        with open(requests, "rb") as stdin:
+            found = Server(tmp_path, api.server.url, stdin=stdin)
+            assert found.proc.wait(60) == 0
+    finally:
+        for n in numbers:
+            api.held[n].set()
+    answers = {}
+    while (line := found.lines.get(timeout=60)) is not None:
+        answers[line["id"]] = line
+    assert answers.pop(0)["result"]["serverInfo"]["name"] == "arazzo-engine"
+    answers.pop(11, None)  # cancelled by the file itself: answered only if it ended first
+    assert {i: a["result"]["structuredContent"] for i, a in answers.items()} == {
+        n: {"status": "passed", "outputs": {"n": n}} for n in numbers
+    }
+    assert "Traceback" not in found.proc.stderr.read().decode()
+
+
+def test_a_file_on_stdin_and_a_reader_that_leaves_end_the_server_without_a_traceback(tmp_path, api):
+    # the batch's answers come after the end of the file: one may meet a reader that left
+    reading, writing = os.pipe()
+    api.held[1] = threading.Event()
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(json.dumps(m) + "\n" for m in (INITIALIZE, INITIALIZED, call(1, 1))))
+    with open(requests, "rb") as stdin:
+        server = Server(tmp_path, api.server.url, stdin=stdin, stdout=writing)
+    os.close(writing)
+    try:
+        assert json.loads(os.read(reading, 65536))["id"] == 0
+        assert api.arrived.get(timeout=60) == 1  # the call is running
+        os.close(reading)  # the reader gone: the call's answer meets a closed pipe
+        api.held[1].set()
+        assert server.proc.wait(60) == 0
+        stderr = server.proc.stderr.read().decode()
+        assert "Traceback" not in stderr, stderr
+    finally:
+        api.held[1].set()
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
 @pytest.mark.skipif(not hasattr(os, "openpty"), reason="a pseudo-terminal")
 def test_a_terminal_on_stdin_and_stdout_is_read_on_the_loop_too(tmp_path, api):
     import pty

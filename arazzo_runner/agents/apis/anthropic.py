@@ -1,5 +1,5 @@
 """Anthropic's Messages API (`POST {url}/messages`, headers `x-api-key` and `anthropic-version:
-2023-06-01`).
+2023-06-01`; `{url}/v1/messages` for a base URL without its version, Anthropic's own convention).
 
 What is sent: the tools as `{"name", "description", "input_schema"}`; the system text as the top-level
 `system`; `max_tokens` (required by the API: `DEFAULT_MAX_TOKENS`, 4096, the largest output every
@@ -21,7 +21,9 @@ pieces are the text as it arrives; the `input_json_delta`s' `partial_json` joine
 arguments), `content_block_stop`; `message_delta` (`stop_reason`, usage), `message_stop`. The answer
 is complete only at `message_stop`. An `error` event fails the exchange with its message; `ping` and
 event types this client does not know add nothing (the API may add some); a data line that is not
-JSON, a delta for a block never started, or an event after `message_stop` fails it as a broken stream.
+JSON, a delta for a block never started, or an event after `message_stop` fails it as a broken stream
+(the answer complete before it is then `StreamError.answered`); an unnamed `data: [DONE]` (the chat
+stream's end, which proxies such as LiteLLM add after `message_stop`) is no event and is skipped.
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ from .base import (
     Wire,
     event_object,
     excerpt,
+    is_done,
     shown,
     usage_of,
+    versioned,
 )
 
 VERSION = "2023-06-01"
@@ -67,9 +71,19 @@ class AnthropicWire(Wire):
     name = "anthropic"
     path = "/messages"
     label = "the Messages API"
+    example = "https://api.anthropic.com"
 
     def __init__(self, max_tokens: int | None = None) -> None:
         self.max_tokens = max_tokens or DEFAULT_MAX_TOKENS
+
+    def endpoint(self, url: str) -> str:
+        """`URL/messages` when the base URL ends with its version (`https://api.anthropic.com/v1`, as
+        OpenAI's are given), else `URL/v1/messages`: Anthropic's own convention (`ANTHROPIC_BASE_URL`,
+        the official client's `base_url`) is the URL without `/v1`. Both are accepted."""
+        return url.rstrip("/") + ("" if versioned(url) else "/v1") + self.path
+
+    def not_found(self, url: str) -> str:
+        return f"is it the API's base URL? (such as {self.example}, with or without /v1)"
 
     def headers(self, api_key: str, stream: bool) -> list[tuple[str, str]]:
         return [
@@ -184,7 +198,13 @@ class AnthropicFolder(StreamFolder):
         self._reason: Any = None
         self._usage = Usage()
 
+    @property
+    def complete(self) -> bool:
+        return self._stopped
+
     def feed(self, event: str, data: str, position: int) -> list[str]:
+        if is_done(event, data):
+            return []
         if self._stopped:
             raise StreamError(f"event {position} of the stream came after message_stop: {excerpt(data)}")
         kind, payload = event_object(data, position)

@@ -12,11 +12,14 @@ chat API's `messages` with `tool` messages, the Responses API's `input` items wi
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from ...records import Record, field
 
 STOP, TOOL_CALLS, LENGTH, CONTENT_FILTER = "stop", "tool_calls", "length", "content_filter"
+_VERSION = re.compile(r"/v\d+$")  # the end of a base URL's path that names the API's version
 NOT_AN_ANSWER = (LENGTH, CONTENT_FILTER)  # a text that stopped for these is not a (complete) answer
 
 
@@ -25,7 +28,13 @@ class ModelError(Exception):
 
 
 class StreamError(ModelError):
-    """The stream broke its API's protocol (a data line that is not JSON, an event out of place)."""
+    """The stream broke its API's protocol (a data line that is not JSON, an event out of place).
+    `answered`: the answer, when it was complete before the stream broke (an event after its end):
+    the exchange still fails, but the loop counts the turn and keeps its text (`partialAnswer`)."""
+
+    def __init__(self, message: str, answered: Completion | None = None) -> None:
+        super().__init__(message)
+        self.answered = answered
 
 
 class ToolCallRequest(Record, frozen=True):
@@ -89,7 +98,9 @@ class Conversation:
 class StreamFolder:
     """Folds one streamed answer, event by event. `feed` returns the text pieces the event adds (what a
     watcher prints as it arrives); `finish` the completion, or StreamError when the stream ended before
-    its API says an answer is complete."""
+    its API says an answer is complete; `complete` whether it has said so."""
+
+    complete = False
 
     def feed(self, event: str, data: str, position: int) -> list[str]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -104,6 +115,17 @@ class Wire:
     name = ""
     path = ""  # appended to the base URL
     label = "the model API"  # how messages name it
+    example = "https://api.openai.com/v1"  # a base URL of the API, for messages
+
+    def endpoint(self, url: str) -> str:
+        """Where the requests go: the base URL (which carries the API's version, `/v1`) and `path`."""
+        return url.rstrip("/") + self.path
+
+    def not_found(self, url: str) -> str:
+        """What a 404 for the base URL `url` most likely means."""
+        if versioned(url):
+            return f"is it the API's base URL? (such as {self.example})"
+        return f"the base URL holds the API's version, such as {self.example}: add /v1"
 
     def headers(self, api_key: str, stream: bool) -> list[tuple[str, str]]:
         raise NotImplementedError
@@ -133,6 +155,11 @@ class Wire:
         raise NotImplementedError
 
 
+def versioned(url: str) -> bool:
+    """Whether a base URL's path ends with an API version (`/v1`)."""
+    return _VERSION.search(urlsplit(url.rstrip("/")).path) is not None
+
+
 def usage_of(data: Any) -> Usage | None:
     """Usage as `prompt_tokens`/`completion_tokens` (chat) or `input_tokens`/`output_tokens`."""
     if not isinstance(data, dict):
@@ -160,6 +187,15 @@ def shown(body: Any) -> str:
 def excerpt(text: str, limit: int = 80) -> str:
     """The start of a data line, for a message naming it."""
     return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def is_done(event: str, data: str) -> bool:
+    """An unnamed `data: [DONE]`: the chat-completions stream's end sentinel, which proxies (LiteLLM's
+    `/v1/responses` and `/v1/messages`) also send after the Responses and Messages streams' last event.
+    The official `openai` and `anthropic` clients accept it there; it is no event of those APIs, so
+    their folders skip it wherever it comes (a stream that ends after it without its API's last event
+    is still cut short)."""
+    return event == "message" and data.strip() == "[DONE]"
 
 
 def event_object(data: str, position: int) -> tuple[str, dict[str, Any]]:

@@ -123,6 +123,10 @@ class ChatFolder(StreamFolder):
         self._merger = ChatCompletionMerger()
         self._done = False
 
+    @property
+    def complete(self) -> bool:
+        return self._done
+
     def feed(self, event: str, data: str, position: int) -> list[str]:
         if data == DONE:
             self._done = True

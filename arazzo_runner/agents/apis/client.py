@@ -20,6 +20,7 @@ events"), not an API out of reach. Failures worth asking again are retried up to
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -50,7 +51,7 @@ class ModelClient:
         exchange_timeout: float | None = None,
     ) -> None:
         self.wire = wire
-        self.endpoint = url.rstrip("/") + wire.path
+        self.endpoint, self._base = wire.endpoint(url), url
         self.model = model
         self.stream = stream
         self._api_key = api_key
@@ -78,14 +79,15 @@ class ModelClient:
                 return await self._attempt(body, on_text, progress)
             except StreamError as exc:
                 message = f"{self.wire.label}'s answer is unusable: {exc}"
-                raise StreamError(self._masker.clip(message, MESSAGE_LIMIT)) from None
+                raise StreamError(self._masker.clip(message, MESSAGE_LIMIT), exc.answered) from None
             except ModelError as exc:
                 message = self._masker.clip(str(exc), MESSAGE_LIMIT)
                 again = isinstance(exc, _Retryable) and not progress.shown and attempt <= self.retries
                 asked = exc.retry_after if isinstance(exc, _Retryable) else None
                 if again and asked is not None and asked > MAX_RETRY_AFTER:
                     message += (
-                        f" (it asks to retry after {asked:g} s, more than the {MAX_RETRY_AFTER:g} s waited)"
+                        f" (it asks to retry after {asked:g} s; not retried: the longest wait this client "
+                        f"accepts is {MAX_RETRY_AFTER:g} s)"
                     )
                     again = False
                 if not again:
@@ -123,6 +125,9 @@ class ModelClient:
                 if raw.status_code >= 400:
                     detail = self.wire.error_detail(_parsed(await self._read(raw, progress)))
                     message = f"{self.wire.label} answered {raw.status_code}: {detail}"
+                    if raw.status_code == 404:  # most often a base URL without its version (`/v1`)
+                        hint = self.wire.not_found(self._base)
+                        message += f" (POST {self._masker.url(self.endpoint)}: {hint})"
                     if not retryable_status(raw.status_code):
                         raise ModelError(message)
                     raise _Retryable(message, retry_after(raw.headers))
@@ -216,13 +221,17 @@ class _Progress:
 
 
 def _fed(folder: Any, event: Any, position: int) -> list[str]:
-    """`folder.feed`, its StreamError told where in the stream the event is (its line)."""
+    """`folder.feed`, its StreamError told where in the stream the event is (its line) and, when the
+    answer was complete before it, given that answer (`StreamError.answered`)."""
     try:
         return folder.feed(event.event, event.data, position)
     except StreamError as exc:
-        if not event.line:
-            raise
-        raise StreamError(f"{exc} (line {event.line} of the stream)") from None
+        where = f" (line {event.line} of the stream)" if event.line else ""
+        answered = None
+        if folder.complete:
+            with contextlib.suppress(ModelError):
+                answered = folder.finish()
+        raise StreamError(f"{exc}{where}", answered) from None
 
 
 def _parsed(content: bytes) -> Any:

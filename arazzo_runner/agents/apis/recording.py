@@ -49,8 +49,8 @@ class Recording(Record):
 
 
 def read_recording(path: str, api: str | None = None) -> Recording:
-    """A recording file; UsageError when it is not one, is of another version, or was made with
-    another API than `api`."""
+    """A recording file; UsageError when it is not one, is of another version, names no API spoken
+    here, or was made with another API than `api` (None: any)."""
     from ...errors import UsageError
 
     try:
@@ -72,15 +72,23 @@ def read_recording(path: str, api: str | None = None) -> Recording:
             f"version {VERSION}"
         )
     made_with = data.get("api")
+    from . import API_NAMES
+
+    if made_with not in API_NAMES:
+        raise UsageError(
+            f"--replay {path}: recorded with the API {made_with!r}, not one this engine speaks "
+            f"({', '.join(API_NAMES)})"
+        )
     if api is not None and made_with != api:
         raise UsageError(
-            f"--replay {path}: recorded with the API {made_with!r}; replay it with --api {made_with}"
+            f"--replay {path}: recorded with the API {made_with!r}, not {api!r}: leave --api out (a replay "
+            f"speaks its recording's API) or give --api {made_with}"
         )
     for index, exchange in enumerate(data["exchanges"]):
         if not (isinstance(exchange, dict) and isinstance(exchange.get("completion"), dict)):
             raise UsageError(f"--replay {path}: exchange {index + 1} has no completion")
     return Recording(
-        path, str(made_with), str(data.get("model") or ""), data.get("prompt"), data.get("system"),
+        path, made_with, str(data.get("model") or ""), data.get("prompt"), data.get("system"),
         data["exchanges"], data.get("status"),
     )  # fmt: skip
 

@@ -24,7 +24,9 @@ Streamed: `event:`/`data:` pairs whose data is a JSON object with its `type`. Te
 is complete only at `response.completed` or `response.incomplete` (its `response` object decides, its
 `output` when it lists the items, else the items the stream built). `response.failed` and `error`
 events fail the exchange with their message; a data line that is not JSON, or not an object with a
-`type`, or an event after the end, fails it as a broken stream; other events (`response.created`,
+`type`, or an event after the end, fails it as a broken stream (the answer complete before it is then
+`StreamError.answered`); an unnamed `data: [DONE]` (the chat stream's end, which proxies such as LiteLLM
+add after `response.completed`) is no event and is skipped; other events (`response.created`,
 `response.content_part.added`, reasoning summaries, ...) add nothing. Reasoning items are not sent
 back (with `store: false` that needs their encrypted content; not asked for).
 """
@@ -49,6 +51,7 @@ from .base import (
     Wire,
     event_object,
     excerpt,
+    is_done,
     shown,
     usage_of,
 )
@@ -181,7 +184,13 @@ class ResponsesFolder(StreamFolder):
         self._items: dict[int, dict[str, Any]] = {}  # output_index -> the item as the stream built it
         self._final: dict[str, Any] | None = None
 
+    @property
+    def complete(self) -> bool:
+        return self._final is not None
+
     def feed(self, event: str, data: str, position: int) -> list[str]:
+        if is_done(event, data):
+            return []
         if self._final is not None:
             raise StreamError(
                 f"event {position} of the stream came after the response ended: {excerpt(data)}"

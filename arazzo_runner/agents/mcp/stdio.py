@@ -28,7 +28,8 @@ pipe is not read until it takes some.
 Where the loop cannot watch the standard streams (a regular file: `arazzo mcp ... < requests.jsonl`,
 the null device; a platform without Unix pipes), or stdin and stdout are one socket (which the loop's
 write transport would take as closed at the client's next request), the SDK's transport serves them
-instead (`open_stdio`).
+instead (`open_stdio`); a regular file is served as a batch, every request in it answered before the
+server ends (`drain.py`).
 """
 
 from __future__ import annotations
@@ -59,9 +60,9 @@ async def open_stdio(calls: Any = None) -> AsyncIterator[tuple[Any, Any]]:
     (`ToolCalls`), plain tool calls are answered beside the session (`fast.py`)."""
     pipes = await _Pipes.open()
     if pipes is None:
-        from mcp.server.stdio import stdio_server
+        from .drain import sdk_stdio
 
-        async with stdio_server() as streams:
+        async with sdk_stdio() as streams:
             yield streams
         return
     import anyio
