@@ -136,3 +136,14 @@ def test_a_required_parameter_or_input_left_out_still_fails_loudly(capsys, write
     assert refused.code == 2
     assert "error: workflow 'flow' needs inputs that were not given:\n  tag " in refused.err
     assert len(server.requests) == 1
+
+
+def test_the_dry_run_shows_the_line_under_the_request_it_concerns(capsys, write, server) -> None:
+    path = write(_doc(), openapi=_openapi())
+    given = ("--input", "req=r", "--inputs", json.dumps({"filter": {}}))
+    dry = cli(capsys, "run", path, "--server", f"pets={server.url}", *given, "--dry-run")
+    assert dry.code == 0, dry.out + dry.err
+    lines = [line.strip() for line in dry.out.splitlines()]
+    second = lines.index(f"list  GET {server.url}/pets?owner=<$steps.first.outputs.body#/owner>")
+    assert lines[second + 1 :] == ["> X-Req: r", f"warning: {FROM_AN_INPUT}", f"warning: {LEFT_OUT}"]
+    assert server.requests == []
