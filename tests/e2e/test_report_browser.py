@@ -192,6 +192,7 @@ def test_an_agent_run_shows_its_turns_and_tool_calls(capsys, browser, tmp_path):
     browser.open(page)
     panel = _text(browser, "#agent")
     assert "answered agent run" in panel and "It is sunny." in panel
+    assert _text(browser, "#meta") == "1 run: all answered · 0 step executions"  # its workflows: tool calls
     assert 'weather {"city":"Sydney"}' in panel and "turn 1: 1 tool call(s)" in panel
     _clean(browser)
 

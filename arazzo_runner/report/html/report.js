@@ -64,6 +64,7 @@
   function outcomes() {
     var top = DATA.executions.filter(function (execution) { return !nested(execution); });
     var items = top.length ? top : DATA.runs;
+    if (!items.length) return { noun: "run", text: "no run" };
     var tally = {}, order = [];
     items.forEach(function (item) {
       var status = item.status === "not_run" ? "not run" : item.status || "unknown";
@@ -75,7 +76,7 @@
     var noun = top.length ? "workflow" : "run";
     var all = order.length === 1 && (order[0] === "passed" || order[0] === "answered");
     var parts = order.map(function (status) { return tally[status] + " " + status; });
-    return count(items.length, noun) + ": " + (all ? "all " + order[0] : parts.join(", "));
+    return { noun: noun, text: count(items.length, noun) + ": " + (all ? "all " + order[0] : parts.join(", ")) };
   }
 
   function outcome(step) {
@@ -88,8 +89,10 @@
   var app = document.getElementById("app");
   var header = el("header", null, [el("h1", { text: DATA.title })]);
   var meta = [];
-  meta.push(outcomes());
-  meta.push(count(DATA.runs.length, "run") + ", " + count(DATA.steps.length, "step execution"));
+  var counted = outcomes();
+  meta.push(counted.text);
+  var steps = count(DATA.steps.length, "step execution");
+  meta.push(counted.noun === "run" ? steps : count(DATA.runs.length, "run") + ", " + steps);
   if (DATA.tool) meta.push((DATA.tool.name || "arazzo") + " " + (DATA.tool.version || ""));
   if (DATA.generatedAt) meta.push("written " + DATA.generatedAt);
   header.appendChild(el("div", { "class": "meta", id: "meta", text: meta.join(" · ") }));
