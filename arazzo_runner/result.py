@@ -38,11 +38,12 @@ class NullOutput(str):
 
 
 class LeftOut(str):
-    """A warning that optional parameters were left out of a request because the declared inputs they
-    are were not provided (`--input` not given): the caller's choice rather than something to act on,
-    so it is one line per step execution, and the console shows it only with `--verbose`; it stays a
-    plain string among the `warnings` of the JSON and the reports. A parameter whose value went missing
-    any other way (a step output, a member of a response) keeps a warning of its own, always shown."""
+    """A warning that optional parameters were left out of a request because the declared inputs that
+    are their values were not provided (`--input` not given): the caller's choice, not something to act
+    on, so it is one line per step execution, and the console shows it only with `--verbose`; it stays
+    a plain string among the `warnings` of the JSON and the reports. A parameter whose value went
+    missing any other way (a step output, a member of a response) keeps a warning of its own, always
+    shown."""
 
     __slots__ = ()
 

@@ -4,15 +4,14 @@ A required parameter (every path parameter; a query, header or cookie parameter 
 `required: true`) that comes out null or missing fails the step before anything is sent, naming the
 parameter and the expression that produced nothing; it is never sent as an empty path segment or an
 empty value. An optional one that is missing is left out with a warning; an optional null is sent as
-the empty value (`q=`), as the OpenAPI style table spells it. An optional parameter whose value is an
-input the inputs schema declares (`$inputs.tag`) and the caller did not provide is left out as the
-caller chose: the step gets one line for all of them (`result.LeftOut`), which the console shows only
-with --verbose. The same holds for an expression inside a
+the empty value (`q=`), as the OpenAPI style table spells it. The same holds for an expression inside a
 template (`pets-{$steps.a.outputs.id}`): null there fails a required parameter, and an optional one is
-sent with the text `null` and a warning. An input the request reads that the inputs schema does not
-declare and the run did not supply (`$inputs.modle`) fails the step unsent, with a did-you-mean
-(`check_input_reads`). A payload written as text under a JSON content type must be JSON once its
-expressions are substituted (`http/body.py`).
+sent with the text `null` and a warning. An optional parameter whose value is an input the inputs
+schema declares (`$inputs.tag`) and the caller did not provide is left out as the caller chose: the
+step gets one warning for all of them (`result.LeftOut`), which the console shows only with --verbose.
+An input the request reads that the inputs schema does not declare and the run did not supply
+(`$inputs.modle`) fails the step unsent, with a did-you-mean (`check_input_reads`). A payload written
+as text under a JSON content type must be JSON once its expressions are substituted (`http/body.py`).
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ class ConsoleReporter:
 
     def warnings(self, warnings: list[str]) -> list[str]:
         """The warnings to act on; an output null because its branch was not taken, and optional
-        parameters left out with the inputs they are, only with --verbose."""
+        parameters left out because the declared inputs they read were not given, only with --verbose."""
         return warnings if self.verbose else [w for w in warnings if not isinstance(w, (NullOutput, LeftOut))]
 
     def summary(self, result: RunResult) -> None:
