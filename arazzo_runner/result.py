@@ -13,6 +13,7 @@ __all__ = [
     "NOT_RUN",
     "PASSED",
     "Exchange",
+    "LeftOut",
     "Message",
     "NullOutput",
     "ResponseExcerpt",
@@ -32,6 +33,17 @@ class NullOutput(str):
     run, a member the response does not have (the tool call of a direct answer). That is most often a
     branch not taken rather than something to act on, so the console shows it only with `--verbose`;
     it stays a plain string among the `warnings` of the JSON and the reports."""
+
+    __slots__ = ()
+
+
+class LeftOut(str):
+    """A warning that optional parameters were left out of a request because the declared inputs that
+    are their values were not provided (`--input` not given): the caller's choice, not something to act
+    on, so it is one line per step execution, and the console shows it only with `--verbose`; it stays
+    a plain string among the `warnings` of the JSON and the reports. A parameter whose value went
+    missing any other way (a step output, a member of a response) keeps a warning of its own, always
+    shown."""
 
     __slots__ = ()
 

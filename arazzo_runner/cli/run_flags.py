@@ -186,12 +186,14 @@ def check_source_names(servers: dict[str, str], workspace: Any) -> dict[str, str
 def refuse_invalid(workspace: Any, selected: list[Any], refusing: str = "is not run") -> list[Any]:
     """Commands that run workflows validate first, and refuse only what cannot run with one meaning,
     workflow by workflow (`validate/admission.py`): each selected workflow that a blocking finding
-    stops (its own, or one of a workflow it reaches) is named on stderr with those findings and is not
-    run; the errors that do not stop a run are warning lines; errors in workflows the run does not
-    reach are one warning line each. Returns the blocking findings when no selected workflow can run
-    (the command then exits 2), else []. `refusing`: how the refused ones are named (`is not offered as
-    a tool`). A document that validated clean before, unchanged with all
-    it reads, is not validated again; only a document without any error is remembered so."""
+    stops (its own, or one of a workflow it reaches) is named on stderr with the first of those findings
+    on the same line (`error: workflow 'x' is not run: <why> (<rule> at file:line:col)`), the others
+    after it, and is not run; the errors that do not stop a run are warning lines. Errors in workflows
+    the run does not reach are not mentioned: a run of `-w good` says nothing of a workflow it never
+    touches (`arazzo validate` lists them). Returns the blocking findings when no selected workflow can
+    run (the command then exits 2), else []. `refusing`: how the refused ones are named (`is not offered
+    as a tool`). A document that validated clean before, unchanged with all it reads, is not validated
+    again; only a document without any error is remembered so."""
     from ..validate.admission import admit
     from ..validate.cache import ValidationCache
 
@@ -201,10 +203,9 @@ def refuse_invalid(workspace: Any, selected: list[Any], refusing: str = "is not 
         return []
     from ..validate import validate_workspace
     from ..validate.format import format_findings
-    from ..validate.reach import unreachable_errors
 
     report = validate_workspace(workspace)
-    dialect = _note_dialect(workspace, report)
+    dialect = _note_dialect(workspace, report, selected)
     if not report.errors:
         if cache is not None and not dialect:  # a document in a dialect gets its note on every run
             cache.remember_clean(workspace)
@@ -212,19 +213,13 @@ def refuse_invalid(workspace: Any, selected: list[Any], refusing: str = "is not 
     admission = admit(workspace, selected)
     for finding in admission.warnings:
         print(f"{_as_warning(finding)} (an error for `arazzo validate`; the run goes on)", file=sys.stderr)
-    for workflow_id, group in unreachable_errors(report.findings, workspace, selected).items():
-        print(
-            f"warning: workflow '{workflow_id}' has {len(group)} error(s) and is not run by this run "
-            f"(`arazzo validate {workspace.file}` lists them)",
-            file=sys.stderr,
-        )
     everything = len(admission.refused) == len(selected)
     for workflow_id, findings in admission.refused.items():
-        if not (everything and len(selected) == 1):  # the one workflow: the last line says it all
-            print(
-                f"error: workflow '{workflow_id}' {refusing}: it cannot run with one meaning", file=sys.stderr
-            )
-        sys.stderr.write(format_findings(findings))
+        if everything and len(selected) == 1:  # the one workflow: the last line says it all
+            sys.stderr.write(format_findings(findings))
+            continue
+        print(_refusal(workspace, workflow_id, findings[0], refusing), file=sys.stderr)
+        sys.stderr.write(format_findings(findings[1:]))
     if not everything:
         return []
     stops = list(dict.fromkeys(f for findings in admission.refused.values() for f in findings))
@@ -232,18 +227,51 @@ def refuse_invalid(workspace: Any, selected: list[Any], refusing: str = "is not 
     return stops
 
 
+def _refusal(workspace: Any, workflow_id: str, finding: Any, refusing: str) -> str:
+    """One line: the workflow refused and why, located (`(output-value at flow.arazzo.yaml:25:26)`); a
+    finding in another workflow names the workflow it reaches."""
+    reason = finding.message
+    owner = _owner(workspace, finding)
+    if owner is not None and owner != workflow_id:
+        reason = f"it reaches workflow '{owner}', which cannot run: {reason}"
+    where = f"{finding.file}:{finding.line}:{finding.column}" if finding.line else finding.file
+    return f"error: workflow '{workflow_id}' {refusing}: {reason} ({finding.rule} at {where})"
+
+
+def _owner(workspace: Any, finding: Any) -> str | None:
+    """The workflowId of the workflow of this document a finding is located in (None: elsewhere)."""
+    import re
+
+    if finding.file != workspace.file:
+        return None
+    match = re.match(r"^/workflows/(\d+)(?:/|$)", finding.path)
+    if match is None:
+        return None
+    index = int(match.group(1))
+    found = (w.workflow_id for w in workspace.document.workflows if len(w.at) == 2 and w.at[1] == index)
+    return next(found, None)
+
+
 def _as_warning(finding: Any) -> str:
     return f"{finding.file}:{finding.line}:{finding.column}: warning {finding.rule}: {finding.message}"
 
 
-def _note_dialect(workspace: Any, report: Any) -> bool:
+def _note_dialect(workspace: Any, report: Any, selected: list[Any]) -> bool:
     """Forms of other tools run as the standard forms they stand for, never silently: one line on stderr
-    names them and the command that rewrites them. Whether there were any."""
+    names those in what the run of `selected` reaches (the workflows it may execute, and everything
+    outside the workflows) and the command that rewrites them. Whether the document has any (such a
+    document is never remembered clean: each run says what it reaches)."""
     import collections
 
     from ..validate import RULES
 
-    found = collections.Counter(f.rule for f in report.findings if RULES[f.rule].area == "dialect")
+    forms = [f for f in report.findings if RULES[f.rule].area == "dialect"]
+    if not forms:
+        return False
+    from ..validate.reach import reachable
+
+    runs = reachable(workspace, selected)
+    found = collections.Counter(f.rule for f in forms if _owner(workspace, f) in (None, *runs))
     if found:
         forms = ", ".join(f"{rule} {count}" for rule, count in found.most_common())
         print(
@@ -251,4 +279,4 @@ def _note_dialect(workspace: Any, report: Any) -> bool:
             f"they stand for (`arazzo validate --fix {workspace.file}` rewrites them)",
             file=sys.stderr,
         )
-    return bool(found)
+    return True

@@ -6,10 +6,12 @@ parameter and the expression that produced nothing; it is never sent as an empty
 empty value. An optional one that is missing is left out with a warning; an optional null is sent as
 the empty value (`q=`), as the OpenAPI style table spells it. The same holds for an expression inside a
 template (`pets-{$steps.a.outputs.id}`): null there fails a required parameter, and an optional one is
-sent with the text `null` and a warning. An input the request reads that the inputs schema does not
-declare and the run did not supply (`$inputs.modle`) fails the step unsent, with a did-you-mean
-(`check_input_reads`). A payload written as text under a JSON content type must be JSON once its
-expressions are substituted (`http/body.py`).
+sent with the text `null` and a warning. An optional parameter whose value is an input the inputs
+schema declares (`$inputs.tag`) and the caller did not provide is left out as the caller chose: the
+step gets one warning for all of them (`result.LeftOut`), which the console shows only with --verbose.
+An input the request reads that the inputs schema does not declare and the run did not supply
+(`$inputs.modle`) fails the step unsent, with a did-you-mean (`check_input_reads`). A payload written
+as text under a JSON content type must be JSON once its expressions are substituted (`http/body.py`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ..expressions.values import TemplateValue
 from ..http.body import EncodedBody, InvalidJsonPayload, choose_content_type, encode_body, media_type_object
 from ..http.request import ParamValue, RequestBuildError
 from ..masking.secrets import MASK
+from ..result import LeftOut
 from .values import null_reason, strip_missing
 
 if TYPE_CHECKING:
@@ -53,6 +56,7 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
     derived from a secret also gets its printed form (`ParamValue.shown`, see `http/shown.py`)."""
     values = []
     shown_ctx = None
+    left_out: list[Any] = []
     for param in cstep.params:
         if param.in_ is None:
             raise RequestBuildError(f"parameter '{param.name}' has no 'in'; operation parameters need one")
@@ -70,7 +74,10 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
             if isinstance(value, Missing):
                 if _required(param, specs):
                     raise RequestBuildError(_no_value(param, value, ctx))
-                warnings.append(f"{where} not sent: {value.reason}")
+                if param.input is not None:  # a declared input not provided: the caller's choice
+                    left_out.append(param)
+                else:
+                    warnings.append(f"{where} not sent: {value.reason}")
                 continue
             warnings.extend(problems)
             found = ParamValue(param.name, param.in_, value)
@@ -78,7 +85,23 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
             shown_ctx = shown_ctx or ctx.taint.shown_context(ctx)
             found.shown = strip_missing(param.value.evaluate(shown_ctx), "")[0]
         values.append(found)
+    if left_out:
+        warnings.append(_left_out(left_out))
     return values
+
+
+def _left_out(params: list[Any]) -> LeftOut:
+    """One line for the optional parameters a step left out because their inputs were not provided."""
+    if len(params) == 1:
+        (param,) = params
+        return LeftOut(
+            f"parameter '{param.name}' (in {param.in_}) not sent: input '{param.input}' was not provided"
+        )
+    names = ", ".join(
+        f"'{p.name}' (in {p.in_}" + ("" if p.input == p.name else f", input '{p.input}'") + ")"
+        for p in params
+    )
+    return LeftOut(f"parameters {names} not sent: their inputs were not provided")
 
 
 def _null_in_template(param: Any, ctx: Context, required: bool, warnings: list[str]) -> None:

@@ -23,7 +23,7 @@ from ..executor.events import (
     WorkflowStarted,
 )
 from ..masking.secrets import Masker, clip
-from ..result import NullOutput, RunResult, StepResult, WorkflowResult
+from ..result import LeftOut, NullOutput, RunResult, StepResult, WorkflowResult
 from .terminal import escape, unescaped
 
 
@@ -153,8 +153,9 @@ class ConsoleReporter:
         return lines
 
     def warnings(self, warnings: list[str]) -> list[str]:
-        """The warnings to act on; an output null because its branch was not taken only with --verbose."""
-        return warnings if self.verbose else [w for w in warnings if not isinstance(w, NullOutput)]
+        """The warnings to act on; an output null because its branch was not taken, and optional
+        parameters left out because the declared inputs they read were not given, only with --verbose."""
+        return warnings if self.verbose else [w for w in warnings if not isinstance(w, (NullOutput, LeftOut))]
 
     def summary(self, result: RunResult) -> None:
         for workflow in result.workflows:

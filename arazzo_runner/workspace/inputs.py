@@ -132,6 +132,20 @@ def _schema_names(schema: Any, document: dict, depth: int) -> set[str] | None:
     return names or None
 
 
+def declared_input(value: Any, workflow: Workflow, document: dict) -> str | None:
+    """The input a parameter's compiled value is, when it is a whole `$inputs.<name>` (no pointer) that
+    the workflow's inputs schema lists: an optional input the caller may leave out, and the parameter
+    with it (`executor/request_values.py` says so only with --verbose). None for anything else: a step
+    output, a member of an input, a name the schema does not list (a workflow without a schema that
+    lists names declares none to leave out)."""
+    from ..expressions.ast import InputsRef
+
+    expression = getattr(value, "expression", None)
+    if not isinstance(expression, InputsRef) or expression.pointer or expression.accessors:
+        return None
+    return expression.name if expression.name in listed_names(workflow.inputs, document) else None
+
+
 def listed_names(schema: Any, document: dict, depth: int = 0) -> set[str]:
     """Every property name an inputs schema lists (in `allOf`/`anyOf`/`oneOf` branches too), whether or
     not it accepts others: the names it declares."""

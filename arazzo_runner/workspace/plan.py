@@ -16,6 +16,7 @@ from ..expressions.values import LiteralOutput, literal_output_problem, output_i
 from ..loader.pointer import format_pointer
 from ..model import Action, Criterion, Document, ParameterDef, Pointer, Reusable, Step, Workflow
 from ..records import Record, field
+from .inputs import declared_input
 from .order import extension_pieces, plan_order, step_reads
 
 
@@ -42,9 +43,10 @@ class CompiledParam(Record):
     in_: str | None
     value: CompiledValue
     at: Pointer
+    input: str | None = field(init=False)  # the declared input its value is (`inputs.declared_input`)
 
     def __init__(self, name: str, in_: str | None, value: CompiledValue, at: Pointer) -> None:
-        self.name, self.in_, self.value, self.at = name, in_, value, at  # per step
+        self.name, self.in_, self.value, self.at, self.input = name, in_, value, at, None  # per step
 
 
 class CompiledAction(Record):
@@ -301,8 +303,11 @@ class _Compiler:
         if isinstance(raw, Reusable):
             target = self.component(raw, "parameters")
             value = raw.value if raw.has_value else target.value
-            return CompiledParam(target.name, target.in_, self.value(value, raw.at), raw.at)
-        return CompiledParam(raw.name, raw.in_, self.value(raw.value, (*raw.at, "value")), raw.at)
+            param = CompiledParam(target.name, target.in_, self.value(value, raw.at), raw.at)
+        else:
+            param = CompiledParam(raw.name, raw.in_, self.value(raw.value, (*raw.at, "value")), raw.at)
+        param.input = declared_input(param.value, self.workflow, self.document.raw)
+        return param
 
     def component(self, raw: Reusable, kind: str) -> Any:
         if not raw.reference:

@@ -133,7 +133,7 @@ def test_the_diff_shows_what_changed_and_opens_it(capsys, browser, write, server
     assert "status" in changed["check"] and "failed" in changed["check"] and "passed" in changed["check"]
     browser.click('#diff tr[data-diff-step="check"] td:last-child button')
     assert _text(browser, "#detail h2") == "passed step check"
-    assert "2 run(s)" in _text(browser, "#meta")
+    assert "2 workflows: 1 passed, 1 failed · 2 runs, 10 step executions" in _text(browser, "#meta")
     _clean(browser)
 
 
@@ -192,6 +192,7 @@ def test_an_agent_run_shows_its_turns_and_tool_calls(capsys, browser, tmp_path):
     browser.open(page)
     panel = _text(browser, "#agent")
     assert "answered agent run" in panel and "It is sunny." in panel
+    assert _text(browser, "#meta") == "1 run: all answered · 0 step executions"  # its workflows: tool calls
     assert 'weather {"city":"Sydney"}' in panel and "turn 1: 1 tool call(s)" in panel
     _clean(browser)
 

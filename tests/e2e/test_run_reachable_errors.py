@@ -60,7 +60,14 @@ def test_every_workflow_that_can_run_runs_and_the_others_are_reported_not_run(
     assert workflows["nopath"]["problems"][0]["rule"] == "parameter-required"
     assert "path parameter 'petId'" in workflows["nopath"]["error"]["message"]
     assert [r.path for r in answering.requests] == ["/pets"]  # the good workflow's only
-    assert "error: workflow 'broken' is not run" in run.err and "error output-value" in run.err
+    where = f"{path}:{line_of(path, 'count: $respons')}:"
+    assert (  # why, on the same line (issue 37, point 2)
+        "error: workflow 'broken' is not run: output 'count' is not a runtime expression: "
+        "'$respons.body#/count' would be returned as it is written; did you mean '$response.body#/count'? "
+        f"(output-value at {where}" in run.err
+    )
+    nopath = "error: workflow 'nopath' is not run: operation 'getPet' requires the path parameter 'petId'"
+    assert nopath in run.err
 
     cases = {c.get("classname"): c for c in ET.parse(junit).getroot().iter("testcase")}
     error = cases["broken"].find("error")
@@ -93,7 +100,15 @@ def test_exit_2_only_when_nothing_could_run(write, answering, capsys) -> None:
     only_broken = write(arazzo_doc(BROKEN, NO_PATH), name="broken.arazzo.yaml")
     run = cli(capsys, "run", only_broken, "--server", f"pets={answering.url}")
     assert run.code == 2
-    assert "error output-value" in run.err and "error parameter-required" in run.err
+    lines = run.err.splitlines()  # each workflow and why, a line each; then the verdict
+    assert len(lines) == 3, run.err
+    assert lines[0].startswith("error: workflow 'broken' is not run: output 'count' is not a runtime")
+    assert lines[0].endswith(f"(output-value at {only_broken}:{line_of(only_broken, 'count: $respons')}:14)")
+    assert lines[1].startswith("error: workflow 'nopath' is not run: operation 'getPet' requires the path")
+    assert lines[1].endswith(
+        f"(parameter-required at {only_broken}:{line_of(only_broken, '- stepId: get')}:5)"
+    )
+    assert lines[2] == f"error: {only_broken} has 2 error(s); nothing was run"
     assert answering.requests == []
     assert cli(capsys, "validate", path, "--offline").code == 1  # the document still has the error
 
@@ -104,10 +119,7 @@ def test_a_run_of_a_workflow_that_cannot_reach_the_error_runs(write, answering, 
 
     assert run.code == 0
     assert [w["workflowId"] for w in run.json["workflows"]] == ["good"]
-    assert run.err == (
-        f"warning: workflow 'broken' has 1 error(s) and is not run by this run "
-        f"(`arazzo validate {path}` lists them)\n"
-    )
+    assert run.err == ""  # nothing of a workflow the run does not touch (issue 37, point 4)
     assert [r.path for r in answering.requests] == ["/pets"]
 
 
@@ -204,3 +216,53 @@ def test_a_malformed_piece_of_a_description_stops_only_the_workflows_calling_it(
     assert "parameter 'q' has 'in: None'" in problem["message"]
     assert problem["file"].endswith("pets.openapi.yaml") and problem["line"] > 0
     assert [r.path for r in answering.requests] == ["/pets"]
+
+
+def at(path, text: str) -> str:
+    """`file:line:column` of `text`'s first character in `path`."""
+    number = line_of(path, text)
+    column = path.read_text().splitlines()[number - 1].index(text) + 1
+    return f"{path}:{number}:{column}"
+
+
+def test_a_refused_workflow_says_why_on_its_own_line_and_which_workflow_it_reaches(
+    write, answering, capsys
+) -> None:
+    caller = {"workflowId": "caller", "steps": [{"stepId": "call", "workflowId": "broken"}]}
+    outputs = {"count": "$respons.body#/count", "other": "$respons.body#/x"}
+    broken = {"workflowId": "broken", "steps": [listing("list", outputs=outputs)]}
+    path = write(arazzo_doc(GOOD, caller, broken))
+    run = cli(capsys, "run", path, "--server", f"pets={answering.url}")
+    assert run.code == 1
+    count = (
+        "output 'count' is not a runtime expression: '$respons.body#/count' would be returned as it is "
+        "written; did you mean '$response.body#/count'?"
+    )
+    other = (
+        "output 'other' is not a runtime expression: '$respons.body#/x' would be returned as it is "
+        "written; did you mean '$response.body#/x'?"
+    )
+    first, second = at(path, "$respons.body#/count"), at(path, "$respons.body#/x")
+    assert run.err.splitlines() == [
+        f"error: workflow 'caller' is not run: it reaches workflow 'broken', which cannot run: {count} "
+        f"(output-value at {first})",
+        f"{second}: error output-value: {other}",
+        f"error: workflow 'broken' is not run: {count} (output-value at {first})",
+        f"{second}: error output-value: {other}",
+    ]
+    assert [r.path for r in answering.requests] == ["/pets"]  # 'good' ran
+
+
+def test_a_run_notes_forms_of_other_tools_only_in_what_it_reaches(write, answering, capsys) -> None:
+    # Jentic's `$steps.list.count` (for `$steps.list.outputs.count`), in workflow 'other' only
+    other = {
+        "workflowId": "other",
+        "steps": [listing("list", outputs={"count": "$response.body#/count"})],
+        "outputs": {"n": "$steps.list.count"},
+    }
+    path = write(arazzo_doc(GOOD, other))
+    for _ in range(2):  # and the cache of clean verdicts does not hide the note from a run of 'other'
+        quiet = run_json(capsys, path, "--workflow", "good", server=answering)
+        assert (quiet.code, quiet.err) == (0, "")
+    noted = run_json(capsys, path, "--workflow", "other", server=answering)
+    assert noted.err.startswith(f"note: {path} uses forms of other tools (step-output-shorthand 1); ")

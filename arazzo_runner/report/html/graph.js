@@ -114,21 +114,34 @@
       var title = node.title + (steps.length > 1 ? "  ×" + steps.length : "");
       g.appendChild(svg("text", { x: left + 10, y: top(i) + 17, text: clip(title, 38) }));
       var sub = node.detail || "";
-      if (steps.length) {
+      var terminal = terminalText(node, execution);
+      if (terminal) sub = terminal;
+      else if (steps.length) {
         var last = steps[steps.length - 1];
         sub = [last.statusCode, ms(last.durationMs), node.detail].filter(function (x) { return x; }).join(" · ");
       } else if (node.kind === "step" || node.kind === "workflow-step" || node.kind === "asyncapi-step") {
         sub = "not run" + (node.detail ? " · " + node.detail : "");
       }
       g.appendChild(svg("text", { x: left + 10, y: top(i) + 33, "class": "detail", text: clip(sub, 44) }));
-      g.appendChild(svg("title", { text: node.title + (node.detail ? "\n" + node.detail : "") }));
+      g.appendChild(svg("title", { text: node.title + (terminal ? "\n" + terminalMeaning[node.kind] : node.detail ? "\n" + node.detail : "") }));
       if (steps.length) g.addEventListener("click", function () { openStep(steps[steps.length - 1].id); });
       root.appendChild(g);
     });
     holder.appendChild(el("div", { "class": "legend" }, [badge("passed"), badge("retried", "passed after retries"), badge("handled", "failed, handled"),
-      badge("failed"), badge("not_run", "not run"), " blue: the path taken; dashed: failure and retry edges"]));
+      badge("failed"), badge("not_run", "not run"), " blue: the path taken; dashed: failure and retry edges; end: " +
+      terminalMeaning.end + "; failed: " + terminalMeaning.failed]));
     holder.appendChild(el("div", { id: "graph" }, root));
     return holder;
+  }
+
+  // The end and failed nodes are places, not outcomes: what the graph's data calls the end node's detail
+  // ("passed", for `arazzo graph`) would read, in grey, as if a failed execution had passed. Each says
+  // what it means and whether this execution got there.
+  var terminalMeaning = { end: "the workflow passes when it gets here", failed: "the workflow fails when it gets here" };
+  function terminalText(node, execution) {
+    if (node.kind === "end") return execution.status === "passed" ? "reached: the workflow passed" : "not reached: the workflow passes here";
+    if (node.kind === "failed") return execution.status === "failed" ? "reached: the workflow failed" : "not reached: the workflow fails here";
+    return null;
   }
 
   function clip(text, n) { text = String(text); return text.length > n ? text.slice(0, n - 1) + "…" : text; }

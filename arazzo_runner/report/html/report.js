@@ -53,6 +53,32 @@
   function time(iso) { var t = Date.parse(iso); return isNaN(t) ? null : t; }
   function badge(status, text) { return el("span", { "class": "badge " + (status || ""), text: text || status || "?" }); }
 
+  function count(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
+  // A workflow the runs ran at their top (selected, or a dependency), not one a step or a tool call ran:
+  // the same workflows the Markdown summary counts (`report/summary.py`)
+  function nested(execution) { return execution.parent !== undefined || execution.name.indexOf(" (from ") >= 0; }
+
+  // The header counts workflows first, by outcome ("19 workflows: 4 passed, 10 failed, 5 not run"), as
+  // the console's last line does: how many step executions there were says less about how a run went.
+  // A report with no workflow at the top (an agent's: its workflows are its tool calls) counts its runs.
+  function outcomes() {
+    var top = DATA.executions.filter(function (execution) { return !nested(execution); });
+    var items = top.length ? top : DATA.runs;
+    if (!items.length) return { noun: "run", text: "no run" };
+    var tally = {}, order = [];
+    items.forEach(function (item) {
+      var status = item.status === "not_run" ? "not run" : item.status || "unknown";
+      if (!(status in tally)) { tally[status] = 0; order.push(status); }
+      tally[status] += 1;
+    });
+    var rank = { passed: 0, answered: 0, failed: 1, "not run": 2 };
+    order.sort(function (a, b) { return (a in rank ? rank[a] : 3) - (b in rank ? rank[b] : 3); });
+    var noun = top.length ? "workflow" : "run";
+    var all = order.length === 1 && (order[0] === "passed" || order[0] === "answered");
+    var parts = order.map(function (status) { return tally[status] + " " + status; });
+    return { noun: noun, text: count(items.length, noun) + ": " + (all ? "all " + order[0] : parts.join(", ")) };
+  }
+
   function outcome(step) {
     if (step.status === "passed") return step.attempts > 1 ? "retried" : "passed";
     if (step.status === "failed") return step.action ? "handled" : "failed";
@@ -63,11 +89,12 @@
   var app = document.getElementById("app");
   var header = el("header", null, [el("h1", { text: DATA.title })]);
   var meta = [];
+  var counted = outcomes();
+  meta.push(counted.text);
+  var steps = count(DATA.steps.length, "step execution");
+  meta.push(counted.noun === "run" ? steps : count(DATA.runs.length, "run") + ", " + steps);
   if (DATA.tool) meta.push((DATA.tool.name || "arazzo") + " " + (DATA.tool.version || ""));
   if (DATA.generatedAt) meta.push("written " + DATA.generatedAt);
-  meta.push(DATA.runs.length + " run(s), " + DATA.steps.length + " step execution(s)");
-  var failedRuns = DATA.runs.filter(function (r) { return r.status !== "passed" && r.status !== "answered"; });
-  meta.push(failedRuns.length ? failedRuns.length + " not passed" : "all passed");
   header.appendChild(el("div", { "class": "meta", id: "meta", text: meta.join(" · ") }));
   if (DATA.unmasked && DATA.unmasked.length) {
     header.appendChild(el("div", { "class": "banner", id: "unmasked",
@@ -90,7 +117,7 @@
 
   var runList = el("aside", { id: "runs" });
   var executionPane = el("section", { id: "execution" });
-  var detail = el("section", { id: "detail" }, el("p", { "class": "muted", text: "Click a step to see what it sent, received and checked." }));
+  var detail = el("section", { id: "detail" });
   views.overview.appendChild(el("div", { "class": "columns" }, [runList, executionPane, detail]));
 
   function show(view) {
@@ -138,15 +165,57 @@
     openExecution(run.executions.length ? run.executions[0] : null);
   }
 
-  function openExecution(index, stepId) {
+  // `keepView`: open it without leaving the view shown (the page opening on its first failure over the grid)
+  function openExecution(index, stepId, keepView) {
     if (index !== null && index !== undefined) state.run = DATA.executions[index].run;
     state.execution = index;
     state.step = null;
     renderRunList();
     renderExecution();
-    clear(detail).appendChild(el("p", { "class": "muted", text: "Click a step to see what it sent, received and checked." }));
+    clear(detail).appendChild(placeholder(index === null || index === undefined ? null : DATA.executions[index]));
     if (state.view === "timeline") renderTimeline();
-    if (stepId !== undefined && stepId !== null) openStep(stepId);
+    if (stepId !== undefined && stepId !== null) openStep(stepId, keepView);
+  }
+
+  function placeholder(execution) {
+    if (execution && execution.status === "not_run") {
+      return el("p", { "class": "error", id: "detail-not-run", text: "Workflow " + execution.name +
+        " was not run: nothing was sent. Why is listed under “Not run: problems in the document”." });
+    }
+    return el("p", { "class": "muted", text: "Click a step to see what it sent, received and checked." });
+  }
+
+  // Where the page opens: on the first workflow of the runs, in the order they ran, that did not pass. A failed one opens on the step that failed it (`report/summary.py` `failed_step`), followed
+  // into the failed run of a workflow step down to the step where it went wrong; one not run opens on
+  // its problems. When everything passed, the first workflow.
+  function firstProblem() {
+    for (var r = 0; r < DATA.runs.length; r++) {
+      var list = DATA.runs[r].executions;
+      for (var k = 0; k < list.length; k++) {
+        var execution = DATA.executions[list[k]];
+        // the run of a workflow step is reached through its step; an agent's tool calls are taken here
+        if (execution.parent !== undefined || execution.status === "passed") continue;
+        if (execution.status === "not_run") return { execution: execution.id, step: null };
+        return failureIn(execution);
+      }
+    }
+    return null;
+  }
+
+  function failureIn(execution) {
+    var stepId = (execution.error || {}).stepId;
+    var step = null;
+    execution.steps.forEach(function (id) {
+      var candidate = DATA.steps[id];
+      if (stepId ? candidate.stepId === stepId : outcome(candidate) === "failed") step = candidate;
+    });
+    if (!step) return { execution: execution.id, step: null }; // a dependency failed: its own entry says how
+    var failedRuns = (step.children || []).filter(function (index) { return DATA.executions[index].status !== "passed"; });
+    if (failedRuns.length) {
+      var deeper = failureIn(DATA.executions[failedRuns[failedRuns.length - 1]]);
+      if (deeper.step !== null) return deeper;
+    }
+    return { execution: execution.id, step: step.id };
   }
 
   function renderExecution() {

@@ -1,15 +1,15 @@
 /* A step's details, copy-as-curl, an agent run's turns (part of the report's script: see report.js). */
   // ---- a step's details ----------------------------------------------------------------------------------
-  function openStep(id) {
+  function openStep(id, keepView) {
     var step = DATA.steps[id];
-    if (step.execution !== state.execution) { openExecution(step.execution, id); return; }
+    if (step.execution !== state.execution) { openExecution(step.execution, id, keepView); return; }
     state.step = id;
     Array.prototype.forEach.call(executionPane.querySelectorAll("tr.selected, g.selected"), function (n) { n.classList.remove("selected"); });
     Array.prototype.forEach.call(executionPane.querySelectorAll('tr[data-step="' + id + '"]'), function (n) { n.classList.add("selected"); });
     Array.prototype.forEach.call(executionPane.querySelectorAll("g.node"), function (n) {
       if (n.getAttribute("data-step-id") === step.stepId) n.classList.add("selected");
     });
-    if (state.view !== "overview") show("overview");
+    if (state.view !== "overview" && !keepView) show("overview");
     renderStep(step);
   }
 

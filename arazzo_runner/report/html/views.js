@@ -130,6 +130,8 @@
 
   // ---- start ---------------------------------------------------------------------------------------------
   show(DATA.diff ? "diff" : DATA.grid && DATA.runs.length > 1 ? "grid" : "overview");
-  if (DATA.runs.length) openRun(0);
+  var first = firstProblem();
+  if (first) openExecution(first.execution, first.step, true);
+  else if (DATA.runs.length) openRun(0);
   else executionPane.appendChild(el("p", { "class": "muted", text: "The report holds no run." }));
   document.body.setAttribute("data-ready", "true");
