@@ -63,7 +63,7 @@ def test_every_workflow_that_can_run_runs_and_the_others_are_reported_not_run(
     where = f"{path}:{line_of(path, 'count: $respons')}:"
     assert (  # why, on the same line (issue 37, point 2)
         "error: workflow 'broken' is not run: output 'count' is not a runtime expression: "
-        "'$respons.body#/count' would be returned as it is written; did you mean '$response.body#/count'? "
+        "\"$respons.body#/count\" would be returned as it is written; did you mean '$response.body#/count'? "
         f"(output-value at {where}" in run.err
     )
     nopath = "error: workflow 'nopath' is not run: operation 'getPet' requires the path parameter 'petId'"
@@ -235,11 +235,11 @@ def test_a_refused_workflow_says_why_on_its_own_line_and_which_workflow_it_reach
     run = cli(capsys, "run", path, "--server", f"pets={answering.url}")
     assert run.code == 1
     count = (
-        "output 'count' is not a runtime expression: '$respons.body#/count' would be returned as it is "
+        "output 'count' is not a runtime expression: \"$respons.body#/count\" would be returned as it is "
         "written; did you mean '$response.body#/count'?"
     )
     other = (
-        "output 'other' is not a runtime expression: '$respons.body#/x' would be returned as it is "
+        "output 'other' is not a runtime expression: \"$respons.body#/x\" would be returned as it is "
         "written; did you mean '$response.body#/x'?"
     )
     first, second = at(path, "$respons.body#/count"), at(path, "$respons.body#/x")
