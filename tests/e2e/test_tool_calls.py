@@ -69,7 +69,7 @@ def test_arguments_that_the_workflow_refuses_send_nothing(write, server):
     )
     outcome = asyncio.run(call_tool(catalog.get("outer"), {"petId": 9}))
     assert outcome.status == "rejected" and outcome.error["message"] == (
-        "invalid arguments for tool 'outer':\n  - petId: 9 is not of type 'string'\nnothing was sent"
+        "invalid arguments for tool 'outer':\n  - petId: 9 is not of type \"string\"\nnothing was sent"
     )
     outcome = asyncio.run(call_tool(catalog.get("outer"), {"petid": "9"}))
     assert outcome.status == "rejected" and outcome.error["message"].startswith(
