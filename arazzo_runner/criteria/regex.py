@@ -36,6 +36,48 @@ def pattern_notes(pattern: str) -> tuple[str, ...]:
     return tuple(f"regex {pattern!r}: {note.lower()}: {tail}" for note in _compiled(pattern)[1])
 
 
+# A JavaScript regex literal, `/pattern/flags`: what other tools' documents write (Respect's examples).
+_LITERAL = re.compile(r"/(?P<body>.+)/(?P<flags>[a-z]*)", re.DOTALL)
+_INLINE = frozenset("ims")  # the JavaScript flags Python writes inline the same way: (?i), (?m), (?s)
+_OTHER_FLAGS = {  # the others, and why a condition needs none
+    "g": "a condition passes on its first match",
+    "u": "Python patterns are Unicode already",
+    "d": "match indices are not used",
+    "y": "anchor with ^ instead",
+    "v": "Python has no set operations in classes",
+}
+
+
+def delimited(pattern: str) -> str | None:
+    """When `pattern` is written as a JavaScript regex literal (`/^[0-9A-F]{8}$/i`), whose slashes and
+    flags the engine matches literally: what happens and the pattern to write instead; else None.
+
+    An Arazzo regex condition is the pattern alone, in Python's `re` syntax: a `/` is a character to
+    match and there is no place for flags after the pattern (they go inline, `(?i)`). Only what cannot
+    mean the literal text counts: JavaScript's flags after the closing slash (each at most once), or,
+    without flags, `/^` or `$/` (a slash before the start or after the end of the text never matches).
+    A plain `/pets/`, a path to find in a URL, is left alone."""
+    found = _LITERAL.fullmatch(pattern)
+    if found is None:
+        return None
+    body, flags = found["body"], found["flags"]
+    if flags:
+        if not set(flags) <= _INLINE | _OTHER_FLAGS.keys() or len(set(flags)) != len(flags):
+            return None
+    elif not (body.startswith("^") or (body.endswith("$") and not body.endswith("\\$"))):
+        return None
+    inline = "".join(f for f in flags if f in _INLINE)
+    advice = f"write {f'(?{inline})' if inline else ''}{body}"
+    others = [f"{f}: {_OTHER_FLAGS[f]}" for f in flags if f in _OTHER_FLAGS]
+    if others:
+        advice += f" ({'; '.join(others)})"
+    what = f"the slashes and the flag{'s' if len(flags) > 1 else ''} {flags}" if flags else "the slashes"
+    return (
+        f"{what} are matched literally, as characters of the text (a regex condition is the pattern "
+        f"alone, in Python re syntax, flags inline): {advice}"
+    )
+
+
 def _compiled(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
     try:
         return checked(pattern)
@@ -67,4 +109,7 @@ class RegexCriterion(ContextCriterion):
             return Outcome(False, f"{condition}: {stopped(exc.budget, len(text))}")
         except ArazzoError as exc:  # the worker failed (it could not start, ...)
             return Outcome(False, f"{condition}: cannot be matched: {exc}")
-        return PASSED if found else Outcome(False, f"{condition}: no match in {show(text)}")
+        if found:
+            return PASSED
+        hint = delimited(matcher.pattern)
+        return Outcome(False, f"{condition}: no match in {show(text)}" + (f"; {hint}" if hint else ""))

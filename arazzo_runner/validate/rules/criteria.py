@@ -52,6 +52,8 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
         return found
     for note in compiled.notes:
         ck.report("condition-nonstandard", (*at, "condition"), note)
+    if kind == "regex" and not compiled.has_embedded:  # a rendered one is told at run time
+        _regex_literal(ck, criterion)
     if getattr(compiled, "comparison_form", False):  # a JSONPath criterion (its module loaded only then)
         ck.report("jsonpath-comparison-form", (*at, "condition"), _comparison_message(criterion.condition))
     read = list(compiled.expressions())
@@ -59,6 +61,15 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
         read = read[1:]  # a context criterion yields its context first: already collected above
     found.extend((expression, (*at, "condition")) for expression in read)
     return found
+
+
+def _regex_literal(ck: Checker, criterion: Criterion) -> None:
+    from ...criteria.regex import delimited  # the regex module: loaded only for a regex criterion
+
+    hint = delimited(criterion.condition)
+    if hint is not None:
+        message = f"regex {criterion.condition} is written as a JavaScript regex literal: {hint}"
+        ck.report("regex-literal", (*criterion.at, "condition"), message)
 
 
 def _context(ck: Checker, text: str, criterion: Criterion) -> Expression | None:
