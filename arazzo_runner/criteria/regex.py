@@ -111,5 +111,15 @@ class RegexCriterion(ContextCriterion):
             return Outcome(False, f"{condition}: cannot be matched: {exc}")
         if found:
             return PASSED
-        hint = delimited(matcher.pattern)
-        return Outcome(False, f"{condition}: no match in {show(text)}" + (f"; {hint}" if hint else ""))
+        hints = [delimited(matcher.pattern), self._structured(value)]
+        return Outcome(False, "; ".join([f"{condition}: no match in {show(text)}", *filter(None, hints)]))
+
+    def _structured(self, value: Any) -> str | None:
+        """What to say when the context is an object or an array: the pattern met its JSON text."""
+        kind = "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else None
+        if kind is None:
+            return None
+        return (
+            f"the context {self.context} is {kind}, searched as its compact JSON text: to match a member, "
+            "make the context that member"
+        )

@@ -60,8 +60,8 @@ def _report(ck: Checker, criterion: Criterion, found: set[str] | None, why: str)
     member = f"{context}/{token}" if "#" in context else f"{context}#/{token}"
     message = (
         f"regex {criterion.condition} is searched in {context}, which is {kind} ({why}): it is matched "
-        'as its compact JSON text (an object as {"name":"value"}), where anchors and the pattern '
-        f"rarely mean what they say; to match a member, make the context that member ({member} or deeper)"
+        "as its compact JSON text, where anchors and the pattern rarely mean what they say; to match a "
+        f"member, make the context that member ({member} or deeper)"
     )
     ck.report("regex-context", (*criterion.at, "context"), message)
 

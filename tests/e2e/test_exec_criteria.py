@@ -177,3 +177,19 @@ def test_a_regex_that_only_looks_like_a_path_fails_without_a_hint(write, server)
     criteria = [{"context": "$response.body#/id", "condition": "/pets/", "type": "regex"}]
     result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=criteria)]})
     assert only(result)["steps"][0]["failedCriteria"] == ["/pets/: no match in 'deadbeef'"]
+
+
+def test_a_regex_over_an_object_fails_saying_it_met_the_json_text(write, server):
+    """A regex is searched in its context as text; an object's text is its JSON, where `^[0-9a-f]{8}$`
+    cannot match: the failure says what the pattern met (issue 37, item 12), and the member passes."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": "deadbeef"}))
+    whole = [{"context": "$response.body", "condition": "^[0-9a-f]{8}$", "type": "regex"}]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=whole)]})
+
+    assert only(result)["steps"][0]["failedCriteria"] == [
+        """^[0-9a-f]{8}$: no match in '{"id":"deadbeef"}'; the context $response.body is an object, """
+        "searched as its compact JSON text: to match a member, make the context that member"
+    ]
+    member = [{"context": "$response.body#/id", "condition": "^[0-9a-f]{8}$", "type": "regex"}]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=member)]})
+    assert result["status"] == "passed"

@@ -71,15 +71,14 @@ def test_a_context_the_schemas_make_an_object_or_an_array_is_told(check: Check) 
     )
     found = [(f.line, f.rule, f.message) for f in report.findings]
     why = "every JSON response schema of operation 'getPet' says so"
-    tail = 'it is matched as its compact JSON text (an object as {"name":"value"}), where anchors and'
     first = HEAD.count("\n") + 1
     assert [(line, rule) for line, rule, _ in found] == [(first + n, "regex-context") for n in range(4)], (
         summary(report)
     )
     assert found[0][2] == (
-        f"regex ^Rex$ is searched in $response.body, which is an object ({why}): {tail} the pattern "
-        "rarely mean what they say; to match a member, make the context that member ($response.body#/name "
-        "or deeper)"
+        f"regex ^Rex$ is searched in $response.body, which is an object ({why}): it is matched as its "
+        "compact JSON text, where anchors and the pattern rarely mean what they say; to match a member, "
+        "make the context that member ($response.body#/name or deeper)"
     )
     assert f"$response.body#/tags, which is an array ({why})" in found[1][2]
     assert "$inputs.prefs, which is an object (the workflow's inputs schema says so)" in found[2][2]
