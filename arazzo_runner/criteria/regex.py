@@ -12,6 +12,7 @@ evaluation worker (`bounds/isolated.py`), within the same time.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Any
 
 from ..bounds import budget, limits
@@ -39,13 +40,15 @@ def pattern_notes(pattern: str) -> tuple[str, ...]:
 # A JavaScript regex literal, `/pattern/flags`: what other tools' documents write (Respect's examples).
 _LITERAL = re.compile(r"/(?P<body>.+)/(?P<flags>[a-z]*)", re.DOTALL)
 _INLINE = frozenset("ims")  # the JavaScript flags Python writes inline the same way: (?i), (?m), (?s)
-_OTHER_FLAGS = {  # the others, and why a condition needs none
-    "g": "a condition passes on its first match",
-    "u": "Python patterns are Unicode already",
-    "d": "match indices are not used",
-    "y": "anchor with ^ instead",
-    "v": "Python has no set operations in classes",
-}
+_OTHER_FLAGS = MappingProxyType(
+    {  # the others, and why a condition needs none
+        "g": "a condition passes on its first match",
+        "u": "Python patterns are Unicode already",
+        "d": "match indices are not used",
+        "y": "anchor with ^ instead",
+        "v": "Python has no set operations in classes",
+    }
+)
 
 
 def delimited(pattern: str) -> str | None:

@@ -11,6 +11,7 @@ external `$ref`, a member they do not declare, a response that is not JSON) is n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import ExpressionError
@@ -21,7 +22,7 @@ from .checker import Checker
 from .openapi_schemas import local_deref
 
 _MAX_DEPTH = 32  # `$ref`s, members and branches followed; deeper (or a cycle) is unknown
-_STRUCTURED = {"object": "an object", "array": "an array"}
+_STRUCTURED = MappingProxyType({"object": "an object", "array": "an array"})
 Deref = Callable[[str], Any]
 
 
