@@ -40,6 +40,7 @@ def pattern_notes(pattern: str) -> tuple[str, ...]:
 # A JavaScript regex literal, `/pattern/flags`: what other tools' documents write (Respect's examples).
 _LITERAL = re.compile(r"/(?P<body>.+)/(?P<flags>[a-z]*)", re.DOTALL)
 _INLINE = frozenset("ims")  # the JavaScript flags Python writes inline the same way: (?i), (?m), (?s)
+_SAME_MEANING = frozenset("imsgud")  # flags whose pattern Python's re reads the same way once unwrapped
 _OTHER_FLAGS = MappingProxyType(
     {  # the others, and why a condition needs none
         "g": "a condition passes on its first match",
@@ -60,15 +61,10 @@ def delimited(pattern: str) -> str | None:
     mean the literal text counts: JavaScript's flags after the closing slash (each at most once), or,
     without flags, `/^` or `$/` (a slash before the start or after the end of the text never matches).
     A plain `/pets/`, a path to find in a URL, is left alone."""
-    found = _LITERAL.fullmatch(pattern)
+    found = _literal(pattern)
     if found is None:
         return None
-    body, flags = found["body"], found["flags"]
-    if flags:
-        if not set(flags) <= _INLINE | _OTHER_FLAGS.keys() or len(set(flags)) != len(flags):
-            return None
-    elif not (body.startswith("^") or (body.endswith("$") and not body.endswith("\\$"))):
-        return None
+    body, flags = found
     inline = "".join(f for f in flags if f in _INLINE)
     advice = f"write {f'(?{inline})' if inline else ''}{body}"
     others = [f"{f}: {_OTHER_FLAGS[f]}" for f in flags if f in _OTHER_FLAGS]
@@ -79,6 +75,39 @@ def delimited(pattern: str) -> str | None:
         f"{what} are matched literally, as characters of the text (a regex condition is the pattern "
         f"alone, in Python re syntax, flags inline): {advice}"
     )
+
+
+def unwrapped(pattern: str) -> str | None:
+    """The pattern a JavaScript literal stands for (`(?i)^[0-9A-F]{8}$` for `/^[0-9A-F]{8}$/i`), when
+    Python's `re` reads it the same way: flags `i`, `m`, `s` inline, `g`, `u`, `d` dropped (a search
+    stops at its first match, patterns are Unicode, indices are not used). None otherwise: not a
+    literal, a flag with no equivalent (`y` anchors at a position, `v` has set operations), or a
+    pattern `re` cannot compile once unwrapped."""
+    found = _literal(pattern)
+    if found is None or not set(found[1]) <= _SAME_MEANING:
+        return None
+    body, flags = found
+    inline = "".join(f for f in flags if f in _INLINE)
+    written = f"(?{inline}){body}" if inline else body
+    try:
+        compile_pattern(written)
+    except ExpressionError:  # JavaScript-only syntax inside (`(?<name>...)`): no mechanical rewrite
+        return None
+    return written
+
+
+def _literal(pattern: str) -> tuple[str, str] | None:
+    """(pattern, flags) of what can only be a JavaScript regex literal (see `delimited`), else None."""
+    found = _LITERAL.fullmatch(pattern)
+    if found is None:
+        return None
+    body, flags = found["body"], found["flags"]
+    if flags:
+        if not set(flags) <= _INLINE | _OTHER_FLAGS.keys() or len(set(flags)) != len(flags):
+            return None
+    elif not (body.startswith("^") or (body.endswith("$") and not body.endswith("\\$"))):
+        return None
+    return body, flags
 
 
 def _compiled(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:

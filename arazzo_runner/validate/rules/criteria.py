@@ -5,8 +5,10 @@ from __future__ import annotations
 from ...criteria import compile_criterion, condition_type
 from ...errors import ExpressionError
 from ...expressions import Expression, parse_expression
+from ...loader.pointer import format_pointer
 from ...model import Criterion
 from ..checker import Checker
+from ..findings import Edit
 from .values import Found
 
 _SYNTAX_RULES = {
@@ -64,12 +66,15 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
 
 
 def _regex_literal(ck: Checker, criterion: Criterion) -> None:
-    from ...criteria.regex import delimited  # the regex module: loaded only for a regex criterion
+    from ...criteria.regex import delimited, unwrapped  # the regex module: only for a regex criterion
 
     hint = delimited(criterion.condition)
-    if hint is not None:
-        message = f"regex {criterion.condition} is written as a JavaScript regex literal: {hint}"
-        ck.report("regex-literal", (*criterion.at, "condition"), message)
+    if hint is None:
+        return
+    message = f"regex {criterion.condition} is written as a JavaScript regex literal: {hint}"
+    pattern, at = unwrapped(criterion.condition), (*criterion.at, "condition")
+    fix = [] if pattern is None else [Edit(format_pointer(at), 0, criterion.condition, pattern)]
+    ck.report("regex-literal", at, message, fix=fix)
 
 
 def _context(ck: Checker, text: str, criterion: Criterion) -> Expression | None:

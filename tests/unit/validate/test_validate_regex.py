@@ -114,3 +114,29 @@ def test_a_response_that_is_not_json_leaves_the_body_open(check: Check, write) -
     doc = _criteria(("$response.body", "<pet>")).replace("./api.yaml", "./other.yaml")
     report = check(doc, sources=True)
     assert report.findings == [], summary(report)
+
+
+def test_fix_writes_the_pattern_where_python_reads_it_the_same(tmp_path, write) -> None:
+    """`--fix` unwraps a literal whose flags Python writes inline or does not need (`i`, `m`, `s`; `g`,
+    `u`, `d`), keeping the scalar's quoting; `y` (anchored at a position) has no such rewrite: the
+    warning stays, with no fix."""
+    from arazzo_runner.validate.fix import fix_path
+
+    from .conftest import OPENAPI
+
+    write("api.yaml", OPENAPI)
+    path = write(
+        "flow.arazzo.yaml",
+        _criteria(
+            ("$inputs.code", "/^[0-9A-F]{8}$/i"), ("$inputs.code", "/^v[0-9]+/gm"), ("$inputs.code", "/a/y")
+        ),
+    )
+    result = fix_path(path, remote=False)
+    assert not result.problems, result.problems
+    assert result.after.endswith(
+        "          - {context: '$inputs.code', condition: '(?i)^[0-9A-F]{8}$', type: regex}\n"
+        "          - {context: '$inputs.code', condition: '(?m)^v[0-9]+', type: regex}\n"
+        "          - {context: '$inputs.code', condition: '/a/y', type: regex}\n"
+    )
+    left = [(f.rule, bool(f.fix)) for f in result.report.findings]
+    assert left == [("regex-literal", False)]
