@@ -8,12 +8,19 @@ reads like a bug. jsonschema builds its messages with `repr`; `schema_message` r
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from types import MappingProxyType
 from typing import Any
 
-_WORDS = frozenset({"None", "True", "False"})  # reprs that are words: matched as whole words only
-_MAX_VALUES = 2000  # the values of one error looked at; beyond, a message keeps the rest as written
+# What Python's repr writes for JSON's values, as a message holds them: a quoted string (single quotes,
+# or double ones around a string holding a single quote) and the three words; numbers, brackets, braces,
+# commas and colons are JSON's already. Strings first: a word inside one belongs to it.
+_PYTHON_LITERAL = re.compile(
+    r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|(?<![\w.'"])(?:None|True|False)(?![\w.'"])"""
+)
+_WORDS = MappingProxyType({"None": "null", "True": "true", "False": "false"})
 
 
 def json_spelling(value: Any) -> str:
@@ -30,44 +37,22 @@ def schema_message(error: Any) -> str:
     """A jsonschema `ValidationError`'s message with the values it quotes in JSON: `null is not of type
     "integer"`, not `None is not of type 'integer'`.
 
-    jsonschema writes every value it quotes with `repr`: the instance, the keyword's value, or one of
-    their parts (a property name, an enum's member, a type name), or a part of the schema (the patterns
-    of `patternProperties` that a name did not match). Each repr of those values (and of their members)
-    that differs from the JSON text is replaced, longest first, in one pass; `None`, `True` and `False`
-    only as whole words."""
-    message = str(getattr(error, "message", error))
-    spelled: dict[str, str] = {}
-    budget = [_MAX_VALUES]
-    parts = ("instance", "validator_value", "schema")
-    for value in (getattr(error, part, None) for part in parts):
-        _collect(value, spelled, budget)
-    if not spelled:
-        return message
-    alternatives = [
-        rf"(?<![\w.]){re.escape(text)}(?![\w.])" if text in _WORDS else re.escape(text)
-        for text in sorted(spelled, key=len, reverse=True)
-    ]
-    return re.sub("|".join(alternatives), lambda m: spelled[m.group(0)], message)
+    jsonschema writes every value it quotes with `repr` (the instance, the keyword's value, a property
+    name, an enum's members, a type name), and its own words hold no quote: so each Python string
+    literal of the message is rewritten as a JSON string and `None`, `True`, `False` outside strings as
+    `null`, `true`, `false`. What is left of a dict's or a list's repr (`{`, `: `, `, `, `[`, numbers)
+    is JSON already. One pass over the message, however large the value it quotes."""
+    return _PYTHON_LITERAL.sub(_json_literal, str(getattr(error, "message", error)))
 
 
-def _collect(value: Any, spelled: dict[str, str], budget: list[int]) -> None:
-    """The reprs of `value` and of its members that JSON spells differently, mapped to the JSON."""
-    stack = [value]
-    while stack and budget[0] > 0:
-        item = stack.pop()
-        budget[0] -= 1
-        if isinstance(item, (int, float)) and not isinstance(item, bool):
-            continue  # a number is written the same way in both
-        try:
-            written = repr(item)
-        except Exception:  # an odd object's repr: nothing to rewrite
-            continue
-        if written not in spelled:
-            text = json_spelling(item)
-            if text != written:
-                spelled[written] = text
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+def _json_literal(found: re.Match[str]) -> str:
+    text = found.group(0)
+    if text in _WORDS:
+        return _WORDS[text]
+    if text[0] == "'" and "\\" not in text and '"' not in text:  # the common case, without parsing
+        return f'"{text[1:-1]}"'
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):  # not a Python string literal after all: left as written
+        return text
+    return json_spelling(value) if isinstance(value, str) else text

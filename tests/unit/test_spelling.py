@@ -91,3 +91,14 @@ def test_the_fast_inputs_check_writes_what_jsonschema_is_made_to_write(schema, v
     expected = _messages(schema, value)[0]
     expected = expected.replace("is a required property", "is required but was not provided")
     assert (where, message) == ("inputs", expected)
+
+
+def test_every_value_of_a_large_message_is_rewritten() -> None:
+    """A message naming thousands of values (an object's unexpected members, a deep instance) is
+    rewritten throughout, in one pass: no Python spelling is left anywhere in it."""
+    members = {f"k{i}": [None, True, "it's", "a\\b"] for i in range(5000)}
+    [extra] = _messages({"additionalProperties": False}, members)
+    assert extra.startswith('Additional properties are not allowed ("k0", "k1", "k10", ')
+    assert extra.endswith('"k9998", "k9999" were unexpected)') and "'" not in extra
+    [whole] = _messages({"type": "string"}, members)
+    assert whole == json_spelling(members) + ' is not of type "string"'
