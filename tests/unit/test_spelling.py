@@ -99,6 +99,6 @@ def test_every_value_of_a_large_message_is_rewritten() -> None:
     members = {f"k{i}": [None, True, "it's", "a\\b"] for i in range(5000)}
     [extra] = _messages({"additionalProperties": False}, members)
     assert extra.startswith('Additional properties are not allowed ("k0", "k1", "k10", ')
-    assert extra.endswith('"k9998", "k9999" were unexpected)') and "'" not in extra
+    assert extra.endswith('"k998", "k999" were unexpected)') and "'" not in extra
     [whole] = _messages({"type": "string"}, members)
     assert whole == json_spelling(members) + ' is not of type "string"'
