@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ExpressionError
 from ..expressions.names import current as current_names
+from ..spelling import json_spelling
 from .base import PASSED, CompiledCriterion, Outcome
 from .simple import SimpleCriterion
 
@@ -61,7 +62,7 @@ def compile_criterion(
     missing context for regex/jsonpath/xpath. Runtime problems never raise: they fail the `Outcome`.
     """
     if not isinstance(condition, str):
-        raise ExpressionError("a condition must be a string", repr(condition), 0)
+        raise ExpressionError("a condition must be a string", json_spelling(condition), 0)
     kind, version = condition_type(type_)
     if kind == "simple":
         return _simple(condition, context, current_names())
@@ -101,10 +102,12 @@ def condition_type(type_: str | dict[str, Any] | None) -> tuple[str, str | None]
     if isinstance(type_, dict):
         name = type_.get("type")
         if name not in _VERSIONED:
-            message = f"an Expression Type Object in a criterion must name jsonpath or xpath, not {name!r}"
-            raise ExpressionError(message, str(name), 0)
+            shown = json_spelling(name)
+            message = f"an Expression Type Object in a criterion must name jsonpath or xpath, not {shown}"
+            raise ExpressionError(message, shown, 0)
         return name, _version(name, type_.get("version"))
-    raise ExpressionError(f"a condition type must be a string or an object, not {type_!r}", repr(type_), 0)
+    shown = json_spelling(type_)
+    raise ExpressionError(f"a condition type must be a string or an object, not {shown}", shown, 0)
 
 
 def _version(type_: str, version: str | None) -> str:

@@ -12,6 +12,7 @@ evaluation worker (`bounds/isolated.py`), within the same time.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 from typing import Any
 
 from ..bounds import budget, limits
@@ -34,6 +35,79 @@ def pattern_notes(pattern: str) -> tuple[str, ...]:
     never a Python warning on the user's terminal."""
     tail = "Python reads these characters literally, other regex engines may not"
     return tuple(f"regex {pattern!r}: {note.lower()}: {tail}" for note in _compiled(pattern)[1])
+
+
+# A JavaScript regex literal, `/pattern/flags`: what other tools' documents write (Respect's examples).
+_LITERAL = re.compile(r"/(?P<body>.+)/(?P<flags>[a-z]*)", re.DOTALL)
+_INLINE = frozenset("ims")  # the JavaScript flags Python writes inline the same way: (?i), (?m), (?s)
+_SAME_MEANING = frozenset("imsgud")  # flags whose pattern Python's re reads the same way once unwrapped
+_OTHER_FLAGS = MappingProxyType(
+    {  # the others, and why a condition needs none
+        "g": "a condition passes on its first match",
+        "u": "Python patterns are Unicode already",
+        "d": "match indices are not used",
+        "y": "anchor with ^ instead",
+        "v": "Python has no set operations in classes",
+    }
+)
+
+
+def delimited(pattern: str) -> str | None:
+    """When `pattern` is written as a JavaScript regex literal (`/^[0-9A-F]{8}$/i`), whose slashes and
+    flags the engine matches literally: what happens and the pattern to write instead; else None.
+
+    An Arazzo regex condition is the pattern alone, in Python's `re` syntax: a `/` is a character to
+    match and there is no place for flags after the pattern (they go inline, `(?i)`). Only what cannot
+    mean the literal text counts: JavaScript's flags after the closing slash (each at most once), or,
+    without flags, `/^` or `$/` (a slash before the start or after the end of the text never matches).
+    A plain `/pets/`, a path to find in a URL, is left alone."""
+    found = _literal(pattern)
+    if found is None:
+        return None
+    body, flags = found
+    inline = "".join(f for f in flags if f in _INLINE)
+    advice = f"write {f'(?{inline})' if inline else ''}{body}"
+    others = [f"{f}: {_OTHER_FLAGS[f]}" for f in flags if f in _OTHER_FLAGS]
+    if others:
+        advice += f" ({'; '.join(others)})"
+    what = f"the slashes and the flag{'s' if len(flags) > 1 else ''} {flags}" if flags else "the slashes"
+    return (
+        f"{what} are matched literally, as characters of the text (a regex condition is the pattern "
+        f"alone, in Python re syntax, flags inline): {advice}"
+    )
+
+
+def unwrapped(pattern: str) -> str | None:
+    """The pattern a JavaScript literal stands for (`(?i)^[0-9A-F]{8}$` for `/^[0-9A-F]{8}$/i`), when
+    Python's `re` reads it the same way: flags `i`, `m`, `s` inline, `g`, `u`, `d` dropped (a search
+    stops at its first match, patterns are Unicode, indices are not used). None otherwise: not a
+    literal, a flag with no equivalent (`y` anchors at a position, `v` has set operations), or a
+    pattern `re` cannot compile once unwrapped."""
+    found = _literal(pattern)
+    if found is None or not set(found[1]) <= _SAME_MEANING:
+        return None
+    body, flags = found
+    inline = "".join(f for f in flags if f in _INLINE)
+    written = f"(?{inline}){body}" if inline else body
+    try:
+        compile_pattern(written)
+    except ExpressionError:  # JavaScript-only syntax inside (`(?<name>...)`): no mechanical rewrite
+        return None
+    return written
+
+
+def _literal(pattern: str) -> tuple[str, str] | None:
+    """(pattern, flags) of what can only be a JavaScript regex literal (see `delimited`), else None."""
+    found = _LITERAL.fullmatch(pattern)
+    if found is None:
+        return None
+    body, flags = found["body"], found["flags"]
+    if flags:
+        if not set(flags) <= _INLINE | _OTHER_FLAGS.keys() or len(set(flags)) != len(flags):
+            return None
+    elif not (body.startswith("^") or (body.endswith("$") and not body.endswith("\\$"))):
+        return None
+    return body, flags
 
 
 def _compiled(pattern: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
@@ -67,4 +141,17 @@ class RegexCriterion(ContextCriterion):
             return Outcome(False, f"{condition}: {stopped(exc.budget, len(text))}")
         except ArazzoError as exc:  # the worker failed (it could not start, ...)
             return Outcome(False, f"{condition}: cannot be matched: {exc}")
-        return PASSED if found else Outcome(False, f"{condition}: no match in {show(text)}")
+        if found:
+            return PASSED
+        hints = [delimited(matcher.pattern), self._structured(value)]
+        return Outcome(False, "; ".join([f"{condition}: no match in {show(text)}", *filter(None, hints)]))
+
+    def _structured(self, value: Any) -> str | None:
+        """What to say when the context is an object or an array: the pattern met its JSON text."""
+        kind = "an object" if isinstance(value, dict) else "an array" if isinstance(value, list) else None
+        if kind is None:
+            return None
+        return (
+            f"the context {self.context} is {kind}, searched as its compact JSON text: to match a member, "
+            "make the context that member"
+        )

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
+from ..spelling import schema_message
 from ..workspace.inputs import resolve_schema
 
 _DOC_URI = "urn:arazzo:document"
@@ -250,9 +251,10 @@ def _written_at(ref: str, document: dict, schema_at: str) -> tuple[str, tuple[st
 
 
 def _describe(error: Any) -> str:
+    message = schema_message(error)  # JSON's spelling: a tool's caller reads it too
     if error.validator == "required":
-        return error.message.replace("is a required property", "is required but was not provided")
-    return error.message
+        return message.replace("is a required property", "is required but was not provided")
+    return message
 
 
 def input_schema_for(schema: dict | None, name: str, document: dict) -> dict:

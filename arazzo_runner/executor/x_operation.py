@@ -21,6 +21,7 @@ from ..http.request import PreparedRequest, RequestBuildError, build_request
 from ..http.userinfo import split_userinfo, userinfo_header
 from ..http.x_security import XSecurityError, params_for, replacing, resolve_scheme
 from ..http.x_security import secrets_of as x_secrets
+from ..spelling import json_spelling
 from .request_values import body_value, carried_credentials, param_values
 
 # The step and the run are the operation kind's (`steps/operation.py`, which calls this module): typed
@@ -154,7 +155,8 @@ def _evaluated_url(cstep: CompiledStep, base: Context, target: Any) -> str:
     if isinstance(value, Missing):
         raise RequestBuildError(f"x-operation url {target.operation.url!r} has no value: {value.reason}")
     if not isinstance(value, str):
-        raise RequestBuildError(f"x-operation url {target.operation.url!r} is not a string: {value!r}")
+        shown = json_spelling(value)
+        raise RequestBuildError(f"x-operation url {target.operation.url!r} is not a string: {shown}")
     parts = urlsplit(value)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise RequestBuildError(f"x-operation url {value!r} is not an absolute http(s) URL")

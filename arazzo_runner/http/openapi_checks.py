@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..records import Record, field
+from ..spelling import json_spelling, schema_message
 from . import json_text
 from .body import base_type, is_json
 from .transport import Response
@@ -314,10 +315,11 @@ def describe(exc: BaseException) -> str:
     errors = getattr(cause, "schema_errors", None) or getattr(exc, "schema_errors", None)
     head = _head(exc, cause)
     if errors:
-        details = "; ".join(f"{e.message}{_at(e)}" for e in list(errors)[:5])
+        details = "; ".join(f"{schema_message(e)}{_at(e)}" for e in list(errors)[:5])
         return f"{head}: {details}"
     if cause is not None and type(cause).__name__ == "CastError":
-        return f"{head}: {getattr(cause, 'value', '')!r} is not a valid {getattr(cause, 'type', 'value')}"
+        value = json_spelling(getattr(cause, "value", ""))
+        return f"{head}: {value} is not a valid {getattr(cause, 'type', 'value')}"
     if cause is not None and str(cause) and str(cause) not in str(exc):
         return f"{head}: {cause}"
     return head

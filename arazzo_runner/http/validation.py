@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..spelling import schema_message
 from .body import base_type
 
 POLICIES = ("off", "warn", "error")
@@ -106,7 +107,7 @@ def _event_items(declared: Any, response: Any, description: Any) -> list[str]:
         for at[0], event in enumerate(_events(response.content)):
             item = {k: v for k, v in _event_dict(event).items() if v is not None}
             for error in validator.iter_errors(item):
-                findings.append(f"event {at[0]}: {error.message}{_at(error)}")
+                findings.append(f"event {at[0]}: {schema_message(error)}{_at(error)}")
             if len(findings) >= 20:
                 break
 

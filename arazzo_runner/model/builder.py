@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spelling import json_spelling
 from .objects import (
     NO_VALUE,
     SUPPORTED_VERSION,
@@ -71,7 +72,7 @@ class _Builder:
         ok = isinstance(value, int) if integer else isinstance(value, (int, float))
         if isinstance(value, bool) or not ok or value < 0:
             kind = "a non-negative integer" if integer else "a non-negative number"
-            self.problem((*at, key), f"'{key}' must be {kind}, got {value!r}")
+            self.problem((*at, key), f"'{key}' must be {kind}, got {json_spelling(value)}")
             return None
         return value
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..errors import ExpressionError
+from ..spelling import json_spelling
 from .base import CompiledQuery, QueryError, QueryStopped
 from .goessner import GOESSNER, GoessnerQuery
 from .jsonpath import RFC9535, RFC9535Query
@@ -61,7 +62,7 @@ def compile_selector(type_: str, version: str | None, expression: str) -> Compil
     """
     version = resolve_version(type_, version)
     if not isinstance(expression, str):
-        raise ExpressionError(f"a {type_} selector must be a string", repr(expression), 0)
+        raise ExpressionError(f"a {type_} selector must be a string", json_spelling(expression), 0)
     if type_ == "jsonpath":
         return RFC9535Query(expression) if version == RFC9535 else GoessnerQuery(expression)
     if type_ == "xpath":

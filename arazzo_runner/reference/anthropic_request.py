@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from ..spelling import json_spelling
 from .openai_request import UNSUPPORTED, OpenAIOptions
 from .responses_request import flat_tools
 from .validation import Problems, add
@@ -143,7 +144,11 @@ def _assistant(content: list[Any], field: str, seen: list[dict[str, Any]], probl
                 }
             )
         else:
-            add(problems, f"{field}.content.{number}", f"{kind!r} {UNSUPPORTED} in an assistant message")
+            add(
+                problems,
+                f"{field}.content.{number}",
+                f"{json_spelling(kind)} {UNSUPPORTED} in an assistant message",
+            )
     message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) or None}
     if calls:
         message["tool_calls"] = calls
@@ -182,7 +187,7 @@ def _user(
             add(
                 problems,
                 f"{field}.content.{number}",
-                f"{kind!r} {UNSUPPORTED} (text blocks must be non-empty)",
+                f"{json_spelling(kind)} {UNSUPPORTED} (text blocks must be non-empty)",
             )
     if texts:
         seen.append({"role": "user", "content": "".join(texts)})

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..records import Record
+from ..spelling import json_spelling
 from .model import message_text
 from .validation import ROLES, Problems, add, check_messages, check_tools
 
@@ -100,7 +101,11 @@ def _check_tool_choice(body: Mapping[str, Any], names: set[str], problems: Probl
         if not isinstance(name, str):
             add(problems, "tool_choice.function.name", "is required")
         elif name not in names:
-            add(problems, "tool_choice.function.name", f"{name!r} is not a function tool in tools")
+            add(
+                problems,
+                "tool_choice.function.name",
+                f"{json_spelling(name)} is not a function tool in tools",
+            )
     elif isinstance(choice, Mapping) and choice.get("type") == "allowed_tools":
         _check_allowed_tools(choice.get("allowed_tools"), names, problems)
     elif isinstance(choice, Mapping) and choice.get("type") == "custom":
@@ -127,7 +132,11 @@ def _check_allowed_tools(allowed: Any, names: set[str], problems: Problems) -> N
         if not isinstance(ref, Mapping) or ref.get("type") != "function":
             add(problems, f"{field}.tools[{index}].type", "must be 'function'")
         elif name not in names:
-            add(problems, f"{field}.tools[{index}].function.name", f"{name!r} is not a function tool")
+            add(
+                problems,
+                f"{field}.tools[{index}].function.name",
+                f"{json_spelling(name)} is not a function tool",
+            )
 
 
 def _check_streaming(body: Mapping[str, Any], problems: Problems) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..spelling import json_spelling
 from .openai_request import UNSUPPORTED, OpenAIOptions
 from .validation import Problems, add
 
@@ -113,7 +114,7 @@ def _messages(body: Mapping[str, Any], problems: Problems) -> list[dict[str, Any
             text = output if isinstance(output, str) else _text(output)
             messages.append({"role": "tool", "tool_call_id": call_id, "content": text})
         else:
-            add(problems, f"{field}.type", f"{kind!r} {UNSUPPORTED}")
+            add(problems, f"{field}.type", f"{json_spelling(kind)} {UNSUPPORTED}")
     return messages
 
 
@@ -178,7 +179,11 @@ def flat_tools(
     for index, tool in enumerate(tools):
         tool = tool if isinstance(tool, Mapping) else {}
         if function_only and tool.get("type") != "function":
-            add(problems, f"{at(index)}.type", f"{tool.get('type')!r} {UNSUPPORTED} (function tools only)")
+            add(
+                problems,
+                f"{at(index)}.type",
+                f"{json_spelling(tool.get('type'))} {UNSUPPORTED} (function tools only)",
+            )
             continue
         name, schema = tool.get("name"), tool.get(schema_key)
         if not isinstance(name, str) or not name or name in names:

@@ -23,6 +23,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..spelling import json_spelling
+
 ERROR_MESSAGE = "The request cannot be fulfilled"
 ROLES = ("system", "user", "assistant", "tool")
 TOOL_TYPES = ("function", "agentaus_web_fetch", "agentaus_dataset_search")
@@ -78,7 +80,7 @@ def check_messages(messages: Any, problems: Problems, roles: tuple[str, ...] = R
         if not isinstance(message, Mapping):
             add(problems, field, "must be an object")
         elif role not in roles:
-            add(problems, f"{field}.role", f"must be one of {', '.join(roles)} (got {role!r})")
+            add(problems, f"{field}.role", f"must be one of {', '.join(roles)} (got {json_spelling(role)})")
         elif role == "assistant":
             pending, pending_at = _check_assistant(message, field, problems), index
         elif role == "tool":
@@ -159,7 +161,7 @@ def _check_tool_message(
         add(
             problems,
             f"{field}.tool_call_id",
-            f"{call_id!r} does not answer a tool call of the preceding assistant message",
+            f"{json_spelling(call_id)} does not answer a tool call of the preceding assistant message",
         )
     else:
         pending.discard(call_id)
@@ -177,11 +179,15 @@ def check_tools(tools: Any, problems: Problems) -> set[str]:
         field = f"tools[{index}]"
         kind = tool.get("type") if isinstance(tool, Mapping) else None
         if kind not in TOOL_TYPES:
-            add(problems, f"{field}.type", f"must be one of {', '.join(TOOL_TYPES)} (got {kind!r})")
+            add(
+                problems,
+                f"{field}.type",
+                f"must be one of {', '.join(TOOL_TYPES)} (got {json_spelling(kind)})",
+            )
         elif kind == "function":
             name = _check_function(tool.get("function"), f"{field}.function", problems)
             if name in names:
-                add(problems, f"{field}.function.name", f"duplicate function name {name!r}")
+                add(problems, f"{field}.function.name", f"duplicate function name {json_spelling(name)}")
             if name:
                 names.add(name)
         elif kind == "agentaus_dataset_search":
@@ -227,4 +233,6 @@ def _check_tool_choice(choice: Any, names: set[str], problems: Problems) -> None
         if not isinstance(ref, Mapping) or ref.get("type") != "function":
             add(problems, f"{field}.type", "must be 'function'")
         elif ref.get("name") not in names:
-            add(problems, f"{field}.name", f"{ref.get('name')!r} is not a function tool in tools")
+            add(
+                problems, f"{field}.name", f"{json_spelling(ref.get('name'))} is not a function tool in tools"
+            )

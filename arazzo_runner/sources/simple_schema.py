@@ -15,6 +15,7 @@ from typing import Any
 from ..errors import ExpressionError
 from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
 from ..masking.secrets import clip
+from ..spelling import json_spelling
 
 _ANNOTATIONS = frozenset(
     {"title", "description", "default", "examples", "format", "deprecated", "readOnly", "writeOnly",
@@ -109,7 +110,7 @@ def _type_ok(schema: dict, value: Any, where: str, out: list[str]) -> bool:
         raise Unsupported
     if any(_TYPES[n](value) for n in names):
         return True
-    wanted = repr(names[0]) if len(names) == 1 else repr(names)
+    wanted = ", ".join(json_spelling(name) for name in names)  # as jsonschema lists them
     out.append(f"{where or 'inputs'}: {_show(value)} is not of type {wanted}")
     return False
 
@@ -119,9 +120,9 @@ def _values(schema: dict, value: Any, where: str, out: list[str]) -> None:
         if not isinstance(schema["enum"], list):
             raise Unsupported
         if not any(_equal(value, option) for option in schema["enum"]):
-            out.append(f"{where or 'inputs'}: {_show(value)} is not one of {schema['enum']!r}")
+            out.append(f"{where or 'inputs'}: {_show(value)} is not one of {_show(schema['enum'])}")
     if "const" in schema and not _equal(value, schema["const"]):
-        out.append(f"{where or 'inputs'}: {schema['const']!r} was expected")
+        out.append(f"{where or 'inputs'}: {_show(schema['const'])} was expected")
 
 
 def _object(schema: dict, value: dict, document: dict, where: str, out: list[str], depth: int) -> None:
@@ -131,7 +132,7 @@ def _object(schema: dict, value: dict, document: dict, where: str, out: list[str
         raise Unsupported
     for name in required:
         if name not in value:
-            out.append(f"{where or 'inputs'}: {name!r} is required but was not provided")
+            out.append(f"{where or 'inputs'}: {json_spelling(name)} is required but was not provided")
     extra = schema.get("additionalProperties", True)
     unexpected = []
     for name, item in value.items():
@@ -143,7 +144,7 @@ def _object(schema: dict, value: dict, document: dict, where: str, out: list[str
         elif extra is not True:
             _check(extra, item, document, path, out, depth + 1)
     if unexpected:
-        names = ", ".join(repr(n) for n in unexpected)
+        names = ", ".join(json_spelling(n) for n in unexpected)
         verb = "was" if len(unexpected) == 1 else "were"
         out.append(f"{where or 'inputs'}: Additional properties are not allowed ({names} {verb} unexpected)")
     _bounds(value, schema, "minProperties", "maxProperties", where, out)
@@ -179,7 +180,7 @@ def _string(schema: dict, value: str, where: str, out: list[str]) -> None:
             out.append(f"{where or 'inputs'}: {exc}")
             raise Stopped from None
         if not matched:
-            out.append(f"{where or 'inputs'}: {_show(value)} does not match {pattern!r}")
+            out.append(f"{where or 'inputs'}: {_show(value)} does not match {json_spelling(pattern)}")
 
 
 def _number(schema: dict, value: float, where: str, out: list[str]) -> None:
@@ -228,5 +229,6 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 def _show(value: Any) -> str:
-    # cut by the one rule (`clip`): masking the message afterwards still hides a secret the cut split
-    return clip(repr(value), 60)
+    """A value in JSON (`null`, `"text"`, as `spelling.schema_message` has jsonschema write it), cut by
+    the one rule (`clip`): masking the message afterwards still hides a secret the cut split."""
+    return clip(json_spelling(value), 60)

@@ -242,6 +242,20 @@ _RULES = (
     ),
     Rule("condition-syntax", ERROR, "criteria", "A simple condition parses."),
     Rule("regex-syntax", ERROR, "criteria", "A regex condition compiles."),
+    Rule(
+        "regex-literal",
+        WARNING,
+        "criteria",
+        "A regex condition is the pattern alone: `/^[0-9A-F]{8}$/i` matches its slashes and flag literally; "
+        "write `(?i)^[0-9A-F]{8}$`.",
+    ),
+    Rule(
+        "regex-context",
+        WARNING,
+        "criteria",
+        "A regex condition's context that the schemas (the operation's responses, the inputs) make an "
+        "object or an array: it is matched as its JSON text; make the context the member to match.",
+    ),
     Rule("jsonpath-syntax", ERROR, "criteria", "A jsonpath condition is a valid query."),
     Rule("xpath-syntax", ERROR, "criteria", "An xpath condition parses in its XPath version."),
     Rule(

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..records import Record, field, replace
+from ..spelling import json_spelling
 from .catalogue import AREAS, RULES
 from .checker import did_you_mean
 from .findings import ERROR, WARNING, Finding, Report
@@ -128,7 +129,7 @@ def load_settings(path: Path) -> Settings:
     for name, level in raw_rules.items():
         context = f"{path}: {where} rules: {name}"
         _check_name(name, context)
-        rules[name] = _level(level if isinstance(level, str) else repr(level), context)
+        rules[name] = _level(level if isinstance(level, str) else json_spelling(level), context)
     return Settings(rules=rules, strict=strict, source=str(path))
 
 

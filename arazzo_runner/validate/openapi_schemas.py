@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
+from ..spelling import schema_message
 
 Path = tuple[str | int, ...]
 _VALUE_DEPENDENT = frozenset(
@@ -286,11 +287,11 @@ def _branch_name(branches: Any, index: Any) -> str | None:
 
 
 def _describe(error: Any) -> str:
+    message = schema_message(error)
     if error.validator == "required":
-        return error.message.replace("is a required property", "is required")
+        return message.replace("is a required property", "is required")
     if error.validator in ("oneOf", "anyOf"):
         return "does not match any of the allowed forms"
-    message = error.message
     return message if len(message) <= 200 else message[:197] + "..."
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..loader import load_text
 from ..records import Record
+from ..spelling import json_spelling, schema_message
 from .checker import did_you_mean
 
 Pointer = tuple[str | int, ...]
@@ -207,7 +208,7 @@ def _explain(error: Any, line: str) -> Iterator[SchemaProblem]:
     if validator_name == "required" and isinstance(error.instance, dict):
         missing = [p for p in error.validator_value if p not in error.instance]
         for name in missing or [None]:
-            yield SchemaProblem(at, f"missing required field '{name}'" if name else error.message)
+            yield SchemaProblem(at, f"missing required field '{name}'" if name else schema_message(error))
         return
     yield SchemaProblem(at, _message(error))
 
@@ -308,7 +309,7 @@ def _message(error: Any) -> str:
     if name == "uniqueItems":
         return "contains duplicate items"
     if name == "dependentRequired":
-        return error.message.replace(" is a dependency of ", " is required when there is ")
+        return schema_message(error).replace(" is a dependency of ", " is required when there is ")
     if name in _COMPOSITE:
         if name == "anyOf" or error.context:
             return "does not match any of the allowed forms"
@@ -319,7 +320,7 @@ def _message(error: Any) -> str:
         return "matches more than one of the allowed forms; it must match exactly one"
     if name == "minimum":
         return f"{_short(instance)} is less than the minimum {value}"
-    return _trim(error.message)
+    return _trim(schema_message(error))
 
 
 def _kind(value: Any) -> str:
@@ -335,7 +336,7 @@ def _kind(value: Any) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    return _trim(repr(value), limit)
+    return _trim(json_spelling(value), limit)
 
 
 def _trim(text: str, limit: int = 200) -> str:

@@ -23,6 +23,7 @@ from .openapi_schemas import (
     response_schemas,
     unresolvable_refs,
 )
+from .regex_context import check_response_contexts
 from .rules.extensions import scheme_names
 from .rules.targets import (
     non_arazzo_sources,
@@ -148,6 +149,7 @@ class _SourceChecks:
             self.parameters(workflow, step, operation, description, label)
             self.request_body(step, operation, description, label)
             self.outputs(step, operation, description, label)
+            check_response_contexts(self.ck, step, operation, description, label)
             self.schema_references(step, operation, description, label)
         except ArazzoError as exc:  # broken $refs inside the operation
             reason = getattr(exc, "message", str(exc))

@@ -163,7 +163,7 @@ def test_a_broken_tool_call_is_answered_as_a_rejection(
         assert message.startswith("no tool named")
     elif api == "anthropic" and stream == "--no-stream":
         # a non-streamed tool_use's `input` is an object: LLMock can only send it empty
-        assert "'petId' is required but was not provided" in message
+        assert '"petId" is required but was not provided' in message
     else:
         assert message.startswith("the arguments are not valid JSON")
     sent = journal[-1]["body"]

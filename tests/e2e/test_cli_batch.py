@@ -183,7 +183,7 @@ def test_report_files_hold_every_row_each_masked_with_its_own_secrets(capsys, wr
         (['{"petId": 1}', '{"trace": "x"}'], "(--inputs-file row 2, line 2)"),
         (
             ['{"petId": 1}', '{"petId": "one"}'],
-            "'one' is not of type 'integer' (--inputs-file row 2, line 2)",
+            '"one" is not of type "integer" (--inputs-file row 2, line 2)',
         ),
     ],
 )

@@ -124,7 +124,7 @@ def test_a_value_that_does_not_fit_its_type_is_a_usage_error(capsys, write, serv
     server.reply("POST", "/pets", (201, {}))
     result = cli(capsys, "run", write(_doc()), "--input", "name=Rex", "--input", "age=three")
     assert result.code == 2
-    assert "age: 'three' is not of type 'integer'" in result.err
+    assert 'age: "three" is not of type "integer"' in result.err
     assert server.requests == []
 
 

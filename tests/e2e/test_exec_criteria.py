@@ -151,3 +151,45 @@ def test_a_catastrophic_regex_fails_its_step_and_the_run_goes_on(write, server, 
     [failed] = workflow["steps"][0]["failedCriteria"]
     assert failed.startswith("(a|aa)+$: matching was stopped after 0.05 s on 41 characters")
     assert hits(server) == ["GET /pets/1"]
+
+
+def test_a_regex_written_as_a_javascript_literal_fails_saying_how_to_write_it(write, server):
+    """`/^[0-9A-F]{8}$/i` (Respect's examples write regexes so) is a pattern whose slashes and `i` are
+    characters to match: the criterion fails, and its message says so and gives the pattern to write;
+    that pattern passes on the same response (issue 37, item 6)."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": "deadbeef"}))
+    written = [{"context": "$response.body#/id", "condition": "/^[0-9A-F]{8}$/i", "type": "regex"}]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=written)]})
+
+    assert only(result)["steps"][0]["failedCriteria"] == [
+        "/^[0-9A-F]{8}$/i: no match in 'deadbeef'; the slashes and the flag i are matched literally, as "
+        "characters of the text (a regex condition is the pattern alone, in Python re syntax, flags "
+        "inline): write (?i)^[0-9A-F]{8}$"
+    ]
+    fixed = [{"context": "$response.body#/id", "condition": "(?i)^[0-9A-F]{8}$", "type": "regex"}]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=fixed)]})
+    assert result["status"] == "passed"
+
+
+def test_a_regex_that_only_looks_like_a_path_fails_without_a_hint(write, server):
+    """`/pets/` may be a path to find in a URL: its miss is a plain miss."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": "deadbeef"}))
+    criteria = [{"context": "$response.body#/id", "condition": "/pets/", "type": "regex"}]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=criteria)]})
+    assert only(result)["steps"][0]["failedCriteria"] == ["/pets/: no match in 'deadbeef'"]
+
+
+def test_a_regex_over_an_object_fails_saying_it_met_the_json_text(write, server):
+    """A regex is searched in its context as text; an object's text is its JSON, where `^[0-9a-f]{8}$`
+    cannot match: the failure says what the pattern met (issue 37, item 12), and the member passes."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": "deadbeef"}))
+    whole = [{"context": "$response.body", "condition": "^[0-9a-f]{8}$", "type": "regex"}]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=whole)]})
+
+    assert only(result)["steps"][0]["failedCriteria"] == [
+        """^[0-9a-f]{8}$: no match in '{"id":"deadbeef"}'; the context $response.body is an object, """
+        "searched as its compact JSON text: to match a member, make the context that member"
+    ]
+    member = [{"context": "$response.body#/id", "condition": "^[0-9a-f]{8}$", "type": "regex"}]
+    result = execute(write, server, {"workflowId": "w", "steps": [pet("get", successCriteria=member)]})
+    assert result["status"] == "passed"

@@ -48,7 +48,7 @@ def test_missing_required_input_is_a_usage_error_and_nothing_is_sent(write, serv
 
     assert isinstance(caught.value, UsageError)
     assert "invalid inputs for workflow 'w'" in str(caught.value)
-    assert "'id' is required but was not provided" in str(caught.value)
+    assert '"id" is required but was not provided' in str(caught.value)
     assert server.requests == []
 
 
@@ -58,9 +58,9 @@ def test_every_input_problem_is_listed_at_once(write, server):
 
     assert len(caught.value.problems) == 3
     text = str(caught.value)
-    assert "'id' is required" in text
-    assert "limit: 'many' is not of type 'integer'" in text
-    assert "apiKey: 7 is not of type 'string'" in text
+    assert '"id" is required' in text
+    assert 'limit: "many" is not of type "integer"' in text
+    assert 'apiKey: 7 is not of type "string"' in text
     assert server.requests == []
 
 

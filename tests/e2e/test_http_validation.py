@@ -77,7 +77,7 @@ def test_request_findings_are_warnings_under_warn_and_the_request_is_sent(tmp_pa
     assert len(server.requests) == 1
     assert workflow["steps"][0]["warnings"] == [
         "request: query parameter 'limit': 50 is greater than the maximum of 10",
-        "request: body: 'name' is a required property; -1 is less than the minimum of 0 (at /age)",
+        'request: body: "name" is a required property; -1 is less than the minimum of 0 (at /age)',
     ]
 
 
@@ -88,7 +88,7 @@ def test_request_findings_fail_the_step_unsent_under_error(tmp_path, server):
     assert server.requests == []
     assert workflow["steps"][0]["error"] == (
         "request not sent: request validation failed: request: query parameter 'limit': "
-        "'many' is not a valid integer"
+        '"many" is not a valid integer'
     )
 
 
@@ -106,7 +106,7 @@ def test_response_body_schema_and_content_type_findings(tmp_path, server):
     workflow = run_flow(tmp_path, server, _api(), [_create(), _create()], validate_responses="warn")
     assert workflow["status"] == "passed", workflow["error"]
     first, second = (s["warnings"] for s in workflow["steps"])
-    assert first == ["response: body: 'name' is a required property; 'x' is not of type 'integer' (at /age)"]
+    assert first == ['response: body: "name" is a required property; "x" is not of type "integer" (at /age)']
     assert second == [
         "response: content type text/html is not declared for the 200 response (declared: application/json)"
     ]
@@ -149,7 +149,7 @@ def test_event_stream_items_are_checked_against_the_item_schema(tmp_path, server
     stream = "event: tick\ndata: 1\n\nevent: tock\ndata: 2\n\n"
     server.route("GET", "/events")(lambda r: (200, stream, {"Content-Type": "text/event-stream"}))
     workflow = run_flow(tmp_path, server, _api(), [step("e", "events")], validate_responses="warn")
-    assert workflow["steps"][0]["warnings"] == ["response: event 1: 'tick' was expected (at /event)"]
+    assert workflow["steps"][0]["warnings"] == ['response: event 1: "tick" was expected (at /event)']
 
 
 def test_cli_flags_switch_validation_on(tmp_path, server, capsys):
@@ -161,7 +161,7 @@ def test_cli_flags_switch_validation_on(tmp_path, server, capsys):
     got = step_result(result)
     assert got["warnings"] == ["request: query parameter 'limit': 99 is greater than the maximum of 10"]
     assert (
-        got["error"] == "HTTP 200: response validation failed: response: body: 'name' is a required property"
+        got["error"] == 'HTTP 200: response validation failed: response: body: "name" is a required property'
     )
     assert cli(capsys, *argv, "--validate-responses", "sometimes").code == 2
 

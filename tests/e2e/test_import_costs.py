@@ -206,7 +206,7 @@ def test_a_payload_the_subset_check_accepts_imports_no_jsonschema(tmp_path) -> N
     )
     report = _modules_after(code, tmp_path)
     assert report["good"] == [] and report["imported"] is False
-    assert report["bad"] == [[["petId"], "'x' is not of type 'integer'"]]
+    assert report["bad"] == [[["petId"], '"x" is not of type "integer"']]
     assert report["unknown"] == []  # an expression's value: no verdict, with either check
 
 

@@ -233,7 +233,7 @@ def test_anchors_in_loaded_documents_resolve_at_run(tmp_path, watch, server):
     assert workflow["status"] == "passed", workflow["error"]
     [finding] = workflow["steps"][0]["warnings"]
     assert finding == (
-        "request: body: 'name' is a required property; -1 is less than the minimum of 0 (at /age)"
+        'request: body: "name" is a required property; -1 is less than the minimum of 0 (at /age)'
     )
     assert watch == []
 
@@ -243,7 +243,7 @@ def test_anchors_in_loaded_documents_resolve_in_validate(tmp_path, capsys, watch
     path = write_flow(tmp_path, _anchored_api(tmp_path), [bad])
     result = cli(capsys, "validate", path)
     assert "schema-reference" not in result.out
-    assert "'name' is required" in result.out, result.out
+    assert '"name" is required' in result.out, result.out
     assert "-1 is less than the minimum of 0" in result.out
     assert watch == []
 
@@ -257,7 +257,7 @@ def test_an_anchor_in_the_arazzo_document_resolves_for_inputs(tmp_path, server):
     path.write_text(yaml.safe_dump(doc))
     with pytest.raises(ArazzoError) as caught:
         arazzo_runner.run(path, None, {}, options=RunOptions(servers={"api": server.url}, environ={}))
-    assert "inputs: 'name' is required but was not provided" in str(caught.value)
+    assert 'inputs: "name" is required but was not provided' in str(caught.value)
     assert server.requests == []
 
 

@@ -69,10 +69,53 @@ def test_arguments_that_the_workflow_refuses_send_nothing(write, server):
     )
     outcome = asyncio.run(call_tool(catalog.get("outer"), {"petId": 9}))
     assert outcome.status == "rejected" and outcome.error["message"] == (
-        "invalid arguments for tool 'outer':\n  - petId: 9 is not of type 'string'\nnothing was sent"
+        "invalid arguments for tool 'outer':\n  - petId: 9 is not of type \"string\"\nnothing was sent"
     )
     outcome = asyncio.run(call_tool(catalog.get("outer"), {"petid": "9"}))
     assert outcome.status == "rejected" and outcome.error["message"].startswith(
         "'petid' is not a parameter of tool 'outer': did you mean 'petId'?"
+    )
+    assert server.requests == []
+
+
+PET_ID = [{"name": "petId", "in": "path", "value": "$inputs.petId"}]
+JSON_DOC = arazzo_doc(
+    {
+        "workflowId": "fast",  # an inputs schema the jsonschema-free check takes
+        "inputs": {
+            "type": "object",
+            "properties": {"petId": {"type": "integer"}, "mode": {"enum": ["a", None, False]}},
+        },
+        "steps": [{"stepId": "get", "operationId": "getPet", "parameters": PET_ID, "successCriteria": OK}],
+    },
+    {
+        "workflowId": "full",  # `oneOf`: jsonschema's check
+        "inputs": {
+            "type": "object",
+            "properties": {"filter": {"oneOf": [{"type": "string"}, {"type": "integer"}]}},
+        },
+        "steps": [{"stepId": "get", "operationId": "getPet", "parameters": PET_ID, "successCriteria": OK}],
+    },
+)
+
+
+def test_refused_arguments_quote_their_values_in_json(write, server):
+    """A tool's caller is a JSON client: the values a refusal quotes are JSON's (`null`, `false`, `"a"`,
+    `{"a": [1, null, false]}`), never Python's (`None`, `False`, `'a'`) (issue 37, item 5)."""
+    workspace = arazzo_runner.load(write(JSON_DOC))
+    options = arazzo_runner.RunOptions(servers={"pets": server.url})
+    catalog = build_catalog([ToolSource(workspace, options=options)])
+    fast = asyncio.run(call_tool(catalog.get("fast"), {"petId": None, "mode": True}))
+    assert fast.status == "rejected" and fast.error["message"] == (
+        "invalid arguments for tool 'fast':\n"
+        '  - petId: null is not of type "integer"\n'
+        '  - mode: true is not one of ["a", null, false]\n'
+        "nothing was sent"
+    )
+    full = asyncio.run(call_tool(catalog.get("full"), {"filter": {"a": [1, None, False]}}))
+    assert full.status == "rejected" and full.error["message"] == (
+        "invalid arguments for tool 'full':\n"
+        '  - filter: {"a": [1, null, false]} is not valid under any of the given schemas\n'
+        "nothing was sent"
     )
     assert server.requests == []

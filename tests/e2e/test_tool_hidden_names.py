@@ -78,14 +78,15 @@ def test_the_model_never_reads_a_hidden_name(capsys, vault, monkeypatch):
     assert errors[1]["message"].startswith("'vaultkey' is not a parameter of tool 'find_pet'\nits parameters")
     assert errors[2]["message"].startswith("'***' is not a parameter of tool 'find_pet'\nits parameters")
     assert errors[3]["message"] == (
-        "invalid arguments for tool 'find_pet':\n  - petId: 'one' is not of type 'integer'\nnothing was sent"
+        "invalid arguments for tool 'find_pet':\n"
+        '  - petId: "one" is not of type "integer"\nnothing was sent'
     )
     assert errors[4]["failedCriteria"] == ["$response.body#/tenant == $inputs.***: got 'other' and 'acme'"]
     assert errors[5]["path"] == ["step 'lookup'"]
     assert errors[5]["message"] == (
         "invalid inputs for workflow 'find_pet':\n"
-        "  - inputs: '***' is required but was not provided\n"
-        "  - inputs: '***' is a dependency of 'petId'"
+        '  - inputs: "***" is required but was not provided\n'
+        '  - inputs: "***" is a dependency of "petId"'
     )
     assert contents[6]["outputs"]["name"] == "Rex" and contents[6]["outputs"]["note"] == "hi"
     definitions = {t["function"]["name"]: t["function"]["parameters"] for t in bodies[0]["tools"]}
@@ -121,8 +122,8 @@ def test_inputs_the_server_supplies_refused_by_the_schema_name_none(vault):
     }
     outcome = asyncio.run(call_tool(catalog.get("find_pet"), {"petId": "x", "note": 5}))
     assert outcome.error["message"] == (
-        "invalid arguments for tool 'find_pet':\n  - petId: 'x' is not of type 'integer'\n"
-        "  - note: 5 is not of type 'string'\nnothing was sent"
+        'invalid arguments for tool \'find_pet\':\n  - petId: "x" is not of type "integer"\n'
+        '  - note: 5 is not of type "string"\nnothing was sent'
     )
     assert server.requests == []
 

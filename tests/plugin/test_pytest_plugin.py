@@ -148,7 +148,7 @@ def test_failure_reports_are_masked(project: pytest.Pytester) -> None:
         "-v", "-k", "secret-login", "--arazzo-input", "id=7", "--arazzo-input", "password=letmein-123"
     )
     result.assert_outcomes(failed=1, deselected=3)
-    result.stdout.fnmatch_lines(["*'***' is too long*"])
+    result.stdout.fnmatch_lines(['*"***" is too long*'])
     assert "letmein-123" not in result.stdout.str()
 
 

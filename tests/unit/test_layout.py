@@ -16,7 +16,10 @@ import arazzo_runner
 
 PACKAGE = Path(arazzo_runner.__file__).parent
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
-ROOT_MODULES = {"__init__", "api", "result", "pytest_plugin", "locust", "errors", "records", "extras"}
+ROOT_MODULES = {
+    *("__init__", "api", "result", "pytest_plugin", "locust"),
+    *("errors", "records", "extras", "spelling"),
+}
 
 
 def _module_name(path: Path) -> str:

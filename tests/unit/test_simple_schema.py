@@ -76,17 +76,17 @@ def test_messages_name_the_place_and_the_problem() -> None:
     }
     problems = subset_problems(schema, {"count": 0, "tags": ["a", 3], "extra": 1}, {})
     assert problems == [
-        "inputs: 'apiKey' is required but was not provided",
+        'inputs: "apiKey" is required but was not provided',
         "count: 0 is less than the minimum of 1",
-        "tags/1: 3 is not of type 'string'",
-        "inputs: Additional properties are not allowed ('extra' was unexpected)",
+        'tags/1: 3 is not of type "string"',
+        'inputs: Additional properties are not allowed ("extra" was unexpected)',
     ]
 
 
 def test_local_refs_are_followed() -> None:
     document = {"components": {"inputs": {"n": {"type": "object", "properties": {"x": {"type": "integer"}}}}}}
     assert subset_problems({"$ref": "#/components/inputs/n"}, {"x": "s"}, document) == [
-        "x: 's' is not of type 'integer'"
+        'x: "s" is not of type "integer"'
     ]
 
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ...spelling import schema_message
+
 MAX_NODES = 2_000  # schema objects per output
 MAX_DEPTH = 32  # output chains, pointers and nesting
 MASKED = "***"
@@ -333,7 +335,7 @@ class Contract:
         what = f"output(s) {', '.join(names)}" if names else where
         message = (
             f"the workflow ran, but its {what} did not fit the tool's output schema (the API answered "
-            f"outside its description?): {where}: {errors[0].message}"
+            f"outside its description?): {where}: {schema_message(errors[0])}"
         )[:2000]
         error = (
             {"message": message, "outputs": outputs}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..checker import Checker
 from ..flow import check_step_order
+from ..regex_context import check_input_contexts
 from ..walk import CriterionSite, sites
 from . import extensions, identifiers, inputs, outputs, targets
 from .criteria import check_criterion
@@ -33,6 +34,8 @@ def run_rules(ck: Checker) -> None:
     ):
         rule(ck)
     check_expressions(ck)
+    for workflow in ck.document.workflows:
+        check_input_contexts(ck, workflow)
     check_step_order(ck)  # after the expressions: it reads the steps they were found to read
     check_replacement_targets(ck)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from ...criteria import compile_criterion, condition_type
 from ...errors import ExpressionError
 from ...expressions import Expression, parse_expression
+from ...loader.pointer import format_pointer
 from ...model import Criterion
 from ..checker import Checker
+from ..findings import Edit
 from .values import Found
 
 _SYNTAX_RULES = {
@@ -52,6 +54,8 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
         return found
     for note in compiled.notes:
         ck.report("condition-nonstandard", (*at, "condition"), note)
+    if kind == "regex" and not compiled.has_embedded:  # a rendered one is told at run time
+        _regex_literal(ck, criterion)
     if getattr(compiled, "comparison_form", False):  # a JSONPath criterion (its module loaded only then)
         ck.report("jsonpath-comparison-form", (*at, "condition"), _comparison_message(criterion.condition))
     read = list(compiled.expressions())
@@ -59,6 +63,18 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
         read = read[1:]  # a context criterion yields its context first: already collected above
     found.extend((expression, (*at, "condition")) for expression in read)
     return found
+
+
+def _regex_literal(ck: Checker, criterion: Criterion) -> None:
+    from ...criteria.regex import delimited, unwrapped  # the regex module: only for a regex criterion
+
+    hint = delimited(criterion.condition)
+    if hint is None:
+        return
+    message = f"regex {criterion.condition} is written as a JavaScript regex literal: {hint}"
+    pattern, at = unwrapped(criterion.condition), (*criterion.at, "condition")
+    fix = [] if pattern is None else [Edit(format_pointer(at), 0, criterion.condition, pattern)]
+    ck.report("regex-literal", at, message, fix=fix)
 
 
 def _context(ck: Checker, text: str, criterion: Criterion) -> Expression | None:

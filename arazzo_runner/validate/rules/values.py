@@ -11,6 +11,7 @@ from ...expressions import Embedded, Expression, parse_expression, parse_express
 from ...expressions.parser import DIALECT_ROOTS, ROOTS, near_miss
 from ...loader.pointer import format_pointer, parse_pointer
 from ...model import Pointer, RequestBody
+from ...spelling import json_spelling
 from ..checker import Checker
 from ..findings import Edit
 from .dialect import expression_edits
@@ -100,8 +101,9 @@ def _unquoted_template(ck: Checker, raw: dict, at: Pointer) -> bool:
     except ExpressionError:
         return False
     text = "{" + key.strip() + "}"
+    mapping = json_spelling({key.strip(): None})
     message = (
-        f"YAML reads the unquoted {text} as a mapping ({{{key.strip()!r}: null}}), which would be sent as "
+        f"YAML reads the unquoted {text} as a mapping ({mapping}), which would be sent as "
         f"that mapping; quote the template: '{text}' (or write the expression {key.strip()} alone)"
     )
     ck.report("unquoted-template", at, message, fix=[Edit(format_pointer(at), 0, "", text, node=True)])

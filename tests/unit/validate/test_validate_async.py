@@ -118,7 +118,7 @@ def test_a_payload_that_does_not_fit_the_message_schema(tmp_path: Path) -> None:
     step["requestBody"]["payload"]["petId"] = "seven"
     found = [(r, m) for r, _, m in _check(tmp_path, events_doc(step))]
     assert found and found[0][0] == "message-payload"
-    assert "channel 'orderRequests'" in found[0][1] and "'seven' is not of type 'integer'" in found[0][1]
+    assert "channel 'orderRequests'" in found[0][1] and '"seven" is not of type "integer"' in found[0][1]
 
 
 def test_message_expressions_outside_async_steps_and_query_parameters_in_async_steps(tmp_path: Path) -> None:

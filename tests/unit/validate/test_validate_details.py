@@ -252,7 +252,7 @@ def test_payload_errors_ignore_what_unknown_values_decide() -> None:
     }
     assert payload_errors(one_of, {"a": "$x"}, {("a",)}, "3.1.0", {}) == []
     assert payload_errors(one_of, {"b": "text"}, set(), "3.1.0", {}) == [
-        (("b",), "'text' is not of type 'integer'")
+        (("b",), '"text" is not of type "integer"')
     ]
     enum = {"type": "object", "properties": {"k": {"enum": ["a"]}}}
     assert payload_errors(enum, {"k": "$x"}, {("k",)}, "3.1.0", {}) == []
@@ -270,7 +270,7 @@ def test_openapi_3_0_nullable_and_read_only() -> None:
     }
     assert payload_errors(schema, {"name": None}, set(), "3.0.3", {}) == []
     assert payload_errors(schema, {"name": 3}, set(), "3.0.3", {}) == [
-        (("name",), "3 is not of type 'string', 'null'")
+        (("name",), '3 is not of type "string", "null"')
     ]
 
 

@@ -1143,6 +1143,62 @@ workflows:
 """),
     ),
     Case(
+        "regex-literal",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPet
+        successCriteria:
+          - context: $response.header.etag
+            condition: /^[0-9A-F]{8}$/i  # !
+            type: regex
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPet
+        successCriteria:
+          - context: $response.header.etag
+            condition: (?i)^[0-9A-F]{8}$
+            type: regex
+          - context: $url
+            condition: /pets/
+            type: regex
+"""),
+    ),
+    Case(
+        "regex-context",
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters: [{name: petId, in: path, value: 1}]
+        successCriteria:
+          - context: $response.body  # !
+            condition: ^Rex$
+            type: regex
+"""),
+        _doc("""\
+workflows:
+  - workflowId: w
+    steps:
+      - stepId: s
+        operationId: getPet
+        parameters: [{name: petId, in: path, value: 1}]
+        successCriteria:
+          - context: $response.body#/name
+            condition: ^Rex$
+            type: regex
+"""),
+        sources=True,
+    ),
+    Case(
         "jsonpath-syntax",
         _doc("""\
 workflows:

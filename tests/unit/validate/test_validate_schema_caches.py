@@ -210,7 +210,7 @@ def test_an_openapi_schema_is_made_a_validator_once_per_description(
     report = check(TWO_POSTS, sources=True)
     payload = [(f.line, f.message) for f in report.findings if f.rule == "payload-schema"]
     assert (
-        len(payload) == 2 and "'bird' is not one of" in payload[0][1] and "7 is not of type" in payload[1][1]
+        len(payload) == 2 and '"bird" is not one of' in payload[0][1] and "7 is not of type" in payload[1][1]
     )
     assert len(built) == 1  # three steps, one schema: one validator
 
