@@ -46,6 +46,7 @@ def register(commands: Any) -> None:
 
 def report_command(args: argparse.Namespace) -> int:
     from ..report.html import Source, page_data
+    from ..report.summary import outcome_line
     from .github_flags import github_wanted
 
     if not (args.output or args.summary or args.diff or github_wanted(args)):
@@ -64,8 +65,7 @@ def report_command(args: argparse.Namespace) -> int:
     if args.output:
         try:
             size = _write(args.output, _render(page))
-            runs, steps = len(page["runs"]), len(page["steps"])
-            print(f"wrote {args.output} ({_size(size)}): {runs} run(s), {steps} step execution(s)")
+            print(f"wrote {args.output} ({_size(size)}): {outcome_line(page)}")
         except OSError as exc:
             failures.append(f"-o {args.output}: cannot write: {exc.strerror or exc}")
     if args.summary:

@@ -65,6 +65,34 @@ def markdown_summary(page: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def outcome_line(page: dict[str, Any]) -> str:
+    """What the page's header says first, for `arazzo report -o`'s line: the workflows at the top by
+    outcome, then runs and step executions ("4 workflows: 1 passed, 2 failed, 1 not run · 1 run, 5 step
+    executions"); a page with no workflow at the top (an agent's) counts its runs. The same words as
+    `report.js`'s header: how many step executions there were says less about how a run went."""
+    runs, executions = page["runs"], page["executions"]
+    top = [e for e in executions if not _nested(e)]
+    items, noun = (top, "workflow") if top else (runs, "run")
+    tally: dict[str, int] = {}
+    for item in items:
+        status = "not run" if item.get("status") == "not_run" else str(item.get("status") or "unknown")
+        tally[status] = tally.get(status, 0) + 1
+    rank = {"passed": 0, "answered": 0, "failed": 1, "not run": 2}
+    order = sorted(tally, key=lambda status: rank.get(status, 3))
+    if not items:
+        head = "no run"
+    elif len(order) == 1 and order[0] in ("passed", "answered"):
+        head = f"{_count(len(items), noun)}: all {order[0]}"
+    else:
+        head = f"{_count(len(items), noun)}: " + ", ".join(f"{tally[s]} {s}" for s in order)
+    steps = _count(len(page["steps"]), "step execution")
+    return f"{head} · {steps if noun == 'run' else _count(len(runs), 'run') + ', ' + steps}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _nested(execution: dict[str, Any]) -> bool:
     return "parent" in execution or " (from " in execution["name"]
 

@@ -153,7 +153,9 @@ def test_arazzo_report_reads_saved_runs_several_in_one_page(capsys, write, serve
     result = cli(capsys, "report", before, after, "-o", page_file, "--github", "off")
     assert result.code == 0, result.err
     assert re.match(
-        rf"wrote {re.escape(str(page_file))} \(\d+ KiB\): 2 run\(s\), 10 step execution\(s\)\n", result.out
+        rf"wrote {re.escape(str(page_file))} \(\d+ KiB\): 2 workflows: 1 passed, 1 failed · 2 runs, "
+        r"10 step executions\n",  # the words the page's header starts with (issue 37, point 1)
+        result.out,
     )
     page = page_json(page_file.read_text(encoding="utf-8"))
     assert [r["label"] for r in page["runs"]] == ["before.json", "after.json"]
