@@ -39,6 +39,8 @@ def pattern_notes(pattern: str) -> tuple[str, ...]:
 
 # A JavaScript regex literal, `/pattern/flags`: what other tools' documents write (Respect's examples).
 _LITERAL = re.compile(r"/(?P<body>.+)/(?P<flags>[a-z]*)", re.DOTALL)
+# What only a pattern writes (a path to find in a URL has none of it): a literal's flags count with it.
+_SYNTAX = re.compile(r"[\\^$*+?()\[\]{}|]")
 _INLINE = frozenset("ims")  # the JavaScript flags Python writes inline the same way: (?i), (?m), (?s)
 _SAME_MEANING = frozenset("imsgud")  # flags whose pattern Python's re reads the same way once unwrapped
 _OTHER_FLAGS = MappingProxyType(
@@ -58,9 +60,11 @@ def delimited(pattern: str) -> str | None:
 
     An Arazzo regex condition is the pattern alone, in Python's `re` syntax: a `/` is a character to
     match and there is no place for flags after the pattern (they go inline, `(?i)`). Only what cannot
-    mean the literal text counts: JavaScript's flags after the closing slash (each at most once), or,
-    without flags, `/^` or `$/` (a slash before the start or after the end of the text never matches).
-    A plain `/pets/`, a path to find in a URL, is left alone."""
+    mean the literal text counts: JavaScript's flags after the closing slash (each at most once) after
+    a pattern with regex syntax in it (an anchor, a class, a group, a quantifier, an escape), or, without
+    flags, `/^` or `$/` (a slash before the start or after the end of the text never matches). A plain
+    `/pets/`, a path to find in a URL, is left alone, and so is `/followers/ids` (Twitter's API): its
+    last segment spells flags, but it is text a URL holds."""
     found = _literal(pattern)
     if found is None:
         return None
@@ -104,6 +108,8 @@ def _literal(pattern: str) -> tuple[str, str] | None:
     body, flags = found["body"], found["flags"]
     if flags:
         if not set(flags) <= _INLINE | _OTHER_FLAGS.keys() or len(set(flags)) != len(flags):
+            return None
+        if _SYNTAX.search(body) is None:  # `/followers/ids`: a path whose last segment spells flags
             return None
     elif not (body.startswith("^") or (body.endswith("$") and not body.endswith("\\$"))):
         return None
