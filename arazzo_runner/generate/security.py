@@ -10,12 +10,13 @@ alternative (`{}`, anonymous access) makes the operation want none.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import ArazzoError
 from ..records import Record
 
-_PLACEHOLDER = {"basic": "USER:PASSWORD", "cert": "CERT.pem"}
+_PLACEHOLDER = MappingProxyType({"basic": "USER:PASSWORD", "cert": "CERT.pem"})
 
 
 class Credential(Record, frozen=True):
