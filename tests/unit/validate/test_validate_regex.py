@@ -106,6 +106,15 @@ def test_a_context_the_schemas_make_an_object_or_an_array_is_told(check: Check) 
     assert found[3][2].endswith("make the context that member ($inputs.prefs#/tags/0 or deeper)")
 
 
+def test_a_braced_context_is_told_the_member_as_an_expression(check: Check) -> None:
+    """`{$inputs.prefs}` (a context written as a template): the member to make the context is
+    `$inputs.prefs#/name`, not `{$inputs.prefs}#/name` (a template with text after it, a string)."""
+    report = check(_criteria(("{$inputs.prefs}", "^x$")))
+    [finding] = report.findings
+    assert finding.rule == "regex-context", summary(report)
+    assert finding.message.endswith("make the context that member ($inputs.prefs#/name or deeper)")
+
+
 def test_a_context_the_schemas_leave_open_or_make_text_is_no_finding(check: Check) -> None:
     report = check(
         _criteria(
