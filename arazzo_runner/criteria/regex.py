@@ -151,7 +151,9 @@ class RegexCriterion(ContextCriterion):
             return Outcome(False, f"{condition}: cannot be matched: {exc}")
         if found:
             return PASSED
-        hints = [delimited(matcher.pattern), self._structured(value)]
+        # a template's pattern to write is the template's (`(?i)^{$inputs.x}$`), not its rendering
+        written = delimited(self.condition) if self._embedded is not None else None
+        hints = [written or delimited(matcher.pattern), self._structured(value)]
         return Outcome(False, "; ".join([f"{condition}: no match in {show(text)}", *filter(None, hints)]))
 
     def _structured(self, value: Any) -> str | None:
