@@ -79,6 +79,25 @@ def test_a_path_whose_last_segment_spells_flags_is_never_rewritten(check: Check,
     assert result.after == doc.replace("'/^Rex$/i'", "'(?i)^Rex$'")
 
 
+def test_a_templated_literal_is_told_and_unwrapped_too(check: Check, write) -> None:
+    """`/^{$inputs.code}$/i`: the slashes and the flag are the document's text whatever the input
+    renders, so validate warns as the run tells, and `--fix` writes `(?i)^{$inputs.code}$`; an embedded
+    expression is no regex syntax (`/api/{$inputs.v}/ids` is a path with a slash inside)."""
+    from arazzo_runner.validate.fix import fix_path
+
+    from .conftest import OPENAPI
+
+    doc = _criteria(("$url", "/^{$inputs.code}$/i"), ("$url", "/api/{$inputs.code}/ids"))
+    report = check(doc)
+    assert [(f.line, f.rule, bool(f.fix)) for f in report.findings] == [
+        (HEAD.count("\n") + 1, "regex-literal", True)
+    ], summary(report)
+    assert report.findings[0].message.endswith("flags inline): write (?i)^{$inputs.code}$")
+    write("api.yaml", OPENAPI)
+    result = fix_path(write("flow.arazzo.yaml", doc), remote=False)
+    assert result.after == doc.replace("'/^{$inputs.code}$/i'", "'(?i)^{$inputs.code}$'")
+
+
 def test_a_context_the_schemas_make_an_object_or_an_array_is_told(check: Check) -> None:
     report = check(
         _criteria(
