@@ -169,8 +169,9 @@ def _summary(args: argparse.Namespace, result: Any, redirected: str | None) -> N
     checked = f"{_count(len(report.errors), 'error')}, {_count(len(report.warnings), 'warning')}"
     made = _count(len(result.workflows), "workflow")
     print(f"generated {made} ({', '.join(parts)}) -> {where} ({checked})", file=err)
-    local = [s["url"] for s in result.sources if s["url"].startswith("file:")]
-    if not args.output and redirected:
+    # a description given by its http(s) URL is written as given: no note for it
+    local = [s["url"] for s in result.sources if not s["url"].lower().startswith(("http://", "https://"))]
+    if not args.output and redirected and local:
         print(f"note: stdout is the file {_shown(redirected)}: source URLs are relative to it", file=err)
     elif not args.output and local:
         print(

@@ -39,6 +39,9 @@ def pattern_notes(pattern: str) -> tuple[str, ...]:
 
 # A JavaScript regex literal, `/pattern/flags`: what other tools' documents write (Respect's examples).
 _LITERAL = re.compile(r"/(?P<body>.+)/(?P<flags>[a-z]*)", re.DOTALL)
+# What only a pattern writes, never a path to find in a URL: `/api/v1/ids` (a slash inside, none of it)
+# is no literal, and `/followers/ids` (a path or `followers` with flags?) is told but not rewritten.
+_SYNTAX = re.compile(r"[\\^$*+?()\[\]{}|]")
 _INLINE = frozenset("ims")  # the JavaScript flags Python writes inline the same way: (?i), (?m), (?s)
 _SAME_MEANING = frozenset("imsgud")  # flags whose pattern Python's re reads the same way once unwrapped
 _OTHER_FLAGS = MappingProxyType(
@@ -60,7 +63,8 @@ def delimited(pattern: str) -> str | None:
     match and there is no place for flags after the pattern (they go inline, `(?i)`). Only what cannot
     mean the literal text counts: JavaScript's flags after the closing slash (each at most once), or,
     without flags, `/^` or `$/` (a slash before the start or after the end of the text never matches).
-    A plain `/pets/`, a path to find in a URL, is left alone."""
+    A plain `/pets/`, a path to find in a URL, is left alone, and so is `/api/v1/ids`: a path whose last
+    segment spells flags, with a slash inside and no regex syntax (which would end a JavaScript literal)."""
     found = _literal(pattern)
     if found is None:
         return None
@@ -81,10 +85,12 @@ def unwrapped(pattern: str) -> str | None:
     """The pattern a JavaScript literal stands for (`(?i)^[0-9A-F]{8}$` for `/^[0-9A-F]{8}$/i`), when
     Python's `re` reads it the same way: flags `i`, `m`, `s` inline, `g`, `u`, `d` dropped (a search
     stops at its first match, patterns are Unicode, indices are not used). None otherwise: not a
-    literal, a flag with no equivalent (`y` anchors at a position, `v` has set operations), or a
-    pattern `re` cannot compile once unwrapped."""
+    literal, a flag with no equivalent (`y` anchors at a position, `v` has set operations), a pattern
+    `re` cannot compile once unwrapped, or one without regex syntax (an anchor, a class, a group, a
+    quantifier, an escape): `/followers/ids` may be Twitter's path as much as `followers` with flags,
+    and a mechanical fix has one meaning to write."""
     found = _literal(pattern)
-    if found is None or not set(found[1]) <= _SAME_MEANING:
+    if found is None or not set(found[1]) <= _SAME_MEANING or _SYNTAX.search(found[0]) is None:
         return None
     body, flags = found
     inline = "".join(f for f in flags if f in _INLINE)
@@ -104,6 +110,8 @@ def _literal(pattern: str) -> tuple[str, str] | None:
     body, flags = found["body"], found["flags"]
     if flags:
         if not set(flags) <= _INLINE | _OTHER_FLAGS.keys() or len(set(flags)) != len(flags):
+            return None
+        if "/" in body and _SYNTAX.search(body) is None:  # `/api/v1/ids`: a path, never a literal
             return None
     elif not (body.startswith("^") or (body.endswith("$") and not body.endswith("\\$"))):
         return None
@@ -143,7 +151,9 @@ class RegexCriterion(ContextCriterion):
             return Outcome(False, f"{condition}: cannot be matched: {exc}")
         if found:
             return PASSED
-        hints = [delimited(matcher.pattern), self._structured(value)]
+        # a template's pattern to write is the template's (`(?i)^{$inputs.x}$`), not its rendering
+        written = delimited(self.condition) if self._embedded is not None else None
+        hints = [written or delimited(matcher.pattern), self._structured(value)]
         return Outcome(False, "; ".join([f"{condition}: no match in {show(text)}", *filter(None, hints)]))
 
     def _structured(self, value: Any) -> str | None:

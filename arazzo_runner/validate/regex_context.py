@@ -58,7 +58,8 @@ def _report(ck: Checker, criterion: Criterion, found: set[str] | None, why: str)
     kind = " or ".join(_STRUCTURED[k] for k in sorted(found))
     context = str(criterion.context).strip()
     token = "0" if found == {"array"} else "name"  # an item of an array, a member of an object
-    member = f"{context}/{token}" if "#" in context else f"{context}#/{token}"
+    inner = context[1:-1].strip() if context.startswith("{") and context.endswith("}") else context
+    member = f"{inner}/{token}" if "#" in inner else f"{inner}#/{token}"  # `{$x}#/name` would be text
     message = (
         f"regex {criterion.condition} is searched in {context}, which is {kind} ({why}): it is matched "
         "as its compact JSON text, where anchors and the pattern rarely mean what they say; to match a "

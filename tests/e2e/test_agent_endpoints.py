@@ -206,3 +206,35 @@ def test_the_official_clients_read_the_same_streams_as_the_engine_does(api):
     assert "Say hello" in text
     assert [r.path for r in proxy.requests] == [f"/v1/{'responses' if api == 'responses' else 'messages'}"]
     assert sent[0].endswith(b"data: [DONE]\n\n")
+
+
+@pytest.mark.parametrize(
+    ("api", "path", "body"),
+    [
+        (
+            "chat",
+            "/v1/chat/completions",
+            {"error": {"message": "The model `gpt-9` does not exist or you do not have access to it.",
+                       "type": "invalid_request_error", "param": None, "code": "model_not_found"}},
+        ),
+        (
+            "anthropic",
+            "/v1/messages",
+            {"type": "error", "error": {"type": "not_found_error", "message": "model: gpt-9"}},
+        ),
+    ],
+)  # fmt: skip
+def test_a_404_for_an_unknown_model_does_not_blame_the_base_url(capsys, shop, monkeypatch, api, path, body):
+    """OpenAI and Anthropic answer 404 for a model that does not exist: the base URL is right, and a
+    hint asking whether it is would send the user to the wrong flag."""
+    tools, server = shop
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", API_KEY)
+    with ScriptedServer() as model:
+        model.reply("POST", path, (404, body))
+        chat = ["--api", api, "--chat", f"{model.url}/v1", "--model", "gpt-9"]
+        argv = ["--prompt", BOTH, *chat, "--format", "json"]
+        result = cli(capsys, "agent", *tool_args(tools, server), *argv)
+    assert result.code == 1, result.err
+    message = result.json["error"]["message"]
+    assert "gpt-9" in message and "base URL" not in message and "/v1" not in message, message

@@ -183,3 +183,19 @@ def test_usage_errors_exit_2(capsys, shop, recorded, tmp_path):
     assert no_prompt.code == 2 and "--prompt" in no_prompt.err
     nowhere = agent(capsys, path, server, "--prompt", "hi", "--record", str(tmp_path / "no" / "r.json"))
     assert nowhere.code == 2 and "--record" in nowhere.err and "the folder does not exist" in nowhere.err
+
+
+def test_a_recording_naming_no_api_spoken_here_is_quoted_in_json(capsys, shop, recorded, tmp_path):
+    """A hand-edited recording's `api` (null, a list) and `version` are quoted as the file writes them,
+    in JSON: never Python's `None` or `['chat']`."""
+    path, server = shop
+    recording, _ = recorded
+    written = json.loads(recording.read_text())
+    cases = (("api", None, "null"), ("api", ["chat"], '["chat"]'), ("version", None, "null"))
+    for field, value, shown in cases:
+        edited = tmp_path / f"edited-{field}.json"
+        edited.write_text(json.dumps({**written, field: value}))
+        result = agent(capsys, path, server, "--replay", str(edited))
+        assert result.code == 2, result.err
+        wanted = f"recorded with the API {shown}," if field == "api" else f"recording version {shown};"
+        assert wanted in result.err, result.err

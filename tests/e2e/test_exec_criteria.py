@@ -171,6 +171,19 @@ def test_a_regex_written_as_a_javascript_literal_fails_saying_how_to_write_it(wr
     assert result["status"] == "passed"
 
 
+def test_a_templated_javascript_literal_is_told_the_template_to_write(write, server):
+    """`/^{$inputs.prefix}[0-9]+$/i`: the pattern to write is the document's template unwrapped,
+    `(?i)^{$inputs.prefix}[0-9]+$`, not the rendered `(?i)^AB[0-9]+$` (the input's value hard-coded
+    into the document in place of the input it reads)."""
+    server.reply("GET", "/pets/{petId}", (200, {"id": "ab12"}))
+    written = [{"context": "$response.body#/id", "condition": "/^{$inputs.prefix}[0-9]+$/i", "type": "regex"}]
+    step = pet("get", successCriteria=written)
+    result = execute(write, server, {"workflowId": "w", "steps": [step]}, inputs={"prefix": "AB"})
+    [failed] = only(result)["steps"][0]["failedCriteria"]
+    assert failed.startswith("/^AB[0-9]+$/i: no match in 'ab12'; the slashes and the flag i are"), failed
+    assert failed.endswith("inline): write (?i)^{$inputs.prefix}[0-9]+$"), failed
+
+
 def test_a_regex_that_only_looks_like_a_path_fails_without_a_hint(write, server):
     """`/pets/` may be a path to find in a URL: its miss is a plain miss."""
     server.reply("GET", "/pets/{petId}", (200, {"id": "deadbeef"}))

@@ -16,6 +16,7 @@ from tests.e2e.helpers import ROOT, cli
 from tests.servers.library import DESCRIPTION as LIBRARY
 from tests.servers.library import KEY, LibraryServer
 from tests.servers.openapi_mock import OpenAPIMock
+from tests.servers.scripted import ScriptedServer
 
 ORDERS = ROOT / "openapi" / "orders.openapi.yaml"
 
@@ -179,3 +180,17 @@ def test_the_hint_spells_each_scheme_as_run_takes_it(capsys, tmp_path):
     assert sent["/a"]["authorization"] == "Basic YWRhOnB3" and "x-a-key" not in sent["/a"]
     assert sent["/a2"]["x-a-key"] == "ka" and sent["/b"]["x-b-key"] == "kb"
     assert "authorization" not in sent["/open"]
+
+
+def test_stdout_redirected_with_a_description_by_url_claims_no_relative_source(tmp_path):
+    """A description given as an http(s) URL is written as given: the note that source URLs are
+    relative to the redirected file would be false, so it is not printed."""
+    with ScriptedServer() as server:
+        server.reply("GET", "/specs/orders.yaml", (200, ORDERS.read_text(encoding="utf-8")))
+        url = f"{server.url}/specs/orders.yaml"
+        document = tmp_path / "orders.arazzo.yaml"
+        with document.open("w", encoding="utf-8") as out:
+            made = _generate_to(out, tmp_path / "work", url)
+    assert made.returncode == 0, made.stderr
+    assert data(document)["sourceDescriptions"][0]["url"] == url
+    assert "relative" not in made.stderr, made.stderr

@@ -125,7 +125,8 @@ class ModelClient:
                 if raw.status_code >= 400:
                     detail = self.wire.error_detail(_parsed(await self._read(raw, progress)))
                     message = f"{self.wire.label} answered {raw.status_code}: {detail}"
-                    if raw.status_code == 404:  # most often a base URL without its version (`/v1`)
+                    named = bool(self.model) and self.model in detail  # "The model `x` does not exist"
+                    if raw.status_code == 404 and not named:  # else most often a base URL without `/v1`
                         hint = self.wire.not_found(self._base)
                         message += f" (POST {self._masker.url(self.endpoint)}: {hint})"
                     if not retryable_status(raw.status_code):

@@ -52,6 +52,7 @@ def read_recording(path: str, api: str | None = None) -> Recording:
     """A recording file; UsageError when it is not one, is of another version, names no API spoken
     here, or was made with another API than `api` (None: any)."""
     from ...errors import UsageError
+    from ...spelling import json_spelling  # what the file holds, quoted as it writes it
 
     try:
         with open(path, "rb") as handle:
@@ -68,15 +69,15 @@ def read_recording(path: str, api: str | None = None) -> Recording:
         raise UsageError(f"--replay {path}: not a recording of `arazzo agent --record` (no exchanges)")
     if data.get("version") != VERSION:
         raise UsageError(
-            f"--replay {path}: recording version {data.get('version')!r}; this version of the engine reads "
-            f"version {VERSION}"
+            f"--replay {path}: recording version {json_spelling(data.get('version'))}; this version of the "
+            f"engine reads version {VERSION}"
         )
     made_with = data.get("api")
     from . import API_NAMES
 
     if made_with not in API_NAMES:
         raise UsageError(
-            f"--replay {path}: recorded with the API {made_with!r}, not one this engine speaks "
+            f"--replay {path}: recorded with the API {json_spelling(made_with)}, not one this engine speaks "
             f"({', '.join(API_NAMES)})"
         )
     if api is not None and made_with != api:

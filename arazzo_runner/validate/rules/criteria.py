@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ...criteria import compile_criterion, condition_type
 from ...errors import ExpressionError
 from ...expressions import Expression, parse_expression
@@ -11,6 +13,7 @@ from ..checker import Checker
 from ..findings import Edit
 from .values import Found
 
+_EMBEDDED = re.compile(r"\{\$[^{}]*\}")  # a `{$...}` expression of a condition, for `_regex_literal`
 _SYNTAX_RULES = {
     "simple": "condition-syntax",
     "regex": "regex-syntax",
@@ -54,8 +57,8 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
         return found
     for note in compiled.notes:
         ck.report("condition-nonstandard", (*at, "condition"), note)
-    if kind == "regex" and not compiled.has_embedded:  # a rendered one is told at run time
-        _regex_literal(ck, criterion)
+    if kind == "regex":
+        _regex_literal(ck, criterion, compiled.has_embedded)
     if getattr(compiled, "comparison_form", False):  # a JSONPath criterion (its module loaded only then)
         ck.report("jsonpath-comparison-form", (*at, "condition"), _comparison_message(criterion.condition))
     read = list(compiled.expressions())
@@ -65,14 +68,20 @@ def check_criterion(ck: Checker, criterion: Criterion) -> Found:
     return found
 
 
-def _regex_literal(ck: Checker, criterion: Criterion) -> None:
+def _regex_literal(ck: Checker, criterion: Criterion, embedded: bool) -> None:
+    """A condition written as a JavaScript literal. With `{$...}` expressions in it (`/^{$inputs.x}$/i`)
+    the slashes and flags are the document's text all the same: each expression is read as plain text
+    (never regex syntax) to decide, and the template itself is told and unwrapped."""
     from ...criteria.regex import delimited, unwrapped  # the regex module: only for a regex criterion
 
-    hint = delimited(criterion.condition)
+    text = criterion.condition
+    probe = _EMBEDDED.sub("x", text) if embedded else text
+    hint = delimited(text) if delimited(probe) is not None else None
     if hint is None:
         return
-    message = f"regex {criterion.condition} is written as a JavaScript regex literal: {hint}"
-    pattern, at = unwrapped(criterion.condition), (*criterion.at, "condition")
+    message = f"regex {text} is written as a JavaScript regex literal: {hint}"
+    pattern = unwrapped(text) if unwrapped(probe) is not None else None
+    at = (*criterion.at, "condition")
     fix = [] if pattern is None else [Edit(format_pointer(at), 0, criterion.condition, pattern)]
     ck.report("regex-literal", at, message, fix=fix)
 

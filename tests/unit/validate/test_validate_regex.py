@@ -59,6 +59,45 @@ def test_what_can_be_a_literal_text_is_left_alone(check: Check) -> None:
     assert report.findings == [], summary(report)
 
 
+def test_a_path_whose_last_segment_spells_flags_is_never_rewritten(check: Check, write) -> None:
+    """`/followers/ids` (Twitter's API) may be a path to find in a URL as much as `followers` with the
+    flags `ids`: told, but `--fix` must not rewrite it to `(?is)followers`, which matches something
+    else. `/1.1/users/ids`, with a slash inside (which would end a JavaScript literal) and no regex
+    syntax, is a path: nothing to tell."""
+    from arazzo_runner.validate.fix import fix_path
+
+    from .conftest import OPENAPI
+
+    doc = _criteria(("$url", "/followers/ids"), ("$url", "/1.1/users/ids"), ("$url", "/^Rex$/i"))
+    report = check(doc)
+    assert [(f.line, f.rule, bool(f.fix)) for f in report.findings] == [
+        (HEAD.count("\n") + 1, "regex-literal", False),
+        (HEAD.count("\n") + 3, "regex-literal", True),
+    ], summary(report)
+    write("api.yaml", OPENAPI)
+    result = fix_path(write("flow.arazzo.yaml", doc), remote=False)
+    assert result.after == doc.replace("'/^Rex$/i'", "'(?i)^Rex$'")
+
+
+def test_a_templated_literal_is_told_and_unwrapped_too(check: Check, write) -> None:
+    """`/^{$inputs.code}$/i`: the slashes and the flag are the document's text whatever the input
+    renders, so validate warns as the run tells, and `--fix` writes `(?i)^{$inputs.code}$`; an embedded
+    expression is no regex syntax (`/api/{$inputs.v}/ids` is a path with a slash inside)."""
+    from arazzo_runner.validate.fix import fix_path
+
+    from .conftest import OPENAPI
+
+    doc = _criteria(("$url", "/^{$inputs.code}$/i"), ("$url", "/api/{$inputs.code}/ids"))
+    report = check(doc)
+    assert [(f.line, f.rule, bool(f.fix)) for f in report.findings] == [
+        (HEAD.count("\n") + 1, "regex-literal", True)
+    ], summary(report)
+    assert report.findings[0].message.endswith("flags inline): write (?i)^{$inputs.code}$")
+    write("api.yaml", OPENAPI)
+    result = fix_path(write("flow.arazzo.yaml", doc), remote=False)
+    assert result.after == doc.replace("'/^{$inputs.code}$/i'", "'(?i)^{$inputs.code}$'")
+
+
 def test_a_context_the_schemas_make_an_object_or_an_array_is_told(check: Check) -> None:
     report = check(
         _criteria(
@@ -84,6 +123,15 @@ def test_a_context_the_schemas_make_an_object_or_an_array_is_told(check: Check) 
     assert "$inputs.prefs, which is an object (the workflow's inputs schema says so)" in found[2][2]
     assert "$inputs.prefs#/tags, which is an array" in found[3][2]
     assert found[3][2].endswith("make the context that member ($inputs.prefs#/tags/0 or deeper)")
+
+
+def test_a_braced_context_is_told_the_member_as_an_expression(check: Check) -> None:
+    """`{$inputs.prefs}` (a context written as a template): the member to make the context is
+    `$inputs.prefs#/name`, not `{$inputs.prefs}#/name` (a template with text after it, a string)."""
+    report = check(_criteria(("{$inputs.prefs}", "^x$")))
+    [finding] = report.findings
+    assert finding.rule == "regex-context", summary(report)
+    assert finding.message.endswith("make the context that member ($inputs.prefs#/name or deeper)")
 
 
 def test_a_context_the_schemas_leave_open_or_make_text_is_no_finding(check: Check) -> None:
