@@ -14,14 +14,22 @@ from .credentials import FIELDS, qualified
 
 def parse_auth_items(items: list[str], flag: str = "--auth") -> dict[str, str]:
     """`KEY=VALUE` items -> {KEY: VALUE} (a later item wins). A malformed item is a UsageError that never
-    shows the value: an item without `=` may be the value itself."""
+    shows the value, nor any text that may be it: an item without `=`, or with nothing but `=` after
+    its first one (`c2VjcmV0==`: a base64 token's padding), may be the value itself."""
     auth = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            got = f"got {name!r}=..." if sep else "got an item without '=' (not shown: it may be the value)"
-            raise UsageError(f"{flag} expects [SOURCE:]SCHEME[.FIELD]=VALUE, {got}")
-        auth[name] = value
+        if not sep:
+            got = "an item without '='"
+        elif not value.strip("="):
+            got = "an item with no value after its first '='"
+        elif not name:
+            got = "an item with no key before '='"
+        else:
+            auth[name] = value
+            continue
+        shape = "[SOURCE:]SCHEME[.FIELD]=VALUE"
+        raise UsageError(f"{flag} expects {shape}, got {got} (not shown: it may be the value)")
     return auth
 
 

@@ -134,3 +134,16 @@ def test_an_item_of_no_scheme_or_without_a_value_is_a_usage_error(project: pytes
     )
     assert KEY not in unknown.stderr.str() + malformed.stderr.str()
     assert api.requests == []
+
+
+def test_a_padded_base64_value_given_without_its_key_is_never_shown(
+    project: pytest.Pytester, api: Any
+) -> None:
+    """`--arazzo-auth $TOKEN` where the token is base64 with its `=` padding: split at the first `=`,
+    the token itself would be read as the key and echoed in the usage error."""
+    token = "c2stYXJ0aWNsZXMtNDcxMQ=="
+    result = project.runpytest("--arazzo-auth", token)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--arazzo-auth expects [[]SOURCE:[]]SCHEME[[].FIELD[]]=VALUE*"])
+    assert "c2stYXJ0aWNsZXMtNDcxMQ" not in result.stdout.str() + result.stderr.str()
+    assert api.requests == []
