@@ -129,6 +129,18 @@ def test_mcp_warns_at_start_once_per_scheme_without_credentials(document: Path) 
     assert proc.stderr.splitlines()[-1] == "arazzo mcp: 5 tool(s) over stdio"  # said before it serves
 
 
+def test_mcp_warns_when_the_key_a_step_sends_itself_is_an_input_nobody_gives(document: Path) -> None:
+    # `own_key` sends the key from its optional input `k`: a credential, never asked of a model, so
+    # without `--input k` its every call leaves the header out and goes without the key (a run warns)
+    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    proc = _start("mcp", document, "-w", "own_key")
+    assert proc.returncode == 0, proc.stderr
+    assert _warnings(proc.stderr) == [
+        "warning: no credentials for security scheme 'api_key' of source articles (used by tool own_key): "
+        f"requests go without them; {API_KEY_HINT}"
+    ]
+
+
 def test_mcp_says_nothing_when_every_scheme_has_a_credential(document: Path) -> None:
     pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
     env = {"ARAZZO_AUTH_BEARER_TOKEN": SECRET}
