@@ -98,6 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 SANDBOX = pytest.StashKey[list[Path]]()
 PARALLEL = pytest.StashKey[int]()
 AUTH = pytest.StashKey[dict[str, str]]()
+WORKSPACES = pytest.StashKey[list[Any]]()  # the collected documents: the variables any of them reads
 AUTH_FLAG = "--arazzo-auth"
 
 
@@ -133,6 +134,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     credential silently never sent (the documents' own checks are each run's)."""
     auth = config.stash.get(AUTH, {})
     workspaces = list({id(i.workspace): i.workspace for i in items if isinstance(i, ArazzoItem)}.values())
+    config.stash[WORKSPACES] = workspaces
     if not auth or not workspaces:
         return
     from .errors import ArazzoError
@@ -239,7 +241,8 @@ def _runner(workspace: Any) -> Any:
             text = masker.text(str(exc))
             raise WorkflowFailed("\n".join(escape(line) for line in text.splitlines())) from None
         if not result.ok:
-            unread = unread_variables([workspace], os.environ)  # a near miss: why no credential went
+            # a near miss: why no credential went (a variable another collected document reads is used)
+            unread = unread_variables(request.config.stash.get(WORKSPACES, [workspace]), os.environ)
             raise WorkflowFailed(explain(masker.data(result.to_dict()), unread))
 
     return run_workflow

@@ -147,3 +147,34 @@ def test_a_padded_base64_value_given_without_its_key_is_never_shown(
     result.stderr.fnmatch_lines(["*--arazzo-auth expects [[]SOURCE:[]]SCHEME[[].FIELD[]]=VALUE*"])
     assert "c2stYXJ0aWNsZXMtNDcxMQ" not in result.stdout.str() + result.stderr.str()
     assert api.requests == []
+
+
+PINGS = """\
+openapi: 3.1.0
+info: {title: pings, version: '1'}
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+security: [{bearer: []}]
+paths:
+  /ping:
+    get:
+      operationId: ping
+      responses: {'200': {description: ok}}
+"""
+
+
+def test_a_variable_another_collected_document_reads_is_not_called_unread(
+    project: pytest.Pytester, api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two documents in one session, each with its own scheme and variable: the failure of one must not
+    # call the other's (correct) variable unused, nor offer to rename it
+    (project.path / "pings.openapi.yaml").write_text(PINGS)
+    pings = ARAZZO.replace("articles", "pings").replace("createArticle", "ping").replace("201", "200")
+    (project.path / "pings.arazzo.yaml").write_text(pings)
+    project.makeini(f"[pytest]\narazzo_servers =\n    articles={api.url}\n    pings={api.url}\n")
+    monkeypatch.setenv("ARAZZO_AUTH_BEARER_TOKEN", "sk-bearer-1234")
+    result = project.runpytest("-v", "articles.arazzo.yaml", "pings.arazzo.yaml")
+    result.stdout.fnmatch_lines(["*failed createArticle HTTP 401*"])
+    assert "ARAZZO_AUTH_BEARER_TOKEN is set but" not in result.stdout.str()
+    assert "sk-bearer-1234" not in result.stdout.str()
