@@ -10,19 +10,22 @@ import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .credentials import ENV_PREFIX, USER_PASSWORD, env_name, fields_read
+from .credentials import ENV_PREFIX, USER_PASSWORD, alternatives, env_name, fields_read
 
 
 def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> list[str]:
     """One warning per `ARAZZO_AUTH_*` name in `environ` that no scheme of the workspaces' families reads
     (its bare or its source-qualified form, any field the scheme takes), in name order."""
     read: dict[str, str] = {}
+    stems: dict[str, tuple[str, str]] = {}
     for workspace in workspaces:
-        read.update(variables_read(workspace))
+        read.update(variables_read(workspace, stems))
     warnings = []
     for name in sorted(n for n in environ if n.startswith(ENV_PREFIX) and n not in read):
         close = _closest(name, sorted(read))
-        if close:
+        if name in stems:  # the field left off: the variables of the scheme's main credential
+            hint = "did you mean {} ({})?".format(*stems[name])
+        elif close:
             hint = f"did you mean {close} ({read[close]})?"
         elif read:
             hint = "`arazzo auth FILE` lists the variables the sources read"
@@ -43,10 +46,12 @@ def _closest(name: str, read: list[str]) -> str | None:
     return stems[close[0]] if close else None
 
 
-def variables_read(workspace: Any) -> dict[str, str]:
+def variables_read(workspace: Any, stems: dict[str, tuple[str, str]] | None = None) -> dict[str, str]:
     """Each `ARAZZO_AUTH_*` name a scheme of the workspace's family reads -> which scheme (`security
     scheme 'api_key' of source pets`). Sources that cannot be loaded are passed over: nothing reaches
-    them, and the run says so on its own."""
+    them, and the run says so on its own. `stems`, when given, gets each scheme's names without their
+    field (`ARAZZO_AUTH_BASIC`) -> the variables of its preferred credential (`ARAZZO_AUTH_BASIC_USERNAME
+    and ARAZZO_AUTH_BASIC_PASSWORD`; an OAuth2 token, not `client_auth`) and the scheme."""
     from ..errors import ArazzoError
     from ..sources.family import family_key, walk
 
@@ -67,4 +72,9 @@ def variables_read(workspace: Any) -> dict[str, str]:
             for field in fields:
                 for variable in (env_name(name, field, source), env_name(name, field)):
                     read.setdefault(variable, label)
+            preferred = alternatives(scheme)[:1] if fields else []
+            for form in (source, None) if stems is not None else ():
+                for group in preferred:
+                    variables = " and ".join(env_name(name, field, form) for field in group)
+                    stems.setdefault(env_name(name, "", form)[:-1], (variables, label))
     return read

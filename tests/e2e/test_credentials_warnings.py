@@ -6,6 +6,7 @@ Names only: never a value. Real processes (`arazzo mcp` over its stdio, ended by
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -219,3 +220,33 @@ def test_every_name_a_scheme_reads_is_quiet_and_a_wrong_field_is_not(
         "warning: ARAZZO_AUTH_BEARER_API_KEY is set but no security scheme reads it, so it is not used; "
         "did you mean ARAZZO_AUTH_BEARER_TOKEN (security scheme 'bearer' of source articles)?"
     ]
+
+
+def test_a_variable_without_its_field_is_told_the_variables_of_the_schemes_main_credential(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `ARAZZO_AUTH_<SCHEME>` alone: the field left off. The hint names what gives the scheme its
+    # credential (an OAuth2 token, not `client_auth`, the option of how to send a client's secret; a
+    # user AND a password), not the first of its variables in name order
+    api = copy.deepcopy(OPENAPI)
+    flows = {"clientCredentials": {"tokenUrl": "http://127.0.0.1:9/token", "scopes": {}}}
+    api["components"]["securitySchemes"] = {
+        "oauth": {"type": "oauth2", "flows": flows},
+        "basic": {"type": "http", "scheme": "basic"},
+    }
+    (tmp_path / "articles.openapi.json").write_text(json.dumps(api))
+    path = tmp_path / "articles.arazzo.yaml"
+    path.write_text(yaml.safe_dump(ARAZZO, sort_keys=False))
+    for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("ARAZZO_AUTH_OAUTH", SECRET)
+    monkeypatch.setenv("ARAZZO_AUTH_BASIC", SECRET)
+    result = cli(capsys, "run", path, "-w", "ping", "--format", "json", "--no-dotenv")
+    assert _warnings(result.err) == [
+        "warning: ARAZZO_AUTH_BASIC is set but no security scheme reads it, so it is not used; did you mean "
+        "ARAZZO_AUTH_BASIC_USERNAME and ARAZZO_AUTH_BASIC_PASSWORD (security scheme 'basic' of source "
+        "articles)?",
+        "warning: ARAZZO_AUTH_OAUTH is set but no security scheme reads it, so it is not used; did you mean "
+        "ARAZZO_AUTH_OAUTH_TOKEN (security scheme 'oauth' of source articles)?",
+    ]
+    assert SECRET not in result.err + result.out
