@@ -94,13 +94,19 @@ def _read_names(document: dict, at: Any) -> set[str]:
     return inputs_read(resolve_pointer(document, [str(token) for token in at]), document.get("components"))
 
 
-def inputs_read(*nodes: Any) -> set[str]:
-    """The input names the strings under `nodes` read with `$inputs.x` (expressions and templates)."""
+def inputs_read(*nodes: Any, whole: tuple[str, ...] = ()) -> set[str]:
+    """The input names the strings under `nodes` read with `$inputs.x` (expressions and templates).
+    `whole`: declared names the character class cuts (`prefs/level`, read whole by the parser in a 1.0.x
+    document), longest first: read as written, and what follows `$inputs.` otherwise by the class."""
     names: set[str] = set()
     pending = list(nodes)
     while pending:
         node = pending.pop()
         if isinstance(node, str):
+            for name in whole:
+                if "$inputs." + name in node:
+                    names.add(name)
+                    node = node.replace("$inputs." + name, "")
             names.update(_READ.findall(node))
         elif isinstance(node, dict):
             pending.extend(node.values())
@@ -187,10 +193,10 @@ def undeclared_reads(
         listed = listed_names(schema, document)
     if not listed:  # a schema that lists no names declares none to misspell: any input is taken
         return ()
-    # a dotted name `x.y` declares `x`; a name the character class cuts (`prefs/level`, read whole by
-    # the parser in a 1.0.x document) declares what the class reads of it
-    prefixes = {name.split(".", 1)[0] for name in listed} | {_read_prefix(name) for name in listed}
-    names = sorted(name for name in inputs_read(raw) if name not in listed and name not in prefixes)
+    prefixes = {name.split(".", 1)[0] for name in listed}  # a dotted name `x.y` declares `x`
+    whole = sorted((n for n in listed if _read_prefix(n) != n), key=len, reverse=True)
+    read = inputs_read(raw, whole=tuple(whole))  # `$inputs.prefs/level` is `prefs/level`, not `prefs`
+    names = sorted(name for name in read if name not in listed and name not in prefixes)
     if not names:
         return ()
     import difflib  # only for a document with such a read
