@@ -180,6 +180,14 @@ def grammar_inputs(document: Any) -> set[str]:
     return names
 
 
+def whole_names(document: Any) -> tuple[str, ...]:
+    """The input names of `document` (a model `Document`) its expressions read whole that the character
+    class would cut (`prefs/level` in a 1.0.x document: `grammar_inputs`), longest first: for
+    `inputs_read`'s `whole`."""
+    odd = (n for n in grammar_inputs(document) if isinstance(n, str) and n and _read_prefix(n) != n)
+    return tuple(sorted(odd, key=len, reverse=True))
+
+
 def undeclared_reads(
     raw: Any, schema: Any, document: dict, listed: set[str] | None = None
 ) -> tuple[tuple[str, str], ...]:

@@ -250,3 +250,22 @@ def test_a_variable_without_its_field_is_told_the_variables_of_the_schemes_main_
         "ARAZZO_AUTH_OAUTH_TOKEN (security scheme 'oauth' of source articles)?",
     ]
     assert SECRET not in result.err + result.out
+
+
+def test_a_1_0_input_name_read_whole_is_the_credential_its_step_sends(tmp_path: Path) -> None:
+    # `$inputs.auth/token` in a 1.0.x document reads the declared input `auth/token` (issue 37 item 15):
+    # sent in the Authorization header, that input is the credential (hidden from a model, masked), not
+    # `auth`, what the character class reads of the name
+    import arazzo_runner
+    from arazzo_runner.agents.tools.credentials import credential_inputs
+
+    (tmp_path / "articles.openapi.json").write_text(json.dumps(OPENAPI))
+    sent = {"name": "Authorization", "in": "header", "value": "Bearer {$inputs.auth/token}"}
+    flow = {
+        **_workflow("list", "listArticles", parameters=[sent]),
+        "inputs": {"type": "object", "properties": {"auth/token": {"type": "string"}}},
+    }
+    path = tmp_path / "articles.arazzo.yaml"
+    path.write_text(yaml.safe_dump({**ARAZZO, "workflows": [flow]}, sort_keys=False))
+    workspace = arazzo_runner.load(str(path))
+    assert list(credential_inputs(workspace, workspace.document.workflows[0])) == ["auth/token"]
