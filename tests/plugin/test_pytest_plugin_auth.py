@@ -178,3 +178,20 @@ def test_a_variable_another_collected_document_reads_is_not_called_unread(
     result.stdout.fnmatch_lines(["*failed createArticle HTTP 401*"])
     assert "ARAZZO_AUTH_BEARER_TOKEN is set but" not in result.stdout.str()
     assert "sk-bearer-1234" not in result.stdout.str()
+
+
+def test_the_hint_of_a_step_in_a_workflow_the_test_runs_is_shown_too(project: pytest.Pytester) -> None:
+    # the 401 came in a workflow a step of the tested one runs (and in one it depends on): their steps'
+    # warnings say why, as the tested workflow's own would
+    outer = """\
+  - workflowId: outer
+    dependsOn: [create]
+    steps:
+      - stepId: again
+        workflowId: create
+"""
+    (project.path / "articles.arazzo.yaml").write_text(ARAZZO + outer)
+    result = project.runpytest("-v", "-k", "outer")
+    result.assert_outcomes(failed=1)
+    hint = "for 'api_key' set ARAZZO_AUTH_API_KEY_API_KEY (or --arazzo-auth api_key=...)"
+    assert hint in result.stdout.str()
