@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UsageError
-from .credentials import FIELDS, qualified
+
+# `.credentials` is imported where a key is checked: a run without `--auth` (an MQTT run's) loads none of
+# the HTTP side's credentials (`tests/e2e/test_import_costs.py`)
 
 
 def parse_auth_items(items: list[str], flag: str = "--auth") -> dict[str, str]:
@@ -71,6 +73,8 @@ def auth_for(auth: dict[str, str], owners: dict[str, set[str]], flag: str) -> di
 
 def scheme_named(key: str, owners: dict[str, set[str]]) -> str | None:
     """The scheme (`S`, `D:S`) a credential key names, without its `.FIELD`; None: none of `owners`."""
+    from .credentials import FIELDS, qualified
+
     known = set(owners) | {qualified(s, name) for name, sources in owners.items() for s in sources}
     name, _, field = key.rpartition(".")
     return key if key in known else name if name in known and field in FIELDS else None
@@ -79,6 +83,8 @@ def scheme_named(key: str, owners: dict[str, set[str]]) -> str | None:
 def check_scheme_key(key: str, owners: dict[str, set[str]], flag: str = "--auth") -> list[str]:
     """The sources the credential key `key` is for (one); UsageError when it names no scheme of `owners`
     or a scheme several of them define."""
+    from .credentials import FIELDS, qualified
+
     scheme = scheme_named(key, owners)
     if scheme is None:
         listed = ", ".join(sorted(owners)) or "none"

@@ -2,20 +2,26 @@
 scheme `api_key` reads `ARAZZO_AUTH_API_KEY_API_KEY`: the field is part of the name) would otherwise be
 silently ignored, and the request sent without its credential. Every front end that reads the variables
 (`arazzo run`, `arazzo mcp`, `arazzo agent`, the pytest plugin) says so once, at its start, with the
-closest name the sources do read. Only names are compared and shown, never a value."""
+closest name the sources do read. Only names are compared and shown, never a value.
+
+A run with no such variable (the usual one) imports nothing of this: every front end asks on every
+run, and an MQTT run loads nothing of the HTTP side's credentials (`tests/e2e/test_import_costs.py`)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .credentials import ENV_PREFIX, USER_PASSWORD, alternatives, env_name, fields_read
+PREFIX = "ARAZZO_AUTH_"  # `credentials.ENV_PREFIX`, spelt here so that the question costs no import
 
 
 def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> list[str]:
     """One warning per `ARAZZO_AUTH_*` name in `environ` that no scheme of the workspaces' families reads
     (its bare or its source-qualified form, any field the scheme takes), in name order."""
+    if not any(name.startswith(PREFIX) for name in environ):
+        return []
+    from .credentials import ENV_PREFIX
+
     read: dict[str, str] = {}
     stems: dict[str, tuple[str, str]] = {}
     for workspace in workspaces:
@@ -38,6 +44,10 @@ def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> l
 def _closest(name: str, read: list[str]) -> str | None:
     """The name `name` most likely misses: one it is the start of (the field left off: `_API_KEY` of
     `ARAZZO_AUTH_API_KEY_API_KEY`), else the closest by spelling after the prefix all of them share."""
+    import difflib
+
+    from .credentials import ENV_PREFIX
+
     started = [r for r in read if r.startswith(name + "_")]
     if started:
         return started[0]
@@ -54,6 +64,7 @@ def variables_read(workspace: Any, stems: dict[str, tuple[str, str]] | None = No
     and ARAZZO_AUTH_BASIC_PASSWORD`; an OAuth2 token, not `client_auth`) and the scheme."""
     from ..errors import ArazzoError
     from ..sources.family import family_key, walk
+    from .credentials import USER_PASSWORD, alternatives, env_name, fields_read
 
     read: dict[str, str] = {}
     for current, path, entry in walk(workspace):

@@ -269,3 +269,10 @@ def test_a_1_0_input_name_read_whole_is_the_credential_its_step_sends(tmp_path: 
     path.write_text(yaml.safe_dump({**ARAZZO, "workflows": [flow]}, sort_keys=False))
     workspace = arazzo_runner.load(str(path))
     assert list(credential_inputs(workspace, workspace.document.workflows[0])) == ["auth/token"]
+
+
+def test_the_prefix_asked_without_an_import_is_the_one_credentials_read() -> None:
+    from arazzo_runner.http.auth_variables import PREFIX
+    from arazzo_runner.http.credentials import ENV_PREFIX
+
+    assert PREFIX == ENV_PREFIX
