@@ -98,6 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 SANDBOX = pytest.StashKey[list[Path]]()
 PARALLEL = pytest.StashKey[int]()
 AUTH = pytest.StashKey[dict[str, str]]()
+WORKSPACES = pytest.StashKey[list[Any]]()  # the collected documents: the variables any of them reads
 AUTH_FLAG = "--arazzo-auth"
 
 
@@ -133,6 +134,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     credential silently never sent (the documents' own checks are each run's)."""
     auth = config.stash.get(AUTH, {})
     workspaces = list({id(i.workspace): i.workspace for i in items if isinstance(i, ArazzoItem)}.values())
+    config.stash[WORKSPACES] = workspaces
     if not auth or not workspaces:
         return
     from .errors import ArazzoError
@@ -239,7 +241,8 @@ def _runner(workspace: Any) -> Any:
             text = masker.text(str(exc))
             raise WorkflowFailed("\n".join(escape(line) for line in text.splitlines())) from None
         if not result.ok:
-            unread = unread_variables([workspace], os.environ)  # a near miss: why no credential went
+            # a near miss: why no credential went (a variable another collected document reads is used)
+            unread = unread_variables(request.config.stash.get(WORKSPACES, [workspace]), os.environ)
             raise WorkflowFailed(explain(masker.data(result.to_dict()), unread))
 
     return run_workflow
@@ -258,26 +261,41 @@ def _inputs_of(workspace: Any, workflow_id: str, inputs: dict[str, Any]) -> dict
 def explain(result: dict[str, Any], notes: list[str] | None = None) -> str:
     """A readable account of a failed run: every step with its status and the engine's warnings (the
     missing-credential hint says why a 401 came), then the error, then `notes` (warnings of the whole
-    run); a server's text escaped: pytest prints it to the terminal."""
+    run); the workflows it depends on and those its steps run, indented under it, likewise (the 401 may
+    be theirs); a server's text escaped: pytest prints it to the terminal."""
+    lines: list[str] = []
+    for workflow in result["workflows"]:
+        _account(workflow, "", lines)
+    lines.extend(f"warning: {_escape(note)}" for note in notes or ())
+    return "\n".join(lines)
+
+
+def _account(workflow: dict[str, Any], pad: str, lines: list[str], depth: int = 0) -> None:
+    nested = depth < 8  # a deeper chain of runs: its top says enough
+    for dependency in workflow.get("dependencies") or () if nested else ():
+        _account(dependency, pad + "  ", lines, depth + 1)
+    lines.append(f"{pad}workflow {workflow['workflowId']}: {workflow['status']}")
+    for step in workflow.get("steps") or ():
+        status = f" HTTP {step['statusCode']}" if step.get("statusCode") is not None else ""
+        attempts = f" ({step['attempts']} attempts)" if step.get("attempts", 1) > 1 else ""
+        lines.append(f"{pad}  {step['status']:6} {step['stepId']}{status}{attempts}")
+        lines.extend(f"{pad}         warning: {_escape(_flag(w))}" for w in step.get("warnings", ()))
+        if step.get("error"):
+            lines.append(f"{pad}         {_escape(step['error'])}")
+        runs = [*(step.get("earlierWorkflows") or ()), *([step["workflow"]] if step.get("workflow") else [])]
+        for run in runs if nested else ():
+            _account(run, pad + "    ", lines, depth + 1)
+    if workflow.get("error"):
+        error = workflow["error"]
+        dependency = f"dependency {error['dependency']}" if error.get("dependency") else None
+        where = error.get("stepId") or dependency or "workflow"
+        lines.append(f"{pad}  error at {where}: {_escape(workflow['error']['message'])}")
+
+
+def _escape(text: str) -> str:
     from .report.terminal import escape
 
-    lines = []
-    for workflow in result["workflows"]:
-        lines.append(f"workflow {workflow['workflowId']}: {workflow['status']}")
-        for step in workflow["steps"]:
-            status = f" HTTP {step['statusCode']}" if step.get("statusCode") is not None else ""
-            attempts = f" ({step['attempts']} attempts)" if step.get("attempts", 1) > 1 else ""
-            lines.append(f"  {step['status']:6} {step['stepId']}{status}{attempts}")
-            lines.extend(f"         warning: {escape(_flag(w))}" for w in step.get("warnings", ()))
-            if step.get("error"):
-                lines.append(f"         {escape(step['error'])}")
-        if workflow.get("error"):
-            error = workflow["error"]
-            dependency = f"dependency {error['dependency']}" if error.get("dependency") else None
-            where = error.get("stepId") or dependency or "workflow"
-            lines.append(f"  error at {where}: {escape(workflow['error']['message'])}")
-    lines.extend(f"warning: {escape(note)}" for note in notes or ())
-    return "\n".join(lines)
+    return escape(text)
 
 
 def _flag(warning: str) -> str:

@@ -5,8 +5,11 @@ it says it once per scheme at start, naming the tools, in the step's words (`htt
 
 Statically, with what is known before any call: the `--auth` items, the inputs the server fixes (a
 credential input is never asked of a model), the environment; a requirement is met as at run time
-(`http/security.py`), a step parameter in the credential's place counting as set by the step. A step
-with Respect's `x-security` carries its own credentials: it is left out.
+(`http/security.py`), a step parameter in the credential's place counting as set by the step, unless
+its value is an input of the tool's workflow that nothing gives (an input sent where a credential goes
+is a credential input, never asked of a model: without `--input` or a default, the step leaves the
+parameter out, and the request goes without its credential). A step with Respect's `x-security`
+carries its own credentials: it is left out.
 """
 
 from __future__ import annotations
@@ -28,9 +31,12 @@ def unmet_security(workspace: Any, workflow: Any, options: Any, inputs: dict[str
     """The schemes without credentials of every operation `workflow` reaches (its steps, the workflows
     it calls, depends on or an action runs), each (source, scheme) once, in the order met."""
     from ..sources.family import FamilyNames
+    from .inputs import apply_defaults
 
     walk = _Walk(workspace, options, inputs, FamilyNames(workspace))
-    walk.workflow(workspace, workflow)
+    raw = workspace.document.raw
+    given = apply_defaults(workflow.inputs, dict(inputs), raw) if isinstance(raw, dict) else inputs
+    walk.workflow(workspace, workflow, given)
     return list(walk.found.values())
 
 
@@ -41,7 +47,9 @@ class _Walk:
         self.found: dict[tuple[str, str], Unmet] = {}
         self._owners: dict[str, frozenset[str]] | None = None
 
-    def workflow(self, workspace: Any, workflow: Any) -> None:
+    def workflow(self, workspace: Any, workflow: Any, given: dict[str, Any] | None = None) -> None:
+        """`given`: the inputs the workflow is known to receive (the tool's own: its fixed inputs and
+        defaults); None for a workflow another one runs (its inputs are the caller's to pass)."""
         key = (id(workspace), workflow.workflow_id)
         if key in self.seen:
             return
@@ -51,7 +59,7 @@ class _Walk:
         for cstep in workspace.compiled(workflow).steps:
             step = cstep.step
             if step.target_kind == "operation" and not cstep.x_security:
-                self._operation(workspace, cstep)
+                self._operation(workspace, cstep, given)
             elif step.target_kind == "workflow":
                 self._reach(workspace, step.workflow_id or "", (*step.at, "workflowId"))
             for action in (*cstep.on_success, *cstep.on_failure):
@@ -62,7 +70,7 @@ class _Walk:
         target = workspace.resolve_workflow(ref, at)
         self.workflow(target.workspace, target.workflow)
 
-    def _operation(self, workspace: Any, cstep: Any) -> None:
+    def _operation(self, workspace: Any, cstep: Any, given: dict[str, Any] | None) -> None:
         from ..errors import ArazzoError
         from ..http.credentials import Credentials
         from ..http.request import ParamValue
@@ -80,7 +88,11 @@ class _Walk:
         if not requirements:
             return
         source = self.names.key(workspace, target.source)
-        params = [ParamValue(p.name, p.in_ or "", None) for p in cstep.params]
+        params = [  # an input nobody gives leaves its parameter out (`request_values.py`)
+            ParamValue(p.name, p.in_ or "", None)
+            for p in cstep.params
+            if given is None or p.input is None or p.input in given
+        ]
         credentials = Credentials(
             self.options.auth, [self.inputs], self.options.environ, source=source, owners=self._scheme_owners
         )

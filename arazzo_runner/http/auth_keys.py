@@ -9,19 +9,29 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import UsageError
-from .credentials import FIELDS, qualified
+
+# `.credentials` is imported where a key is checked: a run without `--auth` (an MQTT run's) loads none of
+# the HTTP side's credentials (`tests/e2e/test_import_costs.py`)
 
 
 def parse_auth_items(items: list[str], flag: str = "--auth") -> dict[str, str]:
     """`KEY=VALUE` items -> {KEY: VALUE} (a later item wins). A malformed item is a UsageError that never
-    shows the value: an item without `=` may be the value itself."""
+    shows the value, nor any text that may be it: an item without `=`, or with nothing but `=` after
+    its first one (`c2VjcmV0==`: a base64 token's padding), may be the value itself."""
     auth = {}
     for item in items:
         name, sep, value = item.partition("=")
-        if not sep or not name or not value:
-            got = f"got {name!r}=..." if sep else "got an item without '=' (not shown: it may be the value)"
-            raise UsageError(f"{flag} expects [SOURCE:]SCHEME[.FIELD]=VALUE, {got}")
-        auth[name] = value
+        if not sep:
+            got = "an item without '='"
+        elif not value.strip("="):
+            got = "an item with no value after its first '='"
+        elif not name:
+            got = "an item with no key before '='"
+        else:
+            auth[name] = value
+            continue
+        shape = "[SOURCE:]SCHEME[.FIELD]=VALUE"
+        raise UsageError(f"{flag} expects {shape}, got {got} (not shown: it may be the value)")
     return auth
 
 
@@ -63,6 +73,8 @@ def auth_for(auth: dict[str, str], owners: dict[str, set[str]], flag: str) -> di
 
 def scheme_named(key: str, owners: dict[str, set[str]]) -> str | None:
     """The scheme (`S`, `D:S`) a credential key names, without its `.FIELD`; None: none of `owners`."""
+    from .credentials import FIELDS, qualified
+
     known = set(owners) | {qualified(s, name) for name, sources in owners.items() for s in sources}
     name, _, field = key.rpartition(".")
     return key if key in known else name if name in known and field in FIELDS else None
@@ -71,6 +83,8 @@ def scheme_named(key: str, owners: dict[str, set[str]]) -> str | None:
 def check_scheme_key(key: str, owners: dict[str, set[str]], flag: str = "--auth") -> list[str]:
     """The sources the credential key `key` is for (one); UsageError when it names no scheme of `owners`
     or a scheme several of them define."""
+    from .credentials import FIELDS, qualified
+
     scheme = scheme_named(key, owners)
     if scheme is None:
         listed = ", ".join(sorted(owners)) or "none"

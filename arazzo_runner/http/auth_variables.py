@@ -2,27 +2,36 @@
 scheme `api_key` reads `ARAZZO_AUTH_API_KEY_API_KEY`: the field is part of the name) would otherwise be
 silently ignored, and the request sent without its credential. Every front end that reads the variables
 (`arazzo run`, `arazzo mcp`, `arazzo agent`, the pytest plugin) says so once, at its start, with the
-closest name the sources do read. Only names are compared and shown, never a value."""
+closest name the sources do read. Only names are compared and shown, never a value.
+
+A run with no such variable (the usual one) imports nothing of this: every front end asks on every
+run, and an MQTT run loads nothing of the HTTP side's credentials (`tests/e2e/test_import_costs.py`)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .credentials import ENV_PREFIX, USER_PASSWORD, env_name, fields_read
+PREFIX = "ARAZZO_AUTH_"  # `credentials.ENV_PREFIX`, spelt here so that the question costs no import
 
 
 def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> list[str]:
     """One warning per `ARAZZO_AUTH_*` name in `environ` that no scheme of the workspaces' families reads
     (its bare or its source-qualified form, any field the scheme takes), in name order."""
+    if not any(name.startswith(PREFIX) for name in environ):
+        return []
+    from .credentials import ENV_PREFIX
+
     read: dict[str, str] = {}
+    stems: dict[str, tuple[str, str]] = {}
     for workspace in workspaces:
-        read.update(variables_read(workspace))
+        read.update(variables_read(workspace, stems))
     warnings = []
     for name in sorted(n for n in environ if n.startswith(ENV_PREFIX) and n not in read):
         close = _closest(name, sorted(read))
-        if close:
+        if name in stems:  # the field left off: the variables of the scheme's main credential
+            hint = "did you mean {} ({})?".format(*stems[name])
+        elif close:
             hint = f"did you mean {close} ({read[close]})?"
         elif read:
             hint = "`arazzo auth FILE` lists the variables the sources read"
@@ -35,6 +44,10 @@ def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> l
 def _closest(name: str, read: list[str]) -> str | None:
     """The name `name` most likely misses: one it is the start of (the field left off: `_API_KEY` of
     `ARAZZO_AUTH_API_KEY_API_KEY`), else the closest by spelling after the prefix all of them share."""
+    import difflib
+
+    from .credentials import ENV_PREFIX
+
     started = [r for r in read if r.startswith(name + "_")]
     if started:
         return started[0]
@@ -43,12 +56,15 @@ def _closest(name: str, read: list[str]) -> str | None:
     return stems[close[0]] if close else None
 
 
-def variables_read(workspace: Any) -> dict[str, str]:
+def variables_read(workspace: Any, stems: dict[str, tuple[str, str]] | None = None) -> dict[str, str]:
     """Each `ARAZZO_AUTH_*` name a scheme of the workspace's family reads -> which scheme (`security
     scheme 'api_key' of source pets`). Sources that cannot be loaded are passed over: nothing reaches
-    them, and the run says so on its own."""
+    them, and the run says so on its own. `stems`, when given, gets each scheme's names without their
+    field (`ARAZZO_AUTH_BASIC`) -> the variables of its preferred credential (`ARAZZO_AUTH_BASIC_USERNAME
+    and ARAZZO_AUTH_BASIC_PASSWORD`; an OAuth2 token, not `client_auth`) and the scheme."""
     from ..errors import ArazzoError
     from ..sources.family import family_key, walk
+    from .credentials import USER_PASSWORD, alternatives, env_name, fields_read
 
     read: dict[str, str] = {}
     for current, path, entry in walk(workspace):
@@ -67,4 +83,9 @@ def variables_read(workspace: Any) -> dict[str, str]:
             for field in fields:
                 for variable in (env_name(name, field, source), env_name(name, field)):
                     read.setdefault(variable, label)
+            preferred = alternatives(scheme)[:1] if fields else []
+            for form in (source, None) if stems is not None else ():
+                for group in preferred:
+                    variables = " and ".join(env_name(name, field, form) for field in group)
+                    stems.setdefault(env_name(name, "", form)[:-1], (variables, label))
     return read

@@ -94,13 +94,19 @@ def _read_names(document: dict, at: Any) -> set[str]:
     return inputs_read(resolve_pointer(document, [str(token) for token in at]), document.get("components"))
 
 
-def inputs_read(*nodes: Any) -> set[str]:
-    """The input names the strings under `nodes` read with `$inputs.x` (expressions and templates)."""
+def inputs_read(*nodes: Any, whole: tuple[str, ...] = ()) -> set[str]:
+    """The input names the strings under `nodes` read with `$inputs.x` (expressions and templates).
+    `whole`: declared names the character class cuts (`prefs/level`, read whole by the parser in a 1.0.x
+    document), longest first: read as written, and what follows `$inputs.` otherwise by the class."""
     names: set[str] = set()
     pending = list(nodes)
     while pending:
         node = pending.pop()
         if isinstance(node, str):
+            for name in whole:
+                if "$inputs." + name in node:
+                    names.add(name)
+                    node = node.replace("$inputs." + name, "")
             names.update(_READ.findall(node))
         elif isinstance(node, dict):
             pending.extend(node.values())
@@ -174,6 +180,14 @@ def grammar_inputs(document: Any) -> set[str]:
     return names
 
 
+def whole_names(document: Any) -> tuple[str, ...]:
+    """The input names of `document` (a model `Document`) its expressions read whole that the character
+    class would cut (`prefs/level` in a 1.0.x document: `grammar_inputs`), longest first: for
+    `inputs_read`'s `whole`."""
+    odd = (n for n in grammar_inputs(document) if isinstance(n, str) and n and _read_prefix(n) != n)
+    return tuple(sorted(odd, key=len, reverse=True))
+
+
 def undeclared_reads(
     raw: Any, schema: Any, document: dict, listed: set[str] | None = None
 ) -> tuple[tuple[str, str], ...]:
@@ -187,10 +201,10 @@ def undeclared_reads(
         listed = listed_names(schema, document)
     if not listed:  # a schema that lists no names declares none to misspell: any input is taken
         return ()
-    # a dotted name `x.y` declares `x`; a name the character class cuts (`prefs/level`, read whole by
-    # the parser in a 1.0.x document) declares what the class reads of it
-    prefixes = {name.split(".", 1)[0] for name in listed} | {_read_prefix(name) for name in listed}
-    names = sorted(name for name in inputs_read(raw) if name not in listed and name not in prefixes)
+    prefixes = {name.split(".", 1)[0] for name in listed}  # a dotted name `x.y` declares `x`
+    whole = sorted((n for n in listed if _read_prefix(n) != n), key=len, reverse=True)
+    read = inputs_read(raw, whole=tuple(whole))  # `$inputs.prefs/level` is `prefs/level`, not `prefs`
+    names = sorted(name for name in read if name not in listed and name not in prefixes)
     if not names:
         return ()
     import difflib  # only for a document with such a read

@@ -6,6 +6,7 @@ Names only: never a value. Real processes (`arazzo mcp` over its stdio, ended by
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -129,6 +130,18 @@ def test_mcp_warns_at_start_once_per_scheme_without_credentials(document: Path) 
     assert proc.stderr.splitlines()[-1] == "arazzo mcp: 5 tool(s) over stdio"  # said before it serves
 
 
+def test_mcp_warns_when_the_key_a_step_sends_itself_is_an_input_nobody_gives(document: Path) -> None:
+    # `own_key` sends the key from its optional input `k`: a credential, never asked of a model, so
+    # without `--input k` its every call leaves the header out and goes without the key (a run warns)
+    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    proc = _start("mcp", document, "-w", "own_key")
+    assert proc.returncode == 0, proc.stderr
+    assert _warnings(proc.stderr) == [
+        "warning: no credentials for security scheme 'api_key' of source articles (used by tool own_key): "
+        f"requests go without them; {API_KEY_HINT}"
+    ]
+
+
 def test_mcp_says_nothing_when_every_scheme_has_a_credential(document: Path) -> None:
     pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
     env = {"ARAZZO_AUTH_BEARER_TOKEN": SECRET}
@@ -207,3 +220,59 @@ def test_every_name_a_scheme_reads_is_quiet_and_a_wrong_field_is_not(
         "warning: ARAZZO_AUTH_BEARER_API_KEY is set but no security scheme reads it, so it is not used; "
         "did you mean ARAZZO_AUTH_BEARER_TOKEN (security scheme 'bearer' of source articles)?"
     ]
+
+
+def test_a_variable_without_its_field_is_told_the_variables_of_the_schemes_main_credential(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `ARAZZO_AUTH_<SCHEME>` alone: the field left off. The hint names what gives the scheme its
+    # credential (an OAuth2 token, not `client_auth`, the option of how to send a client's secret; a
+    # user AND a password), not the first of its variables in name order
+    api = copy.deepcopy(OPENAPI)
+    flows = {"clientCredentials": {"tokenUrl": "http://127.0.0.1:9/token", "scopes": {}}}
+    api["components"]["securitySchemes"] = {
+        "oauth": {"type": "oauth2", "flows": flows},
+        "basic": {"type": "http", "scheme": "basic"},
+    }
+    (tmp_path / "articles.openapi.json").write_text(json.dumps(api))
+    path = tmp_path / "articles.arazzo.yaml"
+    path.write_text(yaml.safe_dump(ARAZZO, sort_keys=False))
+    for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("ARAZZO_AUTH_OAUTH", SECRET)
+    monkeypatch.setenv("ARAZZO_AUTH_BASIC", SECRET)
+    result = cli(capsys, "run", path, "-w", "ping", "--format", "json", "--no-dotenv")
+    assert _warnings(result.err) == [
+        "warning: ARAZZO_AUTH_BASIC is set but no security scheme reads it, so it is not used; did you mean "
+        "ARAZZO_AUTH_BASIC_USERNAME and ARAZZO_AUTH_BASIC_PASSWORD (security scheme 'basic' of source "
+        "articles)?",
+        "warning: ARAZZO_AUTH_OAUTH is set but no security scheme reads it, so it is not used; did you mean "
+        "ARAZZO_AUTH_OAUTH_TOKEN (security scheme 'oauth' of source articles)?",
+    ]
+    assert SECRET not in result.err + result.out
+
+
+def test_a_1_0_input_name_read_whole_is_the_credential_its_step_sends(tmp_path: Path) -> None:
+    # `$inputs.auth/token` in a 1.0.x document reads the declared input `auth/token` (issue 37 item 15):
+    # sent in the Authorization header, that input is the credential (hidden from a model, masked), not
+    # `auth`, what the character class reads of the name
+    import arazzo_runner
+    from arazzo_runner.agents.tools.credentials import credential_inputs
+
+    (tmp_path / "articles.openapi.json").write_text(json.dumps(OPENAPI))
+    sent = {"name": "Authorization", "in": "header", "value": "Bearer {$inputs.auth/token}"}
+    flow = {
+        **_workflow("list", "listArticles", parameters=[sent]),
+        "inputs": {"type": "object", "properties": {"auth/token": {"type": "string"}}},
+    }
+    path = tmp_path / "articles.arazzo.yaml"
+    path.write_text(yaml.safe_dump({**ARAZZO, "workflows": [flow]}, sort_keys=False))
+    workspace = arazzo_runner.load(str(path))
+    assert list(credential_inputs(workspace, workspace.document.workflows[0])) == ["auth/token"]
+
+
+def test_the_prefix_asked_without_an_import_is_the_one_credentials_read() -> None:
+    from arazzo_runner.http.auth_variables import PREFIX
+    from arazzo_runner.http.credentials import ENV_PREFIX
+
+    assert PREFIX == ENV_PREFIX

@@ -264,6 +264,15 @@ def test_malformed_auth_and_input_file_flags_are_usage_errors(tmp_path, capsys):
     assert (result.code, "--input-file photo: no such file" in result.err) == (2, True)
 
 
+def test_a_padded_base64_value_given_as_the_whole_auth_item_is_never_shown(tmp_path, capsys):
+    """`--auth $TOKEN` without its key, the token base64 with `=` padding: split at the first `=` it
+    would read as the key `<token>` and be echoed by 'no security scheme named so'."""
+    path = write_flow(tmp_path, _api(h=[{"headerKey": []}]), [step("h", "h")])
+    result = cli(capsys, "run", path, "--auth", "c2VjcmV0dG9rZW4xMjM=")
+    assert (result.code, "--auth expects [SOURCE:]SCHEME[.FIELD]=VALUE" in result.err) == (2, True)
+    assert "c2VjcmV0dG9rZW4xMjM" not in result.out + result.err
+
+
 def test_credentials_bound_for_plain_http_off_this_machine_are_warned_about_once(tmp_path):
     """Said, not refused (the document chose the server), once per host and run; loopback hosts and
     https never warn. A dry run builds the requests with the engine's own code and sends nothing."""

@@ -8,6 +8,7 @@ what they mean and whether the execution got there."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -158,4 +159,32 @@ def test_over_the_grid_the_page_keeps_the_grid_and_has_the_failure_open(
     browser.click("#tab-overview")
     assert _text(browser, "#detail h2") == "failed step check"
     assert _text(browser, "#execution dl.kv dd") == "before.json"  # the run it belongs to
+    _clean(browser)
+
+
+def test_a_failed_agent_run_beside_passed_workflows_is_counted_in_the_header(
+    capsys,
+    browser,  # noqa: F811
+    write,
+    server,
+    tmp_path,
+):
+    # `arazzo report run.json agent.json`: the agent run has no workflow at the top (its workflows are
+    # its tool calls); it failed, and the header must not read "all passed"
+    _page(capsys, write, server, tmp_path, PASSES, code=0)
+    run = tmp_path / "run.json"
+    assert cli(capsys, "run", tmp_path / "flow.arazzo.yaml", "--server", f"pets={server.url}",
+               "--report-json", run).code == 0  # fmt: skip
+    agent = {
+        "status": "failed", "answer": None, "model": "m", "endpoint": "http://127.0.0.1:9/v1", "stream": True,
+        "error": {"kind": "chat", "message": "the chat API could not be reached"}, "turns": 0,
+        "toolCalls": [], "usage": {}, "messages": [],
+    }  # fmt: skip
+    (tmp_path / "agent.json").write_text(json.dumps(agent), encoding="utf-8")
+    page = tmp_path / "mixed.html"
+    assert cli(capsys, "report", run, tmp_path / "agent.json", "-o", page).code == 0
+    browser.open(page)
+    meta = _text(browser, "#meta")
+    counted = "1 workflow: all passed; 1 agent run: 1 failed · 2 runs, 1 step execution · "
+    assert meta.startswith(counted), meta
     _clean(browser)

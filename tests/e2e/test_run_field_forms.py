@@ -150,6 +150,21 @@ def test_such_an_input_alone_is_sent_not_taken_for_an_undeclared_one(write, answ
     assert answering.requests[-1].headers["x-trace"] == "admin"
 
 
+def test_an_undeclared_input_that_starts_such_a_name_still_fails_its_step_unsent(write, answering):
+    # declaring `prefs/permissionLevel` declares that name, not `prefs`: `$inputs.prefs` is a misspelling
+    # (docs/semantics.md): its step fails unsent with the did-you-mean, as before the name was read whole
+    alone = copy.deepcopy(PREFS)
+    alone["inputs"]["properties"].pop("prefs")
+    step = alone["steps"][0]
+    step["parameters"][1]["value"] = "$inputs.prefs"
+    step["outputs"].pop("prefs")
+    given = {"prefs/permissionLevel": "admin"}
+    result = arazzo_runner.run(write(arazzo_doc(alone)), inputs=given, servers={"pets": answering.url})
+    assert not result.ok
+    assert "declares no input 'prefs'" in (result.workflows[0].steps[0].error or "")
+    assert answering.requests == []
+
+
 def test_in_a_1_1_document_the_same_input_name_stays_an_error(write, capsys):
     # 1.1's `input-name = identifier`: no `/`
     checked = cli(capsys, "validate", write(arazzo_doc(PREFS, version="1.1.0")), "--offline")

@@ -134,3 +134,64 @@ def test_an_item_of_no_scheme_or_without_a_value_is_a_usage_error(project: pytes
     )
     assert KEY not in unknown.stderr.str() + malformed.stderr.str()
     assert api.requests == []
+
+
+def test_a_padded_base64_value_given_without_its_key_is_never_shown(
+    project: pytest.Pytester, api: Any
+) -> None:
+    """`--arazzo-auth $TOKEN` where the token is base64 with its `=` padding: split at the first `=`,
+    the token itself would be read as the key and echoed in the usage error."""
+    token = "c2stYXJ0aWNsZXMtNDcxMQ=="
+    result = project.runpytest("--arazzo-auth", token)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--arazzo-auth expects [[]SOURCE:[]]SCHEME[[].FIELD[]]=VALUE*"])
+    assert "c2stYXJ0aWNsZXMtNDcxMQ" not in result.stdout.str() + result.stderr.str()
+    assert api.requests == []
+
+
+PINGS = """\
+openapi: 3.1.0
+info: {title: pings, version: '1'}
+components:
+  securitySchemes:
+    bearer: {type: http, scheme: bearer}
+security: [{bearer: []}]
+paths:
+  /ping:
+    get:
+      operationId: ping
+      responses: {'200': {description: ok}}
+"""
+
+
+def test_a_variable_another_collected_document_reads_is_not_called_unread(
+    project: pytest.Pytester, api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two documents in one session, each with its own scheme and variable: the failure of one must not
+    # call the other's (correct) variable unused, nor offer to rename it
+    (project.path / "pings.openapi.yaml").write_text(PINGS)
+    pings = ARAZZO.replace("articles", "pings").replace("createArticle", "ping").replace("201", "200")
+    (project.path / "pings.arazzo.yaml").write_text(pings)
+    project.makeini(f"[pytest]\narazzo_servers =\n    articles={api.url}\n    pings={api.url}\n")
+    monkeypatch.setenv("ARAZZO_AUTH_BEARER_TOKEN", "sk-bearer-1234")
+    result = project.runpytest("-v", "articles.arazzo.yaml", "pings.arazzo.yaml")
+    result.stdout.fnmatch_lines(["*failed createArticle HTTP 401*"])
+    assert "ARAZZO_AUTH_BEARER_TOKEN is set but" not in result.stdout.str()
+    assert "sk-bearer-1234" not in result.stdout.str()
+
+
+def test_the_hint_of_a_step_in_a_workflow_the_test_runs_is_shown_too(project: pytest.Pytester) -> None:
+    # the 401 came in a workflow a step of the tested one runs (and in one it depends on): their steps'
+    # warnings say why, as the tested workflow's own would
+    outer = """\
+  - workflowId: outer
+    dependsOn: [create]
+    steps:
+      - stepId: again
+        workflowId: create
+"""
+    (project.path / "articles.arazzo.yaml").write_text(ARAZZO + outer)
+    result = project.runpytest("-v", "-k", "outer")
+    result.assert_outcomes(failed=1)
+    hint = "for 'api_key' set ARAZZO_AUTH_API_KEY_API_KEY (or --arazzo-auth api_key=...)"
+    assert hint in result.stdout.str()

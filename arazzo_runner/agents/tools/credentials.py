@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...loader.pointer import ABSENT, resolve_pointer
-from ...workspace.inputs import inputs_read, resolve_schema
+from ...workspace.inputs import inputs_read, resolve_schema, whole_names
 
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 _MAX_DEPTH = 32
@@ -89,7 +89,7 @@ class _Finder:
                 where = (param.in_ or "", param.name.lower())
                 if (where[0] == "header" and where[1] in CREDENTIAL_HEADERS) or where in named:
                     why = f"step '{step.step_id}' sends it in the {param.in_} '{param.name}'"
-                    for name in _reads(document, param.at):
+                    for name in _reads(workspace, document, param.at):
                         found.setdefault(name, why)
         elif step.target_kind == "workflow":
             self._passed(workspace, step.workflow_id or "", (*step.at, "workflowId"), cstep.params, found)
@@ -103,7 +103,7 @@ class _Finder:
         for param in params:
             if param.name in child:
                 why = f"it is passed to '{param.name}', a credential of workflow '{ref}'"
-                for name in _reads(workspace.document.raw, param.at):
+                for name in _reads(workspace, workspace.document.raw, param.at):
                     found.setdefault(name, why)
 
 
@@ -147,9 +147,9 @@ def _api_key_names(description: Any) -> set[tuple[str, str]]:
     return names
 
 
-def _reads(document: dict, at: Any) -> set[str]:
+def _reads(workspace: Any, document: dict, at: Any) -> set[str]:
     """The input names the parameter written at `at` reads (through a reusable parameter, the value of
-    the component it references too)."""
+    the component it references too); a 1.0.x name read whole (`auth/token`) as a whole."""
     node = resolve_pointer(document, [str(token) for token in at])
     pending = [node]
     if isinstance(node, dict) and isinstance(node.get("reference"), str) and "value" not in node:
@@ -157,4 +157,4 @@ def _reads(document: dict, at: Any) -> set[str]:
         component = resolve_pointer(document, ["components", "parameters", name])
         if component is not ABSENT:
             pending.append(component)
-    return inputs_read(*pending)
+    return inputs_read(*pending, whole=whole_names(workspace.document))

@@ -60,23 +60,27 @@
 
   // The header counts workflows first, by outcome ("19 workflows: 4 passed, 10 failed, 5 not run"), as
   // the console's last line does: how many step executions there were says less about how a run went.
-  // A report with no workflow at the top (an agent's: its workflows are its tool calls) counts its runs.
-  function outcomes() {
-    var top = DATA.executions.filter(function (execution) { return !nested(execution); });
-    var items = top.length ? top : DATA.runs;
-    if (!items.length) return { noun: "run", text: "no run" };
-    var tally = {}, order = [];
+  // An agent run has no workflow at the top (its workflows are its tool calls): it is counted as a run,
+  // beside the workflows when the page has both ("...; 1 agent run: 1 failed"), or alone ("1 run: ...").
+  function tally(items, noun) {
+    var counts = {}, order = [];
     items.forEach(function (item) {
       var status = item.status === "not_run" ? "not run" : item.status || "unknown";
-      if (!(status in tally)) { tally[status] = 0; order.push(status); }
-      tally[status] += 1;
+      if (!(status in counts)) { counts[status] = 0; order.push(status); }
+      counts[status] += 1;
     });
     var rank = { passed: 0, answered: 0, failed: 1, "not run": 2 };
     order.sort(function (a, b) { return (a in rank ? rank[a] : 3) - (b in rank ? rank[b] : 3); });
-    var noun = top.length ? "workflow" : "run";
     var all = order.length === 1 && (order[0] === "passed" || order[0] === "answered");
-    var parts = order.map(function (status) { return tally[status] + " " + status; });
-    return { noun: noun, text: count(items.length, noun) + ": " + (all ? "all " + order[0] : parts.join(", ")) };
+    var parts = order.map(function (status) { return counts[status] + " " + status; });
+    return count(items.length, noun) + ": " + (all ? "all " + order[0] : parts.join(", "));
+  }
+
+  function outcomes() {
+    var top = DATA.executions.filter(function (execution) { return !nested(execution); });
+    if (!top.length) return DATA.runs.length ? { noun: "run", text: tally(DATA.runs, "run") } : { noun: "run", text: "no run" };
+    var agents = DATA.runs.filter(function (run) { return run.kind === "agent"; });
+    return { noun: "workflow", text: tally(top, "workflow") + (agents.length ? "; " + tally(agents, "agent run") : "") };
   }
 
   function outcome(step) {
