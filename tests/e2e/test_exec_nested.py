@@ -215,7 +215,7 @@ def test_a_workflow_of_an_arazzo_source_validates_its_own_inputs(write, server, 
     wf = only(arazzo_runner.run(write(main), servers={"store": server.url}).to_dict())
 
     assert wf["status"] == "failed"
-    assert "'orderId' is required" in wf["error"]["message"]
+    assert '"orderId" is required' in wf["error"]["message"]
     assert server.requests == []
 
 
@@ -301,7 +301,7 @@ def test_missing_inputs_of_a_dependency_are_a_usage_error_before_anything_is_sen
         execute(write, server, _dependent("a"), LOGIN, workflow="a")
 
     assert "workflow 'login'" in str(caught.value)
-    assert "'user' is required" in str(caught.value)
+    assert '"user" is required' in str(caught.value)
     assert server.requests == []
 
 

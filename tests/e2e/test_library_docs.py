@@ -64,7 +64,7 @@ def test_the_pytest_plugin_example_passes(pytester: pytest.Pytester, monkeypatch
     (project / "pytest.ini").write_text(ini, encoding="utf-8")
     result = pytester.runpytest("-v")
     result.assert_outcomes(passed=1)
-    (console,) = blocks("console")
+    (console,) = [b for b in blocks("console") if b.startswith("$ python -m pytest -v\n")]
     result.stdout.fnmatch_lines([f"*{console.splitlines()[-1]}*"])
 
 
