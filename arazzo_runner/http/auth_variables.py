@@ -24,8 +24,9 @@ def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> l
 
     read: dict[str, str] = {}
     stems: dict[str, tuple[str, str]] = {}
+    unknown: list[str] = []
     for workspace in workspaces:
-        read.update(variables_read(workspace, stems))
+        read.update(variables_read(workspace, stems, unknown))
     warnings = []
     for name in sorted(n for n in environ if n.startswith(ENV_PREFIX) and n not in read):
         close = _closest(name, sorted(read))
@@ -33,6 +34,8 @@ def unread_variables(workspaces: Iterable[Any], environ: Mapping[str, str]) -> l
             hint = "did you mean {} ({})?".format(*stems[name])
         elif close:
             hint = f"did you mean {close} ({read[close]})?"
+        elif unknown:  # a remote source not fetched (yet) may read it: nothing to say for sure
+            continue
         elif read:
             hint = "`arazzo auth FILE` lists the variables the sources read"
         else:
@@ -56,26 +59,24 @@ def _closest(name: str, read: list[str]) -> str | None:
     return stems[close[0]] if close else None
 
 
-def variables_read(workspace: Any, stems: dict[str, tuple[str, str]] | None = None) -> dict[str, str]:
+def variables_read(
+    workspace: Any, stems: dict[str, tuple[str, str]] | None = None, unknown: list[str] | None = None
+) -> dict[str, str]:
     """Each `ARAZZO_AUTH_*` name a scheme of the workspace's family reads -> which scheme (`security
     scheme 'api_key' of source pets`). Sources that cannot be loaded are passed over: nothing reaches
     them, and the run says so on its own. `stems`, when given, gets each scheme's names without their
     field (`ARAZZO_AUTH_BASIC`) -> the variables of its preferred credential (`ARAZZO_AUTH_BASIC_USERNAME
     and ARAZZO_AUTH_BASIC_PASSWORD`; an OAuth2 token, not `client_auth`) and the scheme."""
-    from ..errors import ArazzoError
-    from ..sources.family import family_key, walk
+    from ..sources.family import family_key
     from .credentials import USER_PASSWORD, alternatives, env_name, fields_read
 
     read: dict[str, str] = {}
-    for current, path, entry in walk(workspace):
+    for path, entry, loaded in _sources_without_fetching(workspace, unknown):
         kind = entry.type or "openapi"
         if kind not in ("openapi", "asyncapi"):
             continue
         source = family_key(path, entry.name)
-        try:
-            schemes = current.source(entry.name).security_schemes
-        except ArazzoError:
-            continue
+        schemes = loaded.security_schemes
         for name, scheme in schemes.items():
             broker_usable = kind != "asyncapi" or scheme.get("type") in USER_PASSWORD
             fields = fields_read(scheme) if broker_usable else []
@@ -89,3 +90,32 @@ def variables_read(workspace: Any, stems: dict[str, tuple[str, str]] | None = No
                     variables = " and ".join(env_name(name, field, form) for field in group)
                     stems.setdefault(env_name(name, "", form)[:-1], (variables, label))
     return read
+
+
+def _sources_without_fetching(root: Any, unknown: list[str] | None) -> Any:
+    """(chain, entry, loaded source) for each source of the family of `root` that can be read without
+    the network (`Workspace.source_without_fetching`): the check runs before anything is selected, and
+    must not fetch the sources of workflows the run leaves out. A remote source not loaded yet is named
+    in `unknown`; one that cannot be loaded is passed over (the run says so when it needs it)."""
+    from ..errors import ArazzoError
+    from ..sources.family import family_key
+
+    pending: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    seen: set[int] = set()
+    while pending:
+        current, path = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for entry in current.document.sources:
+            try:
+                loaded = current.source_without_fetching(entry.name)
+            except ArazzoError:
+                continue
+            if loaded is None:
+                if unknown is not None:
+                    unknown.append(family_key(path, entry.name))
+            elif entry.type == "arazzo":
+                pending.append((loaded, (*path, entry.name)))
+            else:
+                yield path, entry, loaded

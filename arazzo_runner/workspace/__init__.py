@@ -150,6 +150,25 @@ class Workspace:
                 raise found.error.with_traceback(None)
             return found
 
+    def source_without_fetching(self, name: str) -> Any:
+        """The source if reading it sends nothing over the network: loaded already, or a local file
+        (loaded now, as `source` would); None for a remote source no step has needed yet. For checks
+        that must not fetch what the user did not ask for (the `ARAZZO_AUTH_*` variables' check runs
+        before anything is selected). Raises SourceError as `source` does."""
+        with self._lock:
+            loaded = self._sources.get(name)
+        if loaded is None:
+            from ..sources import resolve_location
+            from ..sources.locations import HTTP_SCHEMES
+
+            entry = self.document.source(name)
+            if entry is None or not isinstance(entry.url, str) or not entry.url:
+                return self.source(name)  # the error `source` gives
+            location = resolve_location(entry.url, self.base)
+            if location.partition(":")[0].lower() in HTTP_SCHEMES:
+                return None
+        return self.source(name)
+
     def _load_source(self, name: str) -> Any:
         entry = self.document.source(name)
         if entry is None:

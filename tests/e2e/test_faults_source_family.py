@@ -169,6 +169,28 @@ def test_a_source_no_selected_workflow_reaches_is_not_fetched(capsys, write, end
     assert endless.requests == []
 
 
+@pytest.mark.parametrize("variable", ["ARAZZO_AUTH_PETSTORE", "ARAZZO_AUTH_API_KEY"])
+def test_the_check_of_auth_variables_fetches_no_source_the_run_does_not_use(
+    capsys, monkeypatch, write, endless, server, variable
+):
+    """The `ARAZZO_AUTH_*` variables' check runs before anything is selected: it reads the sources that
+    need no network and names no variable unread that a remote source not fetched may read (issue 37,
+    point 8, after the review)."""
+    server.reply("GET", "/pets", (200, []))
+    monkeypatch.setenv(variable, "not-shown")
+    sources = [
+        {"name": "pets", "url": "./pets.openapi.yaml", "type": "openapi"},
+        {"name": "unused", "url": f"{endless.url}/chain?n=1", "type": "arazzo"},
+    ]
+    doc = arazzo_doc(workflow("flow", {"stepId": "list", "operationId": "listPets"}), sources=sources)
+    path = write(doc, openapi={**PETS_OPENAPI, "servers": [{"url": server.url}]})
+    result = cli(capsys, "run", path, "--format", "json")
+    assert result.code == 0, result.out
+    assert [r.path for r in server.requests] == ["/pets"]
+    assert endless.requests == []
+    assert variable not in result.err and "not-shown" not in result.err
+
+
 def test_the_library_arms_the_deadline_and_does_not_remember_what_it_cut_short(write):
     """`arazzo_runner.run(..., deadline=1)` counts the loading of sources too; a source the deadline cut
     short is not remembered as failing: the next run of the same loaded document loads it."""
