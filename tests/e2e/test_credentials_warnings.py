@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.helpers import ROOT, cli
+from tests.e2e.helpers import ROOT, cli, subprocess_cli
 
 OPENAPI = {
     "openapi": "3.1.0",
@@ -196,8 +196,10 @@ def test_load_names_a_near_miss_variable_before_anything_else(
     for name in [n for n in os.environ if n.startswith("ARAZZO_AUTH_")]:
         monkeypatch.delenv(name)
     monkeypatch.setenv("ARAZZO_AUTH_API_KEY", SECRET)
-    # a threshold that does not parse stops `arazzo load` before Locust starts: the warning came first
-    result = cli(capsys, "load", document, "-w", "ping", "--threshold", "bogus")
+    # a threshold that does not parse stops `arazzo load` before Locust starts: the warning came first.
+    # A child process: `arazzo load` imports Locust, whose gevent patches the threads of the process
+    # that imports it (in pytest's, a later server's shutdown then waits forever)
+    result = subprocess_cli("load", document, "-w", "ping", "--threshold", "bogus", timeout=300)
     assert result.code == 2
     assert _warnings(result.err) == [NEAR_MISS]
     assert result.err.splitlines()[-1].startswith("error: --threshold 'bogus'")
