@@ -10,6 +10,8 @@ What is repaired, each said in the workflow's comment:
   operation does not have, or a credential (the engine applies security schemes), left out; a required
   parameter missing is added from an input; a required request body missing is added from inputs, as
   the per-operation workflow takes it; missing success criteria are the documented 2xx;
+- what would send elsewhere is confined (`confine.py`): a step with `x-operation` drops the proposal;
+  `x-security`, and a workflow parameter not every operation declares, are left out;
 - every `$inputs.<name>` read is declared, typed like the parameter or body member it fills, and named
   as the rest of the document names that input (`inputs.py`).
 
@@ -23,6 +25,7 @@ import copy
 import re
 from typing import Any
 
+from .confine import sends_elsewhere, shared_parameters, without_x_security
 from .names import Unique, fit_id, fit_output
 from .operations import IGNORED_HEADERS, InputSpec, OperationPlan, credential_keys
 
@@ -46,6 +49,10 @@ def repair(draft: Any, proposal: Any) -> tuple[dict[str, Any] | None, list[str],
     steps = workflow.get("steps")
     if not isinstance(steps, list) or not steps or not all(isinstance(s, dict) for s in steps):
         return None, notes, "it has no steps (a workflow needs a list of step objects)"
+    elsewhere = sends_elsewhere(steps)
+    if elsewhere is not None:
+        return None, notes, elsewhere
+    without_x_security(workflow, notes, "the workflow")
     written = workflow.get("workflowId")
     workflow_id = draft.ids.take(fit_id(str(written or "proposal"), "proposal"))
     if written != workflow_id:
@@ -53,6 +60,7 @@ def repair(draft: Any, proposal: Any) -> tuple[dict[str, Any] | None, list[str],
     repairer = _Repairer(draft, workflow_id, notes)
     workflow = {"workflowId": workflow_id, **{k: v for k, v in workflow.items() if k != "workflowId"}}
     workflow["steps"] = [repairer.step(step) for step in steps]
+    shared_parameters(workflow, repairer.plans, notes, repairer.need)
     repairer.follow_renamed_steps(workflow)
     repairer.follow_renamed_outputs(workflow)
     repairer.add_read_outputs(workflow)
@@ -100,6 +108,7 @@ class _Repairer:
         if isinstance(written, str) and written != step_id:
             self.renamed[written] = step_id
         step = {"stepId": step_id, **{k: v for k, v in step.items() if k != "stepId"}}
+        without_x_security(step, self.notes, f"step {step_id}")
         plan = self._plan(step)
         if plan is not None:
             self.plans[step_id] = plan
@@ -168,11 +177,11 @@ class _Repairer:
             value = item.get("value", f"$inputs.{name}")
             kept.append({"name": spec.target[2], "in": spec.target[1], "value": value})
             seen.add(spec.target)
-            self._need(value, spec)
+            self.need(value, spec)
         for spec in params:
             if spec.required and spec.target not in seen:
                 kept.append({"name": spec.target[2], "in": spec.target[1], "value": f"$inputs.{spec.name}"})
-                self._need(f"$inputs.{spec.name}", spec)
+                self.need(f"$inputs.{spec.name}", spec)
                 self.notes.append(f"step {step['stepId']}: required parameter {spec.target[2]!r} added")
         if kept:
             step["parameters"] = kept
@@ -192,7 +201,7 @@ class _Repairer:
                     if isinstance(payload, dict) and len(spec.target) == 2
                     else None
                 )
-                self._need(payload if spec.target == ("body",) else part, spec)
+                self.need(payload if spec.target == ("body",) else part, spec)
             return
         if not plan.operation.request_body or plan.operation.request_body.get("required") is not True:
             return
@@ -202,11 +211,11 @@ class _Repairer:
         else:
             payload = {s.target[1]: f"$inputs.{s.name}" for s in specs}
         for spec in specs:
-            self._need(f"$inputs.{spec.name}", spec)
+            self.need(f"$inputs.{spec.name}", spec)
         step["requestBody"] = {"contentType": plan.content_type, "payload": payload}
         self.notes.append(f"step {step['stepId']}: the required request body added from inputs")
 
-    def _need(self, value: Any, spec: InputSpec) -> None:
+    def need(self, value: Any, spec: InputSpec) -> None:
         found = _INPUT.fullmatch(value) if isinstance(value, str) else None
         if found is not None:
             self.needed.setdefault(found.group(1), spec)

