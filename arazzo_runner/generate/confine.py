@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..http.x_security import XSECURITY
+from ..masking.secrets import clip, mask_userinfo
 from ..sources.x_operation import XOPERATION
 
 
@@ -25,8 +26,9 @@ def sends_elsewhere(steps: list[dict[str, Any]]) -> str | None:
             continue
         target = step[XOPERATION]
         said = "a URL of its own"
-        if isinstance(target, dict) and "url" in target:  # repr: the model's text, control characters inert
-            said = f"{str(target.get('method', '')).upper()[:20]} {str(target['url'])[:200]!r}".lstrip()
+        if isinstance(target, dict) and "url" in target:  # shown as URLs are (userinfo masked, clipped);
+            url = clip(mask_userinfo(str(target["url"])), 200)  # repr: control characters inert
+            said = f"{str(target.get('method', '')).upper()[:20]} {url!r}".lstrip()
         name = str(step.get("stepId") or "?")[:60]
         return (
             f"step {name!r} calls {said} through {XOPERATION}: a proposal may call only the "
@@ -68,7 +70,8 @@ def shared_parameters(workflow: dict[str, Any], plans: dict[str, Any], notes: li
             continue
         kept.append(item)
         for spec in specs.values():
-            need(item.get("value"), spec)
+            if spec is not None:  # (one without `in` fills no operation's parameter)
+                need(item.get("value"), spec)
     if not isinstance(given, list):
         notes.append("workflow parameters that are not a list left out")
     if kept:
