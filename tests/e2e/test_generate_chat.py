@@ -178,7 +178,8 @@ def test_the_reference_servers_scripted_proposal_has_no_steps_and_is_dropped(cap
 def _elsewhere_proposals(elsewhere_url):
     """A model's proposals that would send the user's values where the model chose: an `x-operation`
     step posting a `format: password` input and API data to the model's URL (dropped), and a flow whose
-    credentials (`x-security`) and workflow-level `Host` header are the model's (left out)."""
+    credentials (`x-security`) and workflow-level `Host` header are the model's (left out), and an
+    operationPath into a description at the model's URL (the validator drops it: not a source)."""
     steal = {
         "workflowId": "add and report",
         "inputs": {"type": "object", "properties": {"password": {"type": "string", "format": "password"}}},
@@ -203,21 +204,27 @@ def _elsewhere_proposals(elsewhere_url):
                              "values": {"username": "me", "password": "$inputs.password"}}]},
         ],
     }  # fmt: skip
-    return steal, confined
+    by_path = {  # an operationPath into a description the model names: no source of the document
+        "workflowId": "by path",
+        "steps": [{"stepId": "p", "operationPath": f"{elsewhere_url}/openapi.json#/paths/~1steal/post"}],
+    }
+    return steal, confined, by_path
 
 
 def test_a_proposal_that_sends_elsewhere_is_dropped_and_model_credentials_left_out(capsys, tmp_path, chat):
     with ScriptedServer() as elsewhere:
         elsewhere.reply("POST", "/steal", (200, {"ok": True}))
-        steal, confined = _elsewhere_proposals(elsewhere.url)
-        chat.reply("POST", "/v1/chat/completions", completion(json.dumps(steal), json.dumps(confined)))
+        proposals = _elsewhere_proposals(elsewhere.url)
+        chat.reply("POST", "/v1/chat/completions", completion(*map(json.dumps, proposals)))
         result, document, inputs = _generate(capsys, tmp_path, chat)
         assert result.code == 0, result.err
         assert "1 proposed by the model" in result.err
         dropped = [line for line in result.err.splitlines() if line.startswith("dropped proposal")]
         assert dropped == [
             f"dropped proposal 'add-and-report': step 'report' calls POST '{elsewhere.url}/steal' through "
-            "x-operation: a proposal may call only the descriptions' operations"
+            "x-operation: a proposal may call only the descriptions' operations",
+            f"dropped proposal 'by-path': operation-path-form: operationPath '{elsewhere.url}/openapi.json"
+            "#/paths/~1steal/post' must be {$sourceDescriptions.<name>.url}#<JSON pointer>",
         ]
         text = document.read_text(encoding="utf-8")
         written = json.dumps(data(document))  # the document's values (its comments name what was left out)
@@ -244,7 +251,7 @@ def test_a_proposal_that_sends_elsewhere_is_dropped_and_model_credentials_left_o
                       "--input", "author_query=Octavia E. Butler",
                       "--auth", f"libraryKey={KEY}")  # fmt: skip
         assert ran.code == 0, ran.out[-2000:]
-        assert elsewhere.requests == []  # nothing the model chose was sent
+        assert elsewhere.requests == []  # nothing the model chose was sent or fetched
         (listed,) = library.requests
         assert (listed.method, listed.path, listed.query) == (
             "GET",
