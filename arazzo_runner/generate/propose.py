@@ -6,7 +6,8 @@ are an Arazzo workflow; each call is one proposal (a JSON or YAML block in a tex
 One exchange, through the agent loop's chat client (`llm/chat.py`: pooled client, bounded body, streamed
 answers merged, the API key masked in every message).
 
-Each proposal is repaired (`repair.py`) and joins the document; `check.py` then validates everything
+Each proposal is repaired (`repair.py`; one with a step that sends its request elsewhere is dropped:
+`confine.py`) and joins the document; `check.py` then validates everything
 and drops, with the validator's own words as the reason, a proposal that is still invalid. Nothing the
 model says is run or evaluated: it is data, read by the project's loader.
 """
@@ -26,8 +27,9 @@ _FENCE = re.compile(r"```(?:json|yaml|yml)?\s*\n(.*?)```", re.S)
 
 SYSTEM = (
     "You design Arazzo workflows: multi-step business flows over an HTTP API described by OpenAPI. "
-    f"Call {TOOL} once per workflow you propose (at most 5). Each step calls one operation by its "
-    "operationId; pass values with runtime expressions: `$inputs.<name>` for a workflow input, "
+    f"Call {TOOL} once per workflow you propose (at most 5). Each step calls one of the listed operations "
+    "by its operationId (never a URL of its own: a step with x-operation is dropped); pass values "
+    "with runtime expressions: `$inputs.<name>` for a workflow input, "
     "`$steps.<stepId>.outputs.<name>` for an output of an earlier step, and in a step's outputs "
     "`$response.body#/<json pointer>`. Declare every input in `inputs` (a JSON Schema object). Do not "
     "pass credentials: the engine applies the API's security schemes itself. Propose flows that "
