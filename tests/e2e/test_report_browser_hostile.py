@@ -243,7 +243,7 @@ def odd_page(capsys, tmp_path) -> Path:
         capsys,
         tmp_path,
         _step("first", "passed", "three", [_exchange(request)]),
-        _step("second", "passed", [None, 5, good], [_exchange(request)]),
+        _step("second", "passed", [None, 5, good], ["x", _exchange(request)]),
         _step("check", "failed", {"length": 2, "0": {}}, [_exchange(request)], error="it failed here"),
     )
 
@@ -279,6 +279,11 @@ def test_attempts_in_other_forms_show_what_can_be_shown(browser, odd_page):  # n
         "could not show the runtime expressions: "
         "the last attempt's 'expressions' is an object in the report, not a list"
     )
+    exchanges = driver.find_elements("css selector", "#detail details.exchange summary")
+    assert [e.text for e in exchanges] == ["GET http://127.0.0.1:9/pets → 200 (5 ms)"]
+    assert "could not show HTTP exchange 1: it is text in the report, not an object" in _text(
+        browser, "#detail"
+    )
     browser.click('#steps tr[data-step-id="first"]')
     assert _text(browser, "#detail h2") == "passed step first"
     notes = [e.text for e in driver.find_elements("css selector", "#detail .unrendered")]
@@ -287,4 +292,50 @@ def test_attempts_in_other_forms_show_what_can_be_shown(browser, odd_page):  # n
     browser.click("#tab-timeline")
     labels = [e.text for e in driver.find_elements("css selector", "#waterfall .wf-label")]
     assert sorted(labels) == ["w", "w / check", "w / first", "w / second"]
+    _clean(browser)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda flow, step: flow.update(steps={"a": 1}), "the steps of workflow w is an object, not a list"),
+        (
+            lambda flow, step: flow.update(dependencies=[3]),
+            "dependency 1 of workflow w is a number, not an object",
+        ),
+        (
+            lambda flow, step: step.update(workflow="x"),
+            "a workflow run of step s of workflow w is text, not an object",
+        ),
+    ],
+)
+def test_a_report_whose_workflows_or_steps_are_not_objects_is_refused_with_where(
+    capsys, tmp_path, change, message
+):
+    # (the parts inside a step are the page's to show or to say it cannot; these are what it is built of)
+    report = _report(tmp_path / "run.json", _step("s", "failed", [], []))
+    data = json.loads(report.read_text(encoding="utf-8"))
+    change(data["workflows"][0], data["workflows"][0]["steps"][0])
+    report.write_text(json.dumps(data), encoding="utf-8")
+    result = cli(capsys, "report", report, "-o", tmp_path / "page.html")
+    assert (result.code, result.err) == (2, f"error: run.json: {message}\n")
+    assert not (tmp_path / "page.html").exists()
+
+
+def test_names_that_are_not_text_and_durations_that_are_not_numbers_are_shown(capsys, browser, tmp_path):  # noqa: F811
+    step = _step("s", "failed", [], [{"a": 1}])
+    step["stepId"] = [1]
+    report = _report(tmp_path / "run.json", step)
+    data = json.loads(report.read_text(encoding="utf-8"))
+    data["workflows"][0].update(workflowId={"id": "w"}, durationMs="long")
+    report.write_text(json.dumps(data), encoding="utf-8")
+    page = tmp_path / "page.html"
+    assert cli(capsys, "report", report, "-o", page).code == 0
+    browser.open(page)
+    assert _text(browser, "#execution > h2") == 'failed workflow {"id": "w"}'
+    browser.click("#steps tbody tr")
+    assert _text(browser, "#detail h2") == "failed step [1]"
+    assert "could not show HTTP exchange 1: its 'request' is missing in the report, not an object" in _text(
+        browser, "#detail"
+    )
     _clean(browser)
