@@ -195,6 +195,13 @@ class ScriptedServer:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
 
+            def __getattr__(self, name: str) -> Any:
+                """Any other method too (an OpenAPI 3.2 `additionalOperations` one, any token): routed
+                like the others, where `BaseHTTPRequestHandler` would answer 501."""
+                if name.startswith("do_"):
+                    return self._handle
+                raise AttributeError(name)
+
         return _Handler
 
 

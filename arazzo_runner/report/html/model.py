@@ -12,6 +12,7 @@ document written with `--no-mask` says so (`masked: false`) and the page says it
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ...errors import UsageError
@@ -78,16 +79,21 @@ class _Builder:
         data = source.data
         try:
             kind = kind_of(data)
+            self._source(source, data, kind)
         except UsageError as exc:
             raise UsageError(f"{source.label}: {exc}") from None
+
+    def _source(self, source: Source, data: dict[str, Any], kind: str) -> None:
         graph = self._graph(data)
         common = {"source": source.label, "document": data.get("document"), "graph": graph}
         if kind == "run":
             self._run(source.label, data, common)
         elif kind == "rows":
-            for row in data["rows"]:
+            for i, row in enumerate(data["rows"]):
+                row = _object(row, f"rows[{i}]")
                 label = f"{source.label} row {row.get('row')}"
-                run = self._run(label, row.get("result") or {}, common)
+                result = _object(row.get("result") or {}, f"rows[{i}].result")
+                run = self._run(label, result, common, f"rows[{i}].result.")
                 run.update(row=row.get("row"), line=row.get("line"), inputs=row.get("inputs"))
         else:
             self._agent(source.label, data, common)
@@ -99,7 +105,7 @@ class _Builder:
         self.graphs.append(graph)
         return len(self.graphs) - 1
 
-    def _run(self, label: str, data: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
+    def _run(self, label: str, data: dict[str, Any], common: dict[str, Any], at: str = "") -> dict[str, Any]:
         run: dict[str, Any] = {
             "id": len(self.runs),
             "label": label,
@@ -110,8 +116,8 @@ class _Builder:
         }
         self.runs.append(run)
         names: dict[str, int] = {}
-        for workflow in data.get("workflows") or []:
-            self._walk(run, workflow, None, names)
+        for i, workflow in enumerate(_list(data.get("workflows"), f"{at}workflows")):
+            self._walk(run, _object(workflow, f"{at}workflows[{i}]"), None, names)
         _timing(run, self.executions)
         return run
 
@@ -130,14 +136,16 @@ class _Builder:
         self.runs.append(run)
         names: dict[str, int] = {}
         calls = []
-        for call in data.get("toolCalls") or []:
+        for c, call in enumerate(data.get("toolCalls") or []):
+            call = _object(call, f"toolCalls[{c}]")
             entry = {k: v for k, v in call.items() if k != "run"}
             first = len(run["executions"])
             nested = call.get("run")
             if isinstance(nested, dict):
-                for workflow in nested.get("workflows") or []:
+                at = f"toolCalls[{c}].run.workflows"
+                for i, workflow in enumerate(_list(nested.get("workflows"), at)):
                     parent = f"turn {call.get('turn')} / {call.get('name')}"
-                    self._walk(run, workflow, {"label": parent}, names)
+                    self._walk(run, _object(workflow, f"{at}[{i}]"), {"label": parent}, names)
             entry["executions"] = run["executions"][first:]
             calls.append(entry)
         run["agent"]["toolCalls"] = calls
@@ -151,9 +159,11 @@ class _Builder:
         parent: dict[str, Any] | None,
         names: dict[str, int],
     ) -> int:
-        for dependency in workflow.get("dependencies") or []:
-            self._walk(run, dependency, None, names)
-        base = workflow.get("workflowId") or "?"
+        base = _name(workflow.get("workflowId"))
+        for i, dependency in enumerate(
+            _list(workflow.get("dependencies"), f"the dependencies of workflow {base}")
+        ):
+            self._walk(run, _object(dependency, f"dependency {i + 1} of workflow {base}"), None, names)
         if isinstance(workflow.get("item"), int):  # an `x-forEach` iteration
             base += f"[{workflow['item']}]"
         if parent is not None:
@@ -173,8 +183,9 @@ class _Builder:
         self.executions.append(execution)
         run["executions"].append(index)
         counts: dict[str, int] = {}
-        for step in workflow.get("steps") or []:
-            step_id = step.get("stepId") or "?"
+        for i, step in enumerate(_list(workflow.get("steps"), f"the steps of workflow {base}")):
+            step = _object(step, f"step {i + 1} of workflow {base}")
+            step_id = _name(step.get("stepId"))
             counts[step_id] = counts.get(step_id, 0) + 1
             step_name = step_id if counts[step_id] == 1 else f"{step_id}#{counts[step_id]}"
             entry = {k: v for k, v in step.items() if k not in ("workflow", "earlierWorkflows")}
@@ -182,9 +193,13 @@ class _Builder:
             _cut_bodies(entry)
             self.steps.append(entry)
             execution["steps"].append(entry["id"])
+            where = f"step {step_name} of workflow {base}"
             children = [
-                *(step.get("earlierWorkflows") or []),
-                *([step["workflow"]] if step.get("workflow") else []),
+                _object(child, f"a workflow run of {where}")
+                for child in [
+                    *_list(step.get("earlierWorkflows"), f"the earlierWorkflows of {where}"),
+                    *([step["workflow"]] if step.get("workflow") else []),
+                ]
             ]
             entry["children"] = []
             for child in children:
@@ -194,9 +209,47 @@ class _Builder:
         return index
 
 
+# A report given to `arazzo report` may be written by anyone: the parts the page is built of (workflows,
+# steps, the runs of workflow steps) must be lists of objects, or the file is refused with where it is not;
+# names are shown as text; anything inside a step is the page's to show or to say it cannot (report.js).
+def _list(value: Any, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UsageError(f"{what} is {_kind(value)}, not a list")
+    return value
+
+
+def _object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise UsageError(f"{what} is {_kind(value)}, not an object")
+    return value
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    names = {dict: "an object", list: "a list", str: "text", int: "a number", float: "a number"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _name(value: Any) -> str:
+    """A workflowId or stepId as the page names it: text as it is, anything else as JSON, `?` if none."""
+    if value is None or value == "":
+        return "?"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _cut_bodies(step: dict[str, Any]) -> None:
-    """Bodies longer than `PAGE_BODY_LIMIT` characters are cut in the page, with a note of how much."""
-    for exchange in step.get("exchanges") or []:
+    """Bodies longer than `PAGE_BODY_LIMIT` characters are cut in the page, with a note of how much.
+    (Exchanges not in the form `arazzo run` writes are left as they are: the page says it cannot
+    show them.)"""
+    exchanges = step.get("exchanges")
+    for exchange in exchanges if isinstance(exchanges, list) else ():
+        if not isinstance(exchange, dict):
+            continue
         for part in (exchange.get("request"), exchange.get("response")):
             body = part.get("body") if isinstance(part, dict) else None
             if isinstance(body, str) and len(body) > PAGE_BODY_LIMIT:
@@ -211,8 +264,9 @@ def _timing(run: dict[str, Any], executions: list[dict[str, Any]]) -> None:
         execution = executions[index]
         start = millis(execution.get("startedAt"))
         if start is not None:
+            duration = execution.get("durationMs")
             starts.append(start)
-            ends.append(start + float(execution.get("durationMs") or 0))
+            ends.append(start + (duration if isinstance(duration, (int, float)) else 0))
     run["startedAt"] = min(starts) if starts else None
     run["durationMs"] = round(max(ends) - min(starts), 3) if starts else None
 

@@ -46,12 +46,48 @@
   }
   function ms(value) {
     if (value === null || value === undefined) return "";
+    if (typeof value !== "number") return String(value);
     if (value >= 10000) return (value / 1000).toFixed(1) + " s";
     if (value >= 1000) return (value / 1000).toFixed(2) + " s";
     return (value >= 10 ? Math.round(value) : Math.round(value * 10) / 10) + " ms";
   }
   function time(iso) { var t = Date.parse(iso); return isNaN(t) ? null : t; }
   function badge(status, text) { return el("span", { "class": "badge " + (status || ""), text: text || status || "?" }); }
+
+  // The page reads the data as `arazzo run` and `arazzo agent` write it, but `arazzo report` may be given a
+  // file written by hand or by another tool, holding anything. So each part of the page is built on its
+  // own: a part whose data is not in the form read here is replaced by a line that says what could not
+  // be shown and why, and the rest of the page renders. `guarded` appends what `build` returns to `parent`
+  // (a row when that fails in a table body, or `asRow`).
+  function guarded(parent, what, build, asRow) {
+    var made;
+    try { made = build(); } catch (e) { made = unrendered(what, e, asRow || parent.tagName === "TBODY"); }
+    append(parent, made);
+    return made;
+  }
+  function unrendered(what, e, row) {
+    var why = e && e.shape ? e.message : "the report's data for it is not in the form this page reads (" + (e && e.message ? e.message : String(e)) + ")";
+    var text = "could not show " + what + ": " + why;
+    if (row) return el("tr", { "class": "unrendered" }, el("td", { "class": "error", colspan: 99, text: text }));
+    return el("p", { "class": "error unrendered", text: text });
+  }
+  // `value` as a list (absent: none), or as an object; anything else is an error that says what it is
+  function listOf(value, what) {
+    if (value === null || value === undefined) return [];
+    if (Array.isArray(value)) return value;
+    throw shapeError(what + " is " + kindOf(value) + " in the report, not a list");
+  }
+  function objectOf(value, what) {
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) return value;
+    throw shapeError(what + " is " + kindOf(value) + " in the report, not an object");
+  }
+  function kindOf(value) {
+    if (value === undefined) return "missing";
+    if (value === null) return "null";
+    if (Array.isArray(value)) return "a list";
+    return typeof value === "object" ? "an object" : typeof value === "string" ? "text" : "a " + typeof value;
+  }
+  function shapeError(message) { var error = new Error(message); error.shape = true; return error; }
 
   function count(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
   // A workflow the runs ran at their top (selected, or a dependency), not one a step or a tool call ran:
@@ -130,9 +166,9 @@
       views[name].classList.toggle("active", name === view);
       document.getElementById("tab-" + name).classList.toggle("active", name === view);
     });
-    if (view === "timeline") renderTimeline();
-    if (view === "grid" && !views.grid.firstChild) renderGrid();
-    if (view === "diff" && !views.diff.firstChild) renderDiff();
+    if (view === "timeline") guarded(views.timeline, "the timeline", renderTimeline);
+    if (view === "grid" && !views.grid.firstChild) guarded(views.grid, "the grid", renderGrid);
+    if (view === "diff" && !views.diff.firstChild) guarded(views.diff, "the diff", renderDiff);
   }
 
   // ---- runs and executions ---------------------------------------------------------------------------
@@ -177,7 +213,7 @@
     renderRunList();
     renderExecution();
     clear(detail).appendChild(placeholder(index === null || index === undefined ? null : DATA.executions[index]));
-    if (state.view === "timeline") renderTimeline();
+    if (state.view === "timeline") guarded(views.timeline, "the timeline", renderTimeline);
     if (stepId !== undefined && stepId !== null) openStep(stepId, keepView);
   }
 
@@ -225,18 +261,49 @@
   function renderExecution() {
     clear(executionPane);
     var run = DATA.runs[state.run];
-    if (run && run.kind === "agent") executionPane.appendChild(agentPanel(run));
+    if (run && run.kind === "agent") guarded(executionPane, "the agent run", function () { return agentPanel(run); });
     if (state.execution === null || state.execution === undefined) {
       if (!run || run.kind !== "agent") executionPane.appendChild(el("p", { "class": "muted", text: "No workflow ran." }));
       return;
     }
     var execution = DATA.executions[state.execution];
-    var head = el("h2", null, [badge(execution.status), " workflow ", execution.name]);
-    executionPane.appendChild(head);
+    executionPane.appendChild(el("h2", null, [badge(execution.status), " workflow ", execution.name]));
+    guarded(executionPane, "the workflow's facts", function () { return executionFacts(run, execution); });
+    guarded(executionPane, "the workflow's error", function () {
+      if (!execution.error || !execution.error.message) return null;
+      return el("p", { "class": "error", id: "execution-error",
+        text: (execution.error.stepId ? "step " + execution.error.stepId + ": " : "") + json(execution.error.message) });
+    });
+    guarded(executionPane, "the problems in the document", function () {
+      var found = listOf(execution.problems, "the workflow's 'problems'");
+      if (!found.length) return null;
+      var problems = el("ul", { id: "problems" });
+      found.forEach(function (p, i) {
+        guarded(problems, "problem " + (i + 1), function () {
+          objectOf(p, "it");
+          var where = [p.file, p.line, p.column].filter(function (x) { return x !== null && x !== undefined; }).join(":");
+          return el("li", null, [el("span", { "class": "mono", text: where }), " ", p.rule ? "[" + p.rule + "] " : "", p.message ? String(p.message) : ""]);
+        });
+      });
+      return [el("h3", { text: "Not run: problems in the document" }), problems];
+    });
+    guarded(executionPane, "the workflow's warnings", function () {
+      return listOf(execution.warnings, "the workflow's 'warnings'").map(function (w) { return el("p", { "class": "note", text: "warning: " + w }); });
+    });
+    if (execution.outputs && Object.keys(execution.outputs).length) {
+      executionPane.appendChild(el("details", null, [el("summary", { text: "workflow outputs" }), el("pre", { text: json(execution.outputs) })]));
+    }
+    executionPane.appendChild(el("h3", { text: "Flow" }));
+    guarded(executionPane, "the flow graph", function () { return drawGraph(execution); });
+    executionPane.appendChild(el("h3", { text: "Steps, in the order they ran" }));
+    executionPane.appendChild(stepTable(execution.steps));
+  }
+
+  function executionFacts(run, execution) {
     var facts = el("dl", { "class": "kv" });
     function fact(name, value) { if (value !== null && value !== undefined && value !== "") append(facts, [el("dt", { text: name }), el("dd", null, value)]); }
     fact("run", run.label);
-    fact("document", run.document);
+    fact("document", run.document ? json(run.document) : null);
     fact("duration", ms(execution.durationMs));
     fact("steps", String(execution.steps.length));
     if (execution.parent) {
@@ -244,28 +311,7 @@
       fact("called by", el("button", { "class": "link", text: DATA.executions[execution.parent.execution].name + " / " + parentStep.name,
         onclick: function () { openExecution(execution.parent.execution, parentStep.id); } }));
     }
-    executionPane.appendChild(facts);
-    if (execution.error && execution.error.message) {
-      executionPane.appendChild(el("p", { "class": "error", id: "execution-error",
-        text: (execution.error.stepId ? "step " + execution.error.stepId + ": " : "") + execution.error.message }));
-    }
-    if (execution.problems && execution.problems.length) {
-      executionPane.appendChild(el("h3", { text: "Not run: problems in the document" }));
-      var problems = el("ul", { id: "problems" });
-      execution.problems.forEach(function (p) {
-        var where = [p.file, p.line, p.column].filter(function (x) { return x !== null && x !== undefined; }).join(":");
-        problems.appendChild(el("li", null, [el("span", { "class": "mono", text: where }), " ", p.rule ? "[" + p.rule + "] " : "", p.message || ""]));
-      });
-      executionPane.appendChild(problems);
-    }
-    (execution.warnings || []).forEach(function (w) { executionPane.appendChild(el("p", { "class": "note", text: "warning: " + w })); });
-    if (execution.outputs && Object.keys(execution.outputs).length) {
-      executionPane.appendChild(el("details", null, [el("summary", { text: "workflow outputs" }), el("pre", { text: json(execution.outputs) })]));
-    }
-    executionPane.appendChild(el("h3", { text: "Flow" }));
-    executionPane.appendChild(drawGraph(execution));
-    executionPane.appendChild(el("h3", { text: "Steps, in the order they ran" }));
-    executionPane.appendChild(stepTable(execution.steps));
+    return facts;
   }
 
   function stepTable(ids) {
@@ -293,7 +339,7 @@
     function next() {
       var stop = Math.min(items.length, done + SLICE);
       var fragment = document.createDocumentFragment();
-      for (var i = done; i < stop; i++) fragment.appendChild(row(items[i], i));
+      for (var i = done; i < stop; i++) guarded(fragment, "row " + (i + 1), row.bind(null, items[i], i), body.tagName === "TBODY");
       body.appendChild(fragment);
       done = stop;
       if (done >= items.length) { if (more.parentNode) more.parentNode.removeChild(more); }

@@ -129,9 +129,12 @@
   }
 
   // ---- start ---------------------------------------------------------------------------------------------
+  // (whatever part of it fails to render, the page says so where it would be, and is ready)
   show(DATA.diff ? "diff" : DATA.grid && DATA.runs.length > 1 ? "grid" : "overview");
-  var first = firstProblem();
-  if (first) openExecution(first.execution, first.step, true);
-  else if (DATA.runs.length) openRun(0);
-  else executionPane.appendChild(el("p", { "class": "muted", text: "The report holds no run." }));
+  guarded(executionPane, "where the runs went wrong", function () {
+    var first = firstProblem();
+    if (first) openExecution(first.execution, first.step, true);
+    else if (DATA.runs.length) openRun(0);
+    else executionPane.appendChild(el("p", { "class": "muted", text: "The report holds no run." }));
+  });
   document.body.setAttribute("data-ready", "true");
