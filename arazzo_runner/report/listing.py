@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from ..spelling import json_spelling
 from ..workspace.inputs import resolve_schema
 
 
@@ -64,13 +64,8 @@ def render_workflows(data: dict[str, Any]) -> str:
             for item in workflow["inputs"]:
                 kind = type_text(item["type"])
                 flags = "required" if item["required"] else "optional"
-                default = f", default {_json(item['default'])}" if "default" in item else ""
+                default = f", default {json_spelling(item['default'])}" if "default" in item else ""
                 lines.append(f"    {item['name']}: {kind} ({flags}{default})")
         if workflow["outputs"]:
             lines.append(f"  outputs: {', '.join(workflow['outputs'])}")
     return "\n".join(lines) + "\n"
-
-
-def _json(value: Any) -> str:
-    """A default as the document wrote it (JSON: `false`, `null`, `"text"`), not as Python shows it."""
-    return json.dumps(value, ensure_ascii=False, default=str)
