@@ -46,7 +46,6 @@ def register(commands: Any) -> None:
 
 def report_command(args: argparse.Namespace) -> int:
     from ..report.html import Source, page_data
-    from ..report.summary import outcome_line
     from .github_flags import github_wanted
 
     if not (args.output or args.summary or args.diff or github_wanted(args)):
@@ -65,7 +64,7 @@ def report_command(args: argparse.Namespace) -> int:
     if args.output:
         try:
             size = _write(args.output, _render(page))
-            print(f"wrote {args.output} ({_size(size)}): {outcome_line(page)}")
+            print(f"wrote {args.output} ({_size(size)}): {page['outcome']}")
         except OSError as exc:
             failures.append(f"-o {args.output}: cannot write: {exc.strerror or exc}")
     if args.summary:

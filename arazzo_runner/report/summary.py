@@ -66,27 +66,32 @@ def markdown_summary(page: dict[str, Any]) -> str:
 
 
 def outcome_line(page: dict[str, Any]) -> str:
-    """What the page's header says first, for `arazzo report -o`'s line: the workflows at the top by
-    outcome, then runs and step executions ("4 workflows: 1 passed, 2 failed, 1 not run · 1 run, 5 step
-    executions"); a page with no workflow at the top (an agent's) counts its runs. The same words as
-    `report.js`'s header: how many step executions there were says less about how a run went."""
-    runs, executions = page["runs"], page["executions"]
-    top = [e for e in executions if not _nested(e)]
-    items, noun = (top, "workflow") if top else (runs, "run")
-    tally: dict[str, int] = {}
+    """What the page's header says first (`report.js` shows it, `arazzo report -o` prints it): the
+    workflows at the top by outcome, then runs and step executions ("4 workflows: 1 passed, 2 failed, 1
+    not run · 1 run, 5 step executions"): how many step executions there were says less about how a run
+    went. An agent run has no workflow at the top (its workflows are its tool calls): it is counted as a
+    run, beside the workflows when the page has both ("...; 1 agent run: 1 failed"), or alone."""
+    runs = page["runs"]
+    top = [e for e in page["executions"] if not _nested(e)]
+    steps = _count(len(page["steps"]), "step execution")
+    if not top:
+        return f"{_tally(runs, 'run') if runs else 'no run'} · {steps}"
+    agents = [run for run in runs if run.get("kind") == "agent"]
+    head = _tally(top, "workflow") + (f"; {_tally(agents, 'agent run')}" if agents else "")
+    return f"{head} · {_count(len(runs), 'run')}, {steps}"
+
+
+def _tally(items: list[dict[str, Any]], noun: str) -> str:
+    """`3 workflows: 1 passed, 2 failed` (passed, failed, not run, then others as met), or `all passed`."""
+    counts: dict[str, int] = {}
     for item in items:
         status = "not run" if item.get("status") == "not_run" else str(item.get("status") or "unknown")
-        tally[status] = tally.get(status, 0) + 1
+        counts[status] = counts.get(status, 0) + 1
     rank = {"passed": 0, "answered": 0, "failed": 1, "not run": 2}
-    order = sorted(tally, key=lambda status: rank.get(status, 3))
-    if not items:
-        head = "no run"
-    elif len(order) == 1 and order[0] in ("passed", "answered"):
-        head = f"{_count(len(items), noun)}: all {order[0]}"
-    else:
-        head = f"{_count(len(items), noun)}: " + ", ".join(f"{tally[s]} {s}" for s in order)
-    steps = _count(len(page["steps"]), "step execution")
-    return f"{head} · {steps if noun == 'run' else _count(len(runs), 'run') + ', ' + steps}"
+    order = sorted(counts, key=lambda status: rank.get(status, 3))
+    if len(order) == 1 and order[0] in ("passed", "answered"):
+        return f"{_count(len(items), noun)}: all {order[0]}"
+    return f"{_count(len(items), noun)}: " + ", ".join(f"{counts[s]} {s}" for s in order)
 
 
 def _count(n: int, noun: str) -> str:

@@ -26,3 +26,9 @@ def test_a_page_without_workflows_at_the_top_counts_its_runs() -> None:
     page = {"runs": [{"status": "answered"}], "executions": [], "steps": []}
     assert outcome_line(page) == "1 run: all answered · 0 step executions"
     assert outcome_line({"runs": [], "executions": [], "steps": []}) == "no run · 0 step executions"
+
+
+def test_agent_runs_beside_workflows_are_counted_after_them() -> None:
+    page = _page(["passed"], runs=1, steps=2)
+    page["runs"] = [{"status": "passed", "kind": "run"}, {"status": "failed", "kind": "agent"}]
+    assert outcome_line(page) == "1 workflow: all passed; 1 agent run: 1 failed · 2 runs, 2 step executions"

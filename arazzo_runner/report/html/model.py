@@ -46,6 +46,9 @@ def page_data(sources: list[Source], title: str | None = None) -> dict[str, Any]
         "grid": _grid(builder.runs, builder.executions) if len(builder.runs) > 1 else None,
         "diff": None,
     }
+    from ..summary import outcome_line
+
+    page["outcome"] = outcome_line(page)  # the header's first words, written once for the page and the CLI
     return page
 
 

@@ -89,36 +89,6 @@
   }
   function shapeError(message) { var error = new Error(message); error.shape = true; return error; }
 
-  function count(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
-  // A workflow the runs ran at their top (selected, or a dependency), not one a step or a tool call ran:
-  // the same workflows the Markdown summary counts (`report/summary.py`)
-  function nested(execution) { return execution.parent !== undefined || execution.name.indexOf(" (from ") >= 0; }
-
-  // The header counts workflows first, by outcome ("19 workflows: 4 passed, 10 failed, 5 not run"), as
-  // the console's last line does: how many step executions there were says less about how a run went.
-  // An agent run has no workflow at the top (its workflows are its tool calls): it is counted as a run,
-  // beside the workflows when the page has both ("...; 1 agent run: 1 failed"), or alone ("1 run: ...").
-  function tally(items, noun) {
-    var counts = {}, order = [];
-    items.forEach(function (item) {
-      var status = item.status === "not_run" ? "not run" : item.status || "unknown";
-      if (!(status in counts)) { counts[status] = 0; order.push(status); }
-      counts[status] += 1;
-    });
-    var rank = { passed: 0, answered: 0, failed: 1, "not run": 2 };
-    order.sort(function (a, b) { return (a in rank ? rank[a] : 3) - (b in rank ? rank[b] : 3); });
-    var all = order.length === 1 && (order[0] === "passed" || order[0] === "answered");
-    var parts = order.map(function (status) { return counts[status] + " " + status; });
-    return count(items.length, noun) + ": " + (all ? "all " + order[0] : parts.join(", "));
-  }
-
-  function outcomes() {
-    var top = DATA.executions.filter(function (execution) { return !nested(execution); });
-    if (!top.length) return DATA.runs.length ? { noun: "run", text: tally(DATA.runs, "run") } : { noun: "run", text: "no run" };
-    var agents = DATA.runs.filter(function (run) { return run.kind === "agent"; });
-    return { noun: "workflow", text: tally(top, "workflow") + (agents.length ? "; " + tally(agents, "agent run") : "") };
-  }
-
   function outcome(step) {
     if (step.status === "passed") return step.attempts > 1 ? "retried" : "passed";
     if (step.status === "failed") return step.action ? "handled" : "failed";
@@ -129,10 +99,9 @@
   var app = document.getElementById("app");
   var header = el("header", null, [el("h1", { text: DATA.title })]);
   var meta = [];
-  var counted = outcomes();
-  meta.push(counted.text);
-  var steps = count(DATA.steps.length, "step execution");
-  meta.push(counted.noun === "run" ? steps : count(DATA.runs.length, "run") + ", " + steps);
+  // workflows by outcome, then runs and step executions: written by `report/summary.py` (outcome_line),
+  // the line `arazzo report -o` prints too
+  meta.push(DATA.outcome);
   if (DATA.tool) meta.push((DATA.tool.name || "arazzo") + " " + (DATA.tool.version || ""));
   if (DATA.generatedAt) meta.push("written " + DATA.generatedAt);
   header.appendChild(el("div", { "class": "meta", id: "meta", text: meta.join(" · ") }));
