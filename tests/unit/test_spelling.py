@@ -102,3 +102,8 @@ def test_every_value_of_a_large_message_is_rewritten() -> None:
     assert extra.endswith('"k998", "k999" were unexpected)') and "'" not in extra
     [whole] = _messages({"type": "string"}, members)
     assert whole == json_spelling(members) + ' is not of type "string"'
+
+
+def test_a_quoted_string_holding_a_double_quote_is_escaped_in_json() -> None:
+    message = schema_message("'say \"hi\"' is not of type 'integer'")
+    assert message == '"say \\"hi\\"" is not of type "integer"'

@@ -188,3 +188,12 @@ def test_fix_writes_the_pattern_where_python_reads_it_the_same(tmp_path, write) 
     )
     left = [(f.rule, bool(f.fix)) for f in result.report.findings]
     assert left == [("regex-literal", False)]
+
+
+def test_a_repeated_flag_is_no_javascript_literal() -> None:
+    """`/^abc$/ii` is no regex literal JavaScript accepts (a flag given twice): matched as written, with
+    no hint and nothing for --fix to unwrap."""
+    from arazzo_runner.criteria.regex import delimited, unwrapped
+
+    assert delimited("/^abc$/ii") is None and unwrapped("/^abc$/ii") is None
+    assert delimited("/^abc$/i") is not None
