@@ -34,7 +34,7 @@ from tests.servers.faults import (
 )
 from tests.timeouts import long_test
 
-TIMEOUT = 0.5  # the users' request timeout (`options`), seconds
+TIMEOUT = 1.5  # the users' request timeout (`options`), seconds
 MAX_BODY = 1000  # the users' max_body (bytes)
 
 
@@ -97,7 +97,7 @@ def workflows() -> list[dict[str, Any]]:
 
 
 LOCUSTFILE = """
-    from locust import constant
+    from locust import constant, task
 
     from arazzo_runner.locust import ArazzoUser
 
@@ -108,6 +108,11 @@ LOCUSTFILE = """
         servers = {{"api": "{url}", "down": "{down}"}}
         options = {{"timeout": {timeout}, "max_body": {max_body}}}
         wait_time = constant(0.01)
+
+        @task
+        def every_workflow(self):  # each in turn: a chance draw could leave one out of a short run
+            for workflow_id in {ids!r}:
+                self.run_workflow(workflow_id)
 """
 
 
@@ -164,7 +169,15 @@ def run_locust(folder: Path, fast: bool) -> tuple[str, dict[str, dict[str, str]]
     code, out, err = finish(start(argv, env, drop=("ARAZZO_LOAD_HTTP",)))
     assert code == 1, out + err  # failed requests: Locust's exit code 1
     failures = {(row["Method"], row["Name"], row["Error"]) for row in failures_rows(prefix)}
-    return err, stats_rows(prefix), failures
+    return err, stats_rows(prefix), {row for row in failures if not load_timeout(row)}
+
+
+def load_timeout(row: tuple[str, str, str]) -> bool:
+    """A read timeout on a request the server answers at once: the machine was busy (seen on CI, with
+    another lane's rows for the same request failing as the case wants). The case's own failure must
+    still be in the table: the checks below name each."""
+    _, name, error = row
+    return "read timed out" in error and name not in ("stall.call", "workflow stall")
 
 
 @long_test
@@ -177,7 +190,11 @@ def test_the_fast_client_sends_what_httpx_sends_and_fails_as_httpx_fails(tmp_pat
     with RecordingServer() as server:
         script(server)
         locustfile = LOCUSTFILE.format(
-            url=server.url, down=closed_port_url(), timeout=TIMEOUT, max_body=MAX_BODY
+            url=server.url,
+            down=closed_port_url(),
+            timeout=TIMEOUT,
+            max_body=MAX_BODY,
+            ids=[w["workflowId"] for w in workflows()],
         )
         (tmp_path / "locustfile.py").write_text(textwrap.dedent(locustfile))
         runs = {}
