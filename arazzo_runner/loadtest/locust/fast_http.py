@@ -60,7 +60,8 @@ class FastClient:
         self.slow = new_client(timeout, blocking=True, verify=self.context)  # http/run_client.BlockingClient
         client: httpx.Client = self.slow.httpx
         self.timeout = timeout
-        self.defaults = [(name, name.lower(), value) for name, value in client.headers.raw]
+        # (raw name, lower-case str name: compared with the request's names, raw value)
+        self.defaults = [(name, name.decode("ascii").lower(), value) for name, value in client.headers.raw]
         self.origins: dict[str, _Origin | None] = {}
         self.fields: dict[tuple[tuple[str, Any], ...], bytes | None] = {}  # header lines by request headers
         self.closed = False
