@@ -4,13 +4,16 @@ the load test read alike: one format, one reader, one set of messages (a line th
 is a usage error naming the file and the line).
 
 `RowFile` reads the file a line at a time, as often as it is iterated (`arazzo run` checks every row,
-then reads them again to run them, holding only the rows in flight); stdin, which can be read once, is
-copied to a temporary file on the first pass. JSON Lines needs no more: each row is parsed alone.
+then reads them again to run them, holding only the rows in flight); stdin and any other file that can
+be read once (`--inputs-file <(cmd)`: a pipe; a FIFO) are copied to a temporary file on the first
+pass. JSON Lines needs no more: each row is parsed alone.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, TextIO
@@ -41,27 +44,37 @@ class RowFile:
             self.copy = None
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        if self.path != "-":
-            try:
-                handle = open(self.path, encoding="utf-8-sig")  # noqa: SIM115 (a `with` below)
-            except OSError as exc:
-                raise UsageError(f"--inputs-file: cannot read {self.path!r}: {exc.strerror or exc}") from None
-            with handle:
-                yield from self._parse(handle)
-        elif self.copy is None:
-            import tempfile  # only for stdin: `arazzo run` imports this module on every start
-
-            self.copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
-            yield from self._parse(_copied(self.stdin or sys.stdin, self.copy))
-        else:
+        if self.copy is not None:
             self.copy.seek(0)
             yield from self._parse(self.copy)
+            return
+        handle = None
+        if self.path != "-":
+            try:
+                handle = open(self.path, encoding="utf-8")  # noqa: SIM115 (closed below)
+            except OSError as exc:
+                raise UsageError(f"--inputs-file: cannot read {self.path!r}: {exc.strerror or exc}") from None
+            if _regular(handle):
+                with handle:
+                    yield from self._parse(handle)
+                return
+        # stdin, or a pipe (`--inputs-file <(cmd)`), a FIFO, a device: read once, kept for the next passes
+        import tempfile  # only then: `arazzo run` imports this module on every start
+
+        self.copy = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+        try:
+            yield from self._parse(_copied(handle or self.stdin or sys.stdin, self.copy))
+        finally:
+            if handle is not None:
+                handle.close()
 
     def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
         number = 0
         found = False
         try:
             for physical in lines:
+                if not number:
+                    physical = physical.removeprefix("\ufeff")  # a byte order mark, as editors may write
                 for line in physical.splitlines():  # the breaks `str.splitlines` knows, as before
                     number += 1
                     if not line.strip():
@@ -81,6 +94,14 @@ class RowFile:
         if not isinstance(value, dict):
             raise UsageError(f"--inputs-file {self.path}, line {number}: a row must be a JSON object")
         return value
+
+
+def _regular(handle: IO[str]) -> bool:
+    """Whether the file can be read again from the start (not a pipe, a FIFO or a terminal)."""
+    try:
+        return stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+    except OSError:
+        return False
 
 
 def _copied(source: TextIO, copy: IO[str]) -> Iterator[str]:

@@ -215,3 +215,34 @@ def test_an_unreadable_inputs_file_is_a_usage_error(capsys, write, tmp_path):
     assert result.code == 2 and "cannot read" in result.err
     bad = cli(capsys, "run", write(_doc()), "--inputs-file", tmp_path / "x", "--concurrency", "0")
     assert bad.code == 2 and "--concurrency" in bad.err
+
+
+def test_rows_from_a_pipe_as_process_substitution_gives_them(capsys, write, pets):
+    """`--inputs-file <(cmd)`: a path to a pipe, which can be read once (as stdin is); every row runs."""
+    import os
+
+    read, written = os.pipe()
+    try:
+        os.write(written, b'{"petId": 5}\n{"petId": 6}\n')
+        os.close(written)
+        result = run_json(capsys, write(_doc()), "--inputs-file", f"/dev/fd/{read}", server=pets)
+    finally:
+        os.close(read)
+    assert result.code == 0, result.err
+    assert [r["inputs"] for r in result.json["rows"]] == [{"petId": 5}, {"petId": 6}]
+    assert sorted(r.path for r in pets.requests) == ["/pets/5", "/pets/6"]
+
+
+@pytest.mark.parametrize("where", ["file", "stdin"])
+def test_rows_starting_with_a_byte_order_mark_are_read(capsys, monkeypatch, write, pets, tmp_path, where):
+    """Editors on Windows save UTF-8 with a BOM: the first row is still a row (line 1), not invalid JSON."""
+    text = '\ufeff{"petId": 5}\n{"petId": 6}\n'
+    if where == "file":
+        path = tmp_path / "rows.jsonl"
+        path.write_bytes(text.encode())
+    else:
+        path = "-"
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
+    result = run_json(capsys, write(_doc()), "--inputs-file", path, server=pets)
+    assert result.code == 0, result.err
+    assert [(r["line"], r["inputs"]) for r in result.json["rows"]] == [(1, {"petId": 5}), (2, {"petId": 6})]
