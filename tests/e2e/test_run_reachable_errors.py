@@ -266,3 +266,42 @@ def test_a_run_notes_forms_of_other_tools_only_in_what_it_reaches(write, answeri
         assert (quiet.code, quiet.err) == (0, "")
     noted = run_json(capsys, path, "--workflow", "other", server=answering)
     assert noted.err.startswith(f"note: {path} uses forms of other tools (step-output-shorthand 1); ")
+
+
+BAD_RETRY = {  # a component whose criterion cannot be evaluated: an error located in the component
+    "failureActions": {
+        "again": {
+            "name": "again",
+            "type": "retry",
+            "retryAfter": 0,
+            "retryLimit": 1,
+            "criteria": [{"condition": "$statusCode == == 500"}],
+        }
+    }
+}
+
+
+def test_a_broken_component_stops_the_workflows_using_it_only(write, answering, capsys) -> None:
+    uses = [{"reference": "$components.failureActions.again"}]
+    user = {"workflowId": "user", "steps": [listing("list", onFailure=uses)]}
+    other = {"workflowId": "other", "steps": [listing("list", successCriteria=ok200())]}
+    path = write(arazzo_doc(user, other, components=BAD_RETRY))
+    run = run_json(capsys, path, server=answering)
+    assert run.code == 1, run.err
+    status = {w["workflowId"]: w["status"] for w in run.json["workflows"]}
+    assert status == {"user": "not_run", "other": "passed"}
+    (problem,) = run.json["workflows"][0]["problems"]
+    assert problem["rule"] == "condition-syntax"
+    assert problem["path"].startswith("/components/failureActions/again/")
+    assert [r.path for r in answering.requests] == ["/pets"]  # 'other' only
+
+
+def test_a_broken_component_no_workflow_uses_stops_none(write, answering, capsys) -> None:
+    path = write(arazzo_doc(GOOD, {**GOOD, "workflowId": "again"}, components=BAD_RETRY))
+    run = run_json(capsys, path, server=answering)
+    assert run.code == 0, run.err
+    assert [(w["workflowId"], w["status"]) for w in run.json["workflows"]] == [
+        ("good", "passed"),
+        ("again", "passed"),
+    ]
+    assert [r.path for r in answering.requests] == ["/pets", "/pets"]
