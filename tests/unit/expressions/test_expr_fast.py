@@ -33,8 +33,9 @@ NAMES = DeclaredNames(steps=("Plan a Trip_0", "c 1"), workflows=("w x",), output
 
 _word = st.text("abcAZ019_-.", min_size=0, max_size=6)
 _odd = st.sampled_from(
-    [" ", "~", "~0", "~1", "~2", "#", "/", "[0]", "['k']", ".", "..", "{", "}", "$", "!", "é"]
-)
+    [" ", "~", "~0", "~1", "~2", "#", "/", "[0]", "['k']", ".", "..", "{", "}", "$", "!", "é",
+     ":", "@", ";", ",", "=", "?", "(", ")", '"', "\\", "<", ">"]  # the last: separators, in no header token
+)  # fmt: skip
 _piece = _word | _odd | st.sampled_from(["outputs", "output", "headers", "header", "body", "payload"])
 _prefix = st.sampled_from(
     [
@@ -169,6 +170,17 @@ def test_the_common_forms_take_the_fast_path(text: str) -> None:
 def test_other_forms_take_the_full_parser(text: str) -> None:
     assert not _fast_agrees(text, 0, "")
     assert _whole(text) == _whole_full(text, None)
+
+
+@pytest.mark.parametrize("separator", [":", "@", ";", ",", "=", "?", "(", '"', "/"])
+def test_a_header_name_ends_at_a_separator(separator: str) -> None:
+    """RFC 9110's token: `$response.header.X-Id:v` reads the header `X-Id`, then ':' is not part of it."""
+    text = f"$response.header.X-Id{separator}v"
+    assert _fast_agrees(text, 0, "")
+    node, end = parse_expression_prefix(text, 0)
+    assert (node.name, end) == ("X-Id", len("$response.header.X-Id"))
+    with pytest.raises(ExpressionError):
+        parse_expression(text)
 
 
 def _strings(value: Any) -> Iterator[str]:
