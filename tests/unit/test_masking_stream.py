@@ -9,7 +9,7 @@ import itertools
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arazzo_runner.masking.secrets import Masker, variants
+from arazzo_runner.masking.secrets import MIN_LENGTH, Masker, variants
 from arazzo_runner.masking.stream import MaskingStream
 
 TOKEN = "tok-3f9a7c1e5b2d"
@@ -156,3 +156,21 @@ def test_urls_with_a_password_in_random_pieces_read_as_the_whole_text(words, cut
         shown += stream.feed(piece)
         assert "pw-secret" not in shown
     assert shown + stream.flush() == masker.text(text)
+
+
+def test_a_percent_encoded_secret_is_held_until_whole_and_masked():
+    """The longest form of a secret with a space and non-ASCII letters is its percent-encoding: all of
+    it but its last character is held, and it is masked however it is split."""
+    from urllib.parse import quote
+
+    secret = "pa ss/wörd+1"
+    masker = Masker({secret})
+    encoded = quote(secret, safe="")
+    assert len(encoded) == max(len(form) for form in variants(secret))
+    stream = MaskingStream(masker)
+    assert stream.feed("a " * 30 + encoded[:-1]) == "a " * 30
+    assert stream.held == encoded[:-1]
+    for cut in range(1, len(encoded)):
+        released, rest = streamed(masker, ["url: /p/" + encoded[:cut], encoded[cut:] + " end"])
+        assert "".join(released) + rest == "url: /p/*** end", cut
+        assert encoded[:MIN_LENGTH] not in "".join(released), cut

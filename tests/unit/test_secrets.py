@@ -8,7 +8,7 @@ from urllib.parse import quote, quote_plus
 
 from arazzo_runner import Masker
 from arazzo_runner.executor.inputs import secret_values
-from arazzo_runner.masking.secrets import clip, cookie_values
+from arazzo_runner.masking.secrets import MIN_LENGTH, clip, cookie_values
 
 SECRET = "pa ss/wörd+1"
 
@@ -188,3 +188,20 @@ def test_outputs_derived_from_a_secret_are_shown_masked_by_name():
     outputs.secret.add("codes")
     assert Masker().outputs(outputs) == {"codes": "***", "plain": "visible"}
     assert Masker(enabled=False).outputs(outputs) == outputs
+
+
+def test_a_password_echoed_json_escaped_is_masked():
+    """A server echoing the password inside JSON escapes its quote (and may escape its non-ASCII letters)."""
+    password = 'pä"ss-wörd'
+    masker = Masker({password})
+    assert masker.text('{"echo": "pä\\"ss-wörd"}') == '{"echo": "***"}'
+    assert masker.text('{"echo": "p\\u00e4\\"ss-w\\u00f6rd"}') == '{"echo": "***"}'
+
+
+def test_a_cut_leaving_all_but_the_last_character_of_a_secret_shows_none_of_it():
+    for secret in (HOSTILE, "tok-3f9a7c1e5b2d"):  # the second has no longer form starting as it does
+        masker = Masker({secret})
+        for kept in (MIN_LENGTH, len(secret) - 1):
+            cut = clip("x" * 10 + secret + " and more", 10 + kept)
+            assert cut.startswith("x" * 10 + secret[:kept] + "...(")
+            assert masker.text(cut) == "x" * 10 + "***" + cut[10 + kept :], (secret, kept)
