@@ -206,6 +206,23 @@ def test_a_page_renders_a_report_without_trace_or_graph():
     assert "<script>" in render_page(page)
 
 
+def test_a_report_file_name_holding_markup_is_text_in_the_title(capsys, tmp_path):
+    """The page's <title> names the report files: a name is text there (escaped), never markup."""
+    import html
+
+    step = {"stepId": "a", "status": "passed", "attempts": 1, "statusCode": 200, "durationMs": 1}
+    flow = {"workflowId": "w", "status": "passed", "outputs": {}, "steps": [step], "durationMs": 2}
+    name = "run<img src=x onerror=alert(1)>&amp;<title>.json"
+    saved = tmp_path / name
+    saved.write_text(json.dumps({"status": "passed", "workflows": [flow]}), encoding="utf-8")
+    page_file = tmp_path / "page.html"
+    assert cli(capsys, "report", saved, "-o", page_file, "--github", "off").code == 0
+    text = page_file.read_text(encoding="utf-8")
+    (title,) = re.findall(r"<title>(.*?)</title>", text, re.S)
+    assert "<" not in title and html.unescape(title) == f"Arazzo report: {name}"
+    assert "<img" not in text
+
+
 def test_rows_of_an_inputs_file_make_a_grid(capsys, write, server, tmp_path):
     server.route("GET", "/pets/{petId}")(lambda r: (200 if r.path.endswith("/1") else 404, {}))
     doc = arazzo_doc(
