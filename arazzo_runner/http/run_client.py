@@ -23,7 +23,27 @@ _LOG = logging.getLogger("httpx")  # httpx's own logger: the line its client log
 
 
 def _request(client: httpx.Client | httpx.AsyncClient, method: str, url: str, options: dict) -> Any:
-    return client.build_request(method, url, **options)
+    try:
+        return client.build_request(method, url, **options)
+    except UnicodeEncodeError:  # a cookie of the jar holds non-ASCII text: `_utf8_cookies`
+        return _utf8_cookies(client, method, url, options)
+
+
+def _utf8_cookies(client: httpx.Client | httpx.AsyncClient, method: str, url: str, options: dict) -> Any:
+    """The request with its Cookie header in UTF-8. A server may set a cookie in UTF-8 (`sid=Zoë`;
+    browsers send it back as it came); httpx encodes the Cookie header it adds in the encoding it finds
+    the request's other headers in, ASCII, and raises UnicodeEncodeError. So the request is built
+    without the jar (no await in between: nothing else uses the client meanwhile), then given the jar's
+    Cookie header with the headers' encoding set to UTF-8."""
+    jar = client.cookies
+    client.cookies = httpx.Cookies()
+    try:
+        request = client.build_request(method, url, **options)
+    finally:
+        client._cookies = jar  # the same jar (the setter would copy it)
+    request.headers.encoding = "utf-8"
+    jar.set_cookie_header(request)
+    return request
 
 
 def _attach(exc: httpx.RequestError, request: httpx.Request) -> None:

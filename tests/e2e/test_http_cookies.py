@@ -39,3 +39,23 @@ def test_runs_do_not_share_cookies(server, write):
     for _ in range(2):
         assert arazzo_runner.run(doc, servers={"pets": server.url}).ok
     assert [r.headers.get("cookie") for r in server.requests] == [None, None]
+
+
+def test_a_cookie_set_in_utf8_is_sent_back_as_it_came(server, write):
+    """Servers set cookies holding UTF-8 text (RFC 6265 says ASCII; browsers accept it): the next step
+    sends it back, where its request used to fail with a UnicodeEncodeError traceback."""
+    as_sent = "sid=Zoë; Path=/".encode().decode("latin-1")  # the test server writes headers in latin-1
+    server.reply("GET", "/pets", (200, [], {"Set-Cookie": as_sent}))
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    get = {
+        "stepId": "next",
+        "operationId": "getPet",
+        "parameters": [{"name": "petId", "in": "path", "value": 1}],
+    }
+    path = write(
+        arazzo_doc({"workflowId": "w", "steps": [{"stepId": "login", "operationId": "listPets"}, get]})
+    )
+    result = arazzo_runner.run(str(path), servers={"pets": server.url})
+    assert result.ok, result.to_dict()
+    received = server.requests[1].headers["cookie"]  # read by the test server as latin-1
+    assert received.encode("latin-1").decode("utf-8") == "sid=Zoë"
