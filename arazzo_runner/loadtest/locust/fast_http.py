@@ -237,7 +237,7 @@ class _Exchange:
             pool.release_socket(sock)
             raise
         try:
-            response = HTTPSocketPoolResponse(sock, pool, block_size=READ_SIZE, method=self.method)
+            response = _Response(sock, pool, block_size=READ_SIZE, method=self.method)
         except HTTPConnectionClosed as exc:
             reset = exc.__context__  # reset before the first byte: httpcore's ReadError, not a close
             if isinstance(reset, ConnectionResetError):
@@ -256,6 +256,17 @@ class _Exchange:
     async def __aexit__(self, *exc_info: Any) -> None:
         if self.answer is not None:
             self.answer.response.release()  # read whole: kept alive; cut short: closed
+
+
+class _Response(HTTPSocketPoolResponse):
+    """A 204 or 304 with a body after it, read as httpx reads it: ended at its headers, the rest dropped
+    (and the connection closed), as geventhttpclient already reads an answer to HEAD."""
+
+    def _on_headers_complete(self) -> int | bool | None:
+        skip = super()._on_headers_complete()
+        if self.get_code() in (204, 304):
+            self._message_ended_in_skip_body = True
+        return skip
 
 
 class _Answer:
