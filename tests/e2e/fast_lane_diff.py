@@ -198,6 +198,14 @@ def check_a_body_after_a_bodiless_answer(server: Recorder) -> None:
     same(server, "HEAD", "/n", [], None, answer(200, [], b'{"ok": true}'))
 
 
+def check_connection_refused(server: Recorder) -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}"  # nobody listens there once it is closed
+    took, differences = both(server, "POST", url + "/r", [("X-Id", "1")], b"{}", stall)
+    assert not differences and took, repr(differences)
+
+
 def check_connect_timeout(server: Recorder) -> None:
     """A listener whose queue is full drops the SYNs: connecting times out (not refused)."""
     with socket.socket() as full:

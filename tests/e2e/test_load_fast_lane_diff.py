@@ -34,6 +34,7 @@ def checks() -> dict[str, Any]:
         "patch_without_body",  # `Content-Length: 0`, as httpx sends it
         "dot_segments",  # `/a/./b/../c` is sent as httpx sends it (`/a/c`)
         "utf8_response_header",  # read as httpx reads it: utf-8, else latin-1
+        "connection_refused",
         "connect_timeout",  # reported as a connect timeout, not as a refused connection
         "a_body_after_a_bodiless_answer",  # a 204 or 304 followed by a body: read without it
         "property",
