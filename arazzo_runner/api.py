@@ -251,6 +251,7 @@ async def _execute(
     """The run itself, on `runtime`, with the caller's client, else `client`, else one made here; the
     workflows' results go into `result` as they end (and what ran, if the run is interrupted)."""
     opts = prepared.options
+    tracker, opened = _journal(prepared)  # before the client: a journal of another run sends nothing
     owned = opts.client is None
     if owned and client is None:
         client = _own_client(runtime, prepared)
@@ -261,6 +262,7 @@ async def _execute(
         # the deadline armed at the start
         runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime,
                         operation_facts=prepared.facts)  # fmt: skip
+        runner.journal = tracker
         try:
             run_all = _run_all(runner, workspace, selected, prepared.inputs, prepared.refused, result)
             await runtime.within(run_all, _backstop(runner.deadline.remaining()))
@@ -277,8 +279,28 @@ async def _execute(
             await runner.close()
         return result
     finally:
-        if owned:
-            await client.aclose()
+        try:
+            if owned:
+                await client.aclose()
+        finally:
+            if opened is not None:
+                opened.close()
+
+
+def _journal(prepared: _Prepared) -> tuple[Any, Any]:
+    """The run's journal tracker (`RunOptions.journal`, `idempotency_header`) and the journal it opened
+    from a path (closed with the run); (None, None) for a run with neither (nothing imported)."""
+    opts = prepared.options
+    if opts.journal is None and opts.idempotency_header is None:
+        return None, None
+    if opts.journal is not None and "asyncapi" in prepared.kinds:
+        raise UsageError(
+            "a journal records HTTP exchanges; the run reaches AsyncAPI steps, whose messages it would "
+            "send again on resume: run it without --journal"
+        )
+    from .executor.journal import tracker_for
+
+    return tracker_for(opts, prepared.workspace, prepared.selected, prepared.given)
 
 
 async def _run_all(
