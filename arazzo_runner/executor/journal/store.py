@@ -33,10 +33,10 @@ _SCHEMA = (
 )
 # what a run is, in the order a mismatch is named: (meta name, how the message says it)
 _IDENTITY = (
-    ("document", "the document"),
-    ("workflows", "the selected workflows"),
-    ("inputs", "the inputs"),
-    ("rows", "the rows of --inputs-file"),
+    ("document", "document"),
+    ("workflows", "selected workflows"),
+    ("inputs", "inputs"),
+    ("rows", "rows of --inputs-file"),
 )
 
 
@@ -90,7 +90,7 @@ class JournalFile:
         differ = [said for name, said in _IDENTITY if meta.get(name) != identity.get(name)]
         if differ:
             raise UsageError(
-                f"--journal {self.path}: it belongs to another run ({_and(differ)} differ); nothing was "
+                f"--journal {self.path}: it belongs to another run (not the same {_and(differ)}); nothing was "
                 "sent. Run with the same document, workflows and inputs to resume it, or give another "
                 "journal file (delete this one to start afresh)"
             )
