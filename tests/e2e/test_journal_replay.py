@@ -225,3 +225,14 @@ def test_the_library_takes_a_journal_path(tmp_path, api):
     again = run(path, "main", options=RunOptions(servers=servers, journal=str(tmp_path / "lib.journal")))
     assert len(api.requests) == 1
     assert again.workflows[0].outputs["first"] == first.workflows[0].outputs["first"] == 1
+
+
+def test_a_journal_that_recorded_nothing_is_taken_by_the_next_run(capsys, tmp_path, server):
+    server.route("POST", "/one")(lambda r: (200, {"n": r.json()["item"]}))
+    path = _doc(tmp_path, [{**CHILD, "workflowId": "main"}])
+    journal = tmp_path / "run.journal"
+    refused = _run(capsys, path, server, "--journal", journal, "--inputs", '{"item": "abc"}')
+    assert refused.code == 2 and server.requests == []  # refused before its first request
+    fixed = _run(capsys, path, server, "--journal", journal, "--inputs", '{"item": 4}')
+    assert fixed.code == 0, fixed.err
+    assert fixed.json["workflows"][0]["outputs"] == {"n": 4}

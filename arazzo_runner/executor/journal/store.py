@@ -88,13 +88,17 @@ class JournalFile:
                 f"format {FORMAT}; nothing was sent (use another journal file)"
             )
         differ = [said for name, said in _IDENTITY if meta.get(name) != identity.get(name)]
+        found = self._db.execute("SELECT 1 FROM exchanges LIMIT 1").fetchone() is not None
+        if differ and not found:  # it recorded nothing (a run refused before its first request): taken
+            self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", list(identity.items()))
+            self._db.execute("DELETE FROM rows")
+            return meta["run"], False
         if differ:
             raise UsageError(
-                f"--journal {self.path}: it belongs to another run (not the same {_and(differ)}); nothing was "
-                "sent. Run with the same document, workflows and inputs to resume it, or give another "
-                "journal file (delete this one to start afresh)"
+                f"--journal {self.path}: it belongs to another run (not the same {_and(differ)}); "
+                "nothing was sent. Run with the same document, workflows and inputs to resume it, or "
+                "give another journal file (delete this one to start afresh)"
             )
-        found = self._db.execute("SELECT 1 FROM exchanges LIMIT 1").fetchone() is not None
         return meta["run"], found
 
     # -- exchanges -----------------------------------------------------------------------------------
