@@ -77,16 +77,22 @@ def _three_steps(tmp_path: Path) -> Path:
 
 
 class _Hold:
-    """Holds the requests it is asked to (`holding`) until `release`; `arrived` is set by the first."""
+    """Holds the requests it is asked to (`holding`) until `release`; `arrived` is set once `expected`
+    of them are held."""
 
-    def __init__(self) -> None:
+    def __init__(self, expected: int = 1) -> None:
         self.arrived = threading.Event()
         self.released = threading.Event()
         self.holding = True
+        self.expected = expected
+        self._lock = threading.Lock()
 
     def maybe(self) -> None:
         if self.holding:
-            self.arrived.set()
+            with self._lock:
+                self.expected -= 1
+                if self.expected <= 0:
+                    self.arrived.set()
             assert self.released.wait(HANG_GUARD)
 
     def release(self) -> None:
@@ -243,3 +249,70 @@ def test_another_inputs_or_document_with_the_same_journal_sends_nothing(tmp_path
         assert changed.code == 2
         assert "(not the same document)" in changed.err
         assert len(server.requests) == sent  # neither sent anything
+
+
+def test_killed_with_steps_side_by_side_resends_each_in_flight_and_nothing_else(tmp_path):
+    steps = [
+        _step("first", "one", outputs={"token": "$response.body#/token"}),
+        *(
+            _step(
+                step_id,
+                "two",
+                requestBody={"payload": {"token": "$steps.first.outputs.token", "side": step_id}},
+                outputs={"echo": "$response.body#/echo"},
+            )
+            for step_id in ("left", "right")
+        ),
+        _step("last", "three", dependsOn=["left", "right"], outputs={"count": "$response.body#/count"}),
+    ]
+    outputs = {"left": "$steps.left.outputs.echo", "right": "$steps.right.outputs.echo"}
+    doc = _write(tmp_path, steps, outputs)
+    journal = tmp_path / "run.journal"
+    hold = _Hold(expected=2)  # both steps beside each other are in flight when the run is killed
+    with _counting_server(hold, "/two/5") as server:
+        argv = _argv(doc, server, journal, "--input", "id=5", "--parallel", "2")
+        _killed_when(hold, argv)
+        resumed = subprocess_cli(*argv, "--format", "json", timeout=HANG_GUARD)
+        sent = Counter(r.path for r in server.requests)
+        sides = Counter(
+            (r.json()["side"], r.headers["idempotency-key"]) for r in server.requests if r.path == "/two/5"
+        )
+    assert resumed.code == 0, resumed.err
+    assert sent == {"/one/5": 1, "/two/5": 4, "/three/5": 1}  # each of the two in flight sent again
+    assert sorted(sides.values()) == [2, 2]  # each step's resend with its own first key
+    assert resumed.json["workflows"][0]["outputs"] == {"left": "t5", "right": "t5"}
+
+
+def test_killed_in_a_retry_resumes_at_that_attempt(tmp_path):
+    retry = [{"name": "again", "type": "retry", "retryAfter": 0, "retryLimit": 3}]
+    steps = [
+        _step("first", "one", outputs={"token": "$response.body#/token"}),
+        _step("second", "two", onFailure=retry),
+    ]
+    doc = _write(tmp_path, steps, {"token": "$steps.first.outputs.token"})
+    journal = tmp_path / "run.journal"
+    hold = _Hold()
+    server = ScriptedServer()
+    server.route("POST", "/one/{id}")(lambda r: (200, {"token": "t"}))
+    attempts = [0]
+
+    @server.route("POST", "/two/{id}")
+    def two(request):
+        attempts[0] += 1
+        if attempts[0] == 1:
+            return 503, {"error": "busy"}
+        if attempts[0] == 2:
+            hold.maybe()  # the retry, held until the client is killed
+        return 200, {}
+
+    with server:
+        argv = _argv(doc, server, journal, "--input", "id=3")
+        _killed_when(hold, argv)
+        resumed = subprocess_cli(*argv, "--format", "json", timeout=HANG_GUARD)
+        sent = [(r.path, r.headers["idempotency-key"]) for r in server.requests]
+    assert resumed.code == 0, resumed.err
+    # the 503 answered from the journal, the retry in flight sent again: 3 attempts at /two in all
+    assert [path for path, _ in sent] == ["/one/3", "/two/3", "/two/3", "/two/3"]
+    assert len({key for path, key in sent if path == "/two/3"}) == 1  # one step execution, one key
+    second = resumed.json["workflows"][0]["steps"][1]
+    assert (second["status"], second["attempts"]) == ("passed", 2)  # as an uninterrupted run counts
