@@ -251,14 +251,15 @@ async def _execute(
     """The run itself, on `runtime`, with the caller's client, else `client`, else one made here; the
     workflows' results go into `result` as they end (and what ran, if the run is interrupted)."""
     opts = prepared.options
-    tracker, opened = _journal(prepared)  # before the client: a journal of another run sends nothing
     owned = opts.client is None
-    if owned and client is None:
-        client = _own_client(runtime, prepared)
-    elif not owned:
-        client = opts.client
-    workspace, selected = prepared.workspace, prepared.selected
+    opened = None
     try:
+        tracker, opened = _journal(prepared)  # a journal of another run: refused, nothing sent
+        if owned and client is None:
+            client = _own_client(runtime, prepared)
+        elif not owned:
+            client = opts.client
+        workspace, selected = prepared.workspace, prepared.selected
         # the deadline armed at the start
         runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime,
                         operation_facts=prepared.facts)  # fmt: skip
@@ -280,7 +281,7 @@ async def _execute(
         return result
     finally:
         try:
-            if owned:
+            if owned and client is not None:
                 await client.aclose()
         finally:
             if opened is not None:

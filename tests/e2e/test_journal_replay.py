@@ -236,3 +236,12 @@ def test_a_journal_that_recorded_nothing_is_taken_by_the_next_run(capsys, tmp_pa
     fixed = _run(capsys, path, server, "--journal", journal, "--inputs", '{"item": 4}')
     assert fixed.code == 0, fixed.err
     assert fixed.json["workflows"][0]["outputs"] == {"n": 4}
+
+
+def test_a_run_reaching_asyncapi_steps_refuses_a_journal(capsys, tmp_path):
+    from tests.e2e.helpers import ROOT
+
+    document = ROOT / "workflows" / "order-events.arazzo.yaml"
+    result = cli(capsys, "run", document, "--journal", tmp_path / "run.journal")
+    assert result.code == 2
+    assert "the run reaches AsyncAPI steps, whose messages it would send again on resume" in result.err
