@@ -81,6 +81,7 @@ def run_rows(
     with RowFile(args.inputs_file) as source:
         digest = _check_all(source, workspace, workflows, inputs, env, setup, args, keep)
         journal = journal_flags.open_journal(args, workspace, workflows, inputs, digest)
+        finished = len(journal.finished_rows()) if journal is not None else 0  # by an earlier run
 
         def rows() -> Iterator[Row]:  # the second pass: each row set up as it starts
             for number, (line, values) in enumerate(source, 1):
@@ -100,7 +101,7 @@ def run_rows(
         finally:
             if journal is not None:
                 journal.close()
-            journal_flags.resumed_line(journal)
+            journal_flags.resumed_line(journal, finished)
 
 
 def _check_all(

@@ -60,11 +60,13 @@ def open_journal(args: argparse.Namespace, workspace: Any, selected: list[Any], 
     return Journal(args.journal, identity(workspace.document.raw, ids, inputs, rows))
 
 
-def resumed_line(journal: Any) -> None:
-    """On stderr, once the run is over: how much of it the journal answered."""
+def resumed_line(journal: Any, finished: int = 0) -> None:
+    """On stderr, once the run is over: how much of it the journal answered (`finished`: the rows of an
+    `--inputs-file` run that had finished before)."""
     if journal is not None and journal.replayed:
+        rows = f"{finished} row(s) had finished, " if finished else ""
         print(
-            f"resumed from journal {journal.path}: {journal.replayed} exchange(s) answered from it, "
+            f"resumed from journal {journal.path}: {rows}{journal.replayed} exchange(s) answered from it, "
             "not sent again",
             file=sys.stderr,
             flush=True,
