@@ -252,14 +252,18 @@ async def _execute(
     workflows' results go into `result` as they end (and what ran, if the run is interrupted)."""
     opts = prepared.options
     owned = opts.client is None
+    workspace, selected = prepared.workspace, prepared.selected
     opened = None
     try:
-        tracker, opened = _journal(prepared)  # a journal of another run: refused, nothing sent
+        tracker = opened = None
+        if opts.journal is not None or opts.idempotency_header is not None:  # executor/journal/
+            from .executor.journal import tracker_for  # a journal of another run: refused, nothing sent
+
+            tracker, opened = tracker_for(opts, workspace, selected, prepared.given, prepared.kinds)
         if owned and client is None:
             client = _own_client(runtime, prepared)
         elif not owned:
             client = opts.client
-        workspace, selected = prepared.workspace, prepared.selected
         # the deadline armed at the start
         runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime,
                         operation_facts=prepared.facts)  # fmt: skip
@@ -286,22 +290,6 @@ async def _execute(
         finally:
             if opened is not None:
                 opened.close()
-
-
-def _journal(prepared: _Prepared) -> tuple[Any, Any]:
-    """The run's journal tracker (`RunOptions.journal`, `idempotency_header`) and the journal it opened
-    from a path (closed with the run); (None, None) for a run with neither (nothing imported)."""
-    opts = prepared.options
-    if opts.journal is None and opts.idempotency_header is None:
-        return None, None
-    if opts.journal is not None and "asyncapi" in prepared.kinds:
-        raise UsageError(
-            "a journal records HTTP exchanges; the run reaches AsyncAPI steps, whose messages it would "
-            "send again on resume: run it without --journal"
-        )
-    from .executor.journal import tracker_for
-
-    return tracker_for(opts, prepared.workspace, prepared.selected, prepared.given)
 
 
 async def _run_all(

@@ -87,11 +87,21 @@ class _RowsDigest:
         return self._hash.hexdigest()
 
 
-def tracker_for(options: Any, workspace: Any, selected: list[Any], inputs: dict[str, Any]) -> Any:
+def tracker_for(
+    options: Any, workspace: Any, selected: list[Any], inputs: dict[str, Any], kinds: set[str]
+) -> Any:
     """The run's tracker and the journal it opened (to close), from `options.journal` (a path, an open
-    `Journal`, or a `Tracker` of one) and `options.idempotency_header`; (None, None) when neither."""
+    `Journal`, or a `Tracker` of one) and `options.idempotency_header`; (None, None) when neither.
+    `kinds`: the step kinds the run reaches (a journal records HTTP exchanges only)."""
     given = options.journal
     header = options.idempotency_header
+    if given is not None and "asyncapi" in kinds:
+        from ...errors import UsageError
+
+        raise UsageError(
+            "a journal (--journal) records HTTP exchanges; the run reaches AsyncAPI steps, whose messages "
+            "it would send again on resume: run it without a journal"
+        )
     if isinstance(given, Tracker):
         return given, None
     if isinstance(given, Journal):

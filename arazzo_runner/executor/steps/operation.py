@@ -194,19 +194,14 @@ async def _close_clients(session: HttpSession) -> None:
         await client.aclose()
 
 
-async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest) -> Response:
+async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False) -> Response:
     """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
-    it passes, the in-flight exchange is cancelled (its connection closed)."""
+    it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
+    answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
     client = host.client if request.tls is None else _certificate_client(host, request.tls)
-    journal = host.journal
-    if journal is not None:  # answered from the journal when it holds this exchange, else sent and recorded
-        return await journal.send(
-            lambda: _sent(host, cstep, request, client), request, client, host.options.max_body
-        )
-    return await _sent(host, cstep, request, client)
-
-
-async def _sent(host: Host, cstep: CompiledStep, request: PreparedRequest, client: Any) -> Response:
+    if not direct and host.journal is not None:
+        resend = lambda: _send(host, cstep, request, True)  # noqa: E731
+        return await host.journal.send(resend, request, client, host.options.max_body)
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     limit = within(step_limit, host.deadline)
