@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+from types import SimpleNamespace
 
 import pytest
 
@@ -96,3 +97,19 @@ def test_one_run_at_a_time(tmp_path):
     path = tmp_path / "j"
     with Journal(path, IDENTITY), pytest.raises(UsageError, match="another run is using it"):
         Journal(path, IDENTITY)
+
+
+def test_a_multipart_body_has_one_digest_whatever_its_random_boundary():
+    from arazzo_runner.executor.journal.replay import request_digest
+    from arazzo_runner.http.multipart import encode_multipart
+
+    def request(payload: dict) -> SimpleNamespace:
+        content, content_type = encode_multipart(payload, "multipart/form-data", {})
+        return SimpleNamespace(
+            method="POST", url="http://h/u", headers=[("Content-Type", content_type)], content=content
+        )
+
+    one, two = request({"name": "a"}), request({"name": "a"})
+    assert one.content != two.content  # two boundaries
+    assert request_digest(one) == request_digest(two)
+    assert request_digest(one) != request_digest(request({"name": "b"}))

@@ -15,10 +15,19 @@ from ...http.transport import Response, TransportError, _is_event_stream, _parse
 
 def request_digest(request: Any) -> str:
     """What must be the same for a recorded answer to be this request's: the method, the URL and the
-    body (not the headers: a fresh OAuth2 token or an idempotency key differ between runs)."""
+    body (not the headers: a fresh OAuth2 token or an idempotency key differ between runs). The random
+    boundary the engine gives a multipart body (`http/multipart.py`) is left out of it."""
     digest = hashlib.sha256(f"{request.method} {request.url}\n".encode())
-    digest.update(request.content or b"")
+    content = request.content or b""
+    for name, value in request.headers:
+        found = _OWN_BOUNDARY.search(value) if name.lower() == "content-type" else None
+        if found is not None:
+            content = content.replace(found.group(1).encode(), b"arazzo-boundary")
+    digest.update(content)
     return digest.hexdigest()
+
+
+_OWN_BOUNDARY = re.compile(r'boundary="?(arazzo-[0-9a-f]{32})')
 
 
 def response_of(row: tuple[Any, ...], max_body: int) -> Response:
