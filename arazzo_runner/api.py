@@ -253,10 +253,9 @@ async def _execute(
     opts = prepared.options
     owned = opts.client is None
     workspace, selected = prepared.workspace, prepared.selected
-    opened = None
+    tracker = opened = None  # the run's journal (executor/journal/), and the one it opened from a path
     try:
-        tracker = opened = None
-        if opts.journal is not None or opts.idempotency_header is not None:  # executor/journal/
+        if opts.journal is not None or opts.idempotency_header is not None:
             from .executor.journal import tracker_for  # a journal of another run: refused, nothing sent
 
             tracker, opened = tracker_for(opts, workspace, selected, prepared.given, prepared.kinds)
