@@ -246,3 +246,28 @@ def test_a_run_reaching_asyncapi_steps_refuses_a_journal(capsys, tmp_path):
     assert result.code == 2
     assert "the run reaches AsyncAPI steps, whose messages it would send again on resume" in result.err
     assert "Traceback" not in result.err
+
+
+def test_a_resume_inside_loop_items_and_nested_workflows_sends_only_what_is_missing(capsys, tmp_path, api):
+    path = _doc(tmp_path, [MAIN, CHILD])
+    journal = tmp_path / "run.journal"
+    first = _run(capsys, path, api, "--journal", journal, "--parallel", "4")
+    assert first.code == 0, first.err
+    db = sqlite3.connect(journal)  # as if killed while item 1 of the loop and the nested run were in flight
+    gone = db.execute(
+        "DELETE FROM exchanges WHERE key LIKE '%/each#1/child[1]#1/%' OR key LIKE '%/nested#1/%'"
+    )
+    assert gone.rowcount == 2
+    db.commit()
+    db.close()
+    api.requests.clear()
+    resumed = _run(capsys, path, api, "--journal", journal, "--parallel", "4")
+    assert resumed.code == 0, resumed.err
+    assert sorted(r.json()["item"] for r in api.requests) == [2, 9]  # the loop's item 1 (of 0..2) and nested
+    before, after = (r.json["workflows"][0]["outputs"] for r in (first, resumed))
+    assert (after["first"], after["flaky"], after["counting"]) == (
+        before["first"],
+        before["flaky"],
+        before["counting"],
+    )
+    assert [after["each"][0], after["each"][2]] == [before["each"][0], before["each"][2]]  # answered again
