@@ -13,6 +13,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import yaml
 
@@ -160,9 +161,10 @@ def test_killed_in_step_two_resumes_sending_step_two_again_and_nothing_before(tm
         wal = Path(f"{journal}-wal")
         if wal.exists():  # SQLite's write-ahead log, left by the killed run: the same mode
             assert stat.S_IMODE(os.stat(wal).st_mode) == 0o600
-        report = tmp_path / "report.json"
+        report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
         resumed = subprocess_cli(
-            *_argv(doc, server, journal, "--input", "id=7", "--format", "json", "--report-json", report),
+            *_argv(doc, server, journal, "--input", "id=7", "--format", "json"),
+            *("--report-json", report, "--junit", junit),
             timeout=HANG_GUARD,
         )
         sent = [r.path for r in server.requests]
@@ -182,6 +184,8 @@ def test_killed_in_step_two_resumes_sending_step_two_again_and_nothing_before(tm
     steps = json.loads(report.read_text())["workflows"][0]["steps"]
     assert [len(s["exchanges"]) for s in steps] == [1, 1, 1]  # the first one answered by the journal
     assert steps[0]["exchanges"][0]["response"]["status"] == 200
+    suite = ElementTree.parse(junit).getroot().find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("3", "0", "0")
 
 
 def test_killed_in_a_row_run_resends_only_the_rows_in_flight(tmp_path):
