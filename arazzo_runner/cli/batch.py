@@ -81,7 +81,7 @@ def run_rows(
     with RowFile(args.inputs_file) as source:
         digest = _check_all(source, workspace, workflows, inputs, env, setup, args, keep)
         journal = journal_flags.open_journal(args, workspace, workflows, inputs, digest)
-        finished = len(journal.finished_rows()) if journal is not None else 0  # by an earlier run
+        finished = journal.finished_rows() if journal is not None else 0  # by an earlier run
 
         def rows() -> Iterator[Row]:  # the second pass: each row set up as it starts
             for number, (line, values) in enumerate(source, 1):
