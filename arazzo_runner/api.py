@@ -252,15 +252,21 @@ async def _execute(
     workflows' results go into `result` as they end (and what ran, if the run is interrupted)."""
     opts = prepared.options
     owned = opts.client is None
-    if owned and client is None:
-        client = _own_client(runtime, prepared)
-    elif not owned:
-        client = opts.client
     workspace, selected = prepared.workspace, prepared.selected
+    tracker = opened = None  # the run's journal (executor/journal/), and the one it opened from a path
     try:
+        if opts.journal is not None or opts.idempotency_header is not None:
+            from .executor.journal import tracker_for  # a journal of another run: refused, nothing sent
+
+            tracker, opened = tracker_for(opts, workspace, selected, prepared.given, prepared.kinds)
+        if owned and client is None:
+            client = _own_client(runtime, prepared)
+        elif not owned:
+            client = opts.client
         # the deadline armed at the start
         runner = Runner(opts, client, prepared.given, deadline, root=workspace, runtime=runtime,
                         operation_facts=prepared.facts)  # fmt: skip
+        runner.journal = tracker
         try:
             run_all = _run_all(runner, workspace, selected, prepared.inputs, prepared.refused, result)
             await runtime.within(run_all, _backstop(runner.deadline.remaining()))
@@ -277,8 +283,12 @@ async def _execute(
             await runner.close()
         return result
     finally:
-        if owned:
-            await client.aclose()
+        try:
+            if owned and client is not None:
+                await client.aclose()
+        finally:
+            if opened is not None:
+                opened.close()
 
 
 async def _run_all(

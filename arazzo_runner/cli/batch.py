@@ -73,21 +73,35 @@ def run_rows(
     """Every row is checked first (a pass over the file that keeps no row), then the rows are read again
     and run, `--concurrency` at a time: memory holds the rows in flight, not the file (unless a report
     of every row at once is asked for: `batch_out.held`)."""
+    from . import journal_flags
+
     text = args.format == "text"
     live = text and args.concurrency == 1
+    keep = journal_flags.failed_lines(args.rerun_failed) if args.rerun_failed else None
     with RowFile(args.inputs_file) as source:
-        _check_all(source, workspace, workflows, inputs, env, setup, args)
+        digest = _check_all(source, workspace, workflows, inputs, env, setup, args, keep)
+        journal = journal_flags.open_journal(args, workspace, workflows, inputs, digest)
+        finished = journal.finished_rows() if journal is not None else 0  # by an earlier run
 
         def rows() -> Iterator[Row]:  # the second pass: each row set up as it starts
             for number, (line, values) in enumerate(source, 1):
+                if keep is not None and line not in keep:  # --rerun-failed: a row that passed
+                    continue
                 row = Row(number, line, values, {**inputs, **values})
                 row.buffer = RowBuffer(sys.stdout) if text and not live else None
                 row.reporter, row.options = setup((sys.stdout if live else row.buffer) if text else None)
+                if journal is not None:  # the row's exchanges, under its line
+                    row.options.journal = journal.for_run(args.idempotency_header, row=line)
                 if live:  # its header is printed before its run: its secrets known to the masker now
                     _check(row, workspace, workflows, env, _masker(row, workspace, args))
                 yield row
 
-        return _run_and_report(rows(), workspace, args, live, text)
+        try:
+            return _run_and_report(rows(), workspace, args, live, text, journal)
+        finally:
+            if journal is not None:
+                journal.close()
+            journal_flags.resumed_line(journal, finished)
 
 
 def _check_all(
@@ -98,11 +112,22 @@ def _check_all(
     env: Environment,
     setup: Setup,
     args: argparse.Namespace,
-) -> None:
+    keep: set[int] | None = None,
+) -> str:
     """Every row checked before the first request of any: the first bad row's error, after the whole
-    file was read (a line that is not JSON is named first, wherever it is)."""
+    file was read (a line that is not JSON is named first, wherever it is). `keep`: the lines to run
+    (`--rerun-failed`), None: all. Returns the rows' digest with `--journal` (what it belongs to)."""
     problem: UsageError | None = None
+    digest = None
+    if args.journal:
+        from ..executor.journal import rows_digest
+
+        digest = rows_digest()
     for number, (line, values) in enumerate(source, 1):
+        if keep is not None and line not in keep:
+            continue
+        if digest is not None:
+            digest.update(line, values)
         if problem is None:
             row = Row(number, line, values, {**inputs, **values})
             row.options = setup(None)[1]
@@ -112,10 +137,11 @@ def _check_all(
                 problem = exc
     if problem is not None:
         raise problem
+    return "" if digest is None else digest.hexdigest()
 
 
 def _run_and_report(
-    rows: Iterator[Row], workspace: Any, args: argparse.Namespace, live: bool, text: bool
+    rows: Iterator[Row], workspace: Any, args: argparse.Namespace, live: bool, text: bool, journal: Any = None
 ) -> int:
     from .batch_out import RowsOut, held
 
@@ -125,6 +151,8 @@ def _run_and_report(
     flight: dict[int, Row] = {}  # the rows started and not yet ended
 
     def ended(row: Row) -> None:
+        if journal is not None and not row.result.interrupted:
+            journal.row_finished(row.line, row.result.ok)
         out.add(row, row.result, _masker(row, workspace, args))  # after the run: its secrets are known
         if kept is not None:
             kept.append(row)

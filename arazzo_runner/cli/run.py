@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from . import limit_flags
+from . import journal_flags, limit_flags
 from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs
 from .http_flags import add_run_flags, file_inputs, run_options, warn_unread_variables
 from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
@@ -55,6 +55,7 @@ def register(commands: Any) -> None:
     limit_flags.add_flags(run)
     add_input_flags(run)
     add_batch_flags(run)
+    journal_flags.add_flags(run)
     add_report_flags(run)
     run.set_defaults(handler=run_command)
 
@@ -63,6 +64,7 @@ def run_command(args: argparse.Namespace) -> int:
     from ..bounds.deadline import Deadline, arm
 
     check_report_flags(args)
+    journal_flags.check_flags(args)
     with arm(Deadline(args.deadline)):  # armed before the first fetch: loading the sources counts
         return _run_command(args)
 
@@ -102,11 +104,16 @@ def _run_command(args: argparse.Namespace) -> int:
     from ..errors import RunInterrupted
 
     _import_the_http_stack(selected)
+    options.journal = journal = journal_flags.open_journal(args, workspace, selected, inputs)
     try:
         with masked_errors(masker_for(args, options, workspace)), _frozen_before_the_run():
             result = run(workspace, args.workflows, inputs, options=options)
     except RunInterrupted as interrupt:  # Ctrl-C: what ran is printed and written, marked so; exit 130
         result = interrupt.result
+    finally:
+        if journal is not None:
+            journal.close()
+    journal_flags.resumed_line(journal)
     return finish_run(args, workspace, options, reporter, result)
 
 
@@ -161,6 +168,7 @@ def run_setup(
 
     options = RunOptions(**option_fields(args, workspace, servers, env))
     options.trace = traced(args)  # the reports that show each step in detail
+    options.idempotency_header = args.idempotency_header
     reporter = attach_output(args, workspace, options, stream)  # masked console, --verbose, progress
     return reporter, options
 

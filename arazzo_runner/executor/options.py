@@ -48,3 +48,10 @@ class RunOptions(Record):
     parallel: int = 1
     # items an `x-forEach` step runs its workflow for (`--max-loop-items`); more fail the step unsent
     max_loop_items: int = DEFAULT_MAX_LOOP_ITEMS
+    # A journal to resume from (`--journal`; `executor/journal/`): a path (opened and closed by the run),
+    # or an open `Journal`. Completed exchanges are recorded as they complete; a run with the same file
+    # answers those from it instead of sending them again (docs/semantics.md, *Resuming a run*).
+    journal: Any = None
+    # `--idempotency-header NAME`: a key per step execution, the same on its retries and on its resend
+    # by a resumed run, in this request header
+    idempotency_header: str | None = None

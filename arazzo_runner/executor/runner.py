@@ -81,6 +81,7 @@ class Runner:
         # `--parallel N`: the requests of the run in flight at once (operation steps hold one each)
         parallel = options.parallel > 1 and not self.runtime.blocking
         self.slots: Any = self.runtime.slots(options.parallel) if parallel else None
+        self.journal: Any = None  # the run's journal `Tracker` (executor/journal/), when it has one
 
     def take_interrupted_run(self) -> WorkflowResult | None:
         """The execution an interrupt unwound last (for the level above to keep), once."""
@@ -171,6 +172,10 @@ class Runner:
         state.own = (workflow.workflow_id, entry)
         last_ctx = None
         calls = _CALLS.set((*_CALLS.get(), _key(workspace, workflow)))  # this execution's call path
+        journal = self.journal  # names this execution for the journal (executor/journal/scope.py)
+        named = (
+            journal.enter_workflow(workflow.workflow_id, item, workspace is self.root) if journal else None
+        )
         try:
             if depth > MAX_DEPTH:
                 result.fail("", f"workflows nested more than {MAX_DEPTH} deep: a workflow calling itself?")
@@ -182,6 +187,8 @@ class Runner:
             raise
         finally:
             _CALLS.reset(calls)
+            if named is not None:
+                journal.leave(named)
         self._outputs(workspace, workflow, state, result, last_ctx)
         result.duration_ms = (time.perf_counter() - started) * 1000
         self.emit(WorkflowFinished, result, depth)
@@ -214,6 +221,8 @@ class Runner:
                 await waiting.wait()
             elif key not in self._once:
                 self._starting[key] = done = self._event()
+                journal = self.journal  # run once per run: named the same from wherever it is first needed
+                named = journal.enter_dependency(ref, target.workspace is self.root) if journal else None
                 try:
                     dep, _ = await self.run_workflow(
                         target.workspace,
@@ -225,6 +234,8 @@ class Runner:
                     dep = WorkflowResult(target.workflow.workflow_id)
                     dep.fail("", str(exc))
                 finally:
+                    if named is not None:
+                        journal.leave(named)
                     del self._starting[key]
                     done.set()
                 self._once[key] = dep

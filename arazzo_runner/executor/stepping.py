@@ -41,12 +41,17 @@ async def execute_step(
     `announce`: deliver `StepFinished` at its end (else its caller does). Interrupted, the execution as
     far as it got is left to its scheduler (`host.interrupted_step`: a loop's items that ran)."""
     step_result = StepResult(cstep.step_id, started_at=time.time())
+    journal = host.journal  # names this execution for the journal (executor/journal/scope.py)
+    named = journal.enter_step(cstep.step_id) if journal is not None else None
     try:
         return await _execute(host, workspace, workflow, cstep, state, depth, trail, announce, step_result)
     except BaseException as exc:
         if is_interrupt(exc):
             host.interrupted_step = step_result
         raise
+    finally:
+        if named is not None:
+            journal.leave(named)
 
 
 async def _execute(
@@ -109,7 +114,8 @@ async def _execute(
                 attempt.message or "failed",
                 depth,
             )
-            await host.runtime.sleep(delay)
+            if host.journal is None or not host.journal.replays_next():  # a replayed wait was spent
+                await host.runtime.sleep(delay)
             continue
         decision = transfer(action)
         break

@@ -45,6 +45,7 @@ class Host(Protocol):
     loop_allowance: int  # steps the items of x-forEach loops add to `--max-steps` (`bounds.step_budget`)
     slots: Any  # `--parallel N`: a semaphore of N requests in flight; None: one step at a time
     interrupted_step: StepResult | None  # the step execution an interrupt is unwinding (interrupts.py)
+    journal: Any  # the run's journal `Tracker` (executor/journal/), None without one
 
     def emit(self, event_type: Any, *fields: Any) -> None: ...
 

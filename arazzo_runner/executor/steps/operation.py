@@ -85,6 +85,8 @@ async def _attempt(
         return Attempt(False, base, f"request not sent: {host.deadline.message}", warnings=warnings)
     _emit_exchanges(host, cstep, tokens)
     session.secret(*cookie_values(request.headers))  # masked by name; an echo of one by value too
+    if host.journal is not None:  # `--idempotency-header`: the step execution's key
+        host.journal.stamp(request)
     printed = request.printed()  # what derives from a secret is `***` in every record of the request
     exchange = Exchange(request.method, printed.url, printed.headers, printed.content, started_at=time.time())
     # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
@@ -192,10 +194,14 @@ async def _close_clients(session: HttpSession) -> None:
         await client.aclose()
 
 
-async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest) -> Response:
+async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False) -> Response:
     """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
-    it passes, the in-flight exchange is cancelled (its connection closed)."""
+    it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
+    answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
     client = host.client if request.tls is None else _certificate_client(host, request.tls)
+    if not direct and host.journal is not None:
+        resend = lambda: _send(host, cstep, request, True)  # noqa: E731
+        return await host.journal.send(resend, request, client, host.options.max_body)
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     limit = within(step_limit, host.deadline)

@@ -1,0 +1,115 @@
+"""The journal file alone (`executor/journal/store.py`, `replay.py`): what is recorded comes back as the
+same response (the body parsed again by the same rules), a transport failure as the same failure, and a
+file of another run, of another format or not a journal at all is refused with its reason."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from types import SimpleNamespace
+
+import pytest
+
+from arazzo_runner.errors import UsageError
+from arazzo_runner.executor.journal import Journal, identity
+from arazzo_runner.executor.journal.replay import response_of
+from arazzo_runner.http.headers import Headers
+from arazzo_runner.http.transport import Response, TransportError
+
+IDENTITY = identity({"arazzo": "1.0.1"}, ["flow"], {"id": 1})
+
+
+def _response(content: bytes, content_type: str | None, **fields) -> Response:
+    headers = Headers([("Content-Type", content_type or ""), ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2")])
+    return Response(200, headers, None, content, content_type, 12.5, ["a note"], **fields)
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type", "body"),
+    [
+        (b'{"a": [1, 2.5, null]}', "application/json", {"a": [1, 2.5, None]}),
+        (b"plain", "text/plain", "plain"),
+        (b"\x00\x01", "application/octet-stream", b"\x00\x01"),
+        (b"", "application/json", None),
+        (b'data: {"x": 1}\n\ndata: [DONE]\n\n', "text/event-stream", None),  # compared below
+    ],
+)
+def test_a_recorded_response_comes_back_the_same(tmp_path, content, content_type, body):
+    path = tmp_path / "j"
+    with Journal(path, IDENTITY) as journal:
+        journal.file.record("k@1", "digest", _response(content, content_type))
+    with Journal(path, IDENTITY) as journal:
+        assert journal.resuming
+        row = journal.file.exchange("k@1")
+    back = response_of(row, 1 << 20)
+    assert row[0] == "digest"
+    assert (back.status_code, back.content, back.content_type, back.elapsed_ms) == (
+        200,
+        content,
+        content_type,
+        12.5,
+    )
+    assert back.headers.get("set-cookie") == "a=1, b=2" and back.notes == ["a note"]
+    if content_type == "text/event-stream":
+        assert isinstance(back.body, dict) and back.body.get("stream_complete") is True
+    else:
+        assert back.body == body
+
+
+def test_a_recorded_transport_failure_is_raised_again(tmp_path):
+    path = tmp_path / "j"
+    with Journal(path, IDENTITY) as journal:
+        journal.file.record("k@1", "digest", failure="connection refused (POST http://127.0.0.1:9/x)")
+    with Journal(path, IDENTITY) as journal, pytest.raises(TransportError, match="connection refused"):
+        response_of(journal.file.exchange("k@1"), 1 << 20)
+
+
+def test_the_file_is_its_owners_only_and_keeps_no_input_value(tmp_path):
+    path = tmp_path / "j"
+    secret = "hunter2-the-password"
+    with Journal(path, identity({}, ["flow"], {"password": secret})):
+        pass
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert secret.encode() not in path.read_bytes()
+
+
+def test_another_run_another_format_or_not_a_journal_is_refused(tmp_path):
+    path = tmp_path / "j"
+    with Journal(path, IDENTITY) as journal:
+        journal.file.record("k@1", "digest", failure="x")
+    other = identity({"arazzo": "1.0.1"}, ["flow", "more"], {"id": 2})
+    with pytest.raises(UsageError, match=r"another run \(not the same selected workflows and inputs\)"):
+        Journal(path, other)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '99' WHERE name = 'format'")
+    db.commit()
+    db.close()
+    with pytest.raises(UsageError, match="written in format '99'"):
+        Journal(path, IDENTITY)
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database, only words that fill more than a header of sqlite " * 20)
+    with pytest.raises(UsageError, match="not a journal"):
+        Journal(text, IDENTITY)
+
+
+def test_one_run_at_a_time(tmp_path):
+    path = tmp_path / "j"
+    with Journal(path, IDENTITY), pytest.raises(UsageError, match="another run is using it"):
+        Journal(path, IDENTITY)
+
+
+def test_a_multipart_body_has_one_digest_whatever_its_random_boundary():
+    from arazzo_runner.executor.journal.replay import request_digest
+    from arazzo_runner.http.multipart import encode_multipart
+
+    def request(payload: dict) -> SimpleNamespace:
+        content, content_type = encode_multipart(payload, "multipart/form-data", {})
+        return SimpleNamespace(
+            method="POST", url="http://h/u", headers=[("Content-Type", content_type)], content=content
+        )
+
+    one, two = request({"name": "a"}), request({"name": "a"})
+    assert one.content != two.content  # two boundaries
+    assert request_digest(one) == request_digest(two)
+    assert request_digest(one) != request_digest(request({"name": "b"}))
