@@ -93,7 +93,8 @@ class BlockingClient:
 
 
 class _AsyncExchange:
-    """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_bytes`)."""
+    """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_raw` and decoded
+    by `http/decoding.py`)."""
 
     __slots__ = ("_client", "_method", "_options", "_response", "_url")
 
@@ -123,7 +124,7 @@ class _AsyncExchange:
 
 
 class _BlockingExchange:
-    """The same over the sync client; the response is read with `aiter_bytes` too (`_Response`)."""
+    """The same over the sync client; the response is read with `aiter_raw` too (`_Response`)."""
 
     __slots__ = ("_client", "_method", "_options", "_response", "_url")
 
@@ -153,13 +154,18 @@ class _BlockingExchange:
 
 
 class _Response:
-    """The sync response with `aiter_bytes` (the only async read the transport makes)."""
+    """The sync response with `aiter_raw` (the only async read the transport makes: the body as it came,
+    its Content-Encoding undone by the reader, piece by piece, within its byte limit)."""
 
     __slots__ = ("_response", "headers", "status_code")
 
     def __init__(self, response: httpx.Response) -> None:
         self._response, self.headers, self.status_code = response, response.headers, response.status_code
 
-    async def aiter_bytes(self) -> Any:
-        for chunk in self._response.iter_bytes():
+    @property
+    def request(self) -> httpx.Request:
+        return self._response.request
+
+    async def aiter_raw(self) -> Any:
+        for chunk in self._response.iter_raw():
             yield chunk
