@@ -127,7 +127,7 @@ def test_a_bomb_served_as_a_source_description_is_refused_at_the_decoded_limit(c
     it was the bomb's size)."""
     data = bomb(coding, 256 * MiB)
     with ScriptedServer() as server:
-        server.reply("GET", "/api.yaml", (200, data, headers(coding, data, "application/yaml")))
+        server.reply("GET", "/api.yaml", (200, data, headers(coding, None, "application/yaml")))
         sources = [{"name": "pets", "url": f"{server.url}/api.yaml", "type": "openapi"}]
         path = write(arazzo_doc(workflow("flow", list_step()), sources=sources), openapi=None)
         warm = write(arazzo_doc(workflow("flow", list_step())), name="warm.arazzo.yaml")
@@ -178,7 +178,7 @@ def model(tmp_path, monkeypatch):
 def test_a_bomb_as_the_model_answer_is_unusable_at_the_decoded_limit(capsys, model, coding, stream):
     kind = "text/event-stream" if stream == "--stream" else "application/json"
     data = bomb(coding, 64 * MiB)
-    data_json = model(capsys, (200, data, headers(coding, data, kind)), stream)
+    data_json = model(capsys, (200, data, headers(coding, None, kind)), stream)
     message = data_json["error"]["message"]
     if refused_unread(coding):
         assert "answer is unusable: the response body is encoded with br (Content-Encoding: br)" in message

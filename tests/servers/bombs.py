@@ -55,5 +55,7 @@ def _gzip(data: bytes) -> bytes:
     return gzip.compress(data) + gzip.flush()
 
 
-def headers(coding: str, data: bytes, content_type: str = "application/json") -> dict[str, str]:
-    return {"Content-Type": content_type, "Content-Encoding": coding, "Content-Length": str(len(data))}
+def headers(coding: str, data: bytes | None, content_type: str = "application/json") -> dict[str, str]:
+    """The bomb's response headers; its Content-Length unless `data` is None (a server that adds it)."""
+    found = {"Content-Type": content_type, "Content-Encoding": coding}
+    return found if data is None else {**found, "Content-Length": str(len(data))}
