@@ -94,7 +94,7 @@ class BlockingClient:
 
 class _AsyncExchange:
     """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_raw` and decoded
-    by `http/decoding.py`)."""
+    by `bounds/decoding.py`)."""
 
     __slots__ = ("_client", "_method", "_options", "_response", "_url")
 

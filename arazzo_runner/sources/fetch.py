@@ -145,7 +145,7 @@ def _anonymous_client(timeout: float) -> httpx.Client:
 
     import httpx
 
-    from ..http.decoding import accept_encoding
+    from ..bounds.decoding import accept_encoding
     from .tls import default_tls_context
 
     fresh = httpx.Client(timeout=timeout, verify=default_tls_context())
@@ -204,7 +204,7 @@ def _accept(response: httpx.Response, url: str, max_bytes: int, deadline: float)
     declared = response.headers.get("content-length", "")
     if declared.isascii() and declared.isdigit() and (len(declared) > 18 or int(declared) > max_bytes):
         raise _Problem(url, _too_large(max_bytes))
-    from ..http.decoding import Undecodable, is_encoded, iter_decoded
+    from ..bounds.decoding import Undecodable, is_encoded, iter_decoded
 
     coding = response.headers.get("content-encoding")
     chunks: list[bytes] = []

@@ -3,7 +3,7 @@ zeros, made once per size and coding (gzip alone, gzip stacked on gzip, brotli),
 tests to send with their `Content-Encoding`.
 
 `brotli` is the module that compresses (any version); `BOUNDED_BROTLI` says whether the engine can
-decode brotli within a bound here (http/decoding.py: brotli >= 1.2): without it a br body is refused
+decode brotli within a bound here (bounds/decoding.py: brotli >= 1.2): without it a br body is refused
 unread, with its own message.
 """
 

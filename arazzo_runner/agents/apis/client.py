@@ -113,7 +113,7 @@ class ModelClient:
     ) -> Completion:
         import httpx
 
-        from ...http.decoding import Undecodable
+        from ...bounds.decoding import Undecodable
         from ...http.transport import describe_error
 
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -161,7 +161,7 @@ class ModelClient:
             ) from None
 
     async def _read(self, raw: Any, progress: _Progress) -> bytes:
-        from ...http.decoding import decoded
+        from ...bounds.decoding import decoded
 
         buffer = bytearray()
         async for chunk in decoded(raw):  # decoded piece by piece, counted as it grows
@@ -172,7 +172,7 @@ class ModelClient:
         return bytes(buffer)
 
     async def _read_stream(self, raw: Any, on_text: OnText | None, progress: _Progress) -> Completion:
-        from ...http.decoding import decoded
+        from ...bounds.decoding import decoded
         from ...http.sse import EventLimits, EventStreamParser
 
         parser = EventStreamParser()
@@ -197,7 +197,7 @@ class ModelClient:
         return folder.finish()
 
     def _oversize(self, raw: Any) -> str:
-        from ...http.decoding import is_encoded
+        from ...bounds.decoding import is_encoded
 
         coding = raw.headers.get("content-encoding")
         said = f" (decoded; Content-Encoding: {coding})" if is_encoded(coding) else ""

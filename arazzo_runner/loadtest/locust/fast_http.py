@@ -5,7 +5,7 @@ client (`http/run_client.py`: `stream`, `post`, `cookies`, `aclose`).
 The requests are httpx's, byte for byte: the header lines httpx writes in its order (Host first, then the
 client's defaults Accept, Accept-Encoding, Connection, User-Agent unless the request sets them, then the
 request's, then Content-Length as httpx sets it), the same request target; bodies are handed over as they
-came and decoded by the reader as on httpx (`http/decoding.py`: piece by piece, within the byte limit);
+came and decoded by the reader as on httpx (`bounds/decoding.py`: piece by piece, within the byte limit);
 failures are raised as the httpx errors httpx
 would raise, with their request and cause, so `http/transport.send` describes them in the same words.
 Whatever it does not take on goes to an ordinary httpx.Client of the user's, the reference: a URL httpx
@@ -260,7 +260,7 @@ class _Exchange:
 class _Answer:
     """The response as `http/transport.send` reads it: `status_code`, `headers` (httpx's decoding of them:
     names in lower case, ascii else utf-8 else latin-1) and `aiter_raw` (the body as it came: its
-    Content-Encoding is undone by the reader, `http/decoding.decoded`)."""
+    Content-Encoding is undone by the reader, `bounds/decoding.decoded`)."""
 
     __slots__ = ("exchange", "headers", "received", "response", "set_cookie", "status_code")
 

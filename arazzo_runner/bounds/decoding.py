@@ -66,9 +66,10 @@ class BodyDecoder:
         for name in reversed(known):  # the last coding applied is the first undone
             stage = _stage(name)
             if stage is None:
+                needed = _NEEDED_FOR_BR if name == "br" else _NEEDED_FOR_ZSTD
                 raise Undecodable(
                     f"the response body is encoded with {name} (Content-Encoding: {content_encoding}), "
-                    f"which cannot be decoded here within the size limit ({_WANTED[name]}): it was not read"
+                    f"which cannot be decoded here within the size limit ({needed}): it was not read"
                 )
             stages.append(stage)
         self.stages = stages
@@ -263,7 +264,8 @@ class _Zstd:
 
 
 _KNOWN = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
-_WANTED = {"br": "brotli 1.2 or later is needed", "zstd": "Python 3.14's compression.zstd is needed"}
+_NEEDED_FOR_BR = "brotli 1.2 or later is needed"
+_NEEDED_FOR_ZSTD = "Python 3.14's compression.zstd is needed"
 
 
 def _stage(name: str) -> Any:

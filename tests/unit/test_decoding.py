@@ -11,8 +11,8 @@ import zlib
 import httpx
 import pytest
 
-from arazzo_runner.http import decoding
-from arazzo_runner.http.decoding import PIECE, BodyDecoder, Undecodable, decoded, iter_decoded
+from arazzo_runner.bounds import decoding
+from arazzo_runner.bounds.decoding import PIECE, BodyDecoder, Undecodable, decoded, iter_decoded
 from tests.servers.bombs import HAS_BROTLI, bounded_brotli
 
 DATA = b"".join(b"line %d of a body that compresses well\n" % n for n in range(40000))  # ~1.5 MB
