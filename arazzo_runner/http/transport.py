@@ -308,6 +308,10 @@ def describe_error(exc: Exception, timeout: float | None, request_line: str = ""
         }.get(type(exc), "")
         limit = f" after {timeout:g} s" if timeout else ""
         return f"{kind + ' ' if kind else ''}timed out{limit}{url}"
+    from .run_client import AnswerTooLarge
+
+    if isinstance(exc, AnswerTooLarge):  # its own words: the limit, and the coding that passed it
+        return f"{exc}{url}"
     causes = _causes(exc)
     if isinstance(exc, ssl.SSLError):
         return f"TLS error: {exc.reason or exc}{url}"

@@ -185,3 +185,50 @@ def test_a_bomb_as_the_model_answer_is_unusable_at_the_decoded_limit(capsys, mod
         return
     said = f"(decoded; Content-Encoding: {coding})"
     assert f"answer is unusable: it is larger than the limit of {MiB} bytes {said}" in message
+
+
+# -- an OAuth2 token endpoint ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("blocking", [True, False], ids=["blocking", "asyncio"])
+@pytest.mark.parametrize("coding", CASES)
+def test_a_bomb_from_the_token_endpoint_fails_the_step_unsent_in_bounded_memory(
+    tmp_path, server, coding, blocking
+):
+    """The token request's answer is read within 1 MiB decoded (`run_client.MAX_POSTED_ANSWER`): the step
+    fails unsent with the cause, the API receives nothing, and the peak stays a few MiB where decoding
+    the 64 MiB whole took all of it."""
+    from tests.e2e.httpkit import echo, op, openapi, step, write_flow
+
+    data = bomb(coding, 64 * MiB)
+    server.route("POST", "/oauth/token")(lambda request: (200, data, headers(coding, None)))
+    echo(server)
+    scheme = {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "/oauth/token", "scopes": {}}}}
+    api = openapi(
+        {"/r": {"get": op("r", security=[{"oauth": []}])}}, components={"securitySchemes": {"oauth": scheme}}
+    )
+    workspace = arazzo_runner.load(write_flow(tmp_path, api, [step("s", "r")]))
+    auth = {"oauth.client_id": "me", "oauth.client_secret": "s3cret"}
+    _run(workspace, blocking, servers={"api": server.url}, environ={}, auth=auth, max_body=MiB)  # imports
+    tracemalloc.start()
+    try:
+        result = _run(workspace, blocking, servers={"api": server.url}, environ={}, auth=auth, max_body=MiB)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * MiB, f"peak {peak / MiB:.1f} MiB for a 64 MiB bomb from the token endpoint ({coding})"
+    [workflow] = result.to_dict()["workflows"]
+    error = workflow["steps"][0]["error"]
+    token_url = f"{server.url}/oauth/token"
+    assert error.startswith(
+        f"request not sent: security scheme 'oauth': token request to {token_url} failed: "
+    )
+    assert error.endswith(f" (POST {token_url})"), error
+    if refused_unread(coding):
+        assert "the response body is encoded with br (Content-Encoding: br)" in error
+    else:
+        assert (
+            f"the answer is larger than the limit of {MiB} bytes (decoded; Content-Encoding: {coding})"
+            in error
+        )
+    assert [r.path for r in server.requests if r.path == "/r"] == []
