@@ -37,8 +37,8 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         type=size,
         default=DEFAULT_MAX_BODY,
         metavar="SIZE",
-        help="response bytes read per request, e.g. 16M (default); a larger body is not kept, and a step "
-        "reading $response.body then fails",
+        help="response bytes read per request, counted decoded, e.g. 16M (default); a larger body is not "
+        "kept, and a step reading $response.body then fails (a compressed one fails its step always)",
     )
     parser.add_argument(
         "--max-attempts",

@@ -11,15 +11,17 @@ class Exchange(Record):
     """One HTTP request/response pair, kept for verbose output and reports. The request is its printed
     form (`PreparedRequest.printed`: as sent, but the parts carrying a value derived from a secret are
     `***`); writers mask the rest. `purpose` is None for a step's own request, `"oauth2 token"` for the
-    token request made to authorize it."""
+    token request made to authorize it. The bodies are left out of its repr: Python 3.11's asyncio.run
+    formats the repr of the run's result as it ends (a 16 MiB body was a 64 MiB string), and a body is
+    the writers' to mask and show."""
 
     method: str
     url: str
     request_headers: list[tuple[str, str]]
-    request_body: bytes | None
+    request_body: bytes | None = field(repr=False)
     status_code: int | None = None
     response_headers: list[tuple[str, str]] = field(default_factory=list)
-    response_body: bytes | None = None
+    response_body: bytes | None = field(default=None, repr=False)
     error: str | None = None
     started_at: float = 0.0
     duration_ms: float = 0.0

@@ -10,6 +10,10 @@ request attached to any error (as httpx's `request_context` does: failures name 
 Set-Cookie stored in the client's jar, the response closed whatever happens, httpx's log line.
 
 A caller's client (`RunOptions.client`) is used as given, through `send`, with its hooks and auth.
+
+`post` (OAuth2 token requests) reads the answer through the same bounded decoder as a step's body
+(`bounds/decoding.py`), at most `MAX_POSTED_ANSWER` decoded bytes: httpx's own `post` reads it whole,
+and a token endpoint answering a compression bomb took all it decoded to.
 """
 
 from __future__ import annotations
@@ -20,6 +24,40 @@ from typing import Any
 import httpx
 
 _LOG = logging.getLogger("httpx")  # httpx's own logger: the line its client logs for each request
+MAX_POSTED_ANSWER = 2**20  # decoded bytes of a token endpoint's answer (a token is a few KB at most)
+
+
+class AnswerTooLarge(httpx.DecodingError):
+    """A posted request's answer is larger than `MAX_POSTED_ANSWER` decoded, or in a coding not undone
+    within a bound here: it is not read further."""
+
+
+async def _posted(exchange: Any) -> httpx.Response:
+    """The answer of `exchange` read within MAX_POSTED_ANSWER decoded bytes, as an httpx.Response whose
+    content is the decoded body (its Content-Encoding and Content-Length dropped)."""
+    from ..bounds.decoding import Undecodable, decoded
+
+    async with exchange as raw:
+        request = raw.request
+        buffer = bytearray()
+        try:
+            async for piece in decoded(raw):
+                buffer += piece
+                if len(buffer) > MAX_POSTED_ANSWER:
+                    coding = raw.headers.get("content-encoding")
+                    said = f" (decoded; Content-Encoding: {coding})" if coding else ""
+                    raise AnswerTooLarge(
+                        f"the answer is larger than the limit of {MAX_POSTED_ANSWER} bytes{said}: "
+                        "reading stopped at the limit",
+                        request=request,
+                    )
+        except Undecodable as exc:
+            raise AnswerTooLarge(str(exc), request=request) from None
+        kept = [(k, v) for k, v in raw.headers.multi_items() if k.lower() not in _RECODED]
+        return httpx.Response(raw.status_code, headers=kept, content=bytes(buffer), request=request)
+
+
+_RECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 def _request(client: httpx.Client | httpx.AsyncClient, method: str, url: str, options: dict) -> Any:
@@ -74,7 +112,7 @@ class RunClient:
         return _AsyncExchange(self.httpx, method, url, options)
 
     async def post(self, url: str, **options: Any) -> httpx.Response:
-        return await self.httpx.post(url, **options)
+        return await _posted(self.stream("POST", url, **options))
 
     async def aclose(self) -> None:
         await self.httpx.aclose()
@@ -98,7 +136,7 @@ class BlockingClient:
         return _BlockingExchange(self.httpx, method, url, options)
 
     async def post(self, url: str, **options: Any) -> httpx.Response:
-        return self.httpx.post(url, **options)
+        return await _posted(self.stream("POST", url, **options))
 
     async def aclose(self) -> None:
         self.httpx.close()
@@ -113,7 +151,8 @@ class BlockingClient:
 
 
 class _AsyncExchange:
-    """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_bytes`)."""
+    """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_raw` and decoded
+    by `bounds/decoding.py`)."""
 
     __slots__ = ("_client", "_method", "_options", "_response", "_url")
 
@@ -143,7 +182,7 @@ class _AsyncExchange:
 
 
 class _BlockingExchange:
-    """The same over the sync client; the response is read with `aiter_bytes` too (`_Response`)."""
+    """The same over the sync client; the response is read with `aiter_raw` too (`_Response`)."""
 
     __slots__ = ("_client", "_method", "_options", "_response", "_url")
 
@@ -173,13 +212,18 @@ class _BlockingExchange:
 
 
 class _Response:
-    """The sync response with `aiter_bytes` (the only async read the transport makes)."""
+    """The sync response with `aiter_raw` (the only async read the transport makes: the body as it came,
+    its Content-Encoding undone by the reader, piece by piece, within its byte limit)."""
 
     __slots__ = ("_response", "headers", "status_code")
 
     def __init__(self, response: httpx.Response) -> None:
         self._response, self.headers, self.status_code = response, response.headers, response.status_code
 
-    async def aiter_bytes(self) -> Any:
-        for chunk in self._response.iter_bytes():
+    @property
+    def request(self) -> httpx.Request:
+        return self._response.request
+
+    async def aiter_raw(self) -> Any:
+        for chunk in self._response.iter_raw():
             yield chunk

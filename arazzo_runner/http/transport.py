@@ -11,6 +11,7 @@ import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..bounds.decoding import Undecodable, accept_encoding, decoded, is_encoded
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import clip
 from ..records import Record, field
@@ -72,6 +73,7 @@ def new_client(timeout: float | None, *, blocking: bool = False, **options: Any)
     options.setdefault("verify", default_tls_context())
     kind = httpx.Client if blocking else httpx.AsyncClient
     client = kind(timeout=httpx.Timeout(timeout), follow_redirects=False, **options)
+    client.headers["Accept-Encoding"] = accept_encoding()  # only the codings undone within a bound
     if type(getattr(client, "_cookies", None)) is httpx.Cookies:  # the private slot, as httpx 0.2x has it
         client._cookies = _cookie_jar_class()(client._cookies)
     from .run_client import BlockingClient, RunClient
@@ -156,7 +158,9 @@ async def send(
                 body, error = _parse_or_explain(content, content_type)
             status = raw.status_code
     except _Oversize as over:  # stop reading: the rest is never received, let alone kept
-        status, content, body, error, oversize = raw.status_code, over.prefix, None, None, over.note
+        status, content, body, error, oversize = raw.status_code, over.prefix, None, over.error, over.note
+    except Undecodable as exc:  # a coding not undone within a bound here: nothing read
+        status, content, body, error = raw.status_code, b"", None, str(exc)
     except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes through raw
         line = f"{request.method} {clip(request.printed().url)}"
         raise TransportError(describe_error(exc, timeout, line, own=request.shown is not None)) from None
@@ -176,24 +180,38 @@ def _timeout(seconds: float | None) -> Any:
 
 
 class _Oversize(Exception):
-    """The body passed `max_body`: reading stops; `prefix` is what was kept (at most `max_body` bytes)."""
+    """The body passed `max_body`: reading stops; `prefix` is what was kept (at most `max_body` bytes).
 
-    def __init__(self, prefix: bytes, max_body: int, declared: str | None) -> None:
+    A body sent with a Content-Encoding is counted decoded, as it is decoded (http/decoding.py): past the
+    limit it fails its step whatever the step reads (`error`), since a few compressed kilobytes that
+    decode past the limit are a compression bomb, not an answer to judge by its status."""
+
+    def __init__(self, prefix: bytes, max_body: int, raw: Any) -> None:
         super().__init__()
         self.prefix = prefix
-        length = f" (Content-Length: {declared})" if declared else ""
+        declared, coding = raw.headers.get("content-length"), raw.headers.get("content-encoding")
+        coding = coding if is_encoded(coding) else None
+        self.error: str | None = None
+        if coding:
+            self.error = (
+                f"the response body is larger than the limit of {max_body} bytes (decoded; "
+                f"max-response-bytes): it came with Content-Encoding: {coding}, reading stopped at the limit"
+            )
+        said = [f"Content-Encoding: {coding}"] if coding else []
+        said += [f"Content-Length: {declared}"] if declared else []
+        where = f" ({'decoded; ' if coding else ''}{', '.join(said)})" if said else ""
         self.note = (
-            f"the response body is larger than the limit of {max_body} bytes{length}: "
-            f"only the first {max_body} bytes were read, the body was not parsed"
+            f"the response body is larger than the limit of {max_body} bytes{where}: only the first "
+            f"{max_body}{' decoded' if coding else ''} bytes were read, the body was not parsed"
         )
 
 
 async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     buffer = bytearray()
-    async for chunk in raw.aiter_bytes():  # decoded bytes: a compression bomb counts at its real size
+    async for chunk in decoded(raw):  # decoded piece by piece: a compression bomb counts at its real size
         if len(buffer) + len(chunk) > max_body:
             buffer += chunk[: max_body - len(buffer)]
-            raise _Oversize(bytes(buffer), max_body, raw.headers.get("content-length"))
+            raise _Oversize(bytes(buffer), max_body, raw)
         buffer += chunk
     return bytes(buffer)
 
@@ -215,10 +233,10 @@ async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, 
     decoder = EventDecoder(EventLimits.for_body(max_body))
     buffer = bytearray()
     try:
-        async for chunk in raw.aiter_bytes():
+        async for chunk in decoded(raw):
             if len(buffer) + len(chunk) > max_body:
                 buffer += chunk[: max_body - len(buffer)]
-                raise _Oversize(bytes(buffer), max_body, raw.headers.get("content-length"))
+                raise _Oversize(bytes(buffer), max_body, raw)
             buffer += chunk
             decoder.add(parser.feed(chunk))
         decoder.add(parser.close())
@@ -290,6 +308,10 @@ def describe_error(exc: Exception, timeout: float | None, request_line: str = ""
         }.get(type(exc), "")
         limit = f" after {timeout:g} s" if timeout else ""
         return f"{kind + ' ' if kind else ''}timed out{limit}{url}"
+    from .run_client import AnswerTooLarge
+
+    if isinstance(exc, AnswerTooLarge):  # its own words: the limit, and the coding that passed it
+        return f"{exc}{url}"
     causes = _causes(exc)
     if isinstance(exc, ssl.SSLError):
         return f"TLS error: {exc.reason or exc}{url}"

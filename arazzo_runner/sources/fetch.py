@@ -145,9 +145,11 @@ def _anonymous_client(timeout: float) -> httpx.Client:
 
     import httpx
 
+    from ..bounds.decoding import accept_encoding
     from .tls import default_tls_context
 
     fresh = httpx.Client(timeout=timeout, verify=default_tls_context())
+    fresh.headers["Accept-Encoding"] = accept_encoding()  # only the codings undone within a bound
     fresh.cookies.jar.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     return fresh
 
@@ -202,19 +204,28 @@ def _accept(response: httpx.Response, url: str, max_bytes: int, deadline: float)
     declared = response.headers.get("content-length", "")
     if declared.isascii() and declared.isdigit() and (len(declared) > 18 or int(declared) > max_bytes):
         raise _Problem(url, _too_large(max_bytes))
+    from ..bounds.decoding import Undecodable, is_encoded, iter_decoded
+
+    coding = response.headers.get("content-encoding")
     chunks: list[bytes] = []
     total = 0
-    for chunk in response.iter_bytes():  # decoded bytes: a compressed bomb is caught too
-        total += len(chunk)
-        if total > max_bytes:
-            raise _Problem(url, _too_large(max_bytes))
-        if time.monotonic() > deadline:
-            raise _Problem(url, f"still arriving after the total time limit ({total} bytes read)", late=True)
-        chunks.append(chunk)
+    try:
+        pieces = iter_decoded(response)  # decoded piece by piece: a compression bomb counts as it grows
+        for chunk in pieces:
+            total += len(chunk)
+            if total > max_bytes:
+                raise _Problem(url, _too_large(max_bytes, coding if is_encoded(coding) else None))
+            if time.monotonic() > deadline:
+                late = f"still arriving after the total time limit ({total} bytes read)"
+                raise _Problem(url, late, late=True)
+            chunks.append(chunk)
+    except Undecodable as exc:
+        raise _Problem(url, str(exc)) from None
     media_type = response.headers.get("content-type", "").split(";")[0].strip() or None
     return FetchedText(b"".join(chunks), url, media_type)
 
 
-def _too_large(max_bytes: int) -> str:
+def _too_large(max_bytes: int, coding: str | None = None) -> str:
     size = f"{max_bytes // 2**20} MiB" if max_bytes % 2**20 == 0 else f"{max_bytes} bytes"
-    return f"larger than the {size} limit"
+    decoded = f" (decoded; Content-Encoding: {coding})" if coding else ""
+    return f"larger than the {size} limit{decoded}"

@@ -113,6 +113,7 @@ class ModelClient:
     ) -> Completion:
         import httpx
 
+        from ...bounds.decoding import Undecodable
         from ...http.transport import describe_error
 
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -140,6 +141,8 @@ class ModelClient:
                         f"{self.wire.label}'s answer is unusable: it is not JSON: {shown(answer)}"
                     )
                 return self.wire.completion(answer)
+        except Undecodable as exc:  # a coding not undone within a bound here: not read
+            raise ModelError(f"{self.wire.label}'s answer is unusable: {exc}") from None
         except httpx.HTTPError as exc:
             line = f"POST {self._masker.url(self.endpoint)}"
             if isinstance(exc, httpx.ReadTimeout):
@@ -158,25 +161,28 @@ class ModelClient:
             ) from None
 
     async def _read(self, raw: Any, progress: _Progress) -> bytes:
+        from ...bounds.decoding import decoded
+
         buffer = bytearray()
-        async for chunk in raw.aiter_bytes():
+        async for chunk in decoded(raw):  # decoded piece by piece, counted as it grows
             buffer += chunk
             progress.received = len(buffer)
             if len(buffer) > self._max_body:
-                raise ModelError(self._oversize())
+                raise ModelError(self._oversize(raw))
         return bytes(buffer)
 
     async def _read_stream(self, raw: Any, on_text: OnText | None, progress: _Progress) -> Completion:
+        from ...bounds.decoding import decoded
         from ...http.sse import EventLimits, EventStreamParser
 
         parser = EventStreamParser()
         folder = self.wire.folder()
         limit = EventLimits.for_body(self._max_body).max_events
         progress.events = 0
-        async for chunk in raw.aiter_bytes():
+        async for chunk in decoded(raw):
             progress.received += len(chunk)
             if progress.received > self._max_body:
-                raise ModelError(self._oversize())
+                raise ModelError(self._oversize(raw))
             for event in parser.feed(chunk):
                 progress.events += 1
                 if progress.events > limit:
@@ -190,9 +196,14 @@ class ModelClient:
             _fed(folder, event, progress.events)
         return folder.finish()
 
-    def _oversize(self) -> str:
+    def _oversize(self, raw: Any) -> str:
+        from ...bounds.decoding import is_encoded
+
+        coding = raw.headers.get("content-encoding")
+        said = f" (decoded; Content-Encoding: {coding})" if is_encoded(coding) else ""
         return (
             f"{self.wire.label}'s answer is unusable: it is larger than the limit of {self._max_body} bytes"
+            f"{said}"
         )
 
 

@@ -103,7 +103,7 @@ async def _attempt(
     _record(exchange, response)
     session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
     host.emit(ResponseReceived, cstep.step_id, exchange)
-    if response.oversize and reads_response_body(cstep):
+    if response.oversize and response.error is None and reads_response_body(cstep):
         response.error = (
             f"the response body is larger than the limit of {host.options.max_body} bytes "
             "(max-response-bytes) and the step reads $response.body"

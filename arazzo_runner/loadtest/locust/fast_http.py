@@ -4,8 +4,9 @@ client (`http/run_client.py`: `stream`, `post`, `cookies`, `aclose`).
 
 The requests are httpx's, byte for byte: the header lines httpx writes in its order (Host first, then the
 client's defaults Accept, Accept-Encoding, Connection, User-Agent unless the request sets them, then the
-request's, then Content-Length as httpx sets it), the same request target; bodies are decoded by httpx's
-own decoders (gzip, deflate, br and zstd as installed); failures are raised as the httpx errors httpx
+request's, then Content-Length as httpx sets it), the same request target; bodies are handed over as they
+came and decoded by the reader as on httpx (`bounds/decoding.py`: piece by piece, within the byte limit);
+failures are raised as the httpx errors httpx
 would raise, with their request and cause, so `http/transport.send` describes them in the same words.
 Whatever it does not take on goes to an ordinary httpx.Client of the user's, the reference: a URL httpx
 would rewrite (a character to escape, a dot segment, another scheme), a proxy from the environment, a
@@ -28,7 +29,6 @@ from typing import Any, ClassVar
 import httpx
 from geventhttpclient.connectionpool import ConnectionPool
 from geventhttpclient.response import HTTPConnectionClosed, HTTPSocketPoolResponse
-from httpx import _decoders  # httpx's own decoders: the bodies it would give
 
 from ...http.transport import new_client
 from ...sources.tls import default_tls_context
@@ -271,7 +271,8 @@ class _Response(HTTPSocketPoolResponse):
 
 class _Answer:
     """The response as `http/transport.send` reads it: `status_code`, `headers` (httpx's decoding of them:
-    names in lower case, ascii else utf-8 else latin-1) and `aiter_bytes` (decoded as httpx does)."""
+    names in lower case, ascii else utf-8 else latin-1) and `aiter_raw` (the body as it came: its
+    Content-Encoding is undone by the reader, `bounds/decoding.decoded`)."""
 
     __slots__ = ("exchange", "headers", "received", "response", "set_cookie", "status_code")
 
@@ -281,8 +282,11 @@ class _Answer:
         self.headers = headers = _Headers([(name.lower(), value) for name, value in response.items()])
         self.set_cookie = "set-cookie" in headers.names
 
-    async def aiter_bytes(self) -> Any:
-        decoder = _decoder(self.headers)
+    @property
+    def request(self) -> httpx.Request:
+        return httpx.Request(self.exchange.method, self.exchange.url)
+
+    async def aiter_raw(self) -> Any:
         response = self.response
         while True:
             try:
@@ -292,22 +296,7 @@ class _Answer:
             if not chunk:
                 break
             self.received += len(chunk)
-            if decoder is None:
-                yield chunk
-                continue
-            try:
-                decoded = decoder.decode(chunk)
-            except httpx.DecodingError as exc:
-                raise _attached(exc, self.exchange) from None
-            if decoded:
-                yield decoded
-        if decoder is not None:
-            try:
-                rest = decoder.flush()
-            except httpx.DecodingError as exc:
-                raise _attached(exc, self.exchange) from None
-            if rest:
-                yield rest
+            yield chunk
 
     def _incomplete(self, exc: Exception) -> str | None:
         """h11's words for a body cut short by the server (the engine says "closed mid-response")."""
@@ -353,21 +342,6 @@ class _Headers:
 
     def get(self, name: str, default: Any = None) -> Any:
         return self.names.get(name.lower(), default)
-
-
-def _decoder(headers: _Headers) -> Any:
-    """httpx's decoder for the response's Content-Encoding (None: the body as it came)."""
-    encoding = headers.get("content-encoding")
-    if not encoding:
-        return None
-    found = []
-    for value in encoding.split(","):
-        decoder = _decoders.SUPPORTED_DECODERS.get(value.strip().lower())
-        if decoder is not None:
-            found.append(decoder())
-    if not found:
-        return None
-    return found[0] if len(found) == 1 else _decoders.MultiDecoder(children=found)
 
 
 def _split(url: str) -> tuple[str, str] | None:

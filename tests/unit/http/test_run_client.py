@@ -85,7 +85,7 @@ def test_each_send_gets_the_time_left_not_a_fresh_timeout() -> None:
 
 async def _get(client: Any, url: str) -> tuple[int, bytes]:
     async with client.stream("GET", url, headers=[], content=None) as response:
-        return response.status_code, b"".join([c async for c in response.aiter_bytes()])
+        return response.status_code, b"".join([c async for c in response.aiter_raw()])
 
 
 async def _twice_then_refused(client: Any, url: str, refused_url: str) -> tuple[list, Any]:

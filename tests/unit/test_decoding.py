@@ -1,0 +1,136 @@
+"""http/decoding.py alone: every coding undone gives the body back whole, in pieces of about PIECE bytes
+whatever the chunks it is fed; stacked codings are undone last first; a body that does not fit its coding
+is an httpx.DecodingError; what cannot be undone within a bound is `Undecodable` before anything is read."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import zlib
+
+import httpx
+import pytest
+
+from arazzo_runner.bounds import decoding
+from arazzo_runner.bounds.decoding import PIECE, BodyDecoder, Undecodable, decoded, iter_decoded
+from tests.servers.bombs import HAS_BROTLI, bounded_brotli
+
+DATA = b"".join(b"line %d of a body that compresses well\n" % n for n in range(40000))  # ~1.5 MB
+needs_brotli = pytest.mark.skipif(not bounded_brotli(), reason="no brotli >= 1.2")
+
+
+def _brotli(data: bytes) -> bytes:
+    import brotli
+
+    return brotli.compress(data, quality=4)
+
+
+def _all(decoder: BodyDecoder, blob: bytes, chunk: int) -> list[bytes]:
+    pieces = []
+    for at in range(0, len(blob), chunk):
+        pieces.extend(decoder.decode(blob[at : at + chunk]))
+    pieces.extend(decoder.flush())
+    return pieces
+
+
+CODED = {
+    "gzip": lambda: gzip.compress(DATA),
+    "x-gzip": lambda: gzip.compress(DATA),
+    "deflate": lambda: zlib.compress(DATA),
+    "gzip, gzip": lambda: gzip.compress(gzip.compress(DATA)),
+    "deflate, gzip": lambda: gzip.compress(zlib.compress(DATA)),
+    "GZip , identity": lambda: gzip.compress(DATA),
+}
+
+
+@pytest.mark.parametrize("chunk", [1, 977, 65536])
+@pytest.mark.parametrize("coding", list(CODED))
+def test_each_coding_gives_the_body_back_in_bounded_pieces(coding, chunk):
+    if chunk == 1 and len(CODED[coding]()) > 20000:
+        pytest.skip("one byte at a time only for the small encodings")
+    pieces = _all(BodyDecoder(coding), CODED[coding](), chunk)
+    assert b"".join(pieces) == DATA
+    assert max(map(len, pieces)) <= PIECE
+
+
+def test_raw_deflate_as_some_servers_send_it():
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    raw = deflate.compress(DATA) + deflate.flush()
+    assert b"".join(_all(BodyDecoder("deflate"), raw, 4096)) == DATA
+
+
+@needs_brotli
+@pytest.mark.parametrize("coding", ["br", "gzip, br", "br, br"])
+def test_brotli_pieces_stay_under_twice_the_piece(coding):
+    blob = DATA
+    for name in (c.strip() for c in coding.split(",")):  # in the order the server applied them
+        blob = _brotli(blob) if name == "br" else gzip.compress(blob)
+    pieces = _all(BodyDecoder(coding), blob, 100)
+    assert b"".join(pieces) == DATA
+    assert max(map(len, pieces)) < 2 * PIECE
+
+
+def test_a_bomb_is_decoded_only_as_far_as_it_is_read():
+    """64 MiB of zeros in one chunk: taking three pieces decodes three pieces, not the bomb."""
+    blob = gzip.compress(bytes(64 * 2**20))
+    pieces = BodyDecoder("gzip").decode(blob)
+    taken = [next(pieces) for _ in range(3)]
+    assert [len(piece) for piece in taken] == [PIECE] * 3
+
+
+def test_identity_and_unknown_codings_are_left_as_they_came():
+    assert b"".join(_all(BodyDecoder("identity"), DATA, 5000)) == DATA
+    decoder = BodyDecoder("compress-of-my-own")
+    assert not decoder.encoded
+    assert b"".join(_all(decoder, DATA, 5000)) == DATA
+
+
+def test_more_than_four_codings_are_not_read():
+    with pytest.raises(Undecodable, match=r"has 5 content codings \(Content-Encoding: gzip, gzip, gzip, "):
+        BodyDecoder("gzip, gzip, gzip, gzip, gzip")
+
+
+def test_a_coding_without_a_bounded_decoder_is_refused_unread(monkeypatch):
+    monkeypatch.setattr(decoding, "_brotli", lambda: None)
+    monkeypatch.setattr(decoding, "_zstd", lambda: None)
+    with pytest.raises(Undecodable) as caught:
+        BodyDecoder("gzip, br")
+    assert str(caught.value) == (
+        "the response body is encoded with br (Content-Encoding: gzip, br), which cannot be decoded here "
+        "within the size limit (brotli 1.2 or later is needed): it was not read"
+    )
+    with pytest.raises(Undecodable, match=r"encoded with zstd .*compression\.zstd is needed"):
+        BodyDecoder("zstd")
+
+
+def test_accept_encoding_names_only_what_is_decoded_within_a_bound():
+    names = decoding.accept_encoding().split(", ")
+    assert names[:2] == ["gzip", "deflate"]
+    assert ("br" in names) == bounded_brotli()
+    assert ("zstd" in names) == (decoding._zstd() is not None)
+
+
+def _response(coding: str, blob: bytes) -> httpx.Response:
+    request = httpx.Request("GET", "http://127.0.0.1:9/x")
+    return httpx.Response(200, headers={"Content-Encoding": coding}, content=blob, request=request)
+
+
+def test_a_body_that_does_not_fit_its_coding_is_a_decoding_error_with_its_request():
+    with pytest.raises(httpx.DecodingError) as caught:
+        list(iter_decoded(_response("gzip", b"not gzip at all")))
+    assert "incorrect header check" in str(caught.value)
+    assert str(caught.value.request.url) == "http://127.0.0.1:9/x"
+
+    async def read() -> bytes:
+        return b"".join([piece async for piece in decoded(_response("gzip", b"not gzip at all"))])
+
+    with pytest.raises(httpx.DecodingError, match="incorrect header check"):
+        asyncio.run(read())
+
+
+@pytest.mark.skipif(not HAS_BROTLI, reason="no brotli")
+def test_a_broken_brotli_body_is_a_decoding_error():
+    if not bounded_brotli():
+        pytest.skip("no brotli >= 1.2")
+    with pytest.raises(httpx.DecodingError):
+        list(iter_decoded(_response("br", b"\xff" * 64)))
