@@ -1,14 +1,24 @@
-"""JSON text from servers (and text built from their values) parsed with a bound on its nesting.
+"""The one rule by which JSON from outside is read: server bodies and event data, model answers (bodies,
+stream events, streamed argument fragments, tool-call arguments), recordings given to `--replay`,
+`--inputs-file` rows and MCP requests all go through `loads`.
 
-CPython's parser recurses once per level: about a thousand nested `[` raise RecursionError, and fewer
-do once the call stack is deep (a nested workflow), or later, in whatever walks the value (masking,
-reports, selectors). So a body nesting deeper than `MAX_BODY_DEPTH` levels is not parsed at all: that
-is a `TooDeep` error (a ValueError, like any text that is not JSON), which the caller reports as a step
-failure. Every value the engine then holds nests at most that deep, so every walk of it stays far from
-the recursion limit whatever the call stack.
+Depth. CPython's parser recurses once per level: about a thousand nested `[` raise RecursionError, and
+fewer do once the call stack is deep (a nested workflow), or later, in whatever walks the value (masking,
+reports, selectors, `copy.deepcopy`). So a text nesting deeper than `MAX_BODY_DEPTH` (128) levels is not
+parsed at all: that is a `TooDeep` error (a ValueError, like any text that is not JSON), which each
+caller reports where it read the text (a step failure, a model error, a located usage error). Every
+value the engine then holds nests at most that deep, so every walk of it stays far from the recursion
+limit whatever the call stack.
 
-The check costs two `bytes.count` calls for most bodies; only a text with more brackets than the bound
-is scanned (strings skipped), with C-level loops: a few tenths of the time `json.loads` then takes.
+Lone surrogates. JSON's grammar admits any `\\uXXXX` escape, so `"\\ud800"` is JSON, and Python reads
+it into a string no UTF-8 can carry: printing it, sending it on or writing it to a report failed
+wherever it went (UnicodeEncodeError, the result lost). Each lone surrogate (an escape not part of a
+high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder reads bytes that
+are no character; a pair reads as its one character. So every string the engine holds is Unicode.
+
+The depth check costs two `bytes.count` calls for most bodies; only a text with more brackets than the
+bound is scanned (strings skipped), with C-level loops: a few tenths of the time `json.loads` then
+takes. The surrogate walk runs only for a text holding an escape of one (a regex search).
 """
 
 from __future__ import annotations
@@ -20,6 +30,9 @@ from typing import Any
 from ..bounds.limits import MAX_BODY_DEPTH
 
 _STRING = re.compile(rb'"[^"]*"')
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_IN_TEXT = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_LONE = re.compile("[\ud800-\udfff]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
 
@@ -34,7 +47,8 @@ class TooDeep(ValueError):
 
 def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH) -> Any:
     """`json.loads(text)`, unless the text nests deeper than `limit` levels (TooDeep) or its brackets do
-    not balance (a plain ValueError: it is not JSON, however deep its openers go)."""
+    not balance (a plain ValueError: it is not JSON, however deep its openers go); each lone surrogate
+    read as U+FFFD (module doc)."""
     shape = _shape(text, limit)
     if shape is not None:
         if shape.count(b"(") != shape.count(b")"):
@@ -42,9 +56,44 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH) -> Any:
         if _deeper(shape, limit):
             raise TooDeep(limit)
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError:  # only with a call stack already near the limit
         raise TooDeep(limit) from None
+    if (_SURROGATE_ESCAPE if isinstance(text, bytes | bytearray) else _SURROGATE_IN_TEXT).search(text):
+        return _paired(value)
+    return value
+
+
+def unpaired(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD (a str that went through no JSON: a stream's pieces)."""
+    return text if text.isascii() else _LONE.sub("\ufffd", text)
+
+
+def _paired(value: Any) -> Any:
+    """`value` (just parsed, so owned here) with `unpaired` applied to every string, keys included:
+    iterative, the value being at most `limit` deep anyway."""
+    if isinstance(value, str):
+        return unpaired(value)
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if any(unpaired(key) != key for key in node):
+                items = list(node.items())
+                node.clear()
+                node.update((unpaired(key), item) for key, item in items)
+            for key, item in node.items():
+                if isinstance(item, str):
+                    node[key] = unpaired(item)
+                elif isinstance(item, dict | list):
+                    pending.append(item)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = unpaired(item)
+                elif isinstance(item, dict | list):
+                    pending.append(item)
+    return value
 
 
 def nests_deeper(text: str | bytes, limit: int) -> bool:
