@@ -121,7 +121,9 @@ def parse_arguments(text: Any) -> tuple[Any, str | None]:
     from ...http import json_text
 
     try:
-        value = json_text.loads(text)
+        value = json_text.loads(text)  # the rule for JSON from outside: 128 levels, U+FFFD
+    except json_text.TooDeep as exc:
+        return text, f"the arguments were not read: they nest deeper than {exc.limit} levels"
     except ValueError as exc:
         return text, f"the arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
