@@ -45,10 +45,10 @@ class TooDeep(ValueError):
         self.limit = limit
 
 
-def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH) -> Any:
+def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any = None) -> Any:
     """`json.loads(text)`, unless the text nests deeper than `limit` levels (TooDeep) or its brackets do
     not balance (a plain ValueError: it is not JSON, however deep its openers go); each lone surrogate
-    read as U+FFFD (module doc)."""
+    read as U+FFFD (module doc). `parse_constant`: as `json.loads`'s (NaN and the infinities)."""
     shape = _shape(text, limit)
     if shape is not None:
         if shape.count(b"(") != shape.count(b")"):
@@ -56,7 +56,7 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH) -> Any:
         if _deeper(shape, limit):
             raise TooDeep(limit)
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=parse_constant)
     except RecursionError:  # only with a call stack already near the limit
         raise TooDeep(limit) from None
     if (_SURROGATE_ESCAPE if isinstance(text, bytes | bytearray) else _SURROGATE_IN_TEXT).search(text):
