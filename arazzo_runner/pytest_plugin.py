@@ -337,7 +337,7 @@ def arazzo_servers(request: pytest.FixtureRequest) -> dict[str, str]:
 def _read_inputs(source: str, root: Path) -> dict[str, Any]:
     text = source.strip()
     if text.startswith("{"):
-        from .http import json_text
+        from .bounds import json_text
 
         data = json_text.loads(text)  # the rule for JSON from outside (a ValueError: pytest says it)
     else:

@@ -44,7 +44,7 @@ def read_json_or_file(value: str, flag: str) -> dict[str, Any]:
     """A JSON object given inline, or the path of a JSON/YAML file holding one."""
     text = value.strip()
     if text.startswith(("{", "[")):
-        from ..http import json_text
+        from ..bounds import json_text
 
         try:
             data = json_text.loads(text)  # the rule for JSON from outside: 128 levels, U+FFFD

@@ -61,7 +61,7 @@ def parse_literal(text: str, source: str, position: int) -> Any:
     if _NUMBER.fullmatch(text):
         return json.loads(text)
     if len(text) >= 2 and text[0] == text[-1] == '"':
-        from ..http import json_text
+        from ..bounds import json_text
 
         try:
             # read as the values it is compared with are (a lone `\ud800` as U+FFFD): the same rule

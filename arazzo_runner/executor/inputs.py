@@ -298,7 +298,7 @@ def _coerce(kind: str, text: str) -> Any:
             return None
         raise ValueError(text)
     if kind in ("object", "array"):
-        from ..http import json_text
+        from ..bounds import json_text
 
         value = json_text.loads(text)  # the rule for JSON from outside: 128 levels, U+FFFD
         if (kind == "object") != isinstance(value, dict) or (kind == "array") != isinstance(value, list):

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
+from ..bounds import json_text
 from ..expressions import Context, Missing
-from ..http import json_text
 from ..http.body import encode_body, is_json
 from ..loader.limits import DEFAULT_LIMITS
 from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer

@@ -73,9 +73,9 @@ class RowFile:
             raise UsageError(f"--inputs-file {self.path}: no rows (one JSON object per line)")
 
     def _row(self, line: str, number: int) -> dict[str, Any]:
-        """A row, read by the rule for JSON from outside (`http/json_text.py`): nesting deeper than 128
+        """A row, read by the rule for JSON from outside (`bounds/json_text.py`): nesting deeper than 128
         levels is a usage error at its line, a lone surrogate reads as U+FFFD."""
-        from ..http import json_text
+        from ..bounds import json_text
 
         try:
             value = json_text.loads(line)

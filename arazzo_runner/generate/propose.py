@@ -197,13 +197,13 @@ def read_proposals(completion: Any) -> tuple[list[Any], list[tuple[int, str]]]:
     """The workflow objects of the answer: each `propose_workflow` call's arguments, then the JSON or
     YAML blocks of its text. Also (index, why) for each call whose arguments are not an object.
 
-    Both are read as JSON from outside is (`http/json_text.py`): at most `MAX_BODY_DEPTH` levels, a
+    Both are read as JSON from outside is (`bounds/json_text.py`): at most `MAX_BODY_DEPTH` levels, a
     lone surrogate as U+FFFD (a block is read as a document, at most as deep: one the loader refuses,
     too deep or holding a lone surrogate, is skipped), so the repair's copies and walks of a proposal
     stay far from the recursion limit."""
+    from ..bounds import json_text
     from ..bounds.limits import MAX_BODY_DEPTH
     from ..errors import ArazzoError
-    from ..http import json_text
     from ..loader import load_text
     from ..loader.limits import Limits
 

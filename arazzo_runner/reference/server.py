@@ -112,7 +112,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _complete(self, raw: bytes) -> None:
         settings = self.server.settings
-        from ..http import json_text
+        from ..bounds import json_text
 
         try:
             request = json_text.loads(raw)  # the rule for JSON from outside: 128 levels, U+FFFD

@@ -1,4 +1,4 @@
-"""`arazzo agent` reads every model answer by the rule for JSON from outside (`http/json_text.py`), on
+"""`arazzo agent` reads every model answer by the rule for JSON from outside (`bounds/json_text.py`), on
 each of the three APIs, streamed and not: the bundled reference server answers, behind a proxy (real
 sockets) that rewrites its answers. An answer, a stream event or a tool call's arguments nesting
 deeper than 128 levels is not read and says so (no RecursionError); a lone surrogate escape

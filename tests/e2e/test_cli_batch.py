@@ -185,7 +185,7 @@ DEEP = "[" * 100_000 + "]" * 100_000
     ],
 )
 def test_a_row_nesting_too_deep_is_a_usage_error_at_its_line(capsys, write, pets, tmp_path, lines, message):
-    """Rows are read by the rule for JSON from outside (`http/json_text.py`): 128 levels at most."""
+    """Rows are read by the rule for JSON from outside (`bounds/json_text.py`): 128 levels at most."""
     result = cli(
         capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", _rows(tmp_path, *lines)
     )

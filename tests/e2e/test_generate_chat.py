@@ -272,7 +272,7 @@ def test_a_proposal_that_sends_elsewhere_is_dropped_and_model_credentials_left_o
 
 @pytest.mark.parametrize("depth", [500, 100_000])  # 400-900 deep broke `copy.deepcopy`, deeper the parser
 def test_arguments_nested_too_deep_are_dropped_with_why_and_the_rest_written(capsys, tmp_path, chat, depth):
-    """Tool-call arguments are read by the rule for JSON from outside (`http/json_text.py`): nesting
+    """Tool-call arguments are read by the rule for JSON from outside (`bounds/json_text.py`): nesting
     deeper than 128 levels, they are not read; the proposal is dropped with why, the rest written."""
     deep = "[" * depth + "]" * depth
     summary = json.dumps({**LEND, "summary": "Lend\ud800 a book"})

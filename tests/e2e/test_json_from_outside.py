@@ -1,4 +1,4 @@
-"""The rule for JSON from outside (`http/json_text.py`, docs/reliability.md) where `arazzo run` reads it:
+"""The rule for JSON from outside (`bounds/json_text.py`, docs/reliability.md) where `arazzo run` reads it:
 a response body with lone surrogate escapes reads them as U+FFFD (its outputs, criteria and reports
 alike: a criterion's literal escape compares equal), inputs given inline nesting deeper than 128
 levels are a usage error saying so. Against a real local server."""

@@ -161,7 +161,7 @@ def _input(arguments: str) -> dict[str, Any]:
     """A tool call's `input` as the Messages API is sent it back: its arguments (the joined
     `partial_json` of a stream) read by the rule for JSON from outside, or {} (the call itself then
     fails with why: `tools/call.py` reads the same text by the same rule)."""
-    from ...http import json_text
+    from ...bounds import json_text
 
     try:
         value = json_text.loads(arguments) if arguments.strip() else {}

@@ -201,7 +201,7 @@ def is_done(event: str, data: str) -> bool:
 def event_object(data: str, position: int) -> tuple[str, dict[str, Any]]:
     """A named-event stream's data line (the Responses and Messages APIs) as (its `type`, the object);
     StreamError when it is not JSON or not an object with a `type`."""
-    from ...http import json_text
+    from ...bounds import json_text
 
     try:
         payload = json_text.loads(data)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...http import json_text
+from ...bounds import json_text
 from .base import (
     Completion,
     Conversation,

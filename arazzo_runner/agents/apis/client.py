@@ -236,9 +236,9 @@ def _fed(folder: Any, event: Any, position: int) -> list[str]:
 
 
 def _parsed(content: bytes, label: str) -> Any:
-    """An answer's JSON, read by the rule for JSON from outside (`http/json_text.py`); its text when it
+    """An answer's JSON, read by the rule for JSON from outside (`bounds/json_text.py`); its text when it
     is not JSON; ModelError when it nests too deep to be read."""
-    from ...http import json_text
+    from ...bounds import json_text
 
     if not content:
         return ""

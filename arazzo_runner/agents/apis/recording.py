@@ -65,7 +65,7 @@ def read_recording(path: str, api: str | None = None) -> Recording:
         raise UsageError(f"--replay {path}: cannot read it: {exc.strerror or exc}") from None
     if len(raw) > MAX_RECORDING_BYTES:
         raise UsageError(f"--replay {path}: larger than {MAX_RECORDING_BYTES} bytes")
-    from ...http import json_text
+    from ...bounds import json_text
 
     try:
         data = json_text.loads(raw, RECORDING_DEPTH)  # the rule for JSON from outside
@@ -273,7 +273,7 @@ def comparable(value: Any) -> Any:
     """`value` as a replay compares it: a string holding a JSON object read as that object (a tool
     result), the origin left out of a failed call's `request.url`."""
     if isinstance(value, str) and value.startswith("{"):
-        from ...http import json_text
+        from ...bounds import json_text
 
         try:
             parsed = json_text.loads(value)  # the rule for JSON from outside, as the recording was read

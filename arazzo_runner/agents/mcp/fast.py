@@ -298,11 +298,11 @@ def _finite(value: Any) -> Any:
 
 
 def parse(text: str) -> Any:
-    """A line's JSON by the rule for JSON from outside (`http/json_text.py`), or None, the line then
+    """A line's JSON by the rule for JSON from outside (`bounds/json_text.py`), or None, the line then
     the SDK's to read as it reads any: NaN and the infinities, a line deeper than the rule's 128
     levels, a surrogate escape (the SDK's parser refuses a lone one, so a line with any goes to it
     rather than being read with U+FFFD here)."""
-    from ...http import json_text
+    from ...bounds import json_text
 
     if SURROGATE_ESCAPE.search(text):
         return None

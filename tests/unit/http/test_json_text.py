@@ -1,4 +1,4 @@
-"""JSON from outside parsed by one rule (`http/json_text.py`): a bound on its nesting, measured outside
+"""JSON from outside parsed by one rule (`bounds/json_text.py`): a bound on its nesting, measured outside
 strings, exactly, in time linear in the text (deeper text is never handed to the recursive parser);
 each lone surrogate read as U+FFFD, so every string held encodes as UTF-8."""
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arazzo_runner.http.json_text import TooDeep, loads, nests_deeper
+from arazzo_runner.bounds.json_text import TooDeep, loads, nests_deeper
 from tests.cputime import cpu_bound
 
 

@@ -27,7 +27,7 @@ import json
 import re
 from typing import Any
 
-from ..bounds.limits import MAX_BODY_DEPTH
+from .limits import MAX_BODY_DEPTH
 
 _STRING = re.compile(rb'"[^"]*"')
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
