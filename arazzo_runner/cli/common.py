@@ -44,8 +44,12 @@ def read_json_or_file(value: str, flag: str) -> dict[str, Any]:
     """A JSON object given inline, or the path of a JSON/YAML file holding one."""
     text = value.strip()
     if text.startswith(("{", "[")):
+        from ..bounds import json_text
+
         try:
-            data = json.loads(text)
+            data = json_text.loads(text)  # the rule for JSON from outside: 128 levels, U+FFFD
+        except json_text.TooDeep as exc:
+            raise UsageError(f"{flag} was not read: it {exc}") from None
         except ValueError as exc:
             raise UsageError(f"{flag} is not valid JSON: {exc}") from None
     else:

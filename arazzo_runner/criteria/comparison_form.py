@@ -61,8 +61,11 @@ def parse_literal(text: str, source: str, position: int) -> Any:
     if _NUMBER.fullmatch(text):
         return json.loads(text)
     if len(text) >= 2 and text[0] == text[-1] == '"':
+        from ..bounds import json_text
+
         try:
-            return json.loads(text)
+            # read as the values it is compared with are (a lone `\ud800` as U+FFFD): the same rule
+            return json_text.loads(text)
         except ValueError:
             pass
     elif len(text) >= 2 and text[0] == text[-1] == "'":

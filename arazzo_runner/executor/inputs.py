@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -299,7 +298,9 @@ def _coerce(kind: str, text: str) -> Any:
             return None
         raise ValueError(text)
     if kind in ("object", "array"):
-        value = json.loads(text)
+        from ..bounds import json_text
+
+        value = json_text.loads(text)  # the rule for JSON from outside: 128 levels, U+FFFD
         if (kind == "object") != isinstance(value, dict) or (kind == "array") != isinstance(value, list):
             raise ValueError(text)
         return value

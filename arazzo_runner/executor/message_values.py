@@ -12,10 +12,9 @@ import json
 import re
 from typing import Any
 
+from ..bounds import json_text
 from ..expressions import Context, Missing
-from ..http import json_text
 from ..http.body import encode_body, is_json
-from ..loader.limits import DEFAULT_LIMITS
 from ..loader.pointer import ABSENT, parse_pointer, resolve_pointer
 from ..workspace.plan import CompiledStep
 from .values import strip_missing
@@ -104,11 +103,15 @@ def payload_value(
 
 
 def decode_payload(payload: bytes, content_type: str | None) -> tuple[Any, str | None]:
-    """What `$message.payload` reads of a received message: JSON decoded (nesting bounded) when the
-    message is JSON, else text (bytes that are not UTF-8 stay bytes); and a note when JSON did not parse."""
+    """What `$message.payload` reads of a received message: JSON decoded by the rule for JSON from
+    outside (`bounds/json_text.py`: 128 levels, a lone surrogate as U+FFFD) when the message is JSON,
+    else text (bytes that are not UTF-8 stay bytes); and a note when JSON did not parse."""
     if is_json(content_type) or content_type is None:
         try:
-            return json_text.loads(payload, DEFAULT_LIMITS.max_depth), None
+            return json_text.loads(payload), None
+        except json_text.TooDeep as exc:
+            if is_json(content_type):
+                return _text(payload), f"the message payload {exc}: read as text"
         except ValueError as exc:
             if is_json(content_type):
                 return _text(payload), f"the message payload is not JSON ({exc}): read as text"

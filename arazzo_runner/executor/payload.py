@@ -6,9 +6,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from ..bounds import json_text
 from ..errors import ExpressionError
 from ..expressions import Context, Missing
-from ..http import json_text
 from ..http.body import is_form, is_json, is_xml
 from ..loader.limits import DEFAULT_LIMITS
 from ..loader.pointer import parse_pointer

@@ -11,7 +11,6 @@ pass. JSON Lines needs no more: each row is parsed alone.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -87,8 +86,14 @@ class RowFile:
             raise UsageError(f"--inputs-file {self.path}: no rows (one JSON object per line)")
 
     def _row(self, line: str, number: int) -> dict[str, Any]:
+        """A row, read by the rule for JSON from outside (`bounds/json_text.py`): nesting deeper than 128
+        levels is a usage error at its line, a lone surrogate reads as U+FFFD."""
+        from ..bounds import json_text
+
         try:
-            value = json.loads(line)
+            value = json_text.loads(line)
+        except json_text.TooDeep as exc:
+            raise UsageError(f"--inputs-file {self.path}, line {number}: not read: it {exc}") from None
         except ValueError as exc:
             raise UsageError(f"--inputs-file {self.path}, line {number}: not valid JSON: {exc}") from None
         if not isinstance(value, dict):

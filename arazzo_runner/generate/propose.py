@@ -14,7 +14,6 @@ model says is run or evaluated: it is data, read by the project's loader.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -196,22 +195,39 @@ async def _complete(
 
 def read_proposals(completion: Any) -> tuple[list[Any], list[tuple[int, str]]]:
     """The workflow objects of the answer: each `propose_workflow` call's arguments, then the JSON or
-    YAML blocks of its text. Also (index, why) for each call whose arguments are not an object."""
+    YAML blocks of its text. Also (index, why) for each call whose arguments are not an object.
+
+    Both are read as JSON from outside is (`bounds/json_text.py`): at most `MAX_BODY_DEPTH` levels, a
+    lone surrogate as U+FFFD (a block is read as a document, at most as deep: one the loader refuses,
+    too deep or holding a lone surrogate, is skipped), so the repair's copies and walks of a proposal
+    stay far from the recursion limit."""
+    from ..bounds import json_text
+    from ..bounds.limits import MAX_BODY_DEPTH
     from ..errors import ArazzoError
     from ..loader import load_text
+    from ..loader.limits import Limits
 
     found: list[Any] = []
     unreadable = []
     for index, call in enumerate(completion.tool_calls):
         try:
-            arguments = json.loads(call.arguments) if call.arguments else None
+            arguments = json_text.loads(call.arguments) if call.arguments else None
+        except json_text.TooDeep as exc:
+            unreadable.append(
+                (
+                    index,
+                    f"the arguments of {call.name} were not read: they nest deeper than {exc.limit} levels",
+                )
+            )
+            continue
         except ValueError as exc:
             unreadable.append((index, f"the arguments of {call.name} are not JSON: {exc}"))
             continue
         found.extend(_workflows_in(arguments))
     for block in _FENCE.findall(completion.content or ""):
         try:
-            found.extend(_workflows_in(load_text(block, "<model answer>").data))
+            loaded = load_text(block, "<model answer>", limits=Limits(max_depth=MAX_BODY_DEPTH))
+            found.extend(_workflows_in(loaded.data))
         except ArazzoError:
             continue  # a block of another kind (an example request, prose)
     return found, unreadable

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..bounds import json_text
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import Masker
 from ..records import Record
-from . import json_text
 from .body import base_type, charset_of, is_form, is_json, is_xml
 
 _TEXTUAL = ("application/javascript", "application/graphql", "application/yaml", "application/x-yaml")

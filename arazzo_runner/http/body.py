@@ -124,8 +124,8 @@ def _json_bytes(payload: Any, stand_ins: Collection[str] = ()) -> bytes:
 def check_json_text(content: bytes) -> None:
     """Raise InvalidJsonPayload, showing where and the text around it, unless `content` parses as JSON
     (nesting no deeper than a document may: values from a server can make the text deeper still)."""
+    from ..bounds.json_text import TooDeep, loads
     from ..loader.limits import DEFAULT_LIMITS
-    from .json_text import TooDeep, loads
 
     try:
         loads(content, DEFAULT_LIMITS.max_depth)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote_plus, urlencode
 
+from ..bounds import json_text
 from ..records import Record, field
-from . import json_text
 from .exchange import TOKEN_REQUEST, Exchange
 
 

@@ -15,9 +15,9 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from ..bounds import json_text
 from ..records import Record, field
 from ..spelling import json_spelling, schema_message
-from . import json_text
 from .body import base_type, is_json
 from .transport import Response
 

@@ -360,7 +360,7 @@ async def _client_credentials(use: _Use, session: HttpSession, fetching: _Fetchi
 
 def _issued_tokens(body: bytes | None) -> list[str]:
     """access/refresh/id tokens of a token response (RFC 6749 5.1, OpenID Connect), to be masked."""
-    from .json_text import loads
+    from ..bounds.json_text import loads
 
     try:
         data = loads(body or b"null")

@@ -49,8 +49,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..bounds import json_text
 from ..records import Record, field
-from . import json_text
 from .chat_merge import ChatCompletionMerger, is_chat_chunk
 
 __all__ = [

@@ -11,11 +11,11 @@ import ssl
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..bounds import json_text
 from ..bounds.decoding import Undecodable, accept_encoding, decoded, is_encoded
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import clip
 from ..records import Record, field
-from . import json_text
 from .body import charset_of, is_json, is_xml
 from .headers import Headers
 

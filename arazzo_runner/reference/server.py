@@ -112,9 +112,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _complete(self, raw: bytes) -> None:
         settings = self.server.settings
+        from ..bounds import json_text
+
         try:
-            request = json.loads(raw)
-        except RecursionError:  # `[[[[...` nested deeper than the parser's stack
+            request = json_text.loads(raw)  # the rule for JSON from outside: 128 levels, U+FFFD
+        except json_text.TooDeep:  # `[[[[...`
             self._send(settings.flavor.invalid_json("nested too deeply"))
             return
         except ValueError as exc:

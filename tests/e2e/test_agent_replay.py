@@ -199,3 +199,60 @@ def test_a_recording_naming_no_api_spoken_here_is_quoted_in_json(capsys, shop, r
         assert result.code == 2, result.err
         wanted = f"recorded with the API {shown}," if field == "api" else f"recording version {shown};"
         assert wanted in result.err, result.err
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda c: {"toolCalls": [{"name": "x", "arguments": "{}"}]},
+            "/exchanges/0/completion/toolCalls/0/id is not a string",
+        ),
+        (lambda c: {**c, "toolCalls": 7}, "/exchanges/0/completion/toolCalls is not a list (nor null)"),
+        (lambda c: {**c, "usage": 5}, "/exchanges/0/completion/usage is not an object (nor null)"),
+        (
+            lambda c: {**c, "usage": {"inputTokens": 1}},
+            "/exchanges/0/completion/usage/outputTokens is not an integer",
+        ),
+        (lambda c: {**c, "content": ["a"]}, "/exchanges/0/completion/content is not a string (nor null)"),
+    ],
+)
+def test_a_misshapen_recording_is_a_usage_error_saying_where(capsys, shop, recorded, tmp_path, edit, message):
+    """A hand-edited recording the replay would stumble on (a KeyError, a TypeError) is refused
+    before anything runs: exit 2, the exchange and the JSON pointer of the field named."""
+    path, server = shop
+    recording, _ = recorded
+    sent = len(server.requests)  # the recording run's
+    written = json.loads(recording.read_text())
+    first = written["exchanges"][0]
+    written["exchanges"][0] = {**first, "completion": edit(first["completion"])}
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(written))
+    result = agent(capsys, path, server, "--replay", str(edited))
+    assert result.code == 2, result.err
+    assert f"--replay {edited}: exchange 1: {message}" in result.err
+    assert len(server.requests) == sent  # nothing ran
+
+
+def test_a_recording_nesting_too_deep_or_with_a_misshapen_request_is_a_usage_error(
+    capsys, shop, recorded, tmp_path
+):
+    path, server = shop
+    recording, _ = recorded
+    sent = len(server.requests)  # the recording run's
+    written = json.loads(recording.read_text())
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps({**written, "model": "m"})[:-1] + f', "x": {DEEP}}}')
+    result = agent(capsys, path, server, "--replay", str(deep))
+    assert result.code == 2, result.err
+    assert f"--replay {deep}: not read: it nests deeper than 144 levels" in result.err
+    written["exchanges"][1]["request"] = ["messages"]
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps(written))
+    result = agent(capsys, path, server, "--replay", str(odd))
+    assert result.code == 2, result.err
+    assert f"--replay {odd}: exchange 2: /exchanges/1/request is not an object (nor null)" in result.err
+    assert len(server.requests) == sent  # nothing ran

@@ -174,6 +174,38 @@ def test_report_files_hold_every_row_each_masked_with_its_own_secrets(capsys, wr
     assert comments == ["row 1 / flow / get (attempt 1)", "row 2 / flow / get (attempt 1)"]
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ([f'{{"petId": {DEEP}}}'], "line 1: not read: it nests deeper than 128 levels"),
+        (['{"petId": 1}', f'{{"petId": 2, "trace": {"[" * 129 + "]" * 129}}}'], "line 2: not read: it nests"),
+    ],
+)
+def test_a_row_nesting_too_deep_is_a_usage_error_at_its_line(capsys, write, pets, tmp_path, lines, message):
+    """Rows are read by the rule for JSON from outside (`bounds/json_text.py`): 128 levels at most."""
+    result = cli(
+        capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", _rows(tmp_path, *lines)
+    )
+    assert result.code == 2
+    assert f"--inputs-file {tmp_path / 'rows.jsonl'}, {message}" in result.err
+    assert pets.requests == []
+
+
+def test_a_lone_surrogate_in_a_row_reads_as_u_fffd(capsys, write, pets, tmp_path):
+    """`"\\ud800"` is JSON that no UTF-8 carries: read as U+FFFD, as in every JSON from outside."""
+    rows = _rows(tmp_path, '{"petId": 1, "trace": "a\\ud800b\\ud83d\\ude00"}')
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, server=pets)
+    assert result.code == 0, result.err
+    assert result.json["rows"][0]["inputs"] == {"petId": 1, "trace": "a\ufffdb\U0001f600"}
+    assert [r.path for r in pets.requests] == ["/pets/1"]
+    named = cli(capsys, "run", write(_doc()), "--inputs-file", _rows(tmp_path, '{"petId": 2, "\\udfff": 1}'))
+    assert named.code == 2
+    assert "unknown input '\ufffd' (--inputs-file row 1, line 1)" in named.err
+
+
 @pytest.mark.parametrize(
     ("lines", "message"),
     [

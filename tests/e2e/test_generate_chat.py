@@ -268,3 +268,23 @@ def test_a_proposal_that_sends_elsewhere_is_dropped_and_model_credentials_left_o
         assert len(statuses(everything)) == len(data(document)["workflows"])
         assert set(statuses(everything).values()) == {"passed"}
         assert elsewhere.requests == []
+
+
+@pytest.mark.parametrize("depth", [500, 100_000])  # 400-900 deep broke `copy.deepcopy`, deeper the parser
+def test_arguments_nested_too_deep_are_dropped_with_why_and_the_rest_written(capsys, tmp_path, chat, depth):
+    """Tool-call arguments are read by the rule for JSON from outside (`bounds/json_text.py`): nesting
+    deeper than 128 levels, they are not read; the proposal is dropped with why, the rest written."""
+    deep = "[" * depth + "]" * depth
+    summary = json.dumps({**LEND, "summary": "Lend\ud800 a book"})
+    assert "\\ud800" in summary  # a lone surrogate escape, as a model API may send it
+    chat.reply("POST", "/v1/chat/completions", completion(deep, summary))
+    result, document, _ = _generate(capsys, tmp_path, chat)
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    dropped = [line for line in result.err.splitlines() if line.startswith("dropped proposal")]
+    assert dropped == [
+        "dropped proposal 'proposal-1': the arguments of propose_workflow were not read: they nest deeper "
+        "than 128 levels"
+    ]
+    lend = workflow(document, "lend-a-new-book")
+    assert lend["summary"] == "Lend\ufffd a book"  # the lone surrogate read as U+FFFD

@@ -158,9 +158,14 @@ class AnthropicWire(Wire):
 
 
 def _input(arguments: str) -> dict[str, Any]:
+    """A tool call's `input` as the Messages API is sent it back: its arguments (the joined
+    `partial_json` of a stream) read by the rule for JSON from outside, or {} (the call itself then
+    fails with why: `tools/call.py` reads the same text by the same rule)."""
+    from ...bounds import json_text
+
     try:
-        value = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
+        value = json_text.loads(arguments) if arguments.strip() else {}
+    except ValueError:  # not JSON, or nesting too deep (json_text.TooDeep)
         return {}
     return value if isinstance(value, dict) else {}
 

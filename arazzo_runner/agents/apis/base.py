@@ -201,10 +201,12 @@ def is_done(event: str, data: str) -> bool:
 def event_object(data: str, position: int) -> tuple[str, dict[str, Any]]:
     """A named-event stream's data line (the Responses and Messages APIs) as (its `type`, the object);
     StreamError when it is not JSON or not an object with a `type`."""
-    import json
+    from ...bounds import json_text
 
     try:
-        payload = json.loads(data)
+        payload = json_text.loads(data)
+    except json_text.TooDeep as exc:
+        raise StreamError(f"event {position} of the stream {exc}: it was not read") from None
     except ValueError:
         raise StreamError(f"event {position} of the stream is not JSON: {excerpt(data)}") from None
     kind = payload.get("type") if isinstance(payload, dict) else None

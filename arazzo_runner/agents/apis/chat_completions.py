@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...bounds import json_text
 from .base import (
     Completion,
     Conversation,
@@ -134,7 +135,9 @@ class ChatFolder(StreamFolder):
         if self._done:
             raise StreamError(f"event {position} of the stream came after 'data: [DONE]': {excerpt(data)}")
         try:
-            chunk = json.loads(data)
+            chunk = json_text.loads(data)
+        except json_text.TooDeep as exc:
+            raise StreamError(f"event {position} of the stream {exc}: it was not read") from None
         except ValueError:
             if event != "message":  # a named event (`event: ping`) is not a chunk (as `arazzo run` reads it)
                 return []

@@ -124,7 +124,7 @@ class ModelClient:
             ) as raw:
                 progress.status = raw.status_code
                 if raw.status_code >= 400:
-                    detail = self.wire.error_detail(_parsed(await self._read(raw, progress)))
+                    detail = self.wire.error_detail(_parsed(await self._read(raw, progress), self.wire.label))
                     message = f"{self.wire.label} answered {raw.status_code}: {detail}"
                     named = bool(self.model) and self.model in detail  # "The model `x` does not exist"
                     if raw.status_code == 404 and not named:  # else most often a base URL without `/v1`
@@ -135,7 +135,7 @@ class ModelClient:
                     raise _Retryable(message, retry_after(raw.headers))
                 if _is_event_stream(raw.headers.get("content-type")):
                     return await self._read_stream(raw, on_text, progress)
-                answer = _parsed(await self._read(raw, progress))
+                answer = _parsed(await self._read(raw, progress), self.wire.label)
                 if isinstance(answer, (str, bytes)):
                     raise ModelError(
                         f"{self.wire.label}'s answer is unusable: it is not JSON: {shown(answer)}"
@@ -246,11 +246,17 @@ def _fed(folder: Any, event: Any, position: int) -> list[str]:
         raise StreamError(f"{exc}{where}", answered) from None
 
 
-def _parsed(content: bytes) -> Any:
+def _parsed(content: bytes, label: str) -> Any:
+    """An answer's JSON, read by the rule for JSON from outside (`bounds/json_text.py`); its text when it
+    is not JSON; ModelError when it nests too deep to be read."""
+    from ...bounds import json_text
+
     if not content:
         return ""
     try:
-        return json.loads(content)
+        return json_text.loads(content)
+    except json_text.TooDeep as exc:
+        raise ModelError(f"{label}'s answer is unusable: it {exc}: it was not read") from None
     except ValueError:
         return content.decode("utf-8", "replace")
 

@@ -24,12 +24,16 @@ import os
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ...bounds.limits import MAX_BODY_DEPTH
 from ...masking.secrets import MESSAGE_LIMIT, Masker
 from ...records import Record
 from .base import Completion, Conversation, ModelError, ToolCallRequest, Usage, Wire
 
 VERSION = 1
 MAX_RECORDING_BYTES = 64 * 1024 * 1024
+# A recording holds values read by the rule for JSON from outside (at most `MAX_BODY_DEPTH` levels: a
+# tool call's `input`, a conversation's content) a few levels down: exchange, request, message, block.
+RECORDING_DEPTH = MAX_BODY_DEPTH + 16
 
 
 class ReplayError(ModelError):
@@ -61,8 +65,12 @@ def read_recording(path: str, api: str | None = None) -> Recording:
         raise UsageError(f"--replay {path}: cannot read it: {exc.strerror or exc}") from None
     if len(raw) > MAX_RECORDING_BYTES:
         raise UsageError(f"--replay {path}: larger than {MAX_RECORDING_BYTES} bytes")
+    from ...bounds import json_text
+
     try:
-        data = json.loads(raw)
+        data = json_text.loads(raw, RECORDING_DEPTH)  # the rule for JSON from outside
+    except json_text.TooDeep as exc:
+        raise UsageError(f"--replay {path}: not read: it {exc}") from None
     except ValueError as exc:
         raise UsageError(f"--replay {path}: not JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("exchanges"), list):
@@ -88,10 +96,56 @@ def read_recording(path: str, api: str | None = None) -> Recording:
     for index, exchange in enumerate(data["exchanges"]):
         if not (isinstance(exchange, dict) and isinstance(exchange.get("completion"), dict)):
             raise UsageError(f"--replay {path}: exchange {index + 1} has no completion")
+        where = _misshapen(exchange)
+        if where is not None:
+            pointer, wanted = where
+            raise UsageError(
+                f"--replay {path}: exchange {index + 1}: /exchanges/{index}/{pointer} is not {wanted}"
+            )
+    for field in ("model", "prompt", "system", "status"):
+        if data.get(field) is not None and not isinstance(data[field], str):
+            raise UsageError(f"--replay {path}: /{field} is not a string (nor null)")
     return Recording(
         path, made_with, str(data.get("model") or ""), data.get("prompt"), data.get("system"),
         data["exchanges"], data.get("status"),
     )  # fmt: skip
+
+
+_TEXT = "a string (nor null)"
+
+
+def _misshapen(exchange: dict[str, Any]) -> tuple[str, str] | None:
+    """(the JSON pointer below the exchange, what it should be) of the first field the replay would
+    stumble on (`completion_of`, `ReplayClient.complete`), or None: a hand-edited recording is a usage
+    error that says where, never a KeyError or TypeError."""
+    request = exchange.get("request")
+    if request is not None and not isinstance(request, dict):
+        return "request", "an object (nor null)"
+    tools = (request or {}).get("tools")
+    if tools is not None and not isinstance(tools, list):
+        return "request/tools", "a list of tool names (nor null)"
+    completion = exchange["completion"]
+    for field in ("content", "refusal", "finishReason", "stop"):
+        if completion.get(field) is not None and not isinstance(completion[field], str):
+            return f"completion/{field}", _TEXT
+    calls = completion.get("toolCalls")
+    if calls is not None and not isinstance(calls, list):
+        return "completion/toolCalls", "a list (nor null)"
+    for number, call in enumerate(calls or ()):
+        if not isinstance(call, dict):
+            return f"completion/toolCalls/{number}", "an object"
+        for field in ("id", "name", "arguments"):
+            if not isinstance(call.get(field), str):
+                return f"completion/toolCalls/{number}/{field}", "a string"
+    usage = completion.get("usage")
+    if usage is not None and not isinstance(usage, dict):
+        return "completion/usage", "an object (nor null)"
+    for field in ("inputTokens", "outputTokens", "totalTokens") if usage else ():
+        if not isinstance(usage.get(field), int) or isinstance(usage[field], bool):
+            return f"completion/usage/{field}", "an integer"
+    if completion.get("extra") is not None and not isinstance(completion["extra"], dict):
+        return "completion/extra", "an object (nor null)"
+    return None
 
 
 def completion_data(completion: Completion) -> dict[str, Any]:
@@ -219,8 +273,10 @@ def comparable(value: Any) -> Any:
     """`value` as a replay compares it: a string holding a JSON object read as that object (a tool
     result), the origin left out of a failed call's `request.url`."""
     if isinstance(value, str) and value.startswith("{"):
+        from ...bounds import json_text
+
         try:
-            parsed = json.loads(value)
+            parsed = json_text.loads(value)  # the rule for JSON from outside, as the recording was read
         except ValueError:
             return value
         return comparable(parsed) if isinstance(parsed, dict) else value

@@ -91,16 +91,14 @@ class ToolCalls:
         }
 
 
-_LONE_SURROGATE = "[\ud800-\udfff]"
-
-
 def unpaired(text: str) -> str:
-    """`text` with each lone surrogate as U+FFFD. Python's JSON reads `"\\ud800"` into a string no UTF-8
-    can carry (a pair becomes one character; what is left is lone); pydantic cannot write it, and the
-    official client's parser refuses its escape, so a result holding one would reach no client."""
-    import re
+    """`text` with each lone surrogate as U+FFFD: what the rule for JSON from outside reads one as
+    (`bounds/json_text.py`), applied here to what reached a result another way. Pydantic cannot
+    write a lone surrogate, and the official client's parser refuses its escape, so a result holding
+    one would reach no client."""
+    from ...bounds.json_text import unpaired as replaced
 
-    return re.sub(_LONE_SURROGATE, "\ufffd", text)
+    return replaced(text)
 
 
 def _utf8(text: str) -> bool:

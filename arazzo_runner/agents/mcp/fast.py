@@ -38,6 +38,7 @@ SDK and the other here, cancels both with one notification (the SDK alone would 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import math
@@ -110,11 +111,28 @@ class FastCalls:
     def full(self) -> bool:
         return len(self.tasks) >= MAX_PENDING
 
-    async def room(self) -> None:
-        """Returns once fewer than MAX_PENDING calls are kept here."""
+    async def room(self, lines: Any = None) -> None:
+        """Returns once fewer than MAX_PENDING calls are kept here. Meanwhile the lines stdin has
+        already given (`lines`: stdio's `_Lines`, which reads up to MAX_QUEUED of them ahead) are
+        looked through as they arrive for cancellations: one naming a call kept here stops it now,
+        so a client cancelling one of the calls that fill the room makes room at once instead of
+        waiting behind all of them. The line is still read in its turn (the SDK gets it then; here
+        the call is gone by then, so nothing more is done)."""
+        seen = 0
         while self.full():
             self._room = asyncio.Event()
-            await self._room.wait()
+            if lines is None:
+                await self._room.wait()
+                continue
+            for line in itertools.islice(lines.lines, seen, None):
+                seen += 1
+                if isinstance(line, bytes) and b"notifications/cancelled" in line:
+                    message = parse(line.decode("utf-8", "replace"))
+                    if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+                        self._cancel(message.get("params"))
+            room = asyncio.ensure_future(self._room.wait())
+            await asyncio.wait({room, lines.arrival()}, return_when=asyncio.FIRST_COMPLETED)
+            room.cancel()
 
     def _call(self, message: dict[str, Any]) -> bool:
         request_id, params = message.get("id"), message.get("params")
@@ -280,13 +298,17 @@ def _finite(value: Any) -> Any:
 
 
 def parse(text: str) -> Any:
-    """A line's JSON, or None when it may be none by the SDK's reading: NaN and the infinities, a line
-    too deep, a surrogate escape (its parser refuses a lone one; a line with any goes to the SDK)."""
+    """A line's JSON by the rule for JSON from outside (`bounds/json_text.py`), or None, the line then
+    the SDK's to read as it reads any: NaN and the infinities, a line deeper than the rule's 128
+    levels, a surrogate escape (the SDK's parser refuses a lone one, so a line with any goes to it
+    rather than being read with U+FFFD here)."""
+    from ...bounds import json_text
+
     if SURROGATE_ESCAPE.search(text):
         return None
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError):  # too deep for json: the SDK's parser refuses it too
+        return json_text.loads(text, parse_constant=_no_constant)
+    except ValueError:  # not JSON, or too deep (json_text.TooDeep)
         return None
 
 

@@ -154,6 +154,12 @@ class _Lines(asyncio.Protocol):
         if self.waiter is not None and not self.waiter.done():
             self.waiter.set_result(None)
 
+    def arrival(self) -> asyncio.Future[None]:
+        """A future set when more of stdin arrives, or it ends."""
+        if self.waiter is None or self.waiter.done():
+            self.waiter = asyncio.get_running_loop().create_future()
+        return self.waiter
+
     async def next(self) -> Any:
         """The next line (bytes, or TOO_LONG), or None at the end of stdin."""
         while not self.lines:
@@ -293,8 +299,8 @@ class _Pipes:
                     continue
                 text = line.decode("utf-8", "replace")
                 if fast is not None and fast.take(parse(text)):
-                    if fast.full():
-                        await fast.room()  # stdin waits while MAX_PENDING calls are kept
+                    if fast.full():  # stdin waits while MAX_PENDING calls are kept, but cancellations
+                        await fast.room(self.lines)
                     continue
                 try:
                     message = validate(text, by_name=False)

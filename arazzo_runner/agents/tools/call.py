@@ -118,10 +118,12 @@ def parse_arguments(text: Any) -> tuple[Any, str | None]:
         return text, "the arguments must be a JSON object"
     if not text.strip():
         return {}, None  # no arguments: some models send "" for a tool without parameters
-    from ...http import json_text
+    from ...bounds import json_text
 
     try:
-        value = json_text.loads(text)
+        value = json_text.loads(text)  # the rule for JSON from outside: 128 levels, U+FFFD
+    except json_text.TooDeep as exc:
+        return text, f"the arguments were not read: they nest deeper than {exc.limit} levels"
     except ValueError as exc:
         return text, f"the arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):

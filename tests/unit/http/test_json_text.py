@@ -1,5 +1,6 @@
-"""Server JSON parsed with a bound on its nesting (`http/json_text.py`): the depth is measured outside
-strings, exactly, in time linear in the text; deeper text is never handed to the recursive parser."""
+"""JSON from outside parsed by one rule (`bounds/json_text.py`): a bound on its nesting, measured outside
+strings, exactly, in time linear in the text (deeper text is never handed to the recursive parser);
+each lone surrogate read as U+FFFD, so every string held encodes as UTF-8."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arazzo_runner.http.json_text import TooDeep, loads, nests_deeper
+from arazzo_runner.bounds.json_text import TooDeep, loads, nests_deeper
 from tests.cputime import cpu_bound
 
 
@@ -75,6 +76,31 @@ def test_loads_parses_up_to_the_bound_and_refuses_beyond() -> None:
         loads("[" * 129 + "]" * 129)
     with pytest.raises(TooDeep):
         loads(b'{"a":' * 5000 + b"1" + b"}" * 5000)
+
+
+@pytest.mark.parametrize("kind", [str, bytes])
+def test_each_lone_surrogate_reads_as_u_fffd_and_a_pair_as_its_character(kind) -> None:
+    text = (
+        '{"a\\ud800": ["x\\udfffy", "\\ud83d\\ude00", "\\ude00\\ud83d", "\\\\ud800", {"k": "\\uDBFF"}], '
+        '"b": "\\ud800"}'
+    )
+    value = loads(text.encode() if kind is bytes else text)
+    assert value == {
+        "a\ufffd": ["x\ufffdy", "\U0001f600", "\ufffd\ufffd", "\\ud800", {"k": "\ufffd"}],
+        "b": "\ufffd",
+    }
+    json.dumps(value, ensure_ascii=False).encode("utf-8")  # every string encodes
+    assert loads('"\\ud800"') == "\ufffd"  # a lone string, not in a container
+    assert loads('["\ud800"]') == ["\ufffd"]  # a str that holds the surrogate itself
+
+
+def test_parse_constant_is_passed_on() -> None:
+    def refuse(name: str) -> None:
+        raise ValueError(f"{name} is not JSON")
+
+    assert loads("[NaN]")[0] != loads("[NaN]")[0]
+    with pytest.raises(ValueError, match="NaN is not JSON"):
+        loads("[NaN]", parse_constant=refuse)
 
 
 def test_unbalanced_brackets_are_not_json_rather_than_too_deep() -> None:

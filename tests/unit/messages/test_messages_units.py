@@ -114,6 +114,18 @@ def test_payloads_are_decoded_as_json_else_text_with_a_note() -> None:
     assert decode_payload(b"\xff", "application/octet-stream") == (b"\xff", None)
 
 
+def test_a_received_payload_is_read_by_the_rule_for_json_from_outside() -> None:
+    """128 levels at most (a broker's message is JSON from outside, not a document: not 500), a lone
+    surrogate as U+FFFD."""
+    deep = b"[" * 129 + b"]" * 129
+    assert decode_payload(deep, "application/json") == (
+        deep.decode(),
+        "the message payload nests deeper than 128 levels: read as text",
+    )
+    assert decode_payload(deep, None) == (deep.decode(), None)
+    assert decode_payload(b'{"a": "x\\ud800"}', "application/json") == ({"a": "x\ufffd"}, None)
+
+
 def test_broker_urls() -> None:
     broker = _from_url("mqtts://[::1]:8883/base", None)
     assert (broker.protocol, broker.host, broker.port, broker.path, broker.tls) == (

@@ -305,7 +305,7 @@ def test_stream_default_knob_and_bad_flavour() -> None:
 
 
 def test_json_nested_too_deeply_is_a_400_in_both_flavours(server: ReferenceServer) -> None:
-    deep = b"[" * 200_000
+    deep = b"[" * 200_000 + b"]" * 200_000  # (openers alone: "its brackets do not balance")
     error = error_of(httpx.post(server.url + "/chat/completions", content=deep, headers=AUTH), 400)
     assert error["message"] == "The request body is not valid JSON: nested too deeply"
     with ReferenceServer() as seed:

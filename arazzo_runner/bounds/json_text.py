@@ -1,0 +1,141 @@
+"""The one rule by which JSON from outside is read: server bodies and event data, model answers (bodies,
+stream events, streamed argument fragments, tool-call arguments), recordings given to `--replay`,
+`--inputs-file` rows and MCP requests all go through `loads`.
+
+Depth. CPython's parser recurses once per level: about a thousand nested `[` raise RecursionError, and
+fewer do once the call stack is deep (a nested workflow), or later, in whatever walks the value (masking,
+reports, selectors, `copy.deepcopy`). So a text nesting deeper than `MAX_BODY_DEPTH` (128) levels is not
+parsed at all: that is a `TooDeep` error (a ValueError, like any text that is not JSON), which each
+caller reports where it read the text (a step failure, a model error, a located usage error). Every
+value the engine then holds nests at most that deep, so every walk of it stays far from the recursion
+limit whatever the call stack.
+
+Lone surrogates. JSON's grammar admits any `\\uXXXX` escape, so `"\\ud800"` is JSON, and Python reads
+it into a string no UTF-8 can carry: printing it, sending it on or writing it to a report failed
+wherever it went (UnicodeEncodeError, the result lost). Each lone surrogate (an escape not part of a
+high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder reads bytes that
+are no character; a pair reads as its one character. So every string the engine holds is Unicode.
+
+The depth check costs two `bytes.count` calls for most bodies; only a text with more brackets than the
+bound is scanned (strings skipped), with C-level loops: a few tenths of the time `json.loads` then
+takes. The surrogate walk runs only for a text holding an escape of one (a regex search).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .limits import MAX_BODY_DEPTH
+
+_STRING = re.compile(rb'"[^"]*"')
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_IN_TEXT = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_LONE = re.compile("[\ud800-\udfff]")
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
+
+
+class TooDeep(ValueError):
+    """JSON text nesting deeper than the bound: not parsed."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"nests deeper than {limit} levels")
+        self.limit = limit
+
+
+def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any = None) -> Any:
+    """`json.loads(text)`, unless the text nests deeper than `limit` levels (TooDeep) or its brackets do
+    not balance (a plain ValueError: it is not JSON, however deep its openers go); each lone surrogate
+    read as U+FFFD (module doc). `parse_constant`: as `json.loads`'s (NaN and the infinities)."""
+    shape = _shape(text, limit)
+    if shape is not None:
+        if shape.count(b"(") != shape.count(b")"):
+            raise ValueError("its brackets do not balance")
+        if _deeper(shape, limit):
+            raise TooDeep(limit)
+    try:
+        value = json.loads(text, parse_constant=parse_constant)
+    except RecursionError:  # only with a call stack already near the limit
+        raise TooDeep(limit) from None
+    if (_SURROGATE_ESCAPE if isinstance(text, bytes | bytearray) else _SURROGATE_IN_TEXT).search(text):
+        return _paired(value)
+    return value
+
+
+def unpaired(text: str) -> str:
+    """`text` with each lone surrogate as U+FFFD (a str that went through no JSON: a stream's pieces)."""
+    return text if text.isascii() else _LONE.sub("\ufffd", text)
+
+
+def _paired(value: Any) -> Any:
+    """`value` (just parsed, so owned here) with `unpaired` applied to every string, keys included:
+    iterative, the value being at most `limit` deep anyway."""
+    if isinstance(value, str):
+        return unpaired(value)
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if any(unpaired(key) != key for key in node):
+                items = list(node.items())
+                node.clear()
+                node.update((unpaired(key), item) for key, item in items)
+            for key, item in node.items():
+                if isinstance(item, str):
+                    node[key] = unpaired(item)
+                elif isinstance(item, dict | list):
+                    pending.append(item)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                if isinstance(item, str):
+                    node[index] = unpaired(item)
+                elif isinstance(item, dict | list):
+                    pending.append(item)
+    return value
+
+
+def nests_deeper(text: str | bytes, limit: int) -> bool:
+    """Whether the brackets of JSON `text` (outside its strings) nest deeper than `limit`."""
+    shape = _shape(text, limit)
+    return shape is not None and _deeper(shape, limit)
+
+
+def _shape(text: str | bytes, limit: int) -> bytes | None:
+    """The brackets of `text` outside its strings, as `(` and `)`; None when it has too few openers to
+    nest deeper than `limit` (most bodies: two `count` calls).
+
+    Only brackets and quotes matter: the text is reduced to them (escaped quotes and backslashes dropped
+    first), then the strings (now holding brackets at most) are removed."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return None
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    shape = data.translate(_TO_PARENS, _NOT_STRUCTURE)
+    if b'"' in shape:
+        # `""` is an empty string, or the end of one and the start of the next with no bracket between:
+        # dropping it keeps every bracket inside or outside strings where it was.
+        shape = _STRING.sub(b"", shape.replace(b'""', b""))
+    return shape
+
+
+def _deeper(shape: bytes, limit: int) -> bool:
+    """Whether `(`/`)` nest deeper than `limit`: every `()` pair (an empty container: a leaf) is removed,
+    one level per pass, each pass a C-level `replace`; a run of openers as long as the levels left to
+    the bound answers at once (a hostile `[[[[...`)."""
+    passes = 0
+    while passes <= limit:
+        if b"(" * (limit + 1 - passes) in shape:
+            return True
+        leaves_gone = shape.replace(b"()", b"")
+        if len(leaves_gone) == len(shape):
+            break
+        shape, passes = leaves_gone, passes + 1
+    else:
+        return True
+    # What is left holds no `()`: closers, then openers (text that is not JSON); its depth adds up.
+    openers = len(shape) - len(shape.rstrip(b"("))
+    closers = len(shape) - len(shape.lstrip(b")"))
+    return passes + max(0, openers - closers) > limit
