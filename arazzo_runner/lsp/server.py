@@ -1,0 +1,118 @@
+"""The language server's wiring: pygls's `LanguageServer`, the LSP methods it answers, each handed to
+the module of its concern (`diagnostics`, `completion`, `navigation`, `hover`, `actions`).
+
+Diagnostics are published after the edits stop for `DEBOUNCE` seconds (typing re-validates once, not on
+every key), at once when a document is opened or saved; a save, or a watched file's change, re-validates
+every open document, whose sources are read again if their files changed (`store.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from .. import __version__
+from .state import OpenDocument
+
+DEBOUNCE = 0.2
+log = logging.getLogger(__name__)
+
+
+class ArazzoServer(LanguageServer):
+    """The open documents by URI, and the pending (debounced) validations."""
+
+    def __init__(self, *, offline: bool = False, debounce: float = DEBOUNCE) -> None:
+        super().__init__("arazzo", __version__)
+        self.documents: dict[str, OpenDocument] = {}
+        self.offline = offline
+        self.debounce = debounce
+        self._pending: dict[str, asyncio.TimerHandle] = {}
+
+    def document(self, uri: str) -> OpenDocument | None:
+        return self.documents.get(uri)
+
+    def publish(self, uri: str, *, again: bool = False) -> None:
+        """Validate the document now and publish its diagnostics (never raises: a bug is logged)."""
+        from .diagnostics import diagnostics
+
+        self._pending.pop(uri, None)
+        doc = self.documents.get(uri)
+        if doc is None:
+            return
+        try:
+            analysis = doc.analyse(offline=self.offline, again=again)
+            found = diagnostics(analysis, uri)
+        except Exception:
+            log.exception("validating %s", uri)
+            return
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=found, version=doc.version)
+        )
+
+    def schedule(self, uri: str) -> None:
+        pending = self._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        loop = asyncio.get_running_loop()
+        self._pending[uri] = loop.call_later(self.debounce, self.publish, uri)
+
+
+def build_server(*, offline: bool = False, debounce: float = DEBOUNCE) -> ArazzoServer:
+    server = ArazzoServer(offline=offline, debounce=debounce)
+    _documents(server)
+    _features(server)
+    return server
+
+
+def _documents(server: ArazzoServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: ArazzoServer, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        ls.documents[item.uri] = OpenDocument(item.uri, item.text, item.version)
+        ls.publish(item.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ArazzoServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = ls.documents.get(uri)
+        if doc is None:
+            return
+        ls.workspace.get_text_document(uri)  # pygls applied the changes to its copy
+        doc.text = ls.workspace.get_text_document(uri).source
+        doc.version = params.text_document.version
+        ls.schedule(uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: ArazzoServer, params: types.DidSaveTextDocumentParams) -> None:
+        for uri in list(ls.documents):  # a saved OpenAPI file is a source of the others
+            ls.publish(uri, again=True)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: ArazzoServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for uri in list(ls.documents):
+            ls.publish(uri, again=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ArazzoServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        pending = ls._pending.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        ls.documents.pop(uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def _features(server: Any) -> None:
+    """The language features (completion, navigation, hover, code actions)."""
+
+
+def serve_stdio(*, offline: bool = False) -> None:
+    """Serve over this process's own stdin and stdout (the CLI's streams are wrapped for terminals)."""
+    import sys
+
+    server = build_server(offline=offline)
+    server.start_io(sys.__stdin__.buffer, sys.__stdout__.buffer)
