@@ -124,3 +124,42 @@ def resolve_local(data: Any, value: Any, depth: int = 0) -> Any:
 
 def pointer(*parts: Any) -> str:
     return format_pointer([str(p) for p in parts])
+
+
+def enclosing_at_line(analysis: Any, line: int) -> tuple[int | None, int | None]:
+    """(workflow, step) indices of the items starting last at or before 1-based `line`: where a line
+    being typed is, from the positions of the last text that parsed."""
+    locate = analysis.loaded.positions.locate
+    workflow = step = None
+    for index, item in enumerate(workflows(analysis.data)):
+        if locate(pointer("workflows", index))[0] > line:
+            break
+        workflow, step = index, None
+        for number, _ in enumerate(steps(item)):
+            if locate(pointer("workflows", index, "steps", number))[0] > line:
+                break
+            step = number
+    if workflow is not None and step is not None:
+        found = steps(workflows(analysis.data)[workflow])
+        after = None
+        for key in (
+            "outputs",
+            "successActions",
+            "failureActions",
+        ):  # the workflow's own members after its steps
+            if key in workflows(analysis.data)[workflow]:
+                start = locate(pointer("workflows", workflow, key))[0]
+                after = start if after is None else min(after, start)
+        if (
+            after is not None
+            and after <= line
+            and after > locate(pointer("workflows", workflow, "steps", len(found) - 1))[0]
+        ):
+            step = None
+    return workflow, step
+
+
+def inputs_schema(data: Any, workflow: Any) -> dict[str, Any]:
+    """The workflow's inputs schema, a `$ref` to the components followed; {} when it has none."""
+    schema = resolve_local(data, workflow.get("inputs") if isinstance(workflow, dict) else None)
+    return schema if isinstance(schema, dict) else {}

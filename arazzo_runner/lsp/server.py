@@ -109,6 +109,27 @@ def _documents(server: ArazzoServer) -> None:
 def _features(server: Any) -> None:
     """The language features (completion, navigation, hover, code actions)."""
 
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=[".", "$", "/", ":", " "]),
+    )
+    def completion(ls: ArazzoServer, params: types.CompletionParams) -> types.CompletionList | None:
+        from .completion import complete
+
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        return types.CompletionList(is_incomplete=False, items=_guarded(complete, [], doc, params.position))
+
+
+def _guarded(feature: Any, empty: Any, *args: Any) -> Any:
+    """A feature's answer; on a bug, the empty answer and the traceback in the log (never a crash)."""
+    try:
+        return feature(*args)
+    except Exception:
+        log.exception("%s", getattr(feature, "__name__", feature))
+        return empty
+
 
 def serve_stdio(*, offline: bool = False) -> None:
     """Serve over this process's own stdin and stdout (the CLI's streams are wrapped for terminals)."""
