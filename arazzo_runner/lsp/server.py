@@ -65,6 +65,7 @@ def build_server(*, offline: bool = False, debounce: float = DEBOUNCE) -> Arazzo
     server = ArazzoServer(offline=offline, debounce=debounce)
     _documents(server)
     _features(server)
+    _navigation(server)
     return server
 
 
@@ -120,6 +121,66 @@ def _features(server: Any) -> None:
         if doc is None:
             return None
         return types.CompletionList(is_incomplete=False, items=_guarded(complete, [], doc, params.position))
+
+
+def _navigation(server: Any) -> None:
+    """Definition, references, rename, document symbols and hover: on the current text when it parses,
+    else nothing (positions in a text that does not parse cannot be trusted)."""
+    from . import hover, navigation
+
+    def parsed(ls: ArazzoServer, uri: str) -> Any:
+        doc = ls.documents.get(uri)
+        if doc is None:
+            return None
+        analysis = doc.analyse(offline=ls.offline)
+        return analysis if analysis.loaded is not None else None
+
+    def offset(analysis: Any, position: types.Position) -> int:
+        return analysis.lines.offset(position)
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls: ArazzoServer, params: types.DefinitionParams) -> Any:
+        uri = params.text_document.uri
+        analysis = parsed(ls, uri)
+        if analysis is None:
+            return None
+        return _guarded(navigation.definition, None, analysis, uri, offset(analysis, params.position))
+
+    @server.feature(types.TEXT_DOCUMENT_REFERENCES)
+    def references(ls: ArazzoServer, params: types.ReferenceParams) -> Any:
+        uri = params.text_document.uri
+        analysis = parsed(ls, uri)
+        if analysis is None:
+            return []
+        at = offset(analysis, params.position)
+        return _guarded(navigation.references, [], analysis, uri, at, params.context.include_declaration)
+
+    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    def prepare_rename(ls: ArazzoServer, params: types.PrepareRenameParams) -> Any:
+        analysis = parsed(ls, params.text_document.uri)
+        if analysis is None:
+            return None
+        return _guarded(navigation.prepare_rename, None, analysis, offset(analysis, params.position))
+
+    @server.feature(types.TEXT_DOCUMENT_RENAME)
+    def rename(ls: ArazzoServer, params: types.RenameParams) -> Any:
+        uri = params.text_document.uri
+        analysis = parsed(ls, uri)
+        if analysis is None:
+            return None
+        # a name that is not an id: the ValueError is the error response the client shows
+        return navigation.rename(analysis, uri, offset(analysis, params.position), params.new_name)
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    def symbols(ls: ArazzoServer, params: types.DocumentSymbolParams) -> Any:
+        return _guarded(navigation.symbols, [], parsed(ls, params.text_document.uri))
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def on_hover(ls: ArazzoServer, params: types.HoverParams) -> Any:
+        analysis = parsed(ls, params.text_document.uri)
+        if analysis is None:
+            return None
+        return _guarded(hover.hover, None, analysis, offset(analysis, params.position))
 
 
 def _guarded(feature: Any, empty: Any, *args: Any) -> Any:
