@@ -66,6 +66,7 @@ def build_server(*, offline: bool = False, debounce: float = DEBOUNCE) -> Arazzo
     _documents(server)
     _features(server)
     _navigation(server)
+    _actions(server)
     return server
 
 
@@ -181,6 +182,40 @@ def _navigation(server: Any) -> None:
         if analysis is None:
             return None
         return _guarded(hover.hover, None, analysis, offset(analysis, params.position))
+
+
+def _actions(server: Any) -> None:
+    """Quick fixes, fix all (resolved when chosen: it validates the text once per pass), and the
+    command running a workflow."""
+    from . import actions
+
+    kinds = [types.CodeActionKind.QuickFix, actions.FIX_ALL, types.CodeActionKind.Source]
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(kinds, resolve_provider=True))
+    def code_action(ls: ArazzoServer, params: types.CodeActionParams) -> Any:
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is None:
+            return []
+        analysis = doc.analyse(offline=ls.offline)
+        only = params.context.only
+        return _guarded(actions.code_actions, [], analysis, doc.uri, params.range, only)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    def resolve(ls: ArazzoServer, action: types.CodeAction) -> types.CodeAction:
+        data = action.data if isinstance(action.data, dict) else {}
+        doc = ls.documents.get(data.get("uri", ""))
+        if doc is not None and data.get("fixAll"):
+            analysis = doc.analyse(offline=ls.offline)
+            if analysis.loaded is not None:
+                action.edit = _guarded(actions.fix_all, None, analysis, doc.uri, ls.offline)
+        return action
+
+    @server.command(actions.RUN_WORKFLOW)
+    async def run_workflow(ls, *arguments):  # unannotated: pygls converts the arguments by annotation
+        doc = ls.documents.get(arguments[0]) if arguments and isinstance(arguments[0], str) else None
+        if doc is None:
+            return {"status": "error", "error": "arazzo.runWorkflow: the document is not open"}
+        return await actions.run_workflow(doc, list(arguments))
 
 
 def _guarded(feature: Any, empty: Any, *args: Any) -> Any:

@@ -123,11 +123,11 @@ def analyse(text: str, location: str, store: SourceStore, *, offline: bool = Fal
     workspace = Workspace(loaded, document, location, store.cache(loaded.data, location))
     report = validate_loaded(loaded, location, workspace=workspace, remote=not offline)
     store.remember()
-    report = _configured(report, location)
+    report = configured(report, location)
     return Analysis(text, location, loaded, document, workspace, report)
 
 
-def _configured(report: Any, location: str) -> Any:
+def configured(report: Any, location: str) -> Any:
     """The report with the rule levels of the document's configuration file applied, as `arazzo
     validate` applies them; a configuration file it refuses is one finding, at the document's start."""
     from ..errors import UsageError

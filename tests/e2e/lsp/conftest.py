@@ -5,6 +5,7 @@ whose folder is a copy of `docs/` (an OpenAPI file and a valid Arazzo document) 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Union
 
 import pytest
 
@@ -19,6 +20,7 @@ from .kit import SERVER, copy_docs, server_env
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=server_env()))
 async def client(lsp_client: LanguageClient, tmp_path: Path):
     copy_docs(tmp_path)
+    _read_code_actions_as_the_spec_says(lsp_client)
     params = types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri()
     )
@@ -26,3 +28,15 @@ async def client(lsp_client: LanguageClient, tmp_path: Path):
     lsp_client.folder = tmp_path  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
+
+
+def _read_code_actions_as_the_spec_says(client: LanguageClient) -> None:
+    """lsprotocol 2025.0.0 reads every code action that carries a `command` as a bare Command (its hook
+    asks only whether the key is there): a CodeAction's `command` is an object, a Command's a string."""
+    converter = client.protocol._converter
+
+    def structure(value: Any, _: Any) -> Any:
+        bare = isinstance(value.get("command"), str)
+        return converter.structure(value, types.Command if bare else types.CodeAction)
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], structure)  # noqa: UP007
