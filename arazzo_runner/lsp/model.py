@@ -87,6 +87,8 @@ def step_operation(analysis: Any, workflow: int | None, step: int | None) -> Any
     model = step_model(analysis, workflow, step)
     if model is None or (model.operation_id is None and model.operation_path is None):
         return None
+    if not _all_read(analysis.workspace):
+        return None  # resolving would fetch a remote source the validation did not (`--offline`)
     try:
         target = analysis.workspace.resolve_operation(model)
     except Exception:  # no such operation, a source that cannot be read: the diagnostics say so
@@ -102,11 +104,21 @@ def operations(analysis: Any) -> list[tuple[str, Any]]:
         return found
     for name in workspace.openapi_sources():
         try:
-            description = workspace.source(name)
+            description = workspace.source_without_fetching(name)  # a feature never fetches
         except Exception:
             continue
         found.extend((name, op) for op in getattr(description, "operations", ()))
     return found
+
+
+def _all_read(workspace: Any) -> bool:
+    """Whether every OpenAPI source can be had without a fetch (read already, or a local file)."""
+    try:
+        return all(
+            workspace.source_without_fetching(name) is not None for name in workspace.openapi_sources()
+        )
+    except Exception:  # a source that cannot be read: resolving says so, without a fetch
+        return True
 
 
 def resolve_local(data: Any, value: Any, depth: int = 0) -> Any:

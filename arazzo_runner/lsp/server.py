@@ -44,7 +44,7 @@ class ArazzoServer(LanguageServer):
         if doc is None:
             return
         try:
-            analysis = doc.analyse(offline=self.offline, again=again)
+            analysis = doc.analyse(again=again)
             found = diagnostics(analysis, uri)
         except Exception:
             log.exception("validating %s", uri)
@@ -74,7 +74,7 @@ def _documents(server: ArazzoServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ArazzoServer, params: types.DidOpenTextDocumentParams) -> None:
         item = params.text_document
-        ls.documents[item.uri] = OpenDocument(item.uri, item.text, item.version)
+        ls.documents[item.uri] = OpenDocument(item.uri, item.text, item.version, offline=ls.offline)
         ls.publish(item.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -133,7 +133,7 @@ def _navigation(server: Any) -> None:
         doc = ls.documents.get(uri)
         if doc is None:
             return None
-        analysis = doc.analyse(offline=ls.offline)
+        analysis = doc.analyse()
         return analysis if analysis.loaded is not None else None
 
     def offset(analysis: Any, position: types.Position) -> int:
@@ -196,7 +196,7 @@ def _actions(server: Any) -> None:
         doc = ls.documents.get(params.text_document.uri)
         if doc is None:
             return []
-        analysis = doc.analyse(offline=ls.offline)
+        analysis = doc.analyse()
         only = params.context.only
         return _guarded(actions.code_actions, [], analysis, doc.uri, params.range, only)
 
@@ -205,7 +205,7 @@ def _actions(server: Any) -> None:
         data = action.data if isinstance(action.data, dict) else {}
         doc = ls.documents.get(data.get("uri", ""))
         if doc is not None and data.get("fixAll"):
-            analysis = doc.analyse(offline=ls.offline)
+            analysis = doc.analyse()
             if analysis.loaded is not None:
                 action.edit = _guarded(actions.fix_all, None, analysis, doc.uri, ls.offline)
         return action

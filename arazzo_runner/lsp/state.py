@@ -81,8 +81,9 @@ class Analysis:
 class OpenDocument:
     """A document the client opened: its text, version and analyses."""
 
-    def __init__(self, uri: str, text: str, version: int | None = None) -> None:
+    def __init__(self, uri: str, text: str, version: int | None = None, *, offline: bool = False) -> None:
         self.uri = uri
+        self.offline = offline  # never fetch a remote source (`arazzo lsp --offline`)
         self.path = uri_to_path(uri)
         self.location = self.path or os.path.join(os.getcwd(), "untitled.arazzo.yaml")
         self.text = text
@@ -91,12 +92,12 @@ class OpenDocument:
         self.analysis: Analysis | None = None  # of `text`, once analysed
         self.last_good: Analysis | None = None  # the latest analysis whose text parsed
 
-    def analyse(self, *, offline: bool = False, again: bool = False) -> Analysis:
+    def analyse(self, *, again: bool = False) -> Analysis:
         """Parse, build and validate the current text (once per text; `again`: a file on disk may have
         changed, the sources' stamps are checked anew)."""
         if not again and self.analysis is not None and self.analysis.text == self.text:
             return self.analysis
-        self.analysis = analyse(self.text, self.location, self.sources, offline=offline)
+        self.analysis = analyse(self.text, self.location, self.sources, offline=self.offline)
         if self.analysis.loaded is not None:
             self.last_good = self.analysis
         return self.analysis

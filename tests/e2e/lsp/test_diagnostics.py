@@ -6,6 +6,7 @@ import pytest
 from lsprotocol import types
 
 from arazzo_runner.validate import validate_path
+from tests.servers.scripted import ScriptedServer
 
 from .kit import change, open_document, position_of, range_of, wait_diagnostics
 
@@ -86,3 +87,24 @@ async def test_an_openapi_file_changed_on_disk_is_read_again(client):
     [missing] = await wait_diagnostics(client, uri)
     assert missing.code == "operation-exists"
     assert "did you mean listAllPets?" in missing.message
+
+
+async def test_offline_a_remote_source_is_never_fetched_not_even_by_completion(client):
+    """The server runs with --offline (kit.SERVER): the validation skips the remote source's checks with
+    a warning, and completion, hover and definition read nothing over the network either."""
+    path = client.folder / "adopt.yaml"
+    openapi = (client.folder / "pets.openapi.yaml").read_text()
+    with ScriptedServer() as server:
+        server.reply("GET", "/pets.openapi.yaml", (200, openapi, {"content-type": "application/yaml"}))
+        text = path.read_text().replace("./pets.openapi.yaml", f"{server.url}/pets.openapi.yaml")
+        uri = await open_document(client, path, text)
+        [skipped] = client.diagnostics[uri]
+        assert skipped.code == "source-unavailable"
+        assert skipped.message.endswith("is remote and was not fetched; its checks are skipped")
+        at = position_of(text, "operationId: getPet", shift=len("operationId: ge"))
+        document = types.TextDocumentIdentifier(uri)
+        found = await client.text_document_completion_async(types.CompletionParams(document, at))
+        assert list(found.items) == []
+        assert await client.text_document_hover_async(types.HoverParams(document, at)) is None
+        assert await client.text_document_definition_async(types.DefinitionParams(document, at)) is None
+        assert server.requests == []
