@@ -145,3 +145,36 @@ async def test_hover_shows_the_operation_and_the_schema_a_pointer_names(client):
         "**`$response.body#/name`**: string (GET /pets/{petId})\n\n```json\n"
     )
     assert '"description": "the pet\'s name"' in found.contents.value
+
+
+SECOND = """  - workflowId: again
+    dependsOn:
+      - adopt
+    steps:
+      - stepId: run
+        workflowId: adopt
+    outputs:
+      name: $workflows.adopt.outputs.petName
+"""
+
+
+async def test_a_workflow_is_renamed_with_its_references_and_found_from_them(client):
+    path = client.folder / "adopt.yaml"
+    text = path.read_text() + SECOND
+    uri = await open_document(client, path, text)
+    assert list(client.diagnostics[uri]) == []
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(_id(uri), _at(text, "$workflows.adopt", len("$workflows.a")))
+    )
+    assert found == types.Location(uri, range_of(text, "adopt"))
+    found = await client.text_document_definition_async(
+        types.DefinitionParams(_id(uri), _at(text, "outputs.petName", len("outputs.p")))
+    )
+    assert found.range == range_of(text, "petName")  # the workflow's output
+    edit = await client.text_document_rename_async(
+        types.RenameParams(_id(uri), _at(text, "- adopt", 3), "adoption")
+    )
+    renamed = _apply(text, edit.changes[uri])
+    assert renamed == text.replace("adopt", "adoption")  # the id, dependsOn, workflowId, $workflows.adopt
+    change(client, uri, 2, renamed)
+    assert await wait_diagnostics(client, uri, version=2) == []
