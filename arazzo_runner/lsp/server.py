@@ -83,8 +83,7 @@ def _documents(server: ArazzoServer) -> None:
         doc = ls.documents.get(uri)
         if doc is None:
             return
-        ls.workspace.get_text_document(uri)  # pygls applied the changes to its copy
-        doc.text = ls.workspace.get_text_document(uri).source
+        doc.text = ls.workspace.get_text_document(uri).source  # pygls applied the changes to its copy
         doc.version = params.text_document.version
         ls.schedule(uri)
 

@@ -108,3 +108,18 @@ async def test_offline_a_remote_source_is_never_fetched_not_even_by_completion(c
         assert await client.text_document_hover_async(types.HoverParams(document, at)) is None
         assert await client.text_document_definition_async(types.DefinitionParams(document, at)) is None
         assert server.requests == []
+
+
+async def test_incremental_changes_are_applied_to_the_text_validated(client):
+    path = client.folder / "adopt.yaml"
+    text = path.read_text()
+    uri = await open_document(client, path)
+    where = range_of(text, "listPets")
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangePartial(range=where, text="listPet")],
+        )
+    )
+    [missing] = await wait_diagnostics(client, uri, version=2)
+    assert (missing.code, missing.range) == ("operation-exists", range_of(text, "listPet"))
