@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..bounds.limits import MAX_WORKFLOW_STEPS
 from ..spelling import json_spelling
 from .objects import (
     NO_VALUE,
@@ -125,13 +126,20 @@ class _Builder:
         if inputs is not None and not isinstance(inputs, dict):
             self.problem((*at, "inputs"), "'inputs' must be a JSON Schema object")
             inputs = None
+        steps = self.items(node, "steps", at)
+        if len(steps) > MAX_WORKFLOW_STEPS:
+            message = (
+                f"the workflow has {len(steps)} steps, more than the limit of {MAX_WORKFLOW_STEPS} "
+                "steps per workflow: it is not run"
+            )
+            self.problem((*at, "steps", MAX_WORKFLOW_STEPS), message)
         return Workflow(
             workflow_id=self.text(node, "workflowId", at, required=True) or "",
             summary=self.text(node, "summary", at),
             description=self.text(node, "description", at),
             inputs=inputs,
             depends_on=self.strings(node, "dependsOn", at),
-            steps=[self.step(n, a) for n, a in self.items(node, "steps", at)],
+            steps=[self.step(n, a) for n, a in steps],
             success_actions=self.actions(node, "successActions", at, "success"),
             failure_actions=self.actions(node, "failureActions", at, "failure"),
             outputs=self.mapping(node, "outputs", at),
