@@ -9,7 +9,6 @@ REGEX_TIMEOUT = 1.0  # seconds one `regex` criterion may spend matching (catastr
 SCHEMA_PATTERN_TIMEOUT = (
     5.0  # seconds the schema patterns of one check (a request, a response, inputs) may match
 )
-MAX_WORKFLOW_STEPS = 10_000  # steps of one workflow: a larger one is a `document-shape` error, not run
 MAX_SOURCE_DEPTH = 16  # arazzo sources nested in one another, counted from the document run
 MAX_SOURCE_DOCUMENTS = 64  # Arazzo documents loaded per run as sources, however they nest
 MAX_BODY_DEPTH = 128  # nesting levels of a JSON body (and event data) from a server; deeper is not parsed

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bounds.limits import MAX_WORKFLOW_STEPS
 from ..spelling import json_spelling
 from .objects import (
     NO_VALUE,
@@ -22,6 +21,8 @@ from .objects import (
     Step,
     Workflow,
 )
+
+MAX_WORKFLOW_STEPS = 10_000  # steps of one workflow: more is a `document-shape` error, and it is not run
 
 
 def build_document(data: Any) -> Document:
