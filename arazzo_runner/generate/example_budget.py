@@ -65,10 +65,11 @@ class Budget:
         if self.nodes > MAX_SCHEMA_NODES:
             raise OverBudget(f"more than {MAX_SCHEMA_NODES} schema nodes")
         if self.nodes % 256 == 0:
-            _check_deadline()
+            check_deadline()
 
 
-def _check_deadline() -> None:
+def check_deadline() -> None:
+    """OverBudget when the command's deadline (`--deadline`, armed) has passed."""
     from ..bounds.deadline import armed
 
     deadline = armed()
@@ -78,7 +79,6 @@ def _check_deadline() -> None:
 
 def active(budget: Budget) -> contextvars.Token:
     """Make `budget` the one the validator's keywords count against (reset with the token)."""
-    _check_deadline()
     return _CURRENT.set(budget)
 
 

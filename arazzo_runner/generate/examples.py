@@ -81,6 +81,7 @@ class Examples:
         self._undecided: str | None = None
         token = example_budget.active(example_budget.Budget(self._patterns))
         try:
+            example_budget.check_deadline()
             return self._search(schema, name, candidates, container)
         except example_budget.OverBudget as exc:
             return NOTHING, f"no example was checked against {_schema_name(schema)} ({exc.reason})"

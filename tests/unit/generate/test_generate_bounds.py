@@ -100,3 +100,15 @@ def test_generate_refuses_a_deadline_that_is_not_a_number(tmp_path: Path) -> Non
     done, _ = _generate(tmp_path, _hostile(1), "--deadline", "soon")
     assert done.returncode == 2
     assert "argument --deadline: expected a number of seconds, got 'soon'" in done.stderr
+
+
+def test_an_example_search_past_the_deadline_says_so() -> None:
+    from arazzo_runner.bounds.deadline import Deadline, arm
+    from arazzo_runner.generate.examples import NOTHING, Examples
+
+    examples = Examples({})
+    assert examples.value({"type": "string"}, "name") == ("example", None)
+    with arm(Deadline(0.0)):  # passed as soon as it is armed
+        value, why = examples.value({"type": "string"}, "name")
+    assert value is NOTHING
+    assert why == "no example was checked against its schema (run deadline of 0 s exceeded)"
