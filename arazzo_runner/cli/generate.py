@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import UsageError
 from . import chat_flags
 from .common import EXIT_FAILED, EXIT_OK
+from .limit_flags import seconds
 
 
 def register(commands: Any) -> None:
@@ -65,6 +66,14 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--no-chains", action="store_true", help="a workflow per operation only, no chains")
     parser.add_argument(
+        "--deadline",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="stop after SECONDS: reading the descriptions and the chat fail, example searches stop "
+        "(each input still unchecked says so)",
+    )
+    parser.add_argument(
         "--chat", metavar="URL", help="a chat-completions base URL: its model proposes workflows"
     )
     parser.add_argument("--model", metavar="M", help="the model, with --chat")
@@ -74,6 +83,7 @@ def register(commands: Any) -> None:
 
 
 def generate_command(args: argparse.Namespace) -> int:
+    from ..bounds.deadline import Deadline, arm
     from ..generate import generate
 
     chat = _chat(args)
@@ -83,14 +93,15 @@ def generate_command(args: argparse.Namespace) -> int:
         if target and not Path(target).resolve().parent.is_dir():
             raise UsageError(f"{flag} {target}: the folder {Path(target).resolve().parent} does not exist")
     redirected = None if args.output else _stdout_file()
-    result = generate(
-        args.descriptions,
-        output=args.output or redirected,
-        arazzo=args.arazzo,
-        operations=args.operations,
-        chains=not args.no_chains,
-        chat=chat,
-    )
+    with arm(Deadline(args.deadline)):  # armed before the first fetch, as `arazzo run` arms its own
+        result = generate(
+            args.descriptions,
+            output=args.output or redirected,
+            arazzo=args.arazzo,
+            operations=args.operations,
+            chains=not args.no_chains,
+            chat=chat,
+        )
     if args.output:
         _write(args.output, result.text, "-o")
     else:

@@ -8,7 +8,8 @@ result.dropped     # workflows left out, each with the validator's reason
 ```
 
 - a workflow per operation (`operations.py`), chained workflows from links and resource structure
-  (`chains.py`), inputs named once for the document with example values (`inputs.py`, `examples.py`),
+  (`chains.py`), inputs named once for the document with example values (`inputs.py`, `examples.py`,
+  each search within a budget: `example_budget.py`),
   schemas as `components.inputs` (`schemas.py`);
 - with a chat endpoint, the model's proposals, repaired by the validator's own checks (`propose.py`,
   `repair.py`);

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from . import example_budget
 from .schemas import COMPONENTS_REF
 
 NOTHING: Any = type("NOTHING", (), {"__repr__": lambda self: "NOTHING"})()
@@ -66,6 +67,7 @@ class Examples:
         self.components = components
         self._short = True  # patterns: the least repetitions first, then one more
         self._container = False
+        self._patterns = example_budget.Patterns()  # pattern time shared by every input's checks
 
     def value(
         self, schema: Any, name: str = "", given: Iterable[Any] = (), *, container: bool = False
@@ -76,6 +78,19 @@ class Examples:
         self._container = container
         self._short = True
         candidates = [*given, *self.declared(schema)]
+        self._undecided: str | None = None
+        token = example_budget.active(example_budget.Budget(self._patterns))
+        try:
+            example_budget.check_deadline()
+            return self._search(schema, name, candidates, container)
+        except example_budget.OverBudget as exc:
+            return NOTHING, f"no example was checked against {_schema_name(schema)} ({exc.reason})"
+        finally:
+            example_budget.reset(token)
+
+    def _search(
+        self, schema: Any, name: str, candidates: list[Any], container: bool
+    ) -> tuple[Any, str | None]:
         made = [self.make(schema, name, 0)]
         self._short = False
         made.append(self.make(schema, name, 0))
@@ -89,6 +104,8 @@ class Examples:
         if container:
             return NOTHING, "no object or list fits the body's schema (a JSON body is sent from one)"
         why = "no example fits its schema" if candidates or made[0] is not NOTHING else "no example"
+        if self._undecided is not None:
+            why = f"no example could be shown to fit its schema ({self._undecided})"
         return (candidates[0] if candidates else made[0]), why
 
     def declared(self, schema: Any) -> list[Any]:
@@ -106,11 +123,14 @@ class Examples:
     def fits(self, value: Any, schema: Any) -> bool:
         if value is NOTHING:
             return False
-        from ..executor.inputs import schema_problems
-
         document = {"components": {"inputs": self.components}, "schema": schema}
         try:
-            return not schema_problems("/schema", value, document)
+            return not example_budget.problems(value, document)
+        except example_budget.OverBudget:
+            raise
+        except example_budget.Undecided as exc:
+            self._undecided = exc.reason
+            return False
         except Exception:  # a schema the validator cannot use: the value is not known to fit
             return False
 
@@ -125,6 +145,7 @@ class Examples:
 
     def make(self, schema: Any, name: str, depth: int) -> Any:
         """A value built from the schema alone (declared values first, at every level)."""
+        example_budget.spend()
         schema = self.resolve(schema)
         if schema is True or schema == {}:
             return {} if self._container and depth == 0 else "example"
@@ -202,6 +223,14 @@ class Examples:
             if prop not in value:
                 value[prop] = "example"
         return value
+
+
+def _schema_name(schema: Any) -> str:
+    """How a note (on its input) names an input's schema: by its component, when it is one."""
+    ref = schema.get("$ref") if isinstance(schema, dict) else None
+    if isinstance(ref, str) and ref.startswith(COMPONENTS_REF):
+        return f"its schema '{ref[len(COMPONENTS_REF) :]}'"
+    return "its schema"
 
 
 def _type_of(schema: Any) -> str:

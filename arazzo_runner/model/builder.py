@@ -22,6 +22,8 @@ from .objects import (
     Workflow,
 )
 
+MAX_WORKFLOW_STEPS = 10_000  # steps of one workflow: more is a `document-shape` error, and it is not run
+
 
 def build_document(data: Any) -> Document:
     """Build the typed model; shape problems land in `Document.problems`."""
@@ -125,13 +127,20 @@ class _Builder:
         if inputs is not None and not isinstance(inputs, dict):
             self.problem((*at, "inputs"), "'inputs' must be a JSON Schema object")
             inputs = None
+        steps = self.items(node, "steps", at)
+        if len(steps) > MAX_WORKFLOW_STEPS:
+            message = (
+                f"the workflow has {len(steps)} steps, more than the limit of {MAX_WORKFLOW_STEPS} "
+                "steps per workflow: it is not run"
+            )
+            self.problem((*at, "steps", MAX_WORKFLOW_STEPS), message)
         return Workflow(
             workflow_id=self.text(node, "workflowId", at, required=True) or "",
             summary=self.text(node, "summary", at),
             description=self.text(node, "description", at),
             inputs=inputs,
             depends_on=self.strings(node, "dependsOn", at),
-            steps=[self.step(n, a) for n, a in self.items(node, "steps", at)],
+            steps=[self.step(n, a) for n, a in steps],
             success_actions=self.actions(node, "successActions", at, "success"),
             failure_actions=self.actions(node, "failureActions", at, "failure"),
             outputs=self.mapping(node, "outputs", at),

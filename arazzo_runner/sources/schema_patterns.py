@@ -106,11 +106,13 @@ def _libraries() -> tuple[str, ...]:
 
 
 @contextmanager
-def checking(seconds: float | None = None) -> Iterator[None]:
-    """The patterns matched inside the block share `seconds` (default `limits.SCHEMA_PATTERN_TIMEOUT`)."""
-    token = _CLOCK.set(_Clock(limits.SCHEMA_PATTERN_TIMEOUT if seconds is None else seconds))
+def checking(seconds: float | None = None) -> Iterator[_Clock]:
+    """The patterns matched inside the block share `seconds` (default `limits.SCHEMA_PATTERN_TIMEOUT`);
+    the clock it gives says how much they used (`used`)."""
+    clock = _Clock(limits.SCHEMA_PATTERN_TIMEOUT if seconds is None else seconds)
+    token = _CLOCK.set(clock)
     try:
-        yield
+        yield clock
     finally:
         _CLOCK.reset(token)
 

@@ -23,6 +23,7 @@ class Checker:
         self.document = document
         self.findings: list[Finding] = []
         self._seen: set[tuple[str, str, str]] = set()
+        self._places: set[tuple[str, str]] = set()  # (rule, path) of the findings: what `retract` finds
         self.cache: dict[Any, Any] = {}  # per-document memo shared by rules (flows, input names, ...)
 
     @property
@@ -46,6 +47,7 @@ class Checker:
         if identity in self._seen:
             return
         self._seen.add(identity)
+        self._places.add((rule, path))
         positions = self.loaded.positions
         line, column = positions.locate_key(path) if key else positions.locate(path)
         severity = severity or meta.severity
@@ -54,10 +56,19 @@ class Checker:
 
     def retract(self, rule: str, at: Pointer | str) -> None:
         """Withdraw the findings of `rule` at `at`: a form assumed without the sources (Respect's
-        `<source>.<operationId>`) that the loaded sources read otherwise."""
+        `<source>.<operationId>`) that the loaded sources read otherwise. Free when there is none (it
+        is asked for every step of a workflow: a scan of every finding each time was quadratic)."""
         path = at if isinstance(at, str) else format_pointer(at)
-        self.findings = [f for f in self.findings if not (f.rule == rule and f.path == path)]
-        self._seen = {seen for seen in self._seen if not (seen[0] == rule and seen[1] == path)}
+        self.retract_all({(rule, path)})
+
+    def retract_all(self, places: set[tuple[str, str]]) -> None:
+        """Withdraw the findings of each (rule, path) of `places`, in one pass over the findings."""
+        places = {place for place in places if place in self._places}
+        if not places:
+            return
+        self.findings = [f for f in self.findings if (f.rule, f.path) not in places]
+        self._seen = {seen for seen in self._seen if seen[:2] not in places}
+        self._places -= places
 
     def raw(self, at: Pointer) -> Any:
         """The node at `at` in the document's data, as written (ABSENT when there is none)."""
@@ -105,18 +116,42 @@ class Checker:
             workflow.failure_actions, "failure"
         )
 
+    def step_choices(self, workflow: Workflow) -> Choices:
+        """The stepIds of `workflow`, prepared for `did_you_mean` once per validation."""
+        key = ("step-choices", id(workflow))
+        found = self.cache.get(key)
+        if found is None:
+            found = self.cache[key] = Choices(s.step_id for s in workflow.steps)
+        return found
+
     @property
     def is_1_1(self) -> bool:
         return self.document.is_1_1
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """A "; did you mean 'x'?" suffix when a choice is close (case differences count as close)."""
-    options = list(dict.fromkeys(choices))
-    folded = {c.casefold(): c for c in options}
-    if word.casefold() in folded and folded[word.casefold()] != word:
-        return f"; did you mean '{folded[word.casefold()]}'?"
+class Choices:
+    """The names a misspelling is looked for among, prepared once: a workflow's stepIds, asked about for
+    each of its references to a missing step (10,000 of them was 10,000 copies of 10,000 names)."""
+
+    def __init__(self, choices: Iterable[str]) -> None:
+        self.options = tuple(dict.fromkeys(choices))
+        self.folded = {option.casefold(): option for option in self.options}
+
+
+def did_you_mean(word: str, choices: Iterable[str] | Choices) -> str:
+    """A "; did you mean 'x'?" suffix when a choice is close (case differences count as close). Among
+    more than `_MANY_CHOICES` choices, only a case difference is looked for: difflib compares the word
+    with every choice, and a document of 10,000 steps each naming a missing one asked it 10,000 times."""
+    known = choices if isinstance(choices, Choices) else Choices(choices)
+    close = known.folded.get(word.casefold())
+    if close is not None and close != word:
+        return f"; did you mean '{close}'?"
+    if len(known.options) > _MANY_CHOICES:
+        return ""
     import difflib  # only when a name is not found
 
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.7)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    matches = difflib.get_close_matches(word, known.options, n=1, cutoff=0.7)
+    return f"; did you mean '{matches[0]}'?" if matches else ""
+
+
+_MANY_CHOICES = 500

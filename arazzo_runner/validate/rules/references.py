@@ -86,7 +86,7 @@ def _step_output(ck: Checker, expression: StepOutputRef, at: Pointer, scope: Sco
             written = f"$workflows.{elsewhere[0]}.steps.{expression.step_id}.outputs.{expression.name}"
             hint = f"; it is a step of workflow '{elsewhere[0]}' (write {written})"
         else:
-            hint = did_you_mean(expression.step_id, [s.step_id for s in workflow.steps])
+            hint = did_you_mean(expression.step_id, ck.step_choices(workflow))
         message = (
             f"{expression.text}: workflow '{workflow.workflow_id}' has no step '{expression.step_id}'{hint}"
         )
@@ -116,7 +116,7 @@ def _step_order(ck: Checker, expression: Expression, at: Pointer, scope: Scope, 
     if target is not step:
         note_read(ck, workflow, step.step_id, target.step_id)
         index = positions(ck, workflow)
-        if index[target.step_id] < index[step.step_id] or any(s.depends_on for s in workflow.steps):
+        if index[target.step_id] < index[step.step_id] or _has_depends_on(ck, workflow):
             return
         what = (
             f"step '{target.step_id}' comes after step '{step.step_id}' in the steps array of a workflow "
@@ -130,6 +130,16 @@ def _step_order(ck: Checker, expression: Expression, at: Pointer, scope: Scope, 
         return
     severity = None if ck.is_1_1 else WARNING
     ck.report("output-forward-reference", at, f"{expression.text}: {what}", severity=severity)
+
+
+def _has_depends_on(ck: Checker, workflow: Any) -> bool:
+    """Whether a step of the workflow has `dependsOn`: asked once per workflow (it is asked for every
+    read of a later step, and a scan of the steps each time was quadratic)."""
+    key = ("has-depends-on", id(workflow))
+    found = ck.cache.get(key)
+    if found is None:
+        found = ck.cache[key] = any(s.depends_on for s in workflow.steps)
+    return found
 
 
 def _named_workflow(ck: Checker, expression: WorkflowRef | WorkflowStepOutputRef, at: Pointer) -> Any:
@@ -176,7 +186,7 @@ def _workflow_step_ref(ck: Checker, expression: WorkflowStepOutputRef, at: Point
     ):
         note_read(ck, other, scope.step.step_id, step.step_id)
     if step is None:
-        hint = did_you_mean(expression.step_id, [s.step_id for s in other.steps])
+        hint = did_you_mean(expression.step_id, ck.step_choices(other))
         message = (
             f"{expression.text}: workflow '{other.workflow_id}' has no step '{expression.step_id}'{hint}"
         )

@@ -115,12 +115,12 @@ def _all_actions(ck: Checker, workflow: Workflow) -> Iterator[tuple[Action, Poin
 
 def goto_target_exists(ck: Checker) -> None:
     for workflow in ck.document.workflows:
-        step_ids = [s.step_id for s in workflow.steps]
+        known = {s.step_id for s in workflow.steps}
         for action, at, _ in _all_actions(ck, workflow):
             if action.type not in ("goto", "retry"):
                 continue
-            if action.step_id is not None and action.step_id not in step_ids:
-                hint = did_you_mean(action.step_id, step_ids)
+            if action.step_id is not None and action.step_id not in known:
+                hint = did_you_mean(action.step_id, ck.step_choices(workflow))
                 message = (
                     f"{action.type} target stepId '{action.step_id}' is not a step of workflow "
                     f"'{workflow.workflow_id}'{hint}"
@@ -171,18 +171,16 @@ def depends_on_exists(ck: Checker) -> None:
         for index, entry in enumerate(workflow.depends_on):
             at = (*workflow.at, "dependsOn", index)
             _check_workflow_ref(ck, "depends-on-exists", entry, at, "dependsOn")
-        step_ids = [s.step_id for s in workflow.steps]
+        known = {s.step_id for s in workflow.steps}
         for step in workflow.steps:
             for index, entry in enumerate(step.depends_on):
-                _check_step_dependency(ck, workflow, step_ids, entry, (*step.at, "dependsOn", index))
+                _check_step_dependency(ck, workflow, known, entry, (*step.at, "dependsOn", index))
 
 
-def _check_step_dependency(
-    ck: Checker, workflow: Workflow, step_ids: list[str], entry: str, at: Pointer
-) -> None:
+def _check_step_dependency(ck: Checker, workflow: Workflow, known: set[str], entry: str, at: Pointer) -> None:
     if not entry.startswith("$"):
-        if entry not in step_ids:
-            hint = did_you_mean(entry, step_ids)
+        if entry not in known:
+            hint = did_you_mean(entry, ck.step_choices(workflow))
             message = f"dependsOn '{entry}' is not a step of workflow '{workflow.workflow_id}'{hint}"
             ck.report("depends-on-exists", at, message)
         return
@@ -224,25 +222,37 @@ def depends_on_cycle(ck: Checker) -> None:
 
 
 def _report_cycles(ck: Checker, graph: dict[str, list[tuple[str, Pointer]]], what: str) -> None:
+    """Each cycle a depth-first walk meets, once (by its set of nodes). Iterative, with one shared path:
+    a chain of 10,000 steps each naming the next was a RecursionError, and a copy of the path per
+    level was quadratic memory."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     reported: set[frozenset[str]] = set()
-
-    def visit(node: str, path: list[str]) -> None:
-        state[node] = 1
-        for target, at in graph.get(node, ()):
-            if state.get(target) == 1:
-                cycle = [*path[path.index(target) :], target]
-                key = frozenset(cycle)
-                if key not in reported:
-                    reported.add(key)
-                    ck.report("depends-on-cycle", at, f"dependsOn cycle ({what} {' -> '.join(cycle)})")
-            elif state.get(target) is None:
-                visit(target, [*path, target])
-        state[node] = 2
-
-    for node in graph:
-        if node not in state:
-            visit(node, [node])
+    for root in graph:
+        if root in state:
+            continue
+        path = [root]
+        where = {root: 0}  # node -> its index in `path`
+        state[root] = 1
+        work = [iter(graph.get(root, ()))]
+        while work:
+            for target, at in work[-1]:
+                if state.get(target) == 1:
+                    cycle = [*path[where[target] :], target]
+                    key = frozenset(cycle)
+                    if key not in reported:
+                        reported.add(key)
+                        ck.report("depends-on-cycle", at, f"dependsOn cycle ({what} {' -> '.join(cycle)})")
+                elif state.get(target) is None:
+                    state[target] = 1
+                    where[target] = len(path)
+                    path.append(target)
+                    work.append(iter(graph.get(target, ())))
+                    break
+            else:
+                work.pop()
+                done = path.pop()
+                del where[done]
+                state[done] = 2
 
 
 def operation_path_form(ck: Checker) -> None:
