@@ -73,6 +73,34 @@ def test_a_step_cut_by_the_deadline_is_sent_again_on_resume(capsys, tmp_path, se
     assert resumed.code == 0, resumed.out
 
 
+def test_a_step_cut_by_its_timeout_is_sent_again_on_resume(capsys, tmp_path, server):
+    """A step `timeout` (Arazzo 1.1) decided by the engine, as a deadline: the exchange is not recorded,
+    so the resumed run sends it again (and here gets its answer in time)."""
+    slow_calls = []
+    gate = threading.Event()
+    server.route("POST", "/one")(lambda r: (200, {"n": 1}))
+
+    @server.route("POST", "/slow")
+    def slow(request):
+        slow_calls.append(1)
+        if len(slow_calls) == 1:
+            gate.wait(60)
+        return 200, {"n": 2}
+
+    steps = [{"stepId": "a", "operationId": "one"}, {"stepId": "b", "operationId": "slow", "timeout": 1000}]
+    path = _doc(tmp_path, [{"workflowId": "main", "steps": steps}])
+    doc = yaml.safe_load(path.read_text())
+    path.write_text(yaml.safe_dump({**doc, "arazzo": "1.1.0"}, sort_keys=False))
+    journal = tmp_path / "run.journal"
+    first = _run(capsys, path, server, "--journal", journal)
+    gate.set()
+    assert first.json["workflows"][0]["error"]["message"] == "step timeout of 1000 ms exceeded"
+    resumed = _run(capsys, path, server, "--journal", journal)
+    assert len(slow_calls) == 2, resumed.out
+    assert resumed.code == 0, resumed.out
+    assert len([r for r in server.requests if r.path == "/one"]) == 1  # a: answered from the journal
+
+
 def _subprocess(argv: list[Any], preexec=None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["PYTHONPATH"] = str(ROOT)
