@@ -151,7 +151,7 @@ def _run_and_report(
     flight: dict[int, Row] = {}  # the rows started and not yet ended
 
     def ended(row: Row) -> None:
-        if journal is not None and not row.result.interrupted:
+        if journal is not None and not row.result.interrupted and journal.file.broken is None:
             journal.row_finished(row.line, row.result.ok)
         out.add(row, row.result, _masker(row, workspace, args))  # after the run: its secrets are known
         if kept is not None:
@@ -178,6 +178,10 @@ def _run_and_report(
     else:
         kept.sort(key=lambda row: row.number)
         failures = _write_held(kept, workspace, args, text)
+    stopped = None if journal is None else journal.file.broken
+    if stopped is not None:  # the journal could not be written: the rows stopped as at Ctrl-C
+        print(stopped, file=sys.stderr, flush=True)
+        return EXIT_USAGE
     if interrupted:
         from .report_flags import interrupted_line
 

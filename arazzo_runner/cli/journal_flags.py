@@ -4,10 +4,10 @@ a crash (`executor/journal/`; docs/semantics.md, *Resuming a run*)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from ..bounds.json_text import loads
 from ..errors import UsageError
 
 
@@ -35,6 +35,8 @@ def add_flags(run: argparse.ArgumentParser) -> None:
 def check_flags(args: argparse.Namespace) -> None:
     if args.rerun_failed and not args.inputs_file:
         raise UsageError("--rerun-failed: it selects rows of --inputs-file, which is not given")
+    if args.journal is not None and not args.journal.strip():
+        raise UsageError("--journal: an empty file name; give the journal's path")
     if args.journal and args.dry_run:
         raise UsageError("--journal: a dry run sends nothing, so it records nothing; leave one of them out")
     if args.idempotency_header is not None:
@@ -52,7 +54,7 @@ def open_journal(args: argparse.Namespace, workspace: Any, selected: list[Any], 
                  rows: str = "") -> Any:  # fmt: skip
     """The journal of `--journal`, checked to belong to this run (else a usage error: nothing is sent);
     None without the flag."""
-    if not args.journal:
+    if args.journal is None:
         return None
     from ..executor.journal import Journal, identity
 
@@ -73,15 +75,20 @@ def resumed_line(journal: Any, finished: int = 0) -> None:
         )
 
 
+def broken(journal: Any) -> str | None:
+    """Why the run was stopped when its journal could not be written (a full disk), else None."""
+    return None if journal is None else journal.file.broken
+
+
 def failed_lines(path: str) -> set[int]:
     """The lines of the rows that did not pass in an `--inputs-file` run's JSON report (`--report-json`,
     `--format json`): `{"rows": [{"line": N, "result": {"status": ...}}]}`."""
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = loads(handle.read())  # the one rule for JSON from outside: bounded depth
     except OSError as exc:
         raise UsageError(f"--rerun-failed: cannot read {path!r}: {exc.strerror or exc}") from None
-    except ValueError as exc:
+    except ValueError as exc:  # UnicodeDecodeError and TooDeep are ValueErrors too
         raise UsageError(f"--rerun-failed {path}: not valid JSON: {exc}") from None
     rows = data.get("rows") if isinstance(data, dict) else None
     if not isinstance(rows, list):

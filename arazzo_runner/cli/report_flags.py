@@ -152,9 +152,17 @@ def masked_errors(masker: Masker) -> Iterator[None]:
         raise UsageError(masker.text(str(exc))) from None
 
 
-def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter: Any, result: Any) -> int:
+def finish_run(
+    args: argparse.Namespace,
+    workspace: Any,
+    options: Any,
+    reporter: Any,
+    result: Any,
+    stopped: str | None = None,
+) -> int:
     """The summary (text), the report files, the masked JSON document (with `errors` naming the report
-    files that could not be written); the exit code."""
+    files that could not be written); the exit code. `stopped`: why the run was stopped, not by Ctrl-C
+    (its journal could not be written): said last, exit 2."""
     close = getattr(options.on_event, "close", None)
     if close is not None:
         close()
@@ -175,6 +183,9 @@ def finish_run(args: argparse.Namespace, workspace: Any, options: Any, reporter:
         from ..report.json_report import result_dict
 
         dump_json(with_report_errors(result_dict(result, masker), failures))
+    if stopped is not None:
+        print(stopped, file=sys.stderr, flush=True)
+        return EXIT_USAGE
     if result.interrupted:
         print(interrupted_line(args, len(result.workflows), failures), file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED

@@ -114,7 +114,7 @@ def _run_command(args: argparse.Namespace) -> int:
         if journal is not None:
             journal.close()
     journal_flags.resumed_line(journal)
-    return finish_run(args, workspace, options, reporter, result)
+    return finish_run(args, workspace, options, reporter, result, journal_flags.broken(journal))
 
 
 def _import_the_http_stack(selected: list[Any]) -> None:

@@ -222,7 +222,13 @@ class Runner:
             elif key not in self._once:
                 self._starting[key] = done = self._event()
                 journal = self.journal  # run once per run: named the same from wherever it is first needed
-                named = journal.enter_dependency(ref, target.workspace is self.root) if journal else None
+                named = (
+                    journal.enter_dependency(
+                        target.workflow.workflow_id, journal.document_name(self.root, target.workspace)
+                    )
+                    if journal
+                    else None
+                )
                 try:
                     dep, _ = await self.run_workflow(
                         target.workspace,

@@ -1,6 +1,6 @@
 """The journal file alone (`executor/journal/store.py`, `replay.py`): what is recorded comes back as the
-same response (the body parsed again by the same rules), a transport failure as the same failure, and a
-file of another run, of another format or not a journal at all is refused with its reason."""
+same response (the body parsed again by the same rules), and a file of another run, of another format or
+not a journal at all is refused with its reason; one whose run sent a request is not taken by another."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from arazzo_runner.errors import UsageError
 from arazzo_runner.executor.journal import Journal, identity
 from arazzo_runner.executor.journal.replay import response_of
 from arazzo_runner.http.headers import Headers
-from arazzo_runner.http.transport import Response, TransportError
+from arazzo_runner.http.transport import Response
 
 IDENTITY = identity({"arazzo": "1.0.1"}, ["flow"], {"id": 1})
 
@@ -38,7 +38,7 @@ def _response(content: bytes, content_type: str | None, **fields) -> Response:
 def test_a_recorded_response_comes_back_the_same(tmp_path, content, content_type, body):
     path = tmp_path / "j"
     with Journal(path, IDENTITY) as journal:
-        journal.file.record("k@1", "digest", _response(content, content_type))
+        journal.file.record("k@1", "digest", _response(content, content_type), journal.file.next_event())
     with Journal(path, IDENTITY) as journal:
         assert journal.resuming
         row = journal.file.exchange("k@1")
@@ -57,12 +57,29 @@ def test_a_recorded_response_comes_back_the_same(tmp_path, content, content_type
         assert back.body == body
 
 
-def test_a_recorded_transport_failure_is_raised_again(tmp_path):
+def test_a_journal_whose_run_sent_nothing_is_taken_with_a_run_id_of_its_own(tmp_path):
+    """Refused before its first request: another run takes the file, with another run id (the seed of
+    its idempotency keys). Once a request was sent (`sent`, committed before it left), it is not taken."""
     path = tmp_path / "j"
+    other = identity({"arazzo": "1.0.1"}, ["flow"], {"id": 2})
     with Journal(path, IDENTITY) as journal:
-        journal.file.record("k@1", "digest", failure="connection refused (POST http://127.0.0.1:9/x)")
-    with Journal(path, IDENTITY) as journal, pytest.raises(TransportError, match="connection refused"):
-        response_of(journal.file.exchange("k@1"), 1 << 20)
+        first = journal.file.run_id
+    with Journal(path, other) as journal:
+        assert journal.file.run_id != first and not journal.resuming
+        journal.file.mark_sent()
+    with pytest.raises(UsageError, match=r"another run \(not the same inputs\)"):
+        Journal(path, IDENTITY)
+    with Journal(path, other) as journal:  # the same run: resumed (its request in flight sent again)
+        assert journal.file.run_id != first
+
+
+def test_an_existing_journal_others_may_read_is_made_the_owners_only(tmp_path):
+    path = tmp_path / "j"
+    path.touch()
+    os.chmod(path, 0o644)
+    with Journal(path, IDENTITY):
+        pass
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 
 
 def test_the_file_is_its_owners_only_and_keeps_no_input_value(tmp_path):
@@ -77,7 +94,7 @@ def test_the_file_is_its_owners_only_and_keeps_no_input_value(tmp_path):
 def test_another_run_another_format_or_not_a_journal_is_refused(tmp_path):
     path = tmp_path / "j"
     with Journal(path, IDENTITY) as journal:
-        journal.file.record("k@1", "digest", failure="x")
+        journal.file.record("k@1", "digest", _response(b"", None), journal.file.next_event())
     other = identity({"arazzo": "1.0.1"}, ["flow", "more"], {"id": 2})
     with pytest.raises(UsageError, match=r"another run \(not the same selected workflows and inputs\)"):
         Journal(path, other)

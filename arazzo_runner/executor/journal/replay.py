@@ -1,6 +1,6 @@
 """A recorded exchange back into what `http.transport.send` returns: the same `Response` (its body parsed
-again from the recorded bytes, by the same rules) or the same `TransportError`; the request's digest that
-tells a recorded answer from one to another request."""
+again from the recorded bytes, by the same rules); the request's digest that tells a recorded answer
+from one to another request. (A transport failure is not recorded: a resumed run sends it again.)"""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from ...http.headers import Headers
-from ...http.transport import Response, TransportError, _is_event_stream, _parse_or_explain
+from ...http.transport import Response, _is_event_stream, _parse_or_explain
 
 
 def request_digest(request: Any) -> str:
@@ -31,11 +31,8 @@ _OWN_BOUNDARY = re.compile(r'boundary="?(arazzo-[0-9a-f]{32})')
 
 
 def response_of(row: tuple[Any, ...], max_body: int) -> Response:
-    """The recorded response (`JournalFile.exchange`'s row, its digest first); a recorded transport
-    failure is raised as it was."""
-    _, status, headers, content, content_type, elapsed, notes, error, oversize, failure = row
-    if failure is not None:
-        raise TransportError(failure)
+    """The recorded response (`JournalFile.exchange`'s row, its digest first)."""
+    _, status, headers, content, content_type, elapsed, notes, error, oversize = row
     content = bytes(content or b"")
     if oversize:
         body = None

@@ -201,7 +201,8 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direc
     client = host.client if request.tls is None else _certificate_client(host, request.tls)
     if not direct and host.journal is not None:
         resend = lambda: _send(host, cstep, request, True)  # noqa: E731
-        return await host.journal.send(resend, request, client, host.options.max_body)
+        concurrent = not host.runtime.blocking  # answers held in their recorded order (journal/scope.py)
+        return await host.journal.send(resend, request, client, host.options.max_body, concurrent)
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     limit = within(step_limit, host.deadline)
