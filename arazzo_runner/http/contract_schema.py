@@ -1,0 +1,354 @@
+"""A response body against its media type's schema, for the contract checks (`http/contract.py`).
+
+Each schema is prepared and compiled once per run and operation, status key and media type (the caller's
+cache): prepared for responses - OpenAPI 3.0 `nullable` admits null (3.0 schemas are Draft 4, 3.1 and
+later 2020-12), a `writeOnly` property is not required and must not be sent, a `readOnly` one stays
+required, and a `discriminator` selects the `oneOf`/`anyOf` branch its property names (a value no
+branch is named by fails, a body matching several branches is judged by the named one). jsonschema-rs
+(a base dependency, compiled Rust: a body checks in microseconds) says whether the body fits; only a
+body that does not, or a schema jsonschema-rs cannot take (a `$ref` into another document), goes to
+jsonschema, which says where and why, its patterns matched within the check's time
+(`sources/schema_patterns.py`). References resolve in what the run loaded, never by a fetch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..records import Record
+from ..spelling import json_spelling, schema_message
+
+WRITE_ONLY = "x-arazzo-writeOnly"  # the mark of a writeOnly property's "must not be sent" schema
+_LITERAL = frozenset({"enum", "const", "default", "example", "examples"})
+MAX_ERRORS = 20  # violations reported per body
+
+
+class Mismatch(Record):
+    """One place where a body does not fit its schema: the JSON pointer, what was wanted, what came."""
+
+    pointer: str
+    wanted: str
+    got: str
+
+
+class BodyChecker:
+    """One schema, compiled: `check(body)` gives its mismatches (none for a body that fits)."""
+
+    def __init__(self, schema: Any, version: str, description: Any) -> None:
+        self.v30 = version.startswith("3.0")
+        components = description.data.get("components") if description is not None else None
+        names = _names(description) if _has(schema, "discriminator") else {}
+        self.schema = prepare(schema, self.v30, names)
+        self.description = description
+        self.fast = _fast(self.schema, self.v30, components)
+        self._slow: Any = None
+
+    def check(self, body: Any) -> list[Mismatch]:
+        if self.fast is not None:
+            try:
+                if self.fast.is_valid(body):
+                    return []
+            except Exception:  # a value it does not take: jsonschema decides
+                pass
+        return self._explain(body)
+
+    def _explain(self, body: Any) -> list[Mismatch]:
+        from ..bounds.budget import BudgetExceeded
+        from ..sources.schema_patterns import PatternStopped, run_check
+        from ..sources.schema_registry import refusal, unusable
+
+        found: list[Any] = []
+        try:
+            validator = self._validator()
+
+            def collect() -> None:
+                for error in validator.iter_errors(body):
+                    found.extend(_explain(error))
+                    if len(found) >= MAX_ERRORS:
+                        return
+
+            run_check(collect)
+        except PatternStopped as exc:
+            found.append(Mismatch("", "a body checked in time", f"{exc}; the rest was not validated"))
+        except BudgetExceeded as exc:
+            found.append(Mismatch("", "a body checked in time", f"validation was stopped: {exc.cause()}"))
+        except Exception as exc:  # a schema the validator cannot use: said, never a traceback
+            why = refusal(exc, self.description.ref_origin) if self.description is not None else None
+            found.append(Mismatch("", "a schema that can be used", why or unusable(exc)))
+        return found[:MAX_ERRORS]
+
+    def _validator(self) -> Any:
+        if self._slow is None:
+            from jsonschema import Draft4Validator, Draft202012Validator
+
+            from ..sources.schema_keywords import bounded
+
+            cls = bounded(Draft4Validator if self.v30 else Draft202012Validator)
+            description = self.description
+            if description is None:
+                self._slow = cls(self.schema)
+            else:  # refs resolve in the description's registry: what the run loaded
+                resolver = description.schema_registry.resolver(base_uri=description.uri)
+                self._slow = cls(self.schema, _resolver=resolver)
+        return self._slow
+
+
+def prepare(schema: Any, v30: bool, names: dict[int, str]) -> Any:
+    """A copy of a response schema for a JSON Schema validator (see the module docstring)."""
+    if isinstance(schema, list):
+        return [prepare(item, v30, names) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {
+        key: value
+        if key in _LITERAL or str(key).startswith("x-")
+        else _prepare_member(key, value, v30, names)
+        for key, value in schema.items()
+    }
+    properties = out.get("properties")
+    if isinstance(properties, dict):
+        hidden = [
+            k for k, v in schema["properties"].items() if isinstance(v, dict) and v.get("writeOnly") is True
+        ]
+        if hidden:
+            out["properties"] = {**properties, **{k: {"not": {}, WRITE_ONLY: True} for k in hidden}}
+            if isinstance(out.get("required"), list):
+                out["required"] = [name for name in out["required"] if name not in hidden]
+    if v30 and out.get("nullable") is True:
+        kind = out.get("type")
+        if isinstance(kind, str):
+            out["type"] = [kind, "null"]
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    discriminator = schema.get("discriminator")
+    if isinstance(discriminator, dict) and isinstance(discriminator.get("propertyName"), str):
+        for keyword in ("oneOf", "anyOf"):
+            if isinstance(schema.get(keyword), list):
+                guarded = _discriminated(schema[keyword], out[keyword], discriminator, names)
+                if guarded is not None:
+                    out[keyword] = guarded
+    return out
+
+
+def _prepare_member(key: Any, value: Any, v30: bool, names: dict[int, str]) -> Any:
+    names_map = key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+    if names_map and isinstance(value, dict):  # a map of names to schemas: the names are no keywords
+        return {name: prepare(item, v30, names) for name, item in value.items()}
+    return prepare(value, v30, names)
+
+
+def _discriminated(
+    branches: list[Any], prepared: list[Any], discriminator: dict[str, Any], names: dict[int, str]
+) -> list[Any] | None:
+    """The branches, each allowing only the discriminator values that name it: those its `mapping`
+    gives it, else the name of the component schema it is (the implicit mapping). None when a branch
+    has no name (then the branches are left as written)."""
+    prop = discriminator["propertyName"]
+    mapping = discriminator.get("mapping") if isinstance(discriminator.get("mapping"), dict) else {}
+    values: list[list[str]] = []
+    for branch in branches:
+        name = names.get(id(branch))
+        mapped = [value for value, ref in mapping.items() if _ref_name(ref) == name and name]
+        own = _own_values(branch, prop)
+        allowed = mapped or own or ([name] if name else [])
+        if not allowed:
+            return None
+        values.append([str(v) for v in allowed])
+    return [
+        {"allOf": [{"required": [prop], "properties": {prop: {"enum": allowed}}}, branch]}
+        for allowed, branch in zip(values, prepared, strict=True)
+    ]
+
+
+def _own_values(branch: Any, prop: str) -> list[Any]:
+    """The discriminator values a branch declares itself (`const` or `enum` of the property)."""
+    properties = branch.get("properties") if isinstance(branch, dict) else None
+    own = properties.get(prop) if isinstance(properties, dict) else None
+    if not isinstance(own, dict):
+        return []
+    if "const" in own:
+        return [own["const"]]
+    return list(own["enum"]) if isinstance(own.get("enum"), list) else []
+
+
+def _ref_name(ref: Any) -> str:
+    return str(ref).rpartition("/")[2]
+
+
+def _names(description: Any) -> dict[int, str]:
+    """id of each component schema as resolved -> its name: the resolved operation shares those objects
+    (`sources/refs.py` resolves each target once), so a `oneOf` branch is known by the name it had."""
+    components = description.data.get("components") if description is not None else None
+    schemas = components.get("schemas") if isinstance(components, dict) else None
+    if not isinstance(schemas, dict):
+        return {}
+    names = {}
+    for name in schemas:
+        pointer = "#/components/schemas/" + str(name).replace("~", "~0").replace("/", "~1")
+        try:
+            names[id(description.resolve({"$ref": pointer}))] = str(name)
+        except Exception:  # a component that does not resolve names no branch
+            continue
+    return names
+
+
+def _fast(schema: Any, v30: bool, components: Any) -> Any:
+    """jsonschema-rs's validator of the prepared schema, or None (a reference it cannot resolve alone,
+    a schema it does not take): jsonschema alone decides then. A schema with `#/components/...`
+    references left (a recursive one) carries the description's components beside it."""
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    root = schema
+    if isinstance(schema, dict) and _has(schema, "$ref", "$dynamicRef") and isinstance(components, dict):
+        root = {**schema, "components": prepare(components, v30, {})}
+    cls = jsonschema_rs.Draft4Validator if v30 else jsonschema_rs.Draft202012Validator
+    try:
+        return cls(root, validate_formats=False, retriever=_refuse)
+    except Exception:
+        return None
+
+
+def _refuse(uri: str) -> Any:
+    raise ValueError(f"{uri}: not retrieved (jsonschema resolves it in what the run loaded)")
+
+
+def _has(node: Any, *keywords: str) -> bool:
+    """Whether a schema holds one of `keywords` anywhere (literal values aside)."""
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, dict):
+            if any(k in item for k in keywords):
+                return True
+            stack.extend(v for k, v in item.items() if k not in _LITERAL)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+# -- what was wanted, what came -----------------------------------------------------------------------
+
+
+def _explain(error: Any) -> list[Mismatch]:
+    """Mismatches for one jsonschema error; a failed `oneOf`/`anyOf` by the branch the body meant (the
+    one its discriminator names, else the one with the fewest problems at the value itself)."""
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        branches: dict[Any, list[Any]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        if len(branches) == len(error.validator_value):
+            here = tuple(error.absolute_path)
+
+            def score(index: Any) -> tuple[int, int, Any]:
+                subs = branches[index]
+                guard = sum(1 for s in subs if _guard_failed(s))  # the discriminator names another
+                return (guard, sum(1 for s in subs if tuple(s.absolute_path) == here), len(subs), index)
+
+            chosen = min(branches, key=score)
+            subs = branches[chosen]
+            if all(_guard_failed(s) for s in subs):  # no branch has that discriminator value
+                return [_mismatch(s) for s in subs if s.validator in ("enum", "required")][:1]
+            return [m for sub in subs for m in _explain(sub)]
+    return [_mismatch(error)]
+
+
+def _guard_failed(error: Any) -> bool:
+    path = list(error.relative_schema_path)
+    return len(path) >= 3 and path[1:3] == ["allOf", 0]
+
+
+def _mismatch(error: Any) -> Mismatch:
+    pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path)
+    keyword, value, instance = error.validator, error.validator_value, error.instance
+    got = _value(instance)
+    if keyword == "type":
+        wanted = " or ".join(value) if isinstance(value, list) else str(value)
+        wanted = f"type {wanted}"
+        got = f"{_kind(instance)} {got}"
+    elif keyword == "required":
+        missing = _missing(error)
+        pointer = f"{pointer}/{missing}" if missing is not None else pointer
+        wanted, got = "a value (required)", "nothing"
+    elif keyword == "enum":
+        wanted = "one of " + ", ".join(_value(v) for v in value) if isinstance(value, list) else str(value)
+    elif keyword == "const":
+        wanted = _value(value)
+    elif keyword == "not" and isinstance(error.schema, dict) and error.schema.get(WRITE_ONLY):
+        wanted = "no value: the property is writeOnly (sent in requests only)"
+    elif keyword == "additionalProperties" and isinstance(instance, dict):
+        extra = _extra(error)
+        pointer = f"{pointer}/{extra}" if extra is not None else pointer
+        wanted = "no such property (additionalProperties: false)"
+        got = _value(instance.get(extra)) if extra is not None else got
+    elif keyword in _BOUNDS:
+        wanted = f"{_BOUNDS[keyword]} {_value(value)}"
+    elif keyword == "pattern":
+        wanted = f"a string matching {_value(value)}"
+    elif keyword in ("oneOf", "anyOf"):
+        wanted = "exactly one of the allowed forms" if keyword == "oneOf" else "one of the allowed forms"
+    else:
+        wanted = schema_message(error)
+    return Mismatch(pointer, wanted, got)
+
+
+_BOUNDS = {
+    "minimum": ">=",
+    "maximum": "<=",
+    "exclusiveMinimum": ">",
+    "exclusiveMaximum": "<",
+    "minLength": "length >=",
+    "maxLength": "length <=",
+    "minItems": "items >=",
+    "maxItems": "items <=",
+    "minProperties": "properties >=",
+    "maxProperties": "properties <=",
+    "multipleOf": "a multiple of",
+}
+
+
+def _missing(error: Any) -> str | None:
+    """The name of the required property an error is about (jsonschema says it in the message)."""
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    for name in error.validator_value if isinstance(error.validator_value, list) else ():
+        if name not in instance:
+            return str(name).replace("~", "~0").replace("/", "~1")
+    return None
+
+
+def _extra(error: Any) -> str | None:
+    properties = error.schema.get("properties") if isinstance(error.schema, dict) else None
+    known = properties if isinstance(properties, dict) else {}
+    for name in error.instance:
+        if name not in known:
+            return str(name)
+    return None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "value"
+
+
+def _value(value: Any, limit: int = 80) -> str:
+    """A value as JSON, cut to `limit` characters (a body may be megabytes)."""
+    if isinstance(value, dict):
+        return "an object" if value else "{}"
+    if isinstance(value, list):
+        return f"an array of {len(value)} items" if value else "[]"
+    text = json_spelling(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
