@@ -43,6 +43,18 @@ class Violation(Record):
         where = {"body": f"body {self.pointer or '(whole)'}"}.get(self.part, self.part)
         return f"response {self.status}{media}: {where}: wanted {self.wanted}, got {self.got}"
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Violation:
+        """A violation from its `to_dict` form (as the reports read it back)."""
+        return cls(
+            int(data.get("status") or 0),
+            str(data.get("mediaType") or ""),
+            str(data.get("part") or ""),
+            str(data.get("pointer") or ""),
+            str(data.get("wanted") or ""),
+            str(data.get("got") or ""),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,

@@ -75,6 +75,7 @@ class BodyChecker:
         except Exception as exc:  # a schema the validator cannot use: said, never a traceback
             why = refusal(exc, self.description.ref_origin) if self.description is not None else None
             found.append(Mismatch("", "a schema that can be used", why or unusable(exc)))
+        found.sort(key=lambda m: m.pointer)  # one order whatever the validator's: by place in the body
         return found[:MAX_ERRORS]
 
     def _validator(self) -> Any:
@@ -250,12 +251,23 @@ def _explain(error: Any) -> list[Mismatch]:
                 guard = sum(1 for s in subs if _guard_failed(s))  # the discriminator names another
                 return (guard, sum(1 for s in subs if tuple(s.absolute_path) == here), len(subs), index)
 
+            if all(any(_guard_failed(s) for s in subs) for subs in branches.values()):
+                return [_no_branch(error)]  # the discriminator names no branch
             chosen = min(branches, key=score)
-            subs = branches[chosen]
-            if all(_guard_failed(s) for s in subs):  # no branch has that discriminator value
-                return [_mismatch(s) for s in subs if s.validator in ("enum", "required")][:1]
-            return [m for sub in subs for m in _explain(sub)]
+            return [m for sub in branches[chosen] for m in _explain(sub)]
     return [_mismatch(error)]
+
+
+def _no_branch(error: Any) -> Mismatch:
+    """A discriminator value no branch is named by: the values that name one were wanted."""
+    guards = [b["allOf"][0] for b in error.validator_value if isinstance(b, dict) and "allOf" in b]
+    prop = next(iter(guards[0]["properties"])) if guards else ""
+    values = [v for guard in guards for v in guard["properties"][prop]["enum"]]
+    pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path)
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    got = _value(instance[prop]) if prop in instance else "nothing"
+    wanted = "one of " + ", ".join(_value(v) for v in values) + " (the discriminator's values)"
+    return Mismatch(f"{pointer}/{prop.replace('~', '~0').replace('/', '~1')}", wanted, got)
 
 
 def _guard_failed(error: Any) -> bool:
@@ -270,7 +282,7 @@ def _mismatch(error: Any) -> Mismatch:
     if keyword == "type":
         wanted = " or ".join(value) if isinstance(value, list) else str(value)
         wanted = f"type {wanted}"
-        got = f"{_kind(instance)} {got}"
+        got = got if instance is None else f"{_kind(instance)} {got}"
     elif keyword == "required":
         missing = _missing(error)
         pointer = f"{pointer}/{missing}" if missing is not None else pointer
@@ -281,6 +293,7 @@ def _mismatch(error: Any) -> Mismatch:
         wanted = _value(value)
     elif keyword == "not" and isinstance(error.schema, dict) and error.schema.get(WRITE_ONLY):
         wanted = "no value: the property is writeOnly (sent in requests only)"
+        got = "a value (not shown: a writeOnly value may be a secret)"
     elif keyword == "additionalProperties" and isinstance(instance, dict):
         extra = _extra(error)
         pointer = f"{pointer}/{extra}" if extra is not None else pointer
