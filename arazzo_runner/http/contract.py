@@ -3,7 +3,8 @@
 
 Checked, in this order, each check only when the ones before it passed:
 - the status code is documented: exactly, by a range (`2XX`), or by `default`;
-- the documented response headers marked `required` are present (`Content-Type` aside: OpenAPI ignores it);
+- the documented response headers marked `required` are present, and each documented header present fits
+  its schema (`Content-Type` aside: OpenAPI ignores it);
 - a response with a body has a Content-Type, one of the documented media types (`*/*`, `type/*` allowed);
 - the body fits the media type's schema (`contract_schema.py`: JSON media types; an event stream's
   events against its `itemSchema`, `validation.py`).
@@ -86,7 +87,7 @@ def check(cache: dict, description: Any, operation: Any, response: Any) -> list[
         listed = ", ".join(str(k) for k in responses)
         return [Violation(status, media, "status", "", f"a documented status ({listed})", str(status))]
     declared = declared if isinstance(declared, dict) else {}
-    found = _headers(declared, response, status, media)
+    found = _headers(cache, description, operation, key, declared, response, media)
     content = declared.get("content")
     if not isinstance(content, dict) or not content or not response.content:
         return found  # no body described, or none sent
@@ -109,7 +110,7 @@ def check(cache: dict, description: Any, operation: Any, response: Any) -> list[
     schema = content[media_key].get("schema") if isinstance(content[media_key], dict) else None
     if schema is None or not is_json(media):
         return found
-    checker = _checker(cache, description, operation, key, media_key, schema)
+    checker = _checker(cache, description, operation, (key, media_key), schema)
     return [
         *found,
         *(Violation(status, media, "body", m.pointer, m.wanted, m.got) for m in checker.check(response.body)),
@@ -139,29 +140,69 @@ def media_key_for(actual: str, content: dict[str, Any]) -> str | None:
     return min(ranked)[1] if ranked else None
 
 
-def _headers(declared: dict[str, Any], response: Any, status: int, media: str) -> list[Violation]:
+def _headers(
+    cache: dict,
+    description: Any,
+    operation: Any,
+    key: str,
+    declared: dict[str, Any],
+    response: Any,
+    media: str,
+) -> list[Violation]:
+    """The documented headers of the response: each `required` one present, each present one fitting its
+    schema (read as the `simple` style gives it: a number, a boolean, a comma-separated array)."""
     headers = declared.get("headers")
     if not isinstance(headers, dict):
         return []
-    out = []
+    status, out = response.status_code, []
     for name, spec in headers.items():
-        if (
-            str(name).lower() == "content-type"
-            or not isinstance(spec, dict)
-            or spec.get("required") is not True
-        ):
+        if str(name).lower() == "content-type" or not isinstance(spec, dict):
             continue
-        if response.headers.get(str(name)) is None:
-            out.append(Violation(status, media, f"header {name}", "", "the header (required)", "nothing"))
+        value = response.headers.get(str(name))
+        if value is None:
+            if spec.get("required") is True:
+                out.append(Violation(status, media, f"header {name}", "", "the header (required)", "nothing"))
+            continue
+        schema = spec.get("schema")
+        if schema is None:
+            continue
+        checker = _checker(cache, description, operation, (key, "header", str(name).lower()), schema)
+        for m in checker.check(_simple(value, schema)):
+            out.append(Violation(status, media, f"header {name}", m.pointer, m.wanted, m.got))
     return out
 
 
-def _checker(cache: dict, description: Any, operation: Any, key: str, media_key: str, schema: Any) -> Any:
-    """The compiled schema of one operation, status key and media type: built on first use in the run."""
-    slot = ("contract", id(description), operation.pointer, key, media_key)
+def _simple(value: str, schema: Any) -> Any:
+    """A header's text as the value its schema describes (`simple` style); as text when it is not one."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    kinds = kind if isinstance(kind, list) else [kind]
+    text = value.strip()
+    if "array" in kinds:
+        return [part.strip() for part in text.split(",")] if text else []
+    if "boolean" in kinds and text in ("true", "false"):
+        return text == "true"
+    if "integer" in kinds or "number" in kinds:
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        if "number" in kinds:
+            try:
+                number = float(text)
+            except ValueError:
+                return value
+            return number if number == number and abs(number) != float("inf") else value
+    return value
+
+
+def _checker(cache: dict, description: Any, operation: Any, where: Any, schema: Any) -> Any:
+    """The compiled schema of one operation at `where` (status key and media type, or header): built on
+    first use in the run."""
+    slot = ("contract", id(description), getattr(operation, "pointer", None), where)
     found = cache.get(slot)
     if found is None:
         from .contract_schema import BodyChecker
 
-        found = cache[slot] = BodyChecker(schema, description.version, description)
+        version = description.version if description is not None else "3.1.0"
+        found = cache[slot] = BodyChecker(schema, version, description)
     return found

@@ -5,7 +5,8 @@ cache): prepared for responses - OpenAPI 3.0 `nullable` admits null (3.0 schemas
 later 2020-12), a `writeOnly` property is not required and must not be sent, a `readOnly` one stays
 required, and a `discriminator` selects the `oneOf`/`anyOf` branch its property names (a value no
 branch is named by fails, a body matching several branches is judged by the named one). jsonschema-rs
-(a base dependency, compiled Rust: a body checks in microseconds) says whether the body fits; only a
+(a base dependency, compiled Rust: a body checks in microseconds) says whether the body fits, formats
+included (`date-time`, `email`, ... as each validator knows them); only a
 body that does not, or a schema jsonschema-rs cannot take (a `$ref` into another document), goes to
 jsonschema, which says where and why, its patterns matched within the check's time
 (`sources/schema_patterns.py`). References resolve in what the run loaded, never by a fetch.
@@ -21,6 +22,18 @@ from ..spelling import json_spelling, schema_message
 WRITE_ONLY = "x-arazzo-writeOnly"  # the mark of a writeOnly property's "must not be sent" schema
 _LITERAL = frozenset({"enum", "const", "default", "example", "examples"})
 MAX_ERRORS = 20  # violations reported per body
+USABLE = "a schema the body can be checked against"  # what a broken schema's finding wanted
+_DRAFT4 = "http://json-schema.org/draft-04/schema#"
+_DRAFT2020 = "https://json-schema.org/draft/2020-12/schema"
+_DIALECTS = frozenset(
+    {
+        "http://json-schema.org/draft-04/schema",
+        "http://json-schema.org/draft-06/schema",
+        "http://json-schema.org/draft-07/schema",
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    }
+)
 
 
 class Mismatch(Record):
@@ -36,14 +49,24 @@ class BodyChecker:
 
     def __init__(self, schema: Any, version: str, description: Any) -> None:
         self.v30 = version.startswith("3.0")
-        components = description.data.get("components") if description is not None else None
-        names = _names(description) if _has(schema, "discriminator") else {}
-        self.schema = prepare(schema, self.v30, names)
         self.description = description
-        self.fast = _fast(self.schema, self.v30, components)
         self._slow: Any = None
+        self.fast: Any = None
+        components = description.data.get("components") if description is not None else None
+        try:
+            names = _names(description) if _has(schema, "discriminator") else {}
+            self.schema = prepare(schema, self.v30, names)
+            self.broken = _meta_problem(self.schema, self.v30)
+        except Exception as exc:  # a schema no validator can use (a malformed discriminator...)
+            from ..sources.schema_registry import unusable
+
+            self.schema, self.broken = None, unusable(exc)
+        if self.broken is None:
+            self.fast = _fast(self.schema, self.v30, components)
 
     def check(self, body: Any) -> list[Mismatch]:
+        if self.broken is not None:  # said for each body: nothing it sends is checked
+            return [Mismatch("", USABLE, self.broken)]
         if self.fast is not None:
             try:
                 if self.fast.is_valid(body):
@@ -69,12 +92,14 @@ class BodyChecker:
 
             run_check(collect)
         except PatternStopped as exc:
-            found.append(Mismatch("", "a body checked in time", f"{exc}; the rest was not validated"))
+            found.append(
+                Mismatch("", "a body checked in time", f"{exc}; the rest of the body was not validated")
+            )
         except BudgetExceeded as exc:
             found.append(Mismatch("", "a body checked in time", f"validation was stopped: {exc.cause()}"))
         except Exception as exc:  # a schema the validator cannot use: said, never a traceback
             why = refusal(exc, self.description.ref_origin) if self.description is not None else None
-            found.append(Mismatch("", "a schema that can be used", why or unusable(exc)))
+            found.append(Mismatch("", USABLE, why or unusable(exc)))
         found.sort(key=lambda m: m.pointer)  # one order whatever the validator's: by place in the body
         return found[:MAX_ERRORS]
 
@@ -83,14 +108,16 @@ class BodyChecker:
             from jsonschema import Draft4Validator, Draft202012Validator
 
             from ..sources.schema_keywords import bounded
+            from ..sources.schema_patterns import bounded_formats
 
             cls = bounded(Draft4Validator if self.v30 else Draft202012Validator)
+            formats = bounded_formats(cls.FORMAT_CHECKER)  # `format: regex` read within the bound
             description = self.description
             if description is None:
-                self._slow = cls(self.schema)
+                self._slow = cls(self.schema, format_checker=formats)
             else:  # refs resolve in the description's registry: what the run loaded
                 resolver = description.schema_registry.resolver(base_uri=description.uri)
-                self._slow = cls(self.schema, _resolver=resolver)
+                self._slow = cls(self.schema, _resolver=resolver, format_checker=formats)
         return self._slow
 
 
@@ -122,13 +149,24 @@ def prepare(schema: Any, v30: bool, names: dict[int, str]) -> Any:
         if isinstance(out.get("enum"), list) and None not in out["enum"]:
             out["enum"] = [*out["enum"], None]
     discriminator = schema.get("discriminator")
-    if isinstance(discriminator, dict) and isinstance(discriminator.get("propertyName"), str):
+    if discriminator is not None and not _well_formed(discriminator):
+        raise ValueError(
+            "a discriminator must be an object with a string 'propertyName' and a 'mapping' object"
+        )
+    if isinstance(discriminator, dict):
         for keyword in ("oneOf", "anyOf"):
             if isinstance(schema.get(keyword), list):
                 guarded = _discriminated(schema[keyword], out[keyword], discriminator, names)
                 if guarded is not None:
                     out[keyword] = guarded
     return out
+
+
+def _well_formed(discriminator: Any) -> bool:
+    if not isinstance(discriminator, dict) or not isinstance(discriminator.get("propertyName"), str):
+        return False
+    mapping = discriminator.get("mapping", {})
+    return isinstance(mapping, dict) and all(isinstance(v, str) for v in mapping.values())
 
 
 def _prepare_member(key: Any, value: Any, v30: bool, names: dict[int, str]) -> Any:
@@ -193,6 +231,43 @@ def _names(description: Any) -> dict[int, str]:
     return names
 
 
+def _meta_problem(schema: Any, v30: bool) -> str | None:
+    """Why a prepared schema cannot be checked against, or None: a `$schema` naming a dialect no
+    validator here knows, or a schema that is not valid under its meta-schema (`type: pet`,
+    `required: true`, `$schema: {}`): validators raise on some of those and pass everything on others,
+    so the check says "not checked" rather than guess. Checked once per compiled schema, by
+    jsonschema-rs (its meta-schemas are bundled: nothing is fetched)."""
+    if not isinstance(schema, dict):
+        return None
+    dialect = schema.get("$schema")
+    checked = schema
+    if isinstance(dialect, str):
+        if dialect.startswith("https://spec.openapis.org/oas/"):  # the OpenAPI 3.1+ dialects: 2020-12
+            checked = {**schema, "$schema": _DRAFT2020}
+        elif dialect.rstrip("#") not in _DIALECTS:
+            from ..masking.secrets import clip
+
+            shown = clip(repr(dialect), 200)
+            return f"a schema names a dialect the validator does not know ($schema {shown}): not checked"
+    elif dialect is None:
+        checked = {**schema, "$schema": _DRAFT4 if v30 else _DRAFT2020}
+    try:
+        import jsonschema_rs
+    except ImportError:
+        return None
+    try:
+        jsonschema_rs.meta.validate(checked)
+    except jsonschema_rs.ValidationError as exc:
+        where = "/".join(str(p) for p in getattr(exc, "instance_path", ()) or ())
+        detail = f"{getattr(exc, 'message', str(exc)).splitlines()[0]} at /{where}"
+        return (
+            f"a schema of the description cannot be used to validate (not JSON Schema: {detail}): not checked"
+        )
+    except Exception:  # a meta-schema reference it cannot resolve: no verdict here
+        return None
+    return None
+
+
 def _fast(schema: Any, v30: bool, components: Any) -> Any:
     """jsonschema-rs's validator of the prepared schema, or None (a reference it cannot resolve alone,
     a schema it does not take): jsonschema alone decides then. A schema with `#/components/...`
@@ -206,7 +281,7 @@ def _fast(schema: Any, v30: bool, components: Any) -> Any:
         root = {**schema, "components": prepare(components, v30, {})}
     cls = jsonschema_rs.Draft4Validator if v30 else jsonschema_rs.Draft202012Validator
     try:
-        return cls(root, validate_formats=False, retriever=_refuse)
+        return cls(root, validate_formats=True, retriever=_refuse)
     except Exception:
         return None
 
@@ -301,6 +376,8 @@ def _mismatch(error: Any) -> Mismatch:
         got = _value(instance.get(extra)) if extra is not None else got
     elif keyword in _BOUNDS:
         wanted = f"{_BOUNDS[keyword]} {_value(value)}"
+    elif keyword == "format":
+        wanted = f"format {_value(value)}"
     elif keyword == "pattern":
         wanted = f"a string matching {_value(value)}"
     elif keyword in ("oneOf", "anyOf"):

@@ -108,8 +108,8 @@ def test_response_body_schema_and_content_type_findings(tmp_path, server):
     first, second = (s["warnings"] for s in workflow["steps"])
     where = f"contract: step 'create' ({tmp_path / 'flow.arazzo.yaml'}:12)"
     assert first == [
-        f"{where}: response 200 application/json: body /name: wanted a value (required), got nothing",
         f'{where}: response 200 application/json: body /age: wanted type integer, got string "x"',
+        f"{where}: response 200 application/json: body /name: wanted a value (required), got nothing",
     ]
     where = where.replace(":12)", ":22)")
     assert second == [
