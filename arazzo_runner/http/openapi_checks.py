@@ -36,7 +36,7 @@ def missing_openapi_core() -> str:
     """The one line saying openapi-core is missing, with the install command for this installation."""
     from ..extras import install_hint
 
-    return f"request/response validation needs openapi-core: {install_hint('validation')}"
+    return f"request validation needs openapi-core: {install_hint('validation')}"
 
 
 class _Request(Record):

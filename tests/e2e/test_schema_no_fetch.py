@@ -141,10 +141,14 @@ def test_request_validation_refuses_the_reference_and_sends_nothing(
 def test_response_validation_refuses_the_reference(tmp_path, watch, server, ref_server, kind):
     schema, quoted = _kinds(tmp_path, ref_server)[kind]
     server.route("POST", "/pets")(lambda request: (200, {"name": "Rex"}))
-    workflow = run_flow(tmp_path, server, _api(schema), [_STEP], validate_responses="error")
+    workflow = run_flow(tmp_path, server, _api(schema), [_STEP], contract="fail")
     assert workflow["status"] == "failed"
     message = workflow["steps"][0]["error"]
-    assert "response: cannot resolve" in message and quoted in message, message
+    assert message.startswith(
+        "HTTP 200: contract violated: response 200 application/json: body (whole): wanted a schema the body "
+        "can be checked against, got cannot resolve"
+    ), message
+    assert quoted in message, message
     assert "api.openapi.yaml:" in message
     assert len(server.requests) == 1
     _quiet(watch, ref_server)
@@ -154,10 +158,14 @@ def test_response_validation_refuses_the_reference(tmp_path, watch, server, ref_
 def test_event_stream_validation_refuses_the_reference(tmp_path, watch, server, ref_server, kind):
     schema, quoted = _kinds(tmp_path, ref_server)[kind]
     server.route("POST", "/pets")(lambda r: (200, "data: 1\n\n", {"Content-Type": "text/event-stream"}))
-    workflow = run_flow(tmp_path, server, _api(schema, stream=True), [_STEP], validate_responses="error")
+    workflow = run_flow(tmp_path, server, _api(schema, stream=True), [_STEP], contract="fail")
     assert workflow["status"] == "failed"
     message = workflow["steps"][0]["error"]
-    assert "response: cannot resolve" in message and quoted in message, message
+    assert message.startswith(
+        "HTTP 200: contract violated: response 200 text/event-stream: body (whole): wanted events "
+        "fitting the itemSchema, got cannot resolve"
+    ), message
+    assert quoted in message, message
     _quiet(watch, ref_server)
 
 
