@@ -113,7 +113,10 @@ def check(cache: dict, description: Any, operation: Any, response: Any) -> list[
     checker = _checker(cache, description, operation, (key, media_key), schema)
     return [
         *found,
-        *(Violation(status, media, "body", m.pointer, m.wanted, m.got) for m in checker.check(response.body)),
+        *(
+            Violation(status, media, "body", m.pointer, m.wanted, m.got)
+            for m in checker.check(response.body, len(response.content))
+        ),
     ]
 
 
