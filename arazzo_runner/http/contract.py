@@ -80,44 +80,103 @@ def check(cache: dict, description: Any, operation: Any, response: Any) -> list[
     responses = operation.responses
     if not responses:
         return []
-    status = response.status_code
     media = (base_type(response.content_type) or "") if response.content else ""  # a body's type
-    key, declared = declared_response(responses, status)
-    if key is None:
-        listed = ", ".join(str(k) for k in responses)
-        return [Violation(status, media, "status", "", f"a documented status ({listed})", str(status))]
-    declared = declared if isinstance(declared, dict) else {}
-    found = _headers(cache, description, operation, key, declared, response, media)
-    content = declared.get("content")
-    if not isinstance(content, dict) or not content or not response.content:
-        return found  # no body described, or none sent
-    listed = ", ".join(str(k) for k in content)
-    if not media:
-        return [*found, Violation(status, "", "content-type", "", f"one of {listed}", "no Content-Type")]
-    media_key = media_key_for(media, content)
-    if media_key is None:
-        return [*found, Violation(status, media, "content-type", "", f"one of {listed}", media)]
-    if response.error:
-        return found  # a body that contradicts its type fails the step already
-    if media == "text/event-stream":
-        from .validation import event_findings
+    slot = ("contract", id(description), getattr(operation, "pointer", None), response.status_code, media)
+    plan = cache.get(slot)
+    if plan is None:
+        plan = _Plan(cache, description, operation, response.status_code, media)
+        if len(cache) < MAX_PLANS:  # a server inventing media types cannot grow the run's memory
+            cache[slot] = plan
+    return plan.run(response, description)
 
-        events = event_findings(content[media_key], response, description)
+
+MAX_PLANS = 10_000
+
+
+class _Plan:
+    """What is checked of a response with one status and media type (the description's side, worked
+    out once): the violations that follow from those two alone, the headers documented, the compiled
+    schema of the body or the event stream's media type."""
+
+    def __init__(self, cache: dict, description: Any, operation: Any, status: int, media: str) -> None:
+        self.status, self.media = status, media
+        self.fixed: list[Violation] = []
+        self.final = False  # the fixed violations are all there is to say (an undocumented status)
+        self.headers: dict[str, Any] = {}
+        self.checker: Any = None
+        self.stream: Any = None
+        self.missing_type: str | None = None  # the documented media types, for a body sent without one
+        self.header_checkers: dict[str, Any] = {}
+        responses = operation.responses
+        key, declared = declared_response(responses, status)
+        if key is None:
+            listed = ", ".join(str(k) for k in responses)
+            self.fixed, self.final = [_status(status, media, listed)], True
+            return
+        declared = declared if isinstance(declared, dict) else {}
+        headers = declared.get("headers") if isinstance(declared.get("headers"), dict) else {}
+        for name, spec in headers.items():  # OpenAPI ignores a documented Content-Type header
+            if isinstance(spec, dict) and str(name).lower() != "content-type":
+                self.headers[str(name)] = spec
+        content = declared.get("content")
+        if not isinstance(content, dict) or not content or not media:
+            if isinstance(content, dict) and content and not media:
+                self.missing_type = ", ".join(str(k) for k in content)
+            return
+        listed = ", ".join(str(k) for k in content)
+        media_key = media_key_for(media, content)
+        if media_key is None:
+            self.fixed = [Violation(status, media, "content-type", "", f"one of {listed}", media)]
+            return
+        if media == "text/event-stream":
+            self.stream = content[media_key]
+            return
+        schema = content[media_key].get("schema") if isinstance(content[media_key], dict) else None
+        if schema is not None and is_json(media):
+            self.checker = _checker(cache, description, operation, (key, media_key), schema)
+
+    def header_checker(self, name: str, schema: Any, description: Any) -> Any:
+        found = self.header_checkers.get(name)
+        if found is None:
+            from .contract_schema import BodyChecker
+
+            version = description.version if description is not None else "3.1.0"
+            found = self.header_checkers[name] = BodyChecker(schema, version, description)
+        return found
+
+    def run(self, response: Any, description: Any) -> list[Violation]:
+        if self.final:
+            return list(self.fixed)
+        found = _headers(self, response, description) if self.headers else []
+        if not response.content:
+            return found  # no body: nothing more to check
+        if self.missing_type is not None:
+            return [
+                *found,
+                Violation(
+                    self.status, "", "content-type", "", f"one of {self.missing_type}", "no Content-Type"
+                ),
+            ]
+        found += self.fixed
+        if response.error or self.fixed:
+            return found  # a body that contradicts its type fails the step already
+        if self.stream is not None:
+            from .validation import event_findings
+
+            events = event_findings(self.stream, response, description)
+            wanted = "events fitting the itemSchema"
+            return [*found, *(Violation(self.status, self.media, "body", "", wanted, e) for e in events)]
+        if self.checker is None:
+            return found
+        mismatches = self.checker.check(response.body)
         return [
             *found,
-            *(Violation(status, media, "body", "", "events fitting the itemSchema", e) for e in events),
+            *(Violation(self.status, self.media, "body", m.pointer, m.wanted, m.got) for m in mismatches),
         ]
-    schema = content[media_key].get("schema") if isinstance(content[media_key], dict) else None
-    if schema is None or not is_json(media):
-        return found
-    checker = _checker(cache, description, operation, (key, media_key), schema)
-    return [
-        *found,
-        *(
-            Violation(status, media, "body", m.pointer, m.wanted, m.got)
-            for m in checker.check(response.body, len(response.content))
-        ),
-    ]
+
+
+def _status(status: int, media: str, listed: str) -> Violation:
+    return Violation(status, media, "status", "", f"a documented status ({listed})", str(status))
 
 
 def declared_response(responses: dict[str, Any], status: int) -> tuple[str | None, Any]:
@@ -143,35 +202,20 @@ def media_key_for(actual: str, content: dict[str, Any]) -> str | None:
     return min(ranked)[1] if ranked else None
 
 
-def _headers(
-    cache: dict,
-    description: Any,
-    operation: Any,
-    key: str,
-    declared: dict[str, Any],
-    response: Any,
-    media: str,
-) -> list[Violation]:
+def _headers(plan: _Plan, response: Any, description: Any) -> list[Violation]:
     """The documented headers of the response: each `required` one present, each present one fitting its
     schema (read as the `simple` style gives it: a number, a boolean, a comma-separated array)."""
-    headers = declared.get("headers")
-    if not isinstance(headers, dict):
-        return []
-    status, out = response.status_code, []
-    for name, spec in headers.items():
-        if str(name).lower() == "content-type" or not isinstance(spec, dict):
-            continue
-        value = response.headers.get(str(name))
+    out = []
+    for name, spec in plan.headers.items():
+        value = response.headers.get(name)
+        where = f"header {name}"
         if value is None:
             if spec.get("required") is True:
-                out.append(Violation(status, media, f"header {name}", "", "the header (required)", "nothing"))
+                out.append(Violation(plan.status, plan.media, where, "", "the header (required)", "nothing"))
             continue
-        schema = spec.get("schema")
-        if schema is None:
-            continue
-        checker = _checker(cache, description, operation, (key, "header", str(name).lower()), schema)
-        for m in checker.check(_simple(value, schema)):
-            out.append(Violation(status, media, f"header {name}", m.pointer, m.wanted, m.got))
+        checker = spec.get("schema") is not None and plan.header_checker(name, spec["schema"], description)
+        for m in checker.check(_simple(value, spec["schema"])) if checker else ():
+            out.append(Violation(plan.status, plan.media, where, m.pointer, m.wanted, m.got))
     return out
 
 

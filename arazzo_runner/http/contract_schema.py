@@ -61,18 +61,9 @@ class BodyChecker:
             from ..sources.schema_registry import unusable
 
             self.schema, self.broken = None, unusable(exc)
-        # the common subset (typed objects, arrays, strings, numbers), well formed: checked in Python
-        # first, as workflow inputs are (`sources/simple_schema.py`), so a run whose bodies fit never
-        # pays for importing jsonschema-rs (~25 ms); OpenAPI 3.0's Draft 4 and formats go to it
-        self.subset = self.broken is None and not self.v30 and _sane(self.schema, 0)
 
-    def check(self, body: Any, size: int = 0) -> list[Mismatch]:
-        stopped = None
-        if self.subset and size <= SUBSET_BYTES:
-            fits, stopped = _fits_subset(self.schema, body)
-            if fits:
-                return []
-        if not self.compiled:
+    def check(self, body: Any) -> list[Mismatch]:
+        if not self.compiled:  # on the first body: a run whose bodies are never checked pays nothing
             self._compile()
         if self.broken is not None:  # said for each body: nothing it sends is checked
             return [Mismatch("", USABLE, self.broken)]
@@ -82,8 +73,6 @@ class BodyChecker:
                     return []
             except Exception:  # a value it does not take: jsonschema decides
                 pass
-        if stopped is not None:  # the check's time is spent: not spent again explaining
-            return [Mismatch("", "a body checked in time", stopped)]
         return self._explain(body)
 
     def _compile(self) -> None:
@@ -247,76 +236,6 @@ def _names(description: Any) -> dict[int, str]:
         except Exception:  # a component that does not resolve names no branch
             continue
     return names
-
-
-SUBSET_BYTES = 64 * 1024  # a larger body goes to jsonschema-rs at once: Python walks it ~20x slower
-_SUBSET_KEYS = frozenset(
-    {"type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum",
-     "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "pattern", "minItems",
-     "maxItems", "uniqueItems", "minProperties", "maxProperties",
-     "title", "description", "default", "examples", "example", "deprecated", "readOnly", "$comment"}
-)  # fmt: skip
-_TYPE_NAMES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
-_SIZES = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
-
-
-def _sane(schema: Any, depth: int) -> bool:
-    """Whether a prepared schema is in the common subset and well formed there (each keyword's value of
-    the form JSON Schema gives it): such a schema cannot be one jsonschema-rs would call unusable, so a
-    body the subset check finds fitting fits."""
-    if isinstance(schema, bool):
-        return True
-    if not isinstance(schema, dict) or depth > 32:
-        return False
-    if any(key not in _SUBSET_KEYS and not str(key).startswith("x-") for key in schema):
-        return False
-    kind = schema.get("type", "string")
-    kinds = kind if isinstance(kind, list) else [kind]
-    if not kinds or any(not isinstance(k, str) or k not in _TYPE_NAMES for k in kinds):
-        return False
-    properties = schema.get("properties", {})
-    required = schema.get("required", [])
-    if not isinstance(properties, dict) or not isinstance(required, list):
-        return False
-    if not all(isinstance(name, str) for name in required):
-        return False
-    subs = [*properties.values(), schema.get("additionalProperties", True), schema.get("items", True)]
-    if not all(_sane(sub, depth + 1) for sub in subs):
-        return False
-    if "enum" in schema and not isinstance(schema["enum"], list):
-        return False
-    numbers = [
-        schema[k] for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") if k in schema
-    ]
-    sizes = [schema[k] for k in _SIZES if k in schema]
-    if any(isinstance(n, bool) or not isinstance(n, (int, float)) for n in numbers):
-        return False
-    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in sizes):
-        return False
-    return isinstance(schema.get("pattern", ""), str) and isinstance(schema.get("uniqueItems", False), bool)
-
-
-def _fits_subset(schema: Any, body: Any) -> tuple[bool, str | None]:
-    """(whether the subset check finds the body fitting, why it stopped: a pattern that ran out of the
-    check's time). Not fitting: a problem, or a part it leaves to the validators, which decide then."""
-    from ..sources.schema_patterns import run_check
-    from ..sources.simple_schema import subset_problems
-
-    try:
-        problems = run_check(lambda: subset_problems(schema, body, {}))
-    except Exception:
-        return False, None
-    if problems is None or not problems:
-        return problems is not None, None
-    last = problems[-1]
-    if last.endswith(_SUBSET_STOP):
-        return False, last.partition(": ")[2][
-            : -len(_SUBSET_STOP)
-        ] + "; the rest of the body was not validated"
-    return False, None
-
-
-_SUBSET_STOP = "; the rest of the inputs was not validated"  # `simple_schema`'s words for a stop
 
 
 def _meta_problem(schema: Any, v30: bool) -> str | None:
