@@ -226,3 +226,11 @@ def test_a_secret_in_a_violation_is_masked(tmp_path):
     [step] = result.to_dict()["workflows"][0]["steps"]
     assert step["contract"][0]["got"] == 'string "***"'
     assert step["warnings"][0].endswith('body /order/lines/0/qty: wanted type integer, got string "***"')
+
+
+def test_the_example_description_is_the_one_the_server_drifts_from():
+    """docs/testing.md runs examples/drift/ against this server: the two must not part."""
+    from tests.e2e.helpers import ROOT
+
+    written = yaml.safe_load((ROOT / "examples" / "drift" / "drift.openapi.yaml").read_text())
+    assert written == {**description("3.0.3"), "servers": [{"url": "http://127.0.0.1:8080"}]}
