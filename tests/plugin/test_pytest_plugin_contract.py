@@ -1,6 +1,7 @@
 """The pytest plugin's contract checks (`--arazzo-contract`, ini key `arazzo_contract`), against the real
 drifting server (`tests/servers/drifting.py`): warn (the default) passes the test with a ContractWarning
-per violation in pytest's warnings summary, fail fails it with the violation, off says nothing."""
+per violation in pytest's warnings summary, fail fails it with the violation, off says nothing; the ini
+key sets the mode, the option wins over it."""
 
 from __future__ import annotations
 
@@ -64,9 +65,12 @@ def test_fail_fails_the_test_with_the_violation(project: pytest.Pytester) -> Non
     result.stdout.fnmatch_lines(["*HTTP 200: contract violated: " + VIOLATION])
 
 
-def test_the_ini_key_turns_them_off(project: pytest.Pytester) -> None:
-    project.makeini("[pytest]\narazzo_contract = off\n")
+def test_the_ini_key_sets_the_mode_and_the_option_wins(project: pytest.Pytester) -> None:
+    project.makeini("[pytest]\narazzo_contract = fail\n")
     result = project.runpytest("-v")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*HTTP 200: contract violated: " + VIOLATION])
+    result = project.runpytest("-v", "--arazzo-contract", "off")
     result.assert_outcomes(passed=1)
     assert "ContractWarning" not in result.stdout.str()
 
