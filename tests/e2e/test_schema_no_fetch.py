@@ -317,7 +317,7 @@ def test_validate_flags_what_the_run_refuses_under_an_id_or_in_a_mapping(
     result = cli(capsys, "validate", path)
     assert "warning schema-reference" in result.out, result.out
     assert quoted in result.out, result.out
-    assert "--validate-requests/--validate-responses fail on it" in result.out
+    assert "--validate-requests and the contract checks fail on it" in result.out
     workflow = run_flow(tmp_path, server, _body_api(schema), [_STEP], validate_requests="error")
     message = workflow["steps"][0]["error"]  # the run refuses it too, unsent
     assert message.startswith("request not sent: request validation failed: request: "), message

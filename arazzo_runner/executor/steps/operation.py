@@ -245,11 +245,12 @@ def _check_response(
         warnings.append(f"contract: {_where(*step)}: not checked, the response body was not read whole")
         return None
     from ...http.contract import check
-    from ...http.validation import redact
 
     violations = check(session.validators, target.description, target.operation, response)
     if not violations:
         return None
+    from ...http.validation import redact
+
     lines = [redact(v.text(), session.secrets) for v in violations]
     exchange.contract = [
         {**v.to_dict(), "wanted": redact(v.wanted, session.secrets), "got": redact(v.got, session.secrets)}
