@@ -234,3 +234,34 @@ def test_the_example_description_is_the_one_the_server_drifts_from():
 
     written = yaml.safe_load((ROOT / "examples" / "drift" / "drift.openapi.yaml").read_text())
     assert written == {**description("3.0.3"), "servers": [{"url": "http://127.0.0.1:8080"}]}
+
+
+def test_the_html_step_view_shows_the_violations(capsys, drifting, tmp_path):
+    """In a real browser (browserkit.py): the step's view has a Contract violations table, a row each."""
+    from tests.e2e.browserkit import Browser
+
+    path = _write(tmp_path, "3.0.3")
+    page = tmp_path / "report.html"
+    assert cli(capsys, "run", path, "--server", f"api={drifting.url}", "--html", page).code == 0
+    browser = Browser()
+    try:
+        browser.open(page)
+        browser.click('#graph-svg g.node[data-step-id="user"]')
+        browser.find("#contract")
+        rows = browser.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#contract tbody tr')).map("
+            "r => Array.from(r.cells).map(c => c.textContent))"
+        )
+        assert browser.console_errors() == []
+    finally:
+        browser.close()
+    assert rows == [
+        ["200", "application/json", "body /id", "a value (required)", "nothing"],
+        [
+            "200",
+            "application/json",
+            "body /password",
+            "no value: the property is writeOnly (sent in requests only)",
+            "a value (not shown: a writeOnly value may be a secret)",
+        ],
+    ]
