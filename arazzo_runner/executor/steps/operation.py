@@ -6,7 +6,6 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...expressions import Context, Missing
-from ...http.contract import mode_of
 from ...http.request import (
     SAME,
     PreparedRequest,
@@ -27,6 +26,7 @@ from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, carried_credentials, check_input_reads, param_values
 from ..servers import ServerError, resolve_base_url, top_description
 from .base import Attempt, Host, StepKind, check_criteria
+from .contract import check_contract
 from .credentials import family_source, step_credentials
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ async def _attempt(
         status_code=response.status_code,
         response=ResponseView(headers=response.headers, body=_body_seen(response)),
     )
-    invalid = _check_response(host, session, target, exchange, response, warnings, (cstep, workspace))
+    invalid = check_contract(host, session, target, exchange, response, warnings, (cstep, workspace))
     ok, message, failed = _judge(cstep, ctx, response, invalid)
     attempt = Attempt(
         ok,
@@ -224,52 +224,6 @@ def _check_request(
     if findings and policy == "error":
         raise RequestBuildError("request validation failed: " + "; ".join(findings))
     warnings.extend(findings)
-
-
-def _check_response(
-    host: Host,
-    session: HttpSession,
-    target: Any,
-    exchange: Exchange,
-    response: Response,
-    warnings: list[str],
-    step: tuple[CompiledStep, Any],
-) -> str | None:
-    """The contract checks of a response (`http/contract.py`): each violation is a warning naming the
-    step and where it is written (`warn`), or also the step's failure (`fail`); recorded on the exchange
-    for the reports either way."""
-    mode = mode_of(host.options)
-    if mode == "off" or response.error or target.source is None:  # an x-operation has no description
-        return None
-    if response.oversize:
-        warnings.append(f"contract: {_where(*step)}: not checked, the response body was not read whole")
-        return None
-    from ...http.contract import check
-
-    violations = check(session.validators, target.description, target.operation, response)
-    if not violations:
-        return None
-    from ...http.validation import redact
-
-    lines = [redact(v.text(), session.secrets) for v in violations]
-    exchange.contract = [
-        {**v.to_dict(), "wanted": redact(v.wanted, session.secrets), "got": redact(v.got, session.secrets)}
-        for v in violations
-    ]
-    if mode == "fail":  # the step's error says them (each is on the exchange too)
-        return "contract violated: " + "; ".join(lines)
-    where = _where(*step)
-    warnings.extend(f"contract: {where}: {line}" for line in lines)
-    return None
-
-
-def _where(cstep: CompiledStep, workspace: Any) -> str:
-    """`step 'id' (file:line)`: where a contract violation's step is written."""
-    try:
-        line, _ = workspace.loaded.positions.locate(cstep.step.at)
-        return f"step '{cstep.step_id}' ({workspace.file}:{line})"
-    except Exception:  # a workspace without positions (built in code): the step's id alone
-        return f"step '{cstep.step_id}'"
 
 
 def _redacted(attempt: Attempt, session: HttpSession) -> Attempt:
