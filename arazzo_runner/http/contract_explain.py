@@ -87,7 +87,10 @@ def _mismatch(error: Any) -> Mismatch:
         wanted = "no such property (additionalProperties: false)"
         got = _value(instance.get(extra)) if extra is not None else got
     elif keyword in _BOUNDS:
-        wanted = f"{_BOUNDS[keyword]} {_value(value)}"
+        exclusive = isinstance(error.schema, dict) and error.schema.get(f"exclusive{keyword.title()}") is True
+        wanted = (
+            f"{_BOUNDS[keyword].strip('=') if exclusive else _BOUNDS[keyword]} {_value(value)}"  # Draft 4
+        )
     elif keyword == "format":
         wanted = f"format {_value(value)}"
     elif keyword == "pattern":

@@ -67,7 +67,8 @@ class BodyChecker:
 
     def _compile(self) -> None:
         self.compiled = True
-        self.broken = _meta_problem(self.schema, self.v30)
+        if self.broken is None:  # (a schema `prepare` refused is broken already)
+            self.broken = _meta_problem(self.schema, self.v30)
         if self.broken is None:
             components = self.description.data.get("components") if self.description is not None else None
             self.fast = _fast(self.schema, self.v30, components)
@@ -103,11 +104,14 @@ class BodyChecker:
     def _validator(self) -> Any:
         if self._slow is None:
             from jsonschema import Draft4Validator, Draft202012Validator
+            from jsonschema.validators import validator_for
 
             from ..sources.schema_keywords import bounded
             from ..sources.schema_patterns import bounded_formats
 
-            cls = bounded(Draft4Validator if self.v30 else Draft202012Validator)
+            default = Draft4Validator if self.v30 else Draft202012Validator
+            # a `$schema` naming a draft chooses it (the OpenAPI dialects read as 2020-12)
+            cls = bounded(validator_for(self.schema, default) if _named_draft(self.schema) else default)
             formats = bounded_formats(cls.FORMAT_CHECKER)  # `format: regex` read within the bound
             description = self.description
             if description is None:
@@ -278,9 +282,17 @@ def _fast(schema: Any, v30: bool, components: Any) -> Any:
         root = {**schema, "components": prepare(components, v30, {})}
     cls = jsonschema_rs.Draft4Validator if v30 else jsonschema_rs.Draft202012Validator
     try:
+        if _named_draft(schema):
+            return jsonschema_rs.validator_for(root, validate_formats=True, retriever=_refuse)
         return cls(root, validate_formats=True, retriever=_refuse)
     except Exception:
         return None
+
+
+def _named_draft(schema: Any) -> bool:
+    """Whether a schema's `$schema` names a JSON Schema draft (its validator then follows that draft)."""
+    dialect = schema.get("$schema") if isinstance(schema, dict) else None
+    return isinstance(dialect, str) and dialect.rstrip("#") in _DIALECTS
 
 
 def _refuse(uri: str) -> Any:
