@@ -20,6 +20,10 @@ file) together form the sandbox: a local read outside those folders fails the wo
 The inputs serve every collected workflow: each workflow that declares its inputs receives those it (or
 a workflow it depends on) declares, the others all of them (`arazzo run` refuses an undeclared one).
 
+Contract checks (`docs/testing.md`): `--arazzo-contract warn|fail|off` and the ini option `arazzo_contract`
+(default warn: each violation of a passing workflow is a `ContractWarning` in pytest's warnings summary;
+fail: a violation fails its step, so the test fails unless an `onFailure` action recovers).
+
 A failed workflow fails its test with the failing step, its error and failed criteria, and the
 engine's warnings (a step sent without its credentials says which variable or `--arazzo-auth` item
 to give; an `ARAZZO_AUTH_*` variable no scheme reads is named with the closest one that is).
@@ -59,6 +63,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="steps side by side, up to N requests at once (as `arazzo run --parallel`; default 1)",
     )
     group.addoption(
+        "--arazzo-contract",
+        default=None,
+        metavar="warn|fail|off",
+        help="contract checks of every response against its OpenAPI description, as `arazzo run "
+        "--contract` (default warn: each violation a pytest warning; fail: it fails the step)",
+    )
+    group.addoption(
         "--arazzo-auth",
         action="append",
         default=[],
@@ -87,6 +98,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "arazzo_sandbox", "folders local reads are confined to (relative to the ini file)", type="paths"
     )
     parser.addini("arazzo_parallel", "steps side by side, up to N requests at once (default 1)")
+    parser.addini("arazzo_contract", "contract checks of responses: warn (default), fail or off")
     parser.addini(
         "arazzo_auth",
         "credentials, one [SOURCE:]SCHEME[.FIELD]=VALUE per line (as --arazzo-auth)",
@@ -96,6 +108,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 SANDBOX = pytest.StashKey[list[Path]]()
 PARALLEL = pytest.StashKey[int]()
+CONTRACT = pytest.StashKey[str]()
 AUTH = pytest.StashKey[dict[str, str]]()
 WORKSPACES = pytest.StashKey[list[Any]]()  # the collected documents: the variables any of them reads
 AUTH_FLAG = "--arazzo-auth"
@@ -112,6 +125,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
     config.stash[SANDBOX] = folders
     config.stash[PARALLEL] = _parallel(config)
+    config.stash[CONTRACT] = _contract(config)
     config.stash[AUTH] = _auth(config)
 
 
@@ -211,6 +225,33 @@ class WorkflowFailed(AssertionError):
     """A workflow that did not pass, explained step by step."""
 
 
+def _contract(config: pytest.Config) -> str:
+    """`--arazzo-contract`, else the ini's `arazzo_contract`, else warn; another word is a usage error."""
+    from .http.contract import DEFAULT_MODE, MODES
+
+    given = config.getoption("arazzo_contract")
+    text = (given if given is not None else config.getini("arazzo_contract") or DEFAULT_MODE).strip()
+    if text not in MODES:
+        raise pytest.UsageError(f"arazzo contract: {text!r} is not one of {', '.join(MODES)}")
+    return text
+
+
+class ContractWarning(UserWarning):
+    """A response that departs from its OpenAPI description, in a workflow that passed (`warn` mode):
+    listed in pytest's warnings summary (`-W error::arazzo_runner.pytest_plugin.ContractWarning` makes
+    it fail the test)."""
+
+
+def _warn_contract(result: dict[str, Any]) -> None:
+    import warnings
+
+    for workflow in result["workflows"]:
+        for step in workflow.get("steps") or ():
+            for line in step.get("warnings") or ():
+                if str(line).startswith("contract: "):
+                    warnings.warn(ContractWarning(_escape(str(line))), stacklevel=2)
+
+
 def _runner(workspace: Any) -> Any:
     def run_workflow(request: pytest.FixtureRequest, arazzo_inputs: dict, arazzo_servers: dict) -> None:
         import os
@@ -228,8 +269,13 @@ def _runner(workspace: Any) -> Any:
         parallel = request.config.stash[PARALLEL]
         given = request.config.stash[AUTH]
         secrets = auth_secrets(given)
+        contract = request.config.stash[CONTRACT]
         options = RunOptions(
-            servers=dict(arazzo_servers), timeout=timeout, parallel=parallel, secrets=secrets
+            servers=dict(arazzo_servers),
+            timeout=timeout,
+            parallel=parallel,
+            secrets=secrets,
+            contract=contract,
         )
         masker = Masker.for_run(options, workspace)  # test reports end up in CI logs: masked like the CLI
         try:
@@ -243,6 +289,7 @@ def _runner(workspace: Any) -> Any:
             # a near miss: why no credential went (a variable another collected document reads is used)
             unread = unread_variables(request.config.stash.get(WORKSPACES, [workspace]), os.environ)
             raise WorkflowFailed(explain(masker.data(result.to_dict()), unread))
+        _warn_contract(masker.data(result.to_dict()))
 
     return run_workflow
 

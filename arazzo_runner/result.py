@@ -195,6 +195,9 @@ class StepResult(Record):
             data["failedCriteria"] = self.failed_criteria
         if self.warnings:
             data["warnings"] = self.warnings
+        contract = [v for exchange in self.exchanges for v in exchange.contract]
+        if contract:  # the response's departures from its description (`http/contract.py`)
+            data["contract"] = contract
         if self.action:
             data["action"] = self.action
         if self.response is not None:

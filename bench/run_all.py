@@ -40,9 +40,10 @@ PARTS = {
     "validate": "validate_corpus.py",
     "locust": "locust_load.py",
     "graph": "graph.py",
+    "contract": "contract.py",
 }
 LOCUST_PAIRS = 5  # each round is three whole Locust processes of 20 s
-MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7, "sync": 7, "validate": 5}
+MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7, "sync": 7, "validate": 5, "contract": 7}
 EXTRA = {"validate": ["--install-redocly"]}
 
 
@@ -103,6 +104,10 @@ def targets(results: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
             rows.append((f"CPU a step side by side / {label}", f"{ratio:.2f}x", "<= 1.1x", ratio <= 1.1))
         linear = graph["loop"]["linear_ratio"]
         rows.append(("x-forEach CPU an item, 1,000 / 250 items", f"{linear:.2f}x", "<= 1.1x", linear <= 1.1))
+    if contract := results.get("contract"):  # issue 39
+        ratio = contract["ratios"][str(contract["steps"])]["cpu"]
+        label = f"{contract['steps']}-step run, --contract warn / off (CPU)"
+        rows.append((label, f"{ratio:.3f}x", "<= 1.05x", ratio <= 1.05))
     if (check := results.get("validate")) and "ratio" in check:
         ratio = check["ratio"]
         label = f"`arazzo validate` {check['files']} docs / `redocly lint` (wall / CPU)"

@@ -1,4 +1,5 @@
-"""The HTTP-related flags of `arazzo run`: --auth, --input-file, --validate-requests, --validate-responses."""
+"""The HTTP-related flags of `arazzo run`: --auth, --input-file, --validate-requests, --contract (and
+--validate-responses, its older name)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..http.contract import DEFAULT_MODE, LEGACY, MODES
 
 POLICIES = ("off", "warn", "error")
 
@@ -29,13 +31,46 @@ def add_run_flags(run: argparse.ArgumentParser) -> None:
         metavar="KEY=PATH",
         help="an input read from a file, as a data: URL (for file uploads; repeatable)",
     )
-    for kind in ("requests", "responses"):
-        run.add_argument(
-            f"--validate-{kind}",
-            choices=POLICIES,
-            default="off",
-            help=f"check {kind} against the OpenAPI description: warn, or fail the step (default off)",
+    run.add_argument(
+        "--validate-requests",
+        choices=POLICIES,
+        default="off",
+        help="check requests against the OpenAPI description: warn, or fail the step (default off; needs "
+        "the validation extra)",
+    )
+    run.add_argument(
+        "--contract",
+        choices=MODES,
+        default=None,
+        help="check every response against its OpenAPI description (status, Content-Type, body schema, "
+        "required headers): warn (the default: each violation a warning), fail (a violation fails its "
+        "step, onFailure applies) or off",
+    )
+    run.add_argument(
+        "--validate-responses",
+        choices=POLICIES,
+        default=None,
+        help="the older name of --contract: off, warn, error (= --contract fail)",
+    )
+
+
+def contract_mode(args: argparse.Namespace) -> str:
+    """`--contract`, or what `--validate-responses` maps to (said once on stderr); both: a usage error."""
+    legacy = getattr(args, "validate_responses", None)
+    given = getattr(args, "contract", None)
+    if legacy is None:
+        return given or DEFAULT_MODE
+    if given is not None:
+        raise UsageError("--validate-responses is the older name of --contract: give one of them")
+    mode = LEGACY[legacy]
+    if not getattr(args, "contract_noted", False):
+        args.contract_noted = True
+        print(
+            f"note: --validate-responses {legacy} is --contract {mode} (the contract checks; "
+            "--validate-responses is their older name)",
+            file=sys.stderr,
         )
+    return mode
 
 
 def run_options(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
@@ -49,7 +84,7 @@ def run_options(args: argparse.Namespace, workspace: Any) -> dict[str, Any]:
         "auth": auth,
         "secrets": auth_secrets(auth),
         "validate_requests": args.validate_requests,
-        "validate_responses": args.validate_responses,
+        "contract": contract_mode(args),
     }
 
 

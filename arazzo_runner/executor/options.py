@@ -38,7 +38,12 @@ class RunOptions(Record):
     # every run given these options: the CLI makes one RunOptions per run).
     secrets: set[str] = field(default_factory=set)
     validate_requests: str = "off"  # off | warn | error: check requests against the description
-    validate_responses: str = "off"  # off | warn | error: check responses against the description
+    # Contract checks of every response of an OpenAPI-described operation (`http/contract.py`): `warn`
+    # (each violation a step warning), `fail` (a violation fails its step: `onFailure` applies) or `off`
+    contract: str = "warn"
+    # The older name of the contract checks (off | warn | error, meaning off | warn | fail); when set, it
+    # decides (`contract.mode_of`)
+    validate_responses: str | None = None
     # Record each step's attempts, criteria values and resolved expressions (`executor/tracing.py`) for
     # the reports that show a run (`--report-json`, `--html`); off: the run records none of it.
     trace: bool = False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..records import Record, field
 
 TOKEN_REQUEST = "oauth2 token"  # the purpose of an OAuth2 token request
@@ -26,6 +28,8 @@ class Exchange(Record):
     started_at: float = 0.0
     duration_ms: float = 0.0
     purpose: str | None = None
+    # the contract violations of its response (`http/contract.py`, `Violation.to_dict`), masked
+    contract: list[dict[str, Any]] = field(default_factory=list)
 
     def __init__(
         self,
@@ -48,3 +52,4 @@ class Exchange(Record):
         self.response_body, self.error = response_body, error
         self.started_at, self.duration_ms = started_at, duration_ms
         self.purpose = purpose
+        self.contract = []

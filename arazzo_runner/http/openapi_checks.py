@@ -1,4 +1,5 @@
-"""openapi-core adapter: request parameters/body and response headers/body against one operation.
+"""openapi-core adapter: request parameters and body against one operation (`--validate-requests`;
+responses are the contract checks', `contract.py`, which need no extra).
 
 Imported only when validation is switched on (openapi-core is an optional extra: `[validation]`).
 Each operation is validated through a one-operation description built from the loaded (already
@@ -16,10 +17,9 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from ..bounds import json_text
-from ..records import Record, field
+from ..records import Record
 from ..spelling import json_spelling, schema_message
 from .body import base_type, is_json
-from .transport import Response
 
 _HOST = "http://arazzo.invalid"
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
@@ -36,7 +36,7 @@ def missing_openapi_core() -> str:
     """The one line saying openapi-core is missing, with the install command for this installation."""
     from ..extras import install_hint
 
-    return f"request/response validation needs openapi-core: {install_hint('validation')}"
+    return f"request validation needs openapi-core: {install_hint('validation')}"
 
 
 class _Request(Record):
@@ -47,14 +47,6 @@ class _Request(Record):
     parameters: Any
     body: bytes | None
     content_type: str = ""
-
-
-class _Response(Record):
-    status_code: int
-    content_type: str
-    headers: Any
-    data: bytes | None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def check_request(cache: dict, description: Any, operation: Any, request: Any) -> list[str]:
@@ -70,28 +62,6 @@ def check_request(cache: dict, description: Any, operation: Any, request: Any) -
     derived = getattr(getattr(request, "view", None), "derived", None)
     skipped = [_unchecked(p) for p in operation.parameters if _regex_named(p)]
     return skipped + _findings(errors(), description, derived or frozenset(), "request")
-
-
-def check_response(
-    cache: dict, description: Any, operation: Any, request: Any, response: Response
-) -> list[str]:
-    if operation.method not in _METHODS:
-        return []
-    _require()
-    from werkzeug.datastructures import Headers
-
-    core_response = _Response(
-        response.status_code,
-        (response.content_type or "").lower(),
-        Headers(list(response.headers.items())),
-        response.content,
-    )
-
-    def errors() -> Iterator[BaseException]:
-        validators = _validators(cache, description, operation)
-        yield from validators["response"].iter_errors(_core_request(operation, request), core_response)
-
-    return _findings(errors(), description, frozenset(), "response")
 
 
 def _findings(errors: Iterator[BaseException], description: Any, derived: frozenset, part: str) -> list[str]:
@@ -226,7 +196,6 @@ def _json_loads(value: bytes | str) -> Any:
 
 def _classes(version: str) -> dict[str, type]:
     from openapi_core.validation.request import validators as request_validators
-    from openapi_core.validation.response import validators as response_validators
 
     prefix = "V30" if version.startswith("3.0") else "V31"
     if version.startswith("3.2") and hasattr(request_validators, "V32RequestBodyValidator"):
@@ -234,7 +203,6 @@ def _classes(version: str) -> dict[str, type]:
     return {
         "parameters": getattr(request_validators, f"{prefix}RequestParametersValidator"),
         "body": getattr(request_validators, f"{prefix}RequestBodyValidator"),
-        "response": getattr(response_validators, f"{prefix}ResponseValidator"),
     }
 
 

@@ -1,13 +1,11 @@
-"""Checking requests and responses against the OpenAPI description (`--validate-requests`,
-`--validate-responses`: off | warn | error).
+"""Checking requests against the OpenAPI description (`--validate-requests`: off | warn | error), and
+the events of an event-stream response for the contract checks (`contract.py`).
 
 Requests: parameters and body, by openapi-core (`openapi_checks.py`, imported only when a policy is on).
-Responses: the status code must be declared (exactly, by a `2XX`-style range, or by `default`) and the
-content type must match a declared media type (wildcards allowed) - checked here, so the messages are
-precise and event streams are covered; then headers and body by openapi-core. openapi-core cannot read an
-event stream, so a `text/event-stream` body is checked here with jsonschema: each event (`{event, data,
-id, retry}`, `data` as sent) against the media type's `itemSchema` (OpenAPI 3.2), when there is one.
-Findings never contain a secret of the run (they are redacted).
+Responses are the contract checks' (`contract.py`, no optional extra needed); an event stream's body is
+checked here with jsonschema: each event (`{event, data, id, retry}`, `data` as sent) against the media
+type's `itemSchema` (OpenAPI 3.2), when there is one. Findings never contain a secret of the run (they
+are redacted).
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..spelling import schema_message
-from .body import base_type
 
 POLICIES = ("off", "warn", "error")
 
@@ -28,65 +25,13 @@ def request_findings(session: Any, description: Any, operation: Any, request: An
     return [redact(f"request: {f}", session.secrets) for f in findings]
 
 
-def response_findings(
-    session: Any, description: Any, operation: Any, request: Any, response: Any
-) -> list[str]:
-    responses = operation.responses
-    if not responses:
-        return []  # nothing declared: nothing to check against
-    findings = _status_and_type(responses, response)
-    if not findings:
-        if _is_event_stream(response.content_type):
-            declared = declared_response(responses, response.status_code)[1]
-            findings = _event_items(declared, response, description)
-        else:
-            from .openapi_checks import check_response
-
-            findings = check_response(session.validators, description, operation, request, response)
-    return [redact(f"response: {f}", session.secrets) for f in findings]
+def event_findings(media: Any, response: Any, description: Any) -> list[str]:
+    """What is wrong with the events of an event-stream response, against its media type's `itemSchema`
+    (OpenAPI 3.2), if it has one: the contract checks' body check for `text/event-stream`."""
+    return _event_items(media, response, description)
 
 
-def declared_response(responses: dict[str, Any], status: int) -> tuple[str | None, Any]:
-    """The Responses Object key answering `status` (exact, then `4XX`, then `default`) and its value."""
-    by_key = {str(k).upper(): (str(k), v) for k, v in responses.items()}
-    for key in (str(status), f"{status // 100}XX", "DEFAULT"):
-        if key in by_key:
-            return by_key[key]
-    return None, None
-
-
-def _status_and_type(responses: dict[str, Any], response: Any) -> list[str]:
-    key, declared = declared_response(responses, response.status_code)
-    if key is None:
-        listed = ", ".join(str(k) for k in responses)
-        return [f"status {response.status_code} is not declared by the operation (declared: {listed})"]
-    content = declared.get("content") if isinstance(declared, dict) else None
-    if not isinstance(content, dict) or not content or not response.content:
-        return []  # no body described, or none sent
-    actual = base_type(response.content_type)
-    if not actual:
-        return [f"the {key} response has a body but no Content-Type (declared: {', '.join(content)})"]
-    if not any(_matches(actual, base_type(str(media))) for media in content):
-        return [
-            f"content type {actual} is not declared for the {key} response (declared: {', '.join(content)})"
-        ]
-    return []
-
-
-def _matches(actual: str, declared: str) -> bool:
-    if declared in ("*/*", actual):
-        return True
-    kind, _, sub = declared.partition("/")
-    return sub == "*" and actual.startswith(kind + "/")
-
-
-def _is_event_stream(content_type: str | None) -> bool:
-    return base_type(content_type) == "text/event-stream"
-
-
-def _event_items(declared: Any, response: Any, description: Any) -> list[str]:
-    content = declared.get("content") if isinstance(declared, dict) else None
-    media = _media(content, "text/event-stream")
+def _event_items(media: Any, response: Any, description: Any) -> list[str]:
     schema = media.get("itemSchema") if isinstance(media, dict) else None
     if not isinstance(schema, (dict, bool)):
         return []
@@ -141,15 +86,6 @@ def _events(content: bytes) -> Iterator[Any]:
                 return
             left -= 1
             yield event
-
-
-def _media(content: Any, media_type: str) -> Any:
-    if not isinstance(content, dict):
-        return None
-    for key, value in content.items():
-        if _matches(media_type, base_type(str(key))):
-            return value
-    return None
 
 
 def _event_dict(event: Any) -> dict[str, Any]:

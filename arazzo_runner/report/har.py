@@ -3,7 +3,8 @@
 Sizes of headers are not known (`headersSize: -1`); `timings` holds the whole exchange as `wait`. Text
 bodies are kept up to 1 MiB (masked); a binary body is given by size only (`content.comment`). An
 exchange that got no response has status 0 and its cause in `_error`. Each entry's `comment` names the
-workflow and step (and the row, with `--inputs-file`: the rows' exchanges in one log, by start time).
+workflow and step (and the row, with `--inputs-file`: the rows' exchanges in one log, by start time), then
+the contract violations of its response, if any (`http/contract.py`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
                     attempt += exchange.purpose is None  # a token request belongs to the attempt after it
                     what = exchange.purpose or f"attempt {attempt}"
                     comment = part.name(f"{execution.name} / {step_name} ({what})")
+                    comment += part.masker.text(_contract(exchange))
                     timed.append((exchange.started_at, entry(exchange, part.masker, comment)))
     timed.sort(key=lambda pair: pair[0])  # the exact start, finer than the millisecond shown
     entries = [data for _, data in timed]
@@ -45,6 +47,15 @@ def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
             "flight then is not included)"
         )
     return {"log": log}
+
+
+def _contract(exchange: Exchange) -> str:
+    """The contract violations of the exchange's response, for its comment (masked with the rest)."""
+    if not exchange.contract:
+        return ""
+    from ..http.contract import Violation
+
+    return "; contract: " + "; ".join(Violation.from_dict(v).text() for v in exchange.contract)
 
 
 def write_har(path: str, parts: list[Part], *, tool_version: str = "") -> None:

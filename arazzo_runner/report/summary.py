@@ -48,6 +48,7 @@ def markdown_summary(page: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     if len(top) > MAX_ROWS:
         lines.append(f"\n{len(top) - MAX_ROWS} more workflow runs are not listed.")
+    lines += _contract(steps)
     for run in runs:
         if run.get("kind") == "agent":
             agent = run.get("agent") or {}
@@ -63,6 +64,26 @@ def markdown_summary(page: dict[str, Any]) -> str:
     if page.get("unmasked"):
         lines += ["", "**Written with --no-mask: secrets may show in the reports.**"]
     return "\n".join(lines) + "\n"
+
+
+def _contract(steps: list[dict[str, Any]]) -> list[str]:
+    """The contract violations of the run's responses (`http/contract.py`), one item each, the step and
+    where it is written first."""
+    from ..http.contract import Violation
+
+    found = [(step, v) for step in steps for v in step.get("contract") or () if isinstance(v, dict)]
+    if not found:
+        return []
+    lines = ["", f"#### Contract violations ({len(found)})", ""]
+    for step, violation in found[:MAX_ROWS]:
+        location = (step.get("trace") or {}).get("location")
+        where = f" ({_where(location)})" if location else ""
+        text = Violation.from_dict(violation).text()
+        name = cell(step.get("name", "")).replace("`", "'")
+        lines.append(f"- step `{name}`{where}: {cell(text)}")
+    if len(found) > MAX_ROWS:
+        lines.append(f"\n{len(found) - MAX_ROWS} more contract violations are not listed.")
+    return lines
 
 
 def outcome_line(page: dict[str, Any]) -> str:

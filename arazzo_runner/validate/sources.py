@@ -340,7 +340,7 @@ class _SourceChecks:
             self.refused[key] = unresolvable_refs(description, [h for h in holders if h is not None])
         where = (*step.at, "operationPath" if step.operation_path is not None else "operationId")
         for message in self.refused[key]:
-            text = f"operation '{label}': {message}; --validate-requests/--validate-responses fail on it"
+            text = f"operation '{label}': {message}; --validate-requests and the contract checks fail on it"
             self.ck.report("schema-reference", where, text)
 
     # -- outputs ------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ class Shopper(ArazzoUser):
     inputs_file = "customers.jsonl"  # or rows = [{...}, ...]; rows_per = "iteration"
     servers = {"shop": "http://127.0.0.1:8090"}  # or Locust's --host for a document with one source
     auth = {"bearer": os.environ["SHOP_TOKEN"]}
-    options = {"timeout": 10, "validate_responses": "warn"}  # any other RunOptions field
+    options = {"timeout": 10, "contract": "warn"}  # any other RunOptions field
     wait_time = between(0.5, 2)
 
 

@@ -11,6 +11,9 @@ import yaml
 from tests.servers.scripted import ScriptedServer
 
 OBJECT = {"type": "object"}
+# The statuses the tests' servers answer beyond the one each operation documents (202 while polling, 5XX
+# to retry, 4XX to fail): documented, so the contract checks (on by default) have nothing to say
+ANY = {"default": {"description": "any other status"}}
 PETS_OPENAPI: dict[str, Any] = {
     "openapi": "3.1.0",
     "info": {"title": "Pets", "version": "1"},
@@ -23,12 +26,12 @@ PETS_OPENAPI: dict[str, Any] = {
                     {"name": "limit", "in": "query", "schema": {"type": "integer"}},
                     {"name": "tags", "in": "query", "schema": {"type": "array", "items": {"type": "string"}}},
                 ],
-                "responses": {"200": {"description": "ok"}},
+                "responses": {"200": {"description": "ok"}, **ANY},
             },
             "post": {
                 "operationId": "createPet",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": OBJECT}}},
-                "responses": {"201": {"description": "created"}},
+                "responses": {"201": {"description": "created"}, **ANY},
             },
         },
         "/pets/{petId}": {
@@ -36,23 +39,23 @@ PETS_OPENAPI: dict[str, Any] = {
             "get": {
                 "operationId": "getPet",
                 "parameters": [{"name": "X-Trace", "in": "header", "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "ok"}},
+                "responses": {"200": {"description": "ok"}, **ANY},
             },
-            "delete": {"operationId": "deletePet", "responses": {"204": {"description": "gone"}}},
+            "delete": {"operationId": "deletePet", "responses": {"204": {"description": "gone"}, **ANY}},
         },
-        "/flaky": {"get": {"operationId": "flaky", "responses": {"200": {"description": "ok"}}}},
+        "/flaky": {"get": {"operationId": "flaky", "responses": {"200": {"description": "ok"}, **ANY}}},
         "/login": {
             "post": {
                 "operationId": "login",
                 "requestBody": {"content": {"application/x-www-form-urlencoded": {"schema": OBJECT}}},
-                "responses": {"200": {"description": "ok"}},
+                "responses": {"200": {"description": "ok"}, **ANY},
             }
         },
         "/session": {
             "get": {
                 "operationId": "session",
                 "parameters": [{"name": "sid", "in": "cookie", "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "ok"}},
+                "responses": {"200": {"description": "ok"}, **ANY},
             }
         },
     },

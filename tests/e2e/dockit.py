@@ -48,6 +48,7 @@ KNOWN_SERVERS = (
     "order-events",
     "orders-mock",  # a mock of openapi/orders.openapi.yaml answering its examples (servers/openapi_mock)
     "library-server",  # the stateful library of tests/servers/library.py; `libraryKey=...` gets its key
+    "drifting-server",  # tests/servers/drifting.py: departs from examples/drift/drift.openapi.yaml
 )
 DATA = ("json", "toml", "ini", "yaml")
 MARKERS = ("needs", "exit", "skip", "covered-by", "serves", "mcp-config", "signatures")

@@ -98,6 +98,12 @@ def servers(names: list[str], cwd: Path) -> Iterator[tuple[dict[int, int], dict[
                 library = stack.enter_context(LibraryServer())
                 ports[8080] = int(library.url.rsplit(":", 1)[1])
                 replace["libraryKey=..."] = f"libraryKey={KEY}"
+            elif name == "drifting-server":
+                from tests.servers.drifting import drift
+                from tests.servers.scripted import ScriptedServer
+
+                drifting = drift(stack.enter_context(ScriptedServer()))
+                ports[8080] = int(drifting.url.rsplit(":", 1)[1])
             else:  # order-events: the MQTT broker and the order service of workflows/order-events
                 from tests.e2e.eventkit import Process, mqtt_broker
 

@@ -1,5 +1,5 @@
-"""Request and response validation against the description (openapi-core, plus own checks for status
-codes, content types and event streams): warnings under `warn`, failures under `error`."""
+"""Request validation against the description (openapi-core) and the contract checks of responses
+(`--validate-responses`, their older name): warnings under `warn`, failures under `error`."""
 
 from __future__ import annotations
 
@@ -106,9 +106,14 @@ def test_response_body_schema_and_content_type_findings(tmp_path, server):
     workflow = run_flow(tmp_path, server, _api(), [_create(), _create()], validate_responses="warn")
     assert workflow["status"] == "passed", workflow["error"]
     first, second = (s["warnings"] for s in workflow["steps"])
-    assert first == ['response: body: "name" is a required property; "x" is not of type "integer" (at /age)']
+    where = f"contract: step 'create' ({tmp_path / 'flow.arazzo.yaml'}:12)"
+    assert first == [
+        f'{where}: response 200 application/json: body /age: wanted type integer, got string "x"',
+        f"{where}: response 200 application/json: body /name: wanted a value (required), got nothing",
+    ]
+    where = where.replace(":12)", ":22)")
     assert second == [
-        "response: content type text/html is not declared for the 200 response (declared: application/json)"
+        f"{where}: response 200 text/html: content-type: wanted one of application/json, got text/html"
     ]
 
 
@@ -126,7 +131,10 @@ def test_status_codes_match_exactly_by_range_or_default(tmp_path, server):
         [],
         [],
         [],
-        ["response: status 201 is not declared by the operation (declared: 200)"],
+        [
+            f"contract: step 's' ({tmp_path / 'flow.arazzo.yaml'}:24): response 201: status: wanted a "
+            "documented status (200), got 201"
+        ],
         [],
     ]
 
@@ -139,8 +147,7 @@ def test_response_findings_fail_the_step_under_error_and_failure_actions_apply(t
     failed, after = workflow["steps"]
     assert (failed["status"], failed["statusCode"]) == ("failed", 201)
     assert failed["error"] == (
-        "HTTP 201: response validation failed: response: status 201 is not declared by the operation "
-        "(declared: 200)"
+        "HTTP 201: contract violated: response 201: status: wanted a documented status (200), got 201"
     )
     assert after["status"] == "passed"
 
@@ -149,7 +156,10 @@ def test_event_stream_items_are_checked_against_the_item_schema(tmp_path, server
     stream = "event: tick\ndata: 1\n\nevent: tock\ndata: 2\n\n"
     server.route("GET", "/events")(lambda r: (200, stream, {"Content-Type": "text/event-stream"}))
     workflow = run_flow(tmp_path, server, _api(), [step("e", "events")], validate_responses="warn")
-    assert workflow["steps"][0]["warnings"] == ['response: event 1: "tick" was expected (at /event)']
+    assert workflow["steps"][0]["warnings"] == [
+        f"contract: step 'e' ({tmp_path / 'flow.arazzo.yaml'}:12): response 200 text/event-stream: body "
+        '(whole): wanted events fitting the itemSchema, got event 1: "tick" was expected (at /event)'
+    ]
 
 
 def test_cli_flags_switch_validation_on(tmp_path, server, capsys):
@@ -160,9 +170,21 @@ def test_cli_flags_switch_validation_on(tmp_path, server, capsys):
     assert result.code == 1
     got = step_result(result)
     assert got["warnings"] == ["request: query parameter 'limit': 99 is greater than the maximum of 10"]
-    assert (
-        got["error"] == 'HTTP 200: response validation failed: response: body: "name" is a required property'
+    assert got["error"] == (
+        "HTTP 200: contract violated: response 200 application/json: body /name: wanted a value (required), "
+        "got nothing"
     )
+    assert got["contract"] == [
+        {
+            "status": 200,
+            "mediaType": "application/json",
+            "part": "body",
+            "pointer": "/name",
+            "wanted": "a value (required)",
+            "got": "nothing",
+        }
+    ]
+    assert "note: --validate-responses error is --contract fail" in result.err
     assert cli(capsys, *argv, "--validate-responses", "sometimes").code == 2
 
 

@@ -1,7 +1,7 @@
 """A missing optional extra is said in one line with the install command that fits how the engine was
 installed (an editable checkout: `pip install -e '.[x]'`; an installed distribution: `pip install
-'arazzo-engine[x]'`), and validation asked for without its extra is a usage error before anything is
-sent (exit 2), which `--dry-run` names too."""
+'arazzo-engine[x]'`), and request validation asked for without its extra is a usage error before anything
+is sent (exit 2), which `--dry-run` names too. The contract checks of responses need no extra."""
 
 from __future__ import annotations
 
@@ -102,16 +102,16 @@ def petstore():
         server.server_close()
 
 
-@pytest.mark.parametrize("flag", ["--validate-requests", "--validate-responses"])
 @pytest.mark.parametrize("policy", ["warn", "error"])
-def test_validation_without_its_extra_is_a_usage_error_before_anything_is_sent(petstore, flag, policy):
+def test_validation_without_its_extra_is_a_usage_error_before_anything_is_sent(petstore, policy):
     url, seen = petstore
+    flag = "--validate-requests"
     argv = ["run", PETSTORE, "-w", "pet_status", "--input", "petId=1", "--server", f"petstore={url}"]
     proc = _arazzo(*argv, flag, policy)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr == (
-        f"error: {flag} {policy}: request/response validation needs openapi-core: pip install -e "
+        f"error: {flag} {policy}: request validation needs openapi-core: pip install -e "
         "'.[validation]'; nothing was sent\n"
     )
     assert seen == []
@@ -128,10 +128,45 @@ def test_validation_without_its_extra_is_a_usage_error_before_anything_is_sent(p
 def test_mcp_and_agent_refuse_to_start_without_the_validation_extra(petstore):
     url, seen = petstore
     for command in (["mcp"], ["agent", "--prompt", "Is pet 1 available?"]):
-        proc = _arazzo(*command, PETSTORE, "--server", f"petstore={url}", "--validate-responses", "error")
+        proc = _arazzo(*command, PETSTORE, "--server", f"petstore={url}", "--validate-requests", "error")
         assert proc.returncode == 2, proc.stderr
-        assert "--validate-responses error: request/response validation needs openapi-core" in proc.stderr
+        assert "--validate-requests error: request validation needs openapi-core" in proc.stderr
     assert seen == []
+
+
+@pytest.mark.parametrize("flag", [("--contract", "fail"), ("--validate-responses", "error")])
+def test_the_contract_checks_need_no_extra(tmp_path, flag):
+    """Without openapi-core, a response that drifts from its description fails its step under `fail`."""
+    import yaml
+
+    from tests.servers.drifting import description, drift
+    from tests.servers.scripted import ScriptedServer
+
+    (tmp_path / "api.yaml").write_text(yaml.safe_dump(description("3.0.3")))
+    doc = {
+        "arazzo": "1.0.1",
+        "info": {"title": "t", "version": "1"},
+        "sourceDescriptions": [{"name": "api", "url": "./api.yaml", "type": "openapi"}],
+        "workflows": [{"workflowId": "w", "steps": [{"stepId": "pet", "operationId": "pet"}]}],
+    }
+    (tmp_path / "flow.arazzo.yaml").write_text(yaml.safe_dump(doc))
+    with ScriptedServer() as server:
+        drift(server)
+        argv = [
+            "run",
+            str(tmp_path / "flow.arazzo.yaml"),
+            "--server",
+            f"api={server.url}",
+            "--format",
+            "json",
+        ]
+        proc = _arazzo(*argv, *flag)
+    assert proc.returncode == 1, proc.stderr
+    [step] = json.loads(proc.stdout)["workflows"][0]["steps"]
+    assert step["error"] == (
+        "HTTP 200: contract violated: response 200 application/json: body /bark: wanted a value (required), "
+        "got nothing"
+    )
 
 
 def test_with_the_extra_installed_validation_runs(petstore):

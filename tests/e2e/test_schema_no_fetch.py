@@ -141,10 +141,14 @@ def test_request_validation_refuses_the_reference_and_sends_nothing(
 def test_response_validation_refuses_the_reference(tmp_path, watch, server, ref_server, kind):
     schema, quoted = _kinds(tmp_path, ref_server)[kind]
     server.route("POST", "/pets")(lambda request: (200, {"name": "Rex"}))
-    workflow = run_flow(tmp_path, server, _api(schema), [_STEP], validate_responses="error")
+    workflow = run_flow(tmp_path, server, _api(schema), [_STEP], contract="fail")
     assert workflow["status"] == "failed"
     message = workflow["steps"][0]["error"]
-    assert "response: cannot resolve" in message and quoted in message, message
+    assert message.startswith(
+        "HTTP 200: contract violated: response 200 application/json: body (whole): wanted a schema the body "
+        "can be checked against, got cannot resolve"
+    ), message
+    assert quoted in message, message
     assert "api.openapi.yaml:" in message
     assert len(server.requests) == 1
     _quiet(watch, ref_server)
@@ -154,10 +158,14 @@ def test_response_validation_refuses_the_reference(tmp_path, watch, server, ref_
 def test_event_stream_validation_refuses_the_reference(tmp_path, watch, server, ref_server, kind):
     schema, quoted = _kinds(tmp_path, ref_server)[kind]
     server.route("POST", "/pets")(lambda r: (200, "data: 1\n\n", {"Content-Type": "text/event-stream"}))
-    workflow = run_flow(tmp_path, server, _api(schema, stream=True), [_STEP], validate_responses="error")
+    workflow = run_flow(tmp_path, server, _api(schema, stream=True), [_STEP], contract="fail")
     assert workflow["status"] == "failed"
     message = workflow["steps"][0]["error"]
-    assert "response: cannot resolve" in message and quoted in message, message
+    assert message.startswith(
+        "HTTP 200: contract violated: response 200 text/event-stream: body (whole): wanted events "
+        "fitting the itemSchema, got cannot resolve"
+    ), message
+    assert quoted in message, message
     _quiet(watch, ref_server)
 
 
@@ -309,7 +317,7 @@ def test_validate_flags_what_the_run_refuses_under_an_id_or_in_a_mapping(
     result = cli(capsys, "validate", path)
     assert "warning schema-reference" in result.out, result.out
     assert quoted in result.out, result.out
-    assert "--validate-requests/--validate-responses fail on it" in result.out
+    assert "--validate-requests and the contract checks fail on it" in result.out
     workflow = run_flow(tmp_path, server, _body_api(schema), [_STEP], validate_requests="error")
     message = workflow["steps"][0]["error"]  # the run refuses it too, unsent
     assert message.startswith("request not sent: request validation failed: request: "), message

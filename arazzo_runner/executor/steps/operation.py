@@ -26,6 +26,7 @@ from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, carried_credentials, check_input_reads, param_values
 from ..servers import ServerError, resolve_base_url, top_description
 from .base import Attempt, Host, StepKind, check_criteria
+from .contract import check_contract
 from .credentials import family_source, step_credentials
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ async def _attempt(
         status_code=response.status_code,
         response=ResponseView(headers=response.headers, body=_body_seen(response)),
     )
-    invalid = _check_response(host, session, target, request, response, warnings)
+    invalid = check_contract(host, session, target, exchange, response, warnings, (cstep, workspace))
     ok, message, failed = _judge(cstep, ctx, response, invalid)
     attempt = Attempt(
         ok,
@@ -230,30 +231,6 @@ def _check_request(
     if findings and policy == "error":
         raise RequestBuildError("request validation failed: " + "; ".join(findings))
     warnings.extend(findings)
-
-
-def _check_response(
-    host: Host,
-    session: HttpSession,
-    target: Any,
-    request: PreparedRequest,
-    response: Response,
-    warnings: list[str],
-) -> str | None:
-    """A response validation failure message under policy `error`; findings go to warnings under `warn`."""
-    policy = host.options.validate_responses
-    if policy == "off" or response.error or target.source is None:
-        return None
-    if response.oversize:
-        warnings.append("response: not validated, its body was not read whole")
-        return None
-    from ...http.validation import response_findings
-
-    findings = response_findings(session, target.description, target.operation, request, response)
-    if findings and policy == "error":
-        return "response validation failed: " + "; ".join(findings)
-    warnings.extend(findings)
-    return None
 
 
 def _redacted(attempt: Attempt, session: HttpSession) -> Attempt:

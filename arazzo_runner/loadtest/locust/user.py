@@ -60,7 +60,7 @@ class ArazzoUser(User):
     rows_per: ClassVar[str] = "user"  # "user": a row per user; "iteration": the next row every run
     servers: ClassVar[dict[str, str]] = {}
     auth: ClassVar[dict[str, str]] = {}
-    options: ClassVar[dict[str, Any]] = {}  # other RunOptions fields: timeout, validate_responses, ...
+    options: ClassVar[dict[str, Any]] = {}  # other RunOptions fields: timeout, contract, ...
     mask: ClassVar[bool] = True  # False: secrets in clear in the events (local debugging only)
     fast_http: ClassVar[bool | None] = None  # False: runs on asyncio with httpx; None: ARAZZO_LOAD_HTTP
 

@@ -24,6 +24,10 @@
       return [step.error ? el("p", { "class": "error", id: "step-error", text: json(step.error) }) : null].concat(
         listOf(step.warnings, "its 'warnings'").map(function (w) { return el("p", { "class": "note", text: "warning: " + w }); }));
     });
+    if (step.contract && step.contract.length) {
+      detail.appendChild(el("h3", { text: "Contract violations" }));
+      guarded(detail, "the contract violations", function () { return contractTable(step.contract); });
+    }
     var attempts = [], attemptsError = null;
     try { attempts = listOf(step.trace ? step.trace.attempts : null, "the step's 'attempts'"); } catch (e) { attemptsError = e; }
     var lastAttempt = attempts.length ? attempts[attempts.length - 1] : null;
@@ -152,6 +156,24 @@
       guarded(body, "expression " + (i + 1), function () {
         objectOf(x, "it");
         return el("tr", null, [el("td", { text: x.where }), el("td", { "class": "mono", text: x.expression }), el("td", { "class": "mono", text: valueText(x) })]);
+      });
+    });
+    table.appendChild(body);
+    return table;
+  }
+
+  // The response's departures from its OpenAPI description (`http/contract.py`): one row each.
+  function contractTable(violations) {
+    violations = listOf(violations, "the step's 'contract'");
+    var table = el("table", { id: "contract" });
+    table.appendChild(el("thead", null, el("tr", null, ["HTTP", "media type", "where", "wanted", "got"].map(function (h) { return el("th", { text: h }); }))));
+    var body = el("tbody");
+    violations.forEach(function (v, i) {
+      guarded(body, "violation " + (i + 1), function () {
+        objectOf(v, "it");
+        var where = v.part === "body" ? "body " + (v.pointer || "(whole)") : v.part;
+        return el("tr", null, [el("td", { text: v.status }), el("td", { "class": "mono", text: v.mediaType }),
+          el("td", { "class": "mono", text: where }), el("td", { text: v.wanted }), el("td", { "class": "mono", text: v.got })]);
       });
     });
     table.appendChild(body);

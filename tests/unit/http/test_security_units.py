@@ -12,11 +12,12 @@ import httpx
 import pytest
 
 from arazzo_runner.executor.servers import resolve_base_url, server_var_env_names
+from arazzo_runner.http.contract import check, declared_response
 from arazzo_runner.http.credentials import Credentials, env_name
 from arazzo_runner.http.oauth import TokenCache
 from arazzo_runner.http.request import ParamValue
 from arazzo_runner.http.security import HttpSession, apply_security
-from arazzo_runner.http.validation import declared_response, redact, response_findings
+from arazzo_runner.http.validation import redact
 from arazzo_runner.sources.model import Server, ServerVariable
 
 BASIC = {"type": "http", "scheme": "basic"}
@@ -194,24 +195,23 @@ def test_declared_response_exact_then_range_then_default(status, key):
 
 def test_content_type_rules_and_wildcards():
     responses = {"200": {"content": {"application/*": {}}}, "201": {"content": {"image/png": {}}}}
-    operation = SimpleNamespace(responses=responses, method="query")  # openapi-core checks skip QUERY
+    operation = SimpleNamespace(responses=responses, method="query")
     session = HttpSession()
 
     def findings(status: int, content_type: str | None, content: bytes = b"x") -> list[str]:
-        response = SimpleNamespace(status_code=status, content_type=content_type, content=content, error=None)
-        return response_findings(session, None, operation, None, response)
+        response = SimpleNamespace(
+            status_code=status, content_type=content_type, content=content, error=None, headers={}
+        )
+        return [v.text() for v in check(session.validators, None, operation, response)]
 
     assert findings(201, "image/png") == []
     assert findings(201, "image/png", b"") == []
+    assert findings(200, "application/xml") == []
     assert findings(201, "image/gif") == [
-        "response: content type image/gif is not declared for the 201 response (declared: image/png)"
+        "response 201 image/gif: content-type: wanted one of image/png, got image/gif"
     ]
-    assert findings(201, None) == [
-        "response: the 201 response has a body but no Content-Type (declared: image/png)"
-    ]
-    assert findings(404, None) == [
-        "response: status 404 is not declared by the operation (declared: 200, 201)"
-    ]
+    assert findings(201, None) == ["response 201: content-type: wanted one of image/png, got no Content-Type"]
+    assert findings(404, None) == ["response 404: status: wanted a documented status (200, 201), got 404"]
 
 
 def test_redact_replaces_secrets_longest_first_and_ignores_tiny_values():

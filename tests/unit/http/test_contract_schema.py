@@ -1,0 +1,56 @@
+"""The contract checks' body check on its own (`http/contract_schema.py`, no description): the dialect a
+schema is read in, OpenAPI 3.0's `nullable` and Draft 4 bounds, formats, writeOnly values never quoted,
+and a schema no validator can use said as not checked."""
+
+from __future__ import annotations
+
+from arazzo_runner.http.contract_schema import BodyChecker
+
+
+def _check(schema: dict, body: object, version: str = "3.1.0") -> list[tuple[str, str, str]]:
+    return [(m.pointer, m.wanted, m.got) for m in BodyChecker(schema, version, None).check(body)]
+
+
+def test_nullable_admits_null_in_3_0_only():
+    schema = {"properties": {"note": {"type": "string", "nullable": True}}}
+    assert _check(schema, {"note": None}, "3.0.3") == []
+    assert _check(schema, {"note": None}, "3.1.0") == [("/note", "type string", "null")]
+
+
+def test_a_draft_named_by_schema_is_the_one_read():
+    bound = {"properties": {"n": {"maximum": 5, "exclusiveMaximum": True}}}
+    assert _check(bound, {"n": 5}, "3.0.3") == [("/n", "< 5", "5")]  # Draft 4: the flag form
+    seven = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": {"n": {"exclusiveMaximum": 5}},
+    }
+    assert _check(seven, {"n": 5}) == [("/n", "< 5", "5")]
+    assert _check(seven, {"n": 4}) == []
+
+
+def test_formats_are_checked():
+    schema = {"properties": {"at": {"type": "string", "format": "date-time"}}}
+    assert _check(schema, {"at": "2026-12-05T06:00:00Z"}) == []
+    assert _check(schema, {"at": "yesterday"}) == [("/at", 'format "date-time"', '"yesterday"')]
+
+
+def test_a_write_only_value_is_never_quoted_and_a_read_only_one_stays_required():
+    schema = {
+        "required": ["id", "password"],
+        "properties": {"id": {"readOnly": True}, "password": {"type": "string", "writeOnly": True}},
+    }
+    assert _check(schema, {"id": 1}) == []
+    found = _check(schema, {"password": "hunter2-hunter2"})
+    assert found[0] == ("/id", "a value (required)", "nothing")
+    assert found[1][0] == "/password" and "hunter2" not in repr(found)
+
+
+def test_a_schema_no_validator_can_use_is_said_not_checked():
+    [(pointer, wanted, got)] = _check(
+        {"oneOf": [{}], "discriminator": {"propertyName": "x", "mapping": 5}}, {}
+    )
+    assert (pointer, wanted) == ("", "a schema the body can be checked against")
+    assert got.endswith("): not checked") and "discriminator" in got
+    [(_, _, got)] = _check({"$schema": "http://example.invalid/meta"}, {})
+    dialect = "($schema 'http://example.invalid/meta')"
+    assert got == f"a schema names a dialect the validator does not know {dialect}: not checked"
