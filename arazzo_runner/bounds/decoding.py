@@ -15,8 +15,14 @@ left as they are (as httpx does). A coding named but not decodable here within a
 a module, `zstd` before 3.14) is `Undecodable`: the body is not read, rather than read unbounded or shown
 still encoded. `accept_encoding()` is what the engine's clients ask for: only these.
 
-Readers: `decoded(raw)` over an async response with `aiter_raw()` (httpx's, the blocking wrapper's, the
-load fast lane's), `iter_decoded(response)` over a sync httpx response (source fetches).
+What each coding reads is bounded too: given the reader's limit, a coding that has read more than it
+stops the body (`EncodedTooLarge`): an endless run of empty deflate blocks decodes to nothing, and the
+inner coding of "gzip, gzip" reads what the outer one decodes to. Bytes after the end of a gzip/deflate
+stream are not kept: a next gzip member is read (RFC 1952 allows several), anything else is a broken body
+("data after the end of the compressed body"), never input piled up behind an ended stream.
+
+Readers: `decoded(raw, limit)` over an async response with `aiter_raw()` (httpx's, the blocking wrapper's, the
+load fast lane's), `iter_decoded(response, limit)` over a sync httpx response (source fetches).
 """
 
 from __future__ import annotations
@@ -32,7 +38,13 @@ MAX_CODINGS = 4  # codings undone on one body ("gzip, gzip" is legal; eight of t
 
 
 class Undecodable(Exception):
-    """The body's codings cannot be undone within a bound here: it is not read."""
+    """The body's codings cannot be undone within a bound here: it is not read (or reading stops)."""
+
+
+class EncodedTooLarge(Undecodable):
+    """What a coding reads passed the reader's limit: the body as sent (an endless run of empty deflate
+    blocks decodes to nothing, so no count of decoded bytes would stop it), or an inner coding's input
+    (the outer one's output). Reading stops."""
 
 
 def codings(content_encoding: str | None) -> list[str]:
@@ -52,9 +64,11 @@ def is_encoded(content_encoding: str | None) -> bool:
 class BodyDecoder:
     """Undoes the codings of one body: `decode(chunk)` and at the end `flush()` yield its decoded bytes in
     pieces of about `PIECE`; `encoded` says whether any coding is undone (a limit then counts decoded
-    bytes, and says so)."""
+    bytes, and says so).
 
-    def __init__(self, content_encoding: str | None) -> None:
+    `limit` (the reader's byte limit) bounds what each coding reads too: past it, `EncodedTooLarge`."""
+
+    def __init__(self, content_encoding: str | None, limit: int | None = None) -> None:
         names = codings(content_encoding)
         known = [name for name in names if name in _KNOWN]
         if len(known) > MAX_CODINGS:
@@ -75,6 +89,8 @@ class BodyDecoder:
         self.stages = stages
         self.encoded = bool(stages)
         self.content_encoding = content_encoding
+        self.limit = limit
+        self.read = [0] * len(stages)  # bytes each coding has read
 
     def decode(self, chunk: bytes) -> Iterator[bytes]:
         return self._through(0, chunk, False)
@@ -88,6 +104,14 @@ class BodyDecoder:
                 yield data
             return
         stage = self.stages[index]
+        if self.limit is not None and data:
+            self.read[index] += len(data)
+            if self.read[index] > self.limit:
+                stage_of = "before it is decoded" if index == 0 else "part-decoded"
+                raise EncodedTooLarge(
+                    f"the response body is larger than the limit of {self.limit} bytes {stage_of} "
+                    f"(Content-Encoding: {self.content_encoding}): reading stopped at the limit"
+                )
         for piece in stage.feed(data):
             yield from self._through(index + 1, piece, False)
         if last:
@@ -98,7 +122,8 @@ class BodyDecoder:
 
 class decoded:  # used as a function: `async for piece in decoded(raw)`
     """The decoded body of `raw` (an async response: `headers`, `aiter_raw()`), in pieces; `Undecodable`
-    at once (nothing read), httpx.DecodingError for a body its coding does not fit.
+    at once (nothing read), httpx.DecodingError for a body its coding does not fit, `EncodedTooLarge`
+    once a coding has read more than `limit` bytes (the reader counts the decoded pieces itself).
 
     A class, not an async generator: a reader that stops early (at its limit) leaves nothing suspended
     for the event loop to finalize later (an async generator is closed by a task of its own, whose
@@ -106,8 +131,8 @@ class decoded:  # used as a function: `async for piece in decoded(raw)`
 
     __slots__ = ("chunks", "decoder", "done", "pending", "raw")
 
-    def __init__(self, raw: Any) -> None:
-        self.decoder = BodyDecoder(raw.headers.get("content-encoding"))
+    def __init__(self, raw: Any, limit: int | None = None) -> None:
+        self.decoder = BodyDecoder(raw.headers.get("content-encoding"), limit)
         self.raw, self.chunks = raw, raw.aiter_raw()
         self.pending: Iterator[bytes] = iter(())
         self.done = False
@@ -133,9 +158,9 @@ class decoded:  # used as a function: `async for piece in decoded(raw)`
             self.pending = self.decoder.decode(chunk)
 
 
-def iter_decoded(response: Any) -> Iterator[bytes]:
+def iter_decoded(response: Any, limit: int | None = None) -> Iterator[bytes]:
     """The same over a sync httpx response (`iter_raw()`)."""
-    decoder = BodyDecoder(response.headers.get("content-encoding"))
+    decoder = BodyDecoder(response.headers.get("content-encoding"), limit)
     if not decoder.encoded:
         yield from response.iter_raw()
         return
@@ -172,31 +197,55 @@ def _decoding_error(exc: _Broken, raw: Any) -> Exception:
 
 
 class _Zlib:
-    """gzip and deflate: zlib's `max_length` keeps the rest of the input in `unconsumed_tail`."""
+    """gzip and deflate: zlib's `max_length` keeps the rest of the input in `unconsumed_tail`.
+
+    Input after the end of the stream is never handed to the ended inflater (zlib appends it to
+    `unused_data`, copying all of it each time: held uncounted, in quadratic time). A gzip body may hold
+    several members (RFC 1952 2.2; `gzip.decompress` reads them all): bytes after a member that start
+    another are its next member, read the same way; any other bytes after the end are a broken body."""
 
     def __init__(self, wbits: int, raw_fallback: bool = False) -> None:
+        self.wbits = wbits
         self.inflate = zlib.decompressobj(wbits)
         self.raw_fallback = raw_fallback  # deflate: zlib-wrapped, or raw when the first bytes say so
         self.started = False
+        self.held = b""  # the first byte of a next gzip member, its second not come yet
 
     def feed(self, data: bytes) -> Iterator[bytes]:
+        if self.held:
+            data, self.held = self.held + data, b""
         while True:
+            if self.inflate.eof:
+                if not data:
+                    return
+                if self.wbits != _GZIP_WBITS or not _GZIP_MAGIC.startswith(data[:2]):
+                    raise _Broken(_AFTER_THE_END)
+                if len(data) < len(_GZIP_MAGIC):
+                    self.held = data
+                    return
+                self.inflate = zlib.decompressobj(self.wbits)  # the next member
             try:
                 out = self.inflate.decompress(data, PIECE)
             except zlib.error as exc:
                 if self.raw_fallback and not self.started:
                     self.raw_fallback = False
-                    self.inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+                    self.wbits = -zlib.MAX_WBITS
+                    self.inflate = zlib.decompressobj(self.wbits)
                     continue
                 raise _Broken(str(exc)) from None
             self.started = self.started or bool(data)
             if out:
                 yield out
+            if self.inflate.eof:  # what followed the end in this input: at most one chunk's worth
+                data = self.inflate.unused_data
+                continue
             data = self.inflate.unconsumed_tail
             if not data and len(out) < PIECE:  # input used up and nothing pending in the window
                 return
 
     def finish(self) -> Iterator[bytes]:
+        if self.held:
+            raise _Broken(_AFTER_THE_END)
         try:
             rest = self.inflate.flush(PIECE)
         except zlib.error as exc:
@@ -264,13 +313,16 @@ class _Zstd:
 
 
 _KNOWN = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd"})
+_GZIP_WBITS = zlib.MAX_WBITS | 16
+_GZIP_MAGIC = b"\x1f\x8b"
+_AFTER_THE_END = "data after the end of the compressed body"
 _NEEDED_FOR_BR = "brotli 1.2 or later is needed"
 _NEEDED_FOR_ZSTD = "Python 3.14's compression.zstd is needed"
 
 
 def _stage(name: str) -> Any:
     if name in ("gzip", "x-gzip"):
-        return _Zlib(zlib.MAX_WBITS | 16)
+        return _Zlib(_GZIP_WBITS)
     if name == "deflate":
         return _Zlib(zlib.MAX_WBITS, raw_fallback=True)
     if name == "br":

@@ -124,10 +124,23 @@ def entry() -> int:
     library or a test calls it, changes nothing in its caller's process."""
     if "httpx" not in sys.modules:
         sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
+    _escape_unencodable()
     try:
         return main()
     finally:
         _no_teardown_collection()
+
+
+def _escape_unencodable() -> None:
+    """stdout and stderr write what their encoding cannot carry as backslash escapes (`\\xe9`).
+
+    A server's text is printed (`-v`, `--format json`), and a terminal's encoding need not be UTF-8
+    (PYTHONIOENCODING=ascii, a latin-1 locale, a legacy Windows console): `é` in a body became an
+    internal error (UnicodeEncodeError) after the run had passed. Here, in a process of its own only:
+    a caller's streams are its own."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):  # None, not a TextIOWrapper, closed
+            stream.reconfigure(errors="backslashreplace")
 
 
 def _no_teardown_collection() -> None:

@@ -65,8 +65,20 @@ def read_json_or_file(value: str, flag: str) -> dict[str, Any]:
 
 def dump_json(data: Any) -> None:
     """`data` as indented JSON on stdout, in one write: `json.dump` to a stream writes every token
-    separately (tens of thousands of calls for a 200-step result), so the text is built first."""
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=json_default) + "\n")
+    separately (tens of thousands of calls for a 200-step result), so the text is built first. On a
+    stdout whose encoding is not a Unicode one (PYTHONIOENCODING=ascii, a latin-1 locale) the text is
+    ASCII with `\\uXXXX` escapes: still exact JSON, where the stream's backslash escapes would not be."""
+    ascii_only = not _unicode_stream(sys.stdout)
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=ascii_only, default=json_default) + "\n")
+
+
+def _unicode_stream(stream: Any) -> bool:
+    import codecs
+
+    try:
+        return codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name.startswith("utf")
+    except (LookupError, TypeError):
+        return False
 
 
 def print_error(exc: ArazzoError) -> None:

@@ -16,8 +16,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..bounds.limits import MAX_BODY_DEPTH
 from ..errors import UsageError
 from .common import EXIT_OK, EXIT_USAGE
+
+# A saved run is input like any JSON from outside (a CI artifact): read by `json_text`'s rule (lone
+# surrogates as U+FFFD, a bounded depth), with room for the report's own structure around bodies that
+# nest as deep as `MAX_BODY_DEPTH` (as `--replay` recordings have: `RECORDING_DEPTH`).
+REPORT_DEPTH = MAX_BODY_DEPTH + 32
 
 
 def register(commands: Any) -> None:
@@ -77,16 +83,19 @@ def report_command(args: argparse.Namespace) -> int:
 
 def read_report(path: str) -> Any:
     """A report document; a usage error naming the file (and line:column) when it is not one."""
+    from ..bounds import json_text
     from ..report.html.model import kind_of
 
     try:
         with open(path, encoding="utf-8-sig") as handle:
-            data = json.load(handle)
+            data = json_text.loads(handle.read(), REPORT_DEPTH)  # the rule for JSON from outside
     except OSError as exc:
         raise UsageError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-    except (UnicodeDecodeError, RecursionError) as exc:
+    except json_text.TooDeep as exc:
+        raise UsageError(f"{path}: not a JSON report: it {exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{path}: not a JSON report: {exc}") from None
     try:
         kind_of(data)

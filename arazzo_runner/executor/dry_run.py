@@ -11,6 +11,7 @@ network: an OAuth2 token request is answered locally with a placeholder token, a
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import unquote
@@ -245,6 +246,9 @@ def offline_client(token_requests: list[str]) -> Any:
     def answer(request: httpx.Request) -> httpx.Response:
         url = str(request.url.copy_with(query=None))
         token_requests.append(url)
-        return httpx.Response(200, json={"access_token": f"<token from {url}>", "token_type": "Bearer"})
+        token = json.dumps({"access_token": f"<token from {url}>", "token_type": "Bearer"}).encode()
+        # a stream, as a server's answer is: the token request is read by the bounded reader (raw bytes)
+        headers = {"Content-Type": "application/json"}
+        return httpx.Response(200, headers=headers, stream=httpx.ByteStream(token))
 
     return httpx.AsyncClient(transport=httpx.MockTransport(answer))

@@ -14,7 +14,8 @@ from ..bounds import json_text
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import Masker
 from ..records import Record
-from .body import base_type, charset_of, is_form, is_json, is_xml
+from .body import base_type, is_form, is_json, is_xml
+from .charset import text_of
 
 _TEXTUAL = ("application/javascript", "application/graphql", "application/yaml", "application/x-yaml")
 
@@ -85,8 +86,8 @@ def _decode(content: bytes, content_type: str | None) -> str | None:
     if not textual:
         return None
     try:
-        return content.decode(charset_of(content_type))
-    except (UnicodeDecodeError, LookupError):
+        return text_of(content, content_type, "strict")
+    except UnicodeDecodeError:
         return None
 
 

@@ -84,6 +84,8 @@ class TokenCache(Record):
     ) -> _Token:
         import httpx
 
+        from .run_client import bounded_answer
+
         form = {"grant_type": "client_credentials"}
         if scopes:
             form["scope"] = " ".join(scopes)
@@ -97,11 +99,16 @@ class TokenCache(Record):
         exchange.request_headers, exchange.request_body = list(headers.items()), content
         started = self.clock()
         try:
-            response = await client.post(
-                token_url,
-                content=content,
-                headers=headers,
-                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+            # streamed and read within a bound on any client: a caller's own httpx client's `post`
+            # would read (and decode) the whole answer
+            response = await bounded_answer(
+                client.stream(
+                    "POST",
+                    token_url,
+                    content=content,
+                    headers=headers,
+                    timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                )
             )
         except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes raw
             from .transport import describe_error

@@ -11,7 +11,8 @@ Set-Cookie stored in the client's jar, the response closed whatever happens, htt
 
 A caller's client (`RunOptions.client`) is used as given, through `send`, with its hooks and auth.
 
-`post` (OAuth2 token requests) reads the answer through the same bounded decoder as a step's body
+`post` and `bounded_answer(client.stream(...))` (OAuth2 token requests, on any client: a caller's own
+httpx client too) read the answer through the same bounded decoder as a step's body
 (`bounds/decoding.py`), at most `MAX_POSTED_ANSWER` decoded bytes: httpx's own `post` reads it whole,
 and a token endpoint answering a compression bomb took all it decoded to.
 """
@@ -32,7 +33,7 @@ class AnswerTooLarge(httpx.DecodingError):
     within a bound here: it is not read further."""
 
 
-async def _posted(exchange: Any) -> httpx.Response:
+async def bounded_answer(exchange: Any) -> httpx.Response:
     """The answer of `exchange` read within MAX_POSTED_ANSWER decoded bytes, as an httpx.Response whose
     content is the decoded body (its Content-Encoding and Content-Length dropped)."""
     from ..bounds.decoding import Undecodable, decoded
@@ -41,7 +42,7 @@ async def _posted(exchange: Any) -> httpx.Response:
         request = raw.request
         buffer = bytearray()
         try:
-            async for piece in decoded(raw):
+            async for piece in decoded(raw, MAX_POSTED_ANSWER):
                 buffer += piece
                 if len(buffer) > MAX_POSTED_ANSWER:
                     coding = raw.headers.get("content-encoding")
@@ -112,7 +113,7 @@ class RunClient:
         return _AsyncExchange(self.httpx, method, url, options)
 
     async def post(self, url: str, **options: Any) -> httpx.Response:
-        return await _posted(self.stream("POST", url, **options))
+        return await bounded_answer(self.stream("POST", url, **options))
 
     async def aclose(self) -> None:
         await self.httpx.aclose()
@@ -136,7 +137,7 @@ class BlockingClient:
         return _BlockingExchange(self.httpx, method, url, options)
 
     async def post(self, url: str, **options: Any) -> httpx.Response:
-        return await _posted(self.stream("POST", url, **options))
+        return await bounded_answer(self.stream("POST", url, **options))
 
     async def aclose(self) -> None:
         self.httpx.close()

@@ -16,7 +16,8 @@ from ..bounds.decoding import Undecodable, accept_encoding, decoded, is_encoded
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import clip
 from ..records import Record, field
-from .body import charset_of, is_json, is_xml
+from .body import is_json, is_xml
+from .charset import codec_of, text_of
 from .headers import Headers
 
 if TYPE_CHECKING:
@@ -168,6 +169,9 @@ async def send(
         raise TransportError(f"invalid URL {clip(request.printed().url)!r}: {clip(str(exc))}") from None
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
+    read_as = codec_of(content_type)[1]  # a text body read as UTF-8, not as the charset it names
+    if read_as and isinstance(body, str) and not _is_event_stream(content_type):
+        notes.append(read_as)
     return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
 
 
@@ -208,7 +212,9 @@ class _Oversize(Exception):
 
 async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     buffer = bytearray()
-    async for chunk in decoded(raw):  # decoded piece by piece: a compression bomb counts at its real size
+    async for chunk in decoded(
+        raw, max_body
+    ):  # decoded piece by piece: a compression bomb counts at its real size
         if len(buffer) + len(chunk) > max_body:
             buffer += chunk[: max_body - len(buffer)]
             raise _Oversize(bytes(buffer), max_body, raw)
@@ -221,7 +227,7 @@ def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, st
     try:
         return parse_body(content, content_type), None
     except TransportError as exc:
-        return content.decode(charset_of(content_type), "replace"), str(exc)
+        return text_of(content, content_type), str(exc)
 
 
 async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, str | None]:
@@ -233,7 +239,7 @@ async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, 
     decoder = EventDecoder(EventLimits.for_body(max_body))
     buffer = bytearray()
     try:
-        async for chunk in decoded(raw):
+        async for chunk in decoded(raw, max_body):
             if len(buffer) + len(chunk) > max_body:
                 buffer += chunk[: max_body - len(buffer)]
                 raise _Oversize(bytes(buffer), max_body, raw)
@@ -285,7 +291,7 @@ def parse_body(content: bytes, content_type: str | None) -> Any:
             pass
     base = (content_type or "").split(";", 1)[0].strip().lower()
     if base.startswith("text/") or is_xml(content_type) or content_type is None:
-        return content.decode(charset_of(content_type), "replace")
+        return text_of(content, content_type)
     return content
 
 

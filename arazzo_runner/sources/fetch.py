@@ -210,7 +210,8 @@ def _accept(response: httpx.Response, url: str, max_bytes: int, deadline: float)
     chunks: list[bytes] = []
     total = 0
     try:
-        pieces = iter_decoded(response)  # decoded piece by piece: a compression bomb counts as it grows
+        # decoded piece by piece: a compression bomb counts as it grows (and what it reads, too)
+        pieces = iter_decoded(response, max_bytes)
         for chunk in pieces:
             total += len(chunk)
             if total > max_bytes:

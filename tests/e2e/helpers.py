@@ -47,15 +47,18 @@ def run_json(capsys: Any, path: Any, *argv: Any, server: Any = None, source: str
     return result
 
 
-def subprocess_cli(*argv: Any, env: dict[str, str] | None = None, timeout: float = 20) -> CliRun:
-    """`python -m arazzo_runner.cli ARGV...` as a real child process (no TTY: stdout is a pipe)."""
+def subprocess_cli(
+    *argv: Any, env: dict[str, str] | None = None, timeout: float = 20, encoding: str = "utf-8"
+) -> CliRun:
+    """`python -m arazzo_runner.cli ARGV...` as a real child process (no TTY: stdout is a pipe); its
+    output read as `encoding` (what PYTHONIOENCODING in `env` makes it write)."""
     environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     environment.update(env or {})
     proc = subprocess.run(
         [sys.executable, "-m", "arazzo_runner.cli", *map(str, argv)],
         capture_output=True,
         text=True,
-        encoding="utf-8",
+        encoding=encoding,
         env=environment,
         cwd=ROOT,
         timeout=timeout,

@@ -232,3 +232,125 @@ def test_a_bomb_from_the_token_endpoint_fails_the_step_unsent_in_bounded_memory(
             in error
         )
     assert [r.path for r in server.requests if r.path == "/r"] == []
+
+
+# -- bytes after the end of a compressed stream, and what a coding reads ------------------------------
+
+
+def _after_the_end(size: int) -> bytes:
+    """A 22-byte gzip member (`{}`) and then `size` zero bytes."""
+    import gzip
+
+    return gzip.compress(b"{}") + bytes(size)
+
+
+def _inner_ends_early(size: int) -> bytes:
+    """gzip( gzip(b'{}') + `size` zeros ) ("gzip, gzip"): the inner coding ends after 2 decoded bytes and
+    the outer one decodes to `size` more, a few KB on the wire."""
+    import gzip
+    import zlib
+
+    outer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [outer.compress(gzip.compress(b"{}"))]
+    parts += [outer.compress(bytes(MiB)) for _ in range(size // MiB)]
+    return b"".join([*parts, outer.flush()])
+
+
+def _empty_deflate_blocks(size: int) -> bytes:
+    """A raw deflate stream of `size` bytes of empty stored blocks (5 bytes each, no byte decoded)."""
+    return b"\x00\x00\x00\xff\xff" * (size // 5) + b"\x03\x00"
+
+
+STALLED = [
+    pytest.param(
+        "gzip", _after_the_end(16 * MiB), "data after the end of the compressed body", id="after-end"
+    ),
+    pytest.param(
+        "gzip, gzip",
+        _inner_ends_early(16 * MiB),
+        "data after the end of the compressed body",
+        id="inner-ends",
+    ),
+    pytest.param(
+        "deflate",
+        _empty_deflate_blocks(4 * MiB),
+        f"the response body is larger than the limit of {MiB} bytes before it is decoded (Content-Encoding: "
+        "deflate): reading stopped at the limit",
+        id="empty-blocks",
+    ),
+]
+
+
+@pytest.mark.parametrize(("coding", "data", "cause"), STALLED)
+def test_a_body_whose_decoded_count_stalls_fails_the_step_in_bounded_memory(write, coding, data, cause):
+    """Bytes after the end of a gzip member were appended to zlib's `unused_data` (each append copying it
+    all: held uncounted, quadratic time), and a run of empty deflate blocks decodes to nothing: the
+    decoded count stayed at 2 bytes or 0, so the 1 MiB limit never fired (16 MiB took 32 MiB and seconds
+    of CPU; stacked, a few KB on the wire did). Now bytes after the end are refused at once, and what each
+    coding reads counts against the limit too."""
+    wire = {"Content-Type": "application/json", "Content-Encoding": coding, "Content-Length": str(len(data))}
+    workspace = arazzo_runner.load(write(arazzo_doc(workflow("flow", list_step()))))
+    with faults.FaultServer() as server:
+        server.script("/pets", faults.reply([]), faults.answer(200, wire, data))
+        assert arazzo_runner.run(workspace, servers={"pets": server.url}).ok  # imports, not measured
+        tracemalloc.start()
+        try:
+            result = arazzo_runner.run(workspace, servers={"pets": server.url}, max_body=MiB)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert peak < 6 * MiB, f"peak {peak / MiB:.1f} MiB for {len(data)} bytes on the wire under a 1 MiB limit"
+    [flow] = result.to_dict()["workflows"]
+    assert flow["status"] == "failed"
+    assert cause in flow["steps"][0]["error"], flow["steps"][0]["error"]
+
+
+def test_a_gzip_body_of_several_members_is_read_whole(capsys, write):
+    """RFC 1952 allows several members (`gzip.decompress` reads them all): the reader stopped at the first
+    and dropped the rest, so the step saw `{"a": 1, ` and failed it as not JSON."""
+    import gzip
+
+    data = gzip.compress(b'{"a": 1, ') + gzip.compress(b'"b": 2}')
+    run = fault_run(capsys, write, faults.answer(200, headers("gzip", data), data))
+    assert run.code == 0, run.cli.out
+    assert run.step["outputs"]["body"] == {"a": 1, "b": 2}
+
+
+def test_a_bomb_from_the_token_endpoint_with_the_callers_own_client_is_bounded(tmp_path, server):
+    """`arun(..., client=httpx.AsyncClient())`: the token request went through the caller's client's own
+    `post`, which reads and decodes the whole answer (64 MiB); it is streamed and read by the bounded
+    reader on any client now."""
+    import asyncio
+
+    import httpx
+
+    from tests.e2e.httpkit import echo, op, openapi, step, write_flow
+
+    data = bomb("gzip", 64 * MiB)
+    server.route("POST", "/oauth/token")(lambda request: (200, data, headers("gzip", None)))
+    echo(server)
+    scheme = {"type": "oauth2", "flows": {"clientCredentials": {"tokenUrl": "/oauth/token", "scopes": {}}}}
+    api = openapi(
+        {"/r": {"get": op("r", security=[{"oauth": []}])}}, components={"securitySchemes": {"oauth": scheme}}
+    )
+    workspace = arazzo_runner.load(write_flow(tmp_path, api, [step("s", "r")]))
+    auth = {"oauth.client_id": "me", "oauth.client_secret": "s3cret"}
+
+    async def once() -> Any:
+        async with httpx.AsyncClient() as client:
+            return await arazzo_runner.arun(
+                workspace, servers={"api": server.url}, environ={}, auth=auth, max_body=MiB, client=client
+            )
+
+    asyncio.run(once())  # imports, not measured
+    tracemalloc.start()
+    try:
+        result = asyncio.run(once())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * MiB, f"peak {peak / MiB:.1f} MiB for a 64 MiB gzip bomb from the token endpoint"
+    [flow] = result.to_dict()["workflows"]
+    error = flow["steps"][0]["error"]
+    assert f"the answer is larger than the limit of {MiB} bytes (decoded; Content-Encoding: gzip)" in error
+    assert [r.path for r in server.requests if r.path == "/r"] == []

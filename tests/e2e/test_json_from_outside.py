@@ -1,16 +1,23 @@
 """The rule for JSON from outside (`bounds/json_text.py`, docs/reliability.md) where `arazzo run` reads it:
 a response body with lone surrogate escapes reads them as U+FFFD (its outputs, criteria and reports
 alike: a criterion's literal escape compares equal), inputs given inline nesting deeper than 128
-levels are a usage error saying so. Against a real local server."""
+levels are a usage error saying so; a body's charset yields no lone surrogate (nor a crash when unknown),
+`arazzo report` reads saved runs by the rule, and a stdout that is not UTF-8 gets escapes, not a crash.
+Against a real local server."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.e2e.conftest import arazzo_doc
-from tests.e2e.helpers import cli, op_step, run_json, workflow
+from tests.e2e.faultkit import fault_run, list_step
+from tests.e2e.helpers import cli, op_step, run_json, subprocess_cli, workflow
+from tests.servers import faults
 
 DEEP = "[" * 100_000 + "]" * 100_000
+REPORTS = ("--junit", "--html", "--har", "--summary", "--report-json")
 
 
 def _doc(**inputs) -> dict:
@@ -50,3 +57,103 @@ def test_inputs_given_inline_nesting_too_deep_are_a_usage_error(capsys, write, s
     assert flag.code == 2  # too deep to read as an array: kept as text, which the schema refuses
     assert '- tags: "[[[[' in flag.err and 'more chars) is not of type "array"' in flag.err
     assert server.requests == []
+
+
+# -- a body's charset: text the engine holds is Unicode whatever the server names ---------------------
+
+
+@pytest.mark.parametrize(
+    ("charset", "body"),
+    [("utf-7", b"+2AA-"), ("unicode_escape", b"\\ud800"), ("raw_unicode_escape", b"\\ud800")],
+)
+def test_a_text_body_in_a_charset_that_decodes_to_lone_surrogates_is_read_as_utf8(
+    capsys, write, tmp_path, charset, body
+):
+    """These codecs decode to lone surrogates (`+2AA-`, `\\ud800`), which no UTF-8 can carry: every report
+    writer failed with UnicodeEncodeError. They are no charset for a body: it is read as UTF-8, noted."""
+    wire = {"Content-Type": f"text/plain; charset={charset}", "Content-Length": str(len(body))}
+    reports = {flag: tmp_path / f"report{flag}" for flag in REPORTS}
+    argv = [part for flag, path in reports.items() for part in (flag, path)]
+    run = fault_run(capsys, write, faults.answer(200, wire, body), argv=tuple(argv))
+    assert run.code == 0, run.cli.out
+    assert run.step["outputs"]["body"] == body.decode("ascii")
+    assert f"the response's charset '{charset}' is not read here" in " ".join(run.step["warnings"])
+    for path in reports.values():  # each written, as UTF-8
+        assert path.read_bytes().decode("utf-8"), path
+    saved = json.loads(reports["--report-json"].read_text(encoding="utf-8"))
+    assert saved["workflows"][0]["steps"][0]["outputs"]["body"] == body.decode("ascii")
+
+
+def test_a_text_body_with_an_unknown_charset_is_read_as_utf8_with_a_note(capsys, write):
+    """An unknown charset raised LookupError out of the body's parse: the run crashed."""
+    wire = {"Content-Type": "text/plain; charset=no-such-charset", "Content-Length": "6"}
+    run = fault_run(capsys, write, faults.answer(200, wire, "h\u00e9llo".encode()))
+    assert run.code == 0, run.cli.out
+    assert run.step["outputs"]["body"] == "h\u00e9llo"
+    assert run.step["warnings"] == [
+        "the response names an unknown charset 'no-such-charset': its body was read as UTF-8"
+    ]
+
+
+# -- `arazzo report RUN.json`: a saved run is JSON from outside too -----------------------------------
+
+
+def _saved_run(capsys, write, tmp_path, replace: str):
+    """A real `--report-json` of one step whose output `"rex"` is then replaced by `replace`."""
+    saved = tmp_path / "run.json"
+    fault_run(capsys, write, faults.reply([{"name": "rex"}]), argv=("--report-json", saved))
+    saved.write_text(saved.read_text(encoding="utf-8").replace('"rex"', replace), encoding="utf-8")
+    return saved
+
+
+def test_arazzo_report_of_a_run_json_holding_a_lone_surrogate_writes_its_pages(capsys, write, tmp_path):
+    """A run file shared as a CI artifact: `"\\ud800"` (escaped: valid UTF-8 JSON) was an internal error
+    at the page's write; it reads as U+FFFD."""
+    saved = _saved_run(capsys, write, tmp_path, '"\\ud800"')
+    for flag, name in (("-o", "page.html"), ("--summary", "summary.md")):
+        result = cli(capsys, "report", saved, flag, tmp_path / name)
+        assert result.code == 0, result.err
+        assert "\ufffd" in (tmp_path / name).read_bytes().decode("utf-8") or flag == "--summary"
+
+
+def test_arazzo_report_of_a_run_json_nesting_too_deep_is_a_usage_error(capsys, write, tmp_path):
+    """json.load read ~990 levels and the page's walkers recursed through them; the rule's bound leaves
+    the report's own structure 32 levels around a body of 128."""
+    saved = _saved_run(capsys, write, tmp_path, "[" * 900 + "]" * 900)
+    result = cli(capsys, "report", saved, "-o", tmp_path / "page.html")
+    assert result.code == 2
+    assert f"{saved}: not a JSON report: it nests deeper than 160 levels" in result.err
+    body = _saved_run(capsys, write, tmp_path, "[" * 120 + "]" * 120)  # a body as deep as a run keeps
+    assert cli(capsys, "report", body, "-o", tmp_path / "page.html").code == 0
+
+
+# -- a terminal whose encoding is not UTF-8 -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("argv", [("-v",), ("--format", "json")], ids=["verbose", "json"])
+def test_server_text_printed_to_a_non_utf8_stdout_is_escaped_not_a_crash(write, encoding, argv):
+    """Valid text (`é ☃`) became `internal error (UnicodeEncodeError)` and exit 2 on a stdout whose
+    encoding cannot carry it (PYTHONIOENCODING=ascii, a latin-1 locale, a legacy Windows console), after
+    the run had passed: what the encoding cannot carry is written as a backslash escape, and `--format
+    json` is written as ASCII JSON."""
+    path = write(arazzo_doc(workflow("flow", list_step())))
+    with faults.FaultServer() as server:
+        server.script("/pets", faults.reply([{"name": "r\u00e9x \u2603"}]))
+        run = subprocess_cli(
+            "run",
+            path,
+            "--server",
+            f"pets={server.url}",
+            *argv,
+            env={"PYTHONIOENCODING": encoding},
+            encoding=encoding,
+        )
+    assert run.code == 0, run.err
+    if argv == ("-v",):
+        assert ("r\\xe9x" if encoding == "ascii" else "r\u00e9x") in run.out
+        assert "\\u2603" in run.out
+    else:  # exact JSON still: `\\uXXXX` escapes, not the stream's
+        assert json.loads(run.out)["workflows"][0]["steps"][0]["outputs"]["body"] == [
+            {"name": "r\u00e9x \u2603"}
+        ]

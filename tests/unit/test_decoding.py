@@ -134,3 +134,62 @@ def test_a_broken_brotli_body_is_a_decoding_error():
         pytest.skip("no brotli >= 1.2")
     with pytest.raises(httpx.DecodingError):
         list(iter_decoded(_response("br", b"\xff" * 64)))
+
+
+# -- bytes after the end of a stream, several gzip members, what a coding reads -----------------------
+
+
+def _ended(coding: str) -> bytes:
+    if coding == "gzip":
+        return gzip.compress(b"{}")
+    raw = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return raw.compress(b"{}") + raw.flush()
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+def test_bytes_after_the_end_of_the_stream_are_refused_not_kept(coding):
+    """zlib appends input after the end to `unused_data` (copying it all each time): every raw byte that
+    followed was held, uncounted by any decoded-bytes limit. Now the first such byte is refused."""
+    decoder = BodyDecoder(coding)
+    assert b"".join(decoder.decode(_ended(coding))) == b"{}"
+    with pytest.raises(decoding._Broken, match=r"^data after the end of the compressed body$"):
+        list(decoder.decode(bytes(64 * 1024)))
+
+
+def test_bytes_after_the_end_in_the_same_chunk_are_refused():
+    with pytest.raises(decoding._Broken, match="data after the end of the compressed body"):
+        list(BodyDecoder("gzip").decode(gzip.compress(b"{}") + b"junk"))
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 7, 65536])
+def test_a_gzip_body_of_several_members_decodes_whole(chunk):
+    """RFC 1952: a gzip file is a series of members; `gzip.decompress` reads them all, and so does this
+    (the next member's magic may arrive split over two chunks)."""
+    blob = gzip.compress(b"a") + gzip.compress(b"") + gzip.compress(DATA)
+    assert b"".join(_all(BodyDecoder("gzip"), blob, chunk)) == gzip.decompress(blob) == b"a" + DATA
+
+
+def test_a_body_ending_on_half_a_gzip_magic_is_broken():
+    decoder = BodyDecoder("gzip")
+    list(decoder.decode(gzip.compress(b"a") + b"\x1f"))
+    with pytest.raises(decoding._Broken, match="data after the end"):
+        list(decoder.flush())
+
+
+def test_what_a_coding_reads_counts_against_the_limit():
+    """An endless run of empty stored deflate blocks decodes to nothing: only the bytes read can stop it."""
+    decoder = BodyDecoder("deflate", limit=100_000)
+    blocks = b"\x00\x00\x00\xff\xff" * 10_000  # 50,000 bytes, no byte decoded
+    assert b"".join(decoder.decode(blocks)) == b""
+    assert b"".join(decoder.decode(blocks)) == b""
+    with pytest.raises(decoding.EncodedTooLarge, match="larger than the limit of 100000 bytes before it is"):
+        list(decoder.decode(b"\x00\x00\x00\xff\xff"))
+
+
+def test_an_inner_codings_input_counts_against_the_limit():
+    """ "gzip, gzip": the inner coding reads what the outer one decodes to; past the limit, it stops."""
+    blob = gzip.compress(zlib.compress(DATA) * 1)  # the outer decodes to the inner's ~100 KB
+    inner_size = len(zlib.compress(DATA))
+    with pytest.raises(decoding.EncodedTooLarge, match="part-decoded"):
+        _all(BodyDecoder("deflate, gzip", limit=inner_size - 1), blob, 65536)
+    assert b"".join(_all(BodyDecoder("deflate, gzip", limit=inner_size), blob, 65536)) == DATA

@@ -164,7 +164,7 @@ class ModelClient:
         from ...bounds.decoding import decoded
 
         buffer = bytearray()
-        async for chunk in decoded(raw):  # decoded piece by piece, counted as it grows
+        async for chunk in decoded(raw, self._max_body):  # decoded piece by piece, counted as it grows
             buffer += chunk
             progress.received = len(buffer)
             if len(buffer) > self._max_body:
@@ -179,7 +179,7 @@ class ModelClient:
         folder = self.wire.folder()
         limit = EventLimits.for_body(self._max_body).max_events
         progress.events = 0
-        async for chunk in decoded(raw):
+        async for chunk in decoded(raw, self._max_body):
             progress.received += len(chunk)
             if progress.received > self._max_body:
                 raise ModelError(self._oversize(raw))

@@ -114,24 +114,22 @@ def test_secrets_hold_every_credential_value_and_encoding():
 
 
 @dataclass
-class _FakeResponse:
-    status_code: int
-    content: bytes
-    headers: httpx.Headers = field(
-        default_factory=lambda: httpx.Headers({"content-type": "application/json"})
-    )
-
-
-@dataclass
 class _FakeClient:
+    """A token endpoint behind httpx's MockTransport: answers each token request with the next lifetime."""
+
     lifetimes: list[Any]
     posts: list[dict] = field(default_factory=list)
 
-    async def post(self, url: str, **kwargs: Any) -> _FakeResponse:
+    def stream(self, method: str, url: str, **kwargs: Any) -> Any:
         self.posts.append({"url": url, **kwargs})
         lifetime = self.lifetimes.pop(0)
         extra = "" if lifetime is None else f', "expires_in": {lifetime}'
-        return _FakeResponse(200, f'{{"access_token": "t{len(self.posts)}"{extra}}}'.encode())
+        answer = f'{{"access_token": "t{len(self.posts)}"{extra}}}'.encode()
+        headers = {"content-type": "application/json"}
+        reply = httpx.MockTransport(
+            lambda _: httpx.Response(200, headers=headers, stream=httpx.ByteStream(answer))
+        )
+        return httpx.AsyncClient(transport=reply).stream(method, url, **kwargs)
 
 
 def test_token_cache_reuses_until_expiry_with_a_margin():
