@@ -34,6 +34,7 @@ COMMANDS = (
     "load",
     "report",
     "generate",
+    "worker",
 )
 
 
@@ -87,6 +88,8 @@ def _register(name: str, commands: Any) -> None:
         from .report import register
     elif name == "generate":
         from .generate import register
+    elif name == "worker":
+        from .temporal import register
     else:
         from .demo import register
     register(commands)

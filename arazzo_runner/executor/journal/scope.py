@@ -93,9 +93,10 @@ class Tracker:
             self.store is not None and scope is not None and self.store.has(f"{scope.key}@{scope.sends + 1}")
         )
 
-    async def send(self, send: Any, request: Any, client: Any, max_body: int) -> Any:
+    async def send(self, send: Any, request: Any, client: Any, max_body: int, **limits: Any) -> Any:
         """The exchange of `request`: the recorded answer when the journal holds it (for this request),
-        else `send()`'s, recorded as soon as it completes (a transport failure too)."""
+        else `send()`'s, recorded as soon as it completes (a transport failure too). `limits`: the
+        exchange's time limits, which `send()` applies itself (read by a tracker that sends elsewhere)."""
         store = self.store
         if store is None:
             return await send()

@@ -199,11 +199,14 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direc
     it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
     answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
     client = host.client if request.tls is None else _certificate_client(host, request.tls)
+    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     if not direct and host.journal is not None:
         resend = lambda: _send(host, cstep, request, True)  # noqa: E731
-        return await host.journal.send(resend, request, client, host.options.max_body)
+        # the limits, for a tracker that sends elsewhere (a Temporal activity: `temporal/workflow.py`)
+        limits = {"timeout": _timeout(host, cstep), "limit": step_limit,
+                  "timeout_message": None if step_limit is None else _step_timeout(cstep)}  # fmt: skip
+        return await host.journal.send(resend, request, client, host.options.max_body, **limits)
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
-    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     limit = within(step_limit, host.deadline)
     try:
         return await host.runtime.within(coro, limit)

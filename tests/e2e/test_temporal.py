@@ -1,0 +1,190 @@
+"""`arazzo run --temporal` against a real Temporal dev server and real `arazzo worker` processes: rows
+spread over two workers, each step sent once, the same results as a local run; a retry's wait held as
+a durable timer; a worker killed inside a step."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.e2e.helpers import subprocess_cli
+from tests.e2e.temporalkit import HANG_GUARD, dev_server, history_events, workers, workflow_ids
+from tests.servers.scripted import ScriptedServer
+
+pytestmark = pytest.mark.timeout(HANG_GUARD * 2)
+
+
+@pytest.fixture(scope="module")
+def temporal_server(tmp_path_factory):
+    yield from dev_server(tmp_path_factory)
+
+
+API = {
+    "openapi": "3.1.0",
+    "info": {"title": "counter", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9/unused"}],
+    "paths": {
+        f"/{name}/{{id}}": {
+            "post": {
+                "operationId": name,
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+        for name in ("one", "two", "three")
+    },
+}
+
+
+def _step(step_id: str, operation: str, **fields: Any) -> dict[str, Any]:
+    params = [{"name": "id", "in": "path", "value": "$inputs.id"}]
+    return {"stepId": step_id, "operationId": operation, "parameters": params, **fields}
+
+
+def _document(tmp_path: Path, steps: list[dict[str, Any]], outputs: dict[str, str]) -> Path:
+    (tmp_path / "api.yaml").write_text(yaml.safe_dump(API))
+    schema = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+    doc = {
+        "arazzo": "1.0.1",
+        "info": {"title": "temporal", "version": "1"},
+        "sourceDescriptions": [{"name": "api", "url": "api.yaml", "type": "openapi"}],
+        "workflows": [{"workflowId": "flow", "inputs": schema, "steps": steps, "outputs": outputs}],
+    }
+    path = tmp_path / "flow.arazzo.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+def _three_steps(tmp_path: Path) -> Path:
+    steps = [
+        _step("first", "one", outputs={"token": "$response.body#/token"}),
+        _step(
+            "second",
+            "two",
+            requestBody={"payload": {"token": "$steps.first.outputs.token"}},
+            outputs={"echo": "$response.body#/echo"},
+        ),
+        _step("third", "three", outputs={"id": "$response.body#/id"}),
+    ]
+    outputs = {"token": "$steps.first.outputs.token", "echo": "$steps.second.outputs.echo",
+               "id": "$steps.third.outputs.id"}  # fmt: skip
+    return _document(tmp_path, steps, outputs)
+
+
+def _server(together: threading.Barrier | None = None) -> ScriptedServer:
+    """Answers the three operations; with `together`, the first two requests are each held until both
+    have arrived (two exchanges in flight at once)."""
+    server = ScriptedServer()
+    seen = [0]
+    lock = threading.Lock()
+
+    def held() -> None:
+        with lock:
+            seen[0] += 1
+            mine = seen[0]
+        if together is not None and mine <= 2:
+            together.wait(HANG_GUARD)
+
+    @server.route("POST", "/one/{id}")
+    def one(request):
+        held()
+        return 200, {"token": f"t{request.params['id']}"}
+
+    @server.route("POST", "/two/{id}")
+    def two(request):
+        return 200, {"echo": request.json()["token"]}
+
+    @server.route("POST", "/three/{id}")
+    def three(request):
+        return 200, {"id": int(request.params["id"])}
+
+    return server
+
+
+_TIMES = ("durationMs", "startedAt", "duration", "started", "time", "elapsedMs")
+
+
+def _comparable(document: dict[str, Any]) -> Any:
+    """A report without what differs between two runs of the same exchanges (times, durations)."""
+    if isinstance(document, dict):
+        return {k: _comparable(v) for k, v in document.items() if k not in _TIMES}
+    if isinstance(document, list):
+        return [_comparable(v) for v in document]
+    return document
+
+
+def test_ten_rows_on_two_workers_each_step_sent_once_and_the_local_result(tmp_path, temporal_server):
+    doc = _three_steps(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(f'{{"id": {i}}}\n' for i in range(1, 11)))
+    common = ("run", doc, "--inputs-file", rows, "--format", "json")
+    with _server() as server:
+        local_url = server.url
+        local = subprocess_cli(*common, "--server", f"api={server.url}", "--concurrency", "10",
+                               timeout=HANG_GUARD)  # fmt: skip
+    assert local.code == 0, local.err
+    together = threading.Barrier(2)
+    queue = "rows"
+    with _server(together) as server, workers(temporal_server.address, queue, 2, {}, "--max-exchanges", "1"):
+        # one exchange at a time each: the first two held until both are in flight are on both workers
+        remote = subprocess_cli(*common, "--server", f"api={server.url}", "--concurrency", "10",
+                                "--temporal", temporal_server.address, "--task-queue", queue,
+                                "--junit", tmp_path / "junit.xml", timeout=HANG_GUARD)  # fmt: skip
+        sent = sorted(r.path for r in server.requests)
+        remote_url = server.url
+    assert remote.code == 0, remote.err
+    assert sent == sorted(f"/{op}/{i}" for op in ("one", "two", "three") for i in range(1, 11))
+    same = json.loads(remote.out.replace(remote_url, local_url))  # the two servers' ports aside
+    assert _comparable(same) == _comparable(local.json)
+    assert [r["result"]["workflows"][0]["outputs"] for r in remote.json["rows"]] == [
+        {"token": f"t{i}", "echo": f"t{i}", "id": i} for i in range(1, 11)
+    ]
+    identities = set()
+    for workflow_id in workflow_ids(temporal_server.address, queue):
+        for name, event in history_events(temporal_server.address, workflow_id):
+            if name == "EVENT_TYPE_ACTIVITY_TASK_STARTED":
+                identities.add(event.activity_task_started_event_attributes.identity)
+    assert len(identities) == 2  # both workers sent exchanges
+    assert (tmp_path / "junit.xml").read_text().count("<testcase") == 30
+
+
+def test_a_retry_wait_is_a_durable_timer_in_the_history(tmp_path, temporal_server):
+    steps = [
+        _step(
+            "first",
+            "one",
+            successCriteria=[{"condition": "$statusCode == 200"}],
+            onFailure=[{"name": "again", "type": "retry", "retryAfter": 1, "retryLimit": 2}],
+            outputs={"token": "$response.body#/token"},
+        )
+    ]
+    doc = _document(tmp_path, steps, {"token": "$steps.first.outputs.token"})
+    server = ScriptedServer()
+    answers = iter([(503, {"busy": True}), (200, {"token": "late"})])
+    server.route("POST", "/one/{id}")(lambda request: next(answers))
+    queue = "timers"
+    with server, workers(temporal_server.address, queue, 1):
+        remote = subprocess_cli("run", doc, "--input", "id=3", "--server", f"api={server.url}",
+                                "--format", "json", "--temporal", temporal_server.address,
+                                "--task-queue", queue, timeout=HANG_GUARD)  # fmt: skip
+        sent = [r.path for r in server.requests]
+    assert remote.code == 0, remote.err
+    assert sent == ["/one/3", "/one/3"]
+    workflow = remote.json["workflows"][0]
+    assert workflow["outputs"] == {"token": "late"}
+    assert workflow["steps"][0]["attempts"] == 2
+    (execution,) = workflow_ids(temporal_server.address, queue)
+    history = history_events(temporal_server.address, execution)
+    events = [name for name, _ in history]
+    timers = [e.timer_started_event_attributes for n, e in history if n == "EVENT_TYPE_TIMER_STARTED"]
+    assert [t.start_to_fire_timeout.seconds for t in timers] == [1]  # the document's retryAfter
+    started = [n for n in events if n in ("EVENT_TYPE_ACTIVITY_TASK_SCHEDULED", "EVENT_TYPE_TIMER_STARTED")]
+    # the exchange, the wait held by the service as a timer, the exchange again
+    assert started == ["EVENT_TYPE_ACTIVITY_TASK_SCHEDULED", "EVENT_TYPE_TIMER_STARTED",
+                       "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"]  # fmt: skip
+    assert "EVENT_TYPE_TIMER_FIRED" in events
