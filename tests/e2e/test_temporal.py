@@ -5,6 +5,8 @@ a durable timer; a worker killed inside a step."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.e2e.helpers import subprocess_cli
-from tests.e2e.temporalkit import HANG_GUARD, dev_server, history_events, workers, workflow_ids
+from tests.e2e.helpers import ROOT, subprocess_cli
+from tests.e2e.temporalkit import HANG_GUARD, Worker, dev_server, history_events, workers, workflow_ids
 from tests.servers.scripted import ScriptedServer
 
 pytestmark = pytest.mark.timeout(HANG_GUARD * 2)
@@ -76,7 +78,7 @@ def _three_steps(tmp_path: Path) -> Path:
     return _document(tmp_path, steps, outputs)
 
 
-def _server(together: threading.Barrier | None = None) -> ScriptedServer:
+def _server(together: threading.Barrier | None = None, before_two: Any = None) -> ScriptedServer:
     """Answers the three operations; with `together`, the first two requests are each held until both
     have arrived (two exchanges in flight at once)."""
     server = ScriptedServer()
@@ -97,6 +99,8 @@ def _server(together: threading.Barrier | None = None) -> ScriptedServer:
 
     @server.route("POST", "/two/{id}")
     def two(request):
+        if before_two is not None:
+            before_two()
         return 200, {"echo": request.json()["token"]}
 
     @server.route("POST", "/three/{id}")
@@ -188,3 +192,48 @@ def test_a_retry_wait_is_a_durable_timer_in_the_history(tmp_path, temporal_serve
     assert started == ["EVENT_TYPE_ACTIVITY_TASK_SCHEDULED", "EVENT_TYPE_TIMER_STARTED",
                        "EVENT_TYPE_ACTIVITY_TASK_SCHEDULED"]  # fmt: skip
     assert "EVENT_TYPE_TIMER_FIRED" in events
+
+
+def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_not_sent_again(
+    tmp_path, temporal_server
+):
+    doc = _three_steps(tmp_path)
+    arrived, released = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        if not released.is_set():  # the first send: held until its worker is dead
+            arrived.set()
+            assert released.wait(HANG_GUARD)
+
+    server = _server(before_two=hold)
+
+    queue = "killed"
+    argv = ["run", doc, "--input", "id=7", "--server", f"api={server.url}", "--format", "json",
+            "--temporal", temporal_server.address, "--task-queue", queue]  # fmt: skip
+    with server:
+        first = Worker(temporal_server.address, queue)
+        second = None
+        try:
+            first.wait_ready()
+            client = subprocess.Popen(
+                [sys.executable, "-m", "arazzo_runner.cli", *map(str, argv)],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+            )  # fmt: skip
+            while not arrived.wait(0.05):
+                assert client.poll() is None, client.communicate()
+            first.kill()  # SIGKILL inside step two: its exchange in flight, the workflow in its cache
+            released.set()
+            second = Worker(temporal_server.address, queue)
+            second.wait_ready()
+            out, err = client.communicate(timeout=HANG_GUARD)
+        finally:
+            released.set()
+            first.kill()
+            if second is not None:
+                second.stop()
+        sent = [r.path for r in server.requests]
+    assert client.returncode == 0, err
+    assert sent == ["/one/7", "/two/7", "/two/7", "/three/7"]  # step one once; two again; three once
+    workflow = json.loads(out)["workflows"][0]
+    assert workflow["outputs"] == {"token": "t7", "echo": "t7", "id": 7}
+    assert [s["attempts"] for s in workflow["steps"]] == [1, 1, 1]
