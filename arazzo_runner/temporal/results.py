@@ -5,8 +5,9 @@ them as a local run does.
 Records are encoded by their fields, each class by name from a fixed list (nothing else is rebuilt:
 the payload comes from the Temporal service, and is read by the one rule for untrusted data: only
 these shapes). Every plain dict is wrapped, so a response body holding a key like `$r` stays data.
-An output derived from a secret travels as `***` (every writer prints it so anyway): its value never
-enters Temporal's history.
+An output derived from a secret travels as `***` (every writer prints it so anyway), and every text
+and body is masked with the run's secrets (`Masker`: a credential the worker added, a token it learned)
+before it leaves the worker: they never enter Temporal's history through a result.
 """
 
 from __future__ import annotations
@@ -30,15 +31,29 @@ class ResultError(ValueError):
     """A payload that is not an encoded result (another version's, or not ours)."""
 
 
-def encode(value: Any) -> Any:
-    """`value` (a `RunResult` and what it holds) as JSON values."""
-    if value is None or type(value) in (bool, int, float, str):
+def encode(value: Any, masker: Any = None) -> Any:
+    """`value` (a `RunResult` and what it holds) as JSON values, its texts and bodies masked by `masker`."""
+    if masker is None:
+        from ..masking.secrets import Masker
+
+        masker = Masker.over(set())
+    return _encode(value, masker)
+
+
+def _encode(value: Any, masker: Any) -> Any:
+    encode = lambda v: _encode(v, masker)  # noqa: E731
+    if value is None or type(value) in (bool, int, float):
         return value
     if isinstance(value, str):
         name = type(value).__name__
-        return {"$s": name, "v": str(value)} if name in _STRINGS else str(value)
+        text = masker.text(str(value))
+        return {"$s": name, "v": text} if name in _STRINGS else text
     if isinstance(value, (bytes, bytearray)):
-        return {"$b": base64.b64encode(bytes(value)).decode("ascii")}
+        text = bytes(value).decode("utf-8", "surrogateescape")
+        masked = (
+            masker.text(text).encode("utf-8", "surrogateescape") if masker.touches(text) else bytes(value)
+        )
+        return {"$b": base64.b64encode(masked).decode("ascii")}
     if isinstance(value, Outputs):
         items = [[k, MASK if k in value.secret else encode(v)] for k, v in value.items()]
         return {"$o": items, "missing": dict(value.missing), "secret": sorted(value.secret)}

@@ -52,7 +52,7 @@ class ActivityTracker(Tracker):
 
         if request.tls is not None:
             raise TransportError("a client certificate (mutualTLS) cannot be sent by a Temporal worker yet")
-        if request.shown is not None and not self.sealed:
+        if not self.sealed and _carries_secret(request, limits.get("secrets") or ()):
             raise TransportError(
                 "request not sent: it carries a credential, which would enter Temporal's history in "
                 "clear; set ARAZZO_TEMPORAL_KEY (the same on the workers and the client) to encrypt it"
@@ -78,6 +78,22 @@ class ActivityTracker(Tracker):
         response = response_of(response_row(answer), max_body)  # a transport failure raises here
         store_cookies(client, request, response)
         return response
+
+
+def _carries_secret(request: Any, secrets: Any) -> bool:
+    """Whether the request holds a credential the engine added or a value derived from one (what every
+    writer prints as `***`): its secrets found in the URL, a header or the body."""
+    if request.shown is not None:
+        return True
+    content = request.content or b""
+    for secret in secrets:
+        if not secret:
+            continue
+        if secret in request.url or any(secret in value for _, value in request.headers):
+            return True
+        if content and secret.encode() in content:
+            return True
+    return False
 
 
 def _cookie_header(client: Any, request: Any) -> str | None:
@@ -115,7 +131,9 @@ class ArazzoRun:
             result = await arun(workspace, spec.get("workflows"), spec.get("inputs") or {}, options=options)
         except ArazzoError as exc:
             return {"error": str(exc)}
-        return {"result": encode(result)}
+        from ..masking.secrets import Masker
+
+        return {"result": encode(result, Masker.over(options.secrets))}
 
 
 def _workspace(path: str, digest: str) -> Any:

@@ -237,3 +237,59 @@ def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_no
     workflow = json.loads(out)["workflows"][0]
     assert workflow["outputs"] == {"token": "t7", "echo": "t7", "id": 7}
     assert [s["attempts"] for s in workflow["steps"]] == [1, 1, 1]
+
+
+SECRET = "s3cret-of-the-worker"
+
+
+def _secured(tmp_path: Path) -> Path:
+    api = json.loads(json.dumps(API))
+    api["components"] = {"securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key"}}}
+    api["security"] = [{"key": []}]
+    doc = _document(tmp_path, [_step("first", "one", outputs={"token": "$response.body#/token"})],
+                    {"token": "$steps.first.outputs.token"})  # fmt: skip
+    (tmp_path / "api.yaml").write_text(yaml.safe_dump(api))
+    return doc
+
+
+def _raw_history(address: str, queue: str) -> bytes:
+    """Every execution's history of `queue` as the service holds it (read without the codec)."""
+    import asyncio
+
+    from temporalio.client import Client
+
+    async def fetch() -> bytes:
+        client = await Client.connect(address)
+        raw = b""
+        async for execution in client.list_workflows(f"TaskQueue = '{queue}'"):
+            history = await client.get_workflow_handle(execution.id).fetch_history()
+            raw += history.to_json().encode() + b"".join(e.SerializeToString() for e in history.events)
+        return raw
+
+    return asyncio.run(fetch())
+
+
+def test_credentials_come_from_the_workers_and_never_enter_the_history_in_clear(tmp_path, temporal_server):
+    doc = _secured(tmp_path)
+    worker_env = {"ARAZZO_AUTH_KEY_API_KEY": SECRET}
+    server = _server()
+    argv = ["run", doc, "--input", "id=5", "--server", f"api={server.url}", "--format", "json",
+            "--temporal", temporal_server.address]  # fmt: skip
+    with server:
+        with workers(temporal_server.address, "clear", 1, worker_env):  # no key: such a request is not sent
+            refused = subprocess_cli(*argv, "--task-queue", "clear", timeout=HANG_GUARD)
+        assert server.requests == []
+        key = {"ARAZZO_TEMPORAL_KEY": "shared by the client and the workers"}
+        with workers(temporal_server.address, "sealed", 1, {**worker_env, **key}):
+            sealed = subprocess_cli(*argv, "--task-queue", "sealed", timeout=HANG_GUARD, env=key)
+        sent = [r.headers.get("x-key") for r in server.requests]
+    assert refused.code == 1, refused.err
+    error = refused.json["workflows"][0]["steps"][0]["error"]
+    assert "would enter Temporal's history in clear; set ARAZZO_TEMPORAL_KEY" in error
+    assert sealed.code == 0, sealed.err
+    assert sent == [SECRET]  # the worker's own credential, the client had none
+    assert SECRET not in sealed.out
+    for queue in ("clear", "sealed"):
+        history = _raw_history(temporal_server.address, queue)
+        assert history and SECRET.encode() not in history
+    assert b"t5" not in _raw_history(temporal_server.address, "sealed")  # responses sealed too

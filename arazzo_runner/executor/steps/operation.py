@@ -204,7 +204,8 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direc
         resend = lambda: _send(host, cstep, request, True)  # noqa: E731
         # the limits, for a tracker that sends elsewhere (a Temporal activity: `temporal/workflow.py`)
         limits = {"timeout": _timeout(host, cstep), "limit": step_limit,
-                  "timeout_message": None if step_limit is None else _step_timeout(cstep)}  # fmt: skip
+                  "timeout_message": None if step_limit is None else _step_timeout(cstep),
+                  "secrets": http_session(host).secrets}  # fmt: skip
         return await host.journal.send(resend, request, client, host.options.max_body, **limits)
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
     limit = within(step_limit, host.deadline)
