@@ -97,12 +97,24 @@ async def submitter(args: argparse.Namespace) -> Any:
     count = [0]
 
     async def submit(workspace: Any, inputs: dict[str, Any], options: Any, line: int | None) -> Any:
+        if count[0] == 0:
+            _refuse_messages(workspace)
         count[0] += 1
         spec = run_spec(workspace.file, args.workflows, inputs, options)
         name = f"{batch}-{count[0]}" if line is None else f"{batch}-row{line}"
         return await outcome(await start(client, spec, task_queue, name))
 
     return submit
+
+
+def _refuse_messages(workspace: Any) -> None:
+    """AsyncAPI steps would publish and receive from inside the workflow: not on Temporal yet."""
+    for workflow in workspace.document.workflows:
+        if any(step.target_kind == "asyncapi" for step in workflow.steps):
+            raise UsageError(
+                f"--temporal: workflow '{workflow.workflow_id}' has AsyncAPI steps, which do not run on "
+                "Temporal workers yet; run it without --temporal"
+            )
 
 
 def worker_command(args: argparse.Namespace) -> int:

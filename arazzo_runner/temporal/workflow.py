@@ -108,6 +108,23 @@ def _cookie_header(client: Any, request: Any) -> str | None:
     return probe.headers.get("cookie")
 
 
+def _workflow_client() -> Any:
+    """The run's client inside the workflow: it holds the cookie jar; it never sends (the exchanges are
+    activities). An OAuth2 token request, which would be sent from the workflow, fails saying why."""
+    import httpx
+
+    from ..http.run_client import RunClient
+
+    class WorkflowClient(RunClient):
+        async def post(self, url: str, **options: Any) -> Any:
+            raise httpx.TransportError("not made on Temporal workers yet (an OAuth2 token request)")
+
+        def stream(self, method: str, url: str, **options: Any) -> Any:
+            raise RuntimeError("a run on Temporal sends its exchanges as activities")
+
+    return WorkflowClient(httpx.AsyncClient(follow_redirects=False))
+
+
 _WORKSPACES: dict[tuple[str, str], Any] = {}  # (path, digest) -> the loaded document, per worker process
 
 
@@ -123,6 +140,7 @@ class ArazzoRun:
         try:
             workspace = _workspace(spec["document"], spec.get("digest", ""))
             options = RunOptions(**spec.get("options", {}))
+            options.client = _workflow_client()
             options.environ = os.environ  # credentials: the worker's own ARAZZO_AUTH_*, never the client's
             info = workflow.info()
             options.journal = ActivityTracker(
