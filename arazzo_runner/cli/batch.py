@@ -257,7 +257,7 @@ async def _run_all(
     if getattr(
         args, "temporal", None
     ):  # each row a workflow execution on the workers, `--concurrency` at once
-        from .temporal import submitter
+        from .temporal import replay_events, submitter
 
         submit = await submitter(args)
 
@@ -272,6 +272,7 @@ async def _run_all(
                 )
             else:
                 result = row.result = await submit(workspace, row.inputs, row.options, row.line)
+                replay_events(result, row.options.on_event)
             _show(row, result, workspace, args, printed)
             del flight[row.number]
             ended(row)

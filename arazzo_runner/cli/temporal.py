@@ -81,7 +81,9 @@ def run_one(args: argparse.Namespace, workspace: Any, inputs: dict[str, Any], op
         submit = await submitter(args)
         return await submit(workspace, inputs, options, None)
 
-    return asyncio.run(one())
+    result = asyncio.run(one())
+    replay_events(result, options.on_event)
+    return result
 
 
 async def submitter(args: argparse.Namespace) -> Any:
@@ -105,6 +107,40 @@ async def submitter(args: argparse.Namespace) -> Any:
         return await outcome(await start(client, spec, task_queue, name))
 
     return submit
+
+
+def replay_events(result: Any, on_event: Any) -> None:
+    """The run's events, told from its result once it is over (the steps ran on a worker): the console
+    prints each workflow and step as a local run does, after the fact; a retry's own line is not told
+    (its wait and reason are in the step's result)."""
+    if on_event is None:
+        return
+    for workflow in result.workflows:
+        _workflow_events(workflow, 0, on_event)
+
+
+def _workflow_events(workflow: Any, depth: int, on_event: Any) -> None:
+    from ..executor.events import (
+        RequestSent,
+        ResponseReceived,
+        StepFinished,
+        StepStarted,
+        WorkflowFinished,
+        WorkflowStarted,
+    )
+
+    for dependency in workflow.dependencies:
+        _workflow_events(dependency, depth + 1, on_event)
+    on_event(WorkflowStarted(workflow.workflow_id, depth))
+    for step in workflow.steps:
+        on_event(StepStarted(workflow.workflow_id, step.step_id, depth))
+        for exchange in step.exchanges:
+            on_event(RequestSent(step.step_id, exchange))
+            on_event(ResponseReceived(step.step_id, exchange))
+        for child in [*step.earlier_workflows, *([step.workflow] if step.workflow is not None else [])]:
+            _workflow_events(child, depth + 1, on_event)
+        on_event(StepFinished(workflow.workflow_id, step, depth))
+    on_event(WorkflowFinished(workflow, depth))
 
 
 def _refuse_messages(workspace: Any) -> None:

@@ -293,3 +293,40 @@ def test_credentials_come_from_the_workers_and_never_enter_the_history_in_clear(
         history = _raw_history(temporal_server.address, queue)
         assert history and SECRET.encode() not in history
     assert b'"token"' not in _raw_history(temporal_server.address, "sealed")  # responses sealed too
+
+
+def _console(text: str, url: str) -> list[str]:
+    """Console lines without durations and the server's address."""
+    import re
+
+    return [re.sub(r"\d+ ms", "N ms", line).replace(url, "URL") for line in text.splitlines()]
+
+
+def test_the_console_prints_each_step_as_a_local_run_does(tmp_path, temporal_server):
+    doc = _three_steps(tmp_path)
+    queue = "console"
+    with _server() as server, workers(temporal_server.address, queue, 1):
+        argv = ["run", doc, "--input", "id=2", "--server", f"api={server.url}"]
+        local = subprocess_cli(*argv, timeout=HANG_GUARD)
+        remote = subprocess_cli(*argv, "--temporal", temporal_server.address, "--task-queue", queue,
+                                timeout=HANG_GUARD)  # fmt: skip
+    assert (local.code, remote.code) == (0, 0), remote.err
+    assert _console(remote.out, server.url) == _console(local.out, server.url)
+    assert "  ✓  second  POST URL/two/2  200  N ms" in _console(remote.out, server.url)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--auth", "key=1"], "--auth: credentials are not sent to Temporal; give them to the workers"),
+        (["--journal", "j.db"], "--journal: Temporal's history is the journal of a run on Temporal"),
+        (["--deadline", "5"], "--deadline is not supported with --temporal"),
+    ],
+)
+def test_what_a_run_on_temporal_cannot_honour_is_refused_before_anything_is_sent(tmp_path, flags, message):
+    doc = _three_steps(tmp_path)
+    refused = subprocess_cli("run", doc, "--input", "id=1", "--temporal", "127.0.0.1:9", *flags)
+    assert refused.code == 2
+    assert message in refused.err
+    alone = subprocess_cli("run", doc, "--input", "id=1", "--task-queue", "q")
+    assert (alone.code, alone.err.strip()) == (2, "error: --namespace and --task-queue go with --temporal")
