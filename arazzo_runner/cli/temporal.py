@@ -69,7 +69,7 @@ def _temporal_available() -> None:
 
 
 def queue(args: argparse.Namespace) -> tuple[str, str]:
-    from ..temporal.submit import DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE
+    from ..temporal.identity import DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE
 
     return args.namespace or DEFAULT_NAMESPACE, args.task_queue or DEFAULT_TASK_QUEUE
 

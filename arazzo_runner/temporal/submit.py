@@ -9,12 +9,11 @@ is refused with `--temporal`, the workers resolve `ARAZZO_AUTH_*` from their own
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Any
 
-DEFAULT_TASK_QUEUE = "arazzo"
-DEFAULT_NAMESPACE = "default"
+from .identity import DEFAULT_NAMESPACE, WORKFLOW, document_digest
+
 # the RunOptions fields a workflow execution is given (plain values); the others stay with the client
 PASSED_OPTIONS = (
     "servers",
@@ -32,11 +31,6 @@ PASSED_OPTIONS = (
     "max_loop_items",
     "idempotency_header",
 )
-
-
-def document_digest(path: str) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
 
 
 def run_spec(path: str, workflows: Any, inputs: dict[str, Any], options: Any) -> dict[str, Any]:
@@ -63,8 +57,6 @@ async def connect(address: str, namespace: str = DEFAULT_NAMESPACE) -> Any:
 
 async def start(client: Any, spec: dict[str, Any], task_queue: str, workflow_id: str) -> Any:
     """Start one workflow execution; its handle."""
-    from .workflow import WORKFLOW
-
     return await client.start_workflow(WORKFLOW, spec, id=workflow_id, task_queue=task_queue)
 
 

@@ -29,8 +29,8 @@ from temporalio.common import RetryPolicy
 
 from ..executor.journal.scope import Tracker
 from .exchange import ACTIVITY, HEARTBEAT_TIMEOUT, request_payload, response_row
+from .identity import WORKFLOW, document_digest
 
-WORKFLOW = "arazzo-run"
 NO_STEP_TIMEOUT = timedelta(hours=1)  # an exchange with no step timeout: at most this per attempt
 
 
@@ -158,7 +158,6 @@ def _workspace(path: str, digest: str) -> Any:
     """The document at `path` as this worker has it, checked to be the client's (same content digest)."""
     from ..api import load
     from ..errors import UsageError
-    from .submit import document_digest
 
     key = (path, digest)
     found = _WORKSPACES.get(key)
