@@ -36,7 +36,18 @@ def register(commands: Any) -> None:
         "--max-exchanges", type=int, default=None, metavar="N",
         help="HTTP exchanges this worker sends at once (default: Temporal's, 1000)",
     )  # fmt: skip
+    worker.add_argument(
+        "--rate", action="append", type=_rate, default=[], metavar="HOST=N/s",
+        help="start at most N requests a second to HOST from this worker (per worker: N workers, N times "
+        "the rate)",
+    )  # fmt: skip
     worker.set_defaults(handler=worker_command)
+
+
+def _rate(text: str) -> tuple[str, float]:
+    from .limit_flags import _rate as parsed
+
+    return parsed(text)
 
 
 def check_flags(args: argparse.Namespace) -> None:
@@ -53,6 +64,8 @@ def check_flags(args: argparse.Namespace) -> None:
         ("deadline", "--deadline is not supported with --temporal (a workflow reads no wall clock)"),
         ("dry_run", "--dry-run sends nothing: run it without --temporal"),
         ("rerun_failed", "--rerun-failed is not supported with --temporal yet"),
+        ("rate", "--rate with --temporal: give it to the workers (arazzo worker --rate HOST=N/s), "
+                 "whose requests it limits"),
     ]  # fmt: skip
     for name, message in refused:
         if getattr(args, name, None):
@@ -163,5 +176,5 @@ def worker_command(args: argparse.Namespace) -> int:
         print(f"arazzo worker: polling task queue {task_queue!r} of {args.temporal} ({namespace})",
               file=sys.stderr, flush=True)  # fmt: skip
 
-    asyncio.run(serve(args.temporal, namespace, task_queue, ready, args.max_exchanges))
+    asyncio.run(serve(args.temporal, namespace, task_queue, ready, args.max_exchanges, dict(args.rate)))
     return 0

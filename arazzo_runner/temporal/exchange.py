@@ -56,7 +56,14 @@ def response_row(payload: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-_POOL: list[Any] = []  # one runtime per worker process: its clients share one connection pool
+# the worker process's own: "runtime", whose clients share one connection pool, and "rate", the
+# `arazzo worker --rate` limits (http/rate.py: per worker, not shared across workers)
+_WORKER: dict[str, Any] = {}
+
+
+def configure(rate: Any = None) -> None:
+    """This worker's request rates (`RateLimits`, or None)."""
+    _WORKER["rate"] = rate
 
 
 async def send_exchange(payload: dict[str, Any]) -> dict[str, Any]:
@@ -68,15 +75,21 @@ async def send_exchange(payload: dict[str, Any]) -> dict[str, Any]:
     from ..http.request import PreparedRequest, Shown
     from ..http.transport import TransportError, send
 
-    if not _POOL:
-        _POOL.append(PooledRuntime())
+    runtime = _WORKER.get("runtime")
+    if runtime is None:
+        runtime = _WORKER["runtime"] = PooledRuntime()
     content = base64.b64decode(payload["content"]) if payload.get("content") is not None else None
     headers = [(str(n), str(v)) for n, v in payload["headers"]]
     request = PreparedRequest(str(payload["method"]), str(payload["url"]), headers, content, None)
     if payload.get("secret"):
         request.shown = Shown(str(payload["printedUrl"]), [], None)
     timeout = payload.get("timeout")
-    client = _POOL[0].new_client(timeout)
+    rate = _WORKER.get("rate")
+    if rate is not None:  # `--rate`: this worker's buckets
+        wait = rate.delay(request.url)
+        if wait > 0:
+            await asyncio.sleep(wait)
+    client = runtime.new_client(timeout)
     beat = asyncio.ensure_future(_heartbeat(activity.heartbeat))
     try:
         response = await send(client, request, timeout=timeout, max_body=int(payload["maxBody"]))

@@ -10,16 +10,25 @@ from typing import Any
 
 
 async def serve(
-    address: str, namespace: str, task_queue: str, ready: Any = None, max_exchanges: int | None = None
+    address: str,
+    namespace: str,
+    task_queue: str,
+    ready: Any = None,
+    max_exchanges: int | None = None,
+    rates: dict[str, float] | None = None,
 ) -> None:
     from temporalio import activity
     from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
-    from .exchange import ACTIVITY, send_exchange
+    from .exchange import ACTIVITY, configure, send_exchange
     from .submit import connect
     from .workflow import ArazzoRun
 
     client = await connect(address, namespace)
+    if rates:
+        from ..http.rate import RateLimits
+
+        configure(RateLimits(rates))
     exchange = activity.defn(name=ACTIVITY)(send_exchange)
     worker = Worker(
         client,

@@ -321,6 +321,7 @@ def test_the_console_prints_each_step_as_a_local_run_does(tmp_path, temporal_ser
         (["--auth", "key=1"], "--auth: credentials are not sent to Temporal; give them to the workers"),
         (["--journal", "j.db"], "--journal: Temporal's history is the journal of a run on Temporal"),
         (["--deadline", "5"], "--deadline is not supported with --temporal"),
+        (["--rate", "h=1/s"], "--rate with --temporal: give it to the workers (arazzo worker --rate"),
     ],
 )
 def test_what_a_run_on_temporal_cannot_honour_is_refused_before_anything_is_sent(tmp_path, flags, message):
@@ -330,3 +331,26 @@ def test_what_a_run_on_temporal_cannot_honour_is_refused_before_anything_is_sent
     assert message in refused.err
     alone = subprocess_cli("run", doc, "--input", "id=1", "--task-queue", "q")
     assert (alone.code, alone.err.strip()) == (2, "error: --namespace and --task-queue go with --temporal")
+
+
+def test_a_worker_rate_spaces_the_requests_it_sends(tmp_path, temporal_server):
+    import time
+
+    doc = _document(tmp_path, [_step("first", "one")], {})
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(f'{{"id": {i}}}\n' for i in range(10)))
+    arrivals: list[float] = []
+    server = ScriptedServer()
+    server.route("POST", "/one/{id}")(lambda request: (arrivals.append(time.monotonic()), (200, {}))[1])
+    queue = "rated"
+    with server:
+        host = server.url.split("//")[1].split("/")[0]
+        with workers(temporal_server.address, queue, 1, {}, "--rate", f"{host}=10/s"):
+            done = subprocess_cli("run", doc, "--inputs-file", rows, "--concurrency", "10",
+                                  "--server", f"api={server.url}", "--temporal", temporal_server.address,
+                                  "--task-queue", queue, timeout=HANG_GUARD)  # fmt: skip
+    assert done.code == 0, done.err
+    assert len(arrivals) == 10
+    # 10 requests at 10/s from the one worker: the last starts 0.9 s after the first (a lower bound:
+    # a busy machine only spreads them more)
+    assert max(arrivals) - min(arrivals) >= 0.6

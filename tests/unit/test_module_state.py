@@ -86,9 +86,9 @@ CACHES = {
     "arazzo_runner.http.transport._shared_pool_class": "the pool's transport subclass, built once (a class)",
     "arazzo_runner.http.request._template_pieces": "path template -> tuple of its pieces",
     "arazzo_runner.executor.steps._KINDS": "step target kind -> its StepKind (stateless: no run's data)",
-    "arazzo_runner.temporal.exchange._POOL": (
-        "the worker process's one runtime whose clients share a connection pool (no run's data: its "
-        "clients keep no cookies, each exchange's own)"
+    "arazzo_runner.temporal.exchange._WORKER": (
+        "the worker process's one runtime whose clients share a connection pool (no run's data: each "
+        "exchange has its own client, no cookies) and its --rate limits"
     ),
     "arazzo_runner.temporal.workflow._WORKSPACES": (
         "(document path, content digest) -> the loaded document, shared by the runs a worker runs, as "

@@ -207,6 +207,10 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direc
                   "timeout_message": None if step_limit is None else _step_timeout(cstep),
                   "secrets": http_session(host).secrets}  # fmt: skip
         return await host.journal.send(resend, request, client, host.options.max_body, **limits)
+    if host.options.rate is not None:  # `--rate`: this host's next free start (http/rate.py)
+        wait = host.options.rate.delay(request.url)
+        if wait > 0:
+            await host.runtime.sleep(wait)
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
     limit = within(step_limit, host.deadline)
     try:
