@@ -47,7 +47,7 @@ def _document(tmp_path):
     return path, rows
 
 
-def _arrivals(tmp_path, *flags):
+def _arrivals(tmp_path, *flags, command=None):
     path, rows = _document(tmp_path)
     server = ScriptedServer()
     times: list[float] = []
@@ -61,18 +61,27 @@ def _arrivals(tmp_path, *flags):
 
     with server:
         host = server.url.split("//")[1].split("/")[0]
-        done = subprocess_cli("run", path, "--inputs-file", rows, "--concurrency", "10",
-                              "--server", f"api={server.url}", *[f.format(host=host) for f in flags],
+        argv = command or ["run", path, "--inputs-file", rows, "--concurrency", "10"]
+        done = subprocess_cli(*argv, "--server", f"api={server.url}", *[f.format(host=host) for f in flags],
                               timeout=120)  # fmt: skip
     assert done.code == 0, done.err
-    assert len(times) == 10
-    return max(times) - min(times)
+    return times
 
 
 def test_ten_rows_at_once_start_at_most_the_rate_a_second(tmp_path):
     # 10 requests at 10/s: the last starts 0.9 s after the first; the first may arrive late by its trip
-    span = _arrivals(tmp_path, "--rate", "{host}=10/s")
-    assert span >= 0.6
+    times = _arrivals(tmp_path, "--rate", "{host}=10/s")
+    assert len(times) == 10
+    assert max(times) - min(times) >= 0.6
+
+
+def test_the_users_of_a_load_test_share_the_rate(tmp_path):
+    path, _ = _document(tmp_path)
+    load = ["load", path, "--input", "id=1", "--users", "4", "--run-time", "2s", "--only-summary"]
+    times = _arrivals(tmp_path, "--rate", "{host}=5/s", command=load)
+    # 4 users without pause would send hundreds; at 5/s, n requests span at least (n - 1) / 5 s
+    assert len(times) >= 2
+    assert max(times) - min(times) >= (len(times) - 1) / 5 * 0.7
 
 
 def test_a_rate_not_understood_is_a_usage_error():
