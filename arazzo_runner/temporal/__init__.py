@@ -6,3 +6,7 @@ workers, `arazzo run ... --temporal HOST:PORT` submits runs to them (docs/scale.
 encrypted with `ARAZZO_TEMPORAL_KEY`; `worker.py`: the worker process. Imported only by these paths:
 `temporalio` is an optional dependency.
 """
+
+from .submit import arun_on_temporal
+
+__all__ = ["arun_on_temporal"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .identity import DEFAULT_NAMESPACE, WORKFLOW, document_digest
+from .identity import DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, WORKFLOW, document_digest
 
 # the RunOptions fields a workflow execution is given (plain values); the others stay with the client
 PASSED_OPTIONS = (
@@ -71,3 +71,27 @@ async def outcome(handle: Any) -> Any:
     if "error" in answer:
         raise UsageError(f"Temporal workflow {handle.id}: {answer['error']}")
     return decode(answer["result"])
+
+
+async def arun_on_temporal(
+    document: str | os.PathLike[str],
+    workflows: str | list[str] | None = None,
+    inputs: dict[str, Any] | None = None,
+    *,
+    address: str,
+    namespace: str = DEFAULT_NAMESPACE,
+    task_queue: str = DEFAULT_TASK_QUEUE,
+    options: Any = None,
+    workflow_id: str | None = None,
+) -> Any:
+    """The library's way to run on Temporal workers: `arun`'s result for the document at `document` (a
+    path the workers can read), run by a worker of `task_queue`. `options`: a `RunOptions` whose plain
+    fields (`PASSED_OPTIONS`) the workers use; credentials are the workers' own (docs/scale.md)."""
+    import secrets
+
+    from ..executor.options import RunOptions
+
+    client = await connect(address, namespace)
+    spec = run_spec(os.fspath(document), workflows, dict(inputs or {}), options or RunOptions())
+    name = workflow_id or f"arazzo-{secrets.token_hex(6)}-1"
+    return await outcome(await start(client, spec, task_queue, name))

@@ -217,8 +217,11 @@ def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_no
             first.wait_ready()
             client = subprocess.Popen(
                 [sys.executable, "-m", "arazzo_runner.cli", *map(str, argv)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-            )  # fmt: skip
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                cwd=ROOT,
+            )
             while not arrived.wait(0.05):
                 assert client.poll() is None, client.communicate()
             first.kill()  # SIGKILL inside step two: its exchange in flight, the workflow in its cache
@@ -354,3 +357,24 @@ def test_a_worker_rate_spaces_the_requests_it_sends(tmp_path, temporal_server):
     # 10 requests at 10/s from the one worker: the last starts 0.9 s after the first (a lower bound:
     # a busy machine only spreads them more)
     assert max(arrivals) - min(arrivals) >= 0.6
+
+
+def test_the_library_runs_a_document_on_the_workers(tmp_path, temporal_server):
+    import asyncio
+
+    from arazzo_runner import RunOptions, run
+    from arazzo_runner.temporal.submit import arun_on_temporal
+
+    doc = _three_steps(tmp_path)
+    queue = "library"
+    with _server() as server, workers(temporal_server.address, queue, 1):
+        options = RunOptions(servers={"api": server.url})
+        remote = asyncio.run(
+            arun_on_temporal(
+                doc, "flow", {"id": 4}, address=temporal_server.address, task_queue=queue, options=options
+            )
+        )
+        local = run(str(doc), "flow", {"id": 4}, options=RunOptions(servers={"api": server.url}))
+    assert remote.ok and type(remote) is type(local)
+    assert remote.workflows[0].outputs == local.workflows[0].outputs == {"token": "t4", "echo": "t4", "id": 4}
+    assert [s.status_code for s in remote.workflows[0].steps] == [200, 200, 200]
