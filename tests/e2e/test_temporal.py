@@ -209,7 +209,8 @@ def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_no
 
     queue = "killed"
     argv = ["run", doc, "--input", "id=7", "--server", f"api={server.url}", "--format", "json",
-            "--temporal", temporal_server.address, "--task-queue", queue]  # fmt: skip
+            "--temporal", temporal_server.address, "--task-queue", queue,
+            "--idempotency-header", "Idempotency-Key"]  # fmt: skip
     with server:
         first = Worker(temporal_server.address, queue)
         second = None
@@ -235,8 +236,10 @@ def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_no
             if second is not None:
                 second.stop()
         sent = [r.path for r in server.requests]
+        keys = [r.headers.get("idempotency-key") for r in server.requests]
     assert client.returncode == 0, err
     assert sent == ["/one/7", "/two/7", "/two/7", "/three/7"]  # step one once; two again; three once
+    assert keys[1] == keys[2] and len(set(keys)) == 3 and None not in keys  # the resend: the same key
     workflow = json.loads(out)["workflows"][0]
     assert workflow["outputs"] == {"token": "t7", "echo": "t7", "id": 7}
     assert [s["attempts"] for s in workflow["steps"]] == [1, 1, 1]
