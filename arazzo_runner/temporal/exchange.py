@@ -19,7 +19,9 @@ HEARTBEAT_SECONDS = 2.0  # how often a sending activity says it is alive
 HEARTBEAT_TIMEOUT = 10.0  # a worker silent this long is taken as dead: the exchange goes to another
 
 
-def request_payload(request: Any, cookie: str | None, timeout: float | None, max_body: int) -> dict[str, Any]:
+def request_payload(
+    request: Any, cookie: str | None, timeout: float | None, max_body: int, limits: dict[str, Any]
+) -> dict[str, Any]:
     """The activity's input: what is sent, and its printed form (secrets `***`) for messages."""
     headers = [[n, v] for n, v in request.headers]
     if cookie and not any(n.lower() == "cookie" for n, _ in request.headers):
@@ -34,6 +36,8 @@ def request_payload(request: Any, cookie: str | None, timeout: float | None, max
         "secret": request.shown is not None,
         "timeout": timeout,
         "maxBody": max_body,
+        "limit": limits.get("limit"),  # the step's timeout, as the local run's `within` applies it
+        "limitMessage": limits.get("timeout_message"),
     }
 
 
@@ -92,9 +96,13 @@ async def send_exchange(payload: dict[str, Any]) -> dict[str, Any]:
     client = runtime.new_client(timeout)
     beat = asyncio.ensure_future(_heartbeat(activity.heartbeat))
     try:
-        response = await send(client, request, timeout=timeout, max_body=int(payload["maxBody"]))
+        sending = send(client, request, timeout=timeout, max_body=int(payload["maxBody"]))
+        limit = payload.get("limit")
+        response = await (sending if limit is None else asyncio.wait_for(sending, float(limit)))
     except TransportError as exc:
         return {"failure": str(exc)}
+    except asyncio.TimeoutError:  # the step's timeout: the exchange in flight is cancelled
+        return {"failure": str(payload.get("limitMessage") or "step timeout exceeded")}
     finally:
         beat.cancel()
         await client.aclose()

@@ -59,14 +59,17 @@ class ActivityTracker(Tracker):
             )
         scope = _SCOPE.get() or self.root
         scope.sends += 1
-        payload = request_payload(request, _cookie_header(client, request), limits.get("timeout"), max_body)
-        step_limit = limits.get("limit")
+        cookie = _cookie_header(client, request)
+        payload = request_payload(request, cookie, limits.get("timeout"), max_body, limits)
+        step_limit = limits.get("limit")  # applied by the activity; the service's timeout is the backstop
         try:
             answer = await workflow.execute_activity(
                 ACTIVITY,
                 payload,
                 summary=f"{scope.key}@{scope.sends} {request.method}",
-                schedule_to_close_timeout=None if step_limit is None else timedelta(seconds=step_limit),
+                schedule_to_close_timeout=None
+                if step_limit is None
+                else timedelta(seconds=step_limit + HEARTBEAT_TIMEOUT),
                 start_to_close_timeout=NO_STEP_TIMEOUT if step_limit is None else None,
                 heartbeat_timeout=timedelta(seconds=HEARTBEAT_TIMEOUT),
                 retry_policy=RetryPolicy(maximum_attempts=0, non_retryable_error_types=["ValueError"]),

@@ -381,3 +381,19 @@ def test_the_library_runs_a_document_on_the_workers(tmp_path, temporal_server):
     assert remote.ok and type(remote) is type(local)
     assert remote.workflows[0].outputs == local.workflows[0].outputs == {"token": "t4", "echo": "t4", "id": 4}
     assert [s.status_code for s in remote.workflows[0].steps] == [200, 200, 200]
+
+
+def test_a_step_timeout_cuts_the_exchange_on_the_worker(tmp_path, temporal_server):
+    from tests.servers import faults
+
+    doc = _document(tmp_path, [_step("first", "one", timeout=1000)], {})
+    queue = "timeouts"
+    slow = b'{"ok": "' + b"x" * 290 + b'"}'  # a byte every 0.1 s: no read waits long, the whole takes 30 s
+    with faults.FaultServer() as server, workers(temporal_server.address, queue, 1):
+        server.script("/one/1", faults.drip(slow, interval=0.1))
+        done = subprocess_cli("run", doc, "--input", "id=1", "--server", f"api={server.url}",
+                              "--format", "json", "--temporal", temporal_server.address,
+                              "--task-queue", queue, timeout=HANG_GUARD)  # fmt: skip
+    assert done.code == 1, done.err
+    step = done.json["workflows"][0]["steps"][0]
+    assert step["error"] == "step timeout of 1000 ms exceeded"  # as a local run says it
