@@ -138,8 +138,10 @@ class ArazzoRun:
         from ..api import arun
         from ..errors import ArazzoError
         from ..executor.options import RunOptions
+        from ..masking.secrets import Masker
         from .results import encode
 
+        options = RunOptions()
         try:
             workspace = _workspace(spec["document"], spec.get("digest", ""))
             options = RunOptions(**spec.get("options", {}))
@@ -151,9 +153,10 @@ class ArazzoRun:
             )
             result = await arun(workspace, spec.get("workflows"), spec.get("inputs") or {}, options=options)
         except ArazzoError as exc:
-            return {"error": str(exc)}
-        from ..masking.secrets import Masker
-
+            return {"error": Masker.over(options.secrets).text(str(exc))}
+        except Exception as exc:  # the worker's own failure: said to the client, not retried for ever
+            failure = f"the worker failed: {type(exc).__name__}: {exc}"
+            return {"error": Masker.over(options.secrets).text(failure)}
         return {"result": encode(result, Masker.over(options.secrets))}
 
 

@@ -397,3 +397,30 @@ def test_a_step_timeout_cuts_the_exchange_on_the_worker(tmp_path, temporal_serve
     assert done.code == 1, done.err
     step = done.json["workflows"][0]["steps"][0]
     assert step["error"] == "step timeout of 1000 ms exceeded"  # as a local run says it
+
+
+def test_a_worker_whose_document_differs_refuses_the_run_and_the_client_says_so(tmp_path, temporal_server):
+    import time
+
+    doc = _three_steps(tmp_path)
+    queue = "other-copy"
+    argv = ["run", doc, "--input", "id=1", "--server", "api=http://127.0.0.1:9",
+            "--temporal", temporal_server.address, "--task-queue", queue]  # fmt: skip
+    client = subprocess.Popen(
+        [sys.executable, "-m", "arazzo_runner.cli", *map(str, argv)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+    )  # fmt: skip
+    try:
+        while not workflow_ids(temporal_server.address, queue):  # submitted; no worker runs it yet
+            assert client.poll() is None, client.communicate()
+            time.sleep(0.1)
+        doc.write_text(doc.read_text().replace("title: temporal", "title: another copy"))
+        with workers(temporal_server.address, queue, 1):
+            _, err = client.communicate(timeout=HANG_GUARD)
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+    assert client.returncode == 2, err
+    assert "the worker's copy differs from the client's (deploy the same document)" in err
+    assert "Traceback" not in err
