@@ -35,6 +35,7 @@ COMMANDS = (
     "load",
     "report",
     "generate",
+    "worker",
 )
 
 
@@ -90,6 +91,8 @@ def _register(name: str, commands: Any) -> None:
         from .report import register
     elif name == "generate":
         from .generate import register
+    elif name == "worker":
+        from .temporal import register
     else:
         from .demo import register
     register(commands)

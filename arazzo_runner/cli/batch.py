@@ -257,13 +257,26 @@ async def _run_all(
 
     gate = asyncio.Semaphore(args.concurrency)
     running: set[asyncio.Task[None]] = set()
+    submit = None
+    if getattr(
+        args, "temporal", None
+    ):  # each row a workflow execution on the workers, `--concurrency` at once
+        from .temporal import replay_events, submitter
+
+        submit = await submitter(args)
 
     async def one(row: Row) -> None:
         try:
             if live:
                 print(_header(row, _masker(row, workspace, args), printed), flush=True)
             flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
-            result = await arun_into(row.result, workspace, args.workflows, row.inputs, options=row.options)
+            if submit is None:
+                result = await arun_into(
+                    row.result, workspace, args.workflows, row.inputs, options=row.options
+                )
+            else:
+                result = row.result = await submit(workspace, row.inputs, row.options, row.line)
+                replay_events(result, row.options.on_event)
             _show(row, result, workspace, args, printed)
             del flight[row.number]
             ended(row)

@@ -203,6 +203,16 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 "2    a usage error, or a description that cannot be read (nothing written)",
             ),
         ),
+        "worker": Help(
+            "Run a Temporal worker (the [temporal] extra) for `arazzo run --temporal`: it runs the "
+            "submitted runs, each HTTP exchange an activity, with the credentials of its own environment "
+            "(ARAZZO_AUTH_*). Stop it with Ctrl-C or SIGTERM.",
+            (
+                "arazzo worker --temporal 127.0.0.1:7233",
+                "arazzo worker --temporal 127.0.0.1:7233 --namespace default --task-queue arazzo",
+            ),
+            ("0    stopped", "2    a usage error (the extra not installed, the service not reachable)"),
+        ),
     }
 )
 

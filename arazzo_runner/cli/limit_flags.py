@@ -70,10 +70,43 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         f"(default {DEFAULT_MAX_LOOP_ITEMS})",
     )
 
+    parser.add_argument(
+        "--rate",
+        action="append",
+        type=_rate,
+        default=[],
+        metavar="HOST=N/s",
+        help="start at most N requests a second to HOST (or HOST:PORT; N/min, N/h too), over all the "
+        "rows or users of this process (repeatable)",
+    )
+
+
+def _rate(text: str) -> tuple[str, float]:
+    from ..http.rate import parse_rate
+
+    try:
+        return parse_rate(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def rate_limits(args: argparse.Namespace) -> Any:
+    """The one `RateLimits` of this command (every row's and user's run shares it), None without --rate."""
+    rates = getattr(args, "rate", None)
+    if not rates:
+        return None
+    shared = getattr(args, "rate_limits", None)
+    if shared is None:
+        from ..http.rate import RateLimits
+
+        shared = args.rate_limits = RateLimits(dict(rates))
+    return shared
+
 
 def options(args: argparse.Namespace) -> dict[str, Any]:
     """RunOptions fields from the flags."""
     return {
+        "rate": rate_limits(args),
         "deadline": args.deadline,
         "max_body": args.max_response_bytes,
         "max_attempts": args.max_attempts,

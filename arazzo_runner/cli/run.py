@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from . import journal_flags, limit_flags
+from . import journal_flags, limit_flags, temporal
 from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs
 from .http_flags import add_run_flags, file_inputs, run_options, warn_unread_variables
 from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
@@ -56,6 +56,7 @@ def register(commands: Any) -> None:
     add_input_flags(run)
     add_batch_flags(run)
     journal_flags.add_flags(run)
+    temporal.add_flags(run)
     add_report_flags(run)
     run.set_defaults(handler=run_command)
 
@@ -65,6 +66,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     check_report_flags(args)
     journal_flags.check_flags(args)
+    temporal.check_flags(args)
     with arm(Deadline(args.deadline)):  # armed before the first fetch: loading the sources counts
         return _run_command(args)
 
@@ -107,7 +109,10 @@ def _run_command(args: argparse.Namespace) -> int:
     options.journal = journal = journal_flags.open_journal(args, workspace, selected, inputs)
     try:
         with masked_errors(masker_for(args, options, workspace)), _frozen_before_the_run():
-            result = run(workspace, args.workflows, inputs, options=options)
+            if args.temporal:  # run by a worker; written here as a local run's
+                result = temporal.run_one(args, workspace, inputs, options)
+            else:
+                result = run(workspace, args.workflows, inputs, options=options)
     except RunInterrupted as interrupt:  # Ctrl-C: what ran is printed and written, marked so; exit 130
         result = interrupt.result
     finally:

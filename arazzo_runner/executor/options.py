@@ -60,3 +60,5 @@ class RunOptions(Record):
     # `--idempotency-header NAME`: a key per step execution, the same on its retries and on its resend
     # by a resumed run, in this request header
     idempotency_header: str | None = None
+    # `--rate HOST=N/s`: an `http.rate.RateLimits` shared by the runs that share the rates
+    rate: Any = None

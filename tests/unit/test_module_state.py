@@ -89,6 +89,14 @@ CACHES = {
     "arazzo_runner.http.transport._shared_pool_class": "the pool's transport subclass, built once (a class)",
     "arazzo_runner.http.request._template_pieces": "path template -> tuple of its pieces",
     "arazzo_runner.executor.steps._KINDS": "step target kind -> its StepKind (stateless: no run's data)",
+    "arazzo_runner.temporal.exchange._WORKER": (
+        "the worker process's one runtime whose clients share a connection pool (no run's data: each "
+        "exchange has its own client, no cookies) and its --rate limits"
+    ),
+    "arazzo_runner.temporal.workflow._WORKSPACES": (
+        "(document path, content digest) -> the loaded document, shared by the runs a worker runs, as "
+        "`--inputs-file` rows share one"
+    ),
     # Locust's entry (checked in a process of its own: tests/e2e/test_load_hygiene.py)
     "arazzo_runner.loadtest.locust.bridge._bridge_of": (
         "pid -> the process's asyncio loop on gevent (one, made once)"
@@ -101,7 +109,7 @@ CONSTANT_NAMES = {
     "MESSAGE_NODES", "SIMPLE_NODES",
     "_RESOLVERS", "_DEFAULT_STYLE", "_BUILDERS", "_BOOLS", "_WORDS", "SELECTOR_VERSIONS", "DEFAULT_VERSIONS",
     "_SCALARS", "RULES", "_SYNTAX_RULES", "_LISTS", "_DELIMITER", "_CAMEL", "__all__", "_TYPES", "_VERSIONS",
-    "_OPTIONAL", "_ENGINES", "OPERATIONS", "_PREPARE", "PROTOCOLS", "_OPS",
+    "_OPTIONAL", "_ENGINES", "OPERATIONS", "_PREPARE", "PROTOCOLS", "_OPS", "_RECORDS", "_STRINGS",
 }  # fmt: skip
 
 

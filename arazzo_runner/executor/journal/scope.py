@@ -123,12 +123,14 @@ class Tracker:
         )
 
     async def send(
-        self, send: Any, request: Any, client: Any, max_body: int, concurrent: bool = False
+        self, send: Any, request: Any, client: Any, max_body: int, concurrent: bool = False, **limits: Any
     ) -> Any:
         """The exchange of `request`: the recorded answer when the journal holds it (for this request),
         else `send()`'s, recorded as soon as it completes. A transport failure (refused, reset, the
         deadline, a step timeout) is not recorded: a resumed run sends it again, with the same key.
-        `concurrent`: the run is on asyncio, where steps may run beside each other (module doc, Order)."""
+        `concurrent`: the run is on asyncio, where steps may run beside each other (module doc, Order).
+        `limits`: the exchange's time limits, which `send()` applies itself (read by a tracker that sends
+        elsewhere: `temporal/workflow.py`)."""
         store = self.store
         if store is None:
             return await send()

@@ -200,12 +200,20 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direc
     it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
     answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
     client = host.client if request.tls is None else _certificate_client(host, request.tls)
+    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     if not direct and host.journal is not None:
         resend = lambda: _send(host, cstep, request, True)  # noqa: E731
         concurrent = not host.runtime.blocking  # answers held in their recorded order (journal/scope.py)
-        return await host.journal.send(resend, request, client, host.options.max_body, concurrent)
+        # the limits, for a tracker that sends elsewhere (a Temporal activity: `temporal/workflow.py`)
+        limits = {"timeout": _timeout(host, cstep), "limit": step_limit,
+                  "timeout_message": None if step_limit is None else _step_timeout(cstep),
+                  "secrets": http_session(host).secrets}  # fmt: skip
+        return await host.journal.send(resend, request, client, host.options.max_body, concurrent, **limits)
+    if host.options.rate is not None:  # `--rate`: this host's next free start (http/rate.py)
+        wait = host.options.rate.delay(request.url)
+        if wait > 0:
+            await host.runtime.sleep(wait)
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
-    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     limit = within(step_limit, host.deadline)
     try:
         return await host.runtime.within(coro, limit)
