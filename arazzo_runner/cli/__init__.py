@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -129,9 +130,24 @@ def entry() -> int:
         sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
     _escape_unencodable()
     try:
-        return main()
+        code = main()
     finally:
         _no_teardown_collection()
+    if "temporalio" in sys.modules:
+        _exit_past_temporal(code)
+    return code
+
+
+def _exit_past_temporal(code: int) -> None:
+    """End a process that used Temporal's client or worker without the interpreter's finalization.
+
+    temporalio's core runs threads of its own (Rust) that may call into Python while the interpreter
+    finalizes; seen here as `Fatal Python error: PyGILState_Release` and SIGABRT after a run had printed
+    its whole result. Everything this process writes is written by now: flush it and leave."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
 
 
 def _escape_unencodable() -> None:

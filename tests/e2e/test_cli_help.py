@@ -57,7 +57,11 @@ def test_each_example_parses_and_names_files_of_the_repository(command, example)
     for flag in ("inputs", "inputs_file"):
         if getattr(args, flag, None):
             named.append(getattr(args, flag))
-    assert named or command in ("demo", "lsp", "worker")  # they take no document (the editor gives lsp its own)
+    assert named or command in (
+        "demo",
+        "lsp",
+        "worker",
+    )  # they take no document (the editor gives lsp its own)
     for path in named:
         assert glob.glob(str(ROOT / path)), f"{path} does not exist"
 
