@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import __version__
@@ -62,6 +62,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _register(name: str, commands: Any) -> None:
+    register: Callable[[Any], object]
     if name == "run":
         from .run import register
     elif name == "validate":
@@ -123,7 +124,7 @@ def entry() -> int:
     and httpx defines its `httpx.main` as the stub it uses when those are missing. `main()` itself, as a
     library or a test calls it, changes nothing in its caller's process."""
     if "httpx" not in sys.modules:
-        sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # (None blocks an import)
     try:
         return main()
     finally:
