@@ -182,7 +182,7 @@ def _input_declared(ck: Checker, step: Step, name: str, at: Pointer) -> None:
     """The loop's input is an input the called workflow declares (when its schema lists them)."""
     child = ck.document.workflow(step.workflow_id or "")
     shape = inputs_shape(ck, child) if child is not None else None
-    if shape is None or shape.names is None or shape.by_rule or declared(name, shape.names):
+    if child is None or shape is None or shape.names is None or shape.by_rule or declared(name, shape.names):
         return
     listed = ", ".join(sorted(shape.names)) or "none"
     message = (
