@@ -15,7 +15,8 @@ them `__repr__`, `__eq__` and `replace`).
 Supported, with dataclass semantics: defaults, `field(default=, default_factory=, init=, repr=,
 compare=, hash=, kw_only=)`, `ClassVar` annotations (not fields), inheritance (base fields first),
 `__post_init__`, `frozen=True` (assignment raises `FrozenError`, instances hash by their compared
-fields), unhashable mutable records, `replace(record, **changes)`.
+fields), unhashable mutable records, `replace(record, **changes)`. `inspect.signature(cls)` (help(),
+IDEs) shows the fields, as for a dataclass; type checkers read them through `dataclass_transform`.
 """
 
 from __future__ import annotations
@@ -144,8 +145,8 @@ _FACTORY = _Factory()
 
 
 class _Signature:
-    """A record class's `__signature__`, made on first read from its fields (not when the class is
-    defined: most classes are never inspected). The shared `__init__` takes `*args, **kwargs`; this is
+    """A record class's `__signature__`, made from its fields when read (not when the class is defined:
+    most classes are never inspected). The shared `__init__` takes `*args, **kwargs`; this is
     what `inspect.signature` and IDEs show instead: the fields, their annotations and defaults. A class
     that writes its own `__init__` gets None, so `inspect` reads that `__init__`."""
 
