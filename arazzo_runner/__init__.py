@@ -11,6 +11,7 @@ stay cheap; `from arazzo_runner import run` works as usual.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -54,6 +55,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import a public name's module on first use (constant imports only: no dynamic import)."""
+    module: ModuleType
     if name in ("arun", "load", "loads", "plan_requests", "run"):
         from . import api as module
     elif name in ("aagent", "agent", "AgentResult"):

@@ -25,11 +25,11 @@ from .workspace import Workspace
 if TYPE_CHECKING:
     from .executor.dry_run import PlannedRequest
 
-Source = Workspace | str | os.PathLike
+Source = Workspace | str | os.PathLike[str]
 DEADLINE_GRACE = 1.0  # seconds past `RunOptions.deadline` before the whole run is cancelled
 
 
-def load(path: str | os.PathLike, *, allow_paths: Iterable[str | os.PathLike] = ()) -> Workspace:
+def load(path: str | os.PathLike[str], *, allow_paths: Iterable[str | os.PathLike[str]] = ()) -> Workspace:
     """Load an Arazzo document (YAML or JSON). Raises DocumentError with file, line and column.
 
     Its sources (and their `$ref`s) are read wherever they are, relative paths against the document that
@@ -40,7 +40,7 @@ def load(path: str | os.PathLike, *, allow_paths: Iterable[str | os.PathLike] = 
 
 
 def loads(
-    text: str | bytes, location: str = "<string>", *, allow_paths: Iterable[str | os.PathLike] = ()
+    text: str | bytes, location: str = "<string>", *, allow_paths: Iterable[str | os.PathLike[str]] = ()
 ) -> Workspace:
     """Load an Arazzo document from text; relative source URLs resolve against `location` (the working
     directory for `<string>`). An http(s) `location` makes it a remote document: it reads no local file.
@@ -336,7 +336,8 @@ def plan_requests(
     engine's own request code and never sent; see `executor/dry_run.py`. Raises like `run` on document
     problems and invalid inputs."""
     coroutine = aplan_requests(source, workflows, inputs, options=options, **option_values)
-    return _sync(coroutine, "plan_requests", "aplan_requests")
+    planned: list[PlannedRequest] = _sync(coroutine, "plan_requests", "aplan_requests")
+    return planned
 
 
 async def aplan_requests(

@@ -196,7 +196,8 @@ class ArazzoFile(pytest.File):
         from .errors import ArazzoError
 
         try:
-            workspace = load(self.path, allow_paths=self.config.stash[SANDBOX])
+            sandbox: list[Path] = self.config.stash[SANDBOX]
+            workspace = load(self.path, allow_paths=sandbox)
         except ArazzoError as exc:
             raise self.CollectError(str(exc)) from None
         for workflow in workspace.document.workflows:
@@ -253,7 +254,9 @@ def _warn_contract(result: dict[str, Any]) -> None:
 
 
 def _runner(workspace: Any) -> Any:
-    def run_workflow(request: pytest.FixtureRequest, arazzo_inputs: dict, arazzo_servers: dict) -> None:
+    def run_workflow(
+        request: pytest.FixtureRequest, arazzo_inputs: dict[str, Any], arazzo_servers: dict[str, Any]
+    ) -> None:
         import os
 
         from .api import run
@@ -287,7 +290,8 @@ def _runner(workspace: Any) -> Any:
             raise WorkflowFailed("\n".join(escape(line) for line in text.splitlines())) from None
         if not result.ok:
             # a near miss: why no credential went (a variable another collected document reads is used)
-            unread = unread_variables(request.config.stash.get(WORKSPACES, [workspace]), os.environ)
+            documents: list[Any] = request.config.stash.get(WORKSPACES, [workspace])
+            unread = unread_variables(documents, os.environ)
             raise WorkflowFailed(explain(masker.data(result.to_dict()), unread))
         _warn_contract(masker.data(result.to_dict()))
 

@@ -15,17 +15,19 @@ them `__repr__`, `__eq__` and `replace`).
 Supported, with dataclass semantics: defaults, `field(default=, default_factory=, init=, repr=,
 compare=, hash=, kw_only=)`, `ClassVar` annotations (not fields), inheritance (base fields first),
 `__post_init__`, `frozen=True` (assignment raises `FrozenError`, instances hash by their compared
-fields), unhashable mutable records, `replace(record, **changes)`.
+fields), unhashable mutable records, `replace(record, **changes)`. `inspect.signature(cls)` (help(),
+IDEs) shows the fields, as for a dataclass; type checkers read them through `dataclass_transform`.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 from typing import Any, ClassVar
 
-try:
+if sys.version_info >= (3, 11):
     from typing import dataclass_transform
-except ImportError:  # Python 3.10: only type checkers read it
+else:  # Python 3.10: only type checkers read it (a version check, which they follow)
 
     def dataclass_transform(**_: Any) -> Any:
         return lambda decorated: decorated
@@ -132,12 +134,53 @@ def _check_order(cls: type, fields: dict[str, Field]) -> None:
         seen_default = seen_default or has_default
 
 
+class _Factory:
+    """The default shown for a field with a default_factory, as dataclasses show it."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+class _Signature:
+    """A record class's `__signature__`, made from its fields when read (not when the class is defined:
+    most classes are never inspected). The shared `__init__` takes `*args, **kwargs`; this is
+    what `inspect.signature` and IDEs show instead: the fields, their annotations and defaults. A class
+    that writes its own `__init__` gets None, so `inspect` reads that `__init__`."""
+
+    def __get__(self, record: object, cls: type[Record]) -> inspect.Signature | None:
+        init = next(base.__dict__["__init__"] for base in cls.__mro__ if "__init__" in base.__dict__)
+        if init is not Record.__init__ or cls is Record:
+            return None
+        annotations: dict[str, Any] = {}
+        for base in reversed(cls.__mro__):
+            if "__record__" in base.__dict__:
+                annotations.update(inspect.get_annotations(base))
+        parameters = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY if spec.kw_only else inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=_FACTORY
+                if spec.factory is not MISSING
+                else (inspect.Parameter.empty if spec.default is MISSING else spec.default),
+                annotation=annotations.get(name, inspect.Parameter.empty),
+            )
+            for name, spec in cls.__record__.fields.items()
+            if spec.init
+        ]
+        parameters.sort(key=lambda parameter: parameter.kind)  # keyword-only ones last (a stable sort)
+        return inspect.Signature(parameters, return_annotation=None)
+
+
 @dataclass_transform(field_specifiers=(field,))
 class Record:
     """The base of record classes: `class Name(Record)` or `class Name(Record, frozen=True)`."""
 
     __record__: ClassVar[_Spec]
     __record_frozen__: ClassVar[bool] = False
+    __signature__: ClassVar[Any] = _Signature()
 
     def __init_subclass__(cls, *, frozen: bool | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import struct
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 HEADER = struct.Struct(">I")
 
 
-def read_frame(stream: BinaryIO) -> Any:
+def read_frame(stream: IO[bytes]) -> Any:
     """The next message, or None at the end of the stream."""
     header = stream.read(HEADER.size)
     if len(header) < HEADER.size:
@@ -28,10 +28,10 @@ def encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
-def write_frame(stream: BinaryIO, message: Any) -> None:
+def write_frame(stream: IO[bytes], message: Any) -> None:
     write_bytes(stream, encode(message))
 
 
-def write_bytes(stream: BinaryIO, body: bytes) -> None:
+def write_bytes(stream: IO[bytes], body: bytes) -> None:
     stream.write(HEADER.pack(len(body)) + body)
     stream.flush()

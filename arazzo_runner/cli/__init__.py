@@ -10,7 +10,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import __version__
@@ -64,6 +64,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _register(name: str, commands: Any) -> None:
+    register: Callable[[Any], object]
     if name == "run":
         from .run import register
     elif name == "validate":
@@ -127,7 +128,7 @@ def entry() -> int:
     and httpx defines its `httpx.main` as the stub it uses when those are missing. `main()` itself, as a
     library or a test calls it, changes nothing in its caller's process."""
     if "httpx" not in sys.modules:
-        sys.modules.setdefault("httpx._main", None)  # type: ignore[assignment]
+        sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # (None blocks an import)
     _escape_unencodable()
     try:
         code = main()

@@ -24,7 +24,7 @@ def add_workflow_flag(parser: argparse.ArgumentParser, help_text: str) -> None:
 
 
 def run_describe(args: argparse.Namespace) -> int:
-    from ..api import select_workflows
+    from ..executor.preflight import select_workflows
     from ..report.describe import describe_document
     from ..report.describe_text import render_description
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -52,7 +53,7 @@ def run_fix(args: argparse.Namespace, overrides: dict[str, str], stream: TextIO)
         return _diff(reports, strict, stream, unified_diff)
     for result in results:
         if result.changed:
-            write_checked(result, lambda result=result: fixed_file(result.file, ()))
+            write_checked(result, functools.partial(fixed_file, result.file, ()))
     reports = [_strict(r.report, strict) if isinstance(r, Fixed) else r for r in reports]
     write_reports(args, reports, stream, fixed=[f for r in results for f in r.fixed])
     if getattr(args, "format", "text") == "text":

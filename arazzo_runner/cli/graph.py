@@ -24,7 +24,7 @@ def register(commands: Any) -> None:
 
 
 def run_graph(args: argparse.Namespace) -> int:
-    from ..api import select_workflows
+    from ..executor.preflight import select_workflows
     from ..report.graph import build_graph
     from ..report.mermaid import render_mermaid
 

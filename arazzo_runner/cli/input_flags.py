@@ -93,9 +93,9 @@ def environment_inputs(env: Environment, workspace: Any, workflows: list[Workflo
     for variable, text in env.merged.items():
         if not variable.upper().startswith(upper_prefix):
             continue
-        name = by_variable.get(env_name(variable[len(env.prefix) :]))
-        if name is not None:
-            found[name] = coerce_cli_value(text, declared[name])
+        owner = by_variable.get(env_name(variable[len(env.prefix) :]))
+        if owner is not None:
+            found[owner] = coerce_cli_value(text, declared[owner])
     return found
 
 

@@ -191,7 +191,7 @@ def check_roles(args: argparse.Namespace) -> None:
 
 def build_session(args: argparse.Namespace) -> Any:
     """The checked session, or None when the document was refused (its findings are on stderr)."""
-    from ..api import select_workflows
+    from ..executor.preflight import select_workflows
     from ..executor.rows import read_rows
     from ..loadtest.locust.command import LoadSession
     from ..loadtest.plan import LoadPlan
@@ -236,8 +236,8 @@ def build_session(args: argparse.Namespace) -> Any:
     if args.no_mask:
         print(NO_MASK_WARNING, file=sys.stderr)
     fields = option_fields(args, workspace, servers, env)
-    values = [v for _, v in rows] if rows is not None else None
-    plan = LoadPlan(workspace, weights, inputs, values, args.rows_per, fields, mask=not args.no_mask)
+    row_values = [v for _, v in rows] if rows is not None else None
+    plan = LoadPlan(workspace, weights, inputs, row_values, args.rows_per, fields, mask=not args.no_mask)
     plan.check(labels or None)
     return LoadSession(
         plan,

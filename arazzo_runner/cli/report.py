@@ -167,7 +167,7 @@ def ci_outputs(
 
     if not github_wanted(args):
         return []
-    from ..report.summary import annotations
+    from ..report.summary import github_annotations
 
     if page is None:
         page = _page([document()])
@@ -177,7 +177,7 @@ def ci_outputs(
         failures += _summary_file(step_summary, page, "$GITHUB_STEP_SUMMARY", mode="a")
     as_json = getattr(args, "format", "text") == "json"
     wanted = getattr(args, "github", "auto") == "on" or os.environ.get("GITHUB_ACTIONS") == "true"
-    lines = annotations(page) if wanted else []
+    lines = github_annotations(page) if wanted else []
     if lines:
         stream = sys.stderr if as_json else sys.stdout
         stream.write("\n".join(lines) + "\n")

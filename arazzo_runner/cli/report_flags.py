@@ -257,7 +257,7 @@ def wants_reports(args: argparse.Namespace) -> bool:
 def run_extras(args: argparse.Namespace, workspace: Any, masker: Masker) -> dict[str, Any]:
     """What a report file holds besides the result: the document's path and the control-flow graph of
     the workflows run (`arazzo graph --format json`), masked, so `arazzo report` needs no document."""
-    from ..api import select_workflows
+    from ..executor.preflight import select_workflows
     from ..report.graph import graph_of
 
     try:

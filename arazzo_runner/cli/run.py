@@ -72,7 +72,8 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run_command(args: argparse.Namespace) -> int:
-    from ..api import run, select_workflows
+    from ..api import run
+    from ..executor.preflight import select_workflows
     from ..workspace.inputs import check_input_names
 
     workspace = load_document(args)

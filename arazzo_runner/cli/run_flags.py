@@ -273,9 +273,9 @@ def _note_dialect(workspace: Any, report: Any, selected: list[Any]) -> bool:
     runs = reachable(workspace, selected)
     found = collections.Counter(f.rule for f in forms if _owner(workspace, f) in (None, *runs))
     if found:
-        forms = ", ".join(f"{rule} {count}" for rule, count in found.most_common())
+        counted = ", ".join(f"{rule} {count}" for rule, count in found.most_common())
         print(
-            f"note: {workspace.file} uses forms of other tools ({forms}); they run as the standard forms "
+            f"note: {workspace.file} uses forms of other tools ({counted}); they run as the standard forms "
             f"they stand for (`arazzo validate --fix {workspace.file}` rewrites them)",
             file=sys.stderr,
         )

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     """The regex, JSONPath and XPath criteria (and their selector engines) are imported on first use: a
     run whose conditions are all `simple` never loads them."""
+    found: type[Any]
     if name == "JSONPathCriterion":
         from .jsonpath import JSONPathCriterion as found
     elif name == "RegexCriterion":

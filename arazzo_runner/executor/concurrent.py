@@ -82,7 +82,8 @@ def _contained(host: Any, workspace: Any, ref: str, at: Any, seen: set[tuple[int
             found = _contained(host, target.workspace, child.step.workflow_id or "", ref_at, seen)
         if not found:
             break
-    host.operation_facts[("contained", *key)] = found
+    fact = ("contained", *key)  # (a name: mypy's 3.10 parser refuses a starred subscript, even in parens)
+    host.operation_facts[fact] = found
     return found
 
 

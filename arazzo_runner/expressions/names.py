@@ -61,7 +61,9 @@ def declared_names(document: Any, inputs: Iterable[str] = ()) -> DeclaredNames |
     """The names of `document` (a model `Document`) that need declaring, or None when every step id,
     workflow id, output name and input name fits the grammar's classes. `inputs`: the input names the
     document's inputs schemas declare where its grammar reads any (1.0.x; see the module docstring)."""
-    steps, workflows, outputs = set(), set(), set()
+    steps: set[str] = set()
+    workflows: set[str] = set()
+    outputs: set[str] = set()
     for workflow in document.workflows:
         workflows.add(workflow.workflow_id)
         outputs.update(k for k in workflow.outputs if isinstance(k, str))

@@ -134,7 +134,7 @@ class _Links:
 
 
 def _links_of(plan: OperationPlan) -> list[tuple[str, str, dict[str, Any]]]:
-    found = []
+    found: list[tuple[str, str, dict[str, Any]]] = []
     try:
         responses = plan.operation.responses
     except ArazzoError:  # a broken `$ref`: the plan says so already

@@ -171,7 +171,9 @@ class Examples:
             return None
         if kind == "array":
             item = self.make(schema.get("items", {}), name, depth + 1)
-            count = schema.get("minItems") if isinstance(schema.get("minItems"), int) else 1
+            count = schema.get("minItems")
+            if not isinstance(count, int):
+                count = 1
             return [] if item is NOTHING else [_nth(item, n) for n in range(min(max(count, 1), _MAX_ITEMS))]
         return self._object(schema, depth)
 
@@ -211,7 +213,9 @@ class Examples:
         return first
 
     def _object(self, schema: dict[str, Any], depth: int) -> Any:
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        properties = schema.get("properties")
+        if not isinstance(properties, dict):
+            properties = {}
         required = [n for n in schema.get("required") or () if isinstance(n, str)]
         value: dict[str, Any] = {}
         for prop, sub in properties.items():

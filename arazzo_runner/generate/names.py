@@ -15,6 +15,7 @@ Every other character becomes `-` (ids) or `_` (names), runs of them one, none a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 _ID_OTHER = re.compile(r"[^A-Za-z0-9_-]+")
 _OUTPUT_OTHER = re.compile(r"[^A-Za-z0-9._-]+")
@@ -48,10 +49,12 @@ class Unique:
     """Hands out names not taken yet: `name`, then `name-2`, `name-3`... (`sep` between). `key` says when
     two names count as the same (identity; `env_key` for inputs)."""
 
-    def __init__(self, taken: object = (), *, sep: str = "-", key: object = None) -> None:
-        self._key = key if callable(key) else (lambda name: name)
+    def __init__(
+        self, taken: Iterable[str] = (), *, sep: str = "-", key: Callable[[str], str] | None = None
+    ) -> None:
+        self._key: Callable[[str], str] = key if callable(key) else (lambda name: name)
         self._sep = sep
-        self._taken: set[str] = {self._key(name) for name in taken}  # type: ignore[union-attr]
+        self._taken: set[str] = {self._key(name) for name in taken}
 
     def __contains__(self, name: str) -> bool:
         return self._key(name) in self._taken

@@ -115,8 +115,8 @@ def propose(draft: Any, settings: Any, file: str) -> list[Dropped]:
         )
     dropped = []
     proposals, unreadable = read_proposals(completion)
-    for index, why in unreadable:
-        dropped.append(Dropped(f"proposal-{index + 1}", "model", why))
+    for index, unread in unreadable:
+        dropped.append(Dropped(f"proposal-{index + 1}", "model", unread))
     said = f"proposed by the model {settings.model}"
     for index, proposal in enumerate(proposals[:MAX_PROPOSALS]):
         workflow, notes, why = repair(draft, proposal)

@@ -194,7 +194,7 @@ class _Repairer:
             return
         if isinstance(body, dict) and "payload" in body:
             body.setdefault("contentType", plan.content_type)
-            payload = body["payload"]
+            payload: Any = body["payload"]
             for spec in plan.inputs:
                 part = (
                     payload.get(spec.target[1])
@@ -207,7 +207,7 @@ class _Repairer:
             return
         specs = [s for s in plan.inputs if s.target[0] == "body"]
         if plan.body == "whole":
-            payload: Any = f"$inputs.{specs[0].name}"
+            payload = f"$inputs.{specs[0].name}"
         else:
             payload = {s.target[1]: f"$inputs.{s.name}" for s in specs}
         for spec in specs:

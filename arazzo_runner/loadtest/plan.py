@@ -174,7 +174,7 @@ def _option_fields(options: Mapping[str, Any]) -> dict[str, Any]:
 def _weights(
     workspace: Workspace, workflows: str | Sequence[str] | Mapping[str, int] | None
 ) -> dict[str, int]:
-    from ..api import select_workflows
+    from ..executor.preflight import select_workflows
 
     if workflows is None:
         weights = {w.workflow_id: 1 for w in workspace.document.workflows}

@@ -126,7 +126,7 @@ async def run_workflow(doc: Any, arguments: list[Any]) -> dict[str, Any]:
         return {"status": "error", "error": "arazzo.runWorkflow needs the document's URI and a workflowId"}
     try:
         workspace = Workspace.from_text(doc.text, doc.location)
-        options = {"servers": servers} if servers else {}
+        options: dict[str, Any] = {"servers": servers} if servers else {}
         result = await arun(workspace, workflow_id, inputs, deadline=RUN_DEADLINE, **options)
     except ArazzoError as exc:
         return {"status": "error", "error": str(exc)}

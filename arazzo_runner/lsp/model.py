@@ -11,7 +11,7 @@ from ..loader.pointer import format_pointer, parse_pointer
 
 def tokens(pointer: str) -> list[str]:
     try:
-        return parse_pointer(pointer)
+        return list(parse_pointer(pointer))
     except Exception:
         return []
 
@@ -98,7 +98,7 @@ def step_operation(analysis: Any, workflow: int | None, step: int | None) -> Any
 
 def operations(analysis: Any) -> list[tuple[str, Any]]:
     """(source name, Operation) of every operation of the OpenAPI sources that load."""
-    found = []
+    found: list[tuple[str, Any]] = []
     workspace = analysis.workspace
     if workspace is None:
         return found

@@ -175,10 +175,10 @@ def symbols(analysis: Any) -> list[types.DocumentSymbol]:
     """The workflows, each with its steps."""
     if analysis is None or analysis.loaded is None:
         return []
-    extents: dict[tuple[int, ...], list[int]] = {}
+    extents: dict[tuple[int | None, ...], list[int]] = {}
     for start, end, pointer, _ in analysis.tokens:
-        workflow, step = model.enclosing(pointer)
-        for key in ((workflow,), (workflow, step)) if step is not None else ((workflow,),):
+        at_workflow, at_step = model.enclosing(pointer)
+        for key in ((at_workflow,), (at_workflow, at_step)) if at_step is not None else ((at_workflow,),):
             if key[0] is None:
                 continue
             extent = extents.setdefault(key, [start, end])

@@ -301,7 +301,7 @@ def variants(secret: str) -> set[str]:
 def cookie_values(headers: Iterable[tuple[str, str]]) -> list[str]:
     """The values of the cookies of `Cookie` headers and the first pair of `Set-Cookie` ones: masked by
     name where they are sent, they join the secrets by value, so a server echoing one is masked too."""
-    found = []
+    found: list[str] = []
     for name, value in headers:
         lowered = name.lower()
         if lowered == "cookie":

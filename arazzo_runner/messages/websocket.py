@@ -76,7 +76,8 @@ class WebSocketTransport(MessageTransport):
                 self.dispatch(address, Received(address, payload))
         except Exception as exc:
             sent = getattr(exc, "sent", None)
-            if getattr(sent, "code", None) == 1009:  # the client closed it: a frame over `max_size`
+            # the client closed it: a frame over `max_size`
+            if sent is not None and getattr(sent, "code", None) == 1009:
                 over = self.too_large(address, _announced(sent.reason))
                 if over is not None:
                     self.dispatch(address, over)

@@ -106,7 +106,7 @@ def _document(data: Any) -> tuple[str, bool]:
         root = data.getroot() if hasattr(data, "getroot") else data
         try:
             if type(root).__module__.startswith("lxml"):
-                from lxml import etree  # type: ignore[import-not-found]
+                from lxml import etree
 
                 return etree.tostring(root, encoding="unicode"), False
             from xml.etree import ElementTree as ET

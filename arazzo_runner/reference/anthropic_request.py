@@ -202,7 +202,7 @@ def _tool_choice(choice: Any, names: set[str], problems: Problems) -> Any:
     if choice is None:
         return None
     kind = choice.get("type") if isinstance(choice, Mapping) else None
-    if kind in _CHOICES:
+    if isinstance(kind, str) and kind in _CHOICES:
         return _CHOICES[kind]
     if kind == "tool" and choice.get("name") in names:
         return {"mode": "required", "tools": [{"name": choice["name"]}]}

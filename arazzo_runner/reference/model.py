@@ -67,6 +67,8 @@ def decide(request: Mapping[str, Any], *, date: str = DEFAULT_DATE) -> Reply:
     messages: Sequence[Mapping[str, Any]] = request["messages"]
     model = request.get("model") or DEFAULT_MODEL
     user_text = last_user_text(messages)
+    content: str | None
+    calls: tuple[ToolCall, ...]
     if messages[-1].get("role") == "tool":
         content, calls = tool_result_answer(messages), ()
     else:

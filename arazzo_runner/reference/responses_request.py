@@ -111,7 +111,7 @@ def _messages(body: Mapping[str, Any], problems: Problems) -> list[dict[str, Any
                 add(problems, f"{field}.call_id", "must be the call_id of a function_call before it")
             if not isinstance(output, (str, list)):
                 add(problems, f"{field}.output", "must be a string or an array")
-            text = output if isinstance(output, str) else _text(output)
+            text = output if isinstance(output, str) else _text(output) if isinstance(output, list) else ""
             messages.append({"role": "tool", "tool_call_id": call_id, "content": text})
         else:
             add(problems, f"{field}.type", f"{json_spelling(kind)} {UNSUPPORTED}")

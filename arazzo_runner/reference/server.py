@@ -155,9 +155,11 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             length = -1
         if length < 0:
-            return self._refuse(400, "Bad Content-Length")
+            self._refuse(400, "Bad Content-Length")
+            return None
         if length > MAX_BODY:
-            return self._refuse(413, "Request body too large")
+            self._refuse(413, "Request body too large")
+            return None
         return self.rfile.read(length)
 
     def _read_chunked(self) -> bytes | None:
@@ -167,10 +169,12 @@ class _Handler(BaseHTTPRequestHandler):
             try:
                 size = int(self.rfile.readline(64).split(b";")[0].strip() or b"0", 16)
             except ValueError:
-                return self._refuse(400, "Bad chunked request body")
+                self._refuse(400, "Bad chunked request body")
+                return None
             total += size
             if total > MAX_BODY:
-                return self._refuse(413, "Request body too large")
+                self._refuse(413, "Request body too large")
+                return None
             if size == 0:
                 while self.rfile.readline(1024).strip():  # trailers
                     pass

@@ -183,7 +183,7 @@ def _ms(value: Any) -> str:
 # -- GitHub annotations ------------------------------------------------------------------------------------
 
 
-def annotations(page: dict[str, Any]) -> list[str]:
+def github_annotations(page: dict[str, Any]) -> list[str]:
     """`::error file=F,line=L,col=C,title=T::message` for each step that failed a workflow (nested ones
     too: the step where it went wrong) and each problem that kept a workflow from running."""
     found: list[str] = []

@@ -88,8 +88,8 @@ def unescaped(stream: Any) -> Any:
 def escaped_stdio() -> Iterator[None]:
     """stdout and stderr wrapped in `TerminalStream` for the duration (the CLI's whole run)."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = TerminalStream(unescaped(sys.stdout))  # type: ignore[assignment]
-    sys.stderr = TerminalStream(unescaped(sys.stderr))  # type: ignore[assignment]
+    sys.stdout = TerminalStream(unescaped(sys.stdout))
+    sys.stderr = TerminalStream(unescaped(sys.stderr))
     try:
         yield
     finally:

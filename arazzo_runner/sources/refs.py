@@ -246,9 +246,10 @@ class Resolver:
                 check_allowed(location, self._options.roots, uri, doc.location)
             except SourceError:
                 return None
-            target = self._cache.loaded(location)
-            if target is None:
+            loaded = self._cache.loaded(location)
+            if loaded is None:
                 return None
+            target = loaded
         anchors = self._anchors.get(target.location)
         if anchors is None:
             from .schema_registry import anchors_of  # a plain-name fragment only: the JSON Schema walk

@@ -16,11 +16,13 @@ Rules are listed in `catalogue.RULES` and `docs/validation.md`.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 
 def __getattr__(name: str) -> Any:
     """Import on first use: `arazzo --help` and the parser of `arazzo validate` need none of the rules."""
+    module: ModuleType
     if name in ("RULES", "Rule"):
         from . import catalogue as module
     elif name in (

@@ -130,7 +130,9 @@ class _Owners:
         """(kind, name) of a component -> the workflows using it, directly or through other components."""
         if self._users is None:
             raw = self._document.raw if isinstance(self._document.raw, dict) else {}
-            components = raw.get("components") if isinstance(raw.get("components"), dict) else {}
+            components = raw.get("components")
+            if not isinstance(components, dict):
+                components = {}
             uses = {
                 (kind, name): set(_component_uses(value))
                 for kind, group in components.items()
@@ -138,7 +140,9 @@ class _Owners:
                 for name, value in group.items()
             }
             users: dict[tuple[str, str], set[str]] = {key: set() for key in uses}
-            workflows = raw.get("workflows") if isinstance(raw.get("workflows"), list) else []
+            workflows = raw.get("workflows")
+            if not isinstance(workflows, list):
+                workflows = []
             for index, data in enumerate(workflows):
                 workflow_id = self.by_index.get(index)
                 if workflow_id is None:

@@ -124,7 +124,7 @@ def _target(ck: Checker, checks: Any, step: Step) -> Any:
         parts = channel_path_parts(step.channel_path)
         if parts is None:
             return None  # channel-path-form
-        name = parts[0]
+        name: str | None = parts[0]
     else:
         match = _SOURCE_REF.match(step.operation_id or "")
         names = [match.group(1)] if match else [s.name for s in ck.document.sources if s.type == "asyncapi"]

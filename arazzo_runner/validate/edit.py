@@ -83,11 +83,11 @@ def _render(text: str, scalar: Scalar, edits: list[Edit], value: str) -> str:
             piece = _escape(edit.new, scalar.style)
             end = edit.start + len(edit.old)
             if piece is None or (scalar.style == LITERAL and "\n" in scalar.value[edit.start : end]):
-                rendered = None
-                break
+                break  # (not rendered in place)
             rendered = rendered[: offsets[edit.start]] + piece + rendered[offsets[end] :]
-        if rendered is not None and (scalar.style != PLAIN or _plain_reads_as(rendered, value, scalar.flow)):
-            return rendered
+        else:
+            if scalar.style != PLAIN or _plain_reads_as(rendered, value, scalar.flow):
+                return rendered
     if scalar.style == JSON:
         return json.dumps(value, ensure_ascii=False)
     if scalar.style in (LITERAL, FOLDED):

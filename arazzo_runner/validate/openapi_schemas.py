@@ -265,7 +265,9 @@ def _discriminated(error: Any) -> Any:
     value = error.instance.get(discriminator.get("propertyName"))
     if not isinstance(value, str):
         return None
-    mapping = discriminator.get("mapping") if isinstance(discriminator.get("mapping"), dict) else {}
+    mapping = discriminator.get("mapping")
+    if not isinstance(mapping, dict):
+        mapping = {}
     wanted = str(mapping.get(value, f"/{value}")).rpartition("/")[2]
     for index, branch in enumerate(error.validator_value):
         if not isinstance(branch, dict):
@@ -347,7 +349,9 @@ def _own_possible(
 def _member_possible(
     schema: dict[str, Any], head: str, rest: list[str], deref: Callable[[str], Any], depth: int
 ) -> bool:
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        properties = {}
     if head in properties:
         return pointer_possible(properties[head], rest, deref, depth + 1)
     if schema.get("patternProperties"):

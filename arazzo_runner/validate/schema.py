@@ -115,7 +115,7 @@ def _fast_definitions(line: str) -> Any:
     checked), one compilation for every entry (~3 ms; one per entry would be ten times that). None when
     jsonschema-rs is not installed or cannot compile it."""
     document = schema_document(line)
-    schema = {key: document[key] for key in ("$schema", "$id", "$defs") if key in document}
+    schema: dict[str, Any] = {key: document[key] for key in ("$schema", "$id", "$defs") if key in document}
     schema["properties"] = {name: {"$ref": _DEFS + name} for name in document["$defs"]}
     try:
         import jsonschema_rs
@@ -332,7 +332,8 @@ def _kind(value: Any) -> str:
         return "an integer"
     if isinstance(value, float):
         return "a number"
-    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _short(value: Any, limit: int = 60) -> str:

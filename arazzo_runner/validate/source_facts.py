@@ -23,7 +23,7 @@ def param_key(name: str, location: str) -> tuple[str, str]:
 
 def implicit_params(description: Any) -> set[tuple[str, str]]:
     """(name, in) of apiKey security schemes: credentials a step may pass as parameters."""
-    keys = set()
+    keys: set[tuple[str, str]] = set()
     try:
         schemes = description.security_schemes
     except ArazzoError:

@@ -75,8 +75,7 @@ def upgrade_path(
     if not isinstance(version, str) or not _VERSION_1_0.match(version):
         raise loaded.error("/arazzo", f"'arazzo: {version}' is not a 1.0.x document: it cannot be upgraded")
     location = str(Path(file).resolve())
-    options = {"remote": remote, "allow_paths": allow_paths}
-    before = validate_loaded(loaded, location, **options)
+    before = validate_loaded(loaded, location, remote=remote, allow_paths=allow_paths)
     edit = Edit("/arazzo", 0, version, to)
     try:
         upgraded = apply_edits(text, loaded.format, loaded.data, [edit])
@@ -84,7 +83,7 @@ def upgrade_path(
         raise loaded.error("/arazzo", f"the version cannot be rewritten in place: {exc}") from None
     result.blockers.extend(_meaning_changes(loaded))
     after_loaded = load_text(upgraded, file)
-    after = validate_loaded(after_loaded, location, **options)
+    after = validate_loaded(after_loaded, location, remote=remote, allow_paths=allow_paths)
     result.blockers.extend(_new_errors(before.findings, after.findings))
     result.blockers.sort(key=lambda f: (f.line, f.column))
     if not result.blockers:

@@ -69,7 +69,9 @@ class Workspace:
     # -- loading -------------------------------------------------------------------------------------
 
     @classmethod
-    def from_path(cls, path: str | Path, cache: Any = None, *, allow_paths: AllowPaths = ()) -> Workspace:
+    def from_path(
+        cls, path: str | os.PathLike[str], cache: Any = None, *, allow_paths: AllowPaths = ()
+    ) -> Workspace:
         loaded = load_path(path)
         return cls.from_loaded(loaded, str(Path(path).resolve()), cache, allow_paths=allow_paths)
 

@@ -63,7 +63,7 @@ def _declared(workspace: Any, workflows: list[Workflow]) -> tuple[frozenset[str]
     """The declared names (None: any input is accepted) and how many workflows receive the inputs;
     found once per workspace and workflows (a walk of every string the workflows hold)."""
     key = ("declared inputs", *(id(w) for w in workflows))
-    return workspace.derived(key, lambda: _find_declared(workspace, workflows))  # type: ignore[no-any-return]
+    return workspace.derived(key, lambda: _find_declared(workspace, workflows))
 
 
 def _find_declared(workspace: Any, workflows: list[Workflow]) -> tuple[frozenset[str] | None, int]:

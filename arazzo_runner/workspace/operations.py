@@ -104,6 +104,7 @@ def _target(ws: Any, name: str, description: Any, operation: Any) -> OperationTa
 def _by_path(ws: Any, step: Step) -> OperationTarget:
     text = step.operation_path or ""
     parts = operation_path_parts(text)
+    name: str | None
     if parts is not None:
         name, fragment, _ = parts
     else:

@@ -133,9 +133,9 @@ def step_reads(pieces: list[Any], workflow_id: str) -> list[str]:
     for piece in pieces:
         for expression in piece.expressions():
             kind = type(expression)
-            this = kind is WorkflowStepOutputRef and expression.workflow_id == workflow_id  # type: ignore[attr-defined]
+            this = kind is WorkflowStepOutputRef and expression.workflow_id == workflow_id
             if kind is StepOutputRef or this:
-                found.append(expression.step_id)  # type: ignore[attr-defined]
+                found.append(expression.step_id)
     return found
 
 

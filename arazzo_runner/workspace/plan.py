@@ -212,7 +212,8 @@ class _Compiler:
         return compiled
 
     def step(self, step: Step) -> CompiledStep:
-        self._reading = reading = []  # (an error ends the compilation: nothing to restore then)
+        reading: list[Any] = []
+        self._reading = reading  # (an error ends the compilation: nothing to restore then)
         compiled = self._step(step)
         self._reading = None
         compiled.reads = step_reads([*reading, *extension_pieces(compiled)], self.workflow.workflow_id)

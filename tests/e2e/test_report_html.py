@@ -304,7 +304,7 @@ def test_the_python_example_of_docs_reports_runs(tmp_path):
 
 def test_a_workflow_not_run_is_summarised_and_annotated_at_its_problem(monkeypatch, tmp_path):
     from arazzo_runner.report.html import Source, page_data
-    from arazzo_runner.report.summary import annotations, markdown_summary
+    from arazzo_runner.report.summary import github_annotations, markdown_summary
     from tests.e2e.reportkit import events_report
 
     monkeypatch.chdir(tmp_path)
@@ -316,7 +316,7 @@ def test_a_workflow_not_run_is_summarised_and_annotated_at_its_problem(monkeypat
         "| ⏭ | `refund` | not run |  | orders.arazzo.yaml:42:9: operationId 'nope' is not in any source |"
         in summary
     )
-    assert annotations(page) == [
+    assert github_annotations(page) == [
         "::error file=orders.arazzo.yaml,line=42,col=9,title=workflow refund not run::"
         "operationId 'nope' is not in any source"
     ]

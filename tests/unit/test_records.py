@@ -214,3 +214,43 @@ def test_a_class_may_write_its_own_hash() -> None:
             return hash(self.key)
 
     assert hash(Keyed("a", "x")) == hash("a")
+
+
+def test_signatures_show_the_fields() -> None:
+    """`inspect.signature` (IDEs, help()) of a record shows its fields as a dataclass's does, not the
+    shared `__init__`'s `(*args, **kwargs)`; a class writing its own `__init__` shows that one."""
+    import inspect
+
+    import arazzo_runner
+
+    assert str(inspect.signature(Pet)) == str(inspect.signature(PetDC))
+    assert (
+        str(inspect.signature(Pet)) == "(name: 'str', age: 'int' = 0, tags: 'list[str]' = <factory>) -> None"
+    )
+
+    class Base(Record):
+        first: int
+        flag: bool = field(default=False, kw_only=True)
+
+    class Child(Base):
+        second: str = "x"
+        hidden: int = field(default=0, init=False)
+
+    assert (
+        str(inspect.signature(Child))
+        == "(first: 'int', second: 'str' = 'x', *, flag: 'bool' = False) -> None"
+    )
+    parameters = inspect.signature(arazzo_runner.RunOptions).parameters
+    assert list(parameters) == list(fields(arazzo_runner.RunOptions))
+    assert parameters["timeout"].default == 30.0
+    assert parameters["timeout"].annotation == "float | None"
+    assert repr(parameters["servers"].default) == "<factory>"
+
+    class Own(Record):
+        value: int
+
+        def __init__(self, value: int, extra: str = "") -> None:
+            self.value = value
+
+    assert list(inspect.signature(Own).parameters) == ["value", "extra"]
+    assert str(inspect.signature(Record)) == "(*args: 'Any', **kwargs: 'Any') -> 'None'"

@@ -100,7 +100,9 @@ class StreamFolder:
     watcher prints as it arrives); `finish` the completion, or StreamError when the stream ended before
     its API says an answer is complete; `complete` whether it has said so."""
 
-    complete = False
+    @property
+    def complete(self) -> bool:
+        return False
 
     def feed(self, event: str, data: str, position: int) -> list[str]:  # pragma: no cover - interface
         raise NotImplementedError

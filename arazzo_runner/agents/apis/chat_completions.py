@@ -80,7 +80,9 @@ class ChatCompletionsWire(Wire):
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise ModelError(f"the chat API's answer has no choices: {shown(body)}")
         choice = choices[0]
-        message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            message = {}
         calls = []
         for index, call in enumerate(message.get("tool_calls") or []):
             function = call.get("function") if isinstance(call, dict) else None
@@ -181,6 +183,6 @@ def text_of(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "".join(parts) if parts else None
     return None

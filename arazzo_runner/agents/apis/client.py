@@ -262,4 +262,4 @@ def _parsed(content: bytes, label: str) -> Any:
 
 
 def _is_event_stream(content_type: str | None) -> bool:
-    return bool(content_type) and content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
+    return bool(content_type) and (content_type or "").split(";", 1)[0].strip().lower() == "text/event-stream"

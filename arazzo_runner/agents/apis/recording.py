@@ -140,9 +140,10 @@ def _misshapen(exchange: dict[str, Any]) -> tuple[str, str] | None:
     usage = completion.get("usage")
     if usage is not None and not isinstance(usage, dict):
         return "completion/usage", "an object (nor null)"
-    for field in ("inputTokens", "outputTokens", "totalTokens") if usage else ():
-        if not isinstance(usage.get(field), int) or isinstance(usage[field], bool):
-            return f"completion/usage/{field}", "an integer"
+    if usage:
+        for field in ("inputTokens", "outputTokens", "totalTokens"):
+            if not isinstance(usage.get(field), int) or isinstance(usage[field], bool):
+                return f"completion/usage/{field}", "an integer"
     if completion.get("extra") is not None and not isinstance(completion["extra"], dict):
         return "completion/extra", "an object (nor null)"
     return None

@@ -126,13 +126,16 @@ class ResponsesWire(Wire):
             raise ModelError(f"the Responses API's answer failed: {self.error_detail(body)}")
         if status not in ("completed", "incomplete"):
             raise ModelError(f"the Responses API's answer is not finished (status {status!r})")
-        texts, refusals, calls = [], [], []
+        texts: list[str] = []
+        refusals: list[str] = []
+        calls = []
         for index, item in enumerate(body["output"]):
             kind = item.get("type") if isinstance(item, dict) else None
             if kind == "message":
                 for part in item.get("content") or ():
                     if isinstance(part, dict) and part.get("type") == "output_text":
-                        texts.append(part.get("text") if isinstance(part.get("text"), str) else "")
+                        text = part.get("text")
+                        texts.append(text if isinstance(text, str) else "")
                     elif isinstance(part, dict) and part.get("type") == "refusal":
                         refusals.append(str(part.get("refusal") or ""))
             elif kind == "function_call":
@@ -158,7 +161,9 @@ class ResponsesWire(Wire):
         """OpenAI's `{"error": {"message", "type", "param", "code"}}`, a failed response's `error`, or
         a stream's `error` event (`{"type": "error", "code", "message", "param"}`)."""
         if isinstance(body, dict):
-            error = body.get("error") if isinstance(body.get("error"), dict) else body
+            error = body.get("error")
+            if not isinstance(error, dict):
+                error = body
             if isinstance(error.get("message"), str):
                 extra = [f"{k} {error[k]}" for k in ("type", "param", "code") if error.get(k)]
                 extra = [e for e in extra if e != "type error"]

@@ -254,6 +254,7 @@ class _Pipes:
         # (Ctrl-S) would fail the server's own diagnostics with BlockingIOError, and a killed server
         # leave the terminal non-blocking. The loop gets a file description of its own on the same
         # terminal or pipe instead (a pipe's through /proc; where that fails, the shared one).
+        own: int | None
         if os.isatty(private):
             own = os.open(os.ttyname(private), mode | os.O_NOCTTY | os.O_CLOEXEC)
         else:

@@ -138,7 +138,7 @@ def build_catalog(sources: Iterable[ToolSource]) -> Catalog:
 
 def select(sources: Sequence[ToolSource]) -> list[tuple[ToolSource, Any]]:
     """(source, workflow) for each selected workflow, in document order."""
-    chosen = []
+    chosen: list[tuple[ToolSource, Any]] = []
     wanted: set[str] = set()
     for source in sources:
         ids = None if source.workflows is None else set(source.workflows)

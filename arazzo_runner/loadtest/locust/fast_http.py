@@ -321,7 +321,7 @@ class _Headers:
 
     def __init__(self, items: list[tuple[str, str]]) -> None:
         self.encoding = "latin-1"
-        names = {}  # lower-case name -> its values joined (what `get` answers)
+        names: dict[str, str] = {}  # lower-case name -> its values joined (what `get` answers)
         for name, value in items:  # plain loops, no generator: every response makes one
             if not value.isascii():
                 raw = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in items]

@@ -63,6 +63,9 @@ class ArazzoUser(User):
     options: ClassVar[dict[str, Any]] = {}  # other RunOptions fields: timeout, contract, ...
     mask: ClassVar[bool] = True  # False: secrets in clear in the events (local debugging only)
     fast_http: ClassVar[bool | None] = None  # False: runs on asyncio with httpx; None: ARAZZO_LOAD_HTTP
+    # set on each subclass when first used (its plan; its prepared runs): declared for type checkers
+    _arazzo_plan: ClassVar[Any]
+    _arazzo_prepared: ClassVar[Any]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -207,8 +207,8 @@ class _Builder:
             entry["children"] = []
             for child in children:
                 label = f"{name}/{step_name}"
-                where = {"label": label, "execution": index, "step": entry["id"]}
-                entry["children"].append(self._walk(run, child, where, names))
+                parent = {"label": label, "execution": index, "step": entry["id"]}
+                entry["children"].append(self._walk(run, child, parent, names))
         return index
 
 
@@ -254,7 +254,9 @@ def _cut_bodies(step: dict[str, Any]) -> None:
         if not isinstance(exchange, dict):
             continue
         for part in (exchange.get("request"), exchange.get("response")):
-            body = part.get("body") if isinstance(part, dict) else None
+            if not isinstance(part, dict):
+                continue
+            body = part.get("body")
             if isinstance(body, str) and len(body) > PAGE_BODY_LIMIT:
                 part["body"] = body[:PAGE_BODY_LIMIT]
                 part["pageCutChars"] = len(body) - PAGE_BODY_LIMIT

@@ -82,9 +82,9 @@ def _entries(ck: Checker, raw: object, at: Pointer, x_op: bool | None, workflow_
                 continue
         usable += 1
     if usable:
-        where = "every step of the workflow" if workflow_level else "the step's request"
+        adds_to = "every step of the workflow" if workflow_level else "the step's request"
         message = (
-            f"x-security (Respect's extension) adds {usable} credential(s) to {where}; the standard forms "
+            f"x-security (Respect's extension) adds {usable} credential(s) to {adds_to}; the standard forms "
             "are a parameter (e.g. in: header, name: Authorization) or the source's security scheme with "
             "the credential given to the engine (--auth, ARAZZO_AUTH_*)"
         )
@@ -182,7 +182,7 @@ def _input_declared(ck: Checker, step: Step, name: str, at: Pointer) -> None:
     """The loop's input is an input the called workflow declares (when its schema lists them)."""
     child = ck.document.workflow(step.workflow_id or "")
     shape = inputs_shape(ck, child) if child is not None else None
-    if shape is None or shape.names is None or shape.by_rule or declared(name, shape.names):
+    if child is None or shape is None or shape.names is None or shape.by_rule or declared(name, shape.names):
         return
     listed = ", ".join(sorted(shape.names)) or "none"
     message = (

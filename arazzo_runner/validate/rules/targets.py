@@ -156,13 +156,13 @@ def action_fields(ck: Checker) -> None:
                         message = f"'{field}' has no effect on an end action (did you mean type: goto?)"
                         ck.report("action-fields", (*at, field), message, key=True)
             if action.type in ("end", "goto"):
-                for field, value in (("retryAfter", action.retry_after), ("retryLimit", action.retry_limit)):
-                    if value is not None:
+                for name, setting in (("retryAfter", action.retry_after), ("retryLimit", action.retry_limit)):
+                    if setting is not None:
                         article = "an" if action.type == "end" else "a"
                         message = (
-                            f"'{field}' only applies to retry actions; this is {article} {action.type} action"
+                            f"'{name}' only applies to retry actions; this is {article} {action.type} action"
                         )
-                        ck.report("action-fields", (*at, field), message, key=True)
+                        ck.report("action-fields", (*at, name), message, key=True)
 
 
 def depends_on_exists(ck: Checker) -> None:

@@ -122,6 +122,17 @@ def test_the_error_trigger_fails_the_response(client: openai.OpenAI) -> None:
             "input[0].call_id",
             "function_call before it",
         ),
+        (  # (an output neither text nor parts was a TypeError in the server: mypy found it)
+            {
+                "model": "agentaus",
+                "input": [
+                    {"type": "function_call", "call_id": "c1", "name": "t", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "c1", "output": 5},
+                ],
+            },
+            "input[1].output",
+            "must be a string or an array",
+        ),
         (
             {"model": "agentaus", "input": "hi", "tools": [{"type": "web_search"}]},
             "tools[0].type",
