@@ -159,8 +159,10 @@ def _escape_unencodable() -> None:
     internal error (UnicodeEncodeError) after the run had passed. Here, in a process of its own only:
     a caller's streams are its own."""
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(AttributeError, ValueError, OSError):  # None, not a TextIOWrapper, closed
-            stream.reconfigure(errors="backslashreplace")
+        reconfigure = getattr(stream, "reconfigure", None)  # None, or not a TextIOWrapper: left as it is
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # closed
+                reconfigure(errors="backslashreplace")
 
 
 def _no_teardown_collection() -> None:

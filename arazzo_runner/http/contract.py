@@ -114,7 +114,8 @@ class _Plan:
             self.fixed, self.final = [_status(status, media, listed)], True
             return
         declared = declared if isinstance(declared, dict) else {}
-        headers = declared.get("headers") if isinstance(declared.get("headers"), dict) else {}
+        headers = declared.get("headers")
+        headers = headers if isinstance(headers, dict) else {}
         for name, spec in headers.items():  # OpenAPI ignores a documented Content-Type header
             if isinstance(spec, dict) and str(name).lower() != "content-type":
                 self.headers[str(name)] = spec

@@ -33,7 +33,7 @@ def explain(error: Any) -> list[Mismatch]:
         if len(branches) == len(error.validator_value):
             here = tuple(error.absolute_path)
 
-            def score(index: Any) -> tuple[int, int, Any]:
+            def score(index: Any) -> tuple[int, int, int, Any]:
                 subs = branches[index]
                 guard = sum(1 for s in subs if _guard_failed(s))  # the discriminator names another
                 return (guard, sum(1 for s in subs if tuple(s.absolute_path) == here), len(subs), index)

@@ -184,7 +184,8 @@ def _discriminated(
     gives it, else the name of the component schema it is (the implicit mapping). None when a branch
     has no name (then the branches are left as written)."""
     prop = discriminator["propertyName"]
-    mapping = discriminator.get("mapping") if isinstance(discriminator.get("mapping"), dict) else {}
+    mapping = discriminator.get("mapping")
+    mapping = mapping if isinstance(mapping, dict) else {}
     values: list[list[str]] = []
     for branch in branches:
         name = names.get(id(branch))

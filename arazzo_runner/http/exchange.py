@@ -44,6 +44,7 @@ class Exchange(Record):
         started_at: float = 0.0,
         duration_ms: float = 0.0,
         purpose: str | None = None,
+        contract: list[dict[str, Any]] | None = None,
     ) -> None:
         self.method, self.url = method, url
         self.request_headers, self.request_body = request_headers, request_body
@@ -52,4 +53,4 @@ class Exchange(Record):
         self.response_body, self.error = response_body, error
         self.started_at, self.duration_ms = started_at, duration_ms
         self.purpose = purpose
-        self.contract = []
+        self.contract = [] if contract is None else contract

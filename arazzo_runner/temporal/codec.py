@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from temporalio.api.common.v1 import Payload
 from temporalio.converter import PayloadCodec
@@ -49,7 +50,7 @@ class SealingCodec(PayloadCodec):
         return opened
 
 
-def data_converter() -> object:
+def data_converter() -> Any:
     """Temporal's default converter, sealed with `ARAZZO_TEMPORAL_KEY` when it is set."""
     import dataclasses
 

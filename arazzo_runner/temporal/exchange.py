@@ -82,7 +82,8 @@ async def send_exchange(payload: dict[str, Any]) -> dict[str, Any]:
         runtime = _WORKER["runtime"] = PooledRuntime()
     content = base64.b64decode(payload["content"]) if payload.get("content") is not None else None
     headers = [(str(n), str(v)) for n, v in payload["headers"]]
-    request = PreparedRequest(str(payload["method"]), str(payload["url"]), headers, content, None)
+    view: Any = None  # what reports show of the request: the client's run has it, the worker only sends
+    request = PreparedRequest(str(payload["method"]), str(payload["url"]), headers, content, view)
     if payload.get("secret"):
         request.shown = Shown(str(payload["printedUrl"]), [], None)
     timeout = payload.get("timeout")

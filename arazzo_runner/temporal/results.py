@@ -20,7 +20,7 @@ from ..http.exchange import Exchange
 from ..records import fields
 from ..result import LeftOut, Message, NullOutput, ResponseExcerpt, RunResult, StepResult, WorkflowResult
 
-_RECORDS: dict[str, type] = {
+_RECORDS: dict[str, Any] = {  # the record classes a result holds, by name
     cls.__name__: cls for cls in (RunResult, WorkflowResult, StepResult, Exchange, ResponseExcerpt, Message)
 }
 _STRINGS: dict[str, type] = {"NullOutput": NullOutput, "LeftOut": LeftOut}

@@ -26,6 +26,7 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError
 
 from ..executor.journal.scope import Tracker
 from .exchange import ACTIVITY, HEARTBEAT_TIMEOUT, request_payload, response_row
@@ -76,7 +77,7 @@ class ActivityTracker(Tracker):
                 heartbeat_timeout=timedelta(seconds=HEARTBEAT_TIMEOUT),
                 retry_policy=RetryPolicy(maximum_attempts=0, non_retryable_error_types=["ValueError"]),
             )
-        except workflow.ActivityError as exc:  # the step's timeout passed (or the activity failed)
+        except ActivityError as exc:  # the step's timeout passed (or the activity failed)
             raise TransportError(
                 limits.get("timeout_message") or f"the exchange failed: {exc.cause}"
             ) from None

@@ -141,16 +141,16 @@ class Tracker:
         found = store.exchange(key)
         order = self._order_of(store) if concurrent and found is not None else self._order
         events = store.events_of(key) if order is not None and found is not None else None
-        if events is not None:
+        if order is not None and events is not None:
             order.happened(events[0])  # asked for
         if found is not None and found[0] == digest:
-            if events is not None:
+            if order is not None and events is not None:
                 await order.turn(events[1])
             store.replayed += 1
             response = response_of(found, max_body)
             store_cookies(client, request, response)
             return response
-        if events is not None:  # another request there: its recorded answer is not delivered
+        if order is not None and events is not None:  # another request there: its answer is not delivered
             order.happened(events[1])
         store.mark_sent()
         sent = store.next_event()
