@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.tiers import slow_reason
+from tests.tiers import slow_file, slow_reason
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,6 +53,15 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--run-path")
     if path is not None:  # the environment, so that `arazzo` processes the tests start follow it too
         os.environ["ARAZZO_RUN_PATH"] = path
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `-m "not slow"`, a file whose tests are all slow is not even collected: importing the
+    end-to-end modules and making the corpus's parameters is a good part of the fast tier's CPU time."""
+    if config.getoption("markexpr", "") != "not slow" or not collection_path.is_relative_to(ROOT):
+        return None
+    path = collection_path.relative_to(ROOT).as_posix()
+    return True if collection_path.is_file() and slow_file(path) else None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -47,6 +47,48 @@ LOADED_IN_A_CHILD: dict[str, str] = {"arazzo_runner.locust": "tests/e2e/test_loa
 
 # test file -> (what its slow tests wait for, their names: every parameter of each)
 SLOW_TESTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "tests/e2e/test_report_html.py": (
+        "the docs' Python example run as a process",
+        ("test_the_python_example_of_docs_reports_runs",),
+    ),
+    "tests/unit/tools/test_mcp_fast.py": (
+        "the MCP SDK imported to compare its stamps",
+        ("test_a_call_of_the_stateless_protocol_is_answered_here_stamped_as_the_sdk_stamps_it",),
+    ),
+    "tests/unit/test_corpus_documents.py": (
+        "every document of the ../shared corpus loaded and compiled",
+        ("test_document_loads_compiles_or_fails_located",),
+    ),
+    "tests/unit/sources/test_sources_corpus.py": (
+        "every document of the ../shared corpus read as a source",
+        ("test_corpus_document_gives_what_it_is_expected_to",),
+    ),
+    "tests/unit/loader/test_loader_corpus.py": (
+        "every file of the ../shared corpus loaded",
+        ("test_corpus_file_loads_or_fails_cleanly",),
+    ),
+    "tests/unit/validate/test_validate_corpus.py": (
+        "every document of the ../shared corpus validated",
+        ("test_corpus_document_validates_without_a_crash",),
+    ),
+    "tests/unit/validate/test_upgrade.py": (
+        "every 1.0 document of the ../shared corpus upgraded",
+        ("test_every_corpus_document_upgrades_or_says_why_not",),
+    ),
+    "tests/unit/validate/test_fix_corpus.py": (
+        "every document of the ../shared corpus fixed and read back",
+        (
+            "test_the_corpus_has_fixable_documents",
+            "test_fix_round_trips",
+        ),
+    ),
+    "tests/unit/validate/test_validate_schema_caches.py": (
+        "every document of ../shared validated twice, or by both validators",
+        (
+            "test_validating_the_corpus_twice_gives_identical_findings_in_one_process_and_across",
+            "test_the_two_validators_agree_on_every_shared_document",
+        ),
+    ),
     "tests/plugin/test_pytest_plugin.py": (
         "pytest run in a child process",
         (

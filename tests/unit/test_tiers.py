@@ -5,6 +5,7 @@ module of tests/, or through its folder's conftest.py)."""
 from __future__ import annotations
 
 import ast
+import functools
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -21,7 +22,8 @@ def packages() -> list[str]:
     return sorted(".".join(init.parent.relative_to(ROOT).parts) for init in PACKAGE.rglob("__init__.py"))
 
 
-def _imports(path: Path) -> set[str]:
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
     """The modules `path` imports (for `from A import b`, both A and A.b), wherever in the file."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -35,7 +37,7 @@ def _imports(path: Path) -> set[str]:
                 base = ".".join([*parts, base] if base else parts)
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-    return names
+    return frozenset(names)
 
 
 def _reached(path: Path, seen: set[Path]) -> set[str]:
