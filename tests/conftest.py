@@ -16,9 +16,14 @@ suite bounds the CPU time of each input instead (tests/fuzz/kit.py).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.tiers import slow_file, slow_reason
+
+ROOT = Path(__file__).resolve().parents[1]
 
 _SLOW_ON_A_BUSY_MACHINE = [HealthCheck.too_slow]  # measured in wall-clock time
 settings.register_profile(
@@ -48,6 +53,25 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--run-path")
     if path is not None:  # the environment, so that `arazzo` processes the tests start follow it too
         os.environ["ARAZZO_RUN_PATH"] = path
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `-m "not slow"`, a file whose tests are all slow is not even collected: importing the
+    end-to-end modules and making the corpus's parameters is a good part of the fast tier's CPU time."""
+    if config.getoption("markexpr", "") != "not slow" or not collection_path.is_relative_to(ROOT):
+        return None
+    path = collection_path.relative_to(ROOT).as_posix()
+    return True if collection_path.is_file() and slow_file(path) else None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests tests/tiers.py names are `slow`: out of the fast tier, `-m "not slow"`."""
+    for item in items:
+        path = Path(item.path)
+        if path.is_relative_to(ROOT):
+            nodeid = "::".join([path.relative_to(ROOT).as_posix(), *item.nodeid.split("::")[1:]])
+            if slow_reason(nodeid):
+                item.add_marker(pytest.mark.slow)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

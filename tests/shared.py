@@ -13,4 +13,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("ARAZZO_SHARED") or ROOT.parent / "shared").resolve()
-MISSING = "../shared is not available"  # the reason every test that needs it gives when it skips
+# the reason every test that needs it gives when it skips; "NOT TESTED here" lists it at the end of the
+# run (tests/untested.py), since those tests are the conformance claims over the official texts
+MISSING = (
+    "../shared is not available: the claims over the specification's schemas, fixtures, examples and "
+    "the corpus are NOT TESTED here"
+)

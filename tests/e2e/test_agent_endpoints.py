@@ -23,6 +23,7 @@ from tests.e2e.agentkit import (
 )
 from tests.e2e.helpers import cli
 from tests.servers.scripted import ScriptedServer
+from tests.untested import importorskip_untested
 
 APIS = ["responses", "anthropic"]
 KEY_ENV = {"responses": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -184,8 +185,10 @@ def test_the_retry_note_names_the_api_spoken(capsys, shop, api, label, monkeypat
 def test_the_official_clients_read_the_same_streams_as_the_engine_does(api):
     """What the docs say of a trailing `[DONE]` (the official clients skip it) and of Anthropic's base
     URL (without `/v1`), checked with those clients through the same proxy."""
-    openai = pytest.importorskip("openai")
-    anthropic = pytest.importorskip("anthropic")
+    openai = importorskip_untested("openai", "the official OpenAI client against the reference server")
+    anthropic = importorskip_untested(
+        "anthropic", "the official Anthropic client against the reference server"
+    )
     with (
         ReferenceServer(flavor=api) as reference,
         ScriptedServer() as proxy,

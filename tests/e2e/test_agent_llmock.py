@@ -21,8 +21,11 @@ from tests.e2e.agentkit import OWNER_KEY, SECRETS, TOKEN, assert_no_secret, serv
 from tests.e2e.helpers import cli
 from tests.e2e.processkit import Process, free_port
 from tests.servers.scripted import ScriptedServer
+from tests.untested import not_installed
 
-pytest.importorskip("llmock", reason="llmock is in the test extra")
+pytest.importorskip(
+    "llmock", reason=not_installed("llmock", "`arazzo agent` against a third-party mock of the model APIs")
+)
 
 APIS = ["responses", "anthropic"]
 PREFIX = {"responses": "/v1", "anthropic": "/anthropic/v1"}

@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from tests.e2e.helpers import ROOT, cli, subprocess_cli
+from tests.untested import importorskip_untested
 
 OPENAPI = {
     "openapi": "3.1.0",
@@ -123,7 +124,7 @@ def _warnings(stderr: str) -> list[str]:
 
 
 def test_mcp_warns_at_start_once_per_scheme_without_credentials(document: Path) -> None:
-    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    importorskip_untested("mcp", "`arazzo mcp` (the MCP server)")
     proc = _start("mcp", document, "--input", "k=sk-own")
     assert proc.returncode == 0, proc.stderr
     assert _warnings(proc.stderr) == [MISSING_API_KEY, MISSING_BEARER]
@@ -133,7 +134,7 @@ def test_mcp_warns_at_start_once_per_scheme_without_credentials(document: Path) 
 def test_mcp_warns_when_the_key_a_step_sends_itself_is_an_input_nobody_gives(document: Path) -> None:
     # `own_key` sends the key from its optional input `k`: a credential, never asked of a model, so
     # without `--input k` its every call leaves the header out and goes without the key (a run warns)
-    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    importorskip_untested("mcp", "`arazzo mcp` (the MCP server)")
     proc = _start("mcp", document, "-w", "own_key")
     assert proc.returncode == 0, proc.stderr
     assert _warnings(proc.stderr) == [
@@ -143,7 +144,7 @@ def test_mcp_warns_when_the_key_a_step_sends_itself_is_an_input_nobody_gives(doc
 
 
 def test_mcp_says_nothing_when_every_scheme_has_a_credential(document: Path) -> None:
-    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    importorskip_untested("mcp", "`arazzo mcp` (the MCP server)")
     env = {"ARAZZO_AUTH_BEARER_TOKEN": SECRET}
     proc = _start("mcp", document, "--input", "k=sk-own", "--auth", f"api_key={SECRET}", env=env)
     assert proc.returncode == 0, proc.stderr
@@ -154,7 +155,7 @@ def test_mcp_says_nothing_when_every_scheme_has_a_credential(document: Path) -> 
 
 
 def test_mcp_names_a_near_miss_variable_and_still_warns_for_its_scheme(document: Path) -> None:
-    pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    importorskip_untested("mcp", "`arazzo mcp` (the MCP server)")
     env = {"ARAZZO_AUTH_API_KEY": SECRET, "ARAZZO_AUTH_BEARER_TOKEN": SECRET, "ARAZZO_AUTH_NOTHING_LIKE": "x"}
     proc = _start("mcp", document, "--input", "k=sk-own", env=env)
     assert proc.returncode == 0, proc.stderr

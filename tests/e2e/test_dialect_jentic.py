@@ -14,8 +14,9 @@ import yaml
 from arazzo_runner.validate import RULES
 from tests.e2e.dialectkit import JENTIC, JenticFixture, copy_fixture, fix_in_place, outputs, run_recorded
 from tests.e2e.helpers import cli
+from tests.shared import MISSING
 
-pytestmark = pytest.mark.skipif(not JENTIC.is_dir(), reason="../shared is not available")
+pytestmark = pytest.mark.skipif(not JENTIC.is_dir(), reason=MISSING)
 
 BOT = ("--auth", "BotToken=Bot t0ken")
 CASES = [

@@ -14,12 +14,13 @@ import pytest
 from tests.e2e.dialectkit import CORPUS, fix_in_place, run_recorded
 from tests.e2e.helpers import cli
 from tests.servers.openapi_mock import OpenAPIMock
+from tests.shared import MISSING
 
 MUSEUM = CORPUS / "redocly-museum"
 RESPECT = CORPUS / "redocly-respect-fixtures" / "resources"
 # the nested document's own `museum-api` reads the same description, so one `--server` pins both
 SOURCES = ("museum-api",)
-pytestmark = pytest.mark.skipif(not MUSEUM.is_dir(), reason="../shared is not available")
+pytestmark = pytest.mark.skipif(not MUSEUM.is_dir(), reason=MISSING)
 
 
 def _museum(tmp_path, name):
@@ -73,7 +74,7 @@ def test_the_museum_example_runs_against_its_openapi_description(tmp_path, capsy
     assert [w["outputs"] for w in result2["workflows"]] == [w["outputs"] for w in result["workflows"]]
 
 
-@pytest.mark.skipif(not RESPECT.is_dir(), reason="../shared is not available")
+@pytest.mark.skipif(not RESPECT.is_dir(), reason=MISSING)
 def test_respects_copy_of_the_museum_runs_too(tmp_path, capsys) -> None:
     folder = tmp_path / "resources"
     shutil.copytree(RESPECT, folder)

@@ -33,6 +33,7 @@ from tests.e2e.eventkit import (
     websocket_server,
     write_events,
 )
+from tests.untested import skip_untested
 
 BIG = 200_000  # bytes of the request's `mode` member
 LIMIT = 4096
@@ -45,14 +46,17 @@ def _broker(protocol: str, request: pytest.FixtureRequest):
             yield f"mqtt://{host}:{port}"
     elif protocol == "nats":
         if not nats_server_binary():
-            pytest.skip("nats-server is in the test extra")
+            skip_untested("nats-server is not installed (the test extra)", "the NATS message-size bound")
         with nats_server() as (host, port):
             yield f"nats://{host}:{port}"
     elif protocol == "amqp":  # the session's RabbitMQ (tests/e2e/conftest.py)
         yield request.getfixturevalue("rabbitmq_broker").url
     else:
         if not kafka_broker_binary():
-            pytest.skip("the Kafka-compatible broker is in the test extra")
+            skip_untested(
+                "the Kafka-compatible broker is not installed (the test extra)",
+                "the Kafka message-size bound",
+            )
         with kafka_broker() as (host, port):
             _create_topic(host, port, _channel("kafka"))
             yield f"kafka://{host}:{port}"

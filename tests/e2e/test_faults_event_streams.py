@@ -17,6 +17,7 @@ from arazzo_runner.http.sse import EventLimits
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import ROOT, CliRun, op_step, run_json, workflow
 from tests.servers.scripted import ScriptedServer
+from tests.untested import skipif_untested
 
 MiB = 2**20
 SSE = {"Content-Type": "text/event-stream"}
@@ -67,7 +68,7 @@ LIMITS = EventLimits.for_body(DEFAULT_MAX_BODY)
 EMPTY_LISTS = b"data: [" + b"[]," * 340 + b"[]]\n\n"  # 1 KiB of text, 21 KiB of lists once parsed
 
 
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="VmHWM is read from Linux's /proc")
+@skipif_untested(not Path("/proc/self/status").exists(), "no /proc (VmHWM)", "the event-stream memory bound")
 @pytest.mark.parametrize(
     ("event", "cause"),
     [

@@ -13,6 +13,7 @@ import pytest
 
 from tests.e2e import processkit
 from tests.e2e.processkit import ROOT, Process, broker_binary
+from tests.untested import skipif_untested
 
 
 def child(code: str) -> Process:
@@ -105,7 +106,7 @@ def _state(pid: int) -> str:
         return ""
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@skipif_untested(not Path("/proc/self/stat").exists(), "no /proc", "the harness ends grandchildren too")
 def test_stop_ends_what_the_child_started_too():
     process = child(
         """

@@ -18,8 +18,9 @@ from arazzo_runner.extras import install_hint
 from tests.e2e.agentkit import OWNER_KEY, TOKEN, assert_no_secret, serve_shop, tool_args, write_shop
 from tests.e2e.helpers import ROOT, cli
 from tests.servers.scripted import ScriptedServer
+from tests.untested import not_installed
 
-mcp = pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+mcp = pytest.importorskip("mcp", reason=not_installed("mcp", "`arazzo mcp` (the MCP server)"))
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402

@@ -13,8 +13,9 @@ import pytest
 
 from tests.e2e.test_mcp_stdio import Server, call
 from tests.servers.scripted import ScriptedServer
+from tests.untested import not_installed
 
-pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+pytest.importorskip("mcp", reason=not_installed("mcp", "`arazzo mcp` (the MCP server)"))
 
 PENDING = 256  # fast.MAX_PENDING
 IN_FLIGHT = 32  # limits.TOOL_CALLS_IN_FLIGHT: the calls running at once, the others waiting their turn

@@ -12,8 +12,9 @@ import pytest
 from tests.e2e.test_mcp_stdio import Server, call
 from tests.servers.bombs import MiB, bomb, headers
 from tests.servers.scripted import ScriptedServer
+from tests.untested import not_installed
 
-pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+pytest.importorskip("mcp", reason=not_installed("mcp", "`arazzo mcp` (the MCP server)"))
 
 SIZE = 256 * MiB
 LIMIT = 16 * MiB  # the default --max-response-bytes

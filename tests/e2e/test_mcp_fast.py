@@ -17,8 +17,9 @@ import pytest
 from tests.e2e.test_mcp_stdio import INITIALIZED, Server, call
 from tests.e2e.test_mcp_stdio import api_fixture as api_fixture  # the `api` fixture
 from tests.e2e.test_mcp_stdio import server_fixture as server_fixture  # the `server` fixture
+from tests.untested import not_installed
 
-pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+pytest.importorskip("mcp", reason=not_installed("mcp", "`arazzo mcp` (the MCP server)"))
 
 ENVELOPE = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -23,8 +23,9 @@ import pytest
 from tests.e2e.agentkit import TOKEN, serve_shop, write_shop
 from tests.e2e.test_mcp import http_process
 from tests.servers.scripted import ScriptedServer
+from tests.untested import not_installed
 
-pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+pytest.importorskip("mcp", reason=not_installed("mcp", "`arazzo mcp` (the MCP server)"))
 
 INITIALIZE = {
     "jsonrpc": "2.0",

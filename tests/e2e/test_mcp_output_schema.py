@@ -19,8 +19,9 @@ import pytest
 from tests.e2e.helpers import ROOT, cli
 from tests.e2e.vaultkit import assert_unspoken, serve_vault, vault_args, write_vault
 from tests.servers.scripted import ScriptedServer
+from tests.untested import not_installed
 
-mcp = pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+mcp = pytest.importorskip("mcp", reason=not_installed("mcp", "`arazzo mcp` (the MCP server)"))
 from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 

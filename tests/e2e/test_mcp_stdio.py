@@ -21,8 +21,9 @@ import pytest
 
 from tests.e2e.helpers import ROOT
 from tests.servers.scripted import ScriptedServer
+from tests.untested import not_installed
 
-pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+pytest.importorskip("mcp", reason=not_installed("mcp", "`arazzo mcp` (the MCP server)"))
 
 LIMIT = 4 * 1024 * 1024  # stdio.MAX_LINE
 OPENAPI = {

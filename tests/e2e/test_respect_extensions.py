@@ -15,9 +15,10 @@ import yaml
 from tests.e2e.dialectkit import CORPUS, fix_in_place
 from tests.e2e.helpers import cli
 from tests.servers.scripted import ScriptedServer
+from tests.shared import MISSING
 
 RESPECT = CORPUS / "redocly-respect-fixtures" / "tests"
-pytestmark = pytest.mark.skipif(not RESPECT.is_dir(), reason="../shared is not available")
+pytestmark = pytest.mark.skipif(not RESPECT.is_dir(), reason=MISSING)
 
 POST_1 = {
     "userId": 1,

@@ -11,7 +11,7 @@ import pytest
 import arazzo_runner
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import cli, run_json
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 MUSEUM = SHARED / "corpus" / "redocly-museum"
 
@@ -62,7 +62,7 @@ def test_a_pointer_to_no_operation_is_still_an_error(write, server, capsys) -> N
     assert server.requests == []
 
 
-@pytest.mark.skipif(not MUSEUM.is_dir(), reason="../shared is not available")
+@pytest.mark.skipif(not MUSEUM.is_dir(), reason=MISSING)
 def test_the_museum_example_runs_its_events_workflow(tmp_path, server, capsys) -> None:
     # As published: the document in a folder, its OpenAPI description one level up (`../openapi.yaml`).
     (tmp_path / "docs").mkdir()

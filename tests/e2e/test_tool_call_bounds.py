@@ -16,6 +16,7 @@ from tests.e2e.agentkit import API_KEY, assert_no_secret, serve_shop, tool_args,
 from tests.e2e.helpers import cli
 from tests.e2e.test_agent_loop import completion
 from tests.servers.scripted import ScriptedServer
+from tests.untested import importorskip_untested
 
 
 class Gauge:
@@ -94,7 +95,7 @@ def test_the_defaults_bound_an_answer_too(capsys, shop):
 
 
 def test_the_mcp_server_runs_a_bounded_number_of_calls_at_once(shop, tmp_path):
-    mcp = pytest.importorskip("mcp", reason="the MCP SDK is in the test extra")
+    mcp = importorskip_untested("mcp", "`arazzo mcp` (the MCP server)")
     from tests.e2e.test_mcp import stdio
 
     path, server, gauge = shop

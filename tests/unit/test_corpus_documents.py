@@ -11,7 +11,7 @@ import arazzo_runner
 from arazzo_runner.errors import ArazzoError
 from arazzo_runner.loader import load_path
 from arazzo_runner.report.listing import describe_workflows
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 LOCATED = re.compile(r"^/\S+:\d+:\d+: ")
 
@@ -35,7 +35,7 @@ def _arazzo_files() -> list[Path]:
 FILES = _arazzo_files()
 
 
-@pytest.mark.skipif(not FILES, reason="../shared is not available")
+@pytest.mark.skipif(not FILES, reason=MISSING)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(SHARED)))
 def test_document_loads_compiles_or_fails_located(path: Path) -> None:
     try:
@@ -51,7 +51,7 @@ def test_document_loads_compiles_or_fails_located(path: Path) -> None:
     assert listed == [w.workflow_id for w in workspace.document.workflows]
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not available")
+@pytest.mark.skipif(not SHARED.is_dir(), reason=MISSING)
 def test_official_examples_load_and_list() -> None:
     examples = SHARED / "arazzo" / "examples" / "1.0.0"
     expected = {
@@ -66,6 +66,6 @@ def test_official_examples_load_and_list() -> None:
         assert describe_workflows(arazzo_runner.load(path))["workflows"]
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not available")
+@pytest.mark.skipif(not SHARED.is_dir(), reason=MISSING)
 def test_corpus_has_enough_documents() -> None:
     assert len(FILES) > 100

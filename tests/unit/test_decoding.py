@@ -14,9 +14,12 @@ import pytest
 from arazzo_runner.bounds import decoding
 from arazzo_runner.bounds.decoding import PIECE, BodyDecoder, Undecodable, decoded, iter_decoded
 from tests.servers.bombs import HAS_BROTLI, bounded_brotli
+from tests.untested import skip_untested, skipif_untested
 
 DATA = b"".join(b"line %d of a body that compresses well\n" % n for n in range(40000))  # ~1.5 MB
-needs_brotli = pytest.mark.skipif(not bounded_brotli(), reason="no brotli >= 1.2")
+needs_brotli = skipif_untested(
+    not bounded_brotli(), "no brotli >= 1.2", "brotli-encoded bodies are decoded within their bounds"
+)
 
 
 def _brotli(data: bytes) -> bytes:
@@ -128,10 +131,10 @@ def test_a_body_that_does_not_fit_its_coding_is_a_decoding_error_with_its_reques
         asyncio.run(read())
 
 
-@pytest.mark.skipif(not HAS_BROTLI, reason="no brotli")
+@skipif_untested(not HAS_BROTLI, "no brotli", "brotli-encoded bodies are decoded within their bounds")
 def test_a_broken_brotli_body_is_a_decoding_error():
     if not bounded_brotli():
-        pytest.skip("no brotli >= 1.2")
+        skip_untested("no brotli >= 1.2", "brotli-encoded bodies are decoded within their bounds")
     with pytest.raises(httpx.DecodingError):
         list(iter_decoded(_response("br", b"\xff" * 64)))
 

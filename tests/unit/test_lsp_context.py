@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("lsprotocol", reason="lsprotocol is not installed (the lsp extra)")
+from tests.untested import not_installed
+
+pytest.importorskip("lsprotocol", reason=not_installed("lsprotocol", "`arazzo lsp`", where="the lsp extra"))
 
 from arazzo_runner.lsp.context import cursor_at
 

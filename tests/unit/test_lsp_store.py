@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("lsprotocol", reason="lsprotocol is not installed (the lsp extra)")
+from tests.untested import not_installed
+
+pytest.importorskip("lsprotocol", reason=not_installed("lsprotocol", "`arazzo lsp`", where="the lsp extra"))
 
 from arazzo_runner.lsp.state import OpenDocument
 

@@ -9,7 +9,9 @@ from typing import Any, Union
 
 import pytest
 
-pytest.importorskip("pytest_lsp", reason="pytest-lsp is not installed (the test extra)")
+from tests.untested import not_installed
+
+pytest.importorskip("pytest_lsp", reason=not_installed("pytest_lsp", "`arazzo lsp` over stdio"))
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities

@@ -174,7 +174,6 @@ def test_selector_context_must_be_an_expression() -> None:
 
 
 def test_selector_with_the_real_query_package(ctx: Context) -> None:
-    pytest.importorskip("arazzo_runner.query")
     raw = {"context": "$response.body", "selector": "$.user.profile.email", "type": "jsonpath"}
     assert compile_value(raw, selectors=True).evaluate(ctx) == "a@b.c"
     raw = {"context": "$response.body", "selector": "/items/1", "type": "jsonpointer"}
@@ -182,7 +181,6 @@ def test_selector_with_the_real_query_package(ctx: Context) -> None:
 
 
 def test_xpath_selector_with_the_real_query_package() -> None:
-    pytest.importorskip("arazzo_runner.query")
     ctx = Context(inputs={"xml": "<Invoice><Header><InvoiceNumber>42</InvoiceNumber></Header></Invoice>"})
     kind = {"type": "xpath", "version": "xpath-30"}
     raw = {"context": "$inputs.xml", "selector": "/Invoice/Header/InvoiceNumber", "type": kind}

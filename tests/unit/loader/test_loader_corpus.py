@@ -10,7 +10,7 @@ import pytest
 from arazzo_runner.errors import DocumentError
 from arazzo_runner.loader import load_path
 from arazzo_runner.loader.pointer import escape_token
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 SUFFIXES = {".yaml", ".yml", ".json"}
 
@@ -23,7 +23,7 @@ def corpus_files() -> list[Path]:
 FILES = corpus_files()
 
 
-@pytest.mark.skipif(not FILES, reason="the shared corpus (../shared) is not available")
+@pytest.mark.skipif(not FILES, reason=MISSING)
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(SHARED)))
 def test_corpus_file_loads_or_fails_cleanly(path: Path) -> None:
     try:

@@ -26,6 +26,7 @@ from arazzo_runner.loader import DEFAULT_LIMITS, load_path, load_text
 from arazzo_runner.workspace import Workspace
 from tests.cputime import cpu_bound
 from tests.timeouts import long_test
+from tests.untested import skipif_untested
 
 MiB = 2**20
 
@@ -74,7 +75,9 @@ MEASURE = textwrap.dedent(
 
 
 @long_test
-@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in KiB on Linux")
+@skipif_untested(
+    sys.platform != "linux", "ru_maxrss is in KiB on Linux only", "the 50 MB document memory bound"
+)
 @pytest.mark.parametrize(("kind", "seconds", "times_size"), [("json", 10, 6), ("yaml", 40, 16)])
 def test_a_50_mb_document_loads_within_a_time_and_memory_bound(
     kind: str, seconds: float, times_size: int

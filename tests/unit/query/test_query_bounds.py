@@ -22,6 +22,7 @@ from arazzo_runner.executor.payload import _replace_jsonpath
 from arazzo_runner.executor.xml_payload import XmlPayload
 from arazzo_runner.query import QueryError, QueryStopped, compile_selector
 from tests.cputime import cpu_bound
+from tests.untested import skip_untested
 
 LONG = "a" * 40 + "!"  # `(a|aa)+$` backtracks ~10^8 times on it
 GOESSNER = "draft-goessner-dispatch-jsonpath-00"
@@ -71,7 +72,7 @@ def test_an_xpath_evaluation_is_stopped_and_the_worker_serves_the_next_one(pool,
 def test_a_worker_that_stops_answering_is_killed_and_replaced(pool, monkeypatch):
     """A C call that ignores the worker's timer is simulated by stopping the worker (SIGSTOP)."""
     if not hasattr(signal, "SIGSTOP"):
-        pytest.skip("needs SIGSTOP")
+        skip_untested("no SIGSTOP", "a query worker that stops answering is replaced")
     monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.2)
     query = compile_selector("xpath", None, "/a")
     assert query.select("<a>x</a>") == ["x"]
@@ -137,7 +138,7 @@ def test_xpath_on_many_threads_at_once_uses_at_most_max_workers(pool):
 
 def test_the_worker_gets_no_environment_secrets(pool, monkeypatch):
     if not Path("/proc/self/environ").exists():
-        pytest.skip("reads /proc")
+        skip_untested("no /proc", "query workers get no environment secrets")
     monkeypatch.setenv("ARAZZO_TEST_TOKEN", "s3cr3t-value")
     compile_selector("xpath", None, "/secrets-test")
     [worker] = pool._idle

@@ -16,7 +16,7 @@ import pytest
 
 from arazzo_runner.errors import DocumentError
 from arazzo_runner.sources import SourceCache, load_openapi
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 EXPECTED = Path(__file__).with_name("corpus_expected.json")
 _YAML_OPENAPI = re.compile(rb"^[\"']?openapi[\"']?\s*:", re.MULTILINE)  # a top-level key: column 0
@@ -45,12 +45,12 @@ def _openapi_files() -> list[Path]:
 
 FILES = _openapi_files() if SHARED.is_dir() else []
 # without ../shared: one test skipped with the reason, rather than pytest's "got empty parameter set"
-_PARAMS = FILES or [pytest.param(None, marks=pytest.mark.skip(reason="../shared is not available"))]
+_PARAMS = FILES or [pytest.param(None, marks=pytest.mark.skip(reason=MISSING))]
 
 
 def test_the_corpus_is_there_and_each_document_has_its_expectation() -> None:
     if not SHARED.is_dir():
-        pytest.skip("../shared is not available")
+        pytest.skip(MISSING)
     assert len(FILES) >= 30
     assert sorted(_expected()) == sorted(str(path.relative_to(SHARED)) for path in FILES)
     loading = [name for name, expected in _expected().items() if "error" not in expected]

@@ -19,7 +19,7 @@ from arazzo_runner.sources import (
     load_openapi,
 )
 from arazzo_runner.sources import cache as cache_module
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 PETS = """\
 openapi: 3.0.3
@@ -234,7 +234,7 @@ def test_other_documents_are_rejected(write, text: str, message: str) -> None:
 def test_the_official_asyncapi_example_is_rejected() -> None:
     example = SHARED / "arazzo/examples/1.1.0/pet-asyncapi.yaml"
     if not example.exists():
-        pytest.skip("../shared is not available")
+        pytest.skip(MISSING)
     with pytest.raises(SourceError, match=r"this is an AsyncAPI 3\.0\.0 document"):
         load_openapi(str(example), None)
 

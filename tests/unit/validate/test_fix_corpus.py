@@ -12,7 +12,7 @@ from arazzo_runner.loader import load_path
 from arazzo_runner.loader.spans import scalar_spans
 from arazzo_runner.validate.core import validate_loaded
 from arazzo_runner.validate.fix import fix_path, fix_text
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 from tests.unit.test_corpus_documents import FILES
 
 DOCUMENTS = FILES  # every Arazzo document of ../shared (tests/unit/test_corpus_documents.py)
@@ -20,12 +20,12 @@ DOCUMENTS = FILES  # every Arazzo document of ../shared (tests/unit/test_corpus_
 
 def test_the_corpus_has_fixable_documents() -> None:
     if not DOCUMENTS:
-        pytest.skip("../shared is not available")
+        pytest.skip(MISSING)
     fixed = [p for p in DOCUMENTS[:: max(1, len(DOCUMENTS) // 40)] if fix_path(p, remote=False).changed]
     assert fixed, "no document of the sample needed a fix: the round trip would prove nothing"
 
 
-@pytest.mark.skipif(not DOCUMENTS, reason="../shared is not available")
+@pytest.mark.skipif(not DOCUMENTS, reason=MISSING)
 @pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: str(p.relative_to(SHARED)))
 def test_fix_round_trips(path: Path) -> None:
     result = fix_path(path, remote=False)

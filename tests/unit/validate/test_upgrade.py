@@ -9,7 +9,7 @@ import pytest
 
 from arazzo_runner.validate.upgrade import upgrade_path
 from tests.e2e.helpers import cli
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 from .conftest import OPENAPI
 from .test_fix_corpus import DOCUMENTS
@@ -111,11 +111,11 @@ ONE_ZERO = [path for path in DOCUMENTS if _upgradable(path)]
 
 def test_the_corpus_has_1_0_documents_to_upgrade() -> None:
     if not DOCUMENTS:
-        pytest.skip("../shared is not available")
+        pytest.skip(MISSING)
     assert len(ONE_ZERO) >= 50 and len(ONE_ZERO) < len(DOCUMENTS)  # most, and not the 1.1 ones
 
 
-@pytest.mark.skipif(not DOCUMENTS, reason="../shared is not available")
+@pytest.mark.skipif(not DOCUMENTS, reason=MISSING)
 @pytest.mark.parametrize("path", ONE_ZERO, ids=lambda p: str(p.relative_to(SHARED)))
 def test_every_corpus_document_upgrades_or_says_why_not(path: Path) -> None:
     from arazzo_runner.loader import load_path

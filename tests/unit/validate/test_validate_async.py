@@ -10,13 +10,14 @@ import yaml
 from arazzo_runner.sources.asyncapi import load_asyncapi
 from arazzo_runner.validate import validate_path
 from tests.e2e.eventkit import events_doc, orders_asyncapi, receive_step, send_step
+from tests.shared import MISSING
 from tests.shared import SHARED as SHARED_FOLDER
 
 SHARED = SHARED_FOLDER / "arazzo"
 FIXTURES = SHARED / "schema-tests" / "1.1"
 ASYNC_WORDS = ("asyncapi", "channelPath", "correlationId", "action:")
 # schema-valid fixtures that the spec's prose makes wrong: the rule each one trips
-needs_shared = pytest.mark.skipif(not FIXTURES.is_dir(), reason="../shared is not available")
+needs_shared = pytest.mark.skipif(not FIXTURES.is_dir(), reason=MISSING)
 CHARACTERIZATION = {
     "async-with-channel-path.arazzo.yaml": {"channel-path-form"},
     "characterization-async-invalid-channelPath-string.arazzo.yaml": {"channel-path-form"},

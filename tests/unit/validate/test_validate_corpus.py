@@ -11,11 +11,11 @@ import pytest
 from arazzo_runner.errors import ArazzoError
 from arazzo_runner.loader import load_path
 from arazzo_runner.validate import RULES, Report, validate_path
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 ROOT = Path(__file__).resolve().parents[3]
 WORKFLOWS = ROOT / "workflows"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared is not available")
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=MISSING)
 
 
 def _documents(root: Path) -> list[Path]:

@@ -9,12 +9,12 @@ import pytest
 from arazzo_runner.loader import load_path
 from arazzo_runner.validate import validate_path
 from arazzo_runner.validate.schema import check_schema, schema_document, schema_line
-from tests.shared import SHARED
+from tests.shared import MISSING, SHARED
 
 from .conftest import Check
 
 SUITES = SHARED / "arazzo" / "schema-tests"
-needs_shared = pytest.mark.skipif(not SUITES.is_dir(), reason="../shared is not available")
+needs_shared = pytest.mark.skipif(not SUITES.is_dir(), reason=MISSING)
 
 
 def _suite(kind: str) -> list[Path]:
