@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -335,9 +336,9 @@ def _stage(name: str) -> Any:
 @functools.lru_cache(maxsize=1)
 def _brotli() -> Any:
     """The brotli module whose decoder takes an output limit, or None."""
-    for name in ("brotli", "brotlicffi"):
+    for load in (lambda: importlib.import_module("brotli"), lambda: importlib.import_module("brotlicffi")):
         try:
-            module = __import__(name)
+            module = load()
         except ImportError:
             continue
         decompressor = module.Decompressor()

@@ -54,6 +54,10 @@ CACHES = {
     "arazzo_runner.bounds.decoding._brotli": "() -> the brotli module with a bounded decoder, or None",
     "arazzo_runner.bounds.decoding._zstd": "() -> the standard library's zstd module, or None",
     "arazzo_runner.bounds.decoding.accept_encoding": "() -> the Accept-Encoding the clients send (a str)",
+    "arazzo_runner.http.charset.codec_of": "Content-Type -> (the codec a body is read with, a note), last 64",
+    "arazzo_runner.generate.example_budget._counting_class": (
+        "() -> the bounded 2020-12 validator class counting against the budget in effect (one class)"
+    ),
     "arazzo_runner.messages.mqtt._matches": "(topic filter, topic) -> whether it matches (a bool)",
     "arazzo_runner.query.xpath._check": "(version, XPath) -> None or the reason it is invalid (immutable)",
     "arazzo_runner.query.jsonpath._environment": "the JSONPath environment with bounded regex functions",
@@ -110,6 +114,7 @@ CONSTANT_NAMES = {
     "_RESOLVERS", "_DEFAULT_STYLE", "_BUILDERS", "_BOOLS", "_WORDS", "SELECTOR_VERSIONS", "DEFAULT_VERSIONS",
     "_SCALARS", "RULES", "_SYNTAX_RULES", "_LISTS", "_DELIMITER", "_CAMEL", "__all__", "_TYPES", "_VERSIONS",
     "_OPTIONAL", "_ENGINES", "OPERATIONS", "_PREPARE", "PROTOCOLS", "_OPS", "_RECORDS", "_STRINGS",
+    "LEGACY", "_BOUNDS",
 }  # fmt: skip
 
 
