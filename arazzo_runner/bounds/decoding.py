@@ -133,8 +133,13 @@ class decoded:  # used as a function: `async for piece in decoded(raw)`
     __slots__ = ("chunks", "decoder", "done", "pending", "raw")
 
     def __init__(self, raw: Any, limit: int | None = None) -> None:
-        self.decoder = BodyDecoder(raw.headers.get("content-encoding"), limit)
-        self.raw, self.chunks = raw, raw.aiter_raw()
+        content = _already_read(raw)
+        if content is None:
+            self.decoder = BodyDecoder(raw.headers.get("content-encoding"), limit)
+            self.raw, self.chunks = raw, raw.aiter_raw()
+        else:  # a caller's transport answered with a response read already (its content decoded)
+            self.decoder = BodyDecoder(None, limit)
+            self.raw, self.chunks = raw, _Once(content)
         self.pending: Iterator[bytes] = iter(())
         self.done = False
 
@@ -159,8 +164,42 @@ class decoded:  # used as a function: `async for piece in decoded(raw)`
             self.pending = self.decoder.decode(chunk)
 
 
+class _Once:
+    """An async iterator of one piece: the body of a response read before the engine saw it."""
+
+    __slots__ = ("content",)
+
+    def __init__(self, content: bytes) -> None:
+        self.content: bytes | None = content
+
+    def __aiter__(self) -> _Once:
+        return self
+
+    async def __anext__(self) -> bytes:
+        content, self.content = self.content, None
+        if content is None:
+            raise StopAsyncIteration
+        return content
+
+
+def _already_read(response: Any) -> bytes | None:
+    """The content of an httpx response read before it reached the engine, else None.
+
+    A caller's own client may answer from a transport that builds `httpx.Response(json=...)` (a
+    MockTransport in tests, a cache): httpx reads such a response at once, decoded, and its raw stream
+    can no longer be read (`StreamConsumed`). Its content is in memory already, and decoded."""
+    if not getattr(response, "is_stream_consumed", False):
+        return None
+    content = getattr(response, "_content", None)
+    return content if isinstance(content, bytes) else None
+
+
 def iter_decoded(response: Any, limit: int | None = None) -> Iterator[bytes]:
     """The same over a sync httpx response (`iter_raw()`)."""
+    content = _already_read(response)
+    if content is not None:
+        yield content
+        return
     decoder = BodyDecoder(response.headers.get("content-encoding"), limit)
     if not decoder.encoded:
         yield from response.iter_raw()

@@ -4,7 +4,6 @@ workers (the `[temporal]` extra; arazzo_runner/temporal/, docs/scale.md)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import Any
 
@@ -94,6 +93,8 @@ def run_one(args: argparse.Namespace, workspace: Any, inputs: dict[str, Any], op
         submit = await submitter(args)
         return await submit(workspace, inputs, options, None)
 
+    import asyncio  # here: a local run of the blocking path imports no asyncio (test_run_paths)
+
     result = asyncio.run(one())
     replay_events(result, options.on_event)
     return result
@@ -175,6 +176,8 @@ def worker_command(args: argparse.Namespace) -> int:
     def ready() -> None:
         print(f"arazzo worker: polling task queue {task_queue!r} of {args.temporal} ({namespace})",
               file=sys.stderr, flush=True)  # fmt: skip
+
+    import asyncio
 
     asyncio.run(serve(args.temporal, namespace, task_queue, ready, args.max_exchanges, dict(args.rate)))
     return 0

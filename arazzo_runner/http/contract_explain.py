@@ -7,6 +7,7 @@ by its size, a `writeOnly` value never.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..records import Record
@@ -95,11 +96,24 @@ def _mismatch(error: Any) -> Mismatch:
         wanted = f"format {_value(value)}"
     elif keyword == "pattern":
         wanted = f"a string matching {_value(value)}"
+    elif keyword == "uniqueItems" and isinstance(instance, list):
+        wanted, got = "unique items (uniqueItems)", _repeated(instance)
     elif keyword in ("oneOf", "anyOf"):
         wanted = "exactly one of the allowed forms" if keyword == "oneOf" else "one of the allowed forms"
     else:
         wanted = schema_message(error)
     return Mismatch(pointer, wanted, got)
+
+
+def _repeated(items: list[Any]) -> str:
+    """Which item repeats an earlier one (found in one pass; the message never quotes the whole array)."""
+    seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        key = json.dumps(item, sort_keys=True, default=str)
+        if key in seen:
+            return f"item {index} repeating item {seen[key]}: {_value(item)}"
+        seen[key] = index
+    return "an item repeated (equal as JSON values)"  # 1 and 1.0: equal to JSON Schema, not as text
 
 
 _BOUNDS = {

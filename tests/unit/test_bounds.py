@@ -51,6 +51,7 @@ def test_the_flags_give_run_options_fields():
         "max_retry_total": RunOptions().max_retry_total,
         "max_retry_delay": RunOptions().max_retry_delay,
         "max_loop_items": RunOptions().max_loop_items,
+        "rate": None,
     }
     argv = (
         "--deadline 2.5 --max-response-bytes 1M --max-attempts 7 --max-retry-total 9 --max-retry-delay 3 "
@@ -64,6 +65,7 @@ def test_the_flags_give_run_options_fields():
         "max_retry_total": 9.0,
         "max_retry_delay": 3.0,
         "max_loop_items": 5,
+        "rate": None,
     }
     RunOptions(**given)  # every key is a field
 

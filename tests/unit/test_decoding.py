@@ -196,3 +196,22 @@ def test_an_inner_codings_input_counts_against_the_limit():
     with pytest.raises(decoding.EncodedTooLarge, match="part-decoded"):
         _all(BodyDecoder("deflate, gzip", limit=inner_size - 1), blob, 65536)
     assert b"".join(_all(BodyDecoder("deflate, gzip", limit=inner_size), blob, 65536)) == DATA
+
+
+def test_a_response_read_before_the_engine_saw_it_gives_its_content() -> None:
+    """A caller's transport may answer with `httpx.Response(json=...)`, which httpx reads at once: its
+    raw stream is gone (StreamConsumed), its content is decoded in memory; the readers take that."""
+    import asyncio
+
+    import httpx
+
+    from arazzo_runner.bounds.decoding import decoded, iter_decoded
+
+    def answer() -> httpx.Response:
+        return httpx.Response(200, json={"ok": True})
+
+    async def read() -> bytes:
+        return b"".join([piece async for piece in decoded(answer(), 1000)])
+
+    assert asyncio.run(read()) == b'{"ok":true}'
+    assert b"".join(iter_decoded(answer(), 1000)) == b'{"ok":true}'

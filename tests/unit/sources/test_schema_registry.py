@@ -75,6 +75,8 @@ class _Response:
     content_type = "application/json"
     headers = {"content-type": "application/json"}
     content = b'{"name": "Rex"}'
+    body = {"name": "Rex"}
+    error = None
 
 
 def _refs(tmp_path: Path) -> list[dict]:
@@ -85,19 +87,20 @@ def _refs(tmp_path: Path) -> list[dict]:
 
 @pytest.mark.parametrize("which", [0, 1, 2], ids=["http-anchor", "dynamic-ref", "file-anchor"])
 def test_openapi_core_request_and_response_checks_refuse(tmp_path: Path, which: int) -> None:
-    from arazzo_runner.http.openapi_checks import check_request, check_response
+    """The request check (openapi-core) and the response's contract check (http/contract.py) both say
+    which reference they cannot resolve, and where, instead of fetching it."""
+    from arazzo_runner.http.contract import check
+    from arazzo_runner.http.openapi_checks import check_request
 
     ref = _refs(tmp_path)[which]
     description = _description(tmp_path, ref)
     operation = description.operation("p")
     text = next(iter(ref.values()))
-    for findings in (
-        check_request({}, description, operation, _Request()),
-        check_response({}, description, operation, _Request(), _Response()),
-    ):
-        [finding] = findings
-        assert finding.startswith(f"cannot resolve {next(iter(ref))} '{text}' (")
-        assert "api.yaml:" in finding and finding.endswith(NOT_LOADED)
+    [finding] = check_request({}, description, operation, _Request())
+    [violation] = check({}, description, operation, _Response())
+    for said in (finding, violation.got):
+        assert said.startswith(f"cannot resolve {next(iter(ref))} '{text}' (")
+        assert "api.yaml:" in said and said.endswith(NOT_LOADED)
 
 
 def test_the_event_stream_item_check_refuses(tmp_path: Path) -> None:
@@ -105,11 +108,12 @@ def test_the_event_stream_item_check_refuses(tmp_path: Path) -> None:
 
     description = _description(tmp_path, {"$ref": HOST})
     declared = description.operation("s").responses["200"]
+    media = next(iter(declared["content"].values()))  # the event stream's media type
 
     class Stream:
         content = b"data: 1\n\n"
 
-    [finding] = _event_items(declared, Stream(), description)
+    [finding] = _event_items(media, Stream(), description)
     assert finding.startswith(f"cannot resolve $ref '{HOST}' (") and finding.endswith(NOT_LOADED)
 
 
