@@ -265,3 +265,40 @@ def test_the_html_step_view_shows_the_violations(capsys, drifting, tmp_path):
             "a value (not shown: a writeOnly value may be a secret)",
         ],
     ]
+
+
+@pytest.mark.parametrize("mode", ["warn", "fail"])
+def test_a_response_schema_the_description_cannot_resolve_is_said_not_checked(tmp_path, mode):
+    """A description whose response schema names a missing component (as some of Stripe's published
+    descriptions do) is the description's fault, not the server's: the step says its contract was not
+    checked and why, and the run goes on (it was exit 2 for the whole run, nothing reported)."""
+    api = {
+        "openapi": "3.1.0",
+        "info": {"title": "t", "version": "1"},
+        "paths": {"/thing": {"get": {"operationId": "thing", "responses": {"200": {
+            "description": "ok",
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Missing"}}},
+        }}}}},
+    }  # fmt: skip
+    (tmp_path / "api.openapi.yaml").write_text(yaml.safe_dump(api, sort_keys=False))
+    doc = {
+        "arazzo": "1.0.1",
+        "info": {"title": "t", "version": "1"},
+        "sourceDescriptions": [{"name": "api", "url": "./api.openapi.yaml", "type": "openapi"}],
+        "workflows": [{"workflowId": "w", "steps": [
+            {"stepId": "get", "operationId": "thing",
+             "successCriteria": [{"condition": "$statusCode == 200"}]},
+        ]}],
+    }  # fmt: skip
+    path = tmp_path / "flow.arazzo.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with ScriptedServer() as server:
+        server.route("GET", "/thing")(lambda r: (200, {"ok": True}))
+        result = arazzo_runner.run(
+            path, None, {}, options=RunOptions(servers={"api": server.url}, contract=mode)
+        )
+    [step] = result.to_dict()["workflows"][0]["steps"]
+    assert step["status"] == "passed"
+    [warning] = [w for w in step["warnings"] if w.startswith("contract:")]
+    assert "not checked, the operation's responses cannot be read: " in warning
+    assert "unresolvable $ref '#/components/schemas/Missing'" in warning
