@@ -39,6 +39,13 @@ def check_flags(args: argparse.Namespace) -> None:
 
         args.coverage_minimum = parse_minimum(args.min_coverage)
         args.coverage = True
+    if getattr(args, "coverage", False):
+        from ..errors import UsageError
+
+        if getattr(args, "dry_run", False):
+            raise UsageError("--dry-run sends nothing, so it covers nothing (--coverage)")
+        if getattr(args, "inputs_file", None):
+            raise UsageError("--coverage cannot be combined with --inputs-file (not supported yet)")
 
 
 def section(args: argparse.Namespace, workspace: Any, results: list[Any]) -> dict[str, Any] | None:

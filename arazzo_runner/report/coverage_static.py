@@ -31,7 +31,10 @@ def unreferenced(roots: list[Any]) -> dict[str, Any]:
     everything = [o for s in listed for o in s.get("operations", [])]
     referenced = sum(1 for o in everything if o["referencedBy"])
     percent = round(100 * referenced / len(everything), 1) if everything else None
-    return {"sources": listed, "totals": {"referenced": referenced, "total": len(everything), "percent": percent}}
+    return {
+        "sources": listed,
+        "totals": {"referenced": referenced, "total": len(everything), "percent": percent},
+    }
 
 
 def _bare(op: dict[str, Any]) -> dict[str, Any]:

@@ -95,9 +95,7 @@ def parse_minimum(text: str) -> dict[str, float]:
         name, sep, value = item.rpartition(":")
         kind = NAMES.get(name.strip().lower()) if sep else "operations"
         if kind is None:
-            raise UsageError(
-                f"--min-coverage {text}: unknown kind '{name}' (ops, status, params, body)"
-            )
+            raise UsageError(f"--min-coverage {text}: unknown kind '{name}' (ops, status, params, body)")
         try:
             percent = float(value.strip().rstrip("%"))
         except ValueError:
