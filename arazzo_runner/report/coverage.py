@@ -19,6 +19,7 @@ as the contract checks read them); a code under no key is listed as `undocumente
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -89,9 +90,9 @@ def _parts(schema: Any, depth: int) -> Iterator[dict[str, Any]]:
 def exchanges(results: Iterable[Any]) -> Iterator[Any]:
     """Every exchange of the runs (RunResults or WorkflowResults), nested workflows and dependencies
     included."""
-    pending = [w for r in results for w in (r.workflows if hasattr(r, "workflows") else [r])]
+    pending = collections.deque(w for r in results for w in (r.workflows if hasattr(r, "workflows") else [r]))
     while pending:
-        workflow = pending.pop()
+        workflow = pending.popleft()
         pending.extend(workflow.dependencies)
         for step in workflow.steps:
             yield from step.exchanges
@@ -140,6 +141,10 @@ def _add(into: list[str], names: Iterable[str]) -> None:
 def with_totals(sources: list[dict[str, Any]]) -> dict[str, Any]:
     """The section: `sources` with each one's totals and the totals of all of them."""
     for source in sources:
+        for op in source["operations"]:  # what was seen and sent in the order the description lists it
+            for kind, done in (("statuses", "seen"), ("parameters", "sent"), ("bodyProperties", "sent")):
+                order = {name: i for i, name in enumerate(op[kind]["documented"])}
+                op[kind][done].sort(key=lambda name, order=order: order.get(name, len(order)))
         source["totals"] = _totals(source["operations"])
     everything = [o for s in sources for o in s["operations"]]
     return {"sources": sources, "totals": _totals(everything)}
