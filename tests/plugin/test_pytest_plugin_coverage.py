@@ -55,6 +55,9 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_the_option_prints_the_table_of_the_session(project: pytest.Pytester) -> None:
+    without = project.runpytest("--arazzo-contract", "off")
+    without.assert_outcomes(passed=2)
+    assert "API coverage" not in without.stdout.str()
     result = project.runpytest("--arazzo-coverage", "--arazzo-contract", "off")
     result.assert_outcomes(passed=2)
     assert result.ret == 0
@@ -69,12 +72,6 @@ def test_the_option_prints_the_table_of_the_session(project: pytest.Pytester) ->
             TOTALS,
         ]
     )
-
-
-def test_without_it_nothing_is_said(project: pytest.Pytester) -> None:
-    result = project.runpytest("--arazzo-contract", "off")
-    result.assert_outcomes(passed=2)
-    assert "API coverage" not in result.stdout.str()
 
 
 def test_the_ini_key_and_the_minimum_fail_a_passing_session(project: pytest.Pytester) -> None:
