@@ -81,7 +81,7 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "coverage", help="list the operations of each document's source descriptions no workflow references"
     )
-    parser.add_argument("documents", nargs="+", metavar="DOC", help="Arazzo documents (read together)")
+    parser.add_argument("files", nargs="+", metavar="DOC", help="Arazzo documents (read together)")
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
@@ -101,7 +101,7 @@ def coverage_command(args: argparse.Namespace) -> int:
         from ..report.coverage_text import parse_minimum
 
         minimum = parse_minimum(args.min_coverage).get("operations")
-    workspaces = [_load(path) for path in args.documents]
+    workspaces = [_load(path) for path in args.files]
     found = unreferenced(workspaces)
     if args.format == "json":
         from .common import dump_json

@@ -11,27 +11,32 @@ missed.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from ..errors import UsageError
 from .coverage import KINDS
 
-LABELS = {
-    "operations": "operations",
-    "statuses": "statuses",
-    "parameters": "parameters",
-    "bodyProperties": "body properties",
-}
+LABELS = MappingProxyType(
+    {
+        "operations": "operations",
+        "statuses": "statuses",
+        "parameters": "parameters",
+        "bodyProperties": "body properties",
+    }
+)
 # `--min-coverage ops:80,status:60`: the names each kind may be given by
-NAMES = {
-    "ops": "operations",
-    "operations": "operations",
-    "status": "statuses",
-    "statuses": "statuses",
-    "params": "parameters",
-    "parameters": "parameters",
-    "body": "bodyProperties",
-}
+NAMES = MappingProxyType(
+    {
+        "ops": "operations",
+        "operations": "operations",
+        "status": "statuses",
+        "statuses": "statuses",
+        "params": "parameters",
+        "parameters": "parameters",
+        "body": "bodyProperties",
+    }
+)
 MISSED_SHOWN = 10  # missed items named per figure below its minimum; the rest counted
 
 
