@@ -101,27 +101,53 @@ def exchanges(results: Iterable[Any]) -> Iterator[Any]:
 
 def coverage(root: Any, results: Iterable[Any]) -> dict[str, Any]:
     """The coverage section of runs of `root`'s workflows."""
-    sources = documented(root)
-    called = ({**e.operation, "status": e.status_code} for e in exchanges(results) if e.operation)
-    record(sources, called)
-    return with_totals(sources)
+    tally = Tally()
+    for exchange in exchanges(results):
+        tally.add_exchange(exchange)
+    return tally.section(root)
 
 
-def record(sources: list[dict[str, Any]], called: Iterable[dict[str, Any]]) -> None:
-    """Counts each called operation (`Exchange.operation`, with `status` the code answered) in
-    `sources`."""
-    index = {(s["name"], o["method"], o["path"]): o for s in sources for o in s["operations"]}
-    for call in called:
-        found = index.get((call.get("source"), call.get("method"), call.get("path")))
+class Tally:
+    """What runs called, kept small while they go on (`arazzo load` runs thousands of workflows): per
+    operation its calls and the set of statuses answered, parameters and body properties sent."""
+
+    def __init__(self) -> None:
+        self.calls: dict[tuple[str, str, str], dict[str, Any]] = {}
+
+    def add(self, results: Iterable[Any]) -> None:
+        """Each exchange of these runs (RunResults or WorkflowResults)."""
+        for exchange in exchanges(results):
+            self.add_exchange(exchange)
+
+    def add_exchange(self, exchange: Any) -> None:
+        called = exchange.operation
+        if not called:  # a token request, an x-operation
+            return
+        key = (called["source"], called["method"], called["path"])
+        found = self.calls.get(key)
         if found is None:
-            continue
+            found = self.calls[key] = {"calls": 0, "statuses": set(), "parameters": set(), "body": set()}
         found["calls"] += 1
-        _add(found["parameters"]["sent"], (" ".join(p) for p in call.get("parameters") or ()))
-        _add(found["bodyProperties"]["sent"], call.get("bodyProperties") or ())
-        status = call.get("status")
-        if isinstance(status, int):
-            key = _status_key(found["statuses"]["documented"], status)
-            _add(found["statuses"]["seen" if key else "undocumented"], [key or str(status)])
+        if exchange.status_code is not None:
+            found["statuses"].add(exchange.status_code)
+        found["parameters"].update(" ".join(p) for p in called["parameters"])
+        found["body"].update(called["bodyProperties"])
+
+    def section(self, root: Any) -> dict[str, Any]:
+        """The coverage section: the family's sources of `root` with what was called counted in."""
+        sources = documented(root)
+        index = {(s["name"], o["method"], o["path"]): o for s in sources for o in s["operations"]}
+        for key, called in self.calls.items():
+            found = index.get(key)
+            if found is None:
+                continue
+            found["calls"] += called["calls"]
+            _add(found["parameters"]["sent"], sorted(called["parameters"]))
+            _add(found["bodyProperties"]["sent"], sorted(called["body"]))
+            for status in sorted(called["statuses"]):
+                where = _status_key(found["statuses"]["documented"], status)
+                _add(found["statuses"]["seen" if where else "undocumented"], [where or str(status)])
+        return with_totals(sources)
 
 
 def _status_key(keys: list[str], status: int) -> str | None:

@@ -16,6 +16,7 @@ import yaml
 
 from tests.e2e.helpers import cli
 from tests.servers.library import DESCRIPTION, KEY, LibraryServer
+from tests.timeouts import long_test
 
 MISSING_BOOK = "00000000-0000-0000-0000-000000000000"
 FLOW = {
@@ -220,3 +221,37 @@ def test_static_coverage_lists_the_operations_no_workflow_references(capsys, flo
     assert below.code == 1
     assert "coverage: 2/7 operations referenced (28.6%) is below the minimum of 30%" in below.err
     assert cli(capsys, "coverage", flow, "--min-coverage", "28").code == 0
+
+
+@long_test
+def test_load_counts_the_coverage_of_its_runs_and_exits_1_below_the_minimum(library, flow) -> None:
+    """A whole Locust run in a child process (Locust patches the process that imports it)."""
+    from tests.e2e.loadkit import arazzo_load, finish
+
+    process = arazzo_load(
+        flow, "--server", f"library={library.url}", "--auth", f"libraryKey={KEY}", "-u", "1", "-t", "2s",
+        "--only-summary", "--min-coverage", "ops:50",
+    )  # fmt: skip
+    code, out, err = finish(process)
+    assert code == 1, out + err
+    rows = [re.sub(r"\s+", " ", line.strip()) for line in out.splitlines()]
+    start = rows.index("API coverage")
+    assert rows[start + 1 : start + 3] == [
+        "library (./library.openapi.yaml)",
+        "operation calls statuses parameters body",
+    ]
+    read = next(row for row in rows if row.startswith("GET /books/{bookId} getBook "))
+    assert re.fullmatch(r"GET /books/\{bookId\} getBook \d+ 2/2 1/1 -", read), read
+    assert "operations 2/7 (28.6%), statuses 3/13 (23.1%)," in out
+    assert "coverage: operations 2/7 (28.6%) is below the minimum of 50%; missed: GET /books," in out
+
+
+def test_load_refuses_coverage_with_workers(flow, library) -> None:
+    from tests.e2e.helpers import subprocess_cli  # a child process: Locust never enters this one
+
+    result = subprocess_cli(
+        "load", flow, "--server", f"library={library.url}", "--coverage", "--workers", "2"
+    )
+    assert result.code == 2, result.out + result.err
+    assert "--coverage counts the runs of one process: not with --workers" in result.err
+    assert "Starting Locust" not in result.err
