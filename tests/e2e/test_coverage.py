@@ -18,6 +18,7 @@ from tests.e2e.helpers import cli
 from tests.servers.library import DESCRIPTION, KEY, LibraryServer
 from tests.timeouts import long_test
 
+TOTALS = "operations 2/7 (28.6%), statuses 3/13 (23.1%), parameters 1/5 (20.0%), body properties 2/10 (20.0%)"
 MISSING_BOOK = "00000000-0000-0000-0000-000000000000"
 FLOW = {
     "arazzo": "1.0.1",
@@ -255,3 +256,23 @@ def test_load_refuses_coverage_with_workers(flow, library) -> None:
     assert result.code == 2, result.out + result.err
     assert "--coverage counts the runs of one process: not with --workers" in result.err
     assert "Starting Locust" not in result.err
+
+
+def test_the_html_page_shows_a_coverage_tab(capsys, flow, library, tmp_path) -> None:
+    from tests.e2e.browserkit import Browser
+
+    page = tmp_path / "run.html"
+    assert _run(capsys, flow, library, "--coverage", "--html", page).code == 0
+    browser = Browser()
+    try:
+        browser.open(page)
+        browser.click("#tab-coverage")
+        totals = browser.find("#coverage-totals").text
+        assert totals == TOTALS
+        rows = [
+            row.text for row in browser.driver.find_elements("css selector", "#view-coverage table tbody tr")
+        ]
+        assert "POST /books createBook 1 1/2 (missed: 400) - 2/4 (missed: year, tags)" in rows
+        assert browser.console_errors() == []
+    finally:
+        browser.close()
