@@ -121,17 +121,22 @@ class Tally:
 
     def add_exchange(self, exchange: Any) -> None:
         called = exchange.operation
-        if not called:  # a token request, an x-operation
+        if not isinstance(called, dict):  # a token request, an x-operation
             return
-        key = (called["source"], called["method"], called["path"])
+        key = (str(called.get("source")), str(called.get("method")), str(called.get("path")))
         found = self.calls.get(key)
         if found is None:
             found = self.calls[key] = {"calls": 0, "statuses": set(), "parameters": set(), "body": set()}
         found["calls"] += 1
         if exchange.status_code is not None:
             found["statuses"].add(exchange.status_code)
-        found["parameters"].update(" ".join(p) for p in called["parameters"])
-        found["body"].update(called["bodyProperties"])
+        # (a run on Temporal brings its exchanges back from the worker: read by their shape)
+        parameters = called.get("parameters")
+        for pair in parameters if isinstance(parameters, list) else ():
+            if isinstance(pair, (list, tuple)) and len(pair) == 2:
+                found["parameters"].add(f"{pair[0]} {pair[1]}")
+        body = called.get("bodyProperties")
+        found["body"].update(str(name) for name in (body if isinstance(body, list) else ()))
 
     def section(self, root: Any) -> dict[str, Any]:
         """The coverage section: the family's sources of `root` with what was called counted in."""
