@@ -24,6 +24,12 @@ Contract checks (`docs/testing.md`): `--arazzo-contract warn|fail|off` and the i
 (default warn: each violation of a passing workflow is a `ContractWarning` in pytest's warnings summary;
 fail: a violation fails its step, so the test fails unless an `onFailure` action recovers).
 
+API coverage (`docs/testing.md`, *Coverage*): `--arazzo-coverage` or the ini option `arazzo_coverage =
+true` prints, at the end of the session, per source description of the collected documents, the
+operations the workflows called, the documented status codes seen, the parameters and body properties
+sent; `--arazzo-min-coverage PCT` (or `ops:80,status:60`; ini `arazzo_min_coverage`) makes the session
+fail below it, each figure with what was missed.
+
 A failed workflow fails its test with the failing step, its error and failed criteria, and the
 engine's warnings (a step sent without its credentials says which variable or `--arazzo-auth` item
 to give; an `ARAZZO_AUTH_*` variable no scheme reads is named with the closest one that is).
@@ -41,6 +47,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+# API coverage: its state, and its hooks (found here by pytest, as this module's)
+from .pytest_coverage import COVERAGE, coverage_state, pytest_sessionfinish, pytest_terminal_summary
+
+__all__ = ["pytest_sessionfinish", "pytest_terminal_summary"]
 
 DEFAULT_PATTERNS = ("*.arazzo.yaml", "*.arazzo.yml", "*.arazzo.json")
 
@@ -90,6 +101,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="arazzo_agent_replay records again: each scenario runs against this chat API and rewrites "
         "its recording (the key in OPENAI_API_KEY)",
     )
+    group.addoption(
+        "--arazzo-coverage",
+        action="store_true",
+        default=None,
+        help="print the API coverage of the workflows run: operations called, statuses seen, parameters "
+        "and body properties sent, per source description",
+    )
+    group.addoption(
+        "--arazzo-min-coverage",
+        metavar="PCT",
+        help="fail the session below this API coverage: PCT (operations) or ops:80,status:60; implies "
+        "--arazzo-coverage",
+    )
     group.addoption("--arazzo-agent-model", metavar="M", help="the model of --arazzo-agent-chat")
     parser.addini("arazzo_files", "glob patterns of Arazzo documents to collect", type="args")
     parser.addini("arazzo_inputs", "inputs: a JSON object or a JSON/YAML file")
@@ -99,6 +123,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("arazzo_parallel", "steps side by side, up to N requests at once (default 1)")
     parser.addini("arazzo_contract", "contract checks of responses: warn (default), fail or off")
+    parser.addini("arazzo_coverage", "print the API coverage of the session (true/false)", type="bool")
+    parser.addini("arazzo_min_coverage", "fail the session below this API coverage: PCT or ops:80,status:60")
     parser.addini(
         "arazzo_auth",
         "credentials, one [SOURCE:]SCHEME[.FIELD]=VALUE per line (as --arazzo-auth)",
@@ -127,6 +153,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[PARALLEL] = _parallel(config)
     config.stash[CONTRACT] = _contract(config)
     config.stash[AUTH] = _auth(config)
+    config.stash[COVERAGE] = coverage_state(config)
 
 
 def _auth(config: pytest.Config) -> dict[str, str]:
@@ -148,6 +175,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     auth = config.stash.get(AUTH, {})
     workspaces = list({id(i.workspace): i.workspace for i in items if isinstance(i, ArazzoItem)}.values())
     config.stash[WORKSPACES] = workspaces
+    config.stash[COVERAGE]["workspaces"] = workspaces  # a document none of whose workflows ran counts too
     if not auth or not workspaces:
         return
     from .errors import ArazzoError
@@ -285,6 +313,9 @@ def _runner(workspace: Any) -> Any:
             options.auth = auth_for(given, scheme_owners(workspace), AUTH_FLAG) if given else {}
             inputs = _inputs_of(workspace, item.workflow_id, arazzo_inputs)
             result = run(workspace, item.workflow_id, inputs, options=options)
+            coverage = request.config.stash[COVERAGE]
+            if coverage["on"]:
+                coverage["runs"].append((workspace, result))
         except ArazzoError as exc:  # it cannot run (its findings), invalid inputs: nothing was sent
             text = masker.text(str(exc))
             raise WorkflowFailed("\n".join(escape(line) for line in text.splitlines())) from None

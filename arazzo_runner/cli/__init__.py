@@ -35,6 +35,7 @@ COMMANDS = (
     "agent",
     "load",
     "report",
+    "coverage",
     "generate",
     "worker",
 )
@@ -91,6 +92,8 @@ def _register(name: str, commands: Any) -> None:
         from .load import register
     elif name == "report":
         from .report import register
+    elif name == "coverage":
+        from .coverage import register
     elif name == "generate":
         from .generate import register
     elif name == "worker":

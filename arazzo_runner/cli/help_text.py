@@ -190,6 +190,16 @@ COMMANDS: Mapping[str, Help] = MappingProxyType(
                 "2    a usage error: a file that is not a saved run, a folder that does not exist",
             ),
         ),
+        "coverage": Help(
+            "List the operations of each document's OpenAPI source descriptions that no workflow step "
+            "references (static: nothing is run). Coverage of a run: `arazzo run --coverage`.",
+            ("arazzo coverage examples/drift/drift.arazzo.yaml", f"arazzo coverage {PETSTORE} --format json"),
+            (
+                "0    listed",
+                "1    fewer operations referenced than --min-coverage asks",
+                "2    a usage or document error",
+            ),
+        ),
         "generate": Help(
             "Generate an Arazzo document whose workflows run from OpenAPI descriptions: a workflow per "
             "operation, chains from links and resources, example inputs; with --chat, a model's proposals.",

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from ..errors import UsageError
+from . import coverage
 from .common import EXIT_USAGE, add_document, load_document, pairs, positive_float, positive_int
 from .run_flags import add_input_values, add_step_flags, add_target_flags
 
@@ -37,6 +38,7 @@ def register(commands: Any) -> None:
         help="workflow the users run, with its weight among several (repeatable; default: every one)",
     )
     _add_run_flags(load)
+    coverage.add_flags(load)
     load.add_argument(
         "--inputs-file", metavar="PATH", help="JSON Lines: rows of inputs, cycled over the users"
     )
@@ -161,6 +163,10 @@ def load_command(args: argparse.Namespace) -> int:
     if not locust_installed():
         raise UsageError(missing_locust())
     check_roles(args)
+    coverage.check_flags(args)
+    if args.coverage and (args.workers or args.worker or args.expect_workers):
+        raise UsageError("--coverage counts the runs of one process: not with --workers, --worker or "
+                         "--expect-workers (yet)")  # fmt: skip
     from ..loadtest.locust import (
         command,  # imports Locust, which patches the process with gevent from here on
     )
@@ -239,6 +245,10 @@ def build_session(args: argparse.Namespace) -> Any:
     row_values = [v for _, v in rows] if rows is not None else None
     plan = LoadPlan(workspace, weights, inputs, row_values, args.rows_per, fields, mask=not args.no_mask)
     plan.check(labels or None)
+    if args.coverage:  # each run's exchanges counted as it ends (`ArazzoUser.run_workflow`)
+        from ..report.coverage import Tally
+
+        plan.coverage = Tally()
     return LoadSession(
         plan,
         thresholds,
@@ -248,6 +258,7 @@ def build_session(args: argparse.Namespace) -> Any:
         stop_timeout=args.stop_timeout,
         wait_time=args.wait_time,
         forked_workers=args.workers > 0,
+        coverage_minimum=args.coverage_minimum,
     )
 
 

@@ -46,20 +46,41 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--summary", metavar="PATH", help="write a Markdown summary of the runs")
     parser.add_argument("--title", metavar="TEXT", help="the page's title")
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="print the API coverage of the runs merged (each saved with `arazzo run --coverage`)",
+    )
+    parser.add_argument(
+        "--min-coverage",
+        metavar="PCT",
+        help="exit 1 when the merged coverage is below PCT (operations), or ops:80,status:60; implies "
+        "--coverage",
+    )
     add_github_flag(parser)
     parser.set_defaults(handler=report_command)
 
 
 def report_command(args: argparse.Namespace) -> int:
     from ..report.html import Source, page_data
+    from .coverage import check_flags
     from .github_flags import github_wanted
 
-    if not (args.output or args.summary or args.diff or github_wanted(args)):
-        raise UsageError("nothing to write: give -o PATH (the HTML page), --summary PATH or --diff")
+    check_flags(args)
+    if not (args.output or args.summary or args.diff or args.coverage or github_wanted(args)):
+        raise UsageError(
+            "nothing to write: give -o PATH (the HTML page), --summary PATH, --diff or --coverage"
+        )
     for flag, path in (("-o", args.output), ("--summary", args.summary)):
         if path and not Path(path).resolve().parent.is_dir():
             raise UsageError(f"{flag} {path}: the folder does not exist")
     sources = [Source(_label(path), read_report(path)) for path in args.files]
+    missing = [s.label for s in sources if args.coverage and not isinstance(s.data.get("coverage"), dict)]
+    if missing:  # its figures would be missing from the merge: said before anything is written
+        raise UsageError(
+            f"--coverage: {', '.join(missing)}: saved without coverage (run it with `arazzo run --coverage "
+            "--report-json PATH`)"
+        )
     page = page_data(sources, args.title)
     if args.diff:
         from ..report.html.diff import diff_lines, diff_runs
@@ -78,7 +99,18 @@ def report_command(args: argparse.Namespace) -> int:
     failures += ci_outputs(args, lambda: None, page)
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
-    return EXIT_USAGE if failures else EXIT_OK
+    short = _coverage(args, sources, page)
+    return EXIT_USAGE if failures else short
+
+
+def _coverage(args: argparse.Namespace, sources: list[Any], page: dict[str, Any]) -> int:
+    """`--coverage`: the runs' coverage sections merged (the page's), printed; exit 1 below
+    `--min-coverage`."""
+    if not args.coverage:
+        return EXIT_OK
+    from .coverage import finish
+
+    return finish(args, page["coverage"], sys.stdout)
 
 
 def read_report(path: str) -> Any:

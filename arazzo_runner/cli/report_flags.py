@@ -169,6 +169,11 @@ def finish_run(
     masker = masker_for(args, options, workspace)
     if reporter is not None:
         reporter.summary(result)
+    from . import coverage
+
+    covered = coverage.section(args, workspace, [result])  # None unless --coverage
+    covered = None if covered is None else masker.data(covered)
+    extra = {} if covered is None else {"coverage": covered}
     failures: list[str] = []
     if wants_reports(args):  # else the writers are not even imported
         from ..report.json_report import report_dict
@@ -176,13 +181,14 @@ def finish_run(
 
         def document(version: str) -> Any:
             extras = run_extras(args, workspace, masker)
-            return {**report_dict(result, masker, tool_version=version), **extras}
+            return {**report_dict(result, masker, tool_version=version), **extras, **extra}
 
         failures = write_reports(args, [Part("", result, masker)], document)
     if reporter is None:
         from ..report.json_report import result_dict
 
-        dump_json(with_report_errors(result_dict(result, masker), failures))
+        dump_json(with_report_errors({**result_dict(result, masker), **extra}, failures))
+    short = coverage.finish(args, covered, sys.stdout if reporter is not None else None)
     if stopped is not None:
         print(stopped, file=sys.stderr, flush=True)
         return EXIT_USAGE
@@ -191,7 +197,7 @@ def finish_run(
         return EXIT_INTERRUPTED
     if failures:
         return EXIT_USAGE
-    return EXIT_OK if result.ok else EXIT_FAILED
+    return EXIT_OK if result.ok and not short else EXIT_FAILED
 
 
 def interrupted_line(args: argparse.Namespace, ran: int, failures: list[str]) -> str:

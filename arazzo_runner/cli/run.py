@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from . import journal_flags, limit_flags, temporal
+from . import coverage, journal_flags, limit_flags, temporal
 from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs
 from .http_flags import add_run_flags, file_inputs, run_options, warn_unread_variables
 from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
@@ -58,6 +58,7 @@ def register(commands: Any) -> None:
     journal_flags.add_flags(run)
     temporal.add_flags(run)
     add_report_flags(run)
+    coverage.add_flags(run)
     run.set_defaults(handler=run_command)
 
 
@@ -65,6 +66,7 @@ def run_command(args: argparse.Namespace) -> int:
     from ..bounds.deadline import Deadline, arm
 
     check_report_flags(args)
+    coverage.check_flags(args)
     journal_flags.check_flags(args)
     temporal.check_flags(args)
     with arm(Deadline(args.deadline)):  # armed before the first fetch: loading the sources counts

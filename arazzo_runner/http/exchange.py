@@ -30,6 +30,9 @@ class Exchange(Record):
     purpose: str | None = None
     # the contract violations of its response (`http/contract.py`, `Violation.to_dict`), masked
     contract: list[dict[str, Any]] = field(default_factory=list)
+    # the described operation it called and what of it was sent (`report/coverage.py`): None for a
+    # token request or an x-operation
+    operation: dict[str, Any] | None = None
 
     def __init__(
         self,
@@ -45,6 +48,7 @@ class Exchange(Record):
         duration_ms: float = 0.0,
         purpose: str | None = None,
         contract: list[dict[str, Any]] | None = None,
+        operation: dict[str, Any] | None = None,
     ) -> None:
         self.method, self.url = method, url
         self.request_headers, self.request_body = request_headers, request_body
@@ -54,3 +58,4 @@ class Exchange(Record):
         self.started_at, self.duration_ms = started_at, duration_ms
         self.purpose = purpose
         self.contract = [] if contract is None else contract
+        self.operation = operation

@@ -110,6 +110,9 @@ class PreparedRequest(Record):
     document_url: str = ""  # `$url`: the URL without the query credentials the engine added ("": `url`)
     shown: Shown | None = None  # how every writer prints it, when parts derive from a secret
     carried: tuple = ()  # bound credentials (`outbound.Bound`) its derived parts were computed from
+    # what of its operation the step sent, for `--coverage`: ((in, name) of each parameter, the body's
+    # top-level property names); None for a request of no described operation (x-operation)
+    sent: Any = None
 
     def __init__(
         self,
@@ -124,8 +127,10 @@ class PreparedRequest(Record):
         document_url: str = "",
         shown: Shown | None = None,
         carried: tuple = (),
+        sent: Any = None,
     ) -> None:
         self.method, self.url, self.headers, self.content, self.view = method, url, headers, content, view
+        self.sent = sent
         self.warnings = [] if warnings is None else warnings
         self.path_values = {} if path_values is None else path_values
         self.tls = tls

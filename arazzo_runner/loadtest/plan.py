@@ -49,6 +49,7 @@ class LoadPlan:
         self._several = len(weights) > 1
         self._workflows = {w.workflow_id: w for w in workspace.document.workflows}  # a task may run any
         self._next_row = 0
+        self.coverage: Any = None  # `arazzo load --coverage`: a `report.coverage.Tally` of the runs
 
     @classmethod
     def build(

@@ -90,6 +90,8 @@ async def _attempt(
         host.journal.stamp(request)
     printed = request.printed()  # what derives from a secret is `***` in every record of the request
     exchange = Exchange(request.method, printed.url, printed.headers, printed.content, started_at=time.time())
+    if request.sent is not None:  # the operation called and what of it was sent (`--coverage`)
+        exchange.operation = _called(host, workspace, target, request.sent)
     # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
     ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     host.emit(RequestSent, cstep.step_id, exchange)
@@ -361,6 +363,8 @@ async def prepare_request(
         implicit=facts.implicit,
     )
     request.tls = tls[0] if tls else None
+    properties = body.value if body is not None and isinstance(body.value, dict) else {}
+    request.sent = (tuple((p.in_, p.name) for p in params), tuple(str(k) for k in properties))
     if (body is not None and body.shown is not None) or any(p.shown is not SAME for p in params):
         from ...http.shown import build_shown  # parts derived from a secret: `***` where printed
 
@@ -369,6 +373,20 @@ async def prepare_request(
                     specs=specs, body=body, shown_body=shown, implicit=facts.implicit)  # fmt: skip
         request.carried = carried_credentials(cstep, base)
     return request
+
+
+def _called(host: Host, workspace: Any, target: Any, sent: tuple) -> dict[str, Any]:
+    """The operation an exchange called, by its source's family name, and what of it the step sent:
+    what `report/coverage.py` counts. Parameter and property names only, never a value."""
+    operation = target.operation
+    return {
+        "source": family_source(host, workspace, target.source),
+        "method": operation.method.upper(),
+        "path": operation.path,
+        "operationId": operation.operation_id,
+        "parameters": [list(pair) for pair in sent[0]],
+        "bodyProperties": list(sent[1]),
+    }
 
 
 class _OperationFacts(Record):

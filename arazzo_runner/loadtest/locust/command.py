@@ -57,6 +57,8 @@ class LoadSession(Record):
     not_run: list[str] = field(default_factory=list)  # selected workflows that cannot run (named before)
     forked_workers: bool = False  # `--workers K`: the workers are this process's children
     interrupts: int = 0  # Ctrl-C received by this process
+    coverage_minimum: dict[str, float] | None = None  # `--min-coverage`
+    coverage_lines: list[str] = field(default_factory=list)  # the table, then each figure below it
 
 
 class Current:
@@ -200,17 +202,32 @@ def _on_quitting(environment: Any, **_: Any) -> None:
             write_load_junit(session.junit, session.verdicts, stats)
         except OSError as exc:
             session.report_error = f"--junit {session.junit}: cannot write: {exc.strerror or exc}"
+    below = _coverage(session)
     if session.report_error:
         environment.process_exit_code = 2
     elif session.interrupts:
         environment.process_exit_code = 130  # as `arazzo run`: what ran was reported, and it was cut short
-    elif session.not_run or any(not v.passed for v in session.verdicts):
+    elif session.not_run or below or any(not v.passed for v in session.verdicts):
         environment.process_exit_code = 1
+
+
+def _coverage(session: LoadSession) -> bool:
+    """`--coverage`: the table of the runs of this process kept for the last lines; whether a figure is
+    below `--min-coverage` (each said after the table, with what was missed)."""
+    tally = session.plan.coverage
+    if tally is None:
+        return False
+    from ...report.coverage_text import below, table
+
+    section = tally.section(session.plan.workspace)
+    short = below(section, session.coverage_minimum) if session.coverage_minimum else []
+    session.coverage_lines = [*table(section), *short]
+    return bool(short)
 
 
 def _on_quit(exit_code: int = 0, **_: Any) -> None:
     session = Current.session
-    if session is None or not (session.summary or session.verdicts):
+    if session is None or not (session.summary or session.verdicts or session.coverage_lines):
         return
     from ..junit import verdict_lines
 
@@ -218,7 +235,7 @@ def _on_quit(exit_code: int = 0, **_: Any) -> None:
         f"workflow '{w}' was not run: it cannot run with one meaning (listed before the test)"
         for w in session.not_run
     ]
-    lines = [*session.summary, *not_run, *verdict_lines(session.verdicts)]
+    lines = [*session.summary, *not_run, *verdict_lines(session.verdicts), *session.coverage_lines]
     if session.interrupts:
         lines.append("arazzo load: interrupted (Ctrl-C); the statistics are those of what ran until then")
     print("\n".join(lines), flush=True)

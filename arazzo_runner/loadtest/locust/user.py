@@ -133,8 +133,8 @@ class ArazzoUser(User):
             if result is not None:
                 workflow: WorkflowResult | None = result.workflow(chosen)
                 state.events.workflow(chosen, workflow)
-                return workflow
-        return loop_bridge().run(_iteration(plan, state, chosen, run_inputs))
+                return _counted(plan, workflow)
+        return _counted(plan, loop_bridge().run(_iteration(plan, state, chosen, run_inputs)))
 
     def _arazzo_user(self, plan: LoadPlan) -> _UserState:
         if self._arazzo is None:
@@ -145,6 +145,13 @@ class ArazzoUser(User):
             fast = greenlet_run.fast_user(options.timeout) if greenlet_run.wanted(self.fast_http) else None
             self._arazzo = _UserState(options, events, row, fast)
         return self._arazzo
+
+
+def _counted(plan: LoadPlan, workflow: WorkflowResult | None) -> WorkflowResult | None:
+    """The run, its exchanges counted for `arazzo load --coverage`."""
+    if plan.coverage is not None and workflow is not None:
+        plan.coverage.add([workflow])
+    return workflow
 
 
 class _UserState:

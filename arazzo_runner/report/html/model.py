@@ -45,11 +45,22 @@ def page_data(sources: list[Source], title: str | None = None) -> dict[str, Any]
         "graphs": builder.graphs,
         "grid": _grid(builder.runs, builder.executions) if len(builder.runs) > 1 else None,
         "diff": None,
+        "coverage": _coverage(sources),
     }
     from ..summary import outcome_line
 
     page["outcome"] = outcome_line(page)  # the header's first words, written once for the page and the CLI
     return page
+
+
+def _coverage(sources: list[Source]) -> dict[str, Any] | None:
+    """The API coverage of the runs that recorded it (`--coverage`), merged: the page's Coverage tab."""
+    sections = [s.data["coverage"] for s in sources if isinstance(s.data.get("coverage"), dict)]
+    if not sections:
+        return None
+    from ..coverage import merge
+
+    return merge(sections)
 
 
 def _title(sources: list[Source]) -> str:

@@ -113,8 +113,9 @@
   var tabs = el("nav", { "class": "tabs" });
   var views = {};
   var main = el("main");
-  [["overview", "Runs"], ["timeline", "Timeline"], ["grid", "Grid"], ["diff", "Diff"]].forEach(function (pair) {
+  [["overview", "Runs"], ["timeline", "Timeline"], ["grid", "Grid"], ["diff", "Diff"], ["coverage", "Coverage"]].forEach(function (pair) {
     if (pair[0] === "grid" && !DATA.grid) return;
+    if (pair[0] === "coverage" && !DATA.coverage) return;
     if (pair[0] === "diff" && !DATA.diff) return;
     var button = el("button", { id: "tab-" + pair[0], text: pair[1], onclick: function () { show(pair[0]); } });
     tabs.appendChild(button);
@@ -138,6 +139,7 @@
     if (view === "timeline") guarded(views.timeline, "the timeline", renderTimeline);
     if (view === "grid" && !views.grid.firstChild) guarded(views.grid, "the grid", renderGrid);
     if (view === "diff" && !views.diff.firstChild) guarded(views.diff, "the diff", renderDiff);
+    if (view === "coverage" && !views.coverage.firstChild) guarded(views.coverage, "the coverage", renderCoverage);
   }
 
   // ---- runs and executions ---------------------------------------------------------------------------

@@ -128,6 +128,34 @@
     view.appendChild(wrap);
   }
 
+  // API coverage (`--coverage`): per source, a row per operation, what of it the runs called and saw
+  function renderCoverage() {
+    var view = views.coverage, labels = { operations: "operations", statuses: "statuses", parameters: "parameters", bodyProperties: "body properties" };
+    function figure(f) { return f.percent === null ? "-" : f.covered + "/" + f.total + " (" + f.percent.toFixed(1) + "%)"; }
+    function totals(t) { return Object.keys(labels).map(function (k) { return labels[k] + " " + figure(t[k]); }).join(", "); }
+    function part(p, done) {
+      var missed = p.documented.filter(function (n) { return p[done].indexOf(n) < 0; });
+      if (!p.documented.length) return el("td", { "class": "muted", text: "-" });
+      return el("td", { "class": "mono", title: missed.length ? "missed: " + missed.join(", ") : "all", text: (p.documented.length - missed.length) + "/" + p.documented.length + (missed.length ? " (missed: " + missed.join(", ") + ")" : "") });
+    }
+    view.appendChild(el("h2", { text: "API coverage" }));
+    view.appendChild(el("p", { id: "coverage-totals", text: totals(DATA.coverage.totals) }));
+    DATA.coverage.sources.forEach(function (source) {
+      view.appendChild(el("h3", { "class": "mono", text: source.name + " (" + source.url + ")" }));
+      if (source.error) { view.appendChild(el("p", { "class": "muted", text: "not read: " + source.error })); return; }
+      view.appendChild(el("p", { "class": "muted", text: totals(source.totals) }));
+      var table = el("table", { "class": "coverage" });
+      table.appendChild(el("thead", null, el("tr", null, ["operation", "operationId", "calls", "statuses", "parameters", "body"].map(function (h) { return el("th", { text: h }); }))));
+      var body = el("tbody");
+      source.operations.forEach(function (op) {
+        body.appendChild(el("tr", { "class": op.calls ? "" : "missed" }, [el("td", { "class": "mono", text: op.method + " " + op.path }), el("td", { "class": "mono", text: op.operationId || "" }),
+          el("td", { text: String(op.calls) }), part(op.statuses, "seen"), part(op.parameters, "sent"), part(op.bodyProperties, "sent")]));
+      });
+      table.appendChild(body);
+      view.appendChild(table);
+    });
+  }
+
   // ---- start ---------------------------------------------------------------------------------------------
   // (whatever part of it fails to render, the page says so where it would be, and is ready)
   show(DATA.diff ? "diff" : DATA.grid && DATA.runs.length > 1 ? "grid" : "overview");
