@@ -1,0 +1,237 @@
+"""`--record-http FILE` / `--replay-http FILE`: a run recorded as HAR 1.2 against a real local server,
+then answered from the file with the server gone; a request the file does not hold fails its step with
+the closest entry and the first difference; secrets masked in the recording and still matched; a HAR in
+a browser's and Playwright's shape (base64 content, postData.text, queryString) answers a run."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
+from tests.e2e.helpers import cli, op_step, workflow
+from tests.servers.scripted import ScriptedServer
+
+RETRY = [{"name": "again", "type": "retry", "retryAfter": 0, "retryLimit": 3}]
+FLOW = workflow(
+    "flow",
+    op_step(
+        "create",
+        "createPet",
+        requestBody={"contentType": "application/json", "payload": {"name": "$inputs.name", "tags": ["a"]}},
+        successCriteria=[{"condition": "$statusCode == 201"}],
+        outputs={"id": "$response.body#/id"},
+    ),
+    op_step("flaky", "flaky", onFailure=RETRY, outputs={"n": "$response.body#/n"}),
+    op_step(
+        "list",
+        "listPets",
+        parameters=[{"name": "limit", "in": "query", "value": 2}],
+        outputs={"first": "$response.body#/0/name"},
+    ),
+    inputs={"type": "object", "properties": {"name": {"type": "string"}}},
+    outputs={
+        "id": "$steps.create.outputs.id",
+        "n": "$steps.flaky.outputs.n",
+        "first": "$steps.list.outputs.first",
+    },
+)
+
+
+def _serve(server: ScriptedServer) -> None:
+    server.route("POST", "/pets")(lambda r: (201, {"id": 7, "name": r.json()["name"]}))
+    server.reply("GET", "/flaky", (503, {"n": 1}), (200, {"n": 2}))
+    server.route("GET", "/pets")(lambda r: (200, [{"name": "Rex"}, {"name": "Tom"}]))
+
+
+def _record(capsys: Any, write: Any, tmp_path: Any) -> tuple[Any, Any, str, Any]:
+    """The flow run against a real server with --record-http, then the server stopped."""
+    path = write(arazzo_doc(FLOW))
+    har = tmp_path / "run.har"
+    with ScriptedServer() as server:
+        _serve(server)
+        url = server.url
+        recorded = cli(capsys, "run", path, "--server", f"pets={url}", "--input", "name=Rex",
+                       "--format", "json", "--record-http", har)  # fmt: skip
+        sent = len(server.requests)
+    assert recorded.code == 0, recorded.out
+    assert sent == 4  # create, flaky twice, list
+    return path, har, url, recorded
+
+
+def test_a_recorded_run_replays_with_the_same_result_and_nothing_sent(capsys, write, tmp_path) -> None:
+    path, har, url, recorded = _record(capsys, write, tmp_path)
+    data = json.loads(har.read_text())
+    assert [e["request"]["method"] for e in data["log"]["entries"]] == ["POST", "GET", "GET", "GET"]
+    # the server is gone: whatever is sent is refused
+    replayed = cli(capsys, "run", path, "--server", f"pets={url}", "--input", "name=Rex", "--format", "json",
+                   "--replay-http", har)  # fmt: skip
+    assert replayed.code == 0, replayed.out
+    first, again = recorded.json["workflows"][0], replayed.json["workflows"][0]
+    assert again["outputs"] == first["outputs"] == {"id": 7, "n": 2, "first": "Rex"}
+    assert [(s["stepId"], s["status"], s["attempts"]) for s in again["steps"]] == [
+        (s["stepId"], s["status"], s["attempts"]) for s in first["steps"]
+    ]
+    assert "replayed from" in replayed.err and "4 request(s) answered, nothing sent" in replayed.err
+
+
+def test_a_changed_request_fails_its_step_with_the_closest_entry_and_first_difference(
+    capsys, write, tmp_path
+) -> None:
+    path, har, url, _ = _record(capsys, write, tmp_path)
+    replayed = cli(capsys, "run", path, "--server", f"pets={url}", "--input", "name=Max", "--format", "json",
+                   "--replay-http", har)  # fmt: skip
+    assert replayed.code == 1
+    step = replayed.json["workflows"][0]["steps"][0]
+    assert step["stepId"] == "create" and step["status"] == "failed"
+    error = step["error"]
+    assert f"no exchange of {har} answers POST {url}/pets" in error, error
+    assert "the closest is entry 1 (POST" in error and "flow / create (attempt 1)" in error, error
+    assert 'body.name: the recording has "Rex", this run "Max"' in error, error
+
+
+SECURED = {
+    **PETS_OPENAPI,
+    "components": {"securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "key"}}},
+    "security": [{"key": []}],
+}
+LOGIN = workflow(
+    "login",
+    op_step(
+        "login",
+        "login",
+        requestBody={
+            "contentType": "application/x-www-form-urlencoded",
+            "payload": {"user": "ann", "password": "$inputs.password"},
+        },
+        outputs={"token": "$response.body#/session"},
+    ),
+    inputs={
+        "type": "object",
+        "properties": {"password": {"type": "string", "format": "password"}},
+    },
+    outputs={"session": "$steps.login.outputs.token"},
+)
+
+
+def test_secrets_are_masked_in_the_recording_and_still_matched(capsys, write, tmp_path) -> None:
+    path = write(arazzo_doc(LOGIN), openapi=SECURED)
+    har = tmp_path / "login.har"
+    with ScriptedServer() as server:
+        server.route("POST", "/login")(lambda r: (200, {"session": "s-" + r.query["key"][0][-4:]}))
+        url = server.url
+        recorded = cli(capsys, "run", path, "--server", f"pets={url}", "--input", "password=hunter2-pass",
+                       "--auth", "key=K3Y-secret-1234", "--format", "json", "--record-http", har,
+                       "--no-mask")  # fmt: skip
+        assert server.requests[0].query["key"] == ["K3Y-secret-1234"]
+    assert recorded.code == 0, recorded.out
+    text = har.read_text()
+    assert "K3Y-secret-1234" not in text and "hunter2-pass" not in text  # even with --no-mask
+    request = json.loads(text)["log"]["entries"][0]["request"]
+    assert request["url"].endswith("/login?key=***") and "password=***" in request["postData"]["text"]
+    # the same secrets match their masked places; so do others (a CI's own credentials)
+    for password, key in (("hunter2-pass", "K3Y-secret-1234"), ("other-pass", "OTHER-key-999")):
+        replayed = cli(capsys, "run", path, "--server", f"pets={url}", "--input", f"password={password}",
+                       "--auth", f"key={key}", "--format", "json", "--replay-http", har)  # fmt: skip
+        assert replayed.code == 0, replayed.out
+        assert replayed.json["workflows"][0]["outputs"] == {"session": "s-1234"}
+    # an unmasked value of the body still counts
+    other = workflow("login", *LOGIN["steps"], inputs=LOGIN["inputs"], outputs=LOGIN["outputs"])
+    other["steps"][0] = {**other["steps"][0], "requestBody": {
+        "contentType": "application/x-www-form-urlencoded",
+        "payload": {"user": "bob", "password": "$inputs.password"}}}  # fmt: skip
+    changed = write(arazzo_doc(other), openapi=SECURED, name="other.arazzo.yaml")
+    refused = cli(capsys, "run", changed, "--server", f"pets={url}", "--input", "password=x-pass-1",
+                  "--auth", "key=K3Y-secret-1234", "--format", "json", "--replay-http", har)  # fmt: skip
+    assert refused.code == 1
+    error = refused.json["workflows"][0]["steps"][0]["error"]
+    assert 'body field user: the recording has "ann", this run "bob"' in error, error
+
+
+def _browser_har(origin: str) -> dict[str, Any]:
+    """Two entries as Chrome's "Save all as HAR" and Playwright's `recordHar` write them: pages and
+    timings, the response body in base64 with the Content-Encoding it came with, the query also as
+    `queryString`, a JSON request body in `postData.text`."""
+    listed = json.dumps([{"name": "Fido"}, {"name": "Rex"}]).encode()
+    return {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "Playwright", "version": "1.48.0"},
+            "browser": {"name": "chromium", "version": "130.0"},
+            "pages": [{"startedDateTime": "2026-01-01T00:00:00.000Z", "id": "page@1", "title": "pets",
+                       "pageTimings": {"onContentLoad": -1, "onLoad": -1}}],
+            "entries": [
+                {
+                    "startedDateTime": "2026-01-01T00:00:01.000Z", "time": 12.5, "pageref": "page@1",
+                    "_frameref": "frame@1", "_monotonicTime": 1.5,
+                    "request": {
+                        "method": "POST", "url": f"{origin}/pets", "httpVersion": "HTTP/1.1",
+                        "cookies": [], "headersSize": -1, "bodySize": 16, "queryString": [],
+                        "headers": [{"name": "Content-Type", "value": "application/json"},
+                                    {"name": "Authorization", "value": "Bearer browser-token"}],
+                        "postData": {"mimeType": "application/json", "text": '{"name":"Rex","tags":["a"]}'},
+                    },
+                    "response": {
+                        "status": 201, "statusText": "Created", "httpVersion": "HTTP/1.1", "cookies": [],
+                        "headers": [{"name": "content-type", "value": "application/json"}],
+                        "content": {"size": 22, "mimeType": "application/json",
+                                    "text": '{"id": 41, "name": "Rex"}'},
+                        "redirectURL": "", "headersSize": -1, "bodySize": 22,
+                    },
+                    "cache": {}, "timings": {"send": 0.1, "wait": 12, "receive": 0.4},
+                    "serverIPAddress": "127.0.0.1",
+                },
+                {
+                    "startedDateTime": "2026-01-01T00:00:02.000Z", "time": 3, "pageref": "page@1",
+                    "request": {
+                        "method": "GET", "url": f"{origin}/pets", "httpVersion": "HTTP/2",
+                        "cookies": [], "headers": [], "headersSize": -1, "bodySize": 0,
+                        "queryString": [{"name": "limit", "value": "2"}],
+                    },
+                    "response": {
+                        "status": 200, "statusText": "OK", "httpVersion": "HTTP/2", "cookies": [],
+                        "headers": [{"name": "Content-Type", "value": "application/json"},
+                                    {"name": "Content-Encoding", "value": "gzip"},
+                                    {"name": "Content-Length", "value": "9"}],
+                        "content": {"size": len(listed), "mimeType": "application/json",
+                                    "text": base64.b64encode(listed).decode(), "encoding": "base64"},
+                        "redirectURL": "", "headersSize": -1, "bodySize": 9,
+                    },
+                    "cache": {}, "timings": {"send": 0, "wait": 3, "receive": 0},
+                },
+            ],
+        }
+    }  # fmt: skip
+
+
+BROWSED = workflow(
+    "browsed",
+    FLOW["steps"][0],
+    FLOW["steps"][2],
+    inputs=FLOW["inputs"],
+    outputs={"id": "$steps.create.outputs.id", "first": "$steps.list.outputs.first"},
+)
+
+
+def test_a_browser_shaped_har_answers_a_run(capsys, write, tmp_path) -> None:
+    path = write(arazzo_doc(BROWSED))
+    har = tmp_path / "browser.har"
+    origin = "http://127.0.0.1:9"  # the discard port: nothing answers there
+    har.write_text(json.dumps(_browser_har(origin)))
+    result = cli(capsys, "run", path, "--server", f"pets={origin}", "--input", "name=Rex", "--format", "json",
+                 "--replay-http", har)  # fmt: skip
+    assert result.code == 0, result.out
+    assert result.json["workflows"][0]["outputs"] == {"id": 41, "first": "Fido"}
+
+
+def test_a_file_that_is_not_a_har_is_a_usage_error_saying_where(capsys, write, tmp_path) -> None:
+    path = write(arazzo_doc(BROWSED))
+    har = tmp_path / "bad.har"
+    har.write_text(json.dumps({"log": {"entries": [{"request": {"method": "GET"}, "response": {}}]}}))
+    result = cli(capsys, "run", path, "--input", "name=Rex", "--replay-http", har)
+    assert result.code == 2
+    assert f"--replay-http {har}: /log/entries/0/request/url is not a string" in result.err
+    har.write_text("{not json")
+    result = cli(capsys, "run", path, "--input", "name=Rex", "--replay-http", har)
+    assert result.code == 2 and f"--replay-http {har}: not JSON" in result.err
