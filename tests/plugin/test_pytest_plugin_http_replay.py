@@ -67,8 +67,10 @@ def test_the_ini_key_runs_the_suite_offline(project) -> None:
     result = pytester.runpytest("-v", "--arazzo-input", "id=8")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [f"*no exchange of *api.har answers GET {url}/pets/8: the closest is entry 1 (GET {url}/pets/7*"
-         '*path: the recording has "/pets/7", this run "/pets/8"*']  # fmt: skip
+        [
+            f"*no exchange of *api.har answers GET {url}/pets/8: the closest is entry 1 (GET {url}/pets/7*"
+            '*path: the recording has "/pets/7", this run "/pets/8"*'
+        ]
     )
     # without the key the suite goes to the network, where the server is gone
     pytester.makeini(f"[pytest]\narazzo_servers = pets={url}\n")
