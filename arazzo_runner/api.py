@@ -384,7 +384,8 @@ def _replay_opened(options: RunOptions) -> RunOptions:
         return options
     from .http.har_replay import HttpReplay
 
-    return replace(options, http_replay=HttpReplay.open(os.fspath(given)))
+    opened: RunOptions = replace(options, http_replay=HttpReplay.open(os.fspath(given)))
+    return opened
 
 
 def _family_servers(options: RunOptions, workspace: Workspace) -> RunOptions:

@@ -27,7 +27,6 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 from ..masking.secrets import MASK
 from .har_file import Recorded, read_har
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _BOUNDARY = re.compile(r'boundary="?([^";]+)"?', re.I)
 _DROPPED = frozenset({"content-encoding", "content-length", "transfer-encoding"})  # the body is decoded
 
@@ -120,7 +119,7 @@ def _differences(entry: Recorded, asked: _Request, first_only: bool = False) -> 
 def _origin(parts: Any) -> tuple[str, str, int | None]:
     scheme = parts.scheme.lower()
     try:
-        port = parts.port or _DEFAULT_PORTS.get(scheme)
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
     except ValueError:
         port = None
     return scheme, (parts.hostname or "").lower(), port
