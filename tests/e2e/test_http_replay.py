@@ -235,3 +235,57 @@ def test_a_file_that_is_not_a_har_is_a_usage_error_saying_where(capsys, write, t
     har.write_text("{not json")
     result = cli(capsys, "run", path, "--input", "name=Rex", "--replay-http", har)
     assert result.code == 2 and f"--replay-http {har}: not JSON" in result.err
+
+
+PICTURE = b"\x89PNG\r\n\x1a\n\x00\xff" + b"client-S3CRET-77" + b"\x00\xfe"
+OAUTH = {
+    **PETS_OPENAPI,
+    "paths": {
+        "/picture": {
+            "get": {
+                "operationId": "picture",
+                "security": [{"oauth": ["read"]}],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    },
+    "components": {
+        "securitySchemes": {
+            "oauth": {
+                "type": "oauth2",
+                "flows": {"clientCredentials": {"tokenUrl": "/oauth/token", "scopes": {"read": ""}}},
+            }
+        }
+    },
+}
+
+
+def test_token_requests_and_binary_bodies_are_recorded_and_answered(capsys, write, tmp_path) -> None:
+    """The OAuth2 token request is answered from the file too (nothing reaches a token endpoint); a
+    binary body is kept whole in base64, a secret in it masked."""
+    get = op_step("get", "picture", outputs={"type": "$response.header.content-type"})
+    picture = workflow("picture", get, outputs={"type": "$steps.get.outputs.type"})
+    path = write(arazzo_doc(picture), openapi=OAUTH)
+    har = tmp_path / "picture.har"
+    auth = ["--auth", "oauth.client_id=my-client", "--auth", "oauth.client_secret=client-S3CRET-77"]
+    with ScriptedServer() as server:
+        server.route("POST", "/oauth/token")(
+            lambda r: (200, {"access_token": "tok-abcdef", "token_type": "Bearer"})
+        )
+        server.route("GET", "/picture")(lambda r: (200, PICTURE, {"Content-Type": "image/png"}))
+        url = server.url
+        recorded = cli(capsys, "run", path, "--server", f"pets={url}", *auth, "--format", "json",
+                       "--record-http", har)  # fmt: skip
+        assert [r.path for r in server.requests] == ["/oauth/token", "/picture"]
+    assert recorded.code == 0, recorded.out
+    entries = json.loads(har.read_text())["log"]["entries"]
+    assert [e["request"]["url"] for e in entries] == [f"{url}/oauth/token", f"{url}/picture"]
+    content = entries[1]["response"]["content"]
+    assert content["encoding"] == "base64"
+    assert base64.b64decode(content["text"]) == PICTURE.replace(b"client-S3CRET-77", b"***")
+    assert "tok-abcdef" not in har.read_text()
+    replayed = cli(capsys, "run", path, "--server", f"pets={url}", *auth, "--format", "json",
+                   "--replay-http", har)  # fmt: skip
+    assert replayed.code == 0, replayed.out
+    assert replayed.json["workflows"][0]["outputs"] == {"type": "image/png"}
+    assert "2 request(s) answered, nothing sent" in replayed.err
