@@ -289,3 +289,24 @@ def test_token_requests_and_binary_bodies_are_recorded_and_answered(capsys, writ
     assert replayed.code == 0, replayed.out
     assert replayed.json["workflows"][0]["outputs"] == {"type": "image/png"}
     assert "2 request(s) answered, nothing sent" in replayed.err
+
+
+def test_the_library_option_takes_a_path_or_an_open_replay_shared_by_runs(write, tmp_path) -> None:
+    from arazzo_runner import run
+    from arazzo_runner.executor.options import RunOptions
+    from arazzo_runner.http.har_replay import HttpReplay
+
+    path = write(arazzo_doc(BROWSED))
+    har = tmp_path / "browser.har"
+    origin = "http://127.0.0.1:9"
+    har.write_text(json.dumps(_browser_har(origin)))
+    options = RunOptions(servers={"pets": origin}, http_replay=str(har))
+    for _ in range(2):  # a path: each run reads it afresh
+        result = run(path, "browsed", {"name": "Rex"}, options=options)
+        assert result.ok and result.workflows[0].outputs == {"id": 41, "first": "Fido"}
+    shared = HttpReplay.open(str(har))
+    for _ in range(2):  # one replay: its entries answer in order across the runs, the last ones again
+        result = run(path, "browsed", {"name": "Rex"}, options=RunOptions(servers={"pets": origin},
+                                                                          http_replay=shared))  # fmt: skip
+        assert result.ok
+    assert shared.answered == 4
