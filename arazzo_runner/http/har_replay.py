@@ -60,9 +60,8 @@ class HttpReplay:
         self._used.add(entry.number)
         self.answered += 1
         if entry.status == 0:
-            raise ReplayMiss(
-                f"recorded without an answer: {entry.error or 'no response'} (replay of {self.path})"
-            )
+            why = entry.error or "no response"
+            raise ReplayMiss(f"recorded without an answer: {why} (entry {entry.number} of {self.path})")
         return entry
 
     def _miss(self, asked: _Request) -> str:

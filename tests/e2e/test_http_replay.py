@@ -310,3 +310,28 @@ def test_the_library_option_takes_a_path_or_an_open_replay_shared_by_runs(write,
                                                                           http_replay=shared))  # fmt: skip
         assert result.ok
     assert shared.answered == 4
+
+
+def test_an_exchange_recorded_without_an_answer_fails_again_with_its_cause(capsys, write, tmp_path) -> None:
+    path = write(arazzo_doc(BROWSED))
+    har = tmp_path / "refused.har"
+    origin = "http://127.0.0.1:9"
+    data = _browser_har(origin)
+    listed = data["log"]["entries"][1]
+    listed["response"] = {
+        "status": 0,
+        "statusText": "",
+        "headers": [],
+        "content": {"size": 0, "mimeType": ""},
+    }
+    listed["_error"] = "connection refused (GET http://127.0.0.1:9/pets?limit=2)"
+    har.write_text(json.dumps(data))
+    result = cli(capsys, "run", path, "--server", f"pets={origin}", "--input", "name=Rex", "--format", "json",
+                 "--replay-http", har)  # fmt: skip
+    assert result.code == 1
+    steps = result.json["workflows"][0]["steps"]
+    assert steps[0]["status"] == "passed"
+    assert steps[1]["error"] == (
+        "recorded without an answer: connection refused (GET http://127.0.0.1:9/pets?limit=2) "
+        f"(entry 2 of {har})"
+    )
