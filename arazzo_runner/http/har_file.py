@@ -6,7 +6,8 @@ export, Playwright's `recordHar`. What each entry gives:
 
 - the request: `method`, `url` (its query, or `queryString` when the URL has none), the body from
   `postData.text` (base64 when `postData.encoding` says so), else its `params` as a form;
-- the answer: `status`, `headers`, the body from `content.text` (`content.encoding: base64` decoded);
+- the answer: `status`, `headers`, the body from `content.text` (`content.encoding: base64` decoded),
+  or from the file `content._file` names beside the HAR (Playwright's `content: "attach"`);
   an entry with status 0 records an exchange that got no answer (its `_error`, said again on replay).
 
 A file that is not such a HAR is a usage error naming where (`/log/entries/3/request/url`).
@@ -65,7 +66,7 @@ def read_har(path: str, flag: str = FLAG) -> list[Recorded]:
     found = []
     for index, entry in enumerate(entries):
         try:
-            found.append(_entry(index, entry))
+            found.append(_entry(index, entry, _Attached(path)))
         except _Misshapen as exc:
             where = f"/log/entries/{index}" + (f"/{exc.pointer}" if exc.pointer else "")
             raise UsageError(f"{flag} {path}: {where} is not {exc.wanted}") from None
@@ -78,7 +79,34 @@ class _Misshapen(Exception):
         self.pointer, self.wanted = pointer, wanted
 
 
-def _entry(index: int, entry: Any) -> Recorded:
+class _Attached:
+    """Bodies Playwright keeps beside the HAR (`content: "attach"`: `_file`, a name in the HAR's folder),
+    read within the folder and within `MAX_HAR_BYTES` for all of them together."""
+
+    def __init__(self, har: str) -> None:
+        import os
+
+        self.folder = os.path.dirname(os.path.abspath(har))
+        self.left = MAX_HAR_BYTES
+
+    def read(self, name: str, pointer: str) -> bytes:
+        import os
+
+        path = os.path.realpath(os.path.join(self.folder, name))
+        if os.path.dirname(path) != os.path.realpath(self.folder):
+            raise _Misshapen(f"{pointer}/_file", "a file name in the HAR file's folder")
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(self.left + 1)
+        except OSError as exc:
+            raise _Misshapen(f"{pointer}/_file", f"a file that can be read ({exc.strerror or exc})") from None
+        if len(data) > self.left:
+            raise _Misshapen(f"{pointer}/_file", f"within {MAX_HAR_BYTES} bytes with the others")
+        self.left -= len(data)
+        return data
+
+
+def _entry(index: int, entry: Any, attached: _Attached) -> Recorded:
     if not isinstance(entry, dict):
         raise _Misshapen("", "an object")
     request, response = _object(entry, "request"), _object(entry, "response")
@@ -99,10 +127,10 @@ def _entry(index: int, entry: Any) -> Recorded:
         method.upper(),
         url,
         _pairs(request, "headers", "request"),
-        _request_body(request),
+        _request_body(request, attached),
         status,
         _pairs(response, "headers", "response"),
-        _bytes(content, "response/content"),
+        _bytes(content, "response/content", attached),
         comment if isinstance(comment, str) else "",
         error if isinstance(error, str) else None,
     )
@@ -136,24 +164,26 @@ def _pairs(data: dict[str, Any], name: str, where: str) -> list[tuple[str, str]]
     return pairs
 
 
-def _request_body(request: dict[str, Any]) -> bytes:
+def _request_body(request: dict[str, Any], attached: _Attached) -> bytes:
     post = request.get("postData")
     if post is None:
         return b""
     if not isinstance(post, dict):
         raise _Misshapen("request/postData", "an object")
-    if isinstance(post.get("text"), str):
-        return _bytes(post, "request/postData")
+    if isinstance(post.get("text"), str) or isinstance(post.get("_file"), str):
+        return _bytes(post, "request/postData", attached)
     if post.get("params"):  # a form given only as its fields
         return urlencode(_pairs(post, "params", "request/postData")).encode()
     return b""
 
 
-def _bytes(holder: dict[str, Any], pointer: str) -> bytes:
-    """`text` as bytes: base64-decoded when `encoding` says base64, else in the charset of `mimeType`."""
+def _bytes(holder: dict[str, Any], pointer: str, attached: _Attached) -> bytes:
+    """`text` as bytes: base64-decoded when `encoding` says base64, else in the charset of `mimeType`;
+    or the file `_file` names (Playwright's attached bodies)."""
     text = holder.get("text")
     if text is None:
-        return b""
+        name = holder.get("_file")
+        return attached.read(name, pointer) if isinstance(name, str) else b""
     if not isinstance(text, str):
         raise _Misshapen(f"{pointer}/text", "a string")
     encoding = holder.get("encoding") or holder.get("_encoding")

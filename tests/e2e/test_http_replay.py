@@ -335,3 +335,26 @@ def test_an_exchange_recorded_without_an_answer_fails_again_with_its_cause(capsy
         "recorded without an answer: connection refused (GET http://127.0.0.1:9/pets?limit=2) "
         f"(entry 2 of {har})"
     )
+
+
+def test_playwright_attached_bodies_are_read_beside_the_har_and_nowhere_else(capsys, write, tmp_path) -> None:
+    path = write(arazzo_doc(BROWSED))
+    folder = tmp_path / "recorded"
+    folder.mkdir()
+    har = folder / "pw.har"
+    origin = "http://127.0.0.1:9"
+    data = _browser_har(origin)
+    content = data["log"]["entries"][1]["response"]["content"]
+    content.pop("text"), content.pop("encoding")
+    content["_file"] = "75841ee5.json"
+    (folder / "75841ee5.json").write_text(json.dumps([{"name": "Ace"}]))
+    har.write_text(json.dumps(data))
+    result = cli(capsys, "run", path, "--server", f"pets={origin}", "--input", "name=Rex", "--format", "json",
+                 "--replay-http", har)  # fmt: skip
+    assert result.code == 0, result.out
+    assert result.json["workflows"][0]["outputs"] == {"id": 41, "first": "Ace"}
+    content["_file"] = "../pets.openapi.yaml"
+    har.write_text(json.dumps(data))
+    result = cli(capsys, "run", path, "--input", "name=Rex", "--replay-http", har)
+    assert result.code == 2
+    assert "/log/entries/1/response/content/_file is not a file name in the HAR file's folder" in result.err
