@@ -111,7 +111,7 @@ class Masker:
             text = self._mask_cut_starts(text)
         return text
 
-    def bytes(self, content: bytes) -> bytes:
+    def binary(self, content: bytes) -> bytes:
         """A binary body with every secret form in it replaced by `***` (a HAR recording keeps binary
         bodies whole: `--record-http`)."""
         if not self.enabled or not content:

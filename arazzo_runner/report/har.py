@@ -161,7 +161,7 @@ def _render(content: bytes | None, mime: str, masker: Masker, recording: bool) -
 
 
 def _base64(content: bytes | None, masker: Masker) -> dict[str, str]:
-    return {"text": base64.b64encode(masker.bytes(content or b"")).decode("ascii"), "encoding": "base64"}
+    return {"text": base64.b64encode(masker.binary(content or b"")).decode("ascii"), "encoding": "base64"}
 
 
 def _headers(pairs: list[tuple[str, str]], masker: Masker) -> list[dict[str, str]]:
