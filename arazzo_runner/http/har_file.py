@@ -39,6 +39,7 @@ class Recorded(Record):
     content: bytes
     comment: str
     error: str | None  # status 0: why no answer came
+    unkept: int = 0  # bytes of an answer whose body the file does not hold (`content.size`, no text)
 
 
 def read_har(path: str, flag: str = FLAG) -> list[Recorded]:
@@ -133,7 +134,16 @@ def _entry(index: int, entry: Any, attached: _Attached) -> Recorded:
         _bytes(content, "response/content", attached),
         comment if isinstance(comment, str) else "",
         error if isinstance(error, str) else None,
+        _unkept(content),
     )
+
+
+def _unkept(content: dict[str, Any]) -> int:
+    """The size of a body the entry does not hold: `--har` keeps a binary body by its size only, a
+    browser may leave a body out. Answering it as empty would be a lie; such an entry fails its request."""
+    size = content.get("size")
+    held = isinstance(content.get("text"), str) or isinstance(content.get("_file"), str)
+    return size if type(size) is int and size > 0 and not held else 0
 
 
 def _object(entry: dict[str, Any], name: str) -> dict[str, Any]:

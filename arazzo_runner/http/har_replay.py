@@ -62,6 +62,11 @@ class HttpReplay:
         if entry.status == 0:
             why = entry.error or "no response"
             raise ReplayMiss(f"recorded without an answer: {why} (entry {entry.number} of {self.path})")
+        if entry.unkept:
+            raise ReplayMiss(
+                f"entry {entry.number} of {self.path} does not hold its answer's body ({entry.unkept} "
+                "bytes: a --har report keeps a binary body by its size only); record with --record-http"
+            )
         return entry
 
     def _miss(self, asked: _Request) -> str:

@@ -275,7 +275,7 @@ def test_token_requests_and_binary_bodies_are_recorded_and_answered(capsys, writ
         server.route("GET", "/picture")(lambda r: (200, PICTURE, {"Content-Type": "image/png"}))
         url = server.url
         recorded = cli(capsys, "run", path, "--server", f"pets={url}", *auth, "--format", "json",
-                       "--record-http", har)  # fmt: skip
+                       "--record-http", har, "--har", tmp_path / "report.har")  # fmt: skip
         assert [r.path for r in server.requests] == ["/oauth/token", "/picture"]
     assert recorded.code == 0, recorded.out
     entries = json.loads(har.read_text())["log"]["entries"]
@@ -289,6 +289,14 @@ def test_token_requests_and_binary_bodies_are_recorded_and_answered(capsys, writ
     assert replayed.code == 0, replayed.out
     assert replayed.json["workflows"][0]["outputs"] == {"type": "image/png"}
     assert "2 request(s) answered, nothing sent" in replayed.err
+    # a --har report keeps the picture by its size only: it is not answered as an empty body
+    report = cli(capsys, "run", path, "--server", f"pets={url}", *auth, "--format", "json",
+                 "--replay-http", tmp_path / "report.har")  # fmt: skip
+    assert report.code == 1
+    assert report.json["workflows"][0]["steps"][0]["error"] == (
+        f"entry 2 of {tmp_path / 'report.har'} does not hold its answer's body ({len(PICTURE)} bytes: "
+        "a --har report keeps a binary body by its size only); record with --record-http"
+    )
 
 
 def test_the_library_option_takes_a_path_or_an_open_replay_shared_by_runs(write, tmp_path) -> None:
