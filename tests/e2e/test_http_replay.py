@@ -366,3 +366,27 @@ def test_playwright_attached_bodies_are_read_beside_the_har_and_nowhere_else(cap
     result = cli(capsys, "run", path, "--input", "name=Rex", "--replay-http", har)
     assert result.code == 2
     assert "/log/entries/1/response/content/_file is not a file name in the HAR file's folder" in result.err
+
+
+def test_the_rows_of_an_inputs_file_are_recorded_in_one_file_and_replayed_from_it(
+    capsys, write, tmp_path
+) -> None:
+    path = write(arazzo_doc(FLOW))
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"name": "Rex"}\n{"name": "Max"}\n')
+    har = tmp_path / "rows.har"
+    with ScriptedServer() as server:
+        _serve(server)
+        url = server.url
+        recorded = cli(capsys, "run", path, "--server", f"pets={url}", "--inputs-file", rows,
+                       "--record-http", har)  # fmt: skip
+    assert recorded.code == 0, recorded.out
+    comments = [e["comment"] for e in json.loads(har.read_text())["log"]["entries"]]
+    assert (
+        comments[0] == "row 1 / flow / create (attempt 1)" and "row 2 / flow / create (attempt 1)" in comments
+    )
+    replayed = cli(capsys, "run", path, "--server", f"pets={url}", "--inputs-file", rows, "--format", "json",
+                   "--replay-http", har)  # fmt: skip
+    assert replayed.code == 0, replayed.out
+    assert [r["result"]["status"] for r in replayed.json["rows"]] == ["passed", "passed"]
+    assert f"replayed from {har}: 7 request(s) answered, nothing sent" in replayed.err
