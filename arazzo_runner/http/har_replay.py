@@ -156,8 +156,17 @@ def _same_text(recorded: str, now: str) -> bool:
     """Equal, each `***` of the recording matching any text of this run's."""
     if MASK not in recorded:
         return recorded == now
-    pattern = ".*?".join(re.escape(part) for part in recorded.split(MASK))
-    return re.fullmatch(pattern, now, re.S) is not None
+    # a glob with `*` only: the ends fixed, each piece between found leftmost (linear, no backtracking)
+    first, *middle, last = recorded.split(MASK)
+    if len(now) < len(first) + len(last) or not now.startswith(first) or not now.endswith(last):
+        return False
+    at, end = len(first), len(now) - len(last)
+    for piece in middle:
+        found = now.find(piece, at, end)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
 
 
 def _quoted(text: str) -> str:
