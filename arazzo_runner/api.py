@@ -174,6 +174,7 @@ def _prepare(
     raised (`NotRunnable`, or the one error that stopped the only workflow)."""
     workspace = source if isinstance(source, Workspace) else load(source)
     opts = _family_servers(opts, workspace)
+    opts = _replay_opened(opts)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
@@ -205,6 +206,9 @@ def admission(workspace: Workspace, selected: list[Workflow]) -> dict[str, list[
 
 
 def _own_client(runtime: Runtime, prepared: _Prepared) -> Any:
+    replay = prepared.options.http_replay
+    if replay is not None:  # `--replay-http`: answered from a HAR file, nothing sent
+        return runtime.new_client(prepared.options.timeout, replay=replay)
     if not runtime.blocking and "operation" not in prepared.kinds:  # messages (and workflows) only
         return _OnFirstUse(lambda: runtime.new_client(prepared.options.timeout))
     if any(base.startswith("https:") for base in prepared.bases):
@@ -366,6 +370,22 @@ async def aplan_requests(
                 continue
             await planner.workflow(prepared.workspace, workflow, prepared.inputs[workflow.workflow_id])
     return planner.planned
+
+
+def _replay_opened(options: RunOptions) -> RunOptions:
+    """`http_replay` given as a path: the HAR file read now (a file that is not one is a UsageError
+    before anything runs); the run's client answers from it (`_own_client`)."""
+    given = options.http_replay
+    if given is None:
+        return options
+    if options.client is not None:
+        raise UsageError("http_replay answers the run's own client's requests: give no client with it")
+    if not isinstance(given, (str, os.PathLike)):
+        return options
+    from .http.har_replay import HttpReplay
+
+    opened: RunOptions = replace(options, http_replay=HttpReplay.open(os.fspath(given)))
+    return opened
 
 
 def _family_servers(options: RunOptions, workspace: Workspace) -> RunOptions:

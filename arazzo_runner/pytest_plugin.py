@@ -38,6 +38,9 @@ The fixture `arazzo_agent_replay` runs an agent scenario from a recording (`araz
 the workflows as tools, the model's answers from the recording, the tools' workflows run for real; the
 test fails when the run asks what the recording does not hold (`docs/agents.md`, *Agent runs in CI*).
 `--arazzo-agent-chat URL --arazzo-agent-model M` (key in `OPENAI_API_KEY`) record them again instead.
+
+Offline: `--arazzo-http-replay FILE`, the ini option `arazzo_http_replay` and the fixture of that name
+answer every request from a HAR file (`pytest_http.py`; `docs/testing.md`, *Offline: record and replay*).
 """
 
 from __future__ import annotations
@@ -50,8 +53,11 @@ import pytest
 
 # API coverage: its state, and its hooks (found here by pytest, as this module's)
 from .pytest_coverage import COVERAGE, coverage_state, pytest_sessionfinish, pytest_terminal_summary
+from .pytest_http import add_options as add_http_replay_options
+from .pytest_http import arazzo_http_replay, replay_for
 
-__all__ = ["pytest_sessionfinish", "pytest_terminal_summary"]
+# hooks and a fixture defined elsewhere: pytest finds them in this module
+__all__ = ["arazzo_http_replay", "pytest_sessionfinish", "pytest_terminal_summary"]
 
 DEFAULT_PATTERNS = ("*.arazzo.yaml", "*.arazzo.yml", "*.arazzo.json")
 
@@ -115,6 +121,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--arazzo-coverage",
     )
     group.addoption("--arazzo-agent-model", metavar="M", help="the model of --arazzo-agent-chat")
+    add_http_replay_options(group, parser)
     parser.addini("arazzo_files", "glob patterns of Arazzo documents to collect", type="args")
     parser.addini("arazzo_inputs", "inputs: a JSON object or a JSON/YAML file")
     parser.addini("arazzo_servers", "source base URLs, one NAME=URL per line", type="linelist")
@@ -283,7 +290,10 @@ def _warn_contract(result: dict[str, Any]) -> None:
 
 def _runner(workspace: Any) -> Any:
     def run_workflow(
-        request: pytest.FixtureRequest, arazzo_inputs: dict[str, Any], arazzo_servers: dict[str, Any]
+        request: pytest.FixtureRequest,
+        arazzo_inputs: dict[str, Any],
+        arazzo_servers: dict[str, Any],
+        arazzo_http_replay: Any,
     ) -> None:
         import os
 
@@ -307,6 +317,7 @@ def _runner(workspace: Any) -> Any:
             parallel=parallel,
             secrets=secrets,
             contract=contract,
+            http_replay=replay_for(request.config, arazzo_http_replay),  # None: the network
         )
         masker = Masker.for_run(options, workspace)  # test reports end up in CI logs: masked like the CLI
         try:

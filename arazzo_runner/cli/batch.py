@@ -73,7 +73,7 @@ def run_rows(
     """Every row is checked first (a pass over the file that keeps no row), then the rows are read again
     and run, `--concurrency` at a time: memory holds the rows in flight, not the file (unless a report
     of every row at once is asked for: `batch_out.held`)."""
-    from . import journal_flags
+    from . import journal_flags, replay_flags
 
     text = args.format == "text"
     live = text and args.concurrency == 1
@@ -102,6 +102,7 @@ def run_rows(
             if journal is not None:
                 journal.close()
             journal_flags.resumed_line(journal, finished)
+            replay_flags.replayed_line(args)
 
 
 def _check_all(

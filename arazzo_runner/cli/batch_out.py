@@ -4,8 +4,9 @@ row's part of each is written to a temporary file (`Spool`) in the order the row
 put together in row order at the end, byte for byte what one document built from every row would be
 (the status and the totals come first, and are known last).
 
-`--har` (its exchanges in start order across the rows), `--html`, `--summary` and the GitHub outputs
-are built from every row at once: with one of them the rows' results are held until the end (`held`).
+`--har` and `--record-http` (their exchanges in start order across the rows), `--html`, `--summary` and
+the GitHub outputs are built from every row at once: with one of them the rows' results are held until
+the end (`held`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, TextIO
 
 from .common import json_default
 
-_HELD_REPORTS = ("har", "html", "summary")
+_HELD_REPORTS = ("har", "record_http", "html", "summary")
 _ROWS = "arazzo-rows-4f1c"  # stands for the rows in the document's skeleton, replaced when written
 
 

@@ -20,6 +20,7 @@ _REPORTS = (
     ("report_json", "--report-json"),
     ("junit", "--junit"),
     ("har", "--har"),
+    ("record_http", "--record-http"),
     ("html", "--html"),
     ("summary", "--summary"),
 )
@@ -35,6 +36,18 @@ def add_report_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument("--report-json", metavar="PATH", help="write the result with every exchange as JSON")
     run.add_argument("--junit", metavar="PATH", help="write a JUnit XML report (a testsuite per workflow)")
     run.add_argument("--har", metavar="PATH", help="write every HTTP exchange as a HAR 1.2 file")
+    run.add_argument(
+        "--record-http",
+        metavar="FILE",
+        help="write every HTTP exchange as a HAR 1.2 file to replay (--replay-http): bodies whole, "
+        "secrets masked even with --no-mask",
+    )
+    run.add_argument(
+        "--replay-http",
+        metavar="FILE",
+        help="answer every request from the HAR file FILE (--record-http's, a browser's, Playwright's): "
+        "nothing is sent; a request it does not hold fails its step",
+    )
     run.add_argument(
         "--html",
         metavar="PATH",
@@ -67,6 +80,13 @@ def check_report_flags(args: argparse.Namespace) -> None:
     for flag, path in reports:
         if not Path(path).resolve().parent.is_dir():
             raise UsageError(f"{flag} {path}: the folder does not exist")
+    replay = getattr(args, "replay_http", None)
+    if replay is not None and not replay.strip():
+        raise UsageError("--replay-http: an empty file name; give the HAR file's path")
+    if replay and args.dry_run:
+        raise UsageError("--replay-http: a dry run sends nothing, so nothing is answered; leave one out")
+    if replay and getattr(args, "temporal", None):
+        raise UsageError("--replay-http: a run on Temporal sends from its workers; replay it locally")
     if args.dry_run and reports:
         raise UsageError(f"--dry-run sends nothing, so it writes no report ({reports[0][0]})")
     if args.dry_run and getattr(args, "inputs_file", None):
@@ -238,6 +258,7 @@ def write_reports(args: argparse.Namespace, parts: list[Any], document: Callable
         "report_json": lambda p: write_report_json(p, once()),
         "junit": lambda p: write_junit(p, parts),
         "har": lambda p: write_har(p, parts, tool_version=__version__),
+        "record_http": lambda p: write_har(p, parts, tool_version=__version__, recording=True),
         "html": lambda p: write_html_report(p, [once()]),
         "summary": lambda p: write_summary(p, [once()]),
     }

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from . import coverage, journal_flags, limit_flags, temporal
+from . import coverage, journal_flags, limit_flags, replay_flags, temporal
 from .common import EXIT_USAGE, add_document, dump_json, load_document, pairs
 from .http_flags import add_run_flags, file_inputs, run_options, warn_unread_variables
 from .input_flags import Environment, add_input_flags, check_missing, environment_inputs, load_environment
@@ -122,6 +122,7 @@ def _run_command(args: argparse.Namespace) -> int:
         if journal is not None:
             journal.close()
     journal_flags.resumed_line(journal)
+    replay_flags.replayed_line(args)
     return finish_run(args, workspace, options, reporter, result, journal_flags.broken(journal))
 
 
@@ -194,4 +195,5 @@ def option_fields(
         "environ": env.merged,  # ARAZZO_AUTH_* / ARAZZO_SERVER_VAR_* may come from .env too
         **run_options(args, workspace),
         **limit_flags.options(args),
+        "http_replay": replay_flags.opened(args),
     }

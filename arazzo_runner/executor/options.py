@@ -57,6 +57,10 @@ class RunOptions(Record):
     # or an open `Journal`. Completed exchanges are recorded as they complete; a run with the same file
     # answers those from it instead of sending them again (docs/semantics.md, *Resuming a run*).
     journal: Any = None
+    # `--replay-http FILE`: every request answered from a HAR file, nothing sent (`http/har_replay.py`):
+    # a path (read by each run, its entries answering in order from the first), or an open `HttpReplay`
+    # (shared by the runs given it: each entry answers once, in order, across them)
+    http_replay: Any = None
     # `--idempotency-header NAME`: a key per step execution, the same on its retries and on its resend
     # by a resumed run, in this request header
     idempotency_header: str | None = None

@@ -61,14 +61,17 @@ class Response(Record):
         self.error, self.oversize = error, oversize
 
 
-def new_client(timeout: float | None, *, blocking: bool = False, **options: Any) -> Any:
+def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = None, **options: Any) -> Any:
     """The run's pooled client (http/run_client.py): an httpx.AsyncClient, or with `blocking` an
     httpx.Client behind the same calls whose pools hold the run's time limits (http/bounded.py;
     `bounded.Unbounded` when they cannot be put under its transports). Runs share one verifying TLS
     context whose CA bundle is read at the first TLS handshake (~14 ms): once per process, and never for
-    plain-http runs (sources/tls.py)."""
+    plain-http runs (sources/tls.py). `replay` (`--replay-http`, an `HttpReplay`): a client whose
+    transport answers from it and sends nothing (http/har_replay.py), whatever `options` say."""
     import httpx
 
+    if replay is not None:
+        return _replay_client(timeout, blocking, replay)
     from ..sources.tls import default_tls_context
 
     options.setdefault("verify", default_tls_context())
@@ -90,6 +93,21 @@ def new_client(timeout: float | None, *, blocking: bool = False, **options: Any)
     except Exception:
         client.close()
         raise
+
+
+def _replay_client(timeout: float | None, blocking: bool, replay: Any) -> Any:
+    import httpx
+
+    from .har_replay import replay_transport
+    from .run_client import BlockingClient, RunClient
+
+    kind = httpx.Client if blocking else httpx.AsyncClient
+    client = kind(timeout=httpx.Timeout(timeout), follow_redirects=False, transport=replay_transport(replay),
+                  trust_env=False)  # fmt: skip
+    client.headers["Accept-Encoding"] = accept_encoding()
+    if type(getattr(client, "_cookies", None)) is httpx.Cookies:
+        client._cookies = _cookie_jar_class()(client._cookies)
+    return BlockingClient(client) if blocking else RunClient(client)
 
 
 def shared_pool() -> Any:
@@ -301,6 +319,8 @@ def describe_error(exc: Exception, timeout: float | None, request_line: str = ""
     with `own` (the request's printed form, whose parts derived from a secret are `***`)."""
     import httpx
 
+    if getattr(exc, "replayed", False):  # `--replay-http`: its own words (http/har_replay.py)
+        return str(exc)
     url = f" ({request_line})" if request_line else ""
     with contextlib.suppress(AttributeError, RuntimeError):  # not every error carries its request
         if not own:

@@ -111,6 +111,17 @@ class Masker:
             text = self._mask_cut_starts(text)
         return text
 
+    def binary(self, content: bytes) -> bytes:
+        """A binary body with every secret form in it replaced by `***` (a HAR recording keeps binary
+        bodies whole: `--record-http`)."""
+        if not self.enabled or not content:
+            return content
+        for form in self._masked_forms():
+            encoded = form.encode("utf-8", "surrogatepass")
+            if encoded in content:
+                content = content.replace(encoded, MASK.encode())
+        return content
+
     def clip(self, text: str, limit: int = VALUE_LIMIT) -> str:
         """`text` masked, then cut to `limit` characters by `clip`."""
         return self.text(clip(self.text(text), limit))

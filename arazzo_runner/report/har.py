@@ -5,10 +5,16 @@ bodies are kept up to 1 MiB (masked); a binary body is given by size only (`cont
 exchange that got no response has status 0 and its cause in `_error`. Each entry's `comment` names the
 workflow and step (and the row, with `--inputs-file`: the rows' exchanges in one log, by start time), then
 the contract violations of its response, if any (`http/contract.py`).
+
+`--record-http PATH` is the same file made to be answered from (`--replay-http`, `http/har_replay.py`):
+every body whole (as the run kept it, within `--max-response-bytes`), a binary one in base64
+(`encoding: base64`), and masked even under `--no-mask`: a recording never holds a secret.
 """
 
 from __future__ import annotations
 
+import base64
+import copy
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -23,9 +29,10 @@ from .walk import Part, executions, step_names
 HTTP_VERSION = "HTTP/1.1"  # httpx speaks HTTP/1.1 unless a client with http2 is given
 
 
-def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
+def har_dict(parts: list[Part], *, tool_version: str = "", recording: bool = False) -> dict[str, Any]:
     timed = []
     for part in parts:
+        masker = _recording_masker(part.masker) if recording else part.masker
         for execution in executions(part.result):
             for step_name, step in step_names(execution.workflow.steps):
                 attempt = 0
@@ -33,8 +40,8 @@ def har_dict(parts: list[Part], *, tool_version: str = "") -> dict[str, Any]:
                     attempt += exchange.purpose is None  # a token request belongs to the attempt after it
                     what = exchange.purpose or f"attempt {attempt}"
                     comment = part.name(f"{execution.name} / {step_name} ({what})")
-                    comment += part.masker.text(_contract(exchange))
-                    timed.append((exchange.started_at, entry(exchange, part.masker, comment)))
+                    comment += masker.text(_contract(exchange))
+                    timed.append((exchange.started_at, entry(exchange, masker, comment, recording)))
     timed.sort(key=lambda pair: pair[0])  # the exact start, finer than the millisecond shown
     entries = [data for _, data in timed]
     creator = {"name": DISTRIBUTION, "version": tool_version}
@@ -58,18 +65,27 @@ def _contract(exchange: Exchange) -> str:
     return "; contract: " + "; ".join(Violation.from_dict(v).text() for v in exchange.contract)
 
 
-def write_har(path: str, parts: list[Part], *, tool_version: str = "") -> None:
+def _recording_masker(masker: Masker) -> Masker:
+    """The run's masker, masking even under `--no-mask` (the same secrets and names)."""
+    if masker.enabled:
+        return masker
+    masking = copy.copy(masker)
+    masking.enabled = True
+    return masking
+
+
+def write_har(path: str, parts: list[Part], *, tool_version: str = "", recording: bool = False) -> None:
     with open(path, "w", encoding="utf-8") as handle:
-        write_json(handle, har_dict(parts, tool_version=tool_version))
+        write_json(handle, har_dict(parts, tool_version=tool_version, recording=recording))
 
 
-def entry(exchange: Exchange, masker: Masker, comment: str = "") -> dict[str, Any]:
+def entry(exchange: Exchange, masker: Masker, comment: str = "", recording: bool = False) -> dict[str, Any]:
     duration = round(max(exchange.duration_ms, 0.0), 3)
     data: dict[str, Any] = {
         "startedDateTime": iso_time(exchange.started_at),
         "time": duration,
-        "request": _request(exchange, masker),
-        "response": _response(exchange, masker),
+        "request": _request(exchange, masker, recording),
+        "response": _response(exchange, masker, recording),
         "cache": {},
         "timings": {"send": 0, "wait": duration, "receive": 0},
         "comment": comment,
@@ -79,7 +95,7 @@ def entry(exchange: Exchange, masker: Masker, comment: str = "") -> dict[str, An
     return data
 
 
-def _request(exchange: Exchange, masker: Masker) -> dict[str, Any]:
+def _request(exchange: Exchange, masker: Masker, recording: bool) -> dict[str, Any]:
     headers = exchange.request_headers
     query = parse_qsl(urlsplit(exchange.url).query, keep_blank_values=True)
     data: dict[str, Any] = {
@@ -94,12 +110,14 @@ def _request(exchange: Exchange, masker: Masker) -> dict[str, Any]:
     }
     if exchange.request_body:
         mime = header(headers, "content-type") or ""
-        body = render_body(exchange.request_body, mime or None, masker, limit=FILE_LIMIT, merge_events=False)
+        body = _render(exchange.request_body, mime, masker, recording)
         data["postData"] = {"mimeType": mime, "params": [], "text": _text(body)}
+        if recording and body.kind == "binary":
+            data["postData"].update(_base64(exchange.request_body, masker))
     return data
 
 
-def _response(exchange: Exchange, masker: Masker) -> dict[str, Any]:
+def _response(exchange: Exchange, masker: Masker, recording: bool) -> dict[str, Any]:
     if exchange.status_code is None:
         empty = {"size": 0, "mimeType": ""}
         return {
@@ -115,9 +133,11 @@ def _response(exchange: Exchange, masker: Masker) -> dict[str, Any]:
         }
     headers = exchange.response_headers
     mime = header(headers, "content-type") or ""
-    body = render_body(exchange.response_body, mime or None, masker, limit=FILE_LIMIT, merge_events=False)
+    body = _render(exchange.response_body, mime, masker, recording)
     content: dict[str, Any] = {"size": body.size, "mimeType": mime}
-    if body.kind == "binary":
+    if recording and body.kind == "binary":
+        content.update(_base64(exchange.response_body, masker))
+    elif body.kind == "binary":
         content["comment"] = f"binary body of {body.size} bytes, not included"
     elif body.text is not None:
         content["text"] = _text(body)
@@ -132,6 +152,16 @@ def _response(exchange: Exchange, masker: Masker) -> dict[str, Any]:
         "headersSize": -1,
         "bodySize": len(exchange.response_body or b""),
     }
+
+
+def _render(content: bytes | None, mime: str, masker: Masker, recording: bool) -> Body:
+    """A body as the report shows it: cut at FILE_LIMIT, or whole in a recording."""
+    limit = max(len(content or b""), 1) if recording else FILE_LIMIT
+    return render_body(content, mime or None, masker, limit=limit, merge_events=False)
+
+
+def _base64(content: bytes | None, masker: Masker) -> dict[str, str]:
+    return {"text": base64.b64encode(masker.binary(content or b"")).decode("ascii"), "encoding": "base64"}
 
 
 def _headers(pairs: list[tuple[str, str]], masker: Masker) -> list[dict[str, str]]:

@@ -90,6 +90,7 @@ CACHES = {
     ),
     "arazzo_runner.http.transport._timeout": "seconds -> immutable httpx.Timeout",
     "arazzo_runner.http.transport._cookie_jar_class": "the Cookies subclass, built once (a class)",
+    "arazzo_runner.http.har_replay.replay_error": "the httpx error a replay raises, built once (a class)",
     "arazzo_runner.http.transport._shared_pool_class": "the pool's transport subclass, built once (a class)",
     "arazzo_runner.http.request._template_pieces": "path template -> tuple of its pieces",
     "arazzo_runner.executor.steps._KINDS": "step target kind -> its StepKind (stateless: no run's data)",

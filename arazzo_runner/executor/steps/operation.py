@@ -186,7 +186,9 @@ def _certificate_client(host: Host, context: Any) -> Any:
     clients = session.tls_clients
     client = clients.get(id(context))
     if client is None:
-        client = clients[id(context)] = host.runtime.new_client(host.options.timeout, verify=context)
+        replay = host.options.http_replay  # `--replay-http`: this client sends nothing either
+        given = {"verify": context} if replay is None else {"replay": replay}
+        client = clients[id(context)] = host.runtime.new_client(host.options.timeout, **given)
         host.on_close("http", lambda: _close_clients(session))  # once: the first closer is kept
     return client
 
