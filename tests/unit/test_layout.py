@@ -17,7 +17,7 @@ import arazzo_runner
 PACKAGE = Path(arazzo_runner.__file__).parent
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 ROOT_MODULES = {
-    *("__init__", "api", "result", "pytest_plugin", "pytest_http", "locust"),
+    *("__init__", "api", "result", "pytest_plugin", "pytest_http", "pytest_coverage", "locust"),
     *("errors", "records", "extras", "spelling"),
 }
 
