@@ -106,7 +106,11 @@ validate_path(sys.argv[2])  # imports and caches out of the measurement
 started = time.process_time()
 report = validate_path(sys.argv[1])
 spent = time.process_time() - started
-print(spent, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, len(report.findings))
+# this process's own peak (VmHWM): ru_maxrss keeps the forking parent's peak across exec on Linux, and
+# the pytest process that started this one may have grown far past the bound (seen: 667 MB)
+peak = next((int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")), None)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if peak is None else peak
+print(spent, peak, len(report.findings))
 """
 
 
@@ -118,8 +122,8 @@ def test_ten_thousand_steps_validate_within_cpu_and_memory_bounds(tmp_path: Path
     ).stdout.split()
     spent, peak_kib, findings = float(out[0]), int(out[1]), int(out[2])
     assert findings == 0
-    assert spent < 8.0  # about 2 s on a laptop
-    assert peak_kib < 200 * 1024
+    assert spent < 8.0, out  # about 2 s on a laptop
+    assert peak_kib < 200 * 1024, out
 
 
 def test_a_workflow_over_the_step_limit_is_a_located_finding(tmp_path: Path) -> None:
