@@ -65,7 +65,9 @@ def upgrade_path(
     file = os.fspath(path)
     try:
         text, encoding, bom = read_document(path)
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:  # the loader's words: "No such file or directory", not "[Errno 2] ... 'x.yaml'"
+        raise DocumentError(f"cannot read the file: {exc.strerror or exc}", file=file) from None
+    except UnicodeDecodeError as exc:
         raise DocumentError(f"cannot read the file: {exc}", file=file) from None
     loaded = load_text(text, file)
     version = loaded.data.get("arazzo") if isinstance(loaded.data, dict) else None

@@ -157,3 +157,13 @@ def test_a_new_error_of_a_rule_the_original_already_broke_elsewhere_still_stops_
     old, new = error("/workflows/0/steps/0/outputs/a"), error("/workflows/0/steps/3/outputs/b")
     assert _new_errors([old], [old, new]) == [new]
     assert _new_errors([old, new], [old, new]) == []
+
+
+def test_a_file_that_cannot_be_read_is_said_in_the_loader_s_words(tmp_path: Path, capsys) -> None:
+    """Not Python's `[Errno 2] No such file or directory: 'x.yaml'`: `validate` and `run` say it plainly."""
+    run = cli(capsys, "upgrade", str(tmp_path / "missing.yaml"))
+    assert run.code == 2
+    assert "missing.yaml: cannot read the file: No such file or directory" in run.err
+    assert "Errno" not in run.err
+    run = cli(capsys, "upgrade", str(tmp_path))
+    assert run.code == 2 and "cannot read the file: Is a directory" in run.err and "Errno" not in run.err
