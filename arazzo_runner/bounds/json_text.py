@@ -17,14 +17,16 @@ high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder 
 are no character; a pair reads as its one character. So every string the engine holds is Unicode.
 
 The depth check costs two `bytes.count` calls for most bodies; only a text with more brackets than the
-bound is scanned (strings skipped), with C-level loops: a few tenths of the time `json.loads` then
-takes. The surrogate walk runs only for a text holding an escape of one (a regex search).
+bound is scanned (strings skipped), with C-level loops, in time linear in the text whatever its shape: a
+few tenths of the time `json.loads` then takes. The surrogate walk runs only for a text holding an
+escape of one (a regex search).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from typing import Any
 
 from .limits import MAX_BODY_DEPTH
@@ -35,6 +37,9 @@ _SURROGATE_IN_TEXT = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 _LONE = re.compile("[\ud800-\udfff]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
+_RUNS = re.compile(rb"\(+|\)+")
+_OPENER = ord("(")
+_LEAF_PASSES = 8
 
 
 class TooDeep(ValueError):
@@ -122,8 +127,16 @@ def _shape(text: str | bytes, limit: int) -> bytes | None:
 
 
 def _deeper(shape: bytes, limit: int) -> bool:
-    """Whether `(`/`)` nest deeper than `limit`: every `()` pair (an empty container: a leaf) is removed,
-    one level per pass, each pass a C-level `replace`; a run of openers as long as the levels left to
+    """Whether `(`/`)` nest deeper than `limit`, in time linear in the text whatever its shape.
+
+    Every `()` pair (an empty container: a leaf) is removed, one level per pass, each pass a C-level
+    `replace`: a tree loses its subtrees of height 1 and its depth drops by exactly one. Passes go on while
+    each removes at least a quarter of what is left (their cost adds up to a few passes over the text).
+    What is left is measured over its runs of openers and of closers: the largest running sum of their
+    lengths (+ and -) is how deep a parser would descend before the text ended or stopped being JSON. A
+    run boundary is a leaf or the gap between two, so the runs number about twice the leaves: under a
+    quarter of the bytes after the last pass. (One pass per level, as before, cost up to `limit` passes
+    over a body of many 127-deep arrays: 4x `json.loads`.) A run of openers as long as the levels left to
     the bound answers at once (a hostile `[[[[...`)."""
     passes = 0
     while passes <= limit:
@@ -132,10 +145,10 @@ def _deeper(shape: bytes, limit: int) -> bool:
         leaves_gone = shape.replace(b"()", b"")
         if len(leaves_gone) == len(shape):
             break
-        shape, passes = leaves_gone, passes + 1
-    else:
-        return True
-    # What is left holds no `()`: closers, then openers (text that is not JSON); its depth adds up.
-    openers = len(shape) - len(shape.rstrip(b"("))
-    closers = len(shape) - len(shape.lstrip(b")"))
-    return passes + max(0, openers - closers) > limit
+        shape, before, passes = leaves_gone, len(shape), passes + 1
+        if len(shape) * 4 > before * 3:
+            break
+    runs = _RUNS.findall(shape.lstrip(b")"))  # a closer before any opener: a parser stops there
+    if not runs:
+        return passes > limit
+    return passes + max(accumulate(len(run) if run[0] == _OPENER else -len(run) for run in runs)) > limit

@@ -133,3 +133,22 @@ def test_an_ordinary_large_body_costs_a_fraction_of_its_parse() -> None:
     with cpu_bound(5, "parsing it") as parsing:
         json.loads(body)
     assert spent.seconds < 2 * parsing.seconds + 0.05
+
+
+def test_a_valid_body_of_many_deep_arrays_costs_less_to_measure_than_to_parse() -> None:
+    """1 MiB of 127-deep arrays (valid, at the bound): one leaf pass per level made the depth check 3x
+    `json.loads` (each pass over the whole text); now a few passes and the runs of what is left."""
+    import time
+
+    unit = b"[" * 127 + b"]" * 127
+    text = b"[" + b",".join([unit] * (2**20 // len(unit))) + b"]"
+    assert not nests_deeper(text, 128) and nests_deeper(text, 127)
+    started = time.process_time()
+    for _ in range(3):
+        nests_deeper(text, 128)
+    measuring = time.process_time() - started
+    started = time.process_time()
+    for _ in range(3):
+        json.loads(text)
+    parsing = time.process_time() - started
+    assert measuring < parsing, (measuring, parsing)
