@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import DocumentError, UsageError
 from .common import positive_float, positive_int, read_json_or_file
 
 
@@ -201,10 +201,16 @@ def refuse_invalid(workspace: Any, selected: list[Any], refusing: str = "is not 
     if cache is not None and cache.is_clean(workspace):
         admit(workspace, selected, clean=True)  # the run's own admission: nothing to refuse
         return []
+    from ..bounds.budget import BudgetExceeded
     from ..validate import validate_workspace
     from ..validate.format import format_findings
 
-    report = validate_workspace(workspace)
+    try:
+        report = validate_workspace(workspace)
+    except BudgetExceeded as exc:  # the run's deadline, spent before anything was sent (a slow pattern)
+        raise DocumentError(
+            f"validation was stopped: {exc.cause()}; nothing was sent", file=workspace.loaded.file
+        ) from None
     dialect = _note_dialect(workspace, report, selected)
     if not report.errors:
         if cache is not None and not dialect:  # a document in a dialect gets its note on every run

@@ -202,3 +202,22 @@ def test_a_step_timeout_cuts_an_upload_the_server_reads_slowly(write):
         server.close()
     assert result.workflows[0].error == {"stepId": "upload", "message": "step timeout of 300 ms exceeded"}
     assert server.read < len(blob) // 2
+
+
+def test_a_deadline_spent_while_the_document_is_validated_is_said_without_a_traceback(capsys, tmp_path):
+    """The document's schema check (its patterns) reads the run's deadline: a deadline spent there ended
+    `arazzo run` with PatternStopped's traceback and exit 1. Nothing is fetched first (no source)."""
+    from tests.e2e.helpers import cli
+
+    path = tmp_path / "late.arazzo.yaml"
+    path.write_text(
+        "arazzo: 1.0.1\ninfo: {title: t, version: '1'}\nsourceDescriptions: []\nworkflows:\n"
+        "  - workflowId: w\n    steps:\n      - stepId: a\n        workflowId: other\n        timeout: 5\n"
+        "  - workflowId: other\n    steps:\n      - stepId: b\n        workflowId: w\n",
+        encoding="utf-8",
+    )
+    run = cli(capsys, "run", str(path), "--deadline", "0.000001")
+    assert run.code == 2, run.err
+    assert "Traceback" not in run.err
+    said = "late.arazzo.yaml: validation was stopped: run deadline of 1e-06 s exceeded; nothing was sent"
+    assert said in run.err
