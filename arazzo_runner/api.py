@@ -190,6 +190,11 @@ def _prepare(
         if len(errors) == len(selected) == 1:
             raise errors[0]  # the one workflow's own problem, as it was found
         raise NotRunnable(workspace.file, [(w.workflow_id, refused[w.workflow_id]) for w in selected])
+    if opts.http_replay is not None and "asyncapi" in kinds:
+        raise UsageError(
+            "an HTTP replay (--replay-http) answers HTTP requests only; the run reaches AsyncAPI steps, "
+            "whose messages would go to the real brokers: run it without a replay"
+        )
     return _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds, refused)
 
 

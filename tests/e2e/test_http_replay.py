@@ -390,3 +390,33 @@ def test_the_rows_of_an_inputs_file_are_recorded_in_one_file_and_replayed_from_i
     assert replayed.code == 0, replayed.out
     assert [r["result"]["status"] for r in replayed.json["rows"]] == ["passed", "passed"]
     assert f"replayed from {har}: 7 request(s) answered, nothing sent" in replayed.err
+
+
+def test_a_run_reaching_asyncapi_steps_is_refused_with_a_replay_and_no_broker_is_reached(
+    capsys, tmp_path
+) -> None:
+    """The replay answers HTTP only: a send step would have published to the real broker while the run
+    said `nothing sent` (an MQTT CONNECT reached the listener). Refused before anything is sent."""
+    import socket
+    from pathlib import Path
+
+    har = tmp_path / "empty.har"
+    har.write_text('{"log": {"entries": []}}', encoding="utf-8")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(5)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    document = Path(__file__).resolve().parents[2] / "workflows" / "order-events.arazzo.yaml"
+    try:
+        server = f"events=mqtt://127.0.0.1:{port}"
+        run = cli(capsys, "run", str(document), "--server", server, "--replay-http", str(har))
+        assert run.code == 2, run.err
+        assert "--replay-http) answers HTTP requests only; the run reaches AsyncAPI steps" in run.err
+        try:
+            listener.accept()
+            raise AssertionError("the broker's port was connected to")
+        except BlockingIOError:
+            pass
+    finally:
+        listener.close()
