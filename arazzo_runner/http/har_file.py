@@ -202,10 +202,28 @@ def _bytes(holder: dict[str, Any], pointer: str, attached: _Attached) -> bytes:
             return base64.b64decode(text, validate=False)
         except (binascii.Error, ValueError):
             raise _Misshapen(f"{pointer}/text", "base64 (its encoding says base64)") from None
-    return text.encode(_charset(holder.get("mimeType")), "surrogatepass")
+    charset = _charset(holder.get("mimeType"))
+    try:
+        return text.encode(charset, "surrogatepass")
+    except UnicodeEncodeError as exc:
+        if charset == "cp1252":  # the five bytes windows-1252 leaves undefined, read as U+0081...
+            try:
+                return text.encode("latin-1")
+            except UnicodeEncodeError:
+                pass
+        raise _Misshapen(
+            f"{pointer}/text", f"text its charset ({charset}) can carry ({exc.reason})"
+        ) from None
+
+
+# Labels a browser decodes as windows-1252 (the WHATWG Encoding Standard), so the text of a browser's
+# HAR holds what windows-1252 can carry (U+2019, the euro sign): only it gives them back as their bytes.
+_READ_AS_1252 = frozenset({"latin_1", "iso8859-1", "ascii", "cp1252"})
 
 
 def _charset(mime: Any) -> str:
+    """The text encoding `mimeType`'s charset names (a bytes-to-bytes codec such as `hex` is none),
+    else UTF-8."""
     import codecs
 
     if isinstance(mime, str):
@@ -213,7 +231,10 @@ def _charset(mime: Any) -> str:
             name, _, value = part.strip().partition("=")
             if name.lower() == "charset":
                 try:
-                    return codecs.lookup(value.strip().strip('"')).name
+                    codec = codecs.lookup(value.strip().strip('"'))
                 except LookupError:
                     break
+                if not getattr(codec, "_is_text_encoding", True):
+                    break
+                return "cp1252" if codec.name in _READ_AS_1252 else codec.name
     return "utf-8"

@@ -420,3 +420,47 @@ def test_a_run_reaching_asyncapi_steps_is_refused_with_a_replay_and_no_broker_is
             pass
     finally:
         listener.close()
+
+
+def _with_charset(origin: str, charset: str, name: str) -> dict[str, Any]:
+    har = _browser_har(origin)
+    response = har["log"]["entries"][0]["response"]
+    response["headers"] = [{"name": "content-type", "value": f"application/json; charset={charset}"}]
+    response["content"] = {"size": 30, "mimeType": f"application/json; charset={charset}",
+                           "text": json.dumps({"id": 41, "name": name}, ensure_ascii=False)}  # fmt: skip
+    return har
+
+
+def test_a_charset_in_a_har_body_s_mime_type_is_read_as_a_browser_wrote_it(capsys, write, tmp_path) -> None:
+    """A browser decodes `iso-8859-1` as windows-1252, so its HAR holds U+2019 and the euro sign under that
+    label: the replay answers the bytes the server sent (0x92, 0x80); a bytes-to-bytes codec (`hex`) is
+    no charset. Both ended the run with a traceback (UnicodeEncodeError, LookupError); text the charset
+    cannot carry is a usage error naming where."""
+    from arazzo_runner.http.har_file import read_har
+
+    path = write(arazzo_doc(BROWSED))
+    har = tmp_path / "browser.har"
+    origin = "http://127.0.0.1:9"
+    for charset, name, sent in (
+        ("iso-8859-1", "Rex\u2019s \u20ac10", b"Rex\x92s \x8010"),
+        ("us-ascii", "Rex\x81", b"Rex\x81"),  # undefined in windows-1252: a browser reads U+0081
+        ("hex", "Rex ☃", "Rex ☃".encode()),
+    ):
+        har.write_text(json.dumps(_with_charset(origin, charset, name)), encoding="utf-8")
+        assert read_har(str(har))[0].content == b'{"id": 41, "name": "' + sent + b'"}', charset
+        result = cli(
+            capsys, "run", path, "--server", f"pets={origin}", "--input", "name=Rex", "--replay-http", har
+        )
+        assert "Traceback" not in result.err
+        if charset == "hex":  # UTF-8: the run reads it
+            assert result.code == 0, result.err
+        else:  # as from the server itself: a JSON body must be UTF-8 (RFC 8259 defines no charset)
+            assert (
+                result.code == 1 and "body is not valid JSON: 'utf-8' codec can't decode byte" in result.out
+            )
+    har.write_text(json.dumps(_with_charset(origin, "ascii", "Rex ☃")), encoding="utf-8")
+    result = cli(
+        capsys, "run", path, "--server", f"pets={origin}", "--input", "name=Rex", "--replay-http", har
+    )
+    assert result.code == 2 and "Traceback" not in result.err
+    assert "/log/entries/0/response/content/text is not text its charset (cp1252) can carry" in result.err
