@@ -42,6 +42,19 @@ class HttpReplay:
         self.path, self.entries = path, entries
         self._used: set[int] = set()
         self.answered = 0
+        # Each entry's URL parts and body read once, and the entries indexed by what a request must equal
+        # to match them (`_Side.key`); those a request matches more loosely (a masked value, a form)
+        # kept beside, by method and origin. A request is compared with the few that can answer it, not
+        # with every entry (a 1,000-request replay compared each with each, parsing both bodies each time).
+        self._sides = [_Side(e.method, e.url, e.headers, e.body) for e in entries]
+        self._exact: dict[tuple[Any, ...], list[int]] = {}
+        self._loose: dict[tuple[Any, ...], list[int]] = {}
+        for index, side in enumerate(self._sides):
+            key = side.key(recorded=True)
+            if key is None:
+                self._loose.setdefault((side.method, side.origin), []).append(index)
+            else:
+                self._exact.setdefault(key, []).append(index)
 
     @classmethod
     def open(cls, path: str) -> HttpReplay:
@@ -52,8 +65,13 @@ class HttpReplay:
         return HttpReplay(self.path, self.entries)
 
     def answer(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes) -> Recorded:
-        asked = _Request(method, url, headers, body)
-        matching = [e for e in self.entries if not _differences(e, asked, first_only=True)]
+        asked = _Side(method, url, headers, body)
+        candidates = sorted(
+            self._exact.get(asked.key(recorded=False), []) + self._loose.get((asked.method, asked.origin), [])
+        )
+        matching = [
+            self.entries[i] for i in candidates if not _differences(self._sides[i], asked, first_only=True)
+        ]
         if not matching:
             raise ReplayMiss(self._miss(asked))
         entry = next((e for e in matching if e.number not in self._used), matching[-1])
@@ -69,13 +87,17 @@ class HttpReplay:
             )
         return entry
 
-    def _miss(self, asked: _Request) -> str:
+    def _miss(self, asked: _Side) -> str:
         said = f"{asked.method} {asked.url}"
         if not self.entries:
             return f"the HAR file {self.path} holds no exchange; it does not answer {said}"
-        scored = [(len(_differences(e, asked)), e.number in self._used, e.number, e) for e in self.entries]
-        _, _, _, closest = min(scored, key=lambda item: item[:3])
-        first = _differences(closest, asked, first_only=True)[0]
+        scored = [
+            (len(_differences(side, asked)), e.number in self._used, e.number, index)
+            for index, (e, side) in enumerate(zip(self.entries, self._sides, strict=True))
+        ]
+        index = min(scored)[3]
+        closest = self.entries[index]
+        first = _differences(self._sides[index], asked, first_only=True)[0]
         name = f", {closest.comment}" if closest.comment else ""
         return (
             f"no exchange of {self.path} answers {said}: the closest is entry {closest.number} "
@@ -83,14 +105,62 @@ class HttpReplay:
         )
 
 
-class _Request:
-    __slots__ = ("body", "headers", "method", "url")
+_UNREAD = object()
+
+
+class _Side:
+    """A request as compared: a recorded one (read once, when the file is opened) or this run's; its
+    URL's parts and its body (the multipart boundary left out, JSON parsed when asked) kept."""
+
+    __slots__ = ("_data", "body", "media", "method", "origin", "parts", "path", "query", "url")
 
     def __init__(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes) -> None:
-        self.method, self.url, self.headers, self.body = method.upper(), url, headers, body
+        self.method, self.url = method.upper(), url
+        self.parts = urlsplit(url)
+        self.origin = _origin(self.parts)
+        self.path = unquote(self.parts.path or "/")
+        self.query = _query(self.parts.query)
+        self.media = _media(headers)
+        self.body = _without_boundary(body, self.media)
+        self._data: Any = _UNREAD
+
+    def key(self, recorded: bool) -> tuple[Any, ...] | None:
+        """What a request must equal to match this recorded entry exactly: method, origin, path, query
+        and body, the body empty or JSON as data (`_canonical`). None (compared one by one) for an entry
+        holding a mask (`***` matches anything) or a body compared otherwise (a form, text, or JSON
+        whose media type does not say so, which the request's media type decides). A request's key:
+        the same, its body empty, JSON, or anything else (then it matches no indexed entry)."""
+        if recorded and (MASK in self.path or any(MASK in value for _, value in self.query)):
+            return None
+        body: tuple[Any, ...]
+        if not self.body:
+            body = ("empty",)
+        elif recorded and (MASK.encode() in self.body or not _is_json(self.media)):
+            return None
+        else:
+            try:
+                body = ("json", _canonical(self.data()))
+            except ValueError:
+                if recorded:
+                    return None
+                body = ("other",)
+        return (self.method, self.origin, self.path, tuple(self.query), body)
+
+    def data(self) -> Any:
+        """The body as JSON data; ValueError when it is not JSON."""
+        if self._data is _UNREAD:
+            from ..bounds import json_text
+
+            try:
+                self._data = json_text.loads(self.body)
+            except ValueError as exc:
+                self._data = exc
+        if isinstance(self._data, ValueError):
+            raise self._data
+        return self._data
 
 
-def _differences(entry: Recorded, asked: _Request, first_only: bool = False) -> list[str]:
+def _differences(entry: _Side, asked: _Side, first_only: bool = False) -> list[str]:
     """What differs between the entry and the request, in words, in the order compared."""
     found: list[str] = []
 
@@ -102,16 +172,16 @@ def _differences(entry: Recorded, asked: _Request, first_only: bool = False) -> 
         f"method: the recording has {entry.method}, this run {asked.method}"
     ):
         return found
-    old, new = urlsplit(entry.url), urlsplit(asked.url)
-    if _origin(old) != _origin(new) and differs(
-        f"origin: the recording has {_origin_text(old)}, this run {_origin_text(new)}"
+    if entry.origin != asked.origin and differs(
+        f"origin: the recording has {_origin_text(entry.parts)}, this run {_origin_text(asked.parts)}"
     ):
         return found
-    if not _same_text(unquote(old.path or "/"), unquote(new.path or "/")) and differs(
-        f"path: the recording has {_quoted(unquote(old.path))}, this run {_quoted(unquote(new.path))}"
+    if not _same_text(entry.path, asked.path) and differs(
+        f"path: the recording has {_quoted(unquote(entry.parts.path))}, "
+        f"this run {_quoted(unquote(asked.parts.path))}"
     ):
         return found
-    query = _pairs_difference(_query(old.query), _query(new.query), "query")
+    query = _pairs_difference(entry.query, asked.query, "query")
     if query is not None and differs(query):
         return found
     body = _body_difference(entry, asked)
@@ -176,25 +246,43 @@ def _quoted(text: str) -> str:
     return shown if len(shown) <= 120 else shown[:120] + '..."'
 
 
+def _is_json(media: str) -> bool:
+    from .body import is_json
+
+    return is_json(media)
+
+
+def _canonical(data: Any) -> str:
+    """JSON data as text equal for data `_data_difference` calls the same: keys sorted, a whole float as
+    its integer (1.0 matches 1; true does not), strings as they are."""
+    import json
+
+    def whole(value: Any) -> Any:
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, dict):
+            return {k: whole(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [whole(v) for v in value]
+        return value
+
+    return json.dumps(whole(data), sort_keys=True, ensure_ascii=False, allow_nan=True)
+
+
 def _media(headers: list[tuple[str, str]]) -> str:
     return next((v for n, v in headers if n.lower() == "content-type"), "")
 
 
-def _body_difference(entry: Recorded, asked: _Request) -> str | None:
+def _body_difference(entry: _Side, asked: _Side) -> str | None:
     old, new = entry.body, asked.body
     if old == new:
         return None
-    old_type, new_type = _media(entry.headers), _media(asked.headers)
-    old, new = _without_boundary(old, old_type), _without_boundary(new, new_type)
-    if old == new:
-        return None
+    old_type, new_type = entry.media, asked.media
     from .body import is_form, is_json
 
     if (is_json(old_type) or is_json(new_type)) and old and new:
-        from ..bounds import json_text
-
         try:
-            return _data_difference(json_text.loads(old), json_text.loads(new), "body")
+            return _data_difference(entry.data(), asked.data(), "body")
         except ValueError:
             pass
     try:

@@ -95,3 +95,64 @@ def test_masked_values_are_matched_in_linear_time() -> None:
         replay.answer("POST", "http://h/t", text, ("x" + "a" * 20000 + "y").encode())
     assert time.process_time() - started < 2.0
     assert replay.answer("POST", "http://h/t", text, ("x" + "a" * 20000 + "c" + "y").encode()).number == 1
+
+
+def _brute(replay: HttpReplay, method: str, url: str, headers, body: bytes) -> int | None:
+    """The answer by the rule as written: every entry compared, the first unused match, else the last."""
+    from arazzo_runner.http.har_replay import _differences, _Side
+
+    asked = _Side(method, url, headers, body)
+    pairs = zip(replay.entries, replay._sides, strict=True)
+    matching = [e for e, side in pairs if not _differences(side, asked, True)]
+    if not matching:
+        return None
+    return next((e for e in matching if e.number not in replay._used), matching[-1]).number
+
+
+def test_the_index_answers_as_comparing_every_entry_would() -> None:
+    """Entries indexed by what must equal (JSON as data, 1.0 as 1, keys in any order) and the loose ones
+    (masks, forms, text) compared one by one: the same entry answers as when every entry is compared."""
+    import random
+
+    bodies = [b"", b'{"a": 1}', b'{"a": 1.0}', b'{"a": true}', b'{"b": [1, 2], "a": 1}', b'{"a": "***"}',
+              b"a=1&b=2", b"not json", b'{"a": "x***"}']  # fmt: skip
+    medias = [JSON, FORM, [("Content-Type", "text/plain")], []]
+    urls = ["http://h/p", "http://h/p?x=1", "http://h/p?x=***", "http://h/***", "http://h:80/p", "http://g/p"]
+    rng = random.Random(7)
+    entries = [
+        _entry(i + 1, rng.choice(["GET", "POST"]), rng.choice(urls), rng.choice(bodies), rng.choice(medias))
+        for i in range(60)
+    ]
+    replay, brute = _replay(*entries), _replay(*entries)
+    asked_bodies = [*bodies, b'{"a":1,"b":[1,2]}', b'{"a": "xyz"}', b"b=2&a=1"]
+    asked_urls = [*urls, "http://h/p?x=2", "http://h/q"]
+    for _ in range(400):
+        ask = (
+            rng.choice(["GET", "POST"]),
+            rng.choice(asked_urls),
+            rng.choice(medias),
+            rng.choice(asked_bodies),
+        )
+        expected = _brute(brute, ask[0], ask[1], ask[2], ask[3])
+        if expected is None:
+            with pytest.raises(ReplayMiss):
+                replay.answer(*ask[:2], ask[2], ask[3])
+            continue
+        brute._used.add(expected)
+        assert replay.answer(*ask[:2], ask[2], ask[3]).number == expected, ask
+
+
+def test_answering_many_requests_to_one_path_costs_linear_time() -> None:
+    """Each request compared with every entry, both bodies parsed each time: 200 requests took 24 s."""
+    import time
+
+    def spent(count: int) -> float:
+        entries = [_entry(i + 1, "POST", "http://h/p", b'{"n": %d}' % i, JSON) for i in range(count)]
+        replay = _replay(*entries)
+        started = time.process_time()
+        for i in reversed(range(count)):
+            assert replay.answer("POST", "http://h/p", JSON, b'{"n":%d}' % i).number == i + 1
+        return time.process_time() - started
+
+    small, large = spent(500), spent(2000)
+    assert large < 8 * small + 0.05, (small, large)  # 4x the requests: linear is 4x, each with each 16x
