@@ -40,6 +40,7 @@ class Recorded(Record):
     comment: str
     error: str | None  # status 0: why no answer came
     unkept: int = 0  # bytes of an answer whose body the file does not hold (`content.size`, no text)
+    cut: bool = False  # the body holds only the part a run kept (`content._cut`: `--record-http`)
 
 
 def read_har(path: str, flag: str = FLAG) -> list[Recorded]:
@@ -135,6 +136,7 @@ def _entry(index: int, entry: Any, attached: _Attached) -> Recorded:
         comment if isinstance(comment, str) else "",
         error if isinstance(error, str) else None,
         _unkept(content),
+        content.get("_cut") is True,
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -358,6 +359,29 @@ def replay_transport(replay: HttpReplay) -> Any:
     """An httpx transport (sync and async) answering from `replay`; nothing is sent."""
     import httpx
 
+    class CutBody(httpx.SyncByteStream, httpx.AsyncByteStream):
+        """The body of an entry recorded cut at `--max-response-bytes`: the part kept, one byte more,
+        then an error. A run with the recording's limit reads what the recorded run read (the part, a
+        byte over: cut there again); a run reading further is told the file does not hold the rest,
+        rather than given the part as the whole body (a passing run, replayed, failed: invalid JSON)."""
+
+        def __init__(self, entry: Recorded, request: httpx.Request) -> None:
+            self.entry, self.request = entry, request
+
+        def __iter__(self) -> Iterator[bytes]:
+            yield self.entry.content
+            yield b"\0"
+            raise replay_error()(
+                f"entry {self.entry.number} of {replay.path} holds only the first {len(self.entry.content)} "
+                "bytes of its answer's body (cut at --max-response-bytes when recorded); record again "
+                "with a larger --max-response-bytes",
+                request=self.request,
+            )
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            for part in self:
+                yield part
+
     class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         def handle_request(self, request: httpx.Request) -> httpx.Response:
             body = request.read()
@@ -366,6 +390,8 @@ def replay_transport(replay: HttpReplay) -> Any:
             except ReplayMiss as exc:
                 raise replay_error()(str(exc), request=request) from None
             kept = [(n, v) for n, v in entry.response_headers if n.lower() not in _DROPPED]
+            if entry.cut:
+                return httpx.Response(entry.status, headers=kept, stream=CutBody(entry, request))
             return httpx.Response(entry.status, headers=kept, stream=httpx.ByteStream(entry.content))
 
         async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

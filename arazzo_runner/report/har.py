@@ -141,6 +141,9 @@ def _response(exchange: Exchange, masker: Masker, recording: bool) -> dict[str, 
         content["comment"] = f"binary body of {body.size} bytes, not included"
     elif body.text is not None:
         content["text"] = _text(body)
+    if recording and exchange.body_cut is not None:  # replayed as whole, it would read otherwise
+        content["_cut"] = True
+        content["comment"] = f"the body was cut at {exchange.body_cut} bytes (--max-response-bytes)"
     return {
         "status": exchange.status_code,
         "statusText": status_text(exchange.status_code),

@@ -464,3 +464,27 @@ def test_a_charset_in_a_har_body_s_mime_type_is_read_as_a_browser_wrote_it(capsy
     )
     assert result.code == 2 and "Traceback" not in result.err
     assert "/log/entries/0/response/content/text is not text its charset (cp1252) can carry" in result.err
+
+
+def test_a_body_cut_when_recorded_replays_as_the_recorded_run_read_it(capsys, write, tmp_path) -> None:
+    """`--max-response-bytes 5`: the recorded run passed on a cut body; the recording held its 5 bytes as
+    if whole, so the replay failed (`body is not valid JSON`). Now the file says the body was cut, the
+    same limit reads it as the recorded run did, and a larger one is told the rest is not held."""
+    path = write(arazzo_doc(workflow("list", op_step("list", "listPets"))))
+    har = tmp_path / "cut.har"
+    with ScriptedServer() as server:
+        _serve(server)
+        url = server.url
+        recorded = cli(capsys, "run", path, "--server", f"pets={url}", "--max-response-bytes", "5",
+                       "--record-http", har)  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    content = json.loads(har.read_text())["log"]["entries"][0]["response"]["content"]
+    assert content["text"] == '[{"na' and content["_cut"] is True
+    assert content["comment"] == "the body was cut at 5 bytes (--max-response-bytes)"
+    server = f"pets={url}"
+    again = cli(capsys, "run", path, "--server", server, "--max-response-bytes", "5", "--replay-http", har)
+    assert again.code == 0, again.out
+    wider = cli(capsys, "run", path, "--server", f"pets={url}", "--replay-http", har)
+    assert wider.code == 1
+    said = "holds only the first 5 bytes of its answer's body (cut at --max-response-bytes when recorded)"
+    assert said in wider.out

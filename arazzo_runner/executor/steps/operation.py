@@ -286,6 +286,7 @@ def _record(exchange: Exchange, response: Response) -> None:
     exchange.status_code = response.status_code
     exchange.response_headers = list(response.headers.items())
     exchange.response_body = response.content
+    exchange.body_cut = len(response.content) if response.oversize else None
     exchange.duration_ms = response.elapsed_ms
 
 
