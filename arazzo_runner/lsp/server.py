@@ -177,10 +177,16 @@ def _navigation(server: Any) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: ArazzoServer, params: types.HoverParams) -> Any:
+        from .lastrun import last_run_hover
+
+        doc = ls.documents.get(params.text_document.uri)
         analysis = parsed(ls, params.text_document.uri)
-        if analysis is None:
+        if doc is None or analysis is None:
             return None
-        return _guarded(hover.hover, None, analysis, offset(analysis, params.position))
+        at = offset(analysis, params.position)
+        found = _guarded(hover.hover, None, analysis, at)
+        run = _guarded(last_run_hover, None, analysis, at, doc.path, doc.text)
+        return hover.with_last_run(found, run, analysis)
 
 
 def _actions(server: Any) -> None:
