@@ -36,6 +36,7 @@ MAX_SHOWN = 600  # characters of a value shown: a hover is a glance
 _EXPRESSION = re.compile(r"\$[A-Za-z][^\s{}\"'(),]*")
 _STEP_OUTPUT = re.compile(r"\$steps\.([A-Za-z0-9_\-]+)\.outputs\.([A-Za-z0-9_.\-]+)$")
 _WORKFLOW_OUTPUT = re.compile(r"\$workflows\.([A-Za-z0-9_\-]+)\.outputs\.([A-Za-z0-9_.\-]+)$")
+MAX_CACHED = 4  # reports kept parsed (the most recently read): a hover in another folder reads its own
 _cache: dict[str, tuple[tuple[int, int], Any]] = {}  # report path -> ((mtime_ns, size), data or None)
 
 
@@ -75,7 +76,10 @@ def read_report(path: str) -> Any:
                 data = json_text.loads(handle.read(MAX_REPORT_BYTES + 1), REPORT_DEPTH)
         except (OSError, ValueError):  # JSONDecodeError, TooDeep, UnicodeDecodeError are ValueErrors
             data = None
+    _cache.pop(path, None)
     _cache[path] = (stamp, data)
+    while len(_cache) > MAX_CACHED:
+        del _cache[next(iter(_cache))]
     return data
 
 
