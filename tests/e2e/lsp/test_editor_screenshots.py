@@ -10,6 +10,7 @@ import re
 import struct
 
 from tests.e2e.processkit import broker_binary, find_binary
+from tests.timeouts import long_test
 from tests.untested import importorskip_untested
 
 from .kit import ROOT
@@ -29,6 +30,7 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@long_test
 def test_the_script_shows_the_servers_answers_in_neovim_and_made_the_docs_images(tmp_path):
     broker_binary("neovim", find_binary("nvim"), "Debian package neovim")
     importorskip_untested("pyte", "docs/editor_screenshots.py (the editor's screenshots)")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import long_test
 from tests.untested import skip_untested
 
 from .kit import ROOT, copy_docs, server_env
@@ -37,13 +38,14 @@ def vsix(tmp_path_factory) -> Path:
     shutil.copytree(EXTENSION, source, ignore=shutil.ignore_patterns("node_modules", "*.vsix"))
     out = folder / "arazzo.vsix"
     built = subprocess.run(
-        ["bash", str(source / "build.sh"), str(out)], capture_output=True, text=True, timeout=1200
+        ["bash", str(source / "build.sh"), str(out)], capture_output=True, text=True, timeout=800
     )
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert f"Packaged: {out}" in built.stdout
     return out
 
 
+@long_test
 def test_the_vsix_holds_the_manifest_the_entry_point_and_the_language_client(vsix):
     with zipfile.ZipFile(vsix) as archive:
         names = set(archive.namelist())
@@ -74,6 +76,7 @@ def test_the_vsix_holds_the_manifest_the_entry_point_and_the_language_client(vsi
     assert 'Id="arazzo-lsp"' in vsixmanifest and 'Publisher="arazzo-runner"' in vsixmanifest
 
 
+@long_test
 def test_the_bundled_client_libraries_drive_the_server_the_settings_name(vsix, tmp_path):
     extracted = tmp_path / "unpacked"
     with zipfile.ZipFile(vsix) as archive:

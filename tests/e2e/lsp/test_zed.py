@@ -16,6 +16,7 @@ try:
 except ImportError:  # Python 3.10
     import tomli as tomllib
 
+from tests.timeouts import long_test
 from tests.untested import skip_untested
 
 from .kit import ROOT
@@ -35,6 +36,7 @@ def test_the_manifest_registers_the_server_for_yaml_and_json():
     assert 'worktree.which("arazzo")' in source and 'vec!["lsp".to_string()]' in source
 
 
+@long_test
 def test_the_extension_compiles(tmp_path):
     cargo = shutil.which("cargo")
     if cargo is None:
@@ -48,7 +50,7 @@ def test_the_extension_compiles(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=1200,
+        timeout=800,
     )
     if "no matching package named `zed_extension_api`" in checked.stderr:
         skip_untested(
