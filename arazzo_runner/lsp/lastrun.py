@@ -37,19 +37,50 @@ _EXPRESSION = re.compile(r"\$[A-Za-z][^\s{}\"'(),]*")
 _STEP_OUTPUT = re.compile(r"\$steps\.([A-Za-z0-9_\-]+)\.outputs\.([A-Za-z0-9_.\-]+)$")
 _WORKFLOW_OUTPUT = re.compile(r"\$workflows\.([A-Za-z0-9_\-]+)\.outputs\.([A-Za-z0-9_.\-]+)$")
 MAX_CACHED = 4  # reports kept parsed (the most recently read): a hover in another folder reads its own
-_cache: dict[str, tuple[tuple[int, int], Any]] = {}  # report path -> ((mtime_ns, size), data or None)
 
 
-def report_path(document: str) -> str | None:
-    """The report beside `document` by the rule above, if one exists and may be this document's."""
-    folder, name = os.path.split(document)
-    stem = os.path.splitext(name)[0]
-    for candidate in (os.path.join(folder, f"{stem}.report.json"), os.path.join(folder, "report.json")):
-        if os.path.isfile(candidate):
-            data = read_report(candidate)
-            if isinstance(data, dict) and _names(data, name):
-                return candidate
-    return None
+class Reports:
+    """The reports read by one server: each kept parsed until its file's modification time or size
+    changes, the `MAX_CACHED` most recently read."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[tuple[int, int], Any]] = {}  # path -> ((mtime_ns, size), data)
+
+    def beside(self, document: str) -> str | None:
+        """The report beside `document` by the rule above, if one exists and may be this document's."""
+        folder, name = os.path.split(document)
+        stem = os.path.splitext(name)[0]
+        for candidate in (os.path.join(folder, f"{stem}.report.json"), os.path.join(folder, "report.json")):
+            if os.path.isfile(candidate):
+                data = self.read(candidate)
+                if isinstance(data, dict) and _names(data, name):
+                    return candidate
+        return None
+
+    def read(self, path: str) -> Any:
+        """The report at `path` (None when it cannot be read, is too big or is not JSON)."""
+        from ..bounds import json_text
+
+        try:
+            stat = os.stat(path)
+        except OSError:
+            return None
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        cached = self._cache.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        data = None
+        if stat.st_size <= MAX_REPORT_BYTES:
+            try:
+                with open(path, encoding="utf-8-sig") as handle:
+                    data = json_text.loads(handle.read(MAX_REPORT_BYTES + 1), REPORT_DEPTH)
+            except (OSError, ValueError):  # JSONDecodeError, TooDeep, UnicodeDecodeError are ValueErrors
+                data = None
+        self._cache.pop(path, None)
+        self._cache[path] = (stamp, data)
+        while len(self._cache) > MAX_CACHED:
+            del self._cache[next(iter(self._cache))]
+        return data
 
 
 def _names(report: dict[str, Any], name: str) -> bool:
@@ -57,34 +88,8 @@ def _names(report: dict[str, Any], name: str) -> bool:
     return not isinstance(written, str) or os.path.basename(written.replace("\\", "/")) == name
 
 
-def read_report(path: str) -> Any:
-    """The report at `path` (None when it cannot be read, is too big or is not JSON), cached by stamp."""
-    from ..bounds import json_text
-
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    stamp = (stat.st_mtime_ns, stat.st_size)
-    cached = _cache.get(path)
-    if cached is not None and cached[0] == stamp:
-        return cached[1]
-    data = None
-    if stat.st_size <= MAX_REPORT_BYTES:
-        try:
-            with open(path, encoding="utf-8-sig") as handle:
-                data = json_text.loads(handle.read(MAX_REPORT_BYTES + 1), REPORT_DEPTH)
-        except (OSError, ValueError):  # JSONDecodeError, TooDeep, UnicodeDecodeError are ValueErrors
-            data = None
-    _cache.pop(path, None)
-    _cache[path] = (stamp, data)
-    while len(_cache) > MAX_CACHED:
-        del _cache[next(iter(_cache))]
-    return data
-
-
 def last_run_hover(
-    analysis: Any, offset: int, document: str | None, text: str
+    reports: Reports, analysis: Any, offset: int, document: str | None, text: str
 ) -> tuple[str, int, int] | None:
     """(markdown, start, end) of the last run's value for what is under the cursor, or None."""
     if document is None or analysis is None or analysis.loaded is None:
@@ -96,10 +101,10 @@ def last_run_hover(
     if found is None:
         return None
     label, value, where, span = found
-    path = report_path(document)
+    path = reports.beside(document)
     if path is None:
         return None
-    report = read_report(path)
+    report = reports.read(path)
     value = value(report)
     if value is _MISSING:
         return None

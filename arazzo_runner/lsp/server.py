@@ -16,6 +16,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from .lastrun import Reports
 from .state import OpenDocument
 
 DEBOUNCE = 0.2
@@ -31,6 +32,7 @@ class ArazzoServer(LanguageServer):
         self.offline = offline
         self.debounce = debounce
         self._pending: dict[str, asyncio.TimerHandle] = {}
+        self.reports = Reports()  # the run reports beside the documents, for hover (`lastrun.py`)
 
     def document(self, uri: str) -> OpenDocument | None:
         return self.documents.get(uri)
@@ -185,7 +187,7 @@ def _navigation(server: Any) -> None:
             return None
         at = offset(analysis, params.position)
         found = _guarded(hover.hover, None, analysis, at)
-        run = _guarded(last_run_hover, None, analysis, at, doc.path, doc.text)
+        run = _guarded(last_run_hover, None, ls.reports, analysis, at, doc.path, doc.text)
         return hover.with_last_run(found, run, analysis)
 
 
