@@ -1,5 +1,7 @@
 """Hover: the operation an `operationId` names (method, path, summary, parameters), the schema a
-`$response.body#/...` pointer names (resolved in the step's operation's responses), an input's schema."""
+`$response.body#/...` pointer names (resolved in the step's operation's responses), an input's schema;
+after it, the value the expression had in the last run when a report sits beside the document
+(`lastrun.py`)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,20 @@ def hover(analysis: Any, offset: int) -> types.Hover | None:
         contents=types.MarkupContent(types.MarkupKind.Markdown, text),
         range=analysis.lines.range(target.start, target.end),
     )
+
+
+def with_last_run(found: types.Hover | None, run: Any, analysis: Any) -> types.Hover | None:
+    """The hover with the last run's value (`lastrun.py`) after it, or that value alone."""
+    if run is None:
+        return found
+    text, start, end = run
+    if found is None:
+        content = types.MarkupContent(types.MarkupKind.Markdown, text)
+        return types.Hover(contents=content, range=analysis.lines.range(start, end))
+    assert isinstance(found.contents, types.MarkupContent)
+    joined = f"{found.contents.value}\n\n---\n\n{text}"
+    found.contents = types.MarkupContent(types.MarkupKind.Markdown, joined)
+    return found
 
 
 def operation_text(operation: Any) -> str:

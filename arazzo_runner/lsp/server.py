@@ -16,6 +16,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
+from .lastrun import Reports
 from .state import OpenDocument
 
 DEBOUNCE = 0.2
@@ -31,6 +32,7 @@ class ArazzoServer(LanguageServer):
         self.offline = offline
         self.debounce = debounce
         self._pending: dict[str, asyncio.TimerHandle] = {}
+        self.reports = Reports()  # the run reports beside the documents, for hover (`lastrun.py`)
 
     def document(self, uri: str) -> OpenDocument | None:
         return self.documents.get(uri)
@@ -177,10 +179,16 @@ def _navigation(server: Any) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def on_hover(ls: ArazzoServer, params: types.HoverParams) -> Any:
+        from .lastrun import last_run_hover
+
+        doc = ls.documents.get(params.text_document.uri)
         analysis = parsed(ls, params.text_document.uri)
-        if analysis is None:
+        if doc is None or analysis is None:
             return None
-        return _guarded(hover.hover, None, analysis, offset(analysis, params.position))
+        at = offset(analysis, params.position)
+        found = _guarded(hover.hover, None, analysis, at)
+        run = _guarded(last_run_hover, None, ls.reports, analysis, at, doc.path, doc.text)
+        return hover.with_last_run(found, run, analysis)
 
 
 def _actions(server: Any) -> None:
