@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+import yaml
+
 import arazzo_runner.sources.cache as cache_module
 from arazzo_runner.sources import SourceCache, load_openapi, stored
 from arazzo_runner.sources.parse import parse_source, parse_stored
@@ -37,24 +42,29 @@ def test_only_local_documents_of_some_size_are_kept(tmp_path):
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["key"]  # nothing kept for them
 
 
-def test_a_hit_gives_the_same_data_and_positions(tmp_path):
-    location = str(tmp_path / "api.yaml")
+@pytest.mark.parametrize("kind", ["yaml", "json"])
+def test_a_hit_gives_the_same_data_and_positions(tmp_path, kind):
+    content = BIG if kind == "yaml" else json.dumps(yaml.safe_load(BIG), indent=1).encode()
+    location = str(tmp_path / f"api.{kind}")
     store = ParsedStore(tmp_path / "s")
-    parsed = parse_source(BIG, location)
+    parsed = parse_source(content, location)
+    where = (623, 26) if kind == "yaml" else parsed.locate("/paths/~1p123/get/responses/200")
+    assert where[0] > 600  # a real position, deep in the file
     calls = []
 
     def counting(content, where):
         calls.append(where)
         return parse_source(content, where)
 
-    first = parse_stored(BIG, location, store, counting)
-    second = parse_stored(BIG, location, store, counting)
+    first = parse_stored(content, location, store, counting)
+    second = parse_stored(content, location, store, counting)
     assert calls == [location]
     assert first.data == second.data == parsed.data
     pointer = "/paths/~1p123/get/responses/200"
-    assert first.locate(pointer) == parsed.locate(pointer) == (623, 26)
-    third = parse_stored(BIG, location, store, counting)  # positions from the store now
-    assert third.locate(pointer) == (623, 26) and calls == [location]
+    assert first.locate(pointer) == parsed.locate(pointer) == where
+    third = parse_stored(content, location, store, counting)  # positions from the store now
+    assert third.locate(pointer) == where and calls == [location]
+    assert third.locate("/paths/~1p7/get/operationId") == parsed.locate("/paths/~1p7/get/operationId")
 
 
 def test_the_store_keeps_at_most_its_bounds(tmp_path, monkeypatch):
