@@ -26,12 +26,10 @@ be read or written is silently not used: it only ever saves time.
 
 from __future__ import annotations
 
+# hashlib, hmac and marshal are imported where an entry is read or written: a command that reads no
+# local description of some size (or only remote ones) never needs them.
 import contextlib
-import hashlib
-import hmac
-import marshal
 import os
-import secrets
 import stat
 import sys
 from collections.abc import Mapping
@@ -114,6 +112,9 @@ class ParsedStore:
         payload = self._verified(raw)
         if payload is None:
             return None
+        import hashlib
+        import marshal
+
         from ..loader.load import gc_paused
 
         try:
@@ -130,6 +131,10 @@ class ParsedStore:
     def _write(self, location: str, kind: str, content: bytes, value: Any) -> None:
         if not self.worth_it(location, content) or self._key is None:
             return
+        import hashlib
+        import hmac
+        import marshal
+
         header = (_FORMAT, kind, _loader_stamp(), hashlib.sha256(content).hexdigest())
         try:
             payload = marshal.dumps((header, value))
@@ -137,7 +142,7 @@ class ParsedStore:
             return
         mac = hmac.new(self._key, payload, hashlib.sha256).digest()
         path = self._entry(location, kind)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        partial = path.with_name(f"{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             _write_private(partial, _MAGIC + mac + payload)
             os.replace(partial, path)  # atomic: a concurrent reader sees the old entry or the new one
@@ -148,6 +153,9 @@ class ParsedStore:
         self._evict()
 
     def _verified(self, raw: bytes) -> bytes | None:
+        import hashlib
+        import hmac
+
         head = len(_MAGIC) + _MAC_SIZE
         if self._key is None or len(raw) < head or not raw.startswith(_MAGIC):
             return None
@@ -156,6 +164,8 @@ class ParsedStore:
         return payload if hmac.compare_digest(expected, raw[len(_MAGIC) : head]) else None
 
     def _entry(self, location: str, kind: str) -> Path:
+        import hashlib
+
         name = hashlib.sha256(location.encode("utf-8", "surrogatepass")).hexdigest()[:40]
         return self.folder / f"{name}.{kind}"
 
@@ -187,7 +197,7 @@ class ParsedStore:
     def _read_key(self) -> bytes | None:
         path = self.folder / "key"
         with contextlib.suppress(FileExistsError):
-            _write_private(path, secrets.token_bytes(_KEY_SIZE), exclusive=True)
+            _write_private(path, os.urandom(_KEY_SIZE), exclusive=True)  # what `secrets` uses
         with open(path, "rb") as stream:
             if not _private(os.fstat(stream.fileno()), folder=False):
                 return None
@@ -238,6 +248,7 @@ def _write_private(path: Path, content: bytes, *, exclusive: bool = False) -> No
 @lru_cache(maxsize=1)
 def _loader_stamp() -> str:
     """What the loader's output depends on, beyond the bytes: a change of any means parsing again."""
+    import hashlib
     import importlib.util
 
     from ..loader import DEFAULT_LIMITS
