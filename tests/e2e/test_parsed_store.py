@@ -216,3 +216,17 @@ def test_run_reads_back_what_validate_parsed(tmp_path):
     assert (code, parses) == (0, 0), out + err
     assert "GET http://127.0.0.1:1/things3" in out
     assert _arazzo(["run", str(flow), "--dry-run", "--no-cache"], cache)[3] == 1
+
+
+def test_no_cache_in_process_leaves_the_environment_as_it_was(tmp_path, monkeypatch, capsys):
+    from arazzo_runner.cli import main
+
+    flow = _project(tmp_path, ["getThing3"])
+    monkeypatch.setenv("ARAZZO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ARAZZO_NO_CACHE", raising=False)
+    assert main(["validate", "--no-cache", str(flow)]) == 0
+    assert "ARAZZO_NO_CACHE" not in os.environ
+    assert not (tmp_path / "cache").exists()
+    assert main(["validate", str(flow)]) == 0
+    assert (tmp_path / "cache" / "sources").is_dir()
+    assert "0 errors" in capsys.readouterr().out
