@@ -218,7 +218,12 @@ def _main(argv: list[str]) -> int:
         return _json_error(wants_json(argv), ("usage", "no command given"), EXIT_USAGE)
     as_json = getattr(args, "format", None) == "json"
     try:
-        return handler(args)
+        if not getattr(args, "no_cache", False):
+            return handler(args)
+        from .cache_flags import honoured
+
+        with honoured(args):
+            return handler(args)
     except ArazzoError as exc:
         print_error(exc)
         return _json_error(as_json, exc, EXIT_USAGE)

@@ -15,11 +15,13 @@ EXIT_INTERRUPTED = 130  # Ctrl-C: 128 + SIGINT, as shells report a process ended
 
 
 def add_document(parser: argparse.ArgumentParser) -> None:
-    """The FILE argument and `--sandbox` (with `--allow-path`), for every command that loads a document."""
-    from . import sandbox_flags
+    """The FILE argument, `--sandbox` (with `--allow-path`) and `--no-cache`, for every command that loads
+    a document."""
+    from . import cache_flags, sandbox_flags
 
     parser.add_argument("file", help="the Arazzo document (YAML or JSON)")
     sandbox_flags.add_flags(parser)
+    cache_flags.add_flag(parser)
 
 
 def load_document(args: argparse.Namespace) -> Any:

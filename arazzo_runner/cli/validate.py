@@ -1,6 +1,6 @@
 """`arazzo validate FILE... [--format text|json|sarif] [--strict] [--schema-only] [--offline]
 [--sandbox DIR] [--rule RULE=off|warning|error] [--config PATH | --isolated] [--fix | --diff]
-[--jobs N]`.
+[--jobs N] [--no-cache]`.
 
 Exit codes: 0 no errors (warnings allowed), 1 errors found (or warnings with `--strict`; with `--diff`,
 also: a file would change), 2 a file could not be read or parsed. Wired into the main CLI by
@@ -22,7 +22,7 @@ FORMATS = ("text", "json", "sarif")
 
 def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the `validate` sub-command to an argparse sub-parsers object; returns the new parser."""
-    from . import sandbox_flags
+    from . import cache_flags, sandbox_flags
 
     parser = subparsers.add_parser(
         "validate",
@@ -74,6 +74,7 @@ def add_validate_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--list-rules", action="store_true", help="list the rules and exit")
     sandbox_flags.add_flags(parser)
+    cache_flags.add_flag(parser)
     parser.set_defaults(handler=run_validate)
     return parser
 

@@ -106,6 +106,11 @@ def _locate_problem(text: str, file: str, limits: Limits) -> None:
     _scan(text, file, limits)
 
 
+def scan_positions(text: str, file: str, limits: Limits) -> Any:
+    """(root entry, to line/column) of a JSON text already known to load (see `load.positions_of`)."""
+    return _scan(text, file, limits)
+
+
 def _scan(text: str, file: str, limits: Limits) -> Any:
     """Positions (or the located error) from the scanner, imported the first time one is needed: a
     document that loads cleanly and is never reported on has none to find."""

@@ -91,3 +91,32 @@ def _load_yaml(text: str, file: str, limits: Limits, positions: bool) -> tuple[A
     from .yaml_load import load_yaml  # PyYAML (~7 ms to import) only when a document is YAML
 
     return (*load_yaml(text, file, limits, positions), "yaml")
+
+
+def build_positions(text: str | bytes, file: str, kind: str) -> tuple[Any, Any]:
+    """(root entry, to line/column) of the position index of a `kind` ("yaml" or "json") text that
+    `load_text` accepted: what its lazy index builds on first use, for a document whose data came from
+    elsewhere (the parsed-source store), so a finding is located at the same line and column whether
+    the data was parsed now or read back. Under the default limits, as sources are parsed."""
+    source = decode(text, file, DEFAULT_LIMITS)
+    if kind == "json":
+        from .json_load import scan_positions
+
+        return scan_positions(source, file, DEFAULT_LIMITS)
+    from .yaml_build import yaml_line_col
+    from .yaml_load import build_positions as yaml_positions
+
+    with gc_paused():
+        return yaml_positions(source, file, DEFAULT_LIMITS), yaml_line_col
+
+
+def line_col_function(kind: str, text: str | bytes, file: str) -> Any:
+    """How a `kind` document's opaque locations become (line, column): what a stored position index
+    needs beside its entries (JSON's are character offsets into `text`)."""
+    if kind == "json":
+        from .json_scan import offsets_to_line_col
+
+        return offsets_to_line_col(decode(text, file, DEFAULT_LIMITS))
+    from .yaml_build import yaml_line_col
+
+    return yaml_line_col

@@ -22,6 +22,11 @@ def load_yaml(text: str, file: str, limits: Limits, positions: bool) -> tuple[An
     return data, PositionIndex(lambda: (_build(text, file, limits, True)[1], yaml_line_col))
 
 
+def build_positions(text: str, file: str, limits: Limits) -> Entry:
+    """The position index's root entry of a YAML text already known to load (see `load.positions_of`)."""
+    return _build(text, file, limits, True)[1]
+
+
 def _build(text: str, file: str, limits: Limits, positions: bool) -> tuple[Any, Entry]:
     try:
         return _build_once(text, file, limits, positions)

@@ -12,7 +12,8 @@ from ..errors import DocumentError
 from ..records import Record
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source
 from .locations import check_allowed, resolve_location
-from .parse import ParsedDoc, parse_source
+from .parse import ParsedDoc, parse_source, parse_stored
+from .stored import ParsedStore
 
 if TYPE_CHECKING:
     import httpx
@@ -81,10 +82,14 @@ class SourceCache:
     (`shared`: parsed documents that other runs may have read already, see `SharedDocuments`).
     Safe to share between threads without a lock: two threads racing on one location may both fetch
     it, but `setdefault` makes every caller get the object stored first.
+
+    `stored`: whether local descriptions are read back from, and kept in, the parsed-source store on
+    disk (`stored.py`; the environment may turn it off: `ARAZZO_NO_CACHE`).
     """
 
-    def __init__(self, shared: SharedDocuments | None = None) -> None:
+    def __init__(self, shared: SharedDocuments | None = None, *, stored: bool = True) -> None:
         self._shared = shared
+        self._store = ParsedStore.default() if stored else None
         self._documents: dict[str, ParsedDoc] = {}
         self._descriptions: dict[str, Any] = {}
         self._other: dict[Hashable, Any] = {}
@@ -112,7 +117,7 @@ class SourceCache:
                 client=options.client,
                 roots=options.roots,
             )
-            parsed = parse_source(fetched.content, fetched.location)
+            parsed = self._parse(fetched.content, fetched.location)
         except DocumentError as exc:
             self.remember_failure(location, exc)
             raise
@@ -121,6 +126,12 @@ class SourceCache:
         if self._shared is not None:
             self._shared.put(doc, options.max_bytes, location, fetched.location)
         return doc
+
+    def _parse(self, content: bytes, location: str) -> ParsedDoc:
+        store = self._store
+        if store is not None and store.worth_it(location, content):
+            return parse_stored(content, location, store, parse_source)
+        return parse_source(content, location)
 
     def loaded(self, location: str) -> ParsedDoc | None:
         """The document at `location` if this run has already read it; never a fetch."""

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DocumentError, SourceError
-from ..loader import load_text
+from ..loader import PositionIndex, load_text
 from ..records import Record, field
 
+if TYPE_CHECKING:
+    from .stored import ParsedStore
+
 Locate = Callable[[str], tuple[int, int]]
+Parse = Callable[[bytes, str], "ParsedDoc"]
 
 
 def _no_position(pointer: str) -> tuple[int, int]:
@@ -22,6 +26,7 @@ class ParsedDoc(Record, frozen=True):
     location: str
     data: Any = field(repr=False)
     locate: Locate = field(default=_no_position, repr=False, compare=False)
+    format: str = field(default="", repr=False, compare=False)  # "yaml" or "json", as the loader read it
 
     def error(self, pointer: str, message: str) -> SourceError:
         line, column = self.locate(pointer)
@@ -37,4 +42,34 @@ def parse_source(content: bytes, location: str) -> ParsedDoc:
         raise SourceError(
             exc.message, file=exc.file, line=exc.line, column=exc.column, pointer=exc.pointer
         ) from None
-    return ParsedDoc(location, loaded.data, loaded.positions.locate)
+    return ParsedDoc(location, loaded.data, loaded.positions.locate, loaded.format)
+
+
+def parse_stored(content: bytes, location: str, store: ParsedStore, parse: Parse) -> ParsedDoc:
+    """`content` read from the local file `location`: its data read back from `store` when these exact
+    bytes were parsed before (by any process), else `parse(content, location)` and kept there for the
+    next one (a document that does not parse raises, and is never stored). Either way its positions
+    come from the store, or from the text on first use (and are then stored): the same lines and
+    columns as a parse would give."""
+    found = store.data(location, content)
+    if found is None:
+        parsed = parse(content, location)
+        data, kind = parsed.data, parsed.format
+        store.keep_data(location, content, data, kind)
+    else:
+        data, kind = found
+    index = PositionIndex(lambda: _positions(store, location, content, kind))
+    return ParsedDoc(location, data, index.locate, kind)
+
+
+def _positions(store: ParsedStore, location: str, content: bytes, kind: str) -> tuple[Any, Any]:
+    """The position index's entries: stored ones, else built from the text (as the loader's lazy
+    index would) and stored for the next process that needs to locate a finding in this document."""
+    from ..loader.load import build_positions, line_col_function
+
+    root = store.positions(location, content)
+    if root is not None:
+        return root, line_col_function(kind, content, location)
+    root, to_line_col = build_positions(content, location, kind)
+    store.keep_positions(location, content, root)
+    return root, to_line_col

@@ -18,8 +18,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .. import DISTRIBUTION
-
 _PACKAGE = Path(__file__).resolve().parents[1]  # the whole engine: any change may change a verdict
 
 
@@ -29,13 +27,10 @@ class ValidationCache:
 
     @classmethod
     def default(cls, environ: Any = None) -> ValidationCache | None:
-        env = os.environ if environ is None else environ
-        if env.get("ARAZZO_NO_CACHE"):
-            return None
-        base = env.get("ARAZZO_CACHE_DIR") or os.path.join(
-            env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), DISTRIBUTION
-        )
-        return cls(Path(base) / "validated")
+        from ..sources.stored import cache_base
+
+        base = cache_base(environ)
+        return None if base is None else cls(Path(base) / "validated")
 
     def is_clean(self, workspace: Any) -> bool:
         """True when this exact document, with these exact dependencies, validated clean before."""

@@ -110,67 +110,6 @@ def _content_key(schema: Any) -> str:
     return repr(schema)
 
 
-def unresolvable_refs(description: Any, holders: list[Any]) -> list[str]:
-    """A message for each `$ref`/`$dynamicRef` and each discriminator mapping reference left in
-    `holders` (an operation's resolved schemas) that the description's registry cannot resolve: what
-    request/response validation would refuse at run time, since validators never fetch. References
-    resolve against the description they are written in, as at run time, where an `$id` around them
-    does not move them (openapi-core resolves them against the description)."""
-    refs = _left_refs(holders)
-    if not refs:
-        return []
-    from ..sources.schema_registry import unresolved_reason
-
-    resolver = description.schema_registry.resolver(base_uri=description.uri)
-    out = []
-    for ref, keyword, scope in refs:
-        try:
-            resolver.lookup(ref)
-        except Exception as exc:
-            out.append(_refused(description, ref, keyword, scope, unresolved_reason(exc)))
-    return out
-
-
-def _refused(description: Any, ref: str, keyword: str, scope: str | None, why: str | None) -> str:
-    """The message for a reference the registry refused, located where it is written when the
-    description knows, saying when an `$id` around it does not change where it resolves."""
-    where = description.ref_origin(ref)[1] if keyword != "discriminator mapping" else None
-    located = f" ({where})" if where else ""
-    note = f" (the $id '{scope}' around it does not change that: it resolves against the description)"
-    return f"cannot resolve {keyword} '{ref}'{located}: {why or 'it does not resolve'}{note if scope else ''}"
-
-
-def _left_refs(holders: list[Any]) -> list[tuple[str, str, str | None]]:
-    """(reference, keyword, the `$id` it sits under or None) for the distinct references below
-    `holders` (shared subtrees visited once): `$ref`, `$dynamicRef`, and the discriminator `mapping`
-    values written as references (with a `#` or a `/`; a bare schema name is a component's)."""
-    found: dict[tuple[str, str], tuple[str, str, str | None]] = {}
-    seen: set[int] = set()
-    stack: list[tuple[Any, str | None]] = [(holder, None) for holder in reversed(holders)]
-    while stack:
-        node, scope = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, list):
-            stack.extend((item, scope) for item in reversed(node) if isinstance(item, (dict, list)))
-            continue
-        if isinstance(node.get("$id"), str):
-            scope = node["$id"]
-        written = [(k, node[k]) for k in ("$ref", "$dynamicRef") if isinstance(node.get(k), str)]
-        discriminator = node.get("discriminator")
-        mapping = discriminator.get("mapping") if isinstance(discriminator, dict) else None
-        if isinstance(mapping, dict):
-            refs = [v for v in mapping.values() if isinstance(v, str) and ("#" in v or "/" in v)]
-            written += [("discriminator mapping", v) for v in refs]
-        for keyword, ref in written:
-            found.setdefault((keyword, ref), (ref, keyword, scope))
-        for key, value in reversed(list(node.items())):
-            if isinstance(value, (dict, list)) and key not in _LITERAL and not str(key).startswith("x-"):
-                stack.append((value, scope))
-    return list(found.values())
-
-
 def _prepare(schema: Any, v30: bool, root: str) -> Any:
     """A copy of a request-body schema ready for jsonschema: internal `#/...` refs point into the OpenAPI
     document (prefixed by `root`), `readOnly` properties are not required in requests, OpenAPI 3.0

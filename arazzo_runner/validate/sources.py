@@ -15,13 +15,13 @@ from ..loader.pointer import parse_pointer
 from ..model import Action, Pointer, Step, Workflow, dialect
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
+from .left_refs import unresolvable_refs
 from .openapi_schemas import (
     local_deref,
     media_type_for,
     payload_errors,
     pointer_possible,
     response_schemas,
-    unresolvable_refs,
 )
 from .regex_context import check_response_contexts
 from .rules.extensions import scheme_names
@@ -61,6 +61,7 @@ class _SourceChecks:
         self.remote = remote
         self.loaded: dict[str, Any] = {}
         self.refused: dict[tuple[int, str], list[str]] = {}  # per operation: schema-reference messages
+        self.refs_below: dict[Any, Any] = {}  # the references in each resolved subtree (`left_refs`)
 
     def run(self) -> None:
         document = self.ck.document
@@ -337,7 +338,9 @@ class _SourceChecks:
         if key not in self.refused:
             params = [p.schema if p.schema is not None else p.content for p in operation.parameters]
             holders = [operation.request_body, operation.responses, *params]
-            self.refused[key] = unresolvable_refs(description, [h for h in holders if h is not None])
+            self.refused[key] = unresolvable_refs(
+                description, [h for h in holders if h is not None], self.refs_below
+            )
         where = (*step.at, "operationPath" if step.operation_path is not None else "operationId")
         for message in self.refused[key]:
             text = f"operation '{label}': {message}; --validate-requests and the contract checks fail on it"

@@ -31,6 +31,7 @@ CACHE_WRAPPER = type(functools.lru_cache(maxsize=1)(lambda: None))
 # Caches: keyed by text, holding immutable results shared safely by every run (and every thread).
 CACHES = {
     "arazzo_runner.sources.schema_registry._document": "() -> the immutable referencing Specification",
+    "arazzo_runner.sources.stored._loader_stamp": "() -> the loader's version stamp (a str)",
     "arazzo_runner.expressions.parser._parse_whole": "(expression text, declared names) -> frozen AST node",
     "arazzo_runner.expressions.parser._parse_prefix_cached": (
         "(text, offset, stop, declared names) -> frozen AST node"

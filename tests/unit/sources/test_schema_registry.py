@@ -118,7 +118,8 @@ def test_the_event_stream_item_check_refuses(tmp_path: Path) -> None:
 
 
 def test_the_validate_payload_check_and_the_schema_reference_rule_refuse(tmp_path: Path) -> None:
-    from arazzo_runner.validate.openapi_schemas import payload_errors, unresolvable_refs
+    from arazzo_runner.validate.left_refs import unresolvable_refs
+    from arazzo_runner.validate.openapi_schemas import payload_errors
 
     description = _description(tmp_path, {"$ref": HOST})
     operation = description.operation("p")
