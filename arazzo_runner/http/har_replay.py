@@ -67,9 +67,8 @@ class HttpReplay:
 
     def answer(self, method: str, url: str, headers: list[tuple[str, str]], body: bytes) -> Recorded:
         asked = _Side(method, url, headers, body)
-        candidates = sorted(
-            self._exact.get(asked.key(recorded=False), []) + self._loose.get((asked.method, asked.origin), [])
-        )
+        exact = self._exact.get(asked.key(recorded=False) or (), [])
+        candidates = sorted(exact + self._loose.get((asked.method, asked.origin), []))
         matching = [
             self.entries[i] for i in candidates if not _differences(self._sides[i], asked, first_only=True)
         ]
