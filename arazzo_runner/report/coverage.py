@@ -20,7 +20,7 @@ as the contract checks read them); a code under no key is listed as `undocumente
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 KINDS = ("operations", "statuses", "parameters", "bodyProperties")
@@ -114,12 +114,13 @@ class Tally:
     def __init__(self) -> None:
         self.calls: dict[tuple[str, str, str], dict[str, Any]] = {}
 
-    def add(self, results: Iterable[Any]) -> None:
-        """Each exchange of these runs (RunResults or WorkflowResults)."""
+    def add(self, results: Iterable[Any], mask: Callable[[str], str] | None = None) -> None:
+        """Each exchange of these runs (RunResults or WorkflowResults); `mask`: each name sent read
+        through it (a row's masker: a body's keys may come from the row's inputs)."""
         for exchange in exchanges(results):
-            self.add_exchange(exchange)
+            self.add_exchange(exchange, mask)
 
-    def add_exchange(self, exchange: Any) -> None:
+    def add_exchange(self, exchange: Any, mask: Callable[[str], str] | None = None) -> None:
         called = exchange.operation
         if not isinstance(called, dict):  # a token request, an x-operation
             return
@@ -134,9 +135,11 @@ class Tally:
         parameters = called.get("parameters")
         for pair in parameters if isinstance(parameters, list) else ():
             if isinstance(pair, (list, tuple)) and len(pair) == 2:
-                found["parameters"].add(f"{pair[0]} {pair[1]}")
+                name = f"{pair[0]} {pair[1]}"
+                found["parameters"].add(mask(name) if mask is not None else name)
         body = called.get("bodyProperties")
-        found["body"].update(str(name) for name in (body if isinstance(body, list) else ()))
+        names = [str(name) for name in (body if isinstance(body, list) else ())]
+        found["body"].update(map(mask, names) if mask is not None else names)
 
     def section(self, root: Any) -> dict[str, Any]:
         """The coverage section: the family's sources of `root` with what was called counted in."""

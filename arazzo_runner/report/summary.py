@@ -49,6 +49,10 @@ def markdown_summary(page: dict[str, Any]) -> str:
     if len(top) > MAX_ROWS:
         lines.append(f"\n{len(top) - MAX_ROWS} more workflow runs are not listed.")
     lines += _contract(steps)
+    if isinstance(page.get("coverage"), dict):
+        from .coverage_text import markdown
+
+        lines += markdown(page["coverage"], cell, MAX_ROWS)
     for run in runs:
         if run.get("kind") == "agent":
             agent = run.get("agent") or {}
