@@ -247,15 +247,27 @@ def test_load_counts_the_coverage_of_its_runs_and_exits_1_below_the_minimum(libr
     assert "coverage: operations 2/7 (28.6%) is below the minimum of 50%; missed: GET /books," in out
 
 
-def test_load_refuses_coverage_with_workers(flow, library) -> None:
-    from tests.e2e.helpers import subprocess_cli  # a child process: Locust never enters this one
+def test_load_counts_the_coverage_of_every_worker(library, flow) -> None:
+    """`--workers 2`: the runs are the workers', each worker's counts reach the master with its
+    statistics reports, and the master's table holds them all (the master itself runs nothing)."""
+    from tests.e2e.loadkit import arazzo_load, finish
 
-    result = subprocess_cli(
-        "load", flow, "--server", f"library={library.url}", "--coverage", "--workers", "2"
-    )
-    assert result.code == 2, result.out + result.err
-    assert "--coverage counts the runs of one process: not with --workers" in result.err
-    assert "Starting Locust" not in result.err
+    before = len(library.requests)  # (the server is the module's)
+    process = arazzo_load(
+        flow, "--server", f"library={library.url}", "--auth", f"libraryKey={KEY}", "-u", "2", "-t", "3s",
+        "--only-summary", "--coverage", "--workers", "2",
+    )  # fmt: skip
+    code, out, err = finish(process)
+    assert code == 0, out + err
+    rows = [re.sub(r"\s+", " ", line.strip()) for line in out.splitlines()]
+    assert rows.count("API coverage") == 1, out  # the master's table only: a worker prints none
+    read = next(row for row in rows if row.startswith("GET /books/{bookId} getBook "))
+    assert re.fullmatch(r"GET /books/\{bookId\} getBook \d+ 2/2 1/1 -", read), read
+    calls = int(read.split()[3])
+    sent = library.requests[before:]
+    made = sum(1 for r in sent if r.method == "GET" and r.path.startswith("/books/"))
+    assert calls == made  # every read the workers made, counted once
+    assert "operations 2/7 (28.6%), statuses 3/13 (23.1%)," in out
 
 
 def test_the_html_page_shows_a_coverage_tab(capsys, flow, library, tmp_path) -> None:
