@@ -343,3 +343,31 @@ def test_a_response_schema_the_description_cannot_resolve_is_said_not_checked(tm
     [warning] = [w for w in step["warnings"] if w.startswith("contract:")]
     assert "not checked, the operation's responses cannot be read: " in warning
     assert "unresolvable $ref '#/components/schemas/Missing'" in warning
+
+
+def test_github_annotations_warn_at_each_violating_step(tmp_path, drifting, capsys, monkeypatch):
+    """`--github on` with no report file: a `::warning` at the line of each step whose response violated
+    its contract (under `warn`); under `fail` the failed step's `::error` says it, and no warning."""
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    path = _write(tmp_path, "3.0.3")
+    result = cli(capsys, "run", path, "--server", f"api={drifting.url}", "--github", "on")
+    assert result.code == 0
+    annotations = [line for line in result.out.splitlines() if line.startswith("::")]
+    text = path.read_text().splitlines()
+    line = next(i for i, t in enumerate(text, 1) if t.strip() == "- stepId: nested")
+    assert len(annotations) == len([o for o, said in _expected("3.0.3").items() if said])
+    assert (
+        f"::warning file=flow.arazzo.yaml,line={line},col=5,title=workflow drift%2C step nested%3A contract "
+        f"violated::{_expected('3.0.3')['nested'][0]}"
+    ) in annotations
+    user = next(a for a in annotations if "step user%3A" in a)
+    assert user.endswith("::" + "; ".join(_expected("3.0.3")["user"]))  # a step's violations in one
+    failed = cli(
+        capsys, "run", path, "--server", f"api={drifting.url}", "--github", "on", "--contract", "fail"
+    )
+    assert failed.code == 1
+    annotations = [line for line in failed.out.splitlines() if line.startswith("::")]
+    first = next(i for i, t in enumerate(text, 1) if t.strip() == "- stepId: undocumented")
+    assert [a.split("::")[1] for a in annotations] == [
+        f"error file=flow.arazzo.yaml,line={first},col=5,title=workflow drift%2C step undocumented failed"
+    ]
