@@ -107,7 +107,7 @@ class _Plan:
         self.headers: dict[str, Any] = {}
         self.checker: Any = None
         self.stream: Any = None
-        self.xml: Any = False  # an XML media type: the body read by `contract_xml` (its schema or None)
+        self.xml: Any = False  # an XML media type's schema: the body read by `contract_xml` (else False)
         self.missing_type: str | None = None  # the documented media types, for a body sent without one
         self.header_checkers: dict[str, Any] = {}
         responses = operation.responses
@@ -138,8 +138,8 @@ class _Plan:
         schema = content[media_key].get("schema") if isinstance(content[media_key], dict) else None
         if schema is not None and (is_json(media) or is_xml(media)):
             self.checker = _checker(cache, description, operation, (key, media_key), schema)
-        if is_xml(media):
-            self.xml = schema if schema is not None else None
+        if is_xml(media) and schema is not None:  # (without a schema, nothing is said of the body)
+            self.xml = schema
 
     def header_checker(self, name: str, schema: Any, description: Any) -> Any:
         found = self.header_checkers.get(name)
@@ -172,13 +172,13 @@ class _Plan:
             events = event_findings(self.stream, response, description)
             wanted = "events fitting the itemSchema"
             return [*found, *(Violation(self.status, self.media, "body", "", wanted, e) for e in events)]
+        if self.xml is False and self.checker is None:
+            return found
         body = response.body
         if self.xml is not False:
             body = _xml_value(self, body, description, found)
             if body is _UNREAD:
                 return found
-        if self.checker is None:
-            return found
         mismatches = self.checker.check(body)
         return [
             *found,
@@ -197,8 +197,6 @@ def _xml_value(plan: _Plan, text: Any, description: Any, found: list[Violation])
     data = description.data if description is not None else {}
     try:
         root = parse(text)
-        if plan.xml is None:
-            return _UNREAD  # well-formed, and no schema to read it by
         misnamed = root_name_problem(root, plan.xml, data)
         if misnamed is None:
             return to_value(root, plan.xml, data)
