@@ -15,6 +15,31 @@ import pytest
 COVERAGE = pytest.StashKey[dict[str, Any]]()
 
 
+def add_options(group: Any, parser: pytest.Parser) -> None:
+    group.addoption(
+        "--arazzo-coverage",
+        action="store_true",
+        default=None,
+        help="print the API coverage of the workflows run: operations called, statuses seen, parameters "
+        "and body properties sent, per source description",
+    )
+    group.addoption(
+        "--arazzo-min-coverage",
+        metavar="PCT",
+        help="fail the session below this API coverage: PCT (operations) or ops:80,status:60; implies "
+        "--arazzo-coverage",
+    )
+    parser.addini("arazzo_coverage", "print the API coverage of the session (true/false)", type="bool")
+    parser.addini("arazzo_min_coverage", "fail the session below this API coverage: PCT or ops:80,status:60")
+
+
+def record(config: pytest.Config, workspace: Any, result: Any) -> None:
+    """A workflow's run, kept with its document for the session's coverage (when it is counted)."""
+    state = config.stash[COVERAGE]
+    if state["on"]:
+        state["runs"].append((workspace, result))
+
+
 def coverage_state(config: pytest.Config) -> dict[str, Any]:
     """Whether the session counts API coverage, and its minimum (a usage error when malformed)."""
     from .errors import UsageError

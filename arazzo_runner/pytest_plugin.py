@@ -20,27 +20,16 @@ file) together form the sandbox: a local read outside those folders fails the wo
 The inputs serve every collected workflow: each workflow that declares its inputs receives those it (or
 a workflow it depends on) declares, the others all of them (`arazzo run` refuses an undeclared one).
 
-Contract checks (`docs/testing.md`): `--arazzo-contract warn|fail|off` and the ini option `arazzo_contract`
-(default warn: each violation of a passing workflow is a `ContractWarning` in pytest's warnings summary;
-fail: a violation fails its step, so the test fails unless an `onFailure` action recovers).
-
-API coverage (`docs/testing.md`, *Coverage*): `--arazzo-coverage` or the ini option `arazzo_coverage =
-true` prints, at the end of the session, per source description of the collected documents, the
-operations the workflows called, the documented status codes seen, the parameters and body properties
-sent; `--arazzo-min-coverage PCT` (or `ops:80,status:60`; ini `arazzo_min_coverage`) makes the session
-fail below it, each figure with what was missed.
-
 A failed workflow fails its test with the failing step, its error and failed criteria, and the
 engine's warnings (a step sent without its credentials says which variable or `--arazzo-auth` item
 to give; an `ARAZZO_AUTH_*` variable no scheme reads is named with the closest one that is).
 
-The fixture `arazzo_agent_replay` runs an agent scenario from a recording (`arazzo agent --record`):
-the workflows as tools, the model's answers from the recording, the tools' workflows run for real; the
-test fails when the run asks what the recording does not hold (`docs/agents.md`, *Agent runs in CI*).
-`--arazzo-agent-chat URL --arazzo-agent-model M` (key in `OPENAI_API_KEY`) record them again instead.
-
-Offline: `--arazzo-http-replay FILE`, the ini option `arazzo_http_replay` and the fixture of that name
-answer every request from a HAR file (`pytest_http.py`; `docs/testing.md`, *Offline: record and replay*).
+Each further concern has its module, whose options, hooks and fixtures this entry point gathers:
+contract checks (`pytest_contract.py`: `--arazzo-contract`, `ContractWarning`), API coverage
+(`pytest_coverage.py`: `--arazzo-coverage`, `--arazzo-min-coverage`), offline runs from a HAR file
+(`pytest_http.py`: `--arazzo-http-replay`, the `arazzo_http_replay` fixture) and agent scenarios from
+their recordings (`pytest_agent.py`: the `arazzo_agent_replay` fixture); `docs/testing.md` and
+`docs/agents.md` say how each is used.
 """
 
 from __future__ import annotations
@@ -51,13 +40,25 @@ from typing import Any
 
 import pytest
 
-# API coverage: its state, and its hooks (found here by pytest, as this module's)
+# each concern's options, state, hooks and fixtures in its own module; the hooks and fixtures are
+# imported here, where pytest finds them (this module is the plugin's entry point)
+from .pytest_agent import add_options as add_agent_options
+from .pytest_agent import arazzo_agent_replay
+from .pytest_contract import CONTRACT, ContractWarning, contract_mode, warn_contract
+from .pytest_contract import add_options as add_contract_options
 from .pytest_coverage import COVERAGE, coverage_state, pytest_sessionfinish, pytest_terminal_summary
+from .pytest_coverage import add_options as add_coverage_options
+from .pytest_coverage import record as record_coverage
 from .pytest_http import add_options as add_http_replay_options
 from .pytest_http import arazzo_http_replay, replay_for
 
-# hooks and a fixture defined elsewhere: pytest finds them in this module
-__all__ = ["arazzo_http_replay", "pytest_sessionfinish", "pytest_terminal_summary"]
+__all__ = [
+    "ContractWarning",
+    "arazzo_agent_replay",
+    "arazzo_http_replay",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+]
 
 DEFAULT_PATTERNS = ("*.arazzo.yaml", "*.arazzo.yml", "*.arazzo.json")
 
@@ -80,13 +81,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="steps side by side, up to N requests at once (as `arazzo run --parallel`; default 1)",
     )
     group.addoption(
-        "--arazzo-contract",
-        default=None,
-        metavar="warn|fail|off",
-        help="contract checks of every response against its OpenAPI description, as `arazzo run "
-        "--contract` (default warn: each violation a pytest warning; fail: it fails the step)",
-    )
-    group.addoption(
         "--arazzo-auth",
         action="append",
         default=[],
@@ -101,26 +95,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="refuse local reads of the documents outside DIR (repeatable)",
     )
-    group.addoption(
-        "--arazzo-agent-chat",
-        metavar="URL",
-        help="arazzo_agent_replay records again: each scenario runs against this chat API and rewrites "
-        "its recording (the key in OPENAI_API_KEY)",
-    )
-    group.addoption(
-        "--arazzo-coverage",
-        action="store_true",
-        default=None,
-        help="print the API coverage of the workflows run: operations called, statuses seen, parameters "
-        "and body properties sent, per source description",
-    )
-    group.addoption(
-        "--arazzo-min-coverage",
-        metavar="PCT",
-        help="fail the session below this API coverage: PCT (operations) or ops:80,status:60; implies "
-        "--arazzo-coverage",
-    )
-    group.addoption("--arazzo-agent-model", metavar="M", help="the model of --arazzo-agent-chat")
+    add_contract_options(group, parser)
+    add_agent_options(group)
+    add_coverage_options(group, parser)
     add_http_replay_options(group, parser)
     parser.addini("arazzo_files", "glob patterns of Arazzo documents to collect", type="args")
     parser.addini("arazzo_inputs", "inputs: a JSON object or a JSON/YAML file")
@@ -129,9 +106,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "arazzo_sandbox", "folders local reads are confined to (relative to the ini file)", type="paths"
     )
     parser.addini("arazzo_parallel", "steps side by side, up to N requests at once (default 1)")
-    parser.addini("arazzo_contract", "contract checks of responses: warn (default), fail or off")
-    parser.addini("arazzo_coverage", "print the API coverage of the session (true/false)", type="bool")
-    parser.addini("arazzo_min_coverage", "fail the session below this API coverage: PCT or ops:80,status:60")
     parser.addini(
         "arazzo_auth",
         "credentials, one [SOURCE:]SCHEME[.FIELD]=VALUE per line (as --arazzo-auth)",
@@ -141,7 +115,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 SANDBOX = pytest.StashKey[list[Path]]()
 PARALLEL = pytest.StashKey[int]()
-CONTRACT = pytest.StashKey[str]()
 AUTH = pytest.StashKey[dict[str, str]]()
 WORKSPACES = pytest.StashKey[list[Any]]()  # the collected documents: the variables any of them reads
 AUTH_FLAG = "--arazzo-auth"
@@ -158,7 +131,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"arazzo sandbox: {folder} is not an existing folder")
     config.stash[SANDBOX] = folders
     config.stash[PARALLEL] = _parallel(config)
-    config.stash[CONTRACT] = _contract(config)
+    config.stash[CONTRACT] = contract_mode(config)
     config.stash[AUTH] = _auth(config)
     config.stash[COVERAGE] = coverage_state(config)
 
@@ -261,33 +234,6 @@ class WorkflowFailed(AssertionError):
     """A workflow that did not pass, explained step by step."""
 
 
-def _contract(config: pytest.Config) -> str:
-    """`--arazzo-contract`, else the ini's `arazzo_contract`, else warn; another word is a usage error."""
-    from .http.contract import DEFAULT_MODE, MODES
-
-    given = config.getoption("arazzo_contract")
-    text = (given if given is not None else config.getini("arazzo_contract") or DEFAULT_MODE).strip()
-    if text not in MODES:
-        raise pytest.UsageError(f"arazzo contract: {text!r} is not one of {', '.join(MODES)}")
-    return text
-
-
-class ContractWarning(UserWarning):
-    """A response that departs from its OpenAPI description, in a workflow that passed (`warn` mode):
-    listed in pytest's warnings summary (`-W error::arazzo_runner.pytest_plugin.ContractWarning` makes
-    it fail the test)."""
-
-
-def _warn_contract(result: dict[str, Any]) -> None:
-    import warnings
-
-    for workflow in result["workflows"]:
-        for step in workflow.get("steps") or ():
-            for line in step.get("warnings") or ():
-                if str(line).startswith("contract: "):
-                    warnings.warn(ContractWarning(_escape(str(line))), stacklevel=2)
-
-
 def _runner(workspace: Any) -> Any:
     def run_workflow(
         request: pytest.FixtureRequest,
@@ -324,9 +270,7 @@ def _runner(workspace: Any) -> Any:
             options.auth = auth_for(given, scheme_owners(workspace), AUTH_FLAG) if given else {}
             inputs = _inputs_of(workspace, item.workflow_id, arazzo_inputs)
             result = run(workspace, item.workflow_id, inputs, options=options)
-            coverage = request.config.stash[COVERAGE]
-            if coverage["on"]:
-                coverage["runs"].append((workspace, result))
+            record_coverage(request.config, workspace, result)
         except ArazzoError as exc:  # it cannot run (its findings), invalid inputs: nothing was sent
             text = masker.text(str(exc))
             raise WorkflowFailed("\n".join(escape(line) for line in text.splitlines())) from None
@@ -335,7 +279,7 @@ def _runner(workspace: Any) -> Any:
             documents: list[Any] = request.config.stash.get(WORKSPACES, [workspace])
             unread = unread_variables(documents, os.environ)
             raise WorkflowFailed(explain(masker.data(result.to_dict()), unread))
-        _warn_contract(masker.data(result.to_dict()))
+        warn_contract(masker.data(result.to_dict()))
 
     return run_workflow
 
@@ -453,39 +397,3 @@ def _coerce(node: Any, key: str, value: str) -> Any:
     workflow = workspace.document.workflow(node.workflow_id)
     schema = input_schema_for(workflow.inputs if workflow else None, key, workspace.document.raw)
     return coerce_cli_value(value, schema)
-
-
-@pytest.fixture
-def arazzo_agent_replay(request: pytest.FixtureRequest, arazzo_servers: dict[str, str]) -> Any:
-    """`arazzo_agent_replay(recording, *documents, workflows=None, inputs=None, servers=None,
-    auth=None, prompt=None, system=None)`: the agent scenario of `recording` run again, the documents'
-    workflows as tools (paths relative to the test's file), its `AgentResult` returned. The model's
-    answers come from the recording (no model, no key); the tools run their workflows for real,
-    against `servers` over the `arazzo_servers` fixture's. The test fails, saying where, when the run
-    asks what the recording does not hold (a workflow's outputs changed, another tool set, another
-    prompt) or ends otherwise than the recorded run (answered, or failed)."""
-    from .agents.replay import replay_scenario
-
-    folder = request.path.parent
-    config = request.config
-
-    def replay(recording: str | Path, *documents: str | Path, **given: Any) -> Any:
-        servers = {**arazzo_servers, **(given.pop("servers", None) or {})}
-        chat = config.getoption("arazzo_agent_chat")
-        record = None
-        if chat is not None:
-            import os
-
-            model, key = config.getoption("arazzo_agent_model"), os.environ.get("OPENAI_API_KEY")
-            if not model or not key:
-                raise pytest.UsageError("--arazzo-agent-chat needs --arazzo-agent-model and OPENAI_API_KEY")
-            record = {"chat_url": chat, "model": model, "api_key": key}
-        result, problem = replay_scenario(
-            folder / recording, [folder / d for d in documents], servers=servers, record=record,
-            timeout=config.getoption("arazzo_timeout"), **given,
-        )  # fmt: skip
-        if problem is not None:
-            pytest.fail(problem, pytrace=False)
-        return result
-
-    return replay

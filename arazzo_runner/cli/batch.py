@@ -174,11 +174,15 @@ def _run_and_report(
             ended(row)
     if text:
         print(f"{out.passed} of {out.rows} rows passed", flush=True)
+    covered = out.coverage()  # None without --coverage
     if kept is None:
         failures = out.finish()
     else:
         kept.sort(key=lambda row: row.number)
-        failures = _write_held(kept, workspace, args, text)
+        failures = _write_held(kept, workspace, args, text, covered)
+    from .coverage import finish
+
+    short = finish(args, covered, sys.stdout if text else None)  # the table of every row; the minimum
     stopped = None if journal is None else journal.file.broken
     if stopped is not None:  # the journal could not be written: the rows stopped as at Ctrl-C
         print(stopped, file=sys.stderr, flush=True)
@@ -190,22 +194,30 @@ def _run_and_report(
         return EXIT_INTERRUPTED
     if failures:
         return EXIT_USAGE
-    return EXIT_FAILED if out.failed else EXIT_OK
+    return EXIT_FAILED if out.failed or short else EXIT_OK
 
 
-def _write_held(rows: list[Row], workspace: Any, args: argparse.Namespace, text: bool) -> list[str]:
+def _write_held(
+    rows: list[Row], workspace: Any, args: argparse.Namespace, text: bool, covered: dict[str, Any] | None
+) -> list[str]:
     results = [row.result for row in rows]
     maskers = [_masker(row, workspace, args) for row in rows]
-    failures = _write_reports(rows, results, maskers, args, workspace)
+    extra = {} if covered is None else {"coverage": covered}
+    failures = _write_reports(rows, results, maskers, args, workspace, extra)
     if not text:
         from .report_flags import with_report_errors
 
-        dump_json(with_report_errors(_json(rows, results, maskers), failures))
+        dump_json(with_report_errors({**_json(rows, results, maskers), **extra}, failures))
     return failures
 
 
 def _write_reports(
-    rows: list[Row], results: list[Any], maskers: list[Any], args: argparse.Namespace, workspace: Any
+    rows: list[Row],
+    results: list[Any],
+    maskers: list[Any],
+    args: argparse.Namespace,
+    workspace: Any,
+    extra: dict[str, Any],
 ) -> list[str]:
     """The report files of every row; why each one that could not be written was not."""
     from ..report.json_report import report_document
@@ -220,7 +232,8 @@ def _write_reports(
         extras = run_extras(args, workspace, maskers[0])
         for masker in maskers[1:]:  # the graph quotes the document: every row's secrets masked
             extras = masker.data(extras)
-        return {**report_document(_json(rows, results, maskers, exchanges=True), masked, version), **extras}
+        body = {**_json(rows, results, maskers, exchanges=True), **extra}
+        return {**report_document(body, masked, version), **extras}
 
     return write_reports(args, parts, document)
 

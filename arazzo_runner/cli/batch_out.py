@@ -88,6 +88,12 @@ class RowsOut:
         from ..report.junit import Totals
 
         self.totals = Totals()
+        self.tally: Any = None  # `--coverage`: what every row called, counted as each ends
+        self._coverage: dict[str, Any] | None = None
+        if getattr(args, "coverage", False):
+            from ..report.coverage import Tally
+
+            self.tally = Tally()
 
     def add(self, row: Any, result: Any, masker: Any) -> None:
         self.rows += 1
@@ -96,6 +102,8 @@ class RowsOut:
         self.interrupted |= result.interrupted
         self.workflows += len(result.workflows)
         self.masked &= masker.enabled
+        if self.tally is not None:  # the names each row sent, masked with its secrets
+            self.tally.add([result], masker.text)
         if self.json is not None:
             self.json.put(row.number, _entry(row, result, masker, exchanges=False))
         if self.report is not None:
@@ -128,10 +136,19 @@ class RowsOut:
                 if spool is not None:
                     spool.close()
 
+    def coverage(self) -> dict[str, Any] | None:
+        """The coverage section of every row (`--coverage`; None without it), counted across the rows."""
+        if self.tally is not None and self._coverage is None:
+            self._coverage = self.tally.section(self.workspace)
+        return self._coverage
+
     def _body(self) -> dict[str, Any]:
         data: dict[str, Any] = {"status": "failed" if self.failed else "passed", "rows": _ROWS}
         if self.interrupted:
             data["interrupted"] = True  # the rows that ran until Ctrl-C; those after were not started
+        covered = self.coverage()
+        if covered is not None:
+            data["coverage"] = covered
         return data
 
     def _write_reports(self) -> list[str]:

@@ -44,8 +44,6 @@ def check_flags(args: argparse.Namespace) -> None:
 
         if getattr(args, "dry_run", False):
             raise UsageError("--dry-run sends nothing, so it covers nothing (--coverage)")
-        if getattr(args, "inputs_file", None):
-            raise UsageError("--coverage cannot be combined with --inputs-file (not supported yet)")
 
 
 def section(args: argparse.Namespace, workspace: Any, results: list[Any]) -> dict[str, Any] | None:

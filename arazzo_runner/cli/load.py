@@ -164,9 +164,6 @@ def load_command(args: argparse.Namespace) -> int:
         raise UsageError(missing_locust())
     check_roles(args)
     coverage.check_flags(args)
-    if args.coverage and (args.workers or args.worker or args.expect_workers):
-        raise UsageError("--coverage counts the runs of one process: not with --workers, --worker or "
-                         "--expect-workers (yet)")  # fmt: skip
     from ..loadtest.locust import (
         command,  # imports Locust, which patches the process with gevent from here on
     )

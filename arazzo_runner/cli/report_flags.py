@@ -94,8 +94,11 @@ def check_report_flags(args: argparse.Namespace) -> None:
 
 
 def traced(args: argparse.Namespace) -> bool:
-    """Whether the run records each step in detail (`RunOptions.trace`): for the reports that show it."""
-    return bool(getattr(args, "report_json", None) or getattr(args, "html", None))
+    """Whether the run records each step in detail (`RunOptions.trace`): for the reports that show it,
+    and for the Markdown summary and GitHub annotations, which say where each step is written."""
+    if getattr(args, "report_json", None) or getattr(args, "html", None) or getattr(args, "summary", None):
+        return True
+    return github_wanted(args)
 
 
 def masker_for(args: argparse.Namespace, options: Any, workspace: Any) -> Masker:

@@ -4,9 +4,11 @@
 Checked, in this order, each check only when the ones before it passed:
 - the status code is documented: exactly, by a range (`2XX`), or by `default`;
 - the documented response headers marked `required` are present, and each documented header present fits
-  its schema (`Content-Type` aside: OpenAPI ignores it);
+  its schema (`Content-Type` aside: OpenAPI ignores it), or its `content` media type's schema (the value
+  read as JSON under a JSON media type);
 - a response with a body has a Content-Type, one of the documented media types (`*/*`, `type/*` allowed);
-- the body fits the media type's schema (`contract_schema.py`: JSON media types; an event stream's
+- the body fits the media type's schema (`contract_schema.py`: JSON media types; an XML body is
+  well-formed and read into the value its schema describes, `contract_xml.py`; an event stream's
   events against its `itemSchema`, `validation.py`).
 An operation that documents no responses, an `x-operation`, a body not read whole and an exchange that
 failed below HTTP are not checked. Each violation is one `Violation`: where (status, header, content
@@ -20,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..records import Record
-from .body import base_type, is_json
+from .body import base_type, is_json, is_xml
 
 MODES = ("warn", "fail", "off")
 DEFAULT_MODE = "warn"
@@ -105,6 +107,7 @@ class _Plan:
         self.headers: dict[str, Any] = {}
         self.checker: Any = None
         self.stream: Any = None
+        self.xml: Any = False  # an XML media type's schema: the body read by `contract_xml` (else False)
         self.missing_type: str | None = None  # the documented media types, for a body sent without one
         self.header_checkers: dict[str, Any] = {}
         responses = operation.responses
@@ -133,8 +136,10 @@ class _Plan:
             self.stream = content[media_key]
             return
         schema = content[media_key].get("schema") if isinstance(content[media_key], dict) else None
-        if schema is not None and is_json(media):
+        if schema is not None and (is_json(media) or is_xml(media)):
             self.checker = _checker(cache, description, operation, (key, media_key), schema)
+        if is_xml(media) and schema is not None:  # (without a schema, nothing is said of the body)
+            self.xml = schema
 
     def header_checker(self, name: str, schema: Any, description: Any) -> Any:
         found = self.header_checkers.get(name)
@@ -167,13 +172,38 @@ class _Plan:
             events = event_findings(self.stream, response, description)
             wanted = "events fitting the itemSchema"
             return [*found, *(Violation(self.status, self.media, "body", "", wanted, e) for e in events)]
-        if self.checker is None:
+        if self.xml is False and self.checker is None:
             return found
-        mismatches = self.checker.check(response.body)
+        body = response.body
+        if self.xml is not False:
+            body = _xml_value(self, body, description, found)
+            if body is _UNREAD:
+                return found
+        mismatches = self.checker.check(body)
         return [
             *found,
             *(Violation(self.status, self.media, "body", m.pointer, m.wanted, m.got) for m in mismatches),
         ]
+
+
+_UNREAD = object()
+
+
+def _xml_value(plan: _Plan, text: Any, description: Any, found: list[Violation]) -> Any:
+    """The value an XML body stands for under its schema (`contract_xml.py`); `_UNREAD`, with the
+    violation added to `found`, when it is not well-formed XML or its root element is misnamed."""
+    from .contract_xml import WELL_FORMED, NotXml, parse, root_name_problem, to_value
+
+    data = description.data if description is not None else {}
+    try:
+        root = parse(text)
+        misnamed = root_name_problem(root, plan.xml, data)
+        if misnamed is None:
+            return to_value(root, plan.xml, data)
+        found.append(Violation(plan.status, plan.media, "body", "", *misnamed))
+    except NotXml as exc:
+        found.append(Violation(plan.status, plan.media, "body", "", WELL_FORMED, str(exc)))
+    return _UNREAD
 
 
 def _status(status: int, media: str, listed: str) -> Violation:
@@ -214,10 +244,39 @@ def _headers(plan: _Plan, response: Any, description: Any) -> list[Violation]:
             if spec.get("required") is True:
                 out.append(Violation(plan.status, plan.media, where, "", "the header (required)", "nothing"))
             continue
-        checker = spec.get("schema") is not None and plan.header_checker(name, spec["schema"], description)
-        for m in checker.check(_simple(value, spec["schema"])) if checker else ():
+        schema, media = _header_schema(spec)
+        if media is not None and is_json(media):
+            from ..bounds import json_text
+
+            try:
+                read = json_text.loads(value)
+            except ValueError:
+                got = f"{_quoted(value)}, not JSON"
+                out.append(Violation(plan.status, plan.media, where, "", f"a value in {media}", got))
+                continue
+        else:
+            read = value if media is not None else _simple(value, schema)
+        checker = schema is not None and plan.header_checker(name, schema, description)
+        for m in checker.check(read) if checker else ():
             out.append(Violation(plan.status, plan.media, where, m.pointer, m.wanted, m.got))
     return out
+
+
+def _header_schema(spec: dict[str, Any]) -> tuple[Any, str | None]:
+    """A documented header's schema and, when it is given as `content` (one media type, whose schema
+    describes the header's value read as that type: JSON parsed, anything else as text), its media type."""
+    content = spec.get("content")
+    if spec.get("schema") is None and isinstance(content, dict) and len(content) == 1:
+        [(media, holder)] = content.items()
+        return (holder.get("schema") if isinstance(holder, dict) else None), base_type(str(media))
+    return spec.get("schema"), None
+
+
+def _quoted(text: str, limit: int = 80) -> str:
+    from ..spelling import json_spelling
+
+    shown = json_spelling(text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 def _simple(value: str, schema: Any) -> Any:

@@ -20,7 +20,7 @@ as the contract checks read them); a code under no key is listed as `undocumente
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 KINDS = ("operations", "statuses", "parameters", "bodyProperties")
@@ -114,12 +114,13 @@ class Tally:
     def __init__(self) -> None:
         self.calls: dict[tuple[str, str, str], dict[str, Any]] = {}
 
-    def add(self, results: Iterable[Any]) -> None:
-        """Each exchange of these runs (RunResults or WorkflowResults)."""
+    def add(self, results: Iterable[Any], mask: Callable[[str], str] | None = None) -> None:
+        """Each exchange of these runs (RunResults or WorkflowResults); `mask`: each name sent read
+        through it (a row's masker: a body's keys may come from the row's inputs)."""
         for exchange in exchanges(results):
-            self.add_exchange(exchange)
+            self.add_exchange(exchange, mask)
 
-    def add_exchange(self, exchange: Any) -> None:
+    def add_exchange(self, exchange: Any, mask: Callable[[str], str] | None = None) -> None:
         called = exchange.operation
         if not isinstance(called, dict):  # a token request, an x-operation
             return
@@ -134,9 +135,39 @@ class Tally:
         parameters = called.get("parameters")
         for pair in parameters if isinstance(parameters, list) else ():
             if isinstance(pair, (list, tuple)) and len(pair) == 2:
-                found["parameters"].add(f"{pair[0]} {pair[1]}")
+                name = f"{pair[0]} {pair[1]}"
+                found["parameters"].add(mask(name) if mask is not None else name)
         body = called.get("bodyProperties")
-        found["body"].update(str(name) for name in (body if isinstance(body, list) else ()))
+        names = [str(name) for name in (body if isinstance(body, list) else ())]
+        found["body"].update(map(mask, names) if mask is not None else names)
+
+    def drain(self) -> list[list[Any]]:
+        """What was counted since the last drain, as JSON (`arazzo load`'s workers send it to the
+        master with their statistics), and forgotten here."""
+        found = [
+            [*key, c["calls"], sorted(c["statuses"]), sorted(c["parameters"]), sorted(c["body"])]
+            for key, c in self.calls.items()
+        ]
+        self.calls = {}
+        return found
+
+    def absorb(self, drained: Any) -> None:
+        """A worker's `drain()` added in: read by its shape (it came over the network); a malformed
+        entry counts as absent."""
+        for entry in drained if isinstance(drained, list) else ():
+            if not (isinstance(entry, list) and len(entry) == 7 and isinstance(entry[3], int)):
+                continue
+            source, method, path, calls, statuses, parameters, body = entry
+            key = (str(source), str(method), str(path))
+            found = self.calls.setdefault(
+                key, {"calls": 0, "statuses": set(), "parameters": set(), "body": set()}
+            )
+            found["calls"] += max(calls, 0)
+            found["statuses"].update(
+                s for s in _list(statuses) if isinstance(s, int) and not isinstance(s, bool)
+            )
+            found["parameters"].update(str(p) for p in _list(parameters))
+            found["body"].update(str(b) for b in _list(body))
 
     def section(self, root: Any) -> dict[str, Any]:
         """The coverage section: the family's sources of `root` with what was called counted in."""
@@ -153,6 +184,10 @@ class Tally:
                 where = _status_key(found["statuses"]["documented"], status)
                 _add(found["statuses"]["seen" if where else "undocumented"], [where or str(status)])
         return with_totals(sources)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _status_key(keys: list[str], status: int) -> str | None:

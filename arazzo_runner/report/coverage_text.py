@@ -11,6 +11,7 @@ missed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
 
@@ -73,6 +74,44 @@ def table(section: dict[str, Any]) -> list[str]:
     if len(sources) > 1:
         lines.append("  all sources: " + totals_line(section["totals"]))
     return lines
+
+
+def markdown(section: dict[str, Any], cell: Callable[[Any], str], limit: int) -> list[str]:
+    """The Markdown summary's *API coverage* section (`report/summary.py`): per source its totals and a
+    table of its operations, those never called first (at most `limit` rows a source); `cell` makes a
+    text safe in a table cell."""
+    lines = ["", "#### API coverage", ""]
+    sources = section.get("sources") or []
+    if not sources:
+        lines.append("No OpenAPI source description.")
+    for source in sources:
+        head = f"**{cell(source['name'])}** ({cell(source.get('url'))})"
+        if source.get("error"):
+            lines += [f"{head}: not read: {cell(source['error'])}", ""]
+            continue
+        lines += [f"{head}: {cell(totals_line(source['totals']))}", ""]
+        lines += [
+            "| | operation | operationId | calls | statuses | parameters | body |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        ops = sorted(source["operations"], key=lambda op: op["calls"] > 0)  # (stable: document order)
+        for op in ops[:limit]:
+            cells = [
+                "✅" if op["calls"] else "❌",
+                cell(f"{op['method']} {op['path']}"),
+                cell(op.get("operationId") or ""),
+                str(op["calls"]),
+                _ratio(op["statuses"], "seen"),
+                _ratio(op["parameters"], "sent"),
+                _ratio(op["bodyProperties"], "sent"),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        if len(ops) > limit:
+            lines.append(f"\n{len(ops) - limit} more operations are not listed.")
+        lines.append("")
+    if len(sources) > 1:
+        lines.append(f"All sources: {cell(totals_line(section['totals']))}")
+    return lines if lines[-1] else lines[:-1]
 
 
 def _ratio(part: dict[str, list[str]], done: str) -> str:

@@ -1,6 +1,7 @@
 """For CI: a Markdown summary of runs (`--summary FILE`, and `$GITHUB_STEP_SUMMARY` in GitHub Actions) and
 GitHub annotations (`::error file=...,line=...::message`) pointing at the line of each step that failed a
-workflow, and at each problem that kept a workflow from running.
+workflow, and at each problem that kept a workflow from running, then a `::warning` at each step whose
+response violated its contract without failing it.
 
 Both read the page data of `report/html/model.py`, so `arazzo run` and `arazzo report` say the same.
 Both are bounded (`MAX_ROWS` table rows, `MAX_ANNOTATIONS` annotations, each text cut) and hold only what
@@ -49,6 +50,10 @@ def markdown_summary(page: dict[str, Any]) -> str:
     if len(top) > MAX_ROWS:
         lines.append(f"\n{len(top) - MAX_ROWS} more workflow runs are not listed.")
     lines += _contract(steps)
+    if isinstance(page.get("coverage"), dict):
+        from .coverage_text import markdown
+
+        lines += markdown(page["coverage"], cell, MAX_ROWS)
     for run in runs:
         if run.get("kind") == "agent":
             agent = run.get("agent") or {}
@@ -185,7 +190,8 @@ def _ms(value: Any) -> str:
 
 def github_annotations(page: dict[str, Any]) -> list[str]:
     """`::error file=F,line=L,col=C,title=T::message` for each step that failed a workflow (nested ones
-    too: the step where it went wrong) and each problem that kept a workflow from running."""
+    too: the step where it went wrong) and each problem that kept a workflow from running; then a
+    `::warning` at each step whose response violated its contract without failing it."""
     found: list[str] = []
     executions, steps = page["executions"], page["steps"]
     for execution in executions:
@@ -200,13 +206,33 @@ def github_annotations(page: dict[str, Any]) -> list[str]:
         location = (step.get("trace") or {}).get("location") or {}
         title = f"workflow {execution['name']}, step {step['name']} failed"
         found.append(_command(location, title, step.get("error") or "failed"))
+    found += _contract_warnings(executions, steps)
     if len(found) > MAX_ANNOTATIONS:
         more = len(found) - MAX_ANNOTATIONS
-        found = [*found[:MAX_ANNOTATIONS], f"::notice::{more} more failures: see the summary or the report"]
+        found = [*found[:MAX_ANNOTATIONS], f"::notice::{more} more annotations: see the summary or report"]
     return found
 
 
-def _command(location: dict[str, Any], title: str, message: str) -> str:
+def _contract_warnings(executions: list[dict[str, Any]], steps: list[dict[str, Any]]) -> list[str]:
+    """`::warning ...` at each step whose response violated its contract and did not fail for it
+    (`--contract warn`: under `fail` the step's failure is annotated, the violations in its message)."""
+    from ..http.contract import Violation
+
+    found = []
+    for execution in executions:
+        for index in execution.get("steps") or ():
+            step = steps[index]
+            violations = [v for v in step.get("contract") or () if isinstance(v, dict)]
+            if not violations or step.get("status") == "failed":
+                continue
+            location = (step.get("trace") or {}).get("location") or {}
+            title = f"workflow {execution['name']}, step {step['name']}: contract violated"
+            text = "; ".join(Violation.from_dict(v).text() for v in violations)
+            found.append(_command(location, title, text, "warning"))
+    return found
+
+
+def _command(location: dict[str, Any], title: str, message: str, level: str = "error") -> str:
     props = []
     if location.get("file"):
         props.append("file=" + _property(relative(str(location["file"]))))
@@ -218,7 +244,7 @@ def _command(location: dict[str, Any], title: str, message: str) -> str:
     text = str(message)
     if len(text) > 2 * TEXT_LIMIT:
         text = text[: 2 * TEXT_LIMIT - 3] + "..."
-    return f"::error {','.join(props)}::{_data(text)}"
+    return f"::{level} {','.join(props)}::{_data(text)}"
 
 
 def _data(text: str) -> str:

@@ -29,12 +29,15 @@ def drifting():
         yield drift(running)
 
 
-def _write(folder: Path, version: str, steps: list[dict[str, Any]] | None = None) -> Path:
-    (folder / "api.openapi.yaml").write_text(yaml.safe_dump(description(version), sort_keys=False))
+def _write(
+    folder: Path, version: str, steps: list[dict[str, Any]] | None = None, operations: list[str] = OPERATIONS
+) -> Path:
+    api = description(version, xml=operations is not OPERATIONS)
+    (folder / "api.openapi.yaml").write_text(yaml.safe_dump(api, sort_keys=False))
     if steps is None:  # one step per operation, each passing on any status: only the contract can fail it
         steps = [
             {"stepId": o, "operationId": o, "successCriteria": [{"condition": "$statusCode > 0"}]}
-            for o in OPERATIONS
+            for o in operations
         ]
     doc = {
         "arazzo": "1.0.1",
@@ -104,6 +107,44 @@ def test_warn_is_the_default_each_violation_a_line_and_the_run_unchanged(tmp_pat
     for lines in expected.values():
         for line in lines:
             assert f"warning: {line}" in text.out + text.err
+
+
+XML_OPERATIONS = ["xmlOrder", "xmlBroken", "xmlRoot", "jsonHeader", "xmlFine"]
+
+
+@pytest.mark.parametrize("version", ["3.0.3", "3.1.0"])
+def test_xml_bodies_and_content_headers_are_checked(tmp_path, drifting, capsys, version):
+    """An XML body is well-formed and read into its schema's value by the `xml` object (attribute,
+    wrapped array, item names); a header given as `content` is read as its media type says."""
+    path = _write(tmp_path, version, operations=XML_OPERATIONS)
+    result = cli(capsys, "run", path, "--server", f"api={drifting.url}", "--format", "json")
+    assert result.code == 0, result.out
+    steps = {s["stepId"]: s for s in json.loads(result.out)["workflows"][0]["steps"]}
+    said = {
+        k: [f"{v['part']} {v['pointer']}: {v['wanted']} / {v['got']}" for v in s.get("contract", [])]
+        for k, s in steps.items()
+    }
+    assert said == {
+        "xmlOrder": ['body /lines/1/qty: type integer / string "two"'],
+        "xmlBroken": [
+            "body : well-formed XML / text that is not well-formed (mismatched tag: line 1, column 23)"
+        ],
+        "xmlRoot": ["body : the root element <order> / <invoice>"],
+        "jsonHeader": [
+            'header X-Page /next: type integer / string "3"',
+            'header X-Trace : a value in application/json / "not json", not JSON',
+        ],
+        "xmlFine": [],
+    }
+    assert steps["xmlOrder"]["warnings"][0].endswith(
+        'response 200 application/xml: body /lines/1/qty: wanted type integer, got string "two"'
+    )
+    failed = cli(
+        capsys, "run", path, "--server", f"api={drifting.url}", "--format", "json", "--contract", "fail"
+    )
+    assert failed.code == 1
+    [step] = json.loads(failed.out)["workflows"][0]["steps"]  # the first drift ends the workflow
+    assert step["stepId"] == "xmlOrder" and "contract violated: " in step["error"]
 
 
 def test_fail_fails_each_drifting_step_and_on_failure_applies(tmp_path, drifting, capsys):
@@ -302,3 +343,31 @@ def test_a_response_schema_the_description_cannot_resolve_is_said_not_checked(tm
     [warning] = [w for w in step["warnings"] if w.startswith("contract:")]
     assert "not checked, the operation's responses cannot be read: " in warning
     assert "unresolvable $ref '#/components/schemas/Missing'" in warning
+
+
+def test_github_annotations_warn_at_each_violating_step(tmp_path, drifting, capsys, monkeypatch):
+    """`--github on` with no report file: a `::warning` at the line of each step whose response violated
+    its contract (under `warn`); under `fail` the failed step's `::error` says it, and no warning."""
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
+    path = _write(tmp_path, "3.0.3")
+    result = cli(capsys, "run", path, "--server", f"api={drifting.url}", "--github", "on")
+    assert result.code == 0
+    annotations = [line for line in result.out.splitlines() if line.startswith("::")]
+    text = path.read_text().splitlines()
+    line = next(i for i, t in enumerate(text, 1) if t.strip() == "- stepId: nested")
+    assert len(annotations) == len([o for o, said in _expected("3.0.3").items() if said])
+    assert (
+        f"::warning file=flow.arazzo.yaml,line={line},col=5,title=workflow drift%2C step nested%3A contract "
+        f"violated::{_expected('3.0.3')['nested'][0]}"
+    ) in annotations
+    user = next(a for a in annotations if "step user%3A" in a)
+    assert user.endswith("::" + "; ".join(_expected("3.0.3")["user"]))  # a step's violations in one
+    failed = cli(
+        capsys, "run", path, "--server", f"api={drifting.url}", "--github", "on", "--contract", "fail"
+    )
+    assert failed.code == 1
+    annotations = [line for line in failed.out.splitlines() if line.startswith("::")]
+    first = next(i for i, t in enumerate(text, 1) if t.strip() == "- stepId: undocumented")
+    assert [a.split("::")[1] for a in annotations] == [
+        f"error file=flow.arazzo.yaml,line={first},col=5,title=workflow drift%2C step undocumented failed"
+    ]

@@ -247,15 +247,27 @@ def test_load_counts_the_coverage_of_its_runs_and_exits_1_below_the_minimum(libr
     assert "coverage: operations 2/7 (28.6%) is below the minimum of 50%; missed: GET /books," in out
 
 
-def test_load_refuses_coverage_with_workers(flow, library) -> None:
-    from tests.e2e.helpers import subprocess_cli  # a child process: Locust never enters this one
+def test_load_counts_the_coverage_of_every_worker(library, flow) -> None:
+    """`--workers 2`: the runs are the workers', each worker's counts reach the master with its
+    statistics reports, and the master's table holds them all (the master itself runs nothing)."""
+    from tests.e2e.loadkit import arazzo_load, finish
 
-    result = subprocess_cli(
-        "load", flow, "--server", f"library={library.url}", "--coverage", "--workers", "2"
-    )
-    assert result.code == 2, result.out + result.err
-    assert "--coverage counts the runs of one process: not with --workers" in result.err
-    assert "Starting Locust" not in result.err
+    before = len(library.requests)  # (the server is the module's)
+    process = arazzo_load(
+        flow, "--server", f"library={library.url}", "--auth", f"libraryKey={KEY}", "-u", "2", "-t", "3s",
+        "--only-summary", "--coverage", "--workers", "2",
+    )  # fmt: skip
+    code, out, err = finish(process)
+    assert code == 0, out + err
+    rows = [re.sub(r"\s+", " ", line.strip()) for line in out.splitlines()]
+    assert rows.count("API coverage") == 1, out  # the master's table only: a worker prints none
+    read = next(row for row in rows if row.startswith("GET /books/{bookId} getBook "))
+    assert re.fullmatch(r"GET /books/\{bookId\} getBook \d+ 2/2 1/1 -", read), read
+    calls = int(read.split()[3])
+    sent = library.requests[before:]
+    made = sum(1 for r in sent if r.method == "GET" and r.path.startswith("/books/"))
+    assert calls == made  # every read the workers made, counted once
+    assert "operations 2/7 (28.6%), statuses 3/13 (23.1%)," in out
 
 
 def test_the_html_page_shows_a_coverage_tab(capsys, flow, library, tmp_path) -> None:
@@ -276,3 +288,75 @@ def test_the_html_page_shows_a_coverage_tab(capsys, flow, library, tmp_path) -> 
         assert browser.console_errors() == []
     finally:
         browser.close()
+
+
+def test_the_markdown_summary_has_a_coverage_section(capsys, flow, library, tmp_path) -> None:
+    summary = tmp_path / "summary.md"
+    assert _run(capsys, flow, library, "--coverage", "--summary", summary).code == 0
+    text = summary.read_text()
+    section = text[text.index("#### API coverage") :].splitlines()
+    assert section == [
+        "#### API coverage",
+        "",
+        f"**library** (./library.openapi.yaml): {TOTALS}",
+        "",
+        "| | operation | operationId | calls | statuses | parameters | body |",
+        "|---|---|---|---|---|---|---|",
+        "| ❌ | GET /books | listBooks | 0 | 0/1 | 0/1 | - |",
+        "| ❌ | DELETE /books/{bookId} | deleteBook | 0 | 0/2 | 0/1 | - |",
+        "| ❌ | PATCH /books/{bookId} | updateBook | 0 | 0/2 | 0/1 | 0/4 |",
+        "| ❌ | POST /loans | lendBook | 0 | 0/2 | - | 0/2 |",
+        "| ❌ | GET /loans/{loanId} | getLoan | 0 | 0/2 | 0/1 | - |",
+        "| ✅ | POST /books | createBook | 1 | 1/2 | - | 2/4 |",
+        "| ✅ | GET /books/{bookId} | getBook | 2 | 2/2 | 1/1 | - |",
+    ]
+    plain = tmp_path / "plain.md"
+    assert _run(capsys, flow, library, "--summary", plain).code == 0
+    assert "API coverage" not in plain.read_text()  # only with --coverage
+
+
+BY_ID = {
+    **FLOW,
+    "workflows": [
+        {
+            "workflowId": "byId",
+            "inputs": {"type": "object", "properties": {"bookId": {"type": "string"}}},
+            "steps": [
+                {
+                    "stepId": "read",
+                    "operationId": "getBook",
+                    "parameters": [{"name": "bookId", "in": "path", "value": "$inputs.bookId"}],
+                    "successCriteria": [{"condition": "$statusCode == 200"}],
+                }
+            ],
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("held", [False, True], ids=["spooled", "held"])
+def test_coverage_counts_across_the_rows_of_an_inputs_file(capsys, library, tmp_path, held) -> None:
+    """Each row's calls add up: row 1 reads a book (200), row 2 a missing one (404, the row fails)."""
+    from tests.servers.library import SEEDED
+
+    shutil.copy(DESCRIPTION, tmp_path / "library.openapi.yaml")
+    path = tmp_path / "byid.arazzo.yaml"
+    path.write_text(yaml.safe_dump(BY_ID, sort_keys=False))
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"bookId": SEEDED}) + "\n" + json.dumps({"bookId": MISSING_BOOK}) + "\n")
+    report = tmp_path / "rows.json"
+    argv = ["--inputs-file", rows, "--coverage", "--report-json", report]
+    argv += ["--summary", tmp_path / "rows.md"] if held else []  # every row held for the summary
+    result = _run(capsys, path, library, *argv)
+    assert result.code == 1, result.err  # row 2 failed
+    assert "1 of 2 rows passed" in result.out
+    table = [re.sub(r"\s+", " ", line.strip()) for line in result.out.splitlines()]
+    assert "GET /books/{bookId} getBook 2 2/2 1/1 -" in table
+    assert table[-1].startswith("operations 1/7 (14.3%), statuses 2/13 (15.4%)")
+    section = json.loads(report.read_text())["coverage"]
+    assert _ops(section)["GET /books/{bookId}"]["statuses"]["seen"] == ["200", "404"]
+    assert _ops(section)["GET /books/{bookId}"]["calls"] == 2
+    as_json = _run(capsys, path, library, "--inputs-file", rows, "--format", "json", "--min-coverage", "20")
+    assert as_json.code == 1
+    assert as_json.json["coverage"]["totals"]["operations"] == {"covered": 1, "total": 7, "percent": 14.3}
+    assert "coverage: operations 1/7 (14.3%) is below the minimum of 20%; missed: GET /books," in as_json.err

@@ -18,6 +18,7 @@ PACKAGE = Path(arazzo_runner.__file__).parent
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 ROOT_MODULES = {
     *("__init__", "api", "result", "pytest_plugin", "pytest_http", "pytest_coverage", "locust"),
+    *("pytest_agent", "pytest_contract"),
     *("errors", "records", "extras", "spelling"),
 }
 
@@ -165,3 +166,17 @@ def test_every_kind_implements_the_one_interface() -> None:
     assert names == ["operation", "workflow", "asyncapi"]
     for kind in ("operation", "workflow", "asyncapi"):
         assert callable(kind_for(kind).attempt)
+
+
+def test_the_pytest_plugin_keeps_each_concern_in_its_module() -> None:
+    """The plugin's entry point stays readable (under 400 lines): contract checks, coverage, offline
+    replay and agent scenarios live in their modules, and the entry point gathers their hooks and
+    fixtures where pytest finds them, with `ContractWarning` under its documented name."""
+    from arazzo_runner import pytest_agent, pytest_contract, pytest_coverage, pytest_http, pytest_plugin
+
+    lines = (PACKAGE / "pytest_plugin.py").read_text(encoding="utf-8").count("\n")
+    assert lines < 400, lines
+    assert pytest_plugin.ContractWarning is pytest_contract.ContractWarning
+    assert pytest_plugin.arazzo_agent_replay is pytest_agent.arazzo_agent_replay
+    assert pytest_plugin.arazzo_http_replay is pytest_http.arazzo_http_replay
+    assert pytest_plugin.pytest_terminal_summary is pytest_coverage.pytest_terminal_summary

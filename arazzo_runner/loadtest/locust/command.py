@@ -37,6 +37,7 @@ from ..thresholds import Threshold, Verdict, judge, rows_of
 from .user import ArazzoUser
 
 LOADFILE = Path(__file__).with_name("loadfile.py")
+_COVERAGE = "arazzo_coverage"  # the member of a worker's statistics report that carries its coverage
 _LAST_REPORTS = 10.0  # seconds past the stop timeout a master waits for its workers to quit
 logger = logging.getLogger(__name__)
 
@@ -97,6 +98,8 @@ def run(session: LoadSession, locust_args: list[str]) -> int:
     events.test_start.add_listener(_on_test_start)
     events.quitting.add_listener(_on_quitting)
     events.quit.add_listener(_on_quit)
+    events.report_to_master.add_listener(_on_report_to_master)
+    events.worker_report.add_listener(_on_worker_report)
     quiet = _NoRunTimeNotice() if session.run_time else None
     if quiet is not None:
         logging.getLogger("locust.main").addFilter(quiet)
@@ -223,6 +226,21 @@ def _coverage(session: LoadSession) -> bool:
     short = below(section, session.coverage_minimum) if session.coverage_minimum else []
     session.coverage_lines = [*table(section), *short]
     return bool(short)
+
+
+def _on_report_to_master(client_id: str, data: dict[str, Any], **_: Any) -> None:
+    """A worker's statistics report (every few seconds, and a last one as it quits) carries what its
+    runs called since the one before (`--coverage`)."""
+    session = Current.session
+    if session is not None and session.plan.coverage is not None:
+        data[_COVERAGE] = session.plan.coverage.drain()
+
+
+def _on_worker_report(client_id: str, data: dict[str, Any], **_: Any) -> None:
+    """The master counts what each worker's report carries: its table is every worker's runs."""
+    session = Current.session
+    if session is not None and session.plan.coverage is not None:
+        session.plan.coverage.absorb(data.get(_COVERAGE))
 
 
 def _on_quit(exit_code: int = 0, **_: Any) -> None:
