@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from ..errors import UsageError
 from .common import EXIT_FAILED, EXIT_OK
 
 
@@ -98,7 +99,14 @@ def coverage_command(args: argparse.Namespace) -> int:
     if args.min_coverage is not None:
         from ..report.coverage_text import parse_minimum
 
-        minimum = parse_minimum(args.min_coverage).get("operations")
+        wanted = parse_minimum(args.min_coverage)
+        others = sorted(set(wanted) - {"operations"})
+        if others:  # a gate that cannot be measured must not pass silently
+            raise UsageError(
+                f"--min-coverage {args.min_coverage}: `arazzo coverage` counts the operations workflows "
+                f"reference; {', '.join(others)} are counted by a run (`arazzo run --coverage`)"
+            )
+        minimum = wanted.get("operations")
     workspaces = [_load(path) for path in args.files]
     found = unreferenced(workspaces)
     if args.format == "json":
@@ -110,6 +118,13 @@ def coverage_command(args: argparse.Namespace) -> int:
 
         print("\n".join(lines(found)))
     figure = found["totals"]["percent"]
+    unread = [source["name"] for source in found["sources"] if source.get("error")]
+    if minimum is not None and unread:
+        print(
+            f"coverage: the minimum of {minimum:g}% cannot be checked: not read: {', '.join(unread)}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
     if minimum is not None and figure is not None and figure < minimum:
         print(
             f"coverage: {found['totals']['referenced']}/{found['totals']['total']} operations referenced "

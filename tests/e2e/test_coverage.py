@@ -360,3 +360,15 @@ def test_coverage_counts_across_the_rows_of_an_inputs_file(capsys, library, tmp_
     assert as_json.code == 1
     assert as_json.json["coverage"]["totals"]["operations"] == {"covered": 1, "total": 7, "percent": 14.3}
     assert "coverage: operations 1/7 (14.3%) is below the minimum of 20%; missed: GET /books," in as_json.err
+
+
+def test_the_static_gate_never_passes_what_it_cannot_measure(capsys, flow) -> None:
+    """`arazzo coverage --min-coverage status:90` kept only the operations' minimum and passed (exit 0,
+    nothing said); with the description unreadable, `--min-coverage 80` passed too (found by review)."""
+    refused = cli(capsys, "coverage", flow, "--min-coverage", "status:90")
+    assert refused.code == 2
+    assert "reference; statuses are counted by a run (`arazzo run --coverage`)" in refused.err
+    (flow.parent / "library.openapi.yaml").unlink()
+    unread = cli(capsys, "coverage", flow, "--min-coverage", "80")
+    assert unread.code == 1
+    assert "coverage: the minimum of 80% cannot be checked: not read: library" in unread.err
