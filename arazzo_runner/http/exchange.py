@@ -33,6 +33,8 @@ class Exchange(Record):
     # the described operation it called and what of it was sent (`report/coverage.py`): None for a
     # token request or an x-operation
     operation: dict[str, Any] | None = None
+    # the response body was read as JSON (valid: a writer showing it need not parse it again)
+    response_json: bool = False
 
     def __init__(
         self,
@@ -49,6 +51,7 @@ class Exchange(Record):
         purpose: str | None = None,
         contract: list[dict[str, Any]] | None = None,
         operation: dict[str, Any] | None = None,
+        response_json: bool = False,
     ) -> None:
         self.method, self.url = method, url
         self.request_headers, self.request_body = request_headers, request_body
@@ -59,3 +62,4 @@ class Exchange(Record):
         self.purpose = purpose
         self.contract = [] if contract is None else contract
         self.operation = operation
+        self.response_json = response_json
