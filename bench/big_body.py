@@ -1,6 +1,6 @@
 """Benchmark (issue 43, "big bodies"): one step reading a 20 MB JSON body (not a test).
 
-    python bench/big_body.py [--runs N] [--megabytes 20] [--json PATH] [--against CHECKOUT]
+    python bench/big_body.py [--runs N] [--megabytes 20] [--json PATH] [--against CHECKOUT] [--jentic VENV]
 
 One `GET /big` against a stdlib `ThreadingHTTPServer` in its own process (this file with `--serve`),
 which answers a generated JSON document of `--megabytes` MB (`{"meta": {...}, "items": [...]}`, items
@@ -16,9 +16,14 @@ the process itself reports it (`VmHWM` from /proc/self/status, written to a file
 `ru_maxrss` would start at the size of the process that forked it). Also the same pair on a 20 KB
 body, whose difference from the big one is what the body costs each side (the fixed cost of `arazzo
 run`, ~0.3 s of imports and the document, is not the body's). The load average before and after.
-`--against CHECKOUT` runs another checkout's engine in the same rounds (e.g. the tree before a change,
-exported with `git archive`). Goal (issue 43): the engine's body cost <= 1.1x the script's, peak
-memory <= ~2x the body over the process's size without it.
+`--jentic VENV` runs Jentic's arazzo-runner too, from the venv `bench/engines/compare.py` installs
+(`bench/engines/jentic_driver.py`: its library with the source's server pointed at ours). `--against
+CHECKOUT` runs another checkout's engine in the same rounds (e.g. the tree before a change,
+exported with `git archive`). In the engine's processes the query's budget (`limits.QUERY_TIMEOUT`,
+5 s of wall-clock time) is raised to 120 s: on a machine at a load of 10-20 a query of 0.5 s of CPU
+took more than 5 s of wall-clock time and was stopped; the CPU it costs is what is measured. Goal
+(issue 43): the engine's body cost <= 1.1x the script's, peak memory <= ~2x the body over the
+process's size without it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ from common import ROOT, load_average, machine_line, median, mib, ms, paired, wr
 from server import BenchServer
 
 QUERY = "$.items[?@.price > 999.5]"
+DRIVER = Path(__file__).resolve().parent / "engines" / "jentic_driver.py"
+JENTIC_FILES = ("inputs.json", "servers.json", "jentic.json")
 GOAL = 1.1  # issue 43: the engine's CPU <= 1.1x json.loads + the query alone
 MB = 1_000_000
 
@@ -64,10 +71,20 @@ def _peak():
 kind = sys.argv[1]
 if kind == "engine":
     sys.argv = ["arazzo", *sys.argv[2:]]
+    from arazzo_runner.bounds import limits
+    limits.QUERY_TIMEOUT = 120.0  # wall-clock: a loaded machine must not stop the query being measured
     from arazzo_runner.cli import entry
     code = entry()
     _peak()
     sys.exit(code)
+if kind == "jentic":  # Jentic's driver (bench/engines), run in its own venv's interpreter
+    import runpy
+    sys.argv = sys.argv[2:]
+    runpy.run_path(sys.argv[0], run_name="__main__")
+    with open(sys.argv[5]) as result:
+        assert '"status": "workflow_complete"' in result.read(), "Jentic's run did not complete"
+    _peak()
+    sys.exit(0)
 sys.argv = ["script", *sys.argv[2:]]
 exec(compile(os.environ["BIG_BODY_SCRIPT"], "<script>", "exec"))
 _peak()
@@ -180,7 +197,9 @@ def serve(port: int, folder: Path) -> None:
         server.serve_forever()
 
 
-def commands(folder: Path, url: str, engines: dict[str, Path]) -> dict[str, tuple[list[str], dict[str, str]]]:
+def commands(
+    folder: Path, url: str, engines: dict[str, Path], jentic: Path | None = None
+) -> dict[str, tuple[list[str], dict[str, str]]]:
     document = documents(folder)
     peaks = str(folder / "peaks.txt")
     todo: dict[str, tuple[list[str], dict[str, str]]] = {}
@@ -198,10 +217,17 @@ def commands(folder: Path, url: str, engines: dict[str, Path]) -> dict[str, tupl
             }
             argv = ["run", str(document), "--workflow", size, "--server", f"big={url}"]
             todo[label] = ([sys.executable, "-c", PEAK, "engine", *argv, "--max-response-bytes", "64M"], env)
+        if jentic is not None:
+            label = f"jentic ({size})"
+            env = {"BIG_BODY_PEAKS": peaks, "BIG_BODY_LABEL": label}
+            (folder / "inputs.json").write_text("{}")
+            (folder / "servers.json").write_text(json.dumps({"big": url}))
+            driver = [str(DRIVER), str(document), size, *(str(folder / n) for n in JENTIC_FILES)]
+            todo[label] = ([str(jentic / "bin" / "python"), "-I", "-c", PEAK, "jentic", *driver], env)
     return todo
 
 
-def run(runs: int, megabytes: float, against: Path | None) -> dict[str, Any]:
+def run(runs: int, megabytes: float, against: Path | None, jentic: Path | None = None) -> dict[str, Any]:
     load_before = load_average()
     engines = {"engine": ROOT, **({"before": against} if against else {})}
     with tempfile.TemporaryDirectory() as name:
@@ -210,7 +236,7 @@ def run(runs: int, megabytes: float, against: Path | None) -> dict[str, Any]:
         (folder / "big.json").write_bytes(big)
         (folder / "small.json").write_bytes(body(0.02))
         with BigBodyServer(folder) as server:
-            found = paired(commands(folder, server.url, engines), runs)
+            found = paired(commands(folder, server.url, engines, jentic), runs, quiet=True)
         peaks: dict[str, list[int]] = {}
         for line in (folder / "peaks.txt").read_text().splitlines():
             label, kib = line.rsplit(" ", 1)
@@ -227,7 +253,7 @@ def run(runs: int, megabytes: float, against: Path | None) -> dict[str, Any]:
         for label, results in found.items()
     }
     compared = {}
-    for name in engines:
+    for name in [*engines, *(["jentic"] if jentic else [])]:
         big_pairs = list(zip(found[f"{name} (big)"], found["script (big)"], strict=True))
         small_pairs = list(zip(found[f"{name} (small)"], found["script (small)"], strict=True))
         compared[name] = {
@@ -280,10 +306,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--megabytes", type=float, default=20)
     parser.add_argument("--against", type=Path, help="another checkout's engine in the same rounds")
+    parser.add_argument("--jentic", type=Path, help="a venv holding Jentic's arazzo-runner (bench/engines)")
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     print(machine_line())
-    result = run(args.runs, args.megabytes, args.against)
+    result = run(args.runs, args.megabytes, args.against, args.jentic)
     report(result)
     write_json(args.json, result)
 
