@@ -69,6 +69,8 @@ def _peak():
     with open(os.environ["BIG_BODY_PEAKS"], "a") as out:
         out.write(os.environ["BIG_BODY_LABEL"] + " " + kib + "\\n")
 kind = sys.argv[1]
+if sys.path[0] == "":  # `-c` puts the working directory first: the engine is PYTHONPATH's checkout
+    del sys.path[0]
 if kind == "engine":
     sys.argv = ["arazzo", *sys.argv[2:]]
     from arazzo_runner.bounds import limits
