@@ -6,8 +6,12 @@ everything evaluated inside it, in its own context: concurrent runs do not see e
 evaluated for a run may outlive its budget, so that the deadline holds whatever the work is:
 
 * a `regex` match gets the time left as its timeout (the `regex` module stops itself);
-* pure-Python engines (RFC 9535 JSONPath) run under `guarded`, which stops them from a profile hook,
-  at the end of their time or when the process has grown by more than their memory;
+* work that counts its own steps (RFC 9535 JSONPath: `query/jsonpath_counted.py`) runs under
+  `metered`: every CHECK_EVERY counts it looks at the clock (and at the process's size), and raises
+  BudgetExceeded from the count itself, at no cost between two looks;
+* other pure-Python work (a pattern's compilation) runs under `guarded`, which stops it from a profile
+  hook, at the end of its time or when the process has grown by more than its memory (the hook
+  roughly triples the cost of the code it watches);
 * what nothing in this process can stop (XPath, the Goessner dialect, a pattern only `re` reads) runs
   in a worker process that is killed at the end of its budget (`bounds/isolated.py`).
 
@@ -26,7 +30,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-CHECK_EVERY = 1000  # profile events between two looks at the clock (a look costs ~50 ns; an event ~0.1 µs)
+CHECK_EVERY = 1000  # profile events, or counted steps, between two looks at the clock (a look: ~50 ns)
 MEMORY_EVERY = 8  # looks at the clock between two looks at the process's size (~5 µs each)
 _RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
@@ -115,6 +119,59 @@ class deadline:
 
     def __exit__(self, *exc_info: object) -> None:
         _DEADLINE.reset(self.token)
+
+
+class Meter:
+    """The count of one `metered` evaluation: the work calls `look()` when `count` reaches 0 (it
+    decrements `count` itself, inline: a call per step would cost more than the step's bookkeeping)."""
+
+    __slots__ = ("budget", "ceiling", "count", "looks")
+
+    def __init__(self, spent: Budget | None) -> None:
+        self.budget = spent
+        self.count, self.looks = CHECK_EVERY, MEMORY_EVERY
+        memory = spent.memory if spent is not None else None
+        self.ceiling = _resident_size() + memory if memory is not None else None
+
+    def look(self) -> None:
+        """Past the budget's end, or the process grown past its memory: BudgetExceeded. The size is
+        read every MEMORY_EVERY looks, and at once after a count charged many steps together."""
+        heavy = self.count < -CHECK_EVERY
+        self.count = CHECK_EVERY
+        spent = self.budget
+        if spent is None:  # counted work evaluated outside `metered`: not bounded here
+            return
+        if time.monotonic() >= spent.end:
+            raise BudgetExceeded(spent)
+        if self.ceiling is not None:
+            self.looks -= 1
+            if self.looks <= 0 or heavy:
+                self.looks = MEMORY_EVERY
+                if _resident_size() > self.ceiling:
+                    raise BudgetExceeded(spent, memory=True)
+
+
+# outside `metered`, one shared Meter that bounds nothing (its count is reset at each look): the counting
+# code then needs no test for None
+_UNBOUNDED = Meter(None)
+_METER: ContextVar[Meter] = ContextVar("arazzo_runner_meter", default=_UNBOUNDED)
+current_meter = _METER.get  # the Meter of the `metered` evaluation running in this context
+
+
+def metered(spent: Budget, work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)`, for work that counts its own steps on `current_meter()` (and calls its `look()`
+    every CHECK_EVERY of them): BudgetExceeded, raised from the count, once `spent` runs out or the
+    process has grown by more than `spent.memory`. No hook: the exception is raised by the work's own
+    code, where it counts, and unwinds it as any other. `current()` is `spent` meanwhile (a C call the
+    work makes, such as `regex` matching, takes the time left from it)."""
+    if time.monotonic() >= spent.end:
+        raise BudgetExceeded(spent)
+    meter, current = _METER.set(Meter(spent)), _CURRENT.set(spent)
+    try:
+        return work(*args)
+    finally:
+        _CURRENT.reset(current)
+        _METER.reset(meter)
 
 
 def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, ...] = ()) -> T:

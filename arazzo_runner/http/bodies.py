@@ -1,6 +1,9 @@
 """How a request or response body is shown: masked, then truncated, binary as a byte count.
 
-Masking comes before truncation, so a secret cut in two by the limit can never show half of itself. The
+Masking comes before truncation, so a secret cut in two by the limit can never show half of itself. A
+body much larger than the limit is masked as far as the cut and the longest secret beyond it, unless
+masking changes that part (then it is masked whole): a 20 MB body shown as its first 500 bytes is not
+scanned whole for secrets, nor parsed again when the transport read it as JSON (`known_json`). The
 report writers show exchanges with it (their limits are in `report/bodies.py`); the executor keeps the
 start of the response a step failed on with it (`result.ResponseExcerpt`).
 """
@@ -8,6 +11,7 @@ start of the response a step failed on with it (`result.ResponseExcerpt`).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..bounds import json_text
@@ -36,8 +40,10 @@ def render_body(
     limit: int,
     pretty: bool = False,
     merge_events: bool = True,
+    known_json: bool = False,
 ) -> Body:
-    """`merge_events`: an event stream as the body it makes (else as the text that arrived)."""
+    """`merge_events`: an event stream as the body it makes (else as the text that arrived);
+    `known_json`: `content` was parsed as JSON already (it is not parsed again unless shown pretty)."""
     if not content:
         return Body("empty", 0)
     size = len(content)
@@ -47,14 +53,35 @@ def render_body(
     if text is None:
         return Body("binary", size)
     kind = "text"
-    if is_json(content_type) or content_type is None:
+    if known_json and not (pretty and size <= limit):
+        kind = "json"
+    elif is_json(content_type) or content_type is None:
         parsed = _json(text)
         if parsed is not _NOT_JSON:
             kind = "json"
             if pretty and size <= limit:
                 text = json.dumps(parsed, indent=2, ensure_ascii=False)
-    shown, omitted = _cut(masker.text(text), limit)
+    shown, omitted = _masked_cut(text, masker, limit)
     return Body(kind, size, shown, omitted)
+
+
+def _masked_cut(text: str, masker: Masker, limit: int) -> tuple[str, int]:
+    """`_cut(masker.text(text), limit)`, masking only the start of a text far longer than the limit: as
+    far as the cut (`limit` bytes are at most `limit` characters), the longest form of a secret beyond
+    it, and the next character a URL's password cannot hold (a password in a URL that starts before the
+    cut ends before it). When masking changes nothing there, nothing is masked before the cut, and the
+    first `limit` bytes are what masking the whole would show; otherwise (a replacement moves the rest
+    closer to the cut) the whole text is masked. `omitted` then counts the bytes left out as received."""
+    reach = limit + masker.longest_form() + _MARGIN
+    stop = _PASSWORD_END.search(text, reach, reach + _MARGIN)
+    if stop is None or len(text) <= 2 * reach:
+        return _cut(masker.text(text), limit)
+    start = text[: stop.end()]
+    if masker.text(start) != start:
+        return _cut(masker.text(text), limit)
+    shown, _ = _cut(start, limit)
+    whole = len(text) if text.isascii() else len(text.encode("utf-8"))
+    return shown, whole - len(shown.encode("utf-8"))
 
 
 def header(headers: list[tuple[str, str]], name: str) -> str | None:
@@ -63,6 +90,8 @@ def header(headers: list[tuple[str, str]], name: str) -> str | None:
 
 
 _NOT_JSON: Any = object()
+_MARGIN = 256  # characters masked past the cut and the longest secret's form, before a password's end
+_PASSWORD_END = re.compile(r"[\s/?#\"'<>]")  # what a URL's password cannot hold (masking/secrets.py)
 
 
 def _json(text: str) -> Any:

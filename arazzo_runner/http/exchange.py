@@ -35,6 +35,8 @@ class Exchange(Record):
     operation: dict[str, Any] | None = None
     # the bytes kept of a response body cut at the run's limit (`--max-response-bytes`); None: whole
     body_cut: int | None = None
+    # the response body was read as JSON (valid: a writer showing it need not parse it again)
+    response_json: bool = False
 
     def __init__(
         self,
@@ -52,6 +54,7 @@ class Exchange(Record):
         contract: list[dict[str, Any]] | None = None,
         operation: dict[str, Any] | None = None,
         body_cut: int | None = None,
+        response_json: bool = False,
     ) -> None:
         self.method, self.url = method, url
         self.request_headers, self.request_body = request_headers, request_body
@@ -63,3 +66,4 @@ class Exchange(Record):
         self.contract = [] if contract is None else contract
         self.operation = operation
         self.body_cut = body_cut
+        self.response_json = response_json

@@ -42,6 +42,7 @@ class Response(Record):
     notes: list[str] = field(default_factory=list)  # warnings about the response
     error: str | None = None  # a body that arrived but is unusable: the step fails whatever its criteria
     oversize: str | None = None  # why the body was not kept (above `max_body`): `content` is its start
+    json: bool = False  # `content` was parsed as JSON into `body` (valid JSON: not to be parsed again)
 
     def __init__(
         self,
@@ -54,11 +55,12 @@ class Response(Record):
         notes: list[str] | None = None,
         error: str | None = None,
         oversize: str | None = None,
+        json: bool = False,
     ) -> None:
         self.status_code, self.headers, self.body, self.content = status_code, headers, body, content
         self.content_type, self.elapsed_ms = content_type, elapsed_ms
         self.notes = [] if notes is None else notes
-        self.error, self.oversize = error, oversize
+        self.error, self.oversize, self.json = error, oversize, json
 
 
 def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = None, **options: Any) -> Any:
@@ -160,6 +162,7 @@ async def send(
 
     started = time.perf_counter()
     oversize: str | None = None
+    parsed_json = False
     try:
         async with client.stream(
             request.method,
@@ -174,7 +177,7 @@ async def send(
                 body, content, error = await _read_events(raw, max_body)
             else:
                 content = await _read_all(raw, max_body)
-                body, error = _parse_or_explain(content, content_type)
+                body, error, parsed_json = _parse_or_explain(content, content_type)
             status = raw.status_code
     except _Oversize as over:  # stop reading: the rest is never received, let alone kept
         status, content, body, error, oversize = raw.status_code, over.prefix, None, over.error, over.note
@@ -190,7 +193,9 @@ async def send(
     read_as = codec_of(content_type)[1]  # a text body read as UTF-8, not as the charset it names
     if read_as and isinstance(body, str) and not _is_event_stream(content_type):
         notes.append(read_as)
-    return Response(status, headers, body, content, content_type, elapsed, notes, error, oversize)
+    return Response(
+        status, headers, body, content, content_type, elapsed, notes, error, oversize, parsed_json
+    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -240,12 +245,14 @@ async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     return bytes(buffer)
 
 
-def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, str | None]:
-    """The parsed body, or (the body as text, why it is unusable) when it contradicts its content type."""
+def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, str | None, bool]:
+    """The parsed body, or (the body as text, why it is unusable) when it contradicts its content type;
+    and whether it was read as JSON."""
     try:
-        return parse_body(content, content_type), None
+        body, parsed_json = parse_body(content, content_type)
     except TransportError as exc:
-        return text_of(content, content_type), str(exc)
+        return text_of(content, content_type), str(exc), False
+    return body, None, parsed_json
 
 
 async def _read_events(raw: httpx.Response, max_body: int) -> tuple[Any, bytes, str | None]:
@@ -287,13 +294,14 @@ def _is_event_stream(content_type: str | None) -> bool:
     return bool(content_type) and content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
 
 
-def parse_body(content: bytes, content_type: str | None) -> Any:
-    """JSON bodies are parsed (invalid JSON is a failure, not a silent string); text stays text."""
+def parse_body(content: bytes, content_type: str | None) -> tuple[Any, bool]:
+    """JSON bodies are parsed (invalid JSON is a failure, not a silent string); text stays text. With
+    whether the body was read as JSON."""
     if not content:
-        return None
+        return None, False
     if is_json(content_type):
         try:
-            return json_text.loads(content)
+            return json_text.loads(content), True
         except json_text.TooDeep as exc:
             raise TransportError(f"the response body {exc}: it was not parsed") from None
         except ValueError as exc:
@@ -302,15 +310,15 @@ def parse_body(content: bytes, content_type: str | None) -> Any:
             ) from None
     if content_type is None:
         try:
-            return json_text.loads(content)
+            return json_text.loads(content), True
         except json_text.TooDeep as exc:
             raise TransportError(f"the response body {exc}: it was not parsed") from None
         except ValueError:
             pass
     base = (content_type or "").split(";", 1)[0].strip().lower()
     if base.startswith("text/") or is_xml(content_type) or content_type is None:
-        return text_of(content, content_type)
-    return content
+        return text_of(content, content_type), False
+    return content, False
 
 
 def describe_error(exc: Exception, timeout: float | None, request_line: str = "", own: bool = False) -> str:

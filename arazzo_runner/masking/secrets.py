@@ -111,6 +111,10 @@ class Masker:
             text = self._mask_cut_starts(text)
         return text
 
+    def longest_form(self) -> int:
+        """Characters of the longest form of a secret masked in text (0: none known)."""
+        return max(map(len, self._masked_forms()), default=0) if self.enabled else 0
+
     def binary(self, content: bytes) -> bytes:
         """A binary body with every secret form in it replaced by `***` (a HAR recording keeps binary
         bodies whole: `--record-http`)."""

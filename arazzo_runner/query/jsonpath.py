@@ -6,8 +6,9 @@ that never use JSONPath.
 Every evaluation is bounded in time (`limits.QUERY_TIMEOUT`, or the run's deadline when it comes
 first): a query's cost grows with the data, and faster than it with nested descendants, filters over
 `$` or repeated selectors (`$..*..*..*`, `$[*,*][*,*]...`). RFC 9535 queries run in this process under
-`budget.guarded` (pure Python: stopped from a profile hook), with `match()` and `search()` through the
-engine's bounded matcher (`patterns.bounded`: the library's own versions have no bound).
+`budget.metered`, compiled to count their own work (`jsonpath_counted.py`: no profile hook, which
+cost twice the query), with `match()` and `search()` through the engine's bounded matcher
+(`patterns.bounded`: the library's own versions have no bound).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ class RFC9535Query(CompiledQuery):
 
     def select(self, data: Any) -> list[Any]:
         try:
-            return budget.guarded(_budget(), _values, self._query, data, home=_home())
+            return budget.metered(_budget(), _values, self._query, data)
         except BudgetExceeded as exc:
             raise QueryStopped(exc.budget, exc.memory) from None
         except _PatternRefused as exc:
@@ -51,16 +52,6 @@ def _budget() -> budget.Budget:
     return budget.budget(limits.QUERY_TIMEOUT, limits.QUERY_MEMORY)
 
 
-@lru_cache(maxsize=1)
-def _home() -> tuple[str, ...]:
-    """Where RFC 9535 evaluation runs its own code: the library, and this module (`match()`)."""
-    import os
-
-    import jsonpath_rfc9535
-
-    return (os.path.dirname(jsonpath_rfc9535.__file__) + os.sep, __file__)
-
-
 def _values(query: Any, data: Any) -> list[Any]:
     return query.find(data).values()
 
@@ -70,7 +61,7 @@ def locations(expression: str, data: Any) -> list[tuple[str | int, ...]]:
     node), within `limits.QUERY_TIMEOUT` or the run's deadline; ExpressionError, QueryError."""
     query = _compile_rfc9535(expression)
     try:
-        nodes = budget.guarded(_budget(), query.find, data, home=_home())
+        nodes = budget.metered(_budget(), query.find, data)
     except BudgetExceeded as exc:
         raise QueryStopped(exc.budget, exc.memory) from None
     except _PatternRefused as exc:
@@ -83,8 +74,10 @@ def locations(expression: str, data: Any) -> list[tuple[str | int, ...]]:
 def _compile_rfc9535(expression: str) -> Any:
     import jsonpath_rfc9535
 
+    from .jsonpath_counted import counted
+
     try:
-        return _environment().compile(expression)
+        return counted(_environment().compile(expression))
     except jsonpath_rfc9535.JSONPathError as exc:
         token = getattr(exc, "token", None)
         position = token.index if token is not None else 0
@@ -98,11 +91,13 @@ def _starts_with_root_filter(query: Any) -> bool:
     from jsonpath_rfc9535.segments import JSONPathChildSegment
     from jsonpath_rfc9535.selectors import FilterSelector
 
+    from .jsonpath_counted import uncounted
+
     segments = query.segments
     if not segments or not isinstance(segments[0], JSONPathChildSegment):
         return False
     selectors = segments[0].selectors
-    return bool(selectors) and all(isinstance(s, FilterSelector) for s in selectors)
+    return bool(selectors) and all(isinstance(uncounted(s), FilterSelector) for s in selectors)
 
 
 class _PatternRefused(BaseException):
@@ -142,7 +137,7 @@ def _environment() -> Any:
 def _matches(pattern: str, string: str, *, full: bool) -> bool:
     """The library's `match()` (fullmatch) or `search()` (VERSION1) through the engine's bounded matcher
     (`patterns.bounded`, as `regex` criteria match), within the evaluation's budget; BudgetExceeded
-    when it runs out (outside `guarded`: `limits.QUERY_TIMEOUT`)."""
+    when it runs out (outside `metered`: `limits.QUERY_TIMEOUT`)."""
     from ..bounds.patterns import bounded
 
     spent = budget.current() or budget.budget(limits.QUERY_TIMEOUT)

@@ -133,7 +133,7 @@ def _response(exchange: Exchange, masker: Masker, recording: bool) -> dict[str, 
         }
     headers = exchange.response_headers
     mime = header(headers, "content-type") or ""
-    body = _render(exchange.response_body, mime, masker, recording)
+    body = _render(exchange.response_body, mime, masker, recording, exchange.response_json)
     content: dict[str, Any] = {"size": body.size, "mimeType": mime}
     if recording and body.kind == "binary":
         content.update(_base64(exchange.response_body, masker))
@@ -157,10 +157,13 @@ def _response(exchange: Exchange, masker: Masker, recording: bool) -> dict[str, 
     }
 
 
-def _render(content: bytes | None, mime: str, masker: Masker, recording: bool) -> Body:
-    """A body as the report shows it: cut at FILE_LIMIT, or whole in a recording."""
+def _render(
+    content: bytes | None, mime: str, masker: Masker, recording: bool, known_json: bool = False
+) -> Body:
+    """A body as the report shows it: cut at FILE_LIMIT, or whole in a recording (`known_json`: the
+    transport parsed it as JSON, it is not parsed again)."""
     limit = max(len(content or b""), 1) if recording else FILE_LIMIT
-    return render_body(content, mime or None, masker, limit=limit, merge_events=False)
+    return render_body(content, mime or None, masker, limit=limit, merge_events=False, known_json=known_json)
 
 
 def _base64(content: bytes | None, masker: Masker) -> dict[str, str]:

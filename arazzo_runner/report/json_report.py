@@ -109,7 +109,15 @@ def exchange_dict(exchange: Exchange, masker: Masker) -> dict[str, Any]:
         data["response"] = {
             "status": exchange.status_code,
             "headers": _headers(exchange.response_headers, masker),
-            **_body(render_body(exchange.response_body, response_type, masker, limit=FILE_LIMIT)),
+            **_body(
+                render_body(
+                    exchange.response_body,
+                    response_type,
+                    masker,
+                    limit=FILE_LIMIT,
+                    known_json=exchange.response_json,
+                )
+            ),
         }
     if exchange.error:
         data["error"] = masker.text(exchange.error)

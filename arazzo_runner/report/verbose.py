@@ -25,7 +25,14 @@ def response_lines(exchange: Exchange, masker: Masker, limit: int = VERBOSE_LIMI
     lines = [f"< {exchange.status_code} {status_text(exchange.status_code)}  {exchange.duration_ms:.0f} ms"]
     lines.extend(f"< {name}: {value}" for name, value in masker.headers(exchange.response_headers))
     content_type = header(exchange.response_headers, "content-type")
-    body = render_body(exchange.response_body, content_type, masker, limit=limit, pretty=True)
+    body = render_body(
+        exchange.response_body,
+        content_type,
+        masker,
+        limit=limit,
+        pretty=True,
+        known_json=exchange.response_json,
+    )
     return lines + body_lines(body, "<")
 
 

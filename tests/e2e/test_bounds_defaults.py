@@ -42,7 +42,7 @@ def body(data: bytes, content_type: str) -> faults.Behaviour:
 def too_large(limit: int) -> str:
     return (
         f"HTTP 200: the response body is larger than the limit of {limit} bytes (max-response-bytes) "
-        "and the step reads $response.body"
+        "and the step reads $response.body: raise the limit with --max-response-bytes (max_body= in Python)"
     )
 
 
@@ -76,6 +76,18 @@ def test_the_default_response_limit_is_16_mib_through_the_command_line(capsys, w
         capsys, write, body(json_of_size(16 * MiB + 1), "application/json"), steps=(list_step(**READS_BODY),)
     )
     assert failed_at(over)["error"] == too_large(16 * MiB)
+
+
+def test_a_body_above_the_default_limit_says_which_flag_reads_it_and_the_flag_does(capsys, write):
+    """Issue 43: a 20 MB body fails on the default 16 MiB limit, naming the flag that reads it."""
+    big = body(json_of_size(20 * 10**6), "application/json")
+    refused = fault_run(capsys, write, big, steps=(list_step(**READS_BODY),))
+    assert "raise the limit with --max-response-bytes (max_body= in Python)" in failed_at(refused)["error"]
+    raised = fault_run(
+        capsys, write, big, steps=(list_step(**READS_BODY),), argv=("--max-response-bytes", "20M")
+    )
+    assert raised.code == 0, raised.cli.out
+    assert raised.step["status"] == "passed"
 
 
 def test_the_default_response_limit_is_16_mib_through_the_library(write):

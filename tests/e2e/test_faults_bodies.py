@@ -74,7 +74,7 @@ def test_an_oversized_body_fails_a_step_that_reads_it_without_reading_it_all(cap
     assert got["statusCode"] == 200
     assert got["error"] == (
         f"HTTP 200: the response body is larger than the limit of {MiB} bytes (max-response-bytes) "
-        "and the step reads $response.body"
+        "and the step reads $response.body: raise the limit with --max-response-bytes (max_body= in Python)"
     )
     assert got["warnings"] == [
         f"the response body is larger than the limit of {MiB} bytes (Content-Length: {32 * MiB}): "

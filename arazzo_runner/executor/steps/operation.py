@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from ..context import WorkflowState
 
 EXCERPT_LIMIT = 500  # bytes of a failed step's response body kept in the result
+# how a user reads a body above the limit, said where a step fails for one (the command line's flag and
+# the library's option)
+RAISE_BODY_LIMIT = "raise the limit with --max-response-bytes (max_body= in Python)"
 
 
 class OperationStep(StepKind):
@@ -109,7 +112,7 @@ async def _attempt(
     if response.oversize and response.error is None and reads_response_body(cstep):
         response.error = (
             f"the response body is larger than the limit of {host.options.max_body} bytes "
-            "(max-response-bytes) and the step reads $response.body"
+            f"(max-response-bytes) and the step reads $response.body: {RAISE_BODY_LIMIT}"
         )
     warnings.extend(request.warnings)
     warnings.extend(response.notes)
@@ -143,7 +146,9 @@ def _excerpt(response: Response, session: HttpSession) -> ResponseExcerpt:
     from ...http.bodies import render_body
 
     masker = Masker(session.secrets)
-    body = render_body(response.content, response.content_type, masker, limit=EXCERPT_LIMIT)
+    body = render_body(
+        response.content, response.content_type, masker, limit=EXCERPT_LIMIT, known_json=response.json
+    )
     binary = body.kind == "binary"
     return ResponseExcerpt(
         response.status_code, response.content_type, body.text, body.size, body.omitted, binary
@@ -287,6 +292,7 @@ def _record(exchange: Exchange, response: Response) -> None:
     exchange.response_headers = list(response.headers.items())
     exchange.response_body = response.content
     exchange.body_cut = len(response.content) if response.oversize else None
+    exchange.response_json = response.json
     exchange.duration_ms = response.elapsed_ms
 
 

@@ -204,6 +204,17 @@ def test_an_rfc9535_query_that_grows_the_process_too_much_is_stopped(monkeypatch
     assert str(info.value) == "evaluation stopped: needs more than 64 MiB of memory"
 
 
+def test_wildcards_over_a_wide_array_are_stopped_by_the_memory_they_build(monkeypatch):
+    """Each `*` selects 300,000 nodes in one selector call: the count charges them before they are
+    selected, and the process's size is read at once after such a charge (not 8,000 counts later)."""
+    monkeypatch.setattr(limits, "QUERY_TIMEOUT", 60)
+    monkeypatch.setattr(limits, "QUERY_MEMORY", 64 * 2**20)
+    query = compile_selector("jsonpath", None, "$[" + ",".join("*" * 400) + "]")
+    with cpu_bound(20, "wildcards over a wide array"), pytest.raises(QueryStopped) as info:
+        query.select(list(range(300_000)))
+    assert str(info.value) == "evaluation stopped: needs more than 64 MiB of memory"
+
+
 def test_search_and_match_stop_on_a_catastrophic_pattern(monkeypatch):
     monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.3)
     for expression in ("$[?search(@.v, '(a|aa)+$')]", "$[?match(@.v, '(a|aa)+')]"):
