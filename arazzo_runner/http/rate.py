@@ -25,7 +25,7 @@ class RateLimits:
     def delay(self, url: str) -> float:
         """Seconds the request to `url` waits before it is sent (0 when its host has no rate); the
         slot is reserved now."""
-        host = _host(url, self.rates)
+        host = rated_host(url, self.rates)
         if host is None:
             return 0.0
         now = self.clock()  # type: ignore[operator]
@@ -34,7 +34,7 @@ class RateLimits:
         return start - now
 
 
-def _host(url: str, rates: dict[str, float]) -> str | None:
+def rated_host(url: str, rates: dict[str, float]) -> str | None:
     """The key of `rates` the URL's host matches: `host:port` first, then the host alone."""
     try:
         parts = urlsplit(url)

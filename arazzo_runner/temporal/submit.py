@@ -38,8 +38,9 @@ def run_spec(path: str, workflows: Any, inputs: dict[str, Any], options: Any) ->
     path = os.path.abspath(path)
     chosen = [workflows] if isinstance(workflows, str) else (list(workflows) if workflows else None)
     passed = {name: getattr(options, name) for name in PASSED_OPTIONS}
+    rates = dict(options.rate.rates) if getattr(options, "rate", None) is not None else {}
     return {"document": path, "digest": document_digest(path), "workflows": chosen, "inputs": inputs,
-            "options": passed}  # fmt: skip
+            "options": passed, "rates": rates}  # fmt: skip
 
 
 async def connect(address: str, namespace: str = DEFAULT_NAMESPACE) -> Any:
@@ -57,7 +58,10 @@ async def connect(address: str, namespace: str = DEFAULT_NAMESPACE) -> Any:
 
 async def start(client: Any, spec: dict[str, Any], task_queue: str, workflow_id: str) -> Any:
     """Start one workflow execution; its handle."""
-    return await client.start_workflow(WORKFLOW, spec, id=workflow_id, task_queue=task_queue)
+    from .rated import RATES_MEMO
+
+    memo = {RATES_MEMO: spec["rates"]} if spec.get("rates") else None  # how workers find rated queues
+    return await client.start_workflow(WORKFLOW, spec, id=workflow_id, task_queue=task_queue, memo=memo)
 
 
 async def outcome(handle: Any) -> Any:

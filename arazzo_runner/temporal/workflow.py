@@ -39,9 +39,25 @@ class ActivityTracker(Tracker):
     """The run's exchanges as activities; positions are named as the journal names them (the activity's
     summary), and idempotency keys (`--idempotency-header`) derive from the workflow's id."""
 
-    def __init__(self, run_id: str, header: str | None, sealed: bool) -> None:
+    def __init__(
+        self, run_id: str, header: str | None, sealed: bool, rates: dict[str, float] | None = None
+    ) -> None:
         super().__init__(None, run_id, "", header)
         self.sealed = sealed  # payloads are encrypted (ARAZZO_TEMPORAL_KEY): credentials may go in them
+        self.rates = rates or {}  # `arazzo run --temporal --rate`: host -> requests a second, shared
+
+    def _queue(self, url: str) -> tuple[str | None, bool]:
+        """The task queue of an exchange to `url` (None: the run's own) and whether it is rated: a host
+        given `--rate` has a queue of its own, which the service dispatches at the rate (`exchange.py`)."""
+        from ..http.rate import rated_host
+        from .exchange import poll_rated, rated_queue
+
+        host = rated_host(url, self.rates) if self.rates else None
+        if host is None:
+            return None, False
+        queue = rated_queue(workflow.info().task_queue, host, self.rates[host])
+        poll_rated(queue, self.rates[host])  # this worker polls it (and any other that runs such a run)
+        return queue, True
 
     def replays_next(self) -> bool:
         return False  # a retry's wait is a timer: Temporal skips it itself when it replays
@@ -65,15 +81,20 @@ class ActivityTracker(Tracker):
         cookie = _cookie_header(client, request)
         payload = request_payload(request, cookie, limits.get("timeout"), max_body, limits)
         step_limit = limits.get("limit")  # applied by the activity; the service's timeout is the backstop
+        queue, rated = self._queue(request.url)
+        # a rated exchange may wait in its queue for its turn: as a local run's rate wait, that wait is
+        # not the step's, so its backstop counts from the start (start-to-close), not from the schedule
+        backstop = None if step_limit is None else timedelta(seconds=step_limit + HEARTBEAT_TIMEOUT)
         try:
             answer = await workflow.execute_activity(
                 ACTIVITY,
                 payload,
+                task_queue=queue,
                 summary=f"{scope.key}@{scope.sends} {request.method}",
-                schedule_to_close_timeout=None
+                schedule_to_close_timeout=None if rated else backstop,
+                start_to_close_timeout=NO_STEP_TIMEOUT
                 if step_limit is None
-                else timedelta(seconds=step_limit + HEARTBEAT_TIMEOUT),
-                start_to_close_timeout=NO_STEP_TIMEOUT if step_limit is None else None,
+                else (backstop if rated else None),
                 heartbeat_timeout=timedelta(seconds=HEARTBEAT_TIMEOUT),
                 retry_policy=RetryPolicy(maximum_attempts=0, non_retryable_error_types=["ValueError"]),
             )
@@ -153,8 +174,9 @@ class ArazzoRun:
             options.client = _workflow_client()
             options.environ = os.environ  # credentials: the worker's own ARAZZO_AUTH_*, never the client's
             info = workflow.info()
+            sealed = bool(os.environ.get("ARAZZO_TEMPORAL_KEY"))
             options.journal = ActivityTracker(
-                f"{info.workflow_id}", options.idempotency_header, bool(os.environ.get("ARAZZO_TEMPORAL_KEY"))
+                f"{info.workflow_id}", options.idempotency_header, sealed, spec.get("rates")
             )
             result = await arun(workspace, spec.get("workflows"), spec.get("inputs") or {}, options=options)
         except ArazzoError as exc:
