@@ -5,7 +5,8 @@ A token bucket of one token per host (virtual scheduling): each request reserves
 1/N s after the one before, and waits until then; a request finds the bucket full after an idle spell
 and goes at once. Reservations are made in the order requests ask, in one thread (asyncio or a blocked
 thread): no lock. A request answered from a journal is not sent, and does not wait. On Temporal each
-worker keeps its own buckets (`arazzo worker --rate`): N workers may send N times the rate.
+worker keeps its own buckets (`arazzo worker --rate`): N workers may send N times the rate; a run's
+`arazzo run --temporal --rate` is one rate over all the workers, the service's (`temporal/rated.py`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ execution per run or per row of `--inputs-file`, their results gathered back int
 
 What a workflow execution receives: the document's absolute path and a digest of its content (each
 worker reads its own copy, and refuses one that differs), the selected workflows, the inputs, and the
-run's options that are plain values (servers, limits, validation, trace). Never credentials: `--auth`
+run's options that are plain values (servers, limits, validation, trace), and its `--rate`s (also in
+the execution's memo, where workers find the rated task queues: `rated.py`). Never credentials: `--auth`
 is refused with `--temporal`, the workers resolve `ARAZZO_AUTH_*` from their own environment.
 """
 
@@ -90,7 +91,8 @@ async def arun_on_temporal(
 ) -> Any:
     """The library's way to run on Temporal workers: `arun`'s result for the document at `document` (a
     path the workers can read), run by a worker of `task_queue`. `options`: a `RunOptions` whose plain
-    fields (`PASSED_OPTIONS`) the workers use; credentials are the workers' own (docs/scale.md)."""
+    fields (`PASSED_OPTIONS`) the workers use, and whose `rate` (`http.rate.RateLimits`) is one rate over
+    all the workers (`rated.py`); credentials are the workers' own (docs/scale.md)."""
     import secrets
 
     from ..executor.options import RunOptions

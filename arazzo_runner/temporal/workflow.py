@@ -10,7 +10,8 @@ Arazzo's semantics are the local run's, not a re-implementation.
 How: the run's `journal` is a `Tracker` whose `send` executes the exchange activity instead of
 sending. A retry's wait (`retryAfter`, a Retry-After header) is the runtime's `asyncio.sleep`, which
 Temporal's workflow event loop turns into a durable timer: it is held by the service, no worker needs
-to run while it waits. A step's `timeout` is the activity's schedule-to-close timeout.
+to run while it waits. A step's `timeout` is the activity's schedule-to-close timeout (start-to-close
+for an exchange to a host of the run's `--rate`: its wait in its rated queue is not the step's).
 
 The engine is not written for Temporal's sandbox (it reads files, imports lazily), so the workflow runs
 unsandboxed (`UnsandboxedWorkflowRunner`), and deterministic by construction: the wall clock it reads
@@ -151,7 +152,29 @@ def _workflow_client() -> Any:
         def stream(self, method: str, url: str, **options: Any) -> Any:
             raise RuntimeError("a run on Temporal sends its exchanges as activities")
 
-    return WorkflowClient(httpx.AsyncClient(follow_redirects=False))
+    # a transport that never sends and no proxies from the environment: httpx would otherwise build an
+    # SSL context for each run (loading the CA bundle: ~90% of a worker's CPU a row at 3 exchanges)
+    return WorkflowClient(
+        httpx.AsyncClient(follow_redirects=False, transport=_NoTransport(), trust_env=False)
+    )
+
+
+class _NoTransport:
+    """The workflow client's transport: a run on Temporal sends nothing from its workflow."""
+
+    async def handle_async_request(self, request: Any) -> Any:
+        import httpx
+
+        raise httpx.TransportError("a run on Temporal sends its exchanges as activities")
+
+    async def aclose(self) -> None:
+        return None
+
+    async def __aenter__(self) -> _NoTransport:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
 
 
 _WORKSPACES: dict[tuple[str, str], Any] = {}  # (path, digest) -> the loaded document, per worker process
