@@ -146,6 +146,7 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2", help="worker counts to measure (comma-separated)")
     parser.add_argument("--json", metavar="PATH")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stopped: the servers and workers too
     counts = [int(c) for c in args.workers.split(",")]
     before = load_average()
     found: dict[str, list[dict[str, float]]] = {"local": [], **{f"temporal {c}": [] for c in counts}}
