@@ -153,7 +153,7 @@ def _workflow_client() -> Any:
             raise RuntimeError("a run on Temporal sends its exchanges as activities")
 
     # a transport that never sends and no proxies from the environment: httpx would otherwise build an
-    # SSL context for each run (loading the CA bundle: ~90% of a worker's CPU a row at 3 exchanges)
+    # SSL context for each run (loading the CA bundle: ~60 of the 110 ms CPU a worker spent a 3-step row)
     return WorkflowClient(
         httpx.AsyncClient(follow_redirects=False, transport=_NoTransport(), trust_env=False)
     )
