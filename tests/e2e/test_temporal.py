@@ -194,9 +194,12 @@ def test_a_retry_wait_is_a_durable_timer_in_the_history(tmp_path, temporal_serve
     assert "EVENT_TYPE_TIMER_FIRED" in events
 
 
+@pytest.mark.parametrize("rated", [False, True], ids=["unrated", "rated"])
 def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_not_sent_again(
-    tmp_path, temporal_server
+    tmp_path, temporal_server, rated
 ):
+    # rated: the run's exchanges go to a rated task queue (`--rate`); the new worker has run none of the
+    # run's workflow (it waits on the exchange), so it finds that queue in the executions' memo
     doc = _three_steps(tmp_path)
     arrived, released = threading.Event(), threading.Event()
 
@@ -207,10 +210,12 @@ def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_no
 
     server = _server(before_two=hold)
 
-    queue = "killed"
+    queue = f"killed-{rated}"
     argv = ["run", doc, "--input", "id=7", "--server", f"api={server.url}", "--format", "json",
             "--temporal", temporal_server.address, "--task-queue", queue,
             "--idempotency-header", "Idempotency-Key"]  # fmt: skip
+    if rated:
+        argv += ["--rate", f"{server.url.split('//')[1].split('/')[0]}=50/s"]
     with server:
         first = Worker(temporal_server.address, queue)
         second = None
