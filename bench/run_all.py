@@ -41,8 +41,11 @@ PARTS = {
     "locust": "locust_load.py",
     "graph": "graph.py",
     "contract": "contract.py",
+    "journal": "journal_rows.py",
+    "temporal": "temporal_rows.py",
 }
 LOCUST_PAIRS = 5  # each round is three whole Locust processes of 20 s
+FEW_ROUNDS = {"journal": 3, "temporal": 3}  # rounds of 1,000 rows: minutes each (Temporal's: ~10 here)
 MIN_RUNS = {"cold": 10, "chain": 7, "overhead": 7, "sync": 7, "validate": 5, "contract": 7}
 EXTRA = {"validate": ["--install-redocly"]}
 
@@ -52,6 +55,8 @@ def run_part(part: str, args: argparse.Namespace, folder: Path) -> dict[str, Any
     runs = ("--runs-total", args.runs_total) if part == "concurrency" else ("--runs", args.runs)
     if part == "locust":
         runs = ("--runs", min(args.runs, LOCUST_PAIRS))
+    if part in FEW_ROUNDS:
+        runs = ("--runs", min(args.runs, FEW_ROUNDS[part]))
     options = [runs[0], str(runs[1]), *EXTRA.get(part, [])]
     print(f"\n=== {part}: python bench/{PARTS[part]} {' '.join(options)}", flush=True)
     command = [sys.executable, str(HERE / PARTS[part]), *options, "--json", str(out)]

@@ -77,7 +77,7 @@ def add_flags(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="HOST=N/s",
         help="start at most N requests a second to HOST (or HOST:PORT; N/min, N/h too), over all the "
-        "rows or users of this process (repeatable)",
+        "rows or users of this process, or with --temporal over all the workers (repeatable)",
     )
 
 

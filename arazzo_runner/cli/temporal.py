@@ -38,7 +38,7 @@ def register(commands: Any) -> None:
     worker.add_argument(
         "--rate", action="append", type=_rate, default=[], metavar="HOST=N/s",
         help="start at most N requests a second to HOST from this worker (per worker: N workers, N times "
-        "the rate)",
+        "the rate; `arazzo run --temporal --rate` is one rate over all the workers)",
     )  # fmt: skip
     worker.set_defaults(handler=worker_command)
 
@@ -63,8 +63,6 @@ def check_flags(args: argparse.Namespace) -> None:
         ("deadline", "--deadline is not supported with --temporal (a workflow reads no wall clock)"),
         ("dry_run", "--dry-run sends nothing: run it without --temporal"),
         ("rerun_failed", "--rerun-failed is not supported with --temporal yet"),
-        ("rate", "--rate with --temporal: give it to the workers (arazzo worker --rate HOST=N/s), "
-                 "whose requests it limits"),
     ]  # fmt: skip
     for name, message in refused:
         if getattr(args, name, None):

@@ -5,7 +5,8 @@ A token bucket of one token per host (virtual scheduling): each request reserves
 1/N s after the one before, and waits until then; a request finds the bucket full after an idle spell
 and goes at once. Reservations are made in the order requests ask, in one thread (asyncio or a blocked
 thread): no lock. A request answered from a journal is not sent, and does not wait. On Temporal each
-worker keeps its own buckets (`arazzo worker --rate`): N workers may send N times the rate.
+worker keeps its own buckets (`arazzo worker --rate`): N workers may send N times the rate; a run's
+`arazzo run --temporal --rate` is one rate over all the workers, the service's (`temporal/rated.py`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class RateLimits:
     def delay(self, url: str) -> float:
         """Seconds the request to `url` waits before it is sent (0 when its host has no rate); the
         slot is reserved now."""
-        host = _host(url, self.rates)
+        host = rated_host(url, self.rates)
         if host is None:
             return 0.0
         now = self.clock()  # type: ignore[operator]
@@ -34,7 +35,7 @@ class RateLimits:
         return start - now
 
 
-def _host(url: str, rates: dict[str, float]) -> str | None:
+def rated_host(url: str, rates: dict[str, float]) -> str | None:
     """The key of `rates` the URL's host matches: `host:port` first, then the host alone."""
     try:
         parts = urlsplit(url)

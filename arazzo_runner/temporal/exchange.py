@@ -58,14 +58,32 @@ def response_row(payload: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-# the worker process's own: "runtime", whose clients share one connection pool, and "rate", the
-# `arazzo worker --rate` limits (http/rate.py: per worker, not shared across workers)
+# the worker process's own: "runtime", whose clients share one connection pool, "rate", the
+# `arazzo worker --rate` limits (http/rate.py: per worker, not shared across workers), and "poll", how
+# this worker starts polling a rated task queue (`worker.py`)
 _WORKER: dict[str, Any] = {}
 
 
-def configure(rate: Any = None) -> None:
-    """This worker's request rates (`RateLimits`, or None)."""
+def configure(rate: Any = None, poll: Any = None) -> None:
+    """This worker's request rates (`RateLimits`, or None), and its way to poll a rated queue."""
     _WORKER["rate"] = rate
+    _WORKER["poll"] = poll
+
+
+def rated_queue(task_queue: str, host: str, rate: float) -> str:
+    """The task queue of the exchanges to `host` of runs submitted with `--rate HOST=N/s`: one per host
+    and rate, which the workers poll with Temporal's `max_task_queue_activities_per_second` = N, a limit
+    the service enforces over every worker of the queue (`arazzo run --temporal --rate`: shared)."""
+    return f"{task_queue}@rate:{host}={rate!r}/s"
+
+
+def poll_rated(queue: str, rate: float) -> None:
+    """Make this worker poll `queue` at `rate` (at once: the workflow that asks schedules an exchange on
+    it next); thread-safe, called from the workflow's code, once per queue taking effect."""
+    poll = _WORKER.get("poll")
+    if poll is None:
+        raise RuntimeError("a rated exchange outside an `arazzo worker`")
+    poll(queue, rate)
 
 
 async def send_exchange(payload: dict[str, Any]) -> dict[str, Any]:

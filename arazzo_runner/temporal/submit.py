@@ -3,7 +3,8 @@ execution per run or per row of `--inputs-file`, their results gathered back int
 
 What a workflow execution receives: the document's absolute path and a digest of its content (each
 worker reads its own copy, and refuses one that differs), the selected workflows, the inputs, and the
-run's options that are plain values (servers, limits, validation, trace). Never credentials: `--auth`
+run's options that are plain values (servers, limits, validation, trace), and its `--rate`s (also in
+the execution's memo, where workers find the rated task queues: `rated.py`). Never credentials: `--auth`
 is refused with `--temporal`, the workers resolve `ARAZZO_AUTH_*` from their own environment.
 """
 
@@ -38,8 +39,9 @@ def run_spec(path: str, workflows: Any, inputs: dict[str, Any], options: Any) ->
     path = os.path.abspath(path)
     chosen = [workflows] if isinstance(workflows, str) else (list(workflows) if workflows else None)
     passed = {name: getattr(options, name) for name in PASSED_OPTIONS}
+    rates = dict(options.rate.rates) if getattr(options, "rate", None) is not None else {}
     return {"document": path, "digest": document_digest(path), "workflows": chosen, "inputs": inputs,
-            "options": passed}  # fmt: skip
+            "options": passed, "rates": rates}  # fmt: skip
 
 
 async def connect(address: str, namespace: str = DEFAULT_NAMESPACE) -> Any:
@@ -57,7 +59,10 @@ async def connect(address: str, namespace: str = DEFAULT_NAMESPACE) -> Any:
 
 async def start(client: Any, spec: dict[str, Any], task_queue: str, workflow_id: str) -> Any:
     """Start one workflow execution; its handle."""
-    return await client.start_workflow(WORKFLOW, spec, id=workflow_id, task_queue=task_queue)
+    from .rated import RATES_MEMO
+
+    memo = {RATES_MEMO: spec["rates"]} if spec.get("rates") else None  # how workers find rated queues
+    return await client.start_workflow(WORKFLOW, spec, id=workflow_id, task_queue=task_queue, memo=memo)
 
 
 async def outcome(handle: Any) -> Any:
@@ -86,7 +91,8 @@ async def arun_on_temporal(
 ) -> Any:
     """The library's way to run on Temporal workers: `arun`'s result for the document at `document` (a
     path the workers can read), run by a worker of `task_queue`. `options`: a `RunOptions` whose plain
-    fields (`PASSED_OPTIONS`) the workers use; credentials are the workers' own (docs/scale.md)."""
+    fields (`PASSED_OPTIONS`) the workers use, and whose `rate` (`http.rate.RateLimits`) is one rate over
+    all the workers (`rated.py`); credentials are the workers' own (docs/scale.md)."""
     import secrets
 
     from ..executor.options import RunOptions

@@ -21,15 +21,19 @@ async def serve(
     from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
     from .exchange import ACTIVITY, configure, send_exchange
+    from .rated import RatedQueues
     from .submit import connect
     from .workflow import ArazzoRun
 
     client = await connect(address, namespace)
-    if rates:
+    exchange = activity.defn(name=ACTIVITY)(send_exchange)
+    rated = RatedQueues(client, task_queue, exchange, max_exchanges)  # `arazzo run --temporal --rate`
+    limits = None
+    if rates:  # `arazzo worker --rate`: this worker's own buckets
         from ..http.rate import RateLimits
 
-        configure(RateLimits(rates))
-    exchange = activity.defn(name=ACTIVITY)(send_exchange)
+        limits = RateLimits(rates)
+    configure(limits, rated.poll)
     worker = Worker(
         client,
         task_queue=task_queue,
@@ -46,4 +50,7 @@ async def serve(
     async with worker:
         if ready is not None:
             ready()
+        discovering = asyncio.ensure_future(rated.discover())
         await stop.wait()
+        discovering.cancel()
+        await rated.close()

@@ -10,7 +10,8 @@ Arazzo's semantics are the local run's, not a re-implementation.
 How: the run's `journal` is a `Tracker` whose `send` executes the exchange activity instead of
 sending. A retry's wait (`retryAfter`, a Retry-After header) is the runtime's `asyncio.sleep`, which
 Temporal's workflow event loop turns into a durable timer: it is held by the service, no worker needs
-to run while it waits. A step's `timeout` is the activity's schedule-to-close timeout.
+to run while it waits. A step's `timeout` is the activity's schedule-to-close timeout (start-to-close
+for an exchange to a host of the run's `--rate`: its wait in its rated queue is not the step's).
 
 The engine is not written for Temporal's sandbox (it reads files, imports lazily), so the workflow runs
 unsandboxed (`UnsandboxedWorkflowRunner`), and deterministic by construction: the wall clock it reads
@@ -39,9 +40,25 @@ class ActivityTracker(Tracker):
     """The run's exchanges as activities; positions are named as the journal names them (the activity's
     summary), and idempotency keys (`--idempotency-header`) derive from the workflow's id."""
 
-    def __init__(self, run_id: str, header: str | None, sealed: bool) -> None:
+    def __init__(
+        self, run_id: str, header: str | None, sealed: bool, rates: dict[str, float] | None = None
+    ) -> None:
         super().__init__(None, run_id, "", header)
         self.sealed = sealed  # payloads are encrypted (ARAZZO_TEMPORAL_KEY): credentials may go in them
+        self.rates = rates or {}  # `arazzo run --temporal --rate`: host -> requests a second, shared
+
+    def _queue(self, url: str) -> tuple[str | None, bool]:
+        """The task queue of an exchange to `url` (None: the run's own) and whether it is rated: a host
+        given `--rate` has a queue of its own, which the service dispatches at the rate (`exchange.py`)."""
+        from ..http.rate import rated_host
+        from .exchange import poll_rated, rated_queue
+
+        host = rated_host(url, self.rates) if self.rates else None
+        if host is None:
+            return None, False
+        queue = rated_queue(workflow.info().task_queue, host, self.rates[host])
+        poll_rated(queue, self.rates[host])  # this worker polls it (and any other that runs such a run)
+        return queue, True
 
     def replays_next(self) -> bool:
         return False  # a retry's wait is a timer: Temporal skips it itself when it replays
@@ -65,15 +82,20 @@ class ActivityTracker(Tracker):
         cookie = _cookie_header(client, request)
         payload = request_payload(request, cookie, limits.get("timeout"), max_body, limits)
         step_limit = limits.get("limit")  # applied by the activity; the service's timeout is the backstop
+        queue, rated = self._queue(request.url)
+        # a rated exchange may wait in its queue for its turn: as a local run's rate wait, that wait is
+        # not the step's, so its backstop counts from the start (start-to-close), not from the schedule
+        backstop = None if step_limit is None else timedelta(seconds=step_limit + HEARTBEAT_TIMEOUT)
         try:
             answer = await workflow.execute_activity(
                 ACTIVITY,
                 payload,
+                task_queue=queue,
                 summary=f"{scope.key}@{scope.sends} {request.method}",
-                schedule_to_close_timeout=None
+                schedule_to_close_timeout=None if rated else backstop,
+                start_to_close_timeout=NO_STEP_TIMEOUT
                 if step_limit is None
-                else timedelta(seconds=step_limit + HEARTBEAT_TIMEOUT),
-                start_to_close_timeout=NO_STEP_TIMEOUT if step_limit is None else None,
+                else (backstop if rated else None),
                 heartbeat_timeout=timedelta(seconds=HEARTBEAT_TIMEOUT),
                 retry_policy=RetryPolicy(maximum_attempts=0, non_retryable_error_types=["ValueError"]),
             )
@@ -130,7 +152,29 @@ def _workflow_client() -> Any:
         def stream(self, method: str, url: str, **options: Any) -> Any:
             raise RuntimeError("a run on Temporal sends its exchanges as activities")
 
-    return WorkflowClient(httpx.AsyncClient(follow_redirects=False))
+    # a transport that never sends and no proxies from the environment: httpx would otherwise build an
+    # SSL context for each run (loading the CA bundle: ~60 of the 110 ms CPU a worker spent a 3-step row)
+    return WorkflowClient(
+        httpx.AsyncClient(follow_redirects=False, transport=_NoTransport(), trust_env=False)
+    )
+
+
+class _NoTransport:
+    """The workflow client's transport: a run on Temporal sends nothing from its workflow."""
+
+    async def handle_async_request(self, request: Any) -> Any:
+        import httpx
+
+        raise httpx.TransportError("a run on Temporal sends its exchanges as activities")
+
+    async def aclose(self) -> None:
+        return None
+
+    async def __aenter__(self) -> _NoTransport:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
 
 
 _WORKSPACES: dict[tuple[str, str], Any] = {}  # (path, digest) -> the loaded document, per worker process
@@ -153,8 +197,9 @@ class ArazzoRun:
             options.client = _workflow_client()
             options.environ = os.environ  # credentials: the worker's own ARAZZO_AUTH_*, never the client's
             info = workflow.info()
+            sealed = bool(os.environ.get("ARAZZO_TEMPORAL_KEY"))
             options.journal = ActivityTracker(
-                f"{info.workflow_id}", options.idempotency_header, bool(os.environ.get("ARAZZO_TEMPORAL_KEY"))
+                f"{info.workflow_id}", options.idempotency_header, sealed, spec.get("rates")
             )
             result = await arun(workspace, spec.get("workflows"), spec.get("inputs") or {}, options=options)
         except ArazzoError as exc:

@@ -194,9 +194,12 @@ def test_a_retry_wait_is_a_durable_timer_in_the_history(tmp_path, temporal_serve
     assert "EVENT_TYPE_TIMER_FIRED" in events
 
 
+@pytest.mark.parametrize("rated", [False, True], ids=["unrated", "rated"])
 def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_not_sent_again(
-    tmp_path, temporal_server
+    tmp_path, temporal_server, rated
 ):
+    # rated: the run's exchanges go to a rated task queue (`--rate`); the new worker has run none of the
+    # run's workflow (it waits on the exchange), so it finds that queue in the executions' memo
     doc = _three_steps(tmp_path)
     arrived, released = threading.Event(), threading.Event()
 
@@ -207,10 +210,12 @@ def test_a_worker_killed_inside_a_step_another_finishes_the_run_earlier_steps_no
 
     server = _server(before_two=hold)
 
-    queue = "killed"
+    queue = f"killed-{rated}"
     argv = ["run", doc, "--input", "id=7", "--server", f"api={server.url}", "--format", "json",
             "--temporal", temporal_server.address, "--task-queue", queue,
             "--idempotency-header", "Idempotency-Key"]  # fmt: skip
+    if rated:
+        argv += ["--rate", f"{server.url.split('//')[1].split('/')[0]}=50/s"]
     with server:
         first = Worker(temporal_server.address, queue)
         second = None
@@ -327,7 +332,6 @@ def test_the_console_prints_each_step_as_a_local_run_does(tmp_path, temporal_ser
         (["--auth", "key=1"], "--auth: credentials are not sent to Temporal; give them to the workers"),
         (["--journal", "j.db"], "--journal: Temporal's history is the journal of a run on Temporal"),
         (["--deadline", "5"], "--deadline is not supported with --temporal"),
-        (["--rate", "h=1/s"], "--rate with --temporal: give it to the workers (arazzo worker --rate"),
     ],
 )
 def test_what_a_run_on_temporal_cannot_honour_is_refused_before_anything_is_sent(tmp_path, flags, message):
@@ -360,6 +364,73 @@ def test_a_worker_rate_spaces_the_requests_it_sends(tmp_path, temporal_server):
     # 10 requests at 10/s from the one worker: the last starts 0.9 s after the first (a lower bound:
     # a busy machine only spreads them more)
     assert max(arrivals) - min(arrivals) >= 0.6
+
+
+def test_a_run_rate_is_one_rate_over_all_the_workers(tmp_path, temporal_server):
+    import time
+
+    doc = _document(tmp_path, [_step("first", "one")], {})
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(f'{{"id": {i}}}\n' for i in range(40)))
+    arrivals: list[float] = []
+    together = threading.Barrier(2)
+    server = ScriptedServer()
+
+    @server.route("POST", "/one/{id}")
+    def one(request):
+        arrivals.append(time.monotonic())
+        if len(arrivals) <= 2:  # the first two held until both are in flight: one on each worker
+            together.wait(HANG_GUARD)
+        return 200, {}
+
+    queue = "shared-rate"
+    with server:
+        host = server.url.split("//")[1].split("/")[0]
+        with workers(temporal_server.address, queue, 2, {}, "--max-exchanges", "1"):
+            done = subprocess_cli("run", doc, "--inputs-file", rows, "--concurrency", "10",
+                                  "--server", f"api={server.url}", "--rate", f"{host}=5/s",
+                                  "--temporal", temporal_server.address, "--task-queue", queue,
+                                  timeout=HANG_GUARD)  # fmt: skip
+    assert done.code == 0, done.err
+    assert len(arrivals) == 40  # each sent once
+    # 40 requests at 5/s over both workers: 7.8 s from the first start to the last. Temporal's limit is
+    # an average (a short burst may pass), so a lower bound with room; a rate per worker would let the
+    # two send them in half that (3.8 s). A busy machine only spreads them more.
+    assert max(arrivals) - min(arrivals) >= 7.8 * 0.6
+
+
+def test_without_a_rate_a_host_has_at_most_concurrency_requests_in_flight_over_all_workers(
+    tmp_path, temporal_server
+):
+    doc = _document(tmp_path, [_step("first", "one")], {})
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(f'{{"id": {i}}}\n' for i in range(8)))
+    state = {"now": 0, "most": 0, "sent": 0}
+    changed = threading.Condition()
+    server = ScriptedServer()
+
+    @server.route("POST", "/one/{id}")
+    def one(request):
+        with changed:
+            state["now"] += 1
+            state["sent"] += 1
+            mine = state["sent"]
+            state["most"] = max(state["most"], state["now"])
+            changed.notify_all()
+            if mine <= 2:  # the first two held until both are in flight: the bound is reached
+                changed.wait_for(lambda: state["now"] >= 2, HANG_GUARD)
+            changed.wait_for(lambda: state["now"] >= 3, 0.5)  # room for a third, were there no bound
+            state["now"] -= 1
+            changed.notify_all()
+        return 200, {}
+
+    queue = "in-flight"
+    with server, workers(temporal_server.address, queue, 2):
+        done = subprocess_cli("run", doc, "--inputs-file", rows, "--concurrency", "2",
+                              "--server", f"api={server.url}", "--temporal", temporal_server.address,
+                              "--task-queue", queue, timeout=HANG_GUARD)  # fmt: skip
+    assert done.code == 0, done.err
+    assert (state["sent"], state["most"]) == (8, 2)
 
 
 def test_the_library_runs_a_document_on_the_workers(tmp_path, temporal_server):

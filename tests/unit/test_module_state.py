@@ -97,7 +97,8 @@ CACHES = {
     "arazzo_runner.executor.steps._KINDS": "step target kind -> its StepKind (stateless: no run's data)",
     "arazzo_runner.temporal.exchange._WORKER": (
         "the worker process's one runtime whose clients share a connection pool (no run's data: each "
-        "exchange has its own client, no cookies) and its --rate limits"
+        "exchange has its own client, no cookies), its --rate limits and its way to poll a rated task "
+        "queue (`temporal/rated.py`)"
     ),
     "arazzo_runner.temporal.workflow._WORKSPACES": (
         "(document path, content digest) -> the loaded document, shared by the runs a worker runs, as "
