@@ -27,6 +27,7 @@ PASSED_OPTIONS = (
     "max_retry_total",
     "validate_requests",
     "validate_responses",
+    "contract",
     "trace",
     "parallel",
     "max_loop_items",
@@ -36,6 +37,10 @@ PASSED_OPTIONS = (
 
 def run_spec(path: str, workflows: Any, inputs: dict[str, Any], options: Any) -> dict[str, Any]:
     """A workflow execution's input."""
+    if getattr(options, "http_replay", None) is not None:
+        from ..errors import UsageError
+
+        raise UsageError("http_replay: a run on Temporal sends from its workers; replay it locally")
     path = os.path.abspath(path)
     chosen = [workflows] if isinstance(workflows, str) else (list(workflows) if workflows else None)
     passed = {name: getattr(options, name) for name in PASSED_OPTIONS}

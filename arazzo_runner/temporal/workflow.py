@@ -72,14 +72,15 @@ class ActivityTracker(Tracker):
 
         if request.tls is not None:
             raise TransportError("a client certificate (mutualTLS) cannot be sent by a Temporal worker yet")
-        if not self.sealed and _carries_secret(request, limits.get("secrets") or ()):
+        cookie = _cookie_header(client, request)  # a credential by name, as every writer masks it
+        if not self.sealed and (cookie or _carries_secret(request, limits.get("secrets") or ())):
+            what = "a cookie of the run's jar" if cookie else "a credential"
             raise TransportError(
-                "request not sent: it carries a credential, which would enter Temporal's history in "
+                f"request not sent: it carries {what}, which would enter Temporal's history in "
                 "clear; set ARAZZO_TEMPORAL_KEY (the same on the workers and the client) to encrypt it"
             )
         scope = _SCOPE.get() or self.root
         scope.sends += 1
-        cookie = _cookie_header(client, request)
         payload = request_payload(request, cookie, limits.get("timeout"), max_body, limits)
         step_limit = limits.get("limit")  # applied by the activity; the service's timeout is the backstop
         queue, rated = self._queue(request.url)

@@ -332,6 +332,7 @@ def test_the_console_prints_each_step_as_a_local_run_does(tmp_path, temporal_ser
         (["--auth", "key=1"], "--auth: credentials are not sent to Temporal; give them to the workers"),
         (["--journal", "j.db"], "--journal: Temporal's history is the journal of a run on Temporal"),
         (["--deadline", "5"], "--deadline is not supported with --temporal"),
+        (["--replay-http", "run.har"], "--replay-http: a run on Temporal sends from its workers; replay it"),
     ],
 )
 def test_what_a_run_on_temporal_cannot_honour_is_refused_before_anything_is_sent(tmp_path, flags, message):
@@ -495,3 +496,48 @@ def test_a_worker_whose_document_differs_refuses_the_run_and_the_client_says_so(
     assert client.returncode == 2, err
     assert "the worker's copy differs from the client's (deploy the same document)" in err
     assert "Traceback" not in err
+
+
+def test_a_cookie_of_the_jar_is_not_sent_unsealed_and_the_contract_mode_reaches_the_workers(
+    tmp_path, temporal_server
+):
+    """Found by review: the jar's Cookie was added after the credential check, so a session cookie went
+    into the history in clear; and `--contract fail` (or `--validate-responses error`) never reached the
+    workers, which checked in `warn` mode: a violation passed."""
+    server = ScriptedServer()
+
+    @server.route("POST", "/one/{id}")
+    def one(request):
+        return 200, {"token": "t"}, {"Set-Cookie": "sid=SESSION-S3CRET; Path=/"}
+
+    @server.route("POST", "/two/{id}")
+    def two(request):
+        return 200, {"echo": request.headers.get("cookie")}
+
+    steps = [_step("first", "one"), _step("second", "two", outputs={"echo": "$response.body#/echo"})]
+    doc = _document(tmp_path, steps, {"echo": "$steps.second.outputs.echo"})
+    argv = ["run", doc, "--input", "id=3", "--server", f"api={server.url}", "--format", "json",
+            "--temporal", temporal_server.address]  # fmt: skip
+    with server, workers(temporal_server.address, "jar", 1, {}):
+        refused = subprocess_cli(*argv, "--task-queue", "jar", timeout=HANG_GUARD)
+        sent = [r.path for r in server.requests]
+    assert refused.code == 1, refused.err
+    error = refused.json["workflows"][0]["steps"][1]["error"]
+    assert "request not sent: it carries a cookie of the run's jar, which would enter Temporal's" in error
+    assert sent == ["/one/3"]
+
+    drifting = ScriptedServer()
+    drifting.route("POST", "/one/{id}")(lambda request: (200, {"token": 7}))  # documented: a string
+    api = {**API, "paths": {"/one/{id}": {"post": {**API["paths"]["/one/{id}"]["post"], "responses": {
+        "200": {"description": "ok", "content": {"application/json": {"schema": {
+            "type": "object", "properties": {"token": {"type": "string"}}}}}}}}}}}  # fmt: skip
+    doc = _document(tmp_path, [_step("first", "one")], {})
+    (tmp_path / "api.yaml").write_text(yaml.safe_dump(api))
+    with drifting, workers(temporal_server.address, "strict", 1, {}):
+        argv = ["run", doc, "--input", "id=1", "--server", f"api={drifting.url}", "--temporal",
+                temporal_server.address, "--task-queue", "strict"]  # fmt: skip
+        warned = subprocess_cli(*argv, timeout=HANG_GUARD)
+        failed = subprocess_cli(*argv, "--contract", "fail", timeout=HANG_GUARD)
+        legacy = subprocess_cli(*argv, "--validate-responses", "error", timeout=HANG_GUARD)
+    assert warned.code == 0, warned.err
+    assert (failed.code, legacy.code) == (1, 1), (failed.out, legacy.out)

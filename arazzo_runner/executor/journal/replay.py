@@ -34,15 +34,25 @@ def response_of(row: tuple[Any, ...], max_body: int) -> Response:
     """The recorded response (`JournalFile.exchange`'s row, its digest first)."""
     _, status, headers, content, content_type, elapsed, notes, error, oversize = row
     content = bytes(content or b"")
+    parsed_json = False
     if oversize:
         body = None
     elif _is_event_stream(content_type):
         body = _events(content, max_body)
     else:
-        body, _ = _parse_or_explain(content, content_type)
+        body, _, parsed_json = _parse_or_explain(content, content_type)
     pairs = [(name, value) for name, value in json.loads(headers)]
     return Response(
-        status, Headers(pairs), body, content, content_type, elapsed, json.loads(notes), error, oversize
+        status,
+        Headers(pairs),
+        body,
+        content,
+        content_type,
+        elapsed,
+        json.loads(notes),
+        error,
+        oversize,
+        json=parsed_json,
     )
 
 
