@@ -154,6 +154,7 @@ def lean_transport(ssl_context: ssl.SSLContext | None, transport_class: Any = No
     connection."""
     import httpx
 
-    transport = (transport_class or httpx.AsyncHTTPTransport)(verify=ssl_context)
+    verify: ssl.SSLContext | bool = True if ssl_context is None else ssl_context  # None: httpcore's default
+    transport = (transport_class or httpx.AsyncHTTPTransport)(verify=verify)
     transport._pool = LeanPool(ssl_context)
     return transport
