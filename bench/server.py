@@ -5,7 +5,8 @@
 Protocol-level asyncio (no framework): keep-alive, Content-Length, ~10-20 us of server CPU per request.
 Routes:
     GET /items/{n}  -> 200 {"id": n, "next": n+1, "ok": true}
-    GET /stats      -> 200 {"requests": count, "handler_us": mean server CPU per request in microseconds}
+    GET /stats      -> 200 {"requests": count, "connections": TCP connections accepted,
+                            "handler_us": mean server CPU per request in microseconds}
     anything else   -> 404
 `--latency-ms` delays each response with the event loop's timer (`loop.call_later`, what `asyncio.sleep`
 uses underneath) so concurrent requests overlap their waits.
@@ -29,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-STATS = {"requests": 0, "seconds": 0.0}
+STATS = {"requests": 0, "seconds": 0.0, "connections": 0}
 NOT_FOUND = b"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 9\r\n\r\nnot found"
 
 
@@ -47,7 +48,8 @@ def respond(target: bytes) -> bytes:
     elif target == b"/stats":
         count = STATS["requests"]
         mean = STATS["seconds"] / count * 1e6 if count else 0.0
-        return _ok(json.dumps({"requests": count, "handler_us": round(mean, 2)}).encode())
+        seen = {"requests": count, "connections": STATS["connections"], "handler_us": round(mean, 2)}
+        return _ok(json.dumps(seen).encode())
     return NOT_FOUND
 
 
@@ -61,6 +63,7 @@ class HttpProtocol(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        STATS["connections"] += 1
         sock = transport.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -1,6 +1,7 @@
 """Data-driven runs: `--inputs-file rows.jsonl` runs the workflows once per row, `--concurrency N` rows at
-a time (asyncio over `arun`, one loaded document shared; each row has its own options and HTTP client,
-so cookies and fetched tokens never leak between rows).
+a time (asyncio over `arun`, one loaded document shared; each row has its own options and its own
+cookie jar over one connection pool of the whole run (`PooledRuntime`), so cookies and fetched tokens
+never leak between rows while keep-alive connections serve row after row).
 
 Every row is checked before anything is sent (JSON, missing and invalid inputs): a bad row is a usage
 error naming its line. A row's object is merged over the other inputs (`--input`, `--inputs`,
@@ -267,10 +268,13 @@ async def _run_all(
     import asyncio
 
     from ..api import arun_into
+    from ..executor.runtime import PooledRuntime
     from ..result import RunResult
 
     gate = asyncio.Semaphore(args.concurrency)
     running: set[asyncio.Task[None]] = set()
+    raised: list[asyncio.Task[None]] = []  # the rows whose run raised
+    runtime = PooledRuntime()  # the rows' clients share its keep-alive connections; each its own cookies
     submit = None
     if getattr(
         args, "temporal", None
@@ -286,7 +290,7 @@ async def _run_all(
             flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
             if submit is None:
                 result = await arun_into(
-                    row.result, workspace, args.workflows, row.inputs, options=row.options
+                    row.result, workspace, args.workflows, row.inputs, options=row.options, runtime=runtime
                 )
             else:
                 result = row.result = await submit(workspace, row.inputs, row.options, row.line)
@@ -300,16 +304,21 @@ async def _run_all(
     def forget(task: asyncio.Task[None]) -> None:  # one that raised stays, for the gather to raise it
         if task.cancelled() or task.exception() is None:
             running.discard(task)
+        else:
+            raised.append(task)
 
-    for row in rows:
-        await gate.acquire()
-        if any(task.done() and not task.cancelled() and task.exception() for task in running):
-            break  # a row's run raised: no more rows start, the gather below raises it
-        row.result = RunResult()
-        task = asyncio.create_task(one(row))
-        running.add(task)
-        task.add_done_callback(forget)
-    await asyncio.gather(*running)
+    try:
+        for row in rows:
+            await gate.acquire()
+            if raised:
+                break  # a row's run raised: no more rows start, the gather below raises it
+            row.result = RunResult()
+            task = asyncio.create_task(one(row))
+            running.add(task)
+            task.add_done_callback(forget)
+        await asyncio.gather(*running)
+    finally:
+        await runtime.aclose()
 
 
 def _show(row: Row, result: Any, workspace: Any, args: argparse.Namespace, printed: list[int]) -> None:

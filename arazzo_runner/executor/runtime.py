@@ -112,9 +112,11 @@ class AsyncioRuntime(Runtime):
 
 class PooledRuntime(AsyncioRuntime):
     """asyncio, with one connection pool under the clients of every run it is given to: a server's tool
-    calls (`arazzo mcp`), each still a run of its own with its own client (cookies, headers), whose
-    requests to an API an earlier call reached reuse its open connection instead of connecting (and
-    shaking hands over TLS) again: ~0.7 ms of CPU a call for one plain-http request here. A client
+    calls (`arazzo mcp`), the rows of `arazzo run --inputs-file`, each still a run of its own with its
+    own cookie jar (http/run_client.py, `shared`), whose requests to an API an earlier run reached reuse
+    its open connection instead of connecting (and shaking hands over TLS) again: ~0.7 ms of CPU a call
+    for one plain-http request here. The pool takes and gives back connections in constant time however
+    many requests are in flight (http/lean_pool.py). A client
     with TLS settings of its own (a step's client certificate) has its own connections, as in any run.
     Shared by many runs, unlike the other runtimes; `aclose` closes the pool.
 
@@ -125,18 +127,23 @@ class PooledRuntime(AsyncioRuntime):
 
     def __init__(self) -> None:
         self._pool: Any = None
+        self._clients: dict[float | None, Any] = {}  # one httpx client per run timeout, over the pool
         self._proxied = _environment_proxies()
 
     def new_client(self, timeout: float | None, **options: Any) -> Any:
         if options or self._proxied:  # pools of its own: the environment's proxies, TLS settings
             return super().new_client(timeout, **options)
-        if self._pool is None:
-            from ..http.transport import shared_pool
+        from ..http.transport import run_view, shared_client, shared_pool
 
-            self._pool = shared_pool()
-        return super().new_client(timeout, transport=self._pool)
+        client = self._clients.get(timeout)
+        if client is None:
+            if self._pool is None:
+                self._pool = shared_pool()
+            client = self._clients[timeout] = shared_client(timeout, self._pool)
+        return run_view(client)
 
     async def aclose(self) -> None:
+        self._clients.clear()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close_pool()

@@ -61,11 +61,27 @@ async def bounded_answer(exchange: Any) -> httpx.Response:
 _RECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
-def _request(client: httpx.Client | httpx.AsyncClient, method: str, url: str, options: dict) -> Any:
+def _request(
+    client: httpx.Client | httpx.AsyncClient, method: str, url: str, options: dict, jar: Any = None
+) -> Any:
+    if jar is not None:  # a run's own jar beside a shared client (whose jar stays empty)
+        return _with_jar(client.build_request(method, url, **options), jar)
     try:
         return client.build_request(method, url, **options)
     except UnicodeEncodeError:  # a cookie of the jar holds non-ASCII text: `_utf8_cookies`
         return _utf8_cookies(client, method, url, options)
+
+
+def _with_jar(request: httpx.Request, jar: httpx.Cookies) -> httpx.Request:
+    """`request` given `jar`'s Cookie header as httpx gives a client's (none when the request has one of
+    its own: a step's cookie parameters), in UTF-8 when a cookie holds non-ASCII text."""
+    if jar:
+        try:
+            jar.set_cookie_header(request)
+        except UnicodeEncodeError:
+            request.headers.encoding = "utf-8"
+            jar.set_cookie_header(request)
+    return request
 
 
 def _utf8_cookies(client: httpx.Client | httpx.AsyncClient, method: str, url: str, options: dict) -> Any:
@@ -89,10 +105,10 @@ def _attach(exc: httpx.RequestError, request: httpx.Request) -> None:
     exc.request = request
 
 
-def _received(client: Any, request: httpx.Request, response: httpx.Response) -> None:
+def _received(client: Any, request: httpx.Request, response: httpx.Response, jar: Any = None) -> None:
     response.request = request
     if "set-cookie" in response.headers:
-        client.cookies.extract_cookies(response)
+        (client.cookies if jar is None else jar).extract_cookies(response)
     _LOG.info(
         'HTTP Request: %s %s "%s %d %s"',
         request.method,
@@ -104,27 +120,35 @@ def _received(client: Any, request: httpx.Request, response: httpx.Response) -> 
 
 
 class RunClient:
-    """The run's `httpx.AsyncClient`, with the calls the engine makes of it."""
+    """The run's `httpx.AsyncClient`, with the calls the engine makes of it.
 
-    def __init__(self, client: httpx.AsyncClient) -> None:
+    `shared`: the client is a runtime's, under the runs it is given to (`PooledRuntime`); this run has
+    its own cookie jar beside it (the shared client's stays empty: a row's or a call's cookies never
+    reach another), and closing this run leaves the shared client open."""
+
+    def __init__(self, client: httpx.AsyncClient, shared: bool = False) -> None:
         self.httpx = client
+        self._jar: httpx.Cookies | None = httpx.Cookies() if shared else None
+        self._closed = False
 
     def stream(self, method: str, url: str, **options: Any) -> _AsyncExchange:
-        return _AsyncExchange(self.httpx, method, url, options)
+        return _AsyncExchange(self.httpx, method, url, options, self._jar)
 
     async def post(self, url: str, **options: Any) -> httpx.Response:
         return await bounded_answer(self.stream("POST", url, **options))
 
     async def aclose(self) -> None:
-        await self.httpx.aclose()
+        if self._jar is None:
+            await self.httpx.aclose()
+        self._closed = True
 
     @property
     def is_closed(self) -> bool:
-        return self.httpx.is_closed
+        return self._closed or self.httpx.is_closed
 
     @property
     def cookies(self) -> httpx.Cookies:
-        return self.httpx.cookies
+        return self.httpx.cookies if self._jar is None else self._jar
 
 
 class BlockingClient:
@@ -155,15 +179,18 @@ class _AsyncExchange:
     """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_raw` and decoded
     by `bounds/decoding.py`)."""
 
-    __slots__ = ("_client", "_method", "_options", "_response", "_url")
+    __slots__ = ("_client", "_jar", "_method", "_options", "_response", "_url")
 
-    def __init__(self, client: httpx.AsyncClient, method: str, url: str, options: dict[str, Any]) -> None:
+    def __init__(
+        self, client: httpx.AsyncClient, method: str, url: str, options: dict[str, Any], jar: Any = None
+    ) -> None:
         self._client, self._method, self._url, self._options = client, method, url, options
+        self._jar = jar
         self._response: httpx.Response | None = None
 
     async def __aenter__(self) -> httpx.Response:
         client = self._client
-        request = _request(client, self._method, self._url, self._options)
+        request = _request(client, self._method, self._url, self._options, self._jar)
         try:
             response = await client._transport_for_url(request.url).handle_async_request(request)
         except httpx.RequestError as exc:
@@ -171,7 +198,7 @@ class _AsyncExchange:
             raise
         self._response = response
         try:
-            _received(client, request, response)
+            _received(client, request, response, self._jar)
         except BaseException:
             await response.aclose()
             raise
