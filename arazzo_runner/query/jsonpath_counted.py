@@ -165,7 +165,7 @@ class _Singular(RelativeFilterQuery):
             return value if not self.steps else JSONPathNodeList()
         location: list[str | int] = []
         for step in self.steps:
-            if type(step) is str:
+            if isinstance(step, str):
                 if not isinstance(value, dict) or step not in value:
                     return JSONPathNodeList()
                 value = value[step]
@@ -175,5 +175,6 @@ class _Singular(RelativeFilterQuery):
                     return JSONPathNodeList()
                 location.append(step + len(value) if step < 0 else step)
                 value = value[step]
-        node = JSONPathNode(value=value, location=tuple(location), parent=None, root=context.current)
+        root: Any = context.current
+        node = JSONPathNode(value=value, location=tuple(location), parent=None, root=root)
         return JSONPathNodeList([node])

@@ -156,26 +156,19 @@ def _workflow_client() -> Any:
     # a transport that never sends and no proxies from the environment: httpx would otherwise build an
     # SSL context for each run (loading the CA bundle: ~60 of the 110 ms CPU a worker spent a 3-step row)
     return WorkflowClient(
-        httpx.AsyncClient(follow_redirects=False, transport=_NoTransport(), trust_env=False)
+        httpx.AsyncClient(follow_redirects=False, transport=_no_transport(), trust_env=False)
     )
 
 
-class _NoTransport:
+def _no_transport() -> Any:
     """The workflow client's transport: a run on Temporal sends nothing from its workflow."""
+    import httpx
 
-    async def handle_async_request(self, request: Any) -> Any:
-        import httpx
+    class NoTransport(httpx.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            raise httpx.TransportError("a run on Temporal sends its exchanges as activities")
 
-        raise httpx.TransportError("a run on Temporal sends its exchanges as activities")
-
-    async def aclose(self) -> None:
-        return None
-
-    async def __aenter__(self) -> _NoTransport:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        return None
+    return NoTransport()
 
 
 _WORKSPACES: dict[tuple[str, str], Any] = {}  # (path, digest) -> the loaded document, per worker process
