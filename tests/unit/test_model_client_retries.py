@@ -13,6 +13,7 @@ import pytest
 from arazzo_runner.agents.apis import wire
 from arazzo_runner.agents.apis.base import Conversation, ModelError
 from arazzo_runner.agents.apis.client import ModelClient
+from arazzo_runner.agents.apis.retry import backoff, retry_after, retryable_status
 from arazzo_runner.masking.secrets import Masker
 from tests.servers.scripted import ScriptedServer
 
@@ -43,7 +44,7 @@ def complete(server: ScriptedServer, *, stream: bool = False, retries: int = 2) 
     return asyncio.run(go())
 
 
-@pytest.mark.parametrize("status", [408, 409])
+@pytest.mark.parametrize("status", [408, 409, 500, 599])
 def test_a_timeout_or_conflict_answer_is_asked_again(status: int) -> None:
     with ScriptedServer() as server:
         busy = (status, {"error": {"message": "busy"}}, {"Retry-After": "0"})
@@ -104,3 +105,27 @@ def test_a_chunk_after_done_fails_the_answer_and_is_not_merged() -> None:
         with pytest.raises(ModelError, match=r"event 3 of the stream came after 'data: \[DONE\]'"):
             complete(server, stream=True)
         assert len(server.requests) == 1  # a protocol broken: not asked again
+
+
+def test_which_statuses_are_asked_again() -> None:
+    assert [s for s in (400, 401, 404, 408, 409, 429, 499, 500, 503, 599, 600) if retryable_status(s)] == [
+        408, 409, 429, 500, 503, 599,
+    ]  # fmt: skip
+
+
+def test_the_wait_a_server_asks_for() -> None:
+    """`retry-after-ms` in milliseconds first, then `Retry-After` in seconds (0 included: at once) or as
+    an HTTP date (one already past: no wait); unreadable or negative: none asked."""
+    assert retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
+    assert retry_after({"retry-after": "0"}) == 0.0
+    assert retry_after({"retry-after": " 2.5 "}) == 2.5
+    assert retry_after({"retry-after": "-1"}) is None and retry_after({"retry-after": "soon"}) is None
+    now = 1_000_000_000.0  # 2001-09-09T01:46:40Z
+    assert retry_after({"retry-after": "Sun, 09 Sep 2001 01:47:10 GMT"}, now=now) == 30.0
+    assert retry_after({"retry-after": "Sun, 09 Sep 2001 01:46:00 GMT"}, now=now) == 0.0
+    assert retry_after({}) is None
+
+
+def test_the_backoff_doubles_from_half_a_second_to_eight_less_its_jitter() -> None:
+    assert [backoff(n, jitter=0) for n in (1, 2, 3, 4, 5, 6)] == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0]
+    assert backoff(1, jitter=1) == 0.375 and backoff(5, jitter=0.5) == 7.0
