@@ -4,6 +4,7 @@ to a copy of the committed tree, its tests run there, the results written to doc
     python -m tests.mutation.audit                   # every mutant
     python -m tests.mutation.audit --only masking-3  # the mutants whose id starts so
     python -m tests.mutation.audit --jobs 2          # two copies of the tree, two mutants at a time
+    python -m tests.mutation.audit --missing         # the mutants with no outcome recorded yet
 
 Each run records its mutants' outcomes in tests/mutation/outcomes.json (the others are kept from their
 last run) and writes docs/mutation.md from it; a mutant whose outcome is not recorded yet is `not run`.
@@ -50,10 +51,10 @@ def _limit() -> None:
 
 
 def run_tests(tree: Path, tests: tuple[str, ...]) -> tuple[str, float, str]:
-    """`passed`, `failed` or `bound` (a limit hit), the CPU seconds the run took, its last line."""
+    """`passed`, `failed` or `bound` (a limit hit), the seconds the run took, its last line."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
     try:
         done = subprocess.run(
             [*command, *tests],
@@ -70,9 +71,7 @@ def run_tests(tree: Path, tests: tuple[str, ...]) -> tuple[str, float, str]:
         tail = done.stdout.decode(errors="replace").strip().splitlines()[-1:] or [""]
     except subprocess.TimeoutExpired:
         outcome, tail = "bound", ["wall-time bound"]
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return outcome, cpu, tail[0][:100]
+    return outcome, time.monotonic() - started, tail[0][:100]
 
 
 def audit(mutants: list[Mutant], tree: Path) -> dict[str, str]:
@@ -82,9 +81,9 @@ def audit(mutants: list[Mutant], tree: Path) -> dict[str, str]:
     outcomes: dict[str, str] = {}
     for mutant in mutants:
         if mutant.tests not in baseline:
-            outcome, cpu, tail = run_tests(tree, mutant.tests)
+            outcome, seconds, tail = run_tests(tree, mutant.tests)
             baseline[mutant.tests] = outcome
-            say(f"clean tree, {' '.join(mutant.tests)}: {outcome} ({cpu:.0f} s CPU) {tail}")
+            say(f"clean tree, {' '.join(mutant.tests)}: {outcome} ({seconds:.0f} s) {tail}")
         if baseline[mutant.tests] != "passed":
             outcomes[mutant.id] = "not-applied"
             continue
@@ -92,18 +91,30 @@ def audit(mutants: list[Mutant], tree: Path) -> dict[str, str]:
         original = path.read_text(encoding="utf-8")
         path.write_text(mutant.apply(original), encoding="utf-8")
         try:
-            outcome, cpu, tail = run_tests(tree, mutant.tests)
+            outcome, seconds, tail = run_tests(tree, mutant.tests)
         finally:
             path.write_text(original, encoding="utf-8")
         shown = "killed" if outcome != "passed" else "SURVIVED"
-        say(f"{mutant.id}: {shown} ({cpu:.0f} s CPU): {mutant.note}")
+        say(f"{mutant.id}: {shown} ({seconds:.0f} s): {mutant.note}")
         if outcome == "passed":
             outcomes[mutant.id] = "equivalent" if mutant.equivalent else "survived"
         else:
             outcomes[mutant.id] = "killed"
-            if mutant.equivalent:
-                say(f"    {mutant.id} killed, though listed as equivalent: {mutant.equivalent}")
+        record({mutant.id: outcomes[mutant.id]})
+        if outcomes[mutant.id] == "killed" and mutant.equivalent:
+            say(f"    {mutant.id} killed, though listed as equivalent: {mutant.equivalent}")
     return outcomes
+
+
+def record(outcomes: dict[str, str]) -> dict[str, str]:
+    """Merge `outcomes` into tests/mutation/outcomes.json as each mutant ends (a run stopped half-way
+    keeps what it found); returns every outcome recorded, of the mutants of the current table."""
+    with _PRINT:
+        known = json.loads(OUTCOMES.read_text(encoding="utf-8")) if OUTCOMES.exists() else {}
+        ids = {m.id for m in all_mutants()}
+        known = {key: value for key, value in {**known, **outcomes}.items() if key in ids}
+        OUTCOMES.write_text(json.dumps(dict(sorted(known.items())), indent=1) + "\n", encoding="utf-8")
+        return known
 
 
 def _cell(text: str) -> str:
@@ -162,10 +173,14 @@ def table(mutants: list[Mutant], outcomes: dict[str, str], seconds: float) -> st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", default=[], help="mutant ids starting so (repeatable)")
+    parser.add_argument("--missing", action="store_true", help="only the mutants with no outcome recorded")
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at a time, each in its own copy")
     args = parser.parse_args(argv)
     every = all_mutants()
     mutants = [m for m in every if not args.only or any(m.id.startswith(o) for o in args.only)]
+    if args.missing:
+        recorded = record({})
+        mutants = [m for m in mutants if m.id not in recorded]
     for mutant in mutants:  # every one applies, before any runs
         mutant.apply((ROOT / mutant.path).read_text(encoding="utf-8"))
     started = time.monotonic()
@@ -194,10 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     for mutant in mutants:
         if outcomes.get(mutant.id) != "killed":
             print(f"{outcomes.get(mutant.id)}: {mutant.id} {mutant.path}: {mutant.note}")
-    known = json.loads(OUTCOMES.read_text(encoding="utf-8")) if OUTCOMES.exists() else {}
-    ids = {m.id for m in every}
-    known = {key: value for key, value in {**known, **outcomes}.items() if key in ids}
-    OUTCOMES.write_text(json.dumps(dict(sorted(known.items())), indent=1) + "\n", encoding="utf-8")
+    known = record({})
     RESULTS.write_text(table(every, known, seconds), encoding="utf-8")
     print(f"written: {RESULTS.relative_to(ROOT)}")
     return 0

@@ -231,7 +231,11 @@ ROWS = Package(
 
 GENERATE = Package(
     "generate",
-    ("tests/unit/generate",),
+    (
+        "tests/unit/generate/test_generate_names.py",
+        "tests/unit/generate/test_generate_order.py",
+        "tests/unit/generate/test_generate_identifiers.py",
+    ),
     (
         (
             A + "generate/names.py",
