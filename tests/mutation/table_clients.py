@@ -48,18 +48,6 @@ MCP_FAST = Package(
             "return value",
             "a NaN output written as `NaN`, which is no JSON",
         ),
-        (
-            A + "agents/mcp/fast.py",
-            "    if SURROGATE_ESCAPE.search(text):\n        return None\n",
-            "",
-            "a line with a lone surrogate escape answered here with U+FFFD",
-        ),
-        (
-            A + "agents/mcp/fast.py",
-            'if request["method"] != "initialize" and isinstance(meta, dict) and _VERSION in meta:',
-            "if isinstance(meta, dict) and _VERSION in meta:",
-            "an `initialize` carrying the envelope's version opens the stateless era",
-        ),
     ),
 )
 
@@ -171,24 +159,6 @@ LOAD_FAST_LANE = Package(
             "if self.get_code() in (204, 304):",
             "if self.get_code() == 204:",
             "a 304 followed by a body read with it",
-        ),
-        (
-            A + "loadtest/locust/fast_http.py",
-            '_LEFT_TO_HTTPX = frozenset({"host", "content-length", "transfer-encoding"})',
-            '_LEFT_TO_HTTPX = frozenset({"host", "content-length"})',
-            "a step's Transfer-Encoding header sent by the fast lane (httpx refuses or rewrites it)",
-        ),
-        (
-            A + "loadtest/locust/fast_http.py",
-            'names[name] = value if found is None else f"{found}, {value}"',
-            "names[name] = value",
-            "a repeated response header read as its last value only",
-        ),
-        (
-            A + "loadtest/locust/fast_http.py",
-            "            if isinstance(reset, ConnectionResetError):\n",
-            "            if isinstance(reset, BrokenPipeError):\n",
-            "a connection reset before the answer reported as a server that closed",
         ),
     ),
 )

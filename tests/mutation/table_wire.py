@@ -44,12 +44,6 @@ HAR_REPLAY = Package(
         ),
         (
             A + "http/har_replay.py",
-            'return body.replace(found.group(1).encode(), b"BOUNDARY") if found else body',
-            "return body",
-            "a multipart body with another boundary does not match",
-        ),
-        (
-            A + "http/har_replay.py",
             "return sorted(parse_qsl(query, keep_blank_values=True))",
             "return sorted(parse_qsl(query))",
             "`?a=` and no `a` match",
@@ -130,12 +124,6 @@ DECODING = Package(
         ),
         (
             A + "bounds/decoding.py",
-            "                if self.raw_fallback and not self.started:",
-            "                if self.raw_fallback:",
-            "a broken deflate body read again as raw deflate half-way",
-        ),
-        (
-            A + "bounds/decoding.py",
             "            if not data and len(out) < PIECE:  # input used up",
             "            if not data:  # input used up",
             "output pending in the window after a full piece is lost",
@@ -213,12 +201,6 @@ LSP = Package(
         ),
         (
             A + "lsp/text.py",
-            'return self.text[start:end].rstrip("\\r")',
-            "return self.text[start:end]",
-            "a CRLF file's line holds its `\\r`",
-        ),
-        (
-            A + "lsp/text.py",
             "return min(self.starts[index] + max(column - 1, 0), len(self.text))",
             "return min(self.starts[index] + max(column, 0), len(self.text))",
             "a finding's range starts one character late",
@@ -228,12 +210,6 @@ LSP = Package(
             'types.DiagnosticSeverity.Error if finding.severity == "error" else',
             'types.DiagnosticSeverity.Error if finding.severity == "ERROR" else',
             "errors shown as warnings",
-        ),
-        (
-            A + "lsp/diagnostics.py",
-            'column = len(text) - len(text.lstrip(" -"))',
-            'column = len(text) - len(text.lstrip(" "))',
-            "the related location of a duplicate starts at the list's dash",
         ),
         (
             A + "lsp/diagnostics.py",
