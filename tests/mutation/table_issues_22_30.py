@@ -11,7 +11,7 @@ A = "arazzo_runner/"
 
 ADMISSION = Package(
     "admission",
-    ("tests/e2e/test_run_reachable_errors.py",),
+    ("tests/e2e/test_run_reachable_errors.py", "tests/unit/validate/test_admission_owners.py"),
     (
         (
             A + "validate/admission.py",
@@ -30,6 +30,9 @@ ADMISSION = Package(
             "if scope is None or scope & reached_by_run]",
             "if scope is not None and scope & reached_by_run]",
             "errors outside any workflow are no longer shown as warnings",
+            "equivalent: no error a run goes on past is ever located outside the workflows and the "
+            "components (every `warn` rule of validate/run_policy.py, and `parameter-in`, reports at a step, "
+            "an action, an output or an input), so the warnings shown cannot differ",
         ),
         (
             A + "validate/admission.py",
