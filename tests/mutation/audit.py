@@ -122,10 +122,17 @@ def _cell(text: str) -> str:
 
 
 def table(mutants: list[Mutant], outcomes: dict[str, str], seconds: float) -> str:
-    """docs/mutation.md: the figures per package, then every mutant that was not killed, with why."""
+    """docs/mutation.md: the figures per package, then every mutant that was not killed, with why. A
+    survivor judged equivalent after its run (the reason added since) counts as equivalent."""
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    outcomes = {  # a survivor judged equivalent after its run (the reason added since) is one
+        m.id: "equivalent"
+        if outcomes.get(m.id) == "survived" and m.equivalent
+        else outcomes.get(m.id, "not run")
+        for m in mutants
+    }
     for mutant in mutants:
-        counts[mutant.package][outcomes.get(mutant.id, "not run")] += 1
+        counts[mutant.package][outcomes[mutant.id]] += 1
     lines = [
         "# The mutation audit",
         "",

@@ -127,6 +127,10 @@ DECODING = Package(
             "            if not data and len(out) < PIECE:  # input used up",
             "            if not data:  # input used up",
             "output pending in the window after a full piece is lost",
+            "equivalent: zlib stops taking input once its output piece is full, so input used up with a "
+            "full piece leaves nothing it will not hand out at the next call; measured on 16 MiB of zeros "
+            "and of text, gzip and deflate, sync-flushed or whole, fed 1 B to all at once: every byte "
+            "delivered by the same calls, pieces within PIECE",
         ),
         (
             A + "bounds/decoding.py",
