@@ -434,10 +434,12 @@ def test_an_answer_on_its_way_to_stdout_is_neither_cancelled_nor_answered_again_
     async def main():
         stdout_free = asyncio.Event()
         written: list[dict] = []
+        whole: list[int] = []  # the answers stdout took to their end (a cancelled write is cut)
 
         async def write(line: bytes) -> None:
             written.append(json.loads(line))
             await stdout_free.wait()  # the client is not reading: the answer waits in the pipe
+            whole.append(json.loads(line)["id"])
 
         tools = Calls()
         calls = FastCalls(tools, write)
@@ -454,11 +456,12 @@ def test_an_answer_on_its_way_to_stdout_is_neither_cancelled_nor_answered_again_
         await asyncio.sleep(0.01)
         return (
             [(a["id"], a.get("result", a.get("error"))["isError"]) for a in written],
+            whole,
             calls.tasks,
             calls.ids,
         )
 
-    assert run(main()) == ([(1, False)], {}, {})  # its answer alone, once
+    assert run(main()) == ([(1, False)], [1], {}, {})  # its answer alone, once, whole
 
 
 def test_an_initialize_carrying_the_envelope_opens_the_handshakes_era_as_at_the_sdk():
