@@ -54,3 +54,18 @@ def test_a_schema_no_validator_can_use_is_said_not_checked():
     [(_, _, got)] = _check({"$schema": "http://example.invalid/meta"}, {})
     dialect = "($schema 'http://example.invalid/meta')"
     assert got == f"a schema names a dialect the validator does not know {dialect}: not checked"
+
+
+def test_the_response_and_media_type_a_description_gives_are_the_most_specific():
+    from arazzo_runner.http.contract import declared_response, media_key_for
+
+    responses = {"default": "d", "4XX": "range", "404": "exact"}
+    assert declared_response(responses, 404) == ("404", "exact")
+    assert declared_response({"default": "d", "4xx": "range"}, 404) == ("4xx", "range")
+    assert declared_response({"default": "d", "4XX": "range"}, 500) == ("default", "d")
+    assert declared_response({"4XX": "range"}, 500) == (None, None)
+    content = {"*/*": {}, "application/*": {}, "application/json": {}}
+    assert media_key_for("application/json", content) == "application/json"
+    assert media_key_for("application/xml", content) == "application/*"
+    assert media_key_for("text/plain", content) == "*/*"
+    assert media_key_for("text/plain", {"application/*": {}}) is None

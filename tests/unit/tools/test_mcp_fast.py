@@ -481,3 +481,17 @@ def test_a_result_holding_a_lone_surrogate_carries_u_fffd_in_its_place():
         "k\ufffd": ["v\ufffd", 1, {"x": "\ufffd"}],
         "ok": None,
     }
+
+
+def test_a_call_cancelled_just_before_the_end_of_stdin_is_not_answered():
+    """Its task not ended yet when stdin ends: stopped, and never answered (the client cancelled it)."""
+
+    async def main():
+        calls, tools, written = fresh()
+        assert calls.take(call(1, ENVELOPE))
+        await asyncio.sleep(0)
+        calls.take({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        await calls.close()
+        return written, tools.ended
+
+    assert run(main()) == ([], ["cancelled"])
