@@ -175,3 +175,19 @@ def test_a_recorded_answer_answers_only_the_same_request(tmp_path):
     with Journal(path, IDENTITY) as journal:
         assert asyncio.run(exchange(b"two")) == b"answer to two"
     assert sent == ["one", "two"]
+
+
+def test_idempotency_keys_are_the_runs_own_and_the_same_on_every_attempt():
+    from arazzo_runner.executor.journal import Tracker
+
+    def key(run_id: str, step: str) -> str:
+        tracker = Tracker(None, run_id)
+        token = tracker.enter_step(step)
+        try:
+            return tracker.idempotency_key()
+        finally:
+            tracker.leave(token)
+
+    assert key("run-a", "pay") == key("run-a", "pay")
+    assert key("run-a", "pay") != key("run-b", "pay") and key("run-a", "pay") != key("run-a", "ship")
+    assert len(key("run-a", "pay")) == 32
