@@ -128,9 +128,13 @@ def test_outputs_are_arrays_in_item_order_when_the_items_end_out_of_order(write,
             last_ended.set()
         return 200, {"name": f"N{pet_id}"}
 
-    wf = only(_run(write, server, _loop("$steps.list.outputs.items"), _child(), parallel=3))
+    done = [goto("done", stepId="after", criteria=when("$outputs.label#/0 == 'Nslow!'"))]
+    main = _loop("$steps.list.outputs.items", onSuccess=done)  # the actions read the arrays too
+    main["steps"].extend([pet("skipped", "x"), pet("after", "0")])
+    wf = only(_run(write, server, main, _child(), parallel=3))
     assert wf["status"] == "passed", wf["error"]
     assert wf["outputs"] == {"labels": ["Nslow!", "Nb!", "Nc!"]}
+    assert [s for s, _, _ in trail(wf)] == ["list", "each", "after"]
 
 
 def test_of_several_failed_items_the_step_names_the_first(write, server):

@@ -269,7 +269,7 @@ GENERATE = Package(
 
 HTML_REPORT = Package(
     "html report",
-    ("tests/e2e/test_report_html.py",),
+    ("tests/e2e/test_report_html.py", "tests/unit/test_report_diff.py"),
     (
         (
             A + "report/html/__init__.py",
