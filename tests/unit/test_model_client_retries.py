@@ -28,7 +28,9 @@ def chunk(text: str) -> str:
     return "data: " + json.dumps(body) + "\n\n"
 
 
-def complete(server: ScriptedServer, *, stream: bool = False, retries: int = 2) -> tuple[str | None, list]:
+def complete(
+    server: ScriptedServer, *, stream: bool = False, retries: int = 2, on_text=None
+) -> tuple[str | None, list]:
     """The answer's text and the client's retries, for one exchange with `server`."""
 
     async def go() -> tuple[str | None, list]:
@@ -38,7 +40,7 @@ def complete(server: ScriptedServer, *, stream: bool = False, retries: int = 2) 
                                  retries=retries)  # fmt: skip
             talk = Conversation("Be terse.")
             talk.user("Whose is pet 1?")
-            completion = await client.complete(talk, [])
+            completion = await client.complete(talk, [], on_text=on_text)
             return completion.content, client.retried
 
     return asyncio.run(go())
@@ -90,7 +92,8 @@ def stream_of(*events: str) -> tuple:
 def test_named_events_in_a_chat_stream_are_no_chunks() -> None:
     """`event: ping` (whatever its data: `keep-alive` is no JSON) and comments add nothing and fail
     nothing; the answer is the chunks' text."""
-    pings = ("event: ping\ndata: keep-alive\n\n", ": keep-alive\n\n", "event: ping\ndata: {}\n\n")
+    pings = ("event: ping\ndata: keep-alive\n\n", ": keep-alive\n\n", "event: ping\ndata: {}\n\n",
+             "event: keep-alive\ndata: still here\n\n")  # fmt: skip
     events = (chunk("Rex "), *pings, chunk("belongs to Alice."), "data: [DONE]\n\n")
     with ScriptedServer() as server:
         server.reply("POST", CHAT, stream_of(*events))
@@ -129,3 +132,20 @@ def test_the_wait_a_server_asks_for() -> None:
 def test_the_backoff_doubles_from_half_a_second_to_eight_less_its_jitter() -> None:
     assert [backoff(n, jitter=0) for n in (1, 2, 3, 4, 5, 6)] == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0]
     assert backoff(1, jitter=1) == 0.375 and backoff(5, jitter=0.5) == 7.0
+
+
+def test_an_answer_that_broke_off_after_text_was_shown_is_not_asked_again() -> None:
+    """Asking again would show the text twice (the watcher has it already): the break is the failure."""
+
+    def broken(send) -> None:  # a chunked body that ends without its last chunk: the server went away
+        event = chunk("Rex ").encode()
+        send(b"%x\r\n%s\r\n" % (len(event), event))
+
+    shown: list[str] = []
+    with ScriptedServer() as server:
+        headers = {"Content-Type": "text/event-stream", "Transfer-Encoding": "chunked"}
+        server.reply("POST", CHAT, (200, broken, headers), (200, ANSWER))
+        with pytest.raises(ModelError, match="broke off after"):
+            complete(server, stream=True, on_text=shown.append)
+        assert len(server.requests) == 1
+    assert shown == ["Rex "]
