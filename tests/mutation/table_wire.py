@@ -186,7 +186,11 @@ JSON_TEXT = Package(
     ),
 )
 
-_LSP = ("tests/e2e/lsp/test_navigation.py", "tests/e2e/lsp/test_diagnostics.py")
+_LSP = (
+    "tests/unit/test_lsp_text.py",
+    "tests/e2e/lsp/test_navigation.py",
+    "tests/e2e/lsp/test_diagnostics.py",
+)
 LSP = Package(
     "lsp",
     _LSP,
