@@ -24,3 +24,20 @@ def test_lines_and_the_loaders_columns() -> None:
     lines = Lines(TEXT)
     assert [lines.line_text(n) for n in range(4)] == ["a\U0001f600b", "xyz", "\U0001f600\U0001f600c", ""]
     assert lines.at_line_col(2, 1) == TEXT.index("x") and lines.at_line_col(2, 3) == TEXT.index("z")
+
+
+def test_a_finding_range_covers_its_word_and_never_is_empty_inside_the_text() -> None:
+    from types import SimpleNamespace
+
+    from arazzo_runner.lsp.diagnostics import finding_range
+
+    text = "steps: [get, put]\n"
+    analysis = SimpleNamespace(lines=Lines(text), loaded=None, text=text)
+
+    def at(column: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        found = finding_range(analysis, SimpleNamespace(line=1, column=column))
+        return (found.start.line, found.start.character), (found.end.line, found.end.character)
+
+    assert at(9) == ((0, 8), (0, 11))  # `get`
+    assert at(12) == ((0, 11), (0, 12))  # the comma itself: one character, not an empty range
+    assert at(99) == ((1, 0), (1, 0))  # past the end: where the text ends
