@@ -30,7 +30,7 @@ ADMISSION = Package(
             "if scope is None or scope & reached_by_run]",
             "if scope is not None and scope & reached_by_run]",
             "errors outside any workflow are no longer shown as warnings",
-            "equivalent: no error a run goes on past is ever located outside the workflows and the "
+            "no error a run goes on past is ever located outside the workflows and the "
             "components (every `warn` rule of validate/run_policy.py, and `parameter-in`, reports at a step, "
             "an action, an output or an input), so the warnings shown cannot differ",
         ),

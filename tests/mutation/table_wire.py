@@ -127,7 +127,7 @@ DECODING = Package(
             "            if not data and len(out) < PIECE:  # input used up",
             "            if not data:  # input used up",
             "output pending in the window after a full piece is lost",
-            "equivalent: zlib stops taking input once its output piece is full, so input used up with a "
+            "zlib stops taking input once its output piece is full, so input used up with a "
             "full piece leaves nothing it will not hand out at the next call; measured on 16 MiB of zeros "
             "and of text, gzip and deflate, sync-flushed or whole, fed 1 B to all at once: every byte "
             "delivered by the same calls, pieces within PIECE",
@@ -150,8 +150,7 @@ JSON_TEXT = Package(
             'if data.count(b"[") + data.count(b"{") <= limit:',
             'if data.count(b"[") + data.count(b"{") < limit:',
             "a text with exactly `limit` openers scanned",
-            "equivalent: with `limit` openers nothing nests deeper than `limit`; the scan says so, only "
-            "slower",
+            "with `limit` openers nothing nests deeper than `limit`; the scan says so, only slower",
         ),
         (
             A + "bounds/json_text.py",
