@@ -115,6 +115,36 @@ def test_children_run_side_by_side_under_parallel(write, server):
     assert wf["status"] == "passed", wf["error"]
 
 
+def test_outputs_are_arrays_in_item_order_when_the_items_end_out_of_order(write, server):
+    server.reply("GET", "/pets", (200, {"items": ["slow", "b", "c"]}))
+    last_ended = threading.Event()
+
+    @server.route("GET", "/pets/{petId}")
+    def one(request):
+        pet_id = request.params["petId"]
+        if pet_id == "slow":
+            last_ended.wait(WAIT)  # item 0 ends after item 2
+        elif pet_id == "c":
+            last_ended.set()
+        return 200, {"name": f"N{pet_id}"}
+
+    done = [goto("done", stepId="after", criteria=when("$outputs.label#/0 == 'Nslow!'"))]
+    main = _loop("$steps.list.outputs.items", onSuccess=done)  # the actions read the arrays too
+    main["steps"].extend([pet("skipped", "x"), pet("after", "0")])
+    wf = only(_run(write, server, main, _child(), parallel=3))
+    assert wf["status"] == "passed", wf["error"]
+    assert wf["outputs"] == {"labels": ["Nslow!", "Nb!", "Nc!"]}
+    assert [s for s, _, _ in trail(wf)] == ["list", "each", "after"]
+
+
+def test_of_several_failed_items_the_step_names_the_first(write, server):
+    _names(server, ["bad-a", "bad-b", "3"], threading.Barrier(3, timeout=WAIT))
+    wf = only(_run(write, server, _loop("$steps.list.outputs.items"), _child(), parallel=3))
+    each = wf["steps"][1]
+    assert each["status"] == "failed"
+    assert each["error"].startswith("item 0 (of 3): workflow 'show' failed: ")
+
+
 def test_a_child_failure_fails_the_step_naming_the_item_and_on_failure_applies(write, server):
     _names(server, ["1", "bad", "3"])
     recover = [goto("recover", stepId="after", criteria=when("$statusCode == 404"))]

@@ -213,6 +213,21 @@ def test_the_step_budget_stops_new_steps(write, server):
     assert wf["error"] == {"stepId": "c", "message": "stopped after 2 steps (max-steps): a goto loop?"}
 
 
+def test_the_last_step_of_the_budget_goes_to_the_first_step_waiting_in_the_run_order(write, server):
+    """`b` waits for `a`; `c` could start at once, but the budget's second step is `b`'s: the steps run
+    are those a run one at a time would run, and the budget stops the workflow at `c`."""
+    Tracker(server)
+    steps = [
+        pet("a", "a", outputs={"id": "$response.body#/id"}),
+        pet("b", "b-{$steps.a.outputs.id}"),
+        pet("c", "c"),
+    ]
+    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, parallel=2, max_steps=2))
+
+    assert [s for s, _, _ in trail(wf)] == ["a", "b"]
+    assert wf["error"] == {"stepId": "c", "message": "stopped after 2 steps (max-steps): a goto loop?"}
+
+
 def test_workflow_steps_run_side_by_side_each_child_its_own(write, server):
     tracker = Tracker(server, together=2)
     child = {

@@ -73,10 +73,11 @@ def test_a_journal_whose_run_sent_nothing_is_taken_with_a_run_id_of_its_own(tmp_
         assert journal.file.run_id != first
 
 
-def test_an_existing_journal_others_may_read_is_made_the_owners_only(tmp_path):
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604])
+def test_an_existing_journal_others_may_read_is_made_the_owners_only(tmp_path, mode):
     path = tmp_path / "j"
     path.touch()
-    os.chmod(path, 0o644)
+    os.chmod(path, mode)
     with Journal(path, IDENTITY):
         pass
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
@@ -98,12 +99,13 @@ def test_another_run_another_format_or_not_a_journal_is_refused(tmp_path):
     other = identity({"arazzo": "1.0.1"}, ["flow", "more"], {"id": 2})
     with pytest.raises(UsageError, match=r"another run \(not the same selected workflows and inputs\)"):
         Journal(path, other)
-    db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = '99' WHERE name = 'format'")
-    db.commit()
-    db.close()
-    with pytest.raises(UsageError, match="written in format '99'"):
-        Journal(path, IDENTITY)
+    for older in ("99", "1"):  # a later format, and the one before this version's
+        db = sqlite3.connect(path)
+        db.execute("UPDATE meta SET value = ? WHERE name = 'format'", (older,))
+        db.commit()
+        db.close()
+        with pytest.raises(UsageError, match=f"written in format '{older}'"):
+            Journal(path, IDENTITY)
     text = tmp_path / "notes.txt"
     text.write_text("not a database, only words that fill more than a header of sqlite " * 20)
     with pytest.raises(UsageError, match="not a journal"):
@@ -130,3 +132,62 @@ def test_a_multipart_body_has_one_digest_whatever_its_random_boundary():
     assert one.content != two.content  # two boundaries
     assert request_digest(one) == request_digest(two)
     assert request_digest(one) != request_digest(request({"name": "b"}))
+
+
+def test_a_resumed_run_numbers_its_events_after_the_recorded_ones(tmp_path):
+    path = tmp_path / "j"
+    with Journal(path, IDENTITY) as journal:
+        for key in ("a@1", "b@1"):
+            journal.file.record(key, "digest", _response(b"", None), journal.file.next_event())
+        assert journal.file.seq == 4  # two sends, two completions
+    with Journal(path, IDENTITY) as journal:
+        assert journal.file.next_event() == 5
+        assert journal.file.events_of("b@1") == (3, 4)
+
+
+def test_a_recorded_answer_answers_only_the_same_request(tmp_path):
+    """At the same place in the run, a request with another URL or body is sent, and recorded anew."""
+    import asyncio
+
+    path = tmp_path / "j"
+    sent: list[str] = []
+
+    def request(body: bytes) -> SimpleNamespace:
+        return SimpleNamespace(method="POST", url="http://h/u", headers=[], content=body)
+
+    async def exchange(body: bytes) -> bytes:
+        async def send() -> Response:
+            sent.append(body.decode())
+            return _response(b"answer to " + body, "text/plain")
+
+        tracker = journal.for_run()
+        token = tracker.enter_step("step")
+        try:
+            response = await tracker.send(send, request(body), None, 1 << 20)
+        finally:
+            tracker.leave(token)
+        return response.content
+
+    with Journal(path, IDENTITY) as journal:
+        assert asyncio.run(exchange(b"one")) == b"answer to one"
+    with Journal(path, IDENTITY) as journal:
+        assert asyncio.run(exchange(b"one")) == b"answer to one" and journal.replayed == 1
+    with Journal(path, IDENTITY) as journal:
+        assert asyncio.run(exchange(b"two")) == b"answer to two"
+    assert sent == ["one", "two"]
+
+
+def test_idempotency_keys_are_the_runs_own_and_the_same_on_every_attempt():
+    from arazzo_runner.executor.journal import Tracker
+
+    def key(run_id: str, step: str) -> str:
+        tracker = Tracker(None, run_id)
+        token = tracker.enter_step(step)
+        try:
+            return tracker.idempotency_key()
+        finally:
+            tracker.leave(token)
+
+    assert key("run-a", "pay") == key("run-a", "pay")
+    assert key("run-a", "pay") != key("run-b", "pay") and key("run-a", "pay") != key("run-a", "ship")
+    assert len(key("run-a", "pay")) == 32

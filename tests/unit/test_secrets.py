@@ -65,6 +65,13 @@ def test_sensitive_headers_are_masked_by_name():
     assert masker.headers([("X-Other", "v"), ("Cookie", "a=b")]) == [("X-Other", "v"), ("Cookie", "a=***")]
 
 
+def test_a_cookie_without_a_name_and_a_secret_in_set_cookie_attributes_are_masked():
+    """A Cookie pair with no `=` is all value; a Set-Cookie's attributes are masked by value."""
+    masker = Masker({"s3cr3t-value"})
+    assert masker.header("Cookie", "a=1; loose") == "a=***; ***"
+    assert masker.header("Set-Cookie", "sid=1; Path=/s3cr3t-value") == "sid=***; Path=/***"
+
+
 def test_data_is_masked_deeply_and_copied():
     masker = Masker({"s3cret!"})
     value = {"a": ["x s3cret! y", {"s3cret!": 1}], "n": 5, "none": None}

@@ -165,6 +165,9 @@ def test_the_common_forms_take_the_fast_path(text: str) -> None:
         "$workflows.w.outputs.x",  # not a common form
         "$inputs." + "n" * 300,  # longer than the fast path looks
         "$steps." + "s" * 300 + ".outputs.x",
+        "$steps..outputs.x",  # no step id: the parser's error
+        "$steps.a.outputs.",  # no output name
+        "$response.header.",  # no header name
     ],
 )
 def test_other_forms_take_the_full_parser(text: str) -> None:

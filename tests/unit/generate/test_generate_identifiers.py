@@ -18,6 +18,8 @@ def _object(**properties):
     ("schema", "param", "collection", "pointer"),
     [
         (_object(id=_S, name=_S), "petId", "/pets", "/id"),
+        (_object(id=_S, slug=_S), "slug", "/articles", "/slug"),  # named like the parameter, before `id`
+        (_object(uuid=_S, articleId=_S), "key", "/articles", "/articleId"),  # `<noun>Id` before `uuid`
         (
             _object(article=_object(slug=_S, title=_S, author=_object(username=_S))),
             "slug",

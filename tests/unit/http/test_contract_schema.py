@@ -54,3 +54,53 @@ def test_a_schema_no_validator_can_use_is_said_not_checked():
     [(_, _, got)] = _check({"$schema": "http://example.invalid/meta"}, {})
     dialect = "($schema 'http://example.invalid/meta')"
     assert got == f"a schema names a dialect the validator does not know {dialect}: not checked"
+
+
+def test_the_response_and_media_type_a_description_gives_are_the_most_specific():
+    from arazzo_runner.http.contract import declared_response, media_key_for
+
+    responses = {"default": "d", "4XX": "range", "404": "exact"}
+    assert declared_response(responses, 404) == ("404", "exact")
+    assert declared_response({"default": "d", "4xx": "range"}, 404) == ("4xx", "range")
+    assert declared_response({"default": "d", "4XX": "range"}, 500) == ("default", "d")
+    assert declared_response({"4XX": "range"}, 500) == (None, None)
+    content = {"*/*": {}, "application/*": {}, "application/json": {}}
+    assert media_key_for("application/json", content) == "application/json"
+    assert media_key_for("application/xml", content) == "application/*"
+    assert media_key_for("text/plain", content) == "*/*"
+    assert media_key_for("text/plain", {"application/*": {}}) is None
+
+
+def _answer(headers: dict, content: bytes = b"", body: object = None, error: str | None = None):
+    from types import SimpleNamespace
+
+    from arazzo_runner.http.headers import Headers
+
+    content_type = headers.get("content-type")
+    return SimpleNamespace(status_code=200, headers=Headers(list(headers.items())), content=content,
+                           content_type=content_type, body=body, error=error)  # fmt: skip
+
+
+def test_headers_are_checked_as_documented_and_a_body_that_failed_to_parse_is_not_checked_again():
+    """OpenAPI ignores a documented Content-Type header; a header not `required` may be absent; a body
+    that contradicts its type has failed the step already (`error`), its schema is not checked too."""
+    from types import SimpleNamespace
+
+    from arazzo_runner.http.contract import check
+
+    number = {"schema": {"type": "integer"}}
+    documented = {
+        "headers": {"Content-Type": number, "X-Rate": number, "X-Id": {**number, "required": True}},
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    }
+    operation = SimpleNamespace(responses={"200": documented}, pointer="/paths/~1x/get")
+    json_type = {"content-type": "application/json"}
+    assert [v.text() for v in check({}, None, operation, _answer({**json_type, "x-id": "7"}))] == []
+    missing = check({}, None, operation, _answer(json_type))
+    assert [v.text() for v in missing] == [
+        "response 200: header X-Id: wanted the header (required), got nothing"
+    ]
+    broken = _answer({**json_type, "x-id": "7"}, b"[1,", "[1,", error="the body is not valid JSON")
+    assert check({}, None, operation, broken) == []
+    wrong = _answer({**json_type, "x-id": "7"}, b"[1]", [1])
+    assert [v.part for v in check({}, None, operation, wrong)] == ["body"]

@@ -56,6 +56,24 @@ def test_a_multipart_body_is_compared_without_its_boundary() -> None:
     assert replay.answer("POST", "http://h/up", now, body("arazzo-" + "0" * 32)).number == 1
 
 
+def test_masked_pieces_match_in_order_and_never_overlap_and_a_blank_query_value_counts() -> None:
+    text = [("Content-Type", "text/plain")]
+    replay = _replay(
+        _entry(1, "POST", "http://h/t", b"ab***ba", text),
+        _entry(2, "POST", "http://h/u", b"x***ab***ab***y", text),
+        _entry(3, "GET", "http://h/q?a="),
+    )
+    with pytest.raises(ReplayMiss, match="entry 1"):
+        replay.answer("POST", "http://h/t", text, b"aba")  # `ab` and `ba` would share the `b`
+    assert replay.answer("POST", "http://h/t", text, b"ab-ba").number == 1
+    with pytest.raises(ReplayMiss, match="entry 2"):
+        replay.answer("POST", "http://h/u", text, b"xaby")  # one `ab` where the recording has two
+    assert replay.answer("POST", "http://h/u", text, b"x-ab-ab-y").number == 2
+    with pytest.raises(ReplayMiss, match=r"query: the names differ: only in the recording \['a'\]"):
+        replay.answer("GET", "http://h/q", [], b"")
+    assert replay.answer("GET", "http://h/q?a=", [], b"").number == 3
+
+
 def test_entries_answer_in_order_then_the_last_again() -> None:
     replay = _replay(
         _entry(1, "GET", "http://h/s"), _entry(2, "GET", "http://h/other"), _entry(3, "GET", "http://h/s")

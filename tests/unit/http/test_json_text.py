@@ -92,6 +92,7 @@ def test_each_lone_surrogate_reads_as_u_fffd_and_a_pair_as_its_character(kind) -
     json.dumps(value, ensure_ascii=False).encode("utf-8")  # every string encodes
     assert loads('"\\ud800"') == "\ufffd"  # a lone string, not in a container
     assert loads('["\ud800"]') == ["\ufffd"]  # a str that holds the surrogate itself
+    assert loads(b'["\\udc00", "\\uDFFF"]') == ["\ufffd", "\ufffd"]  # low ones alone, in bytes
 
 
 def test_parse_constant_is_passed_on() -> None:

@@ -28,6 +28,11 @@ def test_requests_to_a_limited_host_are_spaced_and_others_go_at_once():
     assert limits.delay("https://api.example:8443/c") == 0.25
 
 
+def test_a_url_with_userinfo_is_limited_by_its_host_and_port():
+    limits = RateLimits({"api.example:8443": 2.0}, Clock())
+    assert [limits.delay("https://user:pw@api.example:8443/a") for _ in range(2)] == [0.0, 0.5]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("api.example=5/s", ("api.example", 5.0)), ("Host:81=30/min", ("host:81", 0.5)),

@@ -434,10 +434,12 @@ def test_an_answer_on_its_way_to_stdout_is_neither_cancelled_nor_answered_again_
     async def main():
         stdout_free = asyncio.Event()
         written: list[dict] = []
+        whole: list[int] = []  # the answers stdout took to their end (a cancelled write is cut)
 
         async def write(line: bytes) -> None:
             written.append(json.loads(line))
             await stdout_free.wait()  # the client is not reading: the answer waits in the pipe
+            whole.append(json.loads(line)["id"])
 
         tools = Calls()
         calls = FastCalls(tools, write)
@@ -454,11 +456,12 @@ def test_an_answer_on_its_way_to_stdout_is_neither_cancelled_nor_answered_again_
         await asyncio.sleep(0.01)
         return (
             [(a["id"], a.get("result", a.get("error"))["isError"]) for a in written],
+            whole,
             calls.tasks,
             calls.ids,
         )
 
-    assert run(main()) == ([(1, False)], {}, {})  # its answer alone, once
+    assert run(main()) == ([(1, False)], [1], {}, {})  # its answer alone, once, whole
 
 
 def test_an_initialize_carrying_the_envelope_opens_the_handshakes_era_as_at_the_sdk():
@@ -478,3 +481,17 @@ def test_a_result_holding_a_lone_surrogate_carries_u_fffd_in_its_place():
         "k\ufffd": ["v\ufffd", 1, {"x": "\ufffd"}],
         "ok": None,
     }
+
+
+def test_a_call_cancelled_just_before_the_end_of_stdin_is_not_answered():
+    """Its task not ended yet when stdin ends: stopped, and never answered (the client cancelled it)."""
+
+    async def main():
+        calls, tools, written = fresh()
+        assert calls.take(call(1, ENVELOPE))
+        await asyncio.sleep(0)
+        calls.take({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        await calls.close()
+        return written, tools.ended
+
+    assert run(main()) == ([], ["cancelled"])
