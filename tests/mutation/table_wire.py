@@ -178,9 +178,9 @@ JSON_TEXT = Package(
         ),
         (
             A + "bounds/json_text.py",
-            "return passes + max(0, openers - closers) > limit",
-            "return passes + max(0, openers - closers) >= limit",
-            "a text exactly `limit` deep refused (the last check)",
+            "shape, before, passes = leaves_gone, len(shape), passes + 1",
+            "shape, before, passes = leaves_gone, len(shape), passes + 2",
+            "each leaf pass counted as two levels: a text half the bound deep refused",
         ),
     ),
 )
