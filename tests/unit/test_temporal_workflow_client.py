@@ -10,7 +10,9 @@ import ssl
 import httpx
 import pytest
 
-pytest.importorskip("temporalio")
+from tests.untested import not_installed
+
+pytest.importorskip("temporalio", reason=not_installed("temporalio", "runs on Temporal workers"))
 
 from arazzo_runner.temporal.workflow import _workflow_client
 
