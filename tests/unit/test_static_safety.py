@@ -20,6 +20,9 @@ BANNED_OS |= {"execvp", "execve", "posix_spawn", "posix_spawnp", "startfile"}
 # The one module that starts a process: the evaluation worker, the current interpreter in isolated mode
 # (`subprocess.Popen([sys.executable, "-I", ...])`, checked below), which receives only JSON data.
 STARTS_THE_WORKER = {"bounds/isolated.py"}
+# The one module that reads `marshal`: the parsed-source store (docs/security.md), which loads only a payload
+# whose HMAC, under a key only this user can read, says this user's engine wrote it (checked below).
+READS_ITS_OWN_MARSHAL = {"sources/stored.py"}
 SAFE_LOADERS = {"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"}
 UNSAFE_YAML = {"unsafe_load", "unsafe_load_all", "full_load", "full_load_all", "Loader", "FullLoader"}
 UNSAFE_YAML |= {"UnsafeLoader", "CLoader", "CFullLoader", "CUnsafeLoader"}
@@ -31,6 +34,7 @@ class Checker(ast.NodeVisitor):
 
     tree: ast.Module
     starts_the_worker: bool = False  # may run `subprocess.Popen([sys.executable, "-I", ...])`, nothing else
+    reads_own_marshal: bool = False  # may `import marshal` (whole: no `from marshal import`)
     problems: list[str] = field(default_factory=list)
     assigned: dict[str, list[ast.expr]] = field(default_factory=dict)
     classes: dict[str, list[ast.expr]] = field(default_factory=dict)
@@ -75,6 +79,8 @@ class Checker(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
+            if self.reads_own_marshal and alias.name == "marshal" and alias.asname is None:
+                continue
             if self.banned(alias.name):
                 self.flag(node, f"import {alias.name}")
 
@@ -154,8 +160,8 @@ class Checker(ast.NodeVisitor):
         return False
 
 
-def problems_in(source: str, starts_the_worker: bool = False) -> list[str]:
-    return Checker(ast.parse(source), starts_the_worker).run()
+def problems_in(source: str, starts_the_worker: bool = False, reads_own_marshal: bool = False) -> list[str]:
+    return Checker(ast.parse(source), starts_the_worker, reads_own_marshal=reads_own_marshal).run()
 
 
 def modules() -> list[Path]:
@@ -168,8 +174,36 @@ def test_the_package_has_modules_to_check() -> None:
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_dynamic_code_or_unsafe_deserialisation(path: Path) -> None:
-    worker = path.relative_to(PACKAGE).as_posix() in STARTS_THE_WORKER
-    assert problems_in(path.read_text(encoding="utf-8"), worker) == []
+    name = path.relative_to(PACKAGE).as_posix()
+    text = path.read_text(encoding="utf-8")
+    assert problems_in(text, name in STARTS_THE_WORKER, name in READS_ITS_OWN_MARSHAL) == []
+
+
+def test_the_store_loads_marshal_only_from_a_payload_its_mac_verified() -> None:
+    """`marshal.loads` in one function, after that function's `_verified` (an HMAC compared in constant
+    time), and nowhere else; and the other modules may not import marshal at all."""
+    for name in READS_ITS_OWN_MARSHAL:
+        tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
+        loads, verified = [], {}
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    called = node.func.attr
+                    if called == "loads" and getattr(node.func.value, "id", "") == "marshal":
+                        loads.append((function.name, node.lineno))
+                    elif called == "_verified":
+                        verified[function.name] = min(verified.get(function.name, node.lineno), node.lineno)
+                    elif called == "compare_digest" and function.name == "_verified":
+                        verified["_mac"] = node.lineno
+        assert loads and "_mac" in verified, name
+        for function_name, line in loads:
+            assert verified.get(function_name, line) < line, (name, function_name)
+    assert problems_in("import marshal\nmarshal.loads(b'')") and not problems_in(
+        "import marshal", False, True
+    )
+    assert problems_in("from marshal import loads", False, True)
 
 
 def test_the_module_that_starts_the_worker_does() -> None:
