@@ -30,6 +30,7 @@ from __future__ import annotations
 # local description of some size (or only remote ones) never needs them.
 import contextlib
 import os
+import re
 import stat
 import sys
 from collections.abc import Mapping
@@ -45,6 +46,8 @@ _MAGIC = b"arazzo-parsed\n"
 _MAC_SIZE = 32
 _KEY_SIZE = 32
 _DATA, _POSITIONS = "data", "positions"
+# the names the store writes (entries, and their temporary files): the only ones eviction removes
+_OWN = re.compile(r"[0-9a-f]{40}\.(?:data|positions)(?:\.\d+\.[0-9a-f]{8}\.tmp)?\Z")
 
 
 def cache_base(environ: Mapping[str, str] | None = None) -> str | None:
@@ -181,35 +184,57 @@ class ParsedStore:
         return self._usable
 
     def _prepare(self) -> bool:
+        """A folder made here is 0700 (mkdir's mode, which a umask only narrows). One that was there and is
+        not private is narrowed back only when it is the store's own (this user's, holding its private
+        key); any other is left as it is and not used: `ARAZZO_CACHE_DIR` may name a folder holding the
+        user's own `sources/` (and eviction deletes only the store's own names)."""
         if not self.folder.is_dir():
             self.folder.parent.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(FileExistsError):
                 self.folder.mkdir(mode=0o700)
         if not _private(os.stat(self.folder), folder=True):
             with contextlib.suppress(OSError):
-                if _owned(os.stat(self.folder)):
-                    os.chmod(self.folder, 0o700)  # ours, made with a wide umask: narrowed
+                if _owned(os.stat(self.folder)) and _private(os.lstat(self.folder / "key"), folder=False):
+                    os.chmod(self.folder, 0o700)  # the store's own, widened since: narrowed back
             if not _private(os.stat(self.folder), folder=True):
                 return False
         self._key = self._read_key()
         return self._key is not None
 
     def _read_key(self) -> bytes | None:
+        """The folder's key, made if there is none. It appears whole (written aside, then linked into
+        place), so a reader never sees half of it; one of the wrong size (a full disk or a kill before
+        that was so) is made again rather than turning the store off for good."""
         path = self.folder / "key"
-        with contextlib.suppress(FileExistsError):
-            _write_private(path, os.urandom(_KEY_SIZE), exclusive=True)  # what `secrets` uses
-        with open(path, "rb") as stream:
-            if not _private(os.fstat(stream.fileno()), folder=False):
-                return None
-            key = stream.read(_KEY_SIZE + 1)
-        return key if len(key) == _KEY_SIZE else None
+        for _ in range(2):
+            if not path.exists():
+                self._make_key(path)
+            with open(path, "rb") as stream:
+                if not _private(os.fstat(stream.fileno()), folder=False):
+                    return None
+                key = stream.read(_KEY_SIZE + 1)
+            if len(key) == _KEY_SIZE:
+                return key
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return None
+
+    def _make_key(self, path: Path) -> None:
+        aside = path.with_name(f"key.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            _write_private(aside, os.urandom(_KEY_SIZE), exclusive=True)  # what `secrets` uses
+            with contextlib.suppress(FileExistsError):  # another process's key came first: that one
+                os.link(aside, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(aside)
 
     def _evict(self) -> None:
         """Least recently used entries out until the store holds at most MAX_ENTRIES and MAX_BYTES;
         temporary files a killed process left are removed too."""
         try:
             with os.scandir(self.folder) as scan:
-                files = [(e.stat().st_mtime_ns, e.stat().st_size, e.path) for e in scan if e.name != "key"]
+                files = [(e.stat().st_mtime_ns, e.stat().st_size, e.path) for e in scan if _OWN.match(e.name)]
         except OSError:
             return
         files.sort(reverse=True)  # newest first

@@ -230,3 +230,36 @@ def test_no_cache_in_process_leaves_the_environment_as_it_was(tmp_path, monkeypa
     assert main(["validate", str(flow)]) == 0
     assert (tmp_path / "cache" / "sources").is_dir()
     assert "0 errors" in capsys.readouterr().out
+
+
+def test_a_folder_the_store_did_not_make_is_left_as_it_is(tmp_path):
+    """ARAZZO_CACHE_DIR naming a project whose `sources/` holds the user's files: the store changed the
+    folder to 0700 and its eviction deleted the oldest of them past 256 files (found by review). Now such
+    a folder is not used unless private, and only the store's own names are ever evicted."""
+    flow = _project(tmp_path, ["getThing3"])
+    project = tmp_path / "project"
+    folder = project / "sources"
+    folder.mkdir(parents=True)
+    folder.chmod(0o755)
+    mine = [folder / f"api-{index}.yaml" for index in range(300)]
+    for path in mine:
+        path.write_text("openapi: 3.1.0\n")
+    assert [_arazzo(["validate", str(flow)], project)[3] for _ in range(2)] == [1, 1]  # not used
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755 and all(p.exists() for p in mine)
+    folder.chmod(0o700)  # private: used, and the user's files outlive eviction
+    assert [_arazzo(["validate", str(flow)], project)[3] for _ in range(2)] == [1, 0]
+    assert all(p.exists() for p in mine)
+
+
+def test_a_key_left_empty_is_made_again(tmp_path):
+    """A full disk or a kill between creating the key and writing it left an empty key, and every later
+    process found it the wrong size: the store was off for good, silently (found by review)."""
+    flow = _project(tmp_path, ["getThing3"])
+    cache = tmp_path / "cache"
+    folder = cache / "sources"
+    folder.mkdir(parents=True, mode=0o700)
+    (folder / "key").write_bytes(b"")
+    (folder / "key").chmod(0o600)
+    assert [_arazzo(["validate", str(flow)], cache)[3] for _ in range(2)] == [1, 0]
+    assert len((folder / "key").read_bytes()) == 32
+    assert not [p for p in folder.iterdir() if p.name.startswith("key.")]  # nothing left aside
