@@ -21,6 +21,7 @@ as with a client per run; there is no pool timeout since no request waits for a 
 from __future__ import annotations
 
 import ssl
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
@@ -45,6 +46,7 @@ class LeanPool:
         self._idle: OrderedDict[Any, list[httpcore.AsyncHTTPConnection]] = OrderedDict()
         self._idle_count = 0
         self._closed = False
+        self._next_sweep = time.monotonic() + KEEPALIVE_EXPIRY
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
         scheme = request.url.scheme
@@ -74,16 +76,20 @@ class LeanPool:
 
     async def _take(self, origin: Any) -> httpcore.AsyncHTTPConnection | None:
         idle = self._idle.get(origin)
-        while idle:
+        found = None
+        while idle and found is None:
             connection = idle.pop()
             self._idle_count -= 1
             if connection.is_idle() and not connection.has_expired():
-                return connection
-            await connection.aclose()  # expired, or the server closed it
-        return None
+                found = connection
+            else:
+                await connection.aclose()  # expired, or the server closed it
+        if idle is not None and not idle and self._idle.get(origin) is idle:
+            del self._idle[origin]  # no empty stacks: eviction takes the first origin's oldest
+        return found
 
     async def _give_back(self, connection: httpcore.AsyncHTTPConnection) -> None:
-        if self._closed or not connection.is_idle():
+        if self._closed or not connection.is_idle() or _unread(connection):
             await connection.aclose()
             return
         key = _key(connection._origin)
@@ -93,12 +99,45 @@ class LeanPool:
         self._idle.move_to_end(key)
         idle.append(connection)
         self._idle_count += 1
-        while self._idle_count > self._max_idle:  # the least recently used origin's oldest
+        # Closed after the pool's state is settled (an `await` lets other requests in between).
+        closing = self._evicted() + self._expired()
+        for stale in closing:
+            await stale.aclose()
+
+    def _evicted(self) -> list[httpcore.AsyncHTTPConnection]:
+        """Past `max_idle`: the least recently used origin's oldest connections, taken out."""
+        out = []
+        while self._idle_count > self._max_idle:
             oldest_origin, oldest = next(iter(self._idle.items()))
+            out.append(oldest.pop(0))
             self._idle_count -= 1
-            await oldest.pop(0).aclose()
             if not oldest:
                 del self._idle[oldest_origin]
+        return out
+
+    def _expired(self) -> list[httpcore.AsyncHTTPConnection]:
+        """Every expiry period, the idle connections of every origin that expired or that the server
+        closed, taken out: an origin no longer asked would keep them open (CLOSE_WAIT) as long as the
+        process, an MCP server or a worker, lives."""
+        now = time.monotonic()
+        if now < self._next_sweep:
+            return []
+        self._next_sweep = now + KEEPALIVE_EXPIRY
+        out = []
+        for origin in list(self._idle):
+            idle = self._idle[origin]
+            kept: list[httpcore.AsyncHTTPConnection] = []
+            gone: list[httpcore.AsyncHTTPConnection] = []
+            for connection in idle:
+                (kept if connection.is_idle() and not connection.has_expired() else gone).append(connection)
+            if gone:
+                out.extend(gone)
+                self._idle_count -= len(gone)
+                if kept:
+                    self._idle[origin] = kept
+                else:
+                    del self._idle[origin]
+        return out
 
     @property
     def connections(self) -> list[httpcore.AsyncHTTPConnection]:
@@ -117,6 +156,18 @@ class LeanPool:
 
     async def __aexit__(self, *exc_info: Any) -> None:
         await self.aclose()
+
+
+def _unread(connection: httpcore.AsyncHTTPConnection) -> bool:
+    """Whether the server sent more than the response (a body with a HEAD answer, a 204 or 304, or a
+    Content-Length short of the body): h11 holds those bytes, and would read them as the start of the
+    next response on this connection, which would be another run's (a row's leftover, its answer)."""
+    http11 = getattr(connection, "_connection", None)
+    state = getattr(http11, "_h11_state", None)
+    if state is None:
+        return False
+    data, closed = state.trailing_data
+    return bool(data) or closed
 
 
 def _key(origin: httpcore.Origin) -> tuple[bytes, bytes, int]:
