@@ -7,6 +7,11 @@ nodes, half of them the same shared subtrees (customer, charge, ...), walked onc
 plain JSON pointer into the description is checked by walking the description's data; the registry
 (`referencing`, which crawls the whole description when built: ~0.2 s for a 4 MB one) is built only
 for the others.
+
+Most descriptions hold only plain `#/...` pointers that lead somewhere (Stripe's 4 MB one does): then no
+reference can be refused, and `all_plain` proves it on the operation as written, each shared schema
+walked once per validation, without resolving the operation's schemas into trees (resolving and walking
+Stripe's five most used operations cost ~0.09 s of a second `arazzo validate`'s ~0.3 s).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 Found = tuple[str, str, "str | None"]  # (reference, keyword, the `$id` it sits under or None)
 _LITERAL = ("enum", "const", "default", "example", "examples")
+_NOWHERE = object()
 
 
 def unresolvable_refs(description: Any, holders: list[Any], memo: dict[Any, Any] | None = None) -> list[str]:
@@ -39,26 +45,82 @@ def unresolvable_refs(description: Any, holders: list[Any], memo: dict[Any, Any]
     return out
 
 
+def all_plain(data: Any, roots: list[Any], proven: set[int]) -> bool:
+    """Whether every reference reachable from `roots` (values of the description's own `data`, as
+    written), following the `$ref`s, is a plain `#/...` pointer that leads to a node of `data`, with no
+    `$id` or `$dynamicRef` anywhere: then `unresolvable_refs` of the resolved schemas is empty, since the
+    resolved trees are made of these same nodes and what resolution leaves in them (recursion) are such
+    pointers. It walks the keys `left_refs` walks, and follows every reference, so it errs only towards
+    False (the full check then runs). `proven`: ids of nodes whose whole reach was found plain before in
+    this validation (the nodes of `data` live as long as it), added to only when the answer is True."""
+    seen: set[int] = set()
+    stack: list[Any] = [root for root in roots if isinstance(root, (dict, list))]
+    containers = (dict, list)
+    while stack:
+        node = stack.pop()
+        key = id(node)
+        if key in seen or key in proven:
+            continue
+        seen.add(key)
+        if type(node) is list:
+            stack += [item for item in node if isinstance(item, containers)]
+            continue
+        if "$ref" in node:
+            ref = node["$ref"]
+            target = _target(data, ref) if isinstance(ref, str) else _NOWHERE
+            if target is _NOWHERE:
+                return False
+            if isinstance(target, containers):
+                stack.append(target)
+        if (
+            "$id" in node
+            or "$dynamicRef" in node
+            or ("discriminator" in node and not _plain_mapping(data, node))
+        ):
+            return False
+        for name, value in node.items():
+            if isinstance(value, containers) and name not in _LITERAL and not str(name).startswith("x-"):
+                stack.append(value)
+    proven.update(seen)
+    return True
+
+
+def _plain_mapping(data: Any, node: dict) -> bool:
+    discriminator = node["discriminator"]
+    mapping = discriminator.get("mapping") if isinstance(discriminator, dict) else None
+    if not isinstance(mapping, dict):
+        return True
+    return all(
+        _found_in(data, value)
+        for value in mapping.values()
+        if isinstance(value, str) and ("#" in value or "/" in value)
+    )
+
+
 def _found_in(data: Any, ref: str) -> bool:
-    """Whether `ref` is a plain `#/...` JSON pointer that leads to a node of the description's own
-    `data`: the registry's lookup would walk the same mappings and lists to the same node (`referencing`
+    return _target(data, ref) is not _NOWHERE
+
+
+def _target(data: Any, ref: str) -> Any:
+    """The node of the description's own `data` that `ref`, a plain `#/...` JSON pointer, leads to, or
+    `_NOWHERE`: the registry's lookup would walk the same mappings and lists to the same node (`referencing`
     resolves such a pointer against the description's resource, whatever `$id` surrounds it). Anything
     else (an anchor, another document, a percent-encoded pointer, a pointer that leads nowhere) is the
     registry's to answer."""
     if not ref.startswith("#/") or "%" in ref:
-        return False
+        return _NOWHERE
     node = data
     for token in ref[2:].split("/"):
         if isinstance(node, dict):
             token = token.replace("~1", "/").replace("~0", "~")
             if token not in node:
-                return False
+                return _NOWHERE
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and token.isascii() and int(token) < len(node):
             node = node[int(token)]
         else:
-            return False
-    return True
+            return _NOWHERE
+    return node
 
 
 def _refused(description: Any, ref: str, keyword: str, scope: str | None, why: str | None) -> str:

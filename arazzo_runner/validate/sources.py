@@ -15,7 +15,7 @@ from ..loader.pointer import parse_pointer
 from ..model import Action, Pointer, Step, Workflow, dialect
 from ..workspace import operation_path_parts
 from .checker import Checker, did_you_mean
-from .left_refs import unresolvable_refs
+from .left_refs import all_plain, unresolvable_refs
 from .openapi_schemas import (
     local_deref,
     media_type_for,
@@ -62,6 +62,7 @@ class _SourceChecks:
         self.loaded: dict[str, Any] = {}
         self.refused: dict[tuple[int, str], list[str]] = {}  # per operation: schema-reference messages
         self.refs_below: dict[Any, Any] = {}  # the references in each resolved subtree (`left_refs`)
+        self.plain_nodes: dict[int, set[int]] = {}  # per description: nodes found to reach plain refs only
 
     def run(self) -> None:
         document = self.ck.document
@@ -335,6 +336,8 @@ class _SourceChecks:
     def schema_references(self, step: Step, operation: Any, description: Any, label: str) -> None:
         """Schema references of the operation that validators would refuse (never fetching them)."""
         key = (id(description), operation.pointer)
+        if key not in self.refused and self._plain(operation, description):
+            self.refused[key] = []
         if key not in self.refused:
             params = [p.schema if p.schema is not None else p.content for p in operation.parameters]
             holders = [operation.request_body, operation.responses, *params]
@@ -345,6 +348,20 @@ class _SourceChecks:
         for message in self.refused[key]:
             text = f"operation '{label}': {message}; --validate-requests and the contract checks fail on it"
             self.ck.report("schema-reference", where, text)
+
+    def _plain(self, operation: Any, description: Any) -> bool:
+        """Whether the operation as written reaches only plain pointers into its description (`all_plain`),
+        so no reference can be refused and its schemas need not be resolved for this check."""
+        data = description.data
+        raw, item = operation.raw, operation._path_item
+        responses = raw.get("responses")
+        if operation.document is not data or item.doc.data is not data or not isinstance(item.value, dict):
+            return False  # an operation in another file: the full check
+        if responses is not None and not isinstance(responses, dict):
+            return False  # malformed: the full check says what is wrong
+        roots = [responses, raw.get("requestBody"), raw.get("parameters"), item.value.get("parameters")]
+        proven = self.plain_nodes.setdefault(id(description), set())
+        return all_plain(data, roots, proven)
 
     # -- outputs ------------------------------------------------------------------------------------------
 
