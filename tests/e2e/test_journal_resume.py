@@ -15,47 +15,16 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-import yaml
-
+from tests.e2e.counter_flows import step as _step
+from tests.e2e.counter_flows import write_flow
 from tests.e2e.helpers import ROOT, subprocess_cli
 from tests.servers.scripted import ScriptedServer
 
 HANG_GUARD = 300  # seconds: only so that a broken test ends; nothing here measures time
 
-API = {
-    "openapi": "3.1.0",
-    "info": {"title": "counter", "version": "1"},
-    "servers": [{"url": "http://127.0.0.1:9/unused"}],
-    "paths": {
-        f"/{name}/{{id}}": {
-            "post": {
-                "operationId": name,
-                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-                "responses": {"200": {"description": "ok"}},
-            }
-        }
-        for name in ("one", "two", "three")
-    },
-}
-
-
-def _step(step_id: str, operation: str, **fields: Any) -> dict[str, Any]:
-    params = [{"name": "id", "in": "path", "value": "$inputs.id"}]
-    return {"stepId": step_id, "operationId": operation, "parameters": params, **fields}
-
 
 def _write(tmp_path: Path, steps: list[dict[str, Any]], outputs: dict[str, str]) -> Path:
-    (tmp_path / "api.yaml").write_text(yaml.safe_dump(API))
-    schema = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
-    doc = {
-        "arazzo": "1.0.1",
-        "info": {"title": "journal", "version": "1"},
-        "sourceDescriptions": [{"name": "api", "url": "api.yaml", "type": "openapi"}],
-        "workflows": [{"workflowId": "flow", "inputs": schema, "steps": steps, "outputs": outputs}],
-    }
-    path = tmp_path / "flow.arazzo.yaml"
-    path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return path
+    return write_flow(tmp_path, steps, outputs, "journal")
 
 
 def _three_steps(tmp_path: Path) -> Path:

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.e2e.counter_flows import API, write_flow
+from tests.e2e.counter_flows import step as _step
 from tests.e2e.helpers import ROOT, subprocess_cli
 from tests.e2e.temporalkit import HANG_GUARD, Worker, dev_server, history_events, workers, workflow_ids
 from tests.servers.scripted import ScriptedServer
@@ -26,40 +28,8 @@ def temporal_server(tmp_path_factory):
     yield from dev_server(tmp_path_factory)
 
 
-API = {
-    "openapi": "3.1.0",
-    "info": {"title": "counter", "version": "1"},
-    "servers": [{"url": "http://127.0.0.1:9/unused"}],
-    "paths": {
-        f"/{name}/{{id}}": {
-            "post": {
-                "operationId": name,
-                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-                "responses": {"200": {"description": "ok"}},
-            }
-        }
-        for name in ("one", "two", "three")
-    },
-}
-
-
-def _step(step_id: str, operation: str, **fields: Any) -> dict[str, Any]:
-    params = [{"name": "id", "in": "path", "value": "$inputs.id"}]
-    return {"stepId": step_id, "operationId": operation, "parameters": params, **fields}
-
-
 def _document(tmp_path: Path, steps: list[dict[str, Any]], outputs: dict[str, str]) -> Path:
-    (tmp_path / "api.yaml").write_text(yaml.safe_dump(API))
-    schema = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
-    doc = {
-        "arazzo": "1.0.1",
-        "info": {"title": "temporal", "version": "1"},
-        "sourceDescriptions": [{"name": "api", "url": "api.yaml", "type": "openapi"}],
-        "workflows": [{"workflowId": "flow", "inputs": schema, "steps": steps, "outputs": outputs}],
-    }
-    path = tmp_path / "flow.arazzo.yaml"
-    path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return path
+    return write_flow(tmp_path, steps, outputs, "temporal")
 
 
 def _three_steps(tmp_path: Path) -> Path:
