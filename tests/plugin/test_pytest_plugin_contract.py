@@ -6,9 +6,8 @@ key sets the mode, the option wins over it."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from tests.servers.drifting import description
+from tests.plugin.drift_project import drift_project
 
 pytest_plugins = ["pytester"]
 
@@ -22,33 +21,12 @@ workflows:
       - {stepId: nested, operationId: nested}
 """
 
-CONFTEST = """\
-import pytest
-
-from tests.servers.drifting import drift
-from tests.servers.scripted import ScriptedServer
-
-
-@pytest.fixture(scope="session")
-def drifting_url():
-    with ScriptedServer() as server:
-        yield drift(server).url
-
-
-@pytest.fixture
-def arazzo_servers(drifting_url):
-    return {"api": drifting_url}
-"""
-
 VIOLATION = 'response 200 application/json: body /order/lines/1/qty: wanted type integer, got string "two"'
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    (pytester.path / "api.openapi.yaml").write_text(yaml.safe_dump(description("3.0.3")))
-    (pytester.path / "drift.arazzo.yaml").write_text(ARAZZO)
-    pytester.makeconftest(CONFTEST)
-    return pytester
+    return drift_project(pytester, ARAZZO)
 
 
 def test_warn_is_the_default_a_warning_per_violation(project: pytest.Pytester) -> None:

@@ -6,9 +6,8 @@ failing (exit 1) below the minimum, the figure said with what was missed."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from tests.servers.drifting import description
+from tests.plugin.drift_project import drift_project
 
 pytest_plugins = ["pytester"]
 
@@ -25,33 +24,12 @@ workflows:
       - {stepId: nested, operationId: nested}
 """
 
-CONFTEST = """\
-import pytest
-
-from tests.servers.drifting import drift
-from tests.servers.scripted import ScriptedServer
-
-
-@pytest.fixture(scope="session")
-def drifting_url():
-    with ScriptedServer() as server:
-        yield drift(server).url
-
-
-@pytest.fixture
-def arazzo_servers(drifting_url):
-    return {"api": drifting_url}
-"""
-
 TOTALS = "*operations 2/9 (22.2%), statuses 2/9 (22.2%), parameters -, body properties -"
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    (pytester.path / "api.openapi.yaml").write_text(yaml.safe_dump(description("3.0.3")))  # paths sorted
-    (pytester.path / "drift.arazzo.yaml").write_text(ARAZZO)
-    pytester.makeconftest(CONFTEST)
-    return pytester
+    return drift_project(pytester, ARAZZO)
 
 
 def test_the_option_prints_the_table_of_the_session(project: pytest.Pytester) -> None:
