@@ -36,7 +36,7 @@ from typing import Any
 import httpcore
 import httptools
 
-from .wire_request import _write, request_head, send_body
+from .wire_request import request_head, send_body, write
 
 MAX_HEAD = 16 * 1024  # bytes of a response head (h11's max_incomplete_event_size, httpcore's limit)
 HIGH_WATER = 64 * 1024  # body bytes buffered before reading pauses
@@ -219,7 +219,7 @@ class Wire(asyncio.Protocol):
         self._head = request.method == b"HEAD"
         head, length, self._keep_alive = request_head(request)
         try:
-            _write(self, head)
+            write(self, head)
             await send_body(self, request.stream, length, timeouts.get("write"))
         except httpcore.WriteError:
             pass  # as httpcore: a server may close early and still have answered (a 413): read it

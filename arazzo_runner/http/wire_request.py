@@ -10,12 +10,9 @@ Transfer-Encoding other than chunked, a body longer or shorter than its Content-
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpcore
-
-if TYPE_CHECKING:
-    from .wire import Wire
 
 _NAME = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")  # h11's token
 _VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")  # h11's field_value
@@ -78,7 +75,7 @@ def _content_length(value: bytes, seen: int | None) -> int:
     return int(text)
 
 
-async def send_body(wire: Wire, stream: Any, length: int | None, write_timeout: float | None) -> None:
+async def send_body(wire: Any, stream: Any, length: int | None, write_timeout: float | None) -> None:
     """Write the body from `stream` (httpcore's: an async iterable of bytes), waiting for the kernel to
     take it when the transport's buffer is full (`pause_writing`): `WriteTimeout` past `write_timeout`,
     `WriteError` when the connection is lost."""
@@ -88,30 +85,32 @@ async def send_body(wire: Wire, stream: Any, length: int | None, write_timeout: 
             continue
         sent += len(part)
         if length == -1:
-            _write(wire, b"%x\r\n%s\r\n" % (len(part), part))
+            write(wire, b"%x\r\n%s\r\n" % (len(part), part))
         elif length is not None and sent > length:
             raise httpcore.LocalProtocolError("Too much data for declared Content-Length")
         else:
-            _write(wire, part)
+            write(wire, part)
         if wire.write_paused:
             await _drain(wire, write_timeout)
     if length == -1:
-        _write(wire, b"0\r\n\r\n")
+        write(wire, b"0\r\n\r\n")
     elif length is not None and sent < length:
         raise httpcore.LocalProtocolError("Too little data for declared Content-Length")
     if wire.write_paused:
         await _drain(wire, write_timeout)
 
 
-def _write(wire: Wire, data: bytes) -> None:
+def write(wire: Any, data: bytes) -> None:
+    """`data` on `wire` (a `wire.Wire`), or `WriteError` when it is closed (asyncio's transport would
+    drop the bytes without a word)."""
     if wire.lost:
         cause = wire.closed_by or ConnectionResetError("the connection was closed")
         raise httpcore.WriteError(cause) from cause
     wire.transport.write(data)
 
 
-async def _drain(wire: Wire, write_timeout: float | None) -> None:
+async def _drain(wire: Any, write_timeout: float | None) -> None:
     while wire.write_paused:
         if wire.lost:
-            _write(wire, b"")  # raises
+            write(wire, b"")  # raises
         await wire.wait(write_timeout, httpcore.WriteTimeout)
