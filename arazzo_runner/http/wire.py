@@ -160,15 +160,17 @@ class Wire(asyncio.Protocol):
     # llhttp's callbacks
 
     def on_message_begin(self) -> None:
-        if self._complete:
+        if self._complete or self._head_done:  # another message after this response
             self._extra = True
+            raise _PastTheResponse  # stops llhttp: the response read so far stays as it was
         self._reason, self._headers = b"", []
 
     def on_status(self, status: bytes) -> None:
         self._reason += status
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name, value.strip(_BLANKS)))
+        if not self._head_done:  # a chunked body's trailer fields are dropped, as httpcore drops them
+            self._headers.append((name, value.strip(_BLANKS)))
 
     def on_headers_complete(self) -> None:
         status = self._parser.get_status_code()
@@ -250,7 +252,7 @@ class Wire(asyncio.Protocol):
                 return b""
             self._raise_if_failed()
             if self.lost:
-                if self._until_eof and self._eof:
+                if self._until_eof and (self._eof or self.closed_by is None):  # a close ends it
                     self._complete = True
                     return b""
                 self._raise_lost()
@@ -319,6 +321,10 @@ class Wire(asyncio.Protocol):
     def has_expired(self) -> bool:
         """Whether it can no longer be handed out (for the pool's sweep and tests)."""
         return self.lost or time.monotonic() > self.expires
+
+
+class _PastTheResponse(Exception):
+    """Raised in llhttp's callback when bytes follow the response: parsing stops there."""
 
 
 def _expire(waiter: asyncio.Future[bool]) -> None:

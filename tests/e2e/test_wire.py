@@ -454,3 +454,42 @@ def test_a_cancelled_request_closes_its_connection_and_leaves_no_task():
     data, idle, tasks = _run(main)
     assert (data, idle) == (b"", 0)
     assert not any("Wire" in name or "LeanPool" in name for name in tasks)
+
+
+def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came():
+    """The bytes past the first response start a second one (forged headers, another length): the first
+    keeps its own status, headers and body; the connection is not reused."""
+    forged = b"HTTP/1.1 500 Forged\r\nX-Forged: yes\r\nContent-Length: 6\r\n\r\nforged"
+    first = b"HTTP/1.1 200 OK\r\nX-Row: 1\r\nContent-Length: 2\r\n\r\nok"
+
+    async def main() -> tuple[int, str, str | None, str, int]:
+        server, url, count = await _serve(_answering(first + forged, first))
+        client, _ = _client()
+        async with client:
+            answer = await client.get(f"{url}/a")
+            await client.get(f"{url}/b")
+        server.close()
+        return (
+            answer.status_code,
+            answer.headers["x-row"],
+            answer.headers.get("x-forged"),
+            answer.text,
+            count[0],
+        )
+
+    assert _run(main) == (200, "1", None, "ok", 2)
+
+
+def test_a_response_that_says_connection_close_is_not_reused():
+    closing = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(closing))
+        client, pool = _client()
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+            assert pool.connections == []
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["ok", "ok"], 2)
