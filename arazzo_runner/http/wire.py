@@ -30,6 +30,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import re
+import ssl
 import time
 from typing import Any
 
@@ -44,6 +46,7 @@ NO_ANSWER = "Server disconnected without sending a response."  # httpcore's word
 _CUT_SHORT = "peer closed connection without sending complete message body"  # h11's
 _SWITCHED = "the server switched protocols (101): not supported"
 _BLANKS = b" \t"
+_STATUS_LINE = re.compile(rb"HTTP/[0-9]\.[0-9] [0-9]{3}(?: [\t\x20-\x7e\x80-\xff]*)?")  # h11's
 
 
 class Wire(asyncio.Protocol):
@@ -100,6 +103,12 @@ class Wire(asyncio.Protocol):
         if tls is not None:
             _alpn(tls)
         wire = cls(key, loop)
+        load_trust = getattr(tls, "load_trust", None)  # sources/tls.DeferredTrustContext
+        if load_trust is not None:
+            try:  # here, not in asyncio's connection_made, where its failure would hang the connect
+                load_trust()
+            except ssl.SSLError as exc:
+                raise httpcore.ConnectError(exc) from exc
         making = loop.create_connection(
             lambda: wire, name, port, ssl=tls, server_hostname=name if tls is not None else None
         )
@@ -134,10 +143,18 @@ class Wire(asyncio.Protocol):
             self._fail(httpcore.RemoteProtocolError(_SWITCHED))
         except httptools.HttpParserError as exc:
             if not self._complete:
-                self._fail(httpcore.RemoteProtocolError(str(exc) or "malformed response"))
+                self._fail(httpcore.RemoteProtocolError(self._first_line_error(data) or str(exc)))
         if not self._head_done and self._head_bytes > MAX_HEAD and self._error is None:
             self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
         self._wake()
+
+    def _first_line_error(self, data: bytes) -> str | None:
+        """h11's words for a status line it would not read (what `describe_error` shows with the line):
+        llhttp's would be "Expected HTTP/, RTSP/ or ICE/" for an SSH banner. None past the first line."""
+        if self._received != len(data) or self._headers or self._reason:
+            return None
+        line = data.split(b"\n", 1)[0].removesuffix(b"\r")[:1024]
+        return None if _STATUS_LINE.fullmatch(line) else f"illegal status line: {line!r}"
 
     def eof_received(self) -> bool:
         self._eof = True

@@ -260,9 +260,17 @@ def test_a_body_cut_short_is_a_remote_protocol_error(answer: bytes, message: str
     assert _run(main) == message
 
 
-def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason():
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (b"SSH-2.0-OpenSSH_9.6\r\n", "illegal status line: b'SSH-2.0-OpenSSH_9.6'"),  # h11's words
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nBad Header\r\n\r\nok", "Invalid header token"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\nok", "Invalid character in Content-Length"),
+    ],
+)
+def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason(answer: bytes, message: str):
     async def main() -> str:
-        server, url, _ = await _serve(_answering(b"SSH-2.0-OpenSSH_9.6\r\n"))
+        server, url, _ = await _serve(_answering(answer))
         client, _ = _client()
         async with client:
             with pytest.raises(httpx.RemoteProtocolError) as failed:
@@ -270,7 +278,7 @@ def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason()
         server.close()
         return str(failed.value)
 
-    assert _run(main) == "Expected HTTP/, RTSP/ or ICE/"
+    assert _run(main) == message
 
 
 def test_a_response_head_past_the_limit_is_refused_not_buffered():
