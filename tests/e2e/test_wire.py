@@ -501,3 +501,36 @@ def test_a_response_that_says_connection_close_is_not_reused():
         return texts, count[0]
 
     assert _run(main) == (["ok", "ok"], 2)
+
+
+def test_a_runs_own_asyncio_client_sends_over_the_lean_pool_and_the_environments_proxy(monkeypatch):
+    """The run's client (`new_client`, asyncio): its own origins over the lean pool; an origin the
+    environment routes through a proxy goes there (httpx's proxy transport), NO_PROXY ones directly."""
+    from arazzo_runner.http.transport import new_client
+
+    async def main() -> tuple[list[bytes], list[str], bool]:
+        proxied: list[bytes] = []
+
+        async def proxy(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            proxied.append((await _request(reader)).split(b"\r\n", 1)[0])
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nvia proxy")
+            await writer.drain()
+
+        proxy_server, proxy_url, _ = await _serve(proxy)
+        server, url, _ = await _serve(_answering(OK))
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        client = new_client(5.0)
+        try:
+            lean = isinstance(client.httpx._transport._pool, LeanPool)
+            texts = []
+            for target in ("http://api.example.test/items", f"{url}/direct"):
+                async with client.stream("GET", target) as answer:
+                    texts.append((await answer.aread()).decode())
+        finally:
+            await client.aclose()
+        proxy_server.close()
+        server.close()
+        return proxied, texts, lean
+
+    assert _run(main) == ([b"GET http://api.example.test/items HTTP/1.1"], ["via proxy", "ok"], True)
