@@ -534,3 +534,26 @@ def test_a_runs_own_asyncio_client_sends_over_the_lean_pool_and_the_environments
         return proxied, texts, lean
 
     assert _run(main) == ([b"GET http://api.example.test/items HTTP/1.1"], ["via proxy", "ok"], True)
+
+
+def test_a_server_that_does_not_read_the_body_is_a_write_timeout():
+    size = 32 * 1024 * 1024  # past what the kernel's socket buffers take on loopback
+
+    async def main() -> tuple[type, int]:
+        done = asyncio.Event()
+
+        async def deaf(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.readuntil(b"\r\n\r\n")
+            await done.wait()  # reads no body
+
+        server, url, _ = await _serve(deaf)
+        client, pool = _client(timeout=0.3)
+        async with client:
+            with pytest.raises(httpx.TimeoutException) as failed:
+                await client.post(f"{url}/up", content=b"x" * size)
+            idle = len(pool.connections)
+        done.set()
+        server.close()
+        return type(failed.value), idle
+
+    assert _run(main) == (httpx.WriteTimeout, 0)
