@@ -31,6 +31,7 @@ import asyncio
 import collections
 import contextlib
 import re
+import socket
 import ssl
 import time
 from typing import Any
@@ -109,9 +110,7 @@ class Wire(asyncio.Protocol):
                 load_trust()
             except ssl.SSLError as exc:
                 raise httpcore.ConnectError(exc) from exc
-        making = loop.create_connection(
-            lambda: wire, name, port, ssl=tls, server_hostname=name if tls is not None else None
-        )
+        making = _open(loop, wire, name, port, tls)
         try:
             if timeout is None:
                 await making
@@ -338,6 +337,33 @@ class Wire(asyncio.Protocol):
     def has_expired(self) -> bool:
         """Whether it can no longer be handed out (for the pool's sweep and tests)."""
         return self.lost or time.monotonic() > self.expires
+
+
+async def _open(loop: asyncio.AbstractEventLoop, wire: Wire, name: str, port: int, tls: Any) -> None:
+    """Connect to each address of `name` in turn; when none answers, the first address's error (asyncio's
+    own loop would raise "Multiple exceptions: ..." for a name with an IPv6 and an IPv4 address, where
+    the engine says "connection refused" from the OS error it finds under httpcore's)."""
+    errors: list[OSError] = []
+    for family, kind, proto, _, address in await loop.getaddrinfo(name, port, type=socket.SOCK_STREAM):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, address)
+        except OSError as exc:
+            sock.close()
+            errors.append(exc)
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        try:
+            hostname = name if tls is not None else None
+            await loop.create_connection(lambda: wire, sock=sock, ssl=tls, server_hostname=hostname)
+        except BaseException:
+            sock.close()
+            raise
+        return
+    raise errors[0] if errors else OSError(f"no address for {name}")
 
 
 class _PastTheResponse(Exception):
