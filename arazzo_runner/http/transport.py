@@ -88,13 +88,14 @@ def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = N
         from .readable import readable_pools
 
         verify = options["verify"]
-        if isinstance(verify, ssl.SSLContext) and type(client._transport) is httpx.AsyncHTTPTransport:
-            from .lean_pool import lean_transport
+        own = isinstance(verify, ssl.SSLContext) and set(options) == {"verify"}  # no http2, no limits
+        if own and type(client._transport) is httpx.AsyncHTTPTransport:
+            from .lean_pool import LeanPool
 
             # The default transport over the rows' pool (http/lean_pool.py, http/wire.py): `--parallel`,
             # `x-forEach` loops and `arun` make many requests at once too. The environment's proxies
-            # keep their own transports (`client._mounts`, made above); the replaced one never connected.
-            client._transport = lean_transport(verify)
+            # keep their own transports (`client._mounts`); the pool replaced never connected.
+            client._transport._pool = LeanPool(verify)
         return RunClient(readable_pools(client))
     from .bounded import bound_client
 
