@@ -9,13 +9,21 @@ library with `import sniffio`. At 200 requests in flight that walk is most of a 
 `httpx.AsyncClient` script: ~6.7 ms a request here, bench/rows_network.py), and it closes idle
 connections past `max_keepalive_connections` (20 by default), so most rows would connect again anyway.
 
-Here a request takes the last idle connection of its origin that is still usable (not expired, its
-socket not readable: the server did not close it), else opens a new one; when its response is closed a
-connection that can carry another request goes back (at most `max_idle` kept, the oldest closed first),
-any other is closed. Connections are httpcore's own (`AsyncHTTPConnection`: connecting, TLS, HTTP/1.1),
-so requests and failures are those of any httpx client; only the choice of connection differs. The number
-of connections is bounded by the requests in flight (the caller's `--concurrency` or `max_in_flight`),
-as with a client per run; there is no pool timeout since no request waits for a connection.
+Here a request takes the last idle connection of its origin that is still usable (not expired, not
+closed by the server: a flag its protocol sets, no syscall), else opens a new one; when its response
+ends or is closed a connection that can carry another request goes back (at most `max_idle` kept, the
+oldest closed first), any other is closed. Connections are `wire.Wire` (asyncio and llhttp: httpcore's
+own, over h11 and anyio, were a third of a row's CPU), raising httpcore's exceptions, so requests and
+failures are those of any httpx client. The number of connections is bounded by the requests in flight
+(the caller's `--concurrency` or `max_in_flight`), as with a client per run; there is no pool timeout
+since no request waits for a connection.
+
+One retry: a request that fails on a reused connection which the server closed (or reset) before any
+byte of the response came (an idle connection it dropped while this one was being written; the close
+had not reached the event loop yet) is sent once more on a new connection, when its method is safe
+(GET, HEAD, OPTIONS, TRACE: RFC 9110 lets a client repeat them) and its body can be sent again (bytes).
+Any other request shows the failure as httpcore would: a POST is never sent twice, since the server may
+have read it before closing.
 """
 
 from __future__ import annotations
@@ -23,12 +31,11 @@ from __future__ import annotations
 import ssl
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpcore
 
-from .readable import _Backend
+from .wire import Wire
 
 MAX_IDLE = 512  # keep-alive connections kept open between requests, all origins together
 KEEPALIVE_EXPIRY = 5.0  # seconds an idle connection is kept (httpx's default)
@@ -39,117 +46,125 @@ class LeanPool:
     connections; put under an `httpx.AsyncHTTPTransport` by `lean_transport`."""
 
     def __init__(self, ssl_context: ssl.SSLContext | None, max_idle: int = MAX_IDLE) -> None:
+        if ssl_context is None:
+            from ..sources.tls import default_tls_context
+
+            ssl_context = default_tls_context()
         self._ssl_context = ssl_context
         self._max_idle = max_idle
-        self._backend = _Backend(httpcore.AnyIOBackend())
         # origin -> idle connections, the most recently used last; origins in the order last used
-        self._idle: OrderedDict[Any, list[httpcore.AsyncHTTPConnection]] = OrderedDict()
+        self._idle: OrderedDict[tuple[bytes, bytes, int], list[Wire]] = OrderedDict()
         self._idle_count = 0
         self._closed = False
         self._next_sweep = time.monotonic() + KEEPALIVE_EXPIRY
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
-        scheme = request.url.scheme
+        url = request.url
+        scheme = url.scheme
         if scheme not in (b"http", b"https"):
             raise httpcore.UnsupportedProtocol(
                 f"Request URL has an unsupported protocol '{scheme.decode()}://'."
             )
         if self._closed:
             raise RuntimeError("the connection pool is closed")
-        origin = request.url.origin
-        connection = await self._take(_key(origin))
-        if connection is None:
-            connection = httpcore.AsyncHTTPConnection(
-                origin,
-                ssl_context=self._ssl_context,
-                keepalive_expiry=KEEPALIVE_EXPIRY,
-                network_backend=self._backend,
-            )
+        key = (scheme, url.host, url.port or (443 if scheme == b"https" else 80))
+        timeouts = request.extensions.get("timeout") or {}
+        wire = self._take(key)
+        if wire is None:
+            wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
         try:
-            response = await connection.handle_async_request(request)
-        except BaseException:
-            await connection.aclose()  # httpcore closed it already when the exchange broke off
+            response = await wire.send(request, timeouts)
+        except Exception as exc:
+            wire.abort()
+            if not _retryable(wire, request, exc):
+                raise
+            wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
+            try:
+                response = await wire.send(request, timeouts)
+            except BaseException:
+                wire.abort()
+                raise
+        except BaseException:  # cancelled (the step's own time limit): nothing left open
+            wire.abort()
             raise
-        stream = _Returning(response.stream, connection, self)
-        return httpcore.Response(response.status, headers=response.headers, content=stream,
-                                 extensions=response.extensions)  # fmt: skip
+        response.stream = _Body(wire, self, timeouts.get("read"))
+        return response
 
-    async def _take(self, origin: Any) -> httpcore.AsyncHTTPConnection | None:
+    def _take(self, origin: tuple[bytes, bytes, int]) -> Wire | None:
         idle = self._idle.get(origin)
         found = None
-        while idle and found is None:
-            connection = idle.pop()
-            self._idle_count -= 1
-            if connection.is_idle() and not connection.has_expired():
-                found = connection
-            else:
-                await connection.aclose()  # expired, or the server closed it
-        if idle is not None and not idle and self._idle.get(origin) is idle:
-            del self._idle[origin]  # no empty stacks: eviction takes the first origin's oldest
+        if idle:
+            now = time.monotonic()
+            while idle and found is None:
+                wire = idle.pop()
+                self._idle_count -= 1
+                if not wire.lost and now <= wire.expires:
+                    found = wire
+                else:
+                    wire.abort()  # expired, or the server closed it
+            if not idle and self._idle.get(origin) is idle:
+                del self._idle[origin]  # no empty stacks: eviction takes the first origin's oldest
         return found
 
-    async def _give_back(self, connection: httpcore.AsyncHTTPConnection) -> None:
-        if self._closed or not connection.is_idle() or _unread(connection):
-            await connection.aclose()
+    def _give_back(self, wire: Wire) -> None:
+        wire.finish()
+        if self._closed or not wire.reusable():
+            wire.abort()
             return
-        key = _key(connection._origin)
+        now = time.monotonic()
+        wire.expires = now + KEEPALIVE_EXPIRY
+        key = wire.key
         idle = self._idle.get(key)
         if idle is None:
             idle = self._idle[key] = []
-        self._idle.move_to_end(key)
-        idle.append(connection)
+        else:
+            self._idle.move_to_end(key)
+        idle.append(wire)
         self._idle_count += 1
-        # Closed after the pool's state is settled (an `await` lets other requests in between).
-        closing = self._evicted() + self._expired()
-        for stale in closing:
-            await stale.aclose()
+        if self._idle_count > self._max_idle:
+            self._evict()
+        if now >= self._next_sweep:
+            self._sweep(now)
 
-    def _evicted(self) -> list[httpcore.AsyncHTTPConnection]:
-        """Past `max_idle`: the least recently used origin's oldest connections, taken out."""
-        out = []
+    def _evict(self) -> None:
+        """Past `max_idle`: the least recently used origin's oldest connections, closed."""
         while self._idle_count > self._max_idle:
             oldest_origin, oldest = next(iter(self._idle.items()))
-            out.append(oldest.pop(0))
+            oldest.pop(0).abort()
             self._idle_count -= 1
             if not oldest:
                 del self._idle[oldest_origin]
-        return out
 
-    def _expired(self) -> list[httpcore.AsyncHTTPConnection]:
+    def _sweep(self, now: float) -> None:
         """Every expiry period, the idle connections of every origin that expired or that the server
-        closed, taken out: an origin no longer asked would keep them open (CLOSE_WAIT) as long as the
+        closed, closed: an origin no longer asked would keep them open (CLOSE_WAIT) as long as the
         process, an MCP server or a worker, lives."""
-        now = time.monotonic()
-        if now < self._next_sweep:
-            return []
         self._next_sweep = now + KEEPALIVE_EXPIRY
-        out = []
         for origin in list(self._idle):
             idle = self._idle[origin]
-            kept: list[httpcore.AsyncHTTPConnection] = []
-            gone: list[httpcore.AsyncHTTPConnection] = []
-            for connection in idle:
-                (kept if connection.is_idle() and not connection.has_expired() else gone).append(connection)
-            if gone:
-                out.extend(gone)
-                self._idle_count -= len(gone)
-                if kept:
-                    self._idle[origin] = kept
-                else:
-                    del self._idle[origin]
-        return out
+            kept = [wire for wire in idle if not wire.lost and now <= wire.expires]
+            if len(kept) == len(idle):
+                continue
+            for wire in idle:
+                if wire.lost or now > wire.expires:
+                    wire.abort()
+            self._idle_count -= len(idle) - len(kept)
+            if kept:
+                self._idle[origin] = kept
+            else:
+                del self._idle[origin]
 
     @property
-    def connections(self) -> list[httpcore.AsyncHTTPConnection]:
+    def connections(self) -> list[Wire]:
         """The idle connections (for tests)."""
-        return [connection for idle in self._idle.values() for connection in idle]
+        return [wire for idle in self._idle.values() for wire in idle]
 
     async def aclose(self) -> None:
         self._closed = True
         idle, self._idle, self._idle_count = self._idle, OrderedDict(), 0
-        for connections in idle.values():
-            for connection in connections:
-                await connection.aclose()
+        for wires in idle.values():
+            for wire in wires:
+                wire.abort()
 
     async def __aenter__(self) -> LeanPool:
         return self
@@ -158,45 +173,50 @@ class LeanPool:
         await self.aclose()
 
 
-def _unread(connection: httpcore.AsyncHTTPConnection) -> bool:
-    """Whether the server sent more than the response (a body with a HEAD answer, a 204 or 304, or a
-    Content-Length short of the body): h11 holds those bytes, and would read them as the start of the
-    next response on this connection, which would be another run's (a row's leftover, its answer)."""
-    http11 = getattr(connection, "_connection", None)
-    state = getattr(http11, "_h11_state", None)
-    if state is None:
+_SAFE = frozenset({b"GET", b"HEAD", b"OPTIONS", b"TRACE"})
+
+
+def _retryable(wire: Wire, request: httpcore.Request, exc: Exception) -> bool:
+    """Whether `request` may be sent again on a new connection: see the module's docstring."""
+    if not (wire.exchanges and wire.failed_unanswered and request.method in _SAFE):
         return False
-    data, closed = state.trailing_data
-    return bool(data) or closed
+    from httpx import ByteStream
+
+    return isinstance(request.stream, ByteStream)
 
 
-def _key(origin: httpcore.Origin) -> tuple[bytes, bytes, int]:
-    return origin.scheme, origin.host, origin.port
+class _Body:
+    """A response's body, read from its connection; the connection goes back to the pool at the body's
+    end or when it is closed (closed itself when the body was not read to its end)."""
 
+    __slots__ = ("_done", "_pool", "_timeout", "_wire")
 
-class _Returning:
-    """A response's body stream that gives its connection back to the pool when it is closed."""
+    def __init__(self, wire: Wire, pool: LeanPool, timeout: float | None) -> None:
+        self._wire, self._pool, self._timeout, self._done = wire, pool, timeout, False
 
-    __slots__ = ("_closed", "_connection", "_pool", "_stream")
+    def __aiter__(self) -> _Body:
+        return self
 
-    def __init__(self, stream: Any, connection: httpcore.AsyncHTTPConnection, pool: LeanPool) -> None:
-        self._stream, self._connection, self._pool, self._closed = stream, connection, pool, False
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+    async def __anext__(self) -> bytes:
+        if self._done:
+            raise StopAsyncIteration
         try:
-            async for part in self._stream:
-                yield part
+            chunk = await self._wire.next_chunk(self._timeout)
         except BaseException:
-            await self.aclose()
+            self._close()
             raise
+        if not chunk:
+            self._close()
+            raise StopAsyncIteration
+        return chunk
 
     async def aclose(self) -> None:
-        if not self._closed:
-            self._closed = True
-            try:
-                await self._stream.aclose()
-            finally:
-                await self._pool._give_back(self._connection)
+        self._close()
+
+    def _close(self) -> None:
+        if not self._done:
+            self._done = True
+            self._pool._give_back(self._wire)
 
 
 def lean_transport(ssl_context: ssl.SSLContext | None, transport_class: Any = None) -> Any:

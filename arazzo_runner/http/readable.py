@@ -6,8 +6,9 @@ anyio that question builds the stream's whole typed-attribute table first: ~40 Â
 which with ten connections in flight (`--parallel 10`, an `x-forEach` loop, an MCP server's calls) was
 ~1 ms of CPU a request (bench/graph.py). Here each stream finds its socket once, when it is made, and
 answers with the same readability check httpcore makes (`is_socket_readable`); every other question
-goes to the stream as before. `readable_pools(client)` puts this under an `AsyncClient`'s pools before
-it makes a connection (as `bounded.py` does for the blocking client's time limits).
+goes to the stream as before. `readable_pools(client)` puts this under an `AsyncClient`'s httpcore pools
+(those of the environment's proxies: its own transport is over `lean_pool`) before it makes a
+connection (as `bounded.py` does for the blocking client's time limits).
 """
 
 from __future__ import annotations
@@ -89,4 +90,10 @@ def readable_transport(transport: Any) -> Any:
 def is_readable_pooled(client: httpx.AsyncClient) -> bool:
     """Whether every pool of `client` has it (for tests)."""
     transports = [client._transport, *(t for t in client._mounts.values() if t is not None)]
-    return all(isinstance(t._pool._network_backend, _Backend) for t in transports)  # type: ignore[attr-defined]
+    pools = [t._pool for t in transports]  # type: ignore[attr-defined]
+    # the lean pool's connections are the event loop's own: a close sets a flag, nothing to check
+    return all(
+        isinstance(getattr(p, "_network_backend", None), _Backend)
+        for p in pools
+        if hasattr(p, "_network_backend")
+    )

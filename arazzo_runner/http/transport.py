@@ -87,6 +87,15 @@ def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = N
     if not blocking:
         from .readable import readable_pools
 
+        verify = options["verify"]
+        own = isinstance(verify, ssl.SSLContext) and set(options) == {"verify"}  # no http2, no limits
+        if own and type(client._transport) is httpx.AsyncHTTPTransport:
+            from .lean_pool import LeanPool
+
+            # The default transport over the rows' pool (http/lean_pool.py, http/wire.py): `--parallel`,
+            # `x-forEach` loops and `arun` make many requests at once too. The environment's proxies
+            # keep their own transports (`client._mounts`); the pool replaced never connected.
+            client._transport._pool = LeanPool(verify)
         return RunClient(readable_pools(client))
     from .bounded import bound_client
 

@@ -1,0 +1,116 @@
+"""Writing a request on a `wire.Wire` connection: its head as h11 writes it (request line, Host first, the
+other headers in their order and case) and its body, chunk-encoded when it says so.
+
+The checks h11 makes of what it writes are made here too, with h11's words (a `LocalProtocolError`, which
+httpx raises as its own): a header name or value, a method or a target that would let a line break or
+another request into the bytes sent (a value from a response or a row reaching a header), a
+Transfer-Encoding other than chunked, a body longer or shorter than its Content-Length.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpcore
+
+_NAME = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")  # h11's token
+_VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")  # h11's field_value
+_LINE = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+: (?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?\r\n")  # both
+_TARGET = re.compile(rb"[\x21-\x7e]+")
+_LENGTH = re.compile(rb"[0-9]{1,20}")
+
+
+def request_head(request: httpcore.Request) -> tuple[bytes, int | None, bool]:
+    """(the head's bytes, the body's length: -1 when chunked, None when unsaid, whether the request lets
+    the connection stay open); `LocalProtocolError` as h11 raises it."""
+    method, target = request.method, request.url.target
+    if not _NAME.fullmatch(method):
+        raise httpcore.LocalProtocolError("Illegal method characters")
+    if not _TARGET.fullmatch(target):
+        raise httpcore.LocalProtocolError("Illegal target characters")
+    host: list[bytes] = []
+    lines = [b"%s %s HTTP/1.1\r\n" % (method, target)]
+    length: int | None = None
+    keep_alive = True
+    for name, value in request.headers:
+        line = b"%s: %s\r\n" % (name, value)
+        if not _LINE.fullmatch(line):  # one match for both; then which one failed
+            if not _NAME.fullmatch(name):
+                raise httpcore.LocalProtocolError(f"Illegal header name {name!r}")
+            raise httpcore.LocalProtocolError(f"Illegal header value {value!r}")
+        lower = name.lower()
+        if lower == b"host":
+            host.append(line)
+            continue
+        if lower == b"content-length":
+            length = _content_length(value, length)
+        elif lower == b"transfer-encoding":
+            if value.lower() != b"chunked" or length == -1:
+                raise httpcore.LocalProtocolError(
+                    "Only Transfer-Encoding: chunked is supported"
+                    if length != -1
+                    else "multiple Transfer-Encoding headers"
+                )
+            length = -1
+        elif lower == b"connection" and b"close" in value.lower():
+            keep_alive = False
+        lines.append(line)
+    if not host:
+        raise httpcore.LocalProtocolError("Missing mandatory Host: header")
+    lines[1:1] = host
+    lines.append(b"\r\n")
+    return b"".join(lines), length, keep_alive
+
+
+def _content_length(value: bytes, seen: int | None) -> int:
+    lengths = {part.strip() for part in value.split(b",")}
+    if len(lengths) != 1:
+        raise httpcore.LocalProtocolError("conflicting Content-Length headers")
+    text = lengths.pop()
+    if not _LENGTH.fullmatch(text):
+        raise httpcore.LocalProtocolError("bad Content-Length")
+    if seen is not None and seen != int(text):
+        raise httpcore.LocalProtocolError("conflicting Content-Length headers")
+    return int(text)
+
+
+async def send_body(wire: Any, stream: Any, length: int | None, write_timeout: float | None) -> None:
+    """Write the body from `stream` (httpcore's: an async iterable of bytes), waiting for the kernel to
+    take it when the transport's buffer is full (`pause_writing`): `WriteTimeout` past `write_timeout`,
+    `WriteError` when the connection is lost."""
+    sent = 0
+    async for part in stream:
+        if not part:
+            continue
+        sent += len(part)
+        if length == -1:
+            write(wire, b"%x\r\n%s\r\n" % (len(part), part))
+        elif length is not None and sent > length:
+            raise httpcore.LocalProtocolError("Too much data for declared Content-Length")
+        else:
+            write(wire, part)
+        if wire.write_paused:
+            await _drain(wire, write_timeout)
+    if length == -1:
+        write(wire, b"0\r\n\r\n")
+    elif length is not None and sent < length:
+        raise httpcore.LocalProtocolError("Too little data for declared Content-Length")
+    if wire.write_paused:
+        await _drain(wire, write_timeout)
+
+
+def write(wire: Any, data: bytes) -> None:
+    """`data` on `wire` (a `wire.Wire`), or `WriteError` when it is closed (asyncio's transport would
+    drop the bytes without a word)."""
+    if wire.lost:
+        cause = wire.closed_by or ConnectionResetError("the connection was closed")
+        raise httpcore.WriteError(cause) from cause
+    wire.transport.write(data)
+
+
+async def _drain(wire: Any, write_timeout: float | None) -> None:
+    while wire.write_paused:
+        if wire.lost:
+            write(wire, b"")  # raises
+        await wire.wait(write_timeout, httpcore.WriteTimeout)

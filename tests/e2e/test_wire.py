@@ -1,0 +1,559 @@
+"""The rows' pool's own HTTP/1.1 connection (`http/wire.py`, asyncio and llhttp) against servers written by
+hand over real sockets, so each can break HTTP where a test needs it: framing, reuse, failures with
+httpcore's words (as httpx shows them), time limits, TLS, bounded buffers, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from arazzo_runner.http.lean_pool import LeanPool, lean_transport
+from arazzo_runner.http.wire import HIGH_WATER, MAX_HEAD, Wire
+from tests.servers.scripted import TEST_CA, ScriptedServer
+
+Script = Callable[[int, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+
+async def _serve(script: Script) -> tuple[asyncio.AbstractServer, str, list[int]]:
+    """A server running `script(n, reader, writer)` for its n-th connection; [connections accepted]."""
+    count = [0]
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        count[0] += 1
+        try:
+            await script(count[0], reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", count
+
+
+async def _request(reader: asyncio.StreamReader) -> bytes:
+    """One request's head and body (by Content-Length, or chunked up to its last chunk), as sent."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lower = head.lower()
+    if b"content-length:" in lower:
+        length = int(lower.split(b"content-length:")[1].split(b"\r\n")[0])
+        return head + await reader.readexactly(length)
+    if b"transfer-encoding: chunked" in lower:
+        return head + await reader.readuntil(b"0\r\n\r\n")
+    return head
+
+
+def _answering(*answers: bytes, then_close: bool = False) -> Script:
+    """Each request on a connection gets the next of `answers`."""
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for answer in answers:
+            await _request(reader)
+            writer.write(answer)
+            await writer.drain()
+        if not then_close:
+            await reader.read()
+
+    return script
+
+
+def _client(pool: LeanPool | None = None, timeout: float = 5.0) -> tuple[httpx.AsyncClient, LeanPool]:
+    transport = lean_transport(None)
+    transport._pool = pool = pool or LeanPool(None)
+    return httpx.AsyncClient(transport=transport, timeout=timeout), pool
+
+
+def _run(main: Callable[[], Awaitable[Any]]) -> Any:
+    return asyncio.run(main())
+
+
+def test_keep_alive_serves_every_request_over_one_connection():
+    async def main() -> tuple[list[str], int, int]:
+        server, url, count = await _serve(_answering(*[OK] * 5))
+        client, pool = _client()
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(5)]
+            (wire,) = pool.connections
+            assert isinstance(wire, Wire)
+        server.close()
+        return texts, count[0], wire.exchanges
+
+    assert _run(main) == (["ok"] * 5, 1, 5)
+
+
+def test_chunked_and_close_delimited_bodies():
+    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n3\r\nefg\r\n0\r\n\r\n"
+    until_close = b"HTTP/1.1 200 OK\r\n\r\nhello, until the end"
+
+    async def main() -> tuple[str, str, int, int]:
+        server, url, count = await _serve(_answering(chunked, until_close, then_close=True))
+        client, pool = _client()
+        async with client:
+            first = (await client.get(f"{url}/a")).text
+            second = (await client.get(f"{url}/b")).text
+            idle = len(pool.connections)
+        server.close()
+        return first, second, count[0], idle
+
+    # the chunked answer left the connection reusable; the close-delimited one ended it
+    assert _run(main) == ("abcdefg", "hello, until the end", 1, 0)
+
+
+def test_head_with_a_content_length_has_no_body_and_its_connection_is_not_reused():
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while request := await _request(reader):
+            writer.write(head if request.startswith(b"HEAD ") else OK)
+
+    async def main() -> tuple[int, str, bytes, str, int]:
+        server, url, count = await _serve(script)
+        client, _ = _client()
+        async with client:
+            answer = await client.head(f"{url}/h")
+            after = await client.get(f"{url}/g")
+        server.close()
+        return answer.status_code, answer.headers["content-length"], answer.content, after.text, count[0]
+
+    assert _run(main) == (200, "10", b"", "ok", 2)
+
+
+def test_204_and_304_have_no_body_whatever_they_say_and_keep_the_connection():
+    no_content = b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n"
+    not_modified = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 7\r\n\r\n"
+
+    async def main() -> tuple[list[tuple[int, bytes]], int]:
+        server, url, count = await _serve(_answering(no_content, not_modified, OK))
+        client, _ = _client()
+        async with client:
+            answers = [await client.get(f"{url}/{n}") for n in range(3)]
+        server.close()
+        return [(a.status_code, a.content) for a in answers], count[0]
+
+    assert _run(main) == ([(204, b""), (304, b""), (200, b"ok")], 1)
+
+
+def test_interim_answers_are_skipped_and_101_is_refused():
+    interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + OK
+    switching = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n"
+
+    async def main() -> tuple[int, str, bool, str]:
+        server, url, _ = await _serve(_answering(interim, switching))
+        client, _ = _client()
+        async with client:
+            answer = await client.get(f"{url}/a")
+            with pytest.raises(httpx.RemoteProtocolError) as refused:
+                await client.get(f"{url}/b")
+        server.close()
+        return answer.status_code, answer.text, "link" in answer.headers, str(refused.value)
+
+    assert _run(main) == (200, "ok", False, "the server switched protocols (101): not supported")
+
+
+def test_bytes_past_a_response_close_its_connection():
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(
+            _answering(OK + b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged", OK)
+        )
+        client, _ = _client()
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["ok", "ok"], 2)
+
+
+def test_a_connection_the_server_closed_while_idle_is_not_used():
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(OK, then_close=True))
+        client, pool = _client()
+        async with client:
+            first = (await client.get(f"{url}/a")).text
+            for _ in range(200):  # until the close has reached the event loop (a poll, no time bound)
+                if not pool.connections or pool.connections[0].lost:
+                    break
+                await asyncio.sleep(0.01)
+            second = (await client.get(f"{url}/b")).text
+        server.close()
+        return [first, second], count[0]
+
+    assert _run(main) == (["ok", "ok"], 2)
+
+
+def _closing_on_second_request(seen: list[bytes]) -> Script:
+    """The first connection answers one request, then reads the next and closes without answering (a
+    server dropping an idle connection as the request reached it); later connections answer."""
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await _request(reader))
+        writer.write(OK)
+        await writer.drain()
+        if n == 1:
+            seen.append(await _request(reader))
+            return
+        await reader.read()
+
+    return script
+
+
+def test_a_get_the_server_dropped_on_a_reused_connection_is_sent_once_more():
+    async def main() -> tuple[str, int, int]:
+        seen: list[bytes] = []
+        server, url, count = await _serve(_closing_on_second_request(seen))
+        client, _ = _client()
+        async with client:
+            await client.get(f"{url}/a")
+            answer = await client.get(f"{url}/b")
+        server.close()
+        return answer.text, count[0], sum(r.startswith(b"GET /b ") for r in seen)
+
+    assert _run(main) == ("ok", 2, 2)
+
+
+def test_a_post_the_server_dropped_is_never_sent_twice():
+    async def main() -> tuple[str, int, int]:
+        seen: list[bytes] = []
+        server, url, count = await _serve(_closing_on_second_request(seen))
+        client, _ = _client()
+        async with client:
+            await client.get(f"{url}/a")
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.post(f"{url}/b", content=b"pay once")
+        server.close()
+        return str(failed.value), count[0], sum(r.startswith(b"POST /b ") for r in seen)
+
+    assert _run(main) == ("Server disconnected without sending a response.", 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+            "peer closed connection without sending complete message body (received 3 bytes, expected 10)",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n",
+            "peer closed connection without sending complete message body (incomplete chunked read)",
+        ),
+        (b"HTTP/1.1 200 OK\r\nContent-", "Server disconnected without sending a response."),
+    ],
+)
+def test_a_body_cut_short_is_a_remote_protocol_error(answer: bytes, message: str):
+    async def main() -> str:
+        server, url, _ = await _serve(_answering(answer, then_close=True))
+        client, pool = _client()
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/a")
+            assert pool.connections == []
+        server.close()
+        return str(failed.value)
+
+    assert _run(main) == message
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (b"SSH-2.0-OpenSSH_9.6\r\n", "illegal status line: b'SSH-2.0-OpenSSH_9.6'"),  # h11's words
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nBad Header\r\n\r\nok", "Invalid header token"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\nok", "Invalid character in Content-Length"),
+    ],
+)
+def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason(answer: bytes, message: str):
+    async def main() -> str:
+        server, url, _ = await _serve(_answering(answer))
+        client, _ = _client()
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/a")
+        server.close()
+        return str(failed.value)
+
+    assert _run(main) == message
+
+
+def test_a_response_head_past_the_limit_is_refused_not_buffered():
+    """The server sends headers without end: the client stops at MAX_HEAD (and one read), not at memory's
+    end; the server finds the connection closed."""
+
+    async def endless(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\n")
+        sent = 0
+        while sent < 64 * MAX_HEAD:  # far past the limit; the client must have left before
+            writer.write(b"X-Filler: " + b"a" * 1000 + b"\r\n")
+            sent += 1012
+            await writer.drain()
+        writer.write(b"\r\n")
+
+    async def main() -> tuple[str, int]:
+        server, url, _ = await _serve(endless)
+        wires: list[Wire] = []
+        connect = Wire.connect
+
+        async def recorded(*args: Any) -> Wire:
+            wires.append(await connect(*args))
+            return wires[-1]
+
+        Wire.connect = recorded  # type: ignore[method-assign]
+        try:
+            client, _ = _client()
+            async with client:
+                with pytest.raises(httpx.RemoteProtocolError) as failed:
+                    await client.get(f"{url}/a")
+        finally:
+            Wire.connect = connect  # type: ignore[method-assign]
+        server.close()
+        return str(failed.value), wires[0]._head_bytes
+
+    message, read = _run(main)
+    assert message == "Receive buffer too long"
+    assert MAX_HEAD < read <= MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
+
+
+def test_a_server_that_does_not_answer_is_a_read_timeout():
+    async def main() -> type:
+        server, url, _ = await _serve(_answering())
+        client, pool = _client(timeout=0.2)
+        async with client:
+            with pytest.raises(httpx.TimeoutException) as failed:
+                await client.get(f"{url}/a")
+            assert pool.connections == []
+        server.close()
+        return type(failed.value)
+
+    assert _run(main) is httpx.ReadTimeout
+
+
+def test_a_refused_connection_is_a_connect_error_with_the_os_error():
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed at once: nothing listens there
+
+    async def main() -> httpx.ConnectError:
+        client, _ = _client()
+        async with client:
+            with pytest.raises(httpx.ConnectError) as failed:
+                await client.get(f"http://127.0.0.1:{port}/")
+        return failed.value
+
+    error = _run(main)
+    assert isinstance(error.__cause__.__cause__, ConnectionRefusedError)  # httpx <- httpcore <- OS
+    assert str(error) == str(error.__cause__.__cause__)
+
+
+def test_tls_verifies_the_server_with_the_pools_context():
+    trusted = ssl.create_default_context(cafile=str(TEST_CA))
+
+    async def main(url: str) -> tuple[str, str]:
+        client, pool = _client(LeanPool(trusted))
+        async with client:
+            answer = await client.get(f"{url}/pets/7")
+            (wire,) = pool.connections
+            alpn = wire.transport.get_extra_info("ssl_object").selected_alpn_protocol()
+        untrusting, _ = _client(LeanPool(ssl.create_default_context()))  # the system's CAs only
+        async with untrusting:
+            with pytest.raises(httpx.ConnectError) as failed:
+                await untrusting.get(f"{url}/pets/7")
+        assert "CERTIFICATE_VERIFY_FAILED" in str(failed.value)
+        return answer.json()["id"], str(alpn)
+
+    with ScriptedServer(tls=True) as server:
+        server.route("GET", "/pets/{id}")(lambda request: (200, {"id": request.params["id"]}))
+        assert asyncio.run(main(server.url)) == ("7", "None")  # the stdlib server offers no ALPN
+
+
+def test_a_streamed_request_body_is_sent_chunked():
+    seen: list[bytes] = []
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await _request(reader))
+        writer.write(OK)
+        await writer.drain()
+        await reader.read()
+
+    async def parts():
+        for part in (b"abc", b"", b"0123456789abcdef!"):
+            yield part
+
+    async def main() -> str:
+        server, url, _ = await _serve(script)
+        client, _ = _client()
+        async with client:
+            answer = await client.post(f"{url}/up", content=parts())
+        server.close()
+        return answer.text
+
+    assert _run(main) == "ok"
+    head, body = seen[0].split(b"\r\n\r\n", 1)
+    assert b"Transfer-Encoding: chunked" in head
+    assert body == b"3\r\nabc\r\n11\r\n0123456789abcdef!\r\n0\r\n\r\n"
+
+
+def test_a_large_body_is_streamed_within_a_bounded_buffer():
+    size = 16 * 1024 * 1024
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
+        block = bytes(range(256)) * 256
+        for _ in range(size // len(block)):
+            writer.write(block)
+            await writer.drain()
+        await reader.read()
+
+    async def main() -> tuple[int, int, bool, int]:
+        server, url, _ = await _serve(script)
+        client, pool = _client()
+        async with client, client.stream("GET", f"{url}/big") as answer:
+            parts = answer.aiter_raw()
+            total = len(await parts.__anext__())
+            wire = answer.stream._stream._httpcore_stream._wire  # httpx's wrapper of the pool's body
+            for _ in range(50):  # let the server fill what it can (a poll: no time bound)
+                await asyncio.sleep(0.01)
+            buffered, paused = wire._buffered, wire._reading_paused
+            async for part in parts:
+                total += len(part)
+            idle = len(pool.connections)
+        server.close()
+        return total, buffered, paused, idle
+
+    total, buffered, paused, idle = _run(main)
+    assert (total, paused, idle) == (size, True, 1)
+    assert buffered <= HIGH_WATER + 256 * 1024  # the limit, and at most one read past it
+
+
+def test_a_cancelled_request_closes_its_connection_and_leaves_no_task():
+    async def main() -> tuple[bytes, int, set]:
+        arrived, gone = asyncio.Event(), asyncio.Event()
+        read_after: list[bytes] = []
+
+        async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await _request(reader)
+            arrived.set()
+            read_after.append(await reader.read())  # b"" once the client has closed its side
+            gone.set()
+
+        server, url, _ = await _serve(script)
+        client, pool = _client()
+        async with client:
+            request = asyncio.create_task(client.get(f"{url}/slow"))
+            await arrived.wait()  # the request is waiting for its answer
+            request.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await request
+            await asyncio.wait_for(gone.wait(), 60)  # a hang guard, not a time bound
+            idle = len(pool.connections)
+        server.close()
+        others = {t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()}
+        return read_after[0], idle, {t.get_coro().__qualname__ for t in others}
+
+    data, idle, tasks = _run(main)
+    assert (data, idle) == (b"", 0)
+    assert not any("Wire" in name or "LeanPool" in name for name in tasks)
+
+
+def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came():
+    """The bytes past the first response start a second one (forged headers, another length): the first
+    keeps its own status, headers and body; the connection is not reused."""
+    forged = b"HTTP/1.1 500 Forged\r\nX-Forged: yes\r\nContent-Length: 6\r\n\r\nforged"
+    first = b"HTTP/1.1 200 OK\r\nX-Row: 1\r\nContent-Length: 2\r\n\r\nok"
+
+    async def main() -> tuple[int, str, str | None, str, int]:
+        server, url, count = await _serve(_answering(first + forged, first))
+        client, _ = _client()
+        async with client:
+            answer = await client.get(f"{url}/a")
+            await client.get(f"{url}/b")
+        server.close()
+        return (
+            answer.status_code,
+            answer.headers["x-row"],
+            answer.headers.get("x-forged"),
+            answer.text,
+            count[0],
+        )
+
+    assert _run(main) == (200, "1", None, "ok", 2)
+
+
+def test_a_response_that_says_connection_close_is_not_reused():
+    closing = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(closing))
+        client, pool = _client()
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+            assert pool.connections == []
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["ok", "ok"], 2)
+
+
+def test_a_runs_own_asyncio_client_sends_over_the_lean_pool_and_the_environments_proxy(monkeypatch):
+    """The run's client (`new_client`, asyncio): its own origins over the lean pool; an origin the
+    environment routes through a proxy goes there (httpx's proxy transport), NO_PROXY ones directly."""
+    from arazzo_runner.http.transport import new_client
+
+    async def main() -> tuple[list[bytes], list[str], bool]:
+        proxied: list[bytes] = []
+
+        async def proxy(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            proxied.append((await _request(reader)).split(b"\r\n", 1)[0])
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nvia proxy")
+            await writer.drain()
+
+        proxy_server, proxy_url, _ = await _serve(proxy)
+        server, url, _ = await _serve(_answering(OK))
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        client = new_client(5.0)
+        try:
+            lean = isinstance(client.httpx._transport._pool, LeanPool)
+            texts = []
+            for target in ("http://api.example.test/items", f"{url}/direct"):
+                async with client.stream("GET", target) as answer:
+                    texts.append((await answer.aread()).decode())
+        finally:
+            await client.aclose()
+        proxy_server.close()
+        server.close()
+        return proxied, texts, lean
+
+    assert _run(main) == ([b"GET http://api.example.test/items HTTP/1.1"], ["via proxy", "ok"], True)
+
+
+def test_a_server_that_does_not_read_the_body_is_a_write_timeout():
+    size = 32 * 1024 * 1024  # past what the kernel's socket buffers take on loopback
+
+    async def main() -> tuple[type, int]:
+        done = asyncio.Event()
+
+        async def deaf(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.readuntil(b"\r\n\r\n")
+            await done.wait()  # reads no body
+
+        server, url, _ = await _serve(deaf)
+        client, pool = _client(timeout=0.3)
+        async with client:
+            with pytest.raises(httpx.TimeoutException) as failed:
+                await client.post(f"{url}/up", content=b"x" * size)
+            idle = len(pool.connections)
+        done.set()
+        server.close()
+        return type(failed.value), idle
+
+    assert _run(main) == (httpx.WriteTimeout, 0)
