@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...http.contract import mode_of
+from ...errors import SourceError
+from ...http.contract import check, mode_of
 
 if TYPE_CHECKING:
     from ...http.exchange import Exchange
@@ -31,9 +32,6 @@ def check_contract(
     mode = mode_of(host.options)
     if mode == "off" or response.error or target.source is None:  # an x-operation has no description
         return None
-    from ...errors import SourceError
-    from ...http.contract import check
-
     try:
         if response.oversize:
             if _documents_bodies(target.operation):

@@ -1,0 +1,156 @@
+"""The httpx.Request of a step, built as `client.build_request` builds it, without the work it repeats.
+
+`build_request` costs ~285 k instructions a request, a sixth of a step of a long chain: it parses the
+URL (~110 k: a generator over every character looking for control characters, regular expressions,
+percent-quoting each part), merges the client's headers into a copy (`Headers.update` of a list: ~40 k),
+and `Request.__init__` then asks the headers for `Host`, `Content-Length` and `Transfer-Encoding` by
+raising and catching KeyError, each lookup working out the headers' encoding again.
+
+`build` makes the same request for the run's own clients (no base URL, no default query parameters):
+- the URL: the part before the path (`scheme://authority`) is parsed by httpx once per distinct value
+  and kept; the path and query are taken as they are when every character of them is one httpx's
+  parser keeps as it is (`quote` leaves unreserved and "safe" characters alone, and `%xx` too), with its
+  own dot-segment removal. Anything else (a `#`, a space, a non-ASCII or control character, a URL
+  without a path) is parsed by httpx, as before.
+- the headers: the client's defaults but those the request sets (compared in lower case, all
+  occurrences, as `Headers.update` drops them), then the request's, then the client's cookies (httpx's
+  own cookie code, on a copy of the jar), the body's Content-Length, and in front `Host` and the
+  `Content-Length: 0` of a bodiless POST, PUT or PATCH: `Request._prepare`'s order and rules.
+- the `timeout` extension: the given timeout's, or the client's.
+None when it cannot say: the caller then builds the request the reference way (`client.build_request`),
+which also raises whatever httpx raises for it. tests/unit/http/test_fast_request.py compares the two
+ways, on a real server too, so an httpx release that changes either is noticed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+try:  # httpx's own URL rules, so that what is taken as it is, is what its parser keeps as it is
+    from httpx._client import UseClientDefault
+    from httpx._urlparse import (
+        MAX_URL_LENGTH,
+        PATH_SAFE,
+        QUERY_SAFE,
+        UNRESERVED_CHARACTERS,
+        ParseResult,
+        normalize_path,
+    )
+except ImportError:  # another httpx: every request is built by `build_request`
+    _REST = None
+else:
+    _PATH = re.escape("".join(sorted(set(UNRESERVED_CHARACTERS + PATH_SAFE))))
+    _QUERY = re.escape("".join(sorted(set(UNRESERVED_CHARACTERS + QUERY_SAFE))))
+    _REST = re.compile(f"/[{_PATH}]*(?:\\?[{_QUERY}]*)?")
+
+_PREFIX = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*")  # httpx's scheme and authority
+_ORIGINS: dict[str, Any] = {}  # `scheme://authority` -> its ParseResult (None: parse such URLs whole)
+_MAX_ORIGINS = 256
+_OPTIONS = frozenset({"headers", "content", "timeout"})
+_BODY_METHODS = ("POST", "PUT", "PATCH")  # given `Content-Length: 0` without a body (`Request._prepare`)
+
+
+def build(client: Any, method: str, url: Any, options: dict[str, Any]) -> httpx.Request | None:
+    """`client.build_request(method, url, **options)`, or None (see the module's docstring)."""
+    if _REST is None or type(url) is not str or not _OPTIONS.issuperset(options):
+        return None
+    content = options.get("content")
+    if content is not None and type(content) is not bytes:
+        return None
+    if client.params:  # default query parameters: `build_request` replaces the URL's query with them
+        return None  # (a base URL is not merged into an absolute URL, which is all `fast_url` reads)
+    parsed = fast_url(url)
+    if parsed is None:
+        return None
+    try:
+        given = [
+            (k if type(k) is bytes else k.encode("ascii"), v if type(v) is bytes else v.encode("ascii"))
+            for k, v in options.get("headers") or ()
+        ]
+    except (UnicodeEncodeError, AttributeError, ValueError, TypeError):
+        return None  # httpx's own error, from `build_request`
+    overridden = {k.lower() for k, _ in given}
+    headers = httpx.Headers()
+    headers._list = [item for item in client.headers._list if item[1] not in overridden]
+    headers._list += [(k, k.lower(), v) for k, v in given]
+    timeout = options.get("timeout", httpx.USE_CLIENT_DEFAULT)
+    if isinstance(timeout, UseClientDefault):
+        limits = client.timeout
+    else:
+        limits = timeout if type(timeout) is httpx.Timeout else httpx.Timeout(timeout)
+    body = content or b""
+    cookies = client.cookies
+    try:
+        request = httpx.Request(
+            method,
+            parsed,
+            headers=headers,
+            cookies=cookies if cookies else None,  # on a copy of the jar, as `build_request`
+            stream=httpx.ByteStream(body),
+            extensions={"timeout": limits.as_dict()},
+        )
+    except UnicodeEncodeError:  # a cookie of the jar holds non-ASCII text: `run_client._utf8_cookies`
+        return None
+    _prepare(request, body)
+    request.read()
+    return request
+
+
+def _prepare(request: httpx.Request, body: bytes) -> None:
+    """`Request._prepare` for a body of bytes: its Content-Length unless one is set, then in front the
+    Host and the Content-Length of a bodiless POST, PUT or PATCH unless set; a new Headers (its
+    encoding worked out again when first read, as httpx's)."""
+    items = request.headers._list
+    keys = {item[1] for item in items}
+    if body and b"content-length" not in keys:
+        items.append((b"Content-Length", b"content-length", str(len(body)).encode()))
+        keys.add(b"content-length")
+    auto = []
+    if b"host" not in keys and request.url.host:
+        auto.append((b"Host", b"host", request.url.netloc))
+    if b"content-length" not in keys and b"transfer-encoding" not in keys and request.method in _BODY_METHODS:
+        auto.append((b"Content-Length", b"content-length", b"0"))
+    headers = httpx.Headers()
+    headers._list = auto + items
+    request.headers = headers
+
+
+def fast_url(url: str) -> httpx.URL | None:
+    """`httpx.URL(url)` when its path and query are kept as they are (see the module's docstring);
+    None: parse it with httpx."""
+    if len(url) > MAX_URL_LENGTH:
+        return None
+    found = _PREFIX.match(url)
+    if found is None:
+        return None
+    rest = url[found.end() :]
+    if not _REST.fullmatch(rest):  # type: ignore[union-attr]
+        return None
+    prefix = found.group()
+    origin = _ORIGINS.get(prefix, False)
+    if origin is False:
+        origin = _origin(prefix)
+        if len(_ORIGINS) >= _MAX_ORIGINS:
+            _ORIGINS.clear()
+        _ORIGINS[prefix] = origin
+    if origin is None:
+        return None
+    path, mark, query = rest.partition("?")
+    made = httpx.URL.__new__(httpx.URL)
+    made._uri_reference = ParseResult(
+        origin.scheme, origin.userinfo, origin.host, origin.port, normalize_path(path),
+        query if mark else None, None,
+    )  # fmt: skip
+    return made
+
+
+def _origin(prefix: str) -> Any:
+    """The parsed `scheme://authority` (None: not one with a host, or not one httpx reads)."""
+    try:
+        parsed = httpx.URL(prefix)._uri_reference
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return None
+    return parsed if parsed.host else None
