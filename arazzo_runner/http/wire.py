@@ -14,8 +14,10 @@ What it keeps of httpcore's: the same exceptions, with the same words where the 
 without sending complete message body (...)"), the `http_version` and `reason_phrase` extensions, raw
 header pairs in order, duplicates kept (values stripped of surrounding blanks, as h11 does). A parser error
 is a `RemoteProtocolError` with llhttp's reason. A response head past `MAX_HEAD` bytes (h11's 16 KiB) is
-refused before more is read; a body is buffered up to `HIGH_WATER` bytes, then reading pauses until the
-caller takes it (the engine stops at `--max-response-bytes`).
+refused before more is read, and so are that many bytes past it ending no chunk-size line and no
+trailer field (h11's limit: the engine's byte limit counts only body bytes); a body is buffered up to
+`HIGH_WATER` bytes, then reading pauses until the caller takes it (the engine stops at
+`--max-response-bytes`).
 
 Reuse (`reusable`): only after a response read to its end, both sides keeping the connection alive, and
 not a byte past the response (a body with a HEAD answer, a Content-Length short of the body: the next
@@ -78,6 +80,8 @@ class Wire(asyncio.Protocol):
         self._server_keep_alive = False  # nor the response (nor HTTP/1.0, nor a close-delimited body)
         self._received = 0  # response bytes of this exchange
         self._head_bytes = 0
+        self._stalled = 0  # bytes past the head that moved no chunk, body or end (a trailer, a chunk line)
+        self._moved = False
         self._head_done = False
         self._interim = False
         self._reason = b""
@@ -134,8 +138,10 @@ class Wire(asyncio.Protocol):
                 self.abort()
             return
         self._received += len(data)
-        if not self._head_done:
+        in_body = self._head_done
+        if not in_body:
             self._head_bytes += len(data)
+        self._moved = False
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -145,6 +151,10 @@ class Wire(asyncio.Protocol):
                 self._fail(httpcore.RemoteProtocolError(self._first_line_error(data) or str(exc)))
         if not self._head_done and self._head_bytes > MAX_HEAD and self._error is None:
             self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
+        if in_body:  # a chunk-size line or trailer fields without end: h11's limit too, not read on
+            self._stalled = 0 if self._moved else self._stalled + len(data)
+            if self._stalled > MAX_HEAD and self._error is None and not self._complete:
+                self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
         self._wake()
 
     def _first_line_error(self, data: bytes) -> str | None:
@@ -208,7 +218,14 @@ class Wire(asyncio.Protocol):
         if self._head:
             self._complete = True  # llhttp would wait for the Content-Length's bytes
 
+    def on_chunk_header(self) -> None:
+        self._moved = True
+
+    def on_chunk_complete(self) -> None:
+        self._moved = True
+
     def on_body(self, body: bytes) -> None:
+        self._moved = True
         if self._complete:  # a body with a HEAD answer
             self._extra = True
             return
@@ -220,6 +237,7 @@ class Wire(asyncio.Protocol):
             self.transport.pause_reading()
 
     def on_message_complete(self) -> None:
+        self._moved = True
         if self._interim:
             self._interim = False
             self._head_bytes = 0

@@ -320,6 +320,50 @@ def test_a_response_head_past_the_limit_is_refused_not_buffered():
     assert MAX_HEAD < read <= MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
 
 
+@pytest.mark.parametrize(
+    "opening",
+    [b"2\r\nok\r\n0\r\nX-Trailer: ", b"2;x="],  # trailer fields without end, a chunk-size line without end
+)
+def test_a_chunked_bodys_framing_without_end_is_refused_not_buffered(opening: bytes):
+    """Past the head, bytes that end no chunk-size line and no trailer field are not body bytes: the
+    engine's --max-response-bytes never sees them, and httptools would keep the trailer field's text
+    whole. They stop at MAX_HEAD (and one read), as h11's buffer limit stops them."""
+    total = 64 * MAX_HEAD
+
+    async def endless(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + opening)
+        for _ in range(total // 1024):  # far past the limit; the client must have left before
+            writer.write(b"a" * 1024)
+            await writer.drain()
+        writer.write(b"\r\n\r\n" if opening.startswith(b"2\r\n") else b"\r\nok\r\n0\r\n\r\n")
+        await reader.read()
+
+    async def main() -> tuple[str, int]:
+        server, url, _ = await _serve(endless)
+        wires: list[Wire] = []
+        connect = Wire.connect
+
+        async def recorded(*args: Any) -> Wire:
+            wires.append(await connect(*args))
+            return wires[-1]
+
+        Wire.connect = recorded  # type: ignore[method-assign]
+        try:
+            client, _ = _client()
+            async with client:
+                with pytest.raises(httpx.RemoteProtocolError) as failed:
+                    await client.get(f"{url}/a")
+        finally:
+            Wire.connect = connect  # type: ignore[method-assign]
+        server.close()
+        return str(failed.value), wires[0]._received
+
+    message, read = _run(main)
+    assert message == "Receive buffer too long"
+    assert read <= 2 * MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
+
+
 def test_a_server_that_does_not_answer_is_a_read_timeout():
     async def main() -> type:
         server, url, _ = await _serve(_answering())
