@@ -324,6 +324,12 @@ class Wire(asyncio.Protocol):
         if self._complete:
             self.exchanges += 1
         self._in_exchange = False
+        self._body.clear()  # a body closed unread: its buffer let go, and reading on again (if paused)
+        self._buffered = 0
+        if self._reading_paused:  # else the next exchange would never read its answer, nor a close
+            self._reading_paused = False
+            if not self.lost:
+                self.transport.resume_reading()
 
     async def wait(self, timeout: float | None, timed_out: type[Exception]) -> None:
         """Until something happens on the connection (bytes, a close, room to write), at most `timeout`

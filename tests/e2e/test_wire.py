@@ -478,6 +478,31 @@ def test_a_large_body_is_streamed_within_a_bounded_buffer():
     assert buffered <= HIGH_WATER + 256 * 1024  # the limit, and at most one read past it
 
 
+def test_a_response_closed_unread_leaves_its_connection_reading_for_the_next():
+    """A whole body past HIGH_WATER arrives in one read (reading paused), and the response is closed
+    without reading it: the connection goes back to the pool reading again; the next request's answer
+    is read on it (it waited for the read timeout, or forever without one)."""
+    size = HIGH_WATER + 1000
+    big = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size + b"x" * size
+
+    async def main() -> tuple[bool, bool, str, int]:
+        server, url, count = await _serve(_answering(big, OK))
+        client, _ = _client(timeout=30)  # a hang guard: the second answer comes at once
+        async with client:
+            async with client.stream("GET", f"{url}/big") as answer:
+                wire = answer.stream._stream._httpcore_stream._wire
+                for _ in range(1000):  # until the whole body came (a poll, no time bound)
+                    if wire._complete:
+                        break
+                    await asyncio.sleep(0.005)
+                paused, complete = wire._reading_paused, wire._complete
+            text = (await client.get(f"{url}/next")).text
+        server.close()
+        return paused, complete, text, count[0]
+
+    assert _run(main) == (True, True, "ok", 1)
+
+
 def test_a_cancelled_request_closes_its_connection_and_leaves_no_task():
     async def main() -> tuple[bytes, int, set]:
         arrived, gone = asyncio.Event(), asyncio.Event()
