@@ -10,7 +10,8 @@ library with `import sniffio`. At 200 requests in flight that walk is most of a 
 connections past `max_keepalive_connections` (20 by default), so most rows would connect again anyway.
 
 Here a request takes the last idle connection of its origin that is still usable (not expired, not
-closed by the server: a flag its protocol sets, no syscall), else opens a new one; when its response
+closed by the server: a flag its protocol sets, and one poll of its socket for a close the event
+loop has not read yet, as httpcore makes), else opens a new one; when its response
 ends or is closed a connection that can carry another request goes back (at most `max_idle` kept, the
 oldest closed first), any other is closed. Connections are `wire.Wire` (asyncio and llhttp: httpcore's
 own, over h11 and anyio, were a third of a row's CPU), raising httpcore's exceptions, so requests and
@@ -98,7 +99,7 @@ class LeanPool:
             while idle and found is None:
                 wire = idle.pop()
                 self._idle_count -= 1
-                if not wire.lost and now <= wire.expires:
+                if not wire.lost and now <= wire.expires and not wire.readable():
                     found = wire
                 else:
                     wire.abort()  # expired, or the server closed it

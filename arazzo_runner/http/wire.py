@@ -24,7 +24,8 @@ not a byte past the response (a body with a HEAD answer, a Content-Length short 
 request would read them as its answer). A HEAD exchange is never reused: llhttp cannot be told that its
 answer has no body, so it would wait for the Content-Length's bytes. 1xx interim answers are skipped; a
 101 (switching protocols) is refused. Bytes or a close arriving while idle mark the connection `lost`
-(the pool never hands it out: no syscall per check).
+(the pool never hands it out), and so do those still in the kernel when the pool takes it (`readable`:
+a POST is never sent twice, so it must not go over a connection whose close the loop has not read).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import re
+import select
 import socket
 import ssl
 import time
@@ -60,6 +62,7 @@ class Wire(asyncio.Protocol):
         self.key = key
         self.loop = loop
         self.transport: Any = None
+        self._fd = -1  # its socket's, for `readable`
         self.lost = False  # closed by either side, or unusable: never handed out again
         self.exchanges = 0  # responses read to their end on it
         self.expires = 0.0  # monotonic time after which it is not reused (idle in the pool)
@@ -130,6 +133,7 @@ class Wire(asyncio.Protocol):
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport  # TCP_NODELAY: asyncio's socket transport sets it
+        self._fd = transport.get_extra_info("socket").fileno()
 
     def data_received(self, data: bytes) -> None:
         if not self._in_exchange or self._complete:  # bytes nobody asked for, or past the response
@@ -357,6 +361,13 @@ class Wire(asyncio.Protocol):
         self.lost = True
         if self.transport is not None:
             self.transport.abort()
+
+    def readable(self) -> bool:
+        """Whether bytes or a close wait on the idle socket that the event loop has not delivered yet
+        (it has not run since: a busy loop): httpcore's check before reusing a connection, one poll."""
+        poll = select.poll()
+        poll.register(self._fd, select.POLLIN)
+        return bool(poll.poll(0))
 
     def has_expired(self) -> bool:
         """Whether it can no longer be handed out (for the pool's sweep and tests)."""

@@ -187,6 +187,61 @@ def test_a_connection_the_server_closed_while_idle_is_not_used():
     assert _run(main) == (["ok", "ok"], 2)
 
 
+def test_a_close_not_yet_seen_by_the_event_loop_keeps_a_post_off_that_connection():
+    """The server closes an idle connection and the close is in the kernel, but the event loop has not
+    run since (a busy loop: rows in flight): the pool looks at the socket as httpcore does before
+    reusing it, so a POST, which is never sent twice, goes over a new connection and succeeds. A thread
+    serves, so that the test's own loop can be kept from running while it closes."""
+    import select
+    import socket
+    import threading
+
+    closing, closed = threading.Event(), threading.Event()
+    requests: list[bytes] = []
+
+    def read_request(conn: socket.socket) -> bytes:
+        data = b""
+        while b"\r\n\r\n" not in data or (data.startswith(b"POST") and not data.endswith(b"{}")):
+            part = conn.recv(65536)
+            if not part:
+                break
+            data += part
+        return data
+
+    def serve(listener: socket.socket) -> None:
+        with listener:
+            first, _ = listener.accept()
+            with first:
+                requests.append(read_request(first))
+                first.sendall(OK)
+                closing.wait(60)  # a hang guard
+            closed.set()
+            second, _ = listener.accept()
+            with second:
+                requests.append(read_request(second))
+                second.sendall(OK)
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    server = threading.Thread(target=serve, args=(listener,), daemon=True)
+    server.start()
+
+    async def main() -> str:
+        client, pool = _client()
+        async with client:
+            assert (await client.get(f"{url}/a")).text == "ok"
+            (wire,) = pool.connections
+            closing.set()
+            closed.wait(60)  # the loop does not run meanwhile: the close stays unseen by it
+            select.select([wire.transport.get_extra_info("socket").fileno()], [], [], 60)  # it has come
+            assert not wire.lost
+            return (await client.post(f"{url}/b", json={})).text
+
+    assert _run(main) == "ok"
+    server.join(60)
+    assert [r.split(b" ", 1)[0] for r in requests] == [b"GET", b"POST"]  # the POST sent once
+
+
 def _closing_on_second_request(seen: list[bytes]) -> Script:
     """The first connection answers one request, then reads the next and closes without answering (a
     server dropping an idle connection as the request reached it); later connections answer."""
