@@ -57,6 +57,7 @@ class LeanPool:
         self._idle: OrderedDict[tuple[bytes, bytes, int], list[Wire]] = OrderedDict()
         self._idle_count = 0
         self._closed = False
+        self._active: set[Wire] = set()  # connections in an exchange, closed by `aclose` too
         self._next_sweep = time.monotonic() + KEEPALIVE_EXPIRY
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
@@ -72,24 +73,36 @@ class LeanPool:
         timeouts = request.extensions.get("timeout") or {}
         wire = self._take(key)
         if wire is None:
-            wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
+            wire = await self._connect(key, timeouts)
         try:
             response = await wire.send(request, timeouts)
         except Exception as exc:
-            wire.abort()
+            self._drop(wire)
             if not _retryable(wire, request, exc):
                 raise
-            wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
+            wire = await self._connect(key, timeouts)
             try:
                 response = await wire.send(request, timeouts)
             except BaseException:
-                wire.abort()
+                self._drop(wire)
                 raise
         except BaseException:  # cancelled (the step's own time limit): nothing left open
-            wire.abort()
+            self._drop(wire)
             raise
         response.stream = _Body(wire, self, timeouts.get("read"))
         return response
+
+    async def _connect(self, key: tuple[bytes, bytes, int], timeouts: dict[str, Any]) -> Wire:
+        wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
+        if self._closed:  # while it connected
+            wire.abort()
+            raise RuntimeError("the connection pool is closed")
+        self._active.add(wire)
+        return wire
+
+    def _drop(self, wire: Wire) -> None:
+        self._active.discard(wire)
+        wire.abort()
 
     def _take(self, origin: tuple[bytes, bytes, int]) -> Wire | None:
         idle = self._idle.get(origin)
@@ -101,6 +114,7 @@ class LeanPool:
                 self._idle_count -= 1
                 if not wire.lost and now <= wire.expires and not wire.readable():
                     found = wire
+                    self._active.add(wire)
                 else:
                     wire.abort()  # expired, or the server closed it
             if not idle and self._idle.get(origin) is idle:
@@ -108,6 +122,7 @@ class LeanPool:
         return found
 
     def _give_back(self, wire: Wire) -> None:
+        self._active.discard(wire)
         wire.finish()
         if self._closed or not wire.reusable():
             wire.abort()
@@ -166,6 +181,9 @@ class LeanPool:
         for wires in idle.values():
             for wire in wires:
                 wire.abort()
+        active, self._active = self._active, set()
+        for wire in active:  # as httpcore's pool: a request in flight fails, its connection closed
+            wire.stop(httpcore.ReadError("the connection pool was closed"))
 
     async def __aenter__(self) -> LeanPool:
         return self

@@ -318,6 +318,12 @@ class Wire(asyncio.Protocol):
         self._error = error
         self.abort()
 
+    def stop(self, error: BaseException) -> None:
+        """End the exchange with `error`, raised to its reader, and close (the pool closing under it)."""
+        if self._error is None:
+            self._fail(error)
+        self._wake()
+
     def reusable(self) -> bool:
         """Whether another request can go over it: see the module's docstring."""
         return (self._complete and not self._extra and not self.lost and not self._head

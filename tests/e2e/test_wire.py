@@ -588,6 +588,35 @@ def test_a_cancelled_request_closes_its_connection_and_leaves_no_task():
     assert not any("Wire" in name or "LeanPool" in name for name in tasks)
 
 
+def test_closing_the_pool_ends_a_request_in_flight_and_closes_its_connection():
+    """`aclose` (a client closing, an MCP server's pool at its end) with a request still waiting for its
+    answer and no read time limit: it fails with a ReadError, as over httpcore's pool, and the server
+    finds the connection closed, instead of both waiting for ever."""
+
+    async def main() -> tuple[type, bytes, int]:
+        arrived, gone = asyncio.Event(), asyncio.Event()
+        read_after: list[bytes] = []
+
+        async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await _request(reader)
+            arrived.set()
+            read_after.append(await reader.read())  # b"" once the client has closed its side
+            gone.set()
+
+        server, url, _ = await _serve(script)
+        client, pool = _client(timeout=None)  # type: ignore[arg-type]
+        request = asyncio.create_task(client.get(f"{url}/slow"))
+        await asyncio.wait_for(arrived.wait(), 60)  # hang guards, not time bounds
+        await client.aclose()
+        with pytest.raises(httpx.TransportError) as failed:
+            await asyncio.wait_for(request, 60)
+        await asyncio.wait_for(gone.wait(), 60)
+        server.close()
+        return type(failed.value), read_after[0], len(pool.connections)
+
+    assert _run(main) == (httpx.ReadError, b"", 0)
+
+
 def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came():
     """The bytes past the first response start a second one (forged headers, another length): the first
     keeps its own status, headers and body; the connection is not reused."""
