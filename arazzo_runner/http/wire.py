@@ -51,6 +51,7 @@ NO_ANSWER = "Server disconnected without sending a response."  # httpcore's word
 _CUT_SHORT = "peer closed connection without sending complete message body"  # h11's
 _SWITCHED = "the server switched protocols (101): not supported"
 _BLANKS = b" \t"
+_ILLEGAL_IN_VALUE = re.compile(rb"[\x00\x0b\x0c\r\n]")  # h11's field_value: no NUL, no blank but SP and HTAB
 _STATUS_LINE = re.compile(rb"HTTP/[0-9]\.[0-9] [0-9]{3}(?: [\t\x20-\x7e\x80-\xff]*)?")  # h11's
 
 
@@ -68,6 +69,10 @@ class Wire(asyncio.Protocol):
         self.expires = 0.0  # monotonic time after which it is not reused (idle in the pool)
         self.failed_unanswered = False  # the last exchange failed on a close before any response byte
         self._parser = httptools.HttpResponseParser(self)
+        # what h11 reads and strict llhttp refuses: a folded field line (RFC 9112 5.2: a user agent MUST
+        # read it as spaces), a bare LF ending a line (2.2: MAY); the bytes h11 refuses in a value
+        # are refused in `on_header` (llhttp's leniency lets them through)
+        self._parser.set_dangerous_leniencies(lenient_headers=True, lenient_optional_cr_before_lf=True)
         self._waiter: asyncio.Future[bool] | None = None
         self.write_paused = False
         self._reading_paused = False
@@ -199,6 +204,8 @@ class Wire(asyncio.Protocol):
         self._reason += status
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        if _ILLEGAL_IN_VALUE.search(value) is not None and self._error is None:
+            self._fail(httpcore.RemoteProtocolError(f"illegal header line: {name + b': ' + value!r}"))
         if not self._head_done:  # a chunked body's trailer fields are dropped, as httpcore drops them
             self._headers.append((name, value.strip(_BLANKS)))
 
@@ -268,6 +275,7 @@ class Wire(asyncio.Protocol):
             if self.lost:
                 self._raise_lost()
             await self.wait(read_timeout, httpcore.ReadTimeout)
+        self._raise_if_failed()  # a field refused in the packet that ended the head
         version = self._parser.get_http_version()
         extensions = {"http_version": b"HTTP/1.1" if version == "1.1" else b"HTTP/" + version.encode(),
                       "reason_phrase": self._reason}  # fmt: skip

@@ -336,6 +336,40 @@ def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason(a
     assert _run(main) == message
 
 
+def test_a_folded_field_line_and_bare_line_feeds_are_read_as_h11_reads_them():
+    """RFC 9112: a user agent MUST read an obs-fold in a response as spaces (5.2), and MAY take a bare LF
+    for a line's end (2.2): h11 (httpcore) read both, strict llhttp refused them; a NUL in a value is
+    still refused, with h11's words."""
+    folded = b"HTTP/1.1 200 OK\r\nX-Folded: one\r\n two\r\nContent-Length: 2\r\n\r\nok"
+    bare = b"HTTP/1.1 200 OK\nX-Bare: yes\nContent-Length: 2\n\nok"
+    nul = b"HTTP/1.1 200 OK\r\nX-Nul: a\x00b\r\nContent-Length: 2\r\n\r\nok"
+
+    async def main() -> tuple[str, str, str, str]:
+        server, url, _ = await _serve(_answering(folded, bare))
+        client, _ = _client()
+        async with client:
+            first = await client.get(f"{url}/a")
+            second = await client.get(f"{url}/b")
+        server.close()
+        server, url, _ = await _serve(_answering(nul))
+        client, _ = _client()
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/c")
+        server.close()
+        return (
+            first.headers["x-folded"],
+            first.text + second.text,
+            second.headers["x-bare"],
+            str(failed.value),
+        )
+
+    folded_value, texts, bare_value, refused = _run(main)
+    assert folded_value.split() == ["one", "two"]
+    assert (texts, bare_value) == ("okok", "yes")
+    assert refused == "illegal header line: b'X-Nul: a\\x00b'"
+
+
 def test_a_response_head_past_the_limit_is_refused_not_buffered():
     """The server sends headers without end: the client stops at MAX_HEAD (and one read), not at memory's
     end; the server finds the connection closed."""
