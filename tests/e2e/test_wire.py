@@ -744,3 +744,36 @@ def test_a_server_that_does_not_read_the_body_is_a_write_timeout():
         return type(failed.value), idle
 
     assert _run(main) == (httpx.WriteTimeout, 0)
+
+
+def test_response_bytes_trickling_in_do_not_stretch_a_write_timeout():
+    """The server reads no body and sends its answer's head a byte every 10 ms: each byte wakes the
+    write's wait, and must not start its time limit again. The client gives up long before the server has
+    trickled 3,000 bytes (30 s: a hang guard, not a time bound), having sent a body the kernel cannot take."""
+    size = 32 * 1024 * 1024
+    trickle = b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 3000
+
+    async def main() -> tuple[type, int]:
+        sent = [0]
+
+        async def deaf(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.readuntil(b"\r\n\r\n")
+            for byte in trickle:  # reads no body
+                if writer.is_closing() or reader.at_eof():
+                    return
+                writer.write(bytes([byte]))
+                await writer.drain()
+                sent[0] += 1
+                await asyncio.sleep(0.01)
+
+        server, url, _ = await _serve(deaf)
+        client, _ = _client(timeout=0.3)
+        async with client:
+            with pytest.raises(httpx.TimeoutException) as failed:
+                await client.post(f"{url}/up", content=b"x" * size)
+        server.close()
+        return type(failed.value), sent[0]
+
+    kind, sent = _run(main)
+    assert kind is httpx.WriteTimeout
+    assert sent < len(trickle)
