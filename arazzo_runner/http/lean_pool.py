@@ -10,7 +10,8 @@ library with `import sniffio`. At 200 requests in flight that walk is most of a 
 connections past `max_keepalive_connections` (20 by default), so most rows would connect again anyway.
 
 Here a request takes the last idle connection of its origin that is still usable (not expired, not
-closed by the server: a flag its protocol sets, no syscall), else opens a new one; when its response
+closed by the server: a flag its protocol sets, and one poll of its socket for a close the event
+loop has not read yet, as httpcore makes), else opens a new one; when its response
 ends or is closed a connection that can carry another request goes back (at most `max_idle` kept, the
 oldest closed first), any other is closed. Connections are `wire.Wire` (asyncio and llhttp: httpcore's
 own, over h11 and anyio, were a third of a row's CPU), raising httpcore's exceptions, so requests and
@@ -56,6 +57,7 @@ class LeanPool:
         self._idle: OrderedDict[tuple[bytes, bytes, int], list[Wire]] = OrderedDict()
         self._idle_count = 0
         self._closed = False
+        self._active: set[Wire] = set()  # connections in an exchange, closed by `aclose` too
         self._next_sweep = time.monotonic() + KEEPALIVE_EXPIRY
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
@@ -71,24 +73,36 @@ class LeanPool:
         timeouts = request.extensions.get("timeout") or {}
         wire = self._take(key)
         if wire is None:
-            wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
+            wire = await self._connect(key, timeouts)
         try:
             response = await wire.send(request, timeouts)
         except Exception as exc:
-            wire.abort()
+            self._drop(wire)
             if not _retryable(wire, request, exc):
                 raise
-            wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
+            wire = await self._connect(key, timeouts)
             try:
                 response = await wire.send(request, timeouts)
             except BaseException:
-                wire.abort()
+                self._drop(wire)
                 raise
         except BaseException:  # cancelled (the step's own time limit): nothing left open
-            wire.abort()
+            self._drop(wire)
             raise
         response.stream = _Body(wire, self, timeouts.get("read"))
         return response
+
+    async def _connect(self, key: tuple[bytes, bytes, int], timeouts: dict[str, Any]) -> Wire:
+        wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
+        if self._closed:  # while it connected
+            wire.abort()
+            raise RuntimeError("the connection pool is closed")
+        self._active.add(wire)
+        return wire
+
+    def _drop(self, wire: Wire) -> None:
+        self._active.discard(wire)
+        wire.abort()
 
     def _take(self, origin: tuple[bytes, bytes, int]) -> Wire | None:
         idle = self._idle.get(origin)
@@ -98,8 +112,9 @@ class LeanPool:
             while idle and found is None:
                 wire = idle.pop()
                 self._idle_count -= 1
-                if not wire.lost and now <= wire.expires:
+                if not wire.lost and now <= wire.expires and not wire.readable():
                     found = wire
+                    self._active.add(wire)
                 else:
                     wire.abort()  # expired, or the server closed it
             if not idle and self._idle.get(origin) is idle:
@@ -107,6 +122,7 @@ class LeanPool:
         return found
 
     def _give_back(self, wire: Wire) -> None:
+        self._active.discard(wire)
         wire.finish()
         if self._closed or not wire.reusable():
             wire.abort()
@@ -165,6 +181,9 @@ class LeanPool:
         for wires in idle.values():
             for wire in wires:
                 wire.abort()
+        active, self._active = self._active, set()
+        for wire in active:  # as httpcore's pool: a request in flight fails, its connection closed
+            wire.stop(httpcore.ReadError("the connection pool was closed"))
 
     async def __aenter__(self) -> LeanPool:
         return self

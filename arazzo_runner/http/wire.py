@@ -14,15 +14,18 @@ What it keeps of httpcore's: the same exceptions, with the same words where the 
 without sending complete message body (...)"), the `http_version` and `reason_phrase` extensions, raw
 header pairs in order, duplicates kept (values stripped of surrounding blanks, as h11 does). A parser error
 is a `RemoteProtocolError` with llhttp's reason. A response head past `MAX_HEAD` bytes (h11's 16 KiB) is
-refused before more is read; a body is buffered up to `HIGH_WATER` bytes, then reading pauses until the
-caller takes it (the engine stops at `--max-response-bytes`).
+refused before more is read, and so are that many bytes past it ending no chunk-size line and no
+trailer field (h11's limit: the engine's byte limit counts only body bytes); a body is buffered up to
+`HIGH_WATER` bytes, then reading pauses until the caller takes it (the engine stops at
+`--max-response-bytes`).
 
 Reuse (`reusable`): only after a response read to its end, both sides keeping the connection alive, and
 not a byte past the response (a body with a HEAD answer, a Content-Length short of the body: the next
 request would read them as its answer). A HEAD exchange is never reused: llhttp cannot be told that its
 answer has no body, so it would wait for the Content-Length's bytes. 1xx interim answers are skipped; a
 101 (switching protocols) is refused. Bytes or a close arriving while idle mark the connection `lost`
-(the pool never hands it out: no syscall per check).
+(the pool never hands it out), and so do those still in the kernel when the pool takes it (`readable`:
+a POST is never sent twice, so it must not go over a connection whose close the loop has not read).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import asyncio
 import collections
 import contextlib
 import re
+import select
 import socket
 import ssl
 import time
@@ -47,6 +51,7 @@ NO_ANSWER = "Server disconnected without sending a response."  # httpcore's word
 _CUT_SHORT = "peer closed connection without sending complete message body"  # h11's
 _SWITCHED = "the server switched protocols (101): not supported"
 _BLANKS = b" \t"
+_ILLEGAL_IN_VALUE = re.compile(rb"[\x00\x0b\x0c\r\n]")  # h11's field_value: no NUL, no blank but SP and HTAB
 _STATUS_LINE = re.compile(rb"HTTP/[0-9]\.[0-9] [0-9]{3}(?: [\t\x20-\x7e\x80-\xff]*)?")  # h11's
 
 
@@ -58,11 +63,16 @@ class Wire(asyncio.Protocol):
         self.key = key
         self.loop = loop
         self.transport: Any = None
+        self._fd = -1  # its socket's, for `readable`
         self.lost = False  # closed by either side, or unusable: never handed out again
         self.exchanges = 0  # responses read to their end on it
         self.expires = 0.0  # monotonic time after which it is not reused (idle in the pool)
         self.failed_unanswered = False  # the last exchange failed on a close before any response byte
         self._parser = httptools.HttpResponseParser(self)
+        # what h11 reads and strict llhttp refuses: a folded field line (RFC 9112 5.2: a user agent MUST
+        # read it as spaces), a bare LF ending a line (2.2: MAY); the bytes h11 refuses in a value
+        # are refused in `on_header` (llhttp's leniency lets them through)
+        self._parser.set_dangerous_leniencies(lenient_headers=True, lenient_optional_cr_before_lf=True)
         self._waiter: asyncio.Future[bool] | None = None
         self.write_paused = False
         self._reading_paused = False
@@ -78,6 +88,8 @@ class Wire(asyncio.Protocol):
         self._server_keep_alive = False  # nor the response (nor HTTP/1.0, nor a close-delimited body)
         self._received = 0  # response bytes of this exchange
         self._head_bytes = 0
+        self._stalled = 0  # bytes past the head that moved no chunk, body or end (a trailer, a chunk line)
+        self._moved = False
         self._head_done = False
         self._interim = False
         self._reason = b""
@@ -126,6 +138,7 @@ class Wire(asyncio.Protocol):
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport  # TCP_NODELAY: asyncio's socket transport sets it
+        self._fd = transport.get_extra_info("socket").fileno()
 
     def data_received(self, data: bytes) -> None:
         if not self._in_exchange or self._complete:  # bytes nobody asked for, or past the response
@@ -134,8 +147,10 @@ class Wire(asyncio.Protocol):
                 self.abort()
             return
         self._received += len(data)
-        if not self._head_done:
+        in_body = self._head_done
+        if not in_body:
             self._head_bytes += len(data)
+        self._moved = False
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserUpgrade:
@@ -145,6 +160,10 @@ class Wire(asyncio.Protocol):
                 self._fail(httpcore.RemoteProtocolError(self._first_line_error(data) or str(exc)))
         if not self._head_done and self._head_bytes > MAX_HEAD and self._error is None:
             self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
+        if in_body:  # a chunk-size line or trailer fields without end: h11's limit too, not read on
+            self._stalled = 0 if self._moved else self._stalled + len(data)
+            if self._stalled > MAX_HEAD and self._error is None and not self._complete:
+                self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
         self._wake()
 
     def _first_line_error(self, data: bytes) -> str | None:
@@ -185,6 +204,8 @@ class Wire(asyncio.Protocol):
         self._reason += status
 
     def on_header(self, name: bytes, value: bytes) -> None:
+        if _ILLEGAL_IN_VALUE.search(value) is not None and self._error is None:
+            self._fail(httpcore.RemoteProtocolError(f"illegal header line: {name + b': ' + value!r}"))
         if not self._head_done:  # a chunked body's trailer fields are dropped, as httpcore drops them
             self._headers.append((name, value.strip(_BLANKS)))
 
@@ -208,7 +229,14 @@ class Wire(asyncio.Protocol):
         if self._head:
             self._complete = True  # llhttp would wait for the Content-Length's bytes
 
+    def on_chunk_header(self) -> None:
+        self._moved = True
+
+    def on_chunk_complete(self) -> None:
+        self._moved = True
+
     def on_body(self, body: bytes) -> None:
+        self._moved = True
         if self._complete:  # a body with a HEAD answer
             self._extra = True
             return
@@ -220,6 +248,7 @@ class Wire(asyncio.Protocol):
             self.transport.pause_reading()
 
     def on_message_complete(self) -> None:
+        self._moved = True
         if self._interim:
             self._interim = False
             self._head_bytes = 0
@@ -246,6 +275,7 @@ class Wire(asyncio.Protocol):
             if self.lost:
                 self._raise_lost()
             await self.wait(read_timeout, httpcore.ReadTimeout)
+        self._raise_if_failed()  # a field refused in the packet that ended the head
         version = self._parser.get_http_version()
         extensions = {"http_version": b"HTTP/1.1" if version == "1.1" else b"HTTP/" + version.encode(),
                       "reason_phrase": self._reason}  # fmt: skip
@@ -296,6 +326,12 @@ class Wire(asyncio.Protocol):
         self._error = error
         self.abort()
 
+    def stop(self, error: BaseException) -> None:
+        """End the exchange with `error`, raised to its reader, and close (the pool closing under it)."""
+        if self._error is None:
+            self._fail(error)
+        self._wake()
+
     def reusable(self) -> bool:
         """Whether another request can go over it: see the module's docstring."""
         return (self._complete and not self._extra and not self.lost and not self._head
@@ -306,6 +342,12 @@ class Wire(asyncio.Protocol):
         if self._complete:
             self.exchanges += 1
         self._in_exchange = False
+        self._body.clear()  # a body closed unread: its buffer let go, and reading on again (if paused)
+        self._buffered = 0
+        if self._reading_paused:  # else the next exchange would never read its answer, nor a close
+            self._reading_paused = False
+            if not self.lost:
+                self.transport.resume_reading()
 
     async def wait(self, timeout: float | None, timed_out: type[Exception]) -> None:
         """Until something happens on the connection (bytes, a close, room to write), at most `timeout`
@@ -333,6 +375,13 @@ class Wire(asyncio.Protocol):
         self.lost = True
         if self.transport is not None:
             self.transport.abort()
+
+    def readable(self) -> bool:
+        """Whether bytes or a close wait on the idle socket that the event loop has not delivered yet
+        (it has not run since: a busy loop): httpcore's check before reusing a connection, one poll."""
+        poll = select.poll()
+        poll.register(self._fd, select.POLLIN)
+        return bool(poll.poll(0))
 
     def has_expired(self) -> bool:
         """Whether it can no longer be handed out (for the pool's sweep and tests)."""

@@ -110,7 +110,11 @@ def write(wire: Any, data: bytes) -> None:
 
 
 async def _drain(wire: Any, write_timeout: float | None) -> None:
+    # one limit for the wait, as httpcore's per write: response bytes arriving meanwhile wake the wait
+    # but do not start the time again (a server trickling them would keep a deaf write going for ever)
+    deadline = None if write_timeout is None else wire.loop.time() + write_timeout
     while wire.write_paused:
         if wire.lost:
             write(wire, b"")  # raises
-        await wire.wait(write_timeout, httpcore.WriteTimeout)
+        left = None if deadline is None else max(0.0, deadline - wire.loop.time())
+        await wire.wait(left, httpcore.WriteTimeout)

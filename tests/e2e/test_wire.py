@@ -187,6 +187,61 @@ def test_a_connection_the_server_closed_while_idle_is_not_used():
     assert _run(main) == (["ok", "ok"], 2)
 
 
+def test_a_close_not_yet_seen_by_the_event_loop_keeps_a_post_off_that_connection():
+    """The server closes an idle connection and the close is in the kernel, but the event loop has not
+    run since (a busy loop: rows in flight): the pool looks at the socket as httpcore does before
+    reusing it, so a POST, which is never sent twice, goes over a new connection and succeeds. A thread
+    serves, so that the test's own loop can be kept from running while it closes."""
+    import select
+    import socket
+    import threading
+
+    closing, closed = threading.Event(), threading.Event()
+    requests: list[bytes] = []
+
+    def read_request(conn: socket.socket) -> bytes:
+        data = b""
+        while b"\r\n\r\n" not in data or (data.startswith(b"POST") and not data.endswith(b"{}")):
+            part = conn.recv(65536)
+            if not part:
+                break
+            data += part
+        return data
+
+    def serve(listener: socket.socket) -> None:
+        with listener:
+            first, _ = listener.accept()
+            with first:
+                requests.append(read_request(first))
+                first.sendall(OK)
+                closing.wait(60)  # a hang guard
+            closed.set()
+            second, _ = listener.accept()
+            with second:
+                requests.append(read_request(second))
+                second.sendall(OK)
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    server = threading.Thread(target=serve, args=(listener,), daemon=True)
+    server.start()
+
+    async def main() -> str:
+        client, pool = _client()
+        async with client:
+            assert (await client.get(f"{url}/a")).text == "ok"
+            (wire,) = pool.connections
+            closing.set()
+            closed.wait(60)  # the loop does not run meanwhile: the close stays unseen by it
+            select.select([wire.transport.get_extra_info("socket").fileno()], [], [], 60)  # it has come
+            assert not wire.lost
+            return (await client.post(f"{url}/b", json={})).text
+
+    assert _run(main) == "ok"
+    server.join(60)
+    assert [r.split(b" ", 1)[0] for r in requests] == [b"GET", b"POST"]  # the POST sent once
+
+
 def _closing_on_second_request(seen: list[bytes]) -> Script:
     """The first connection answers one request, then reads the next and closes without answering (a
     server dropping an idle connection as the request reached it); later connections answer."""
@@ -281,6 +336,40 @@ def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason(a
     assert _run(main) == message
 
 
+def test_a_folded_field_line_and_bare_line_feeds_are_read_as_h11_reads_them():
+    """RFC 9112: a user agent MUST read an obs-fold in a response as spaces (5.2), and MAY take a bare LF
+    for a line's end (2.2): h11 (httpcore) read both, strict llhttp refused them; a NUL in a value is
+    still refused, with h11's words."""
+    folded = b"HTTP/1.1 200 OK\r\nX-Folded: one\r\n two\r\nContent-Length: 2\r\n\r\nok"
+    bare = b"HTTP/1.1 200 OK\nX-Bare: yes\nContent-Length: 2\n\nok"
+    nul = b"HTTP/1.1 200 OK\r\nX-Nul: a\x00b\r\nContent-Length: 2\r\n\r\nok"
+
+    async def main() -> tuple[str, str, str, str]:
+        server, url, _ = await _serve(_answering(folded, bare))
+        client, _ = _client()
+        async with client:
+            first = await client.get(f"{url}/a")
+            second = await client.get(f"{url}/b")
+        server.close()
+        server, url, _ = await _serve(_answering(nul))
+        client, _ = _client()
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/c")
+        server.close()
+        return (
+            first.headers["x-folded"],
+            first.text + second.text,
+            second.headers["x-bare"],
+            str(failed.value),
+        )
+
+    folded_value, texts, bare_value, refused = _run(main)
+    assert folded_value.split() == ["one", "two"]
+    assert (texts, bare_value) == ("okok", "yes")
+    assert refused == "illegal header line: b'X-Nul: a\\x00b'"
+
+
 def test_a_response_head_past_the_limit_is_refused_not_buffered():
     """The server sends headers without end: the client stops at MAX_HEAD (and one read), not at memory's
     end; the server finds the connection closed."""
@@ -318,6 +407,50 @@ def test_a_response_head_past_the_limit_is_refused_not_buffered():
     message, read = _run(main)
     assert message == "Receive buffer too long"
     assert MAX_HEAD < read <= MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [b"2\r\nok\r\n0\r\nX-Trailer: ", b"2;x="],  # trailer fields without end, a chunk-size line without end
+)
+def test_a_chunked_bodys_framing_without_end_is_refused_not_buffered(opening: bytes):
+    """Past the head, bytes that end no chunk-size line and no trailer field are not body bytes: the
+    engine's --max-response-bytes never sees them, and httptools would keep the trailer field's text
+    whole. They stop at MAX_HEAD (and one read), as h11's buffer limit stops them."""
+    total = 64 * MAX_HEAD
+
+    async def endless(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + opening)
+        for _ in range(total // 1024):  # far past the limit; the client must have left before
+            writer.write(b"a" * 1024)
+            await writer.drain()
+        writer.write(b"\r\n\r\n" if opening.startswith(b"2\r\n") else b"\r\nok\r\n0\r\n\r\n")
+        await reader.read()
+
+    async def main() -> tuple[str, int]:
+        server, url, _ = await _serve(endless)
+        wires: list[Wire] = []
+        connect = Wire.connect
+
+        async def recorded(*args: Any) -> Wire:
+            wires.append(await connect(*args))
+            return wires[-1]
+
+        Wire.connect = recorded  # type: ignore[method-assign]
+        try:
+            client, _ = _client()
+            async with client:
+                with pytest.raises(httpx.RemoteProtocolError) as failed:
+                    await client.get(f"{url}/a")
+        finally:
+            Wire.connect = connect  # type: ignore[method-assign]
+        server.close()
+        return str(failed.value), wires[0]._received
+
+    message, read = _run(main)
+    assert message == "Receive buffer too long"
+    assert read <= 2 * MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
 
 
 def test_a_server_that_does_not_answer_is_a_read_timeout():
@@ -434,6 +567,31 @@ def test_a_large_body_is_streamed_within_a_bounded_buffer():
     assert buffered <= HIGH_WATER + 256 * 1024  # the limit, and at most one read past it
 
 
+def test_a_response_closed_unread_leaves_its_connection_reading_for_the_next():
+    """A whole body past HIGH_WATER arrives in one read (reading paused), and the response is closed
+    without reading it: the connection goes back to the pool reading again; the next request's answer
+    is read on it (it waited for the read timeout, or forever without one)."""
+    size = HIGH_WATER + 1000
+    big = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size + b"x" * size
+
+    async def main() -> tuple[bool, bool, str, int]:
+        server, url, count = await _serve(_answering(big, OK))
+        client, _ = _client(timeout=30)  # a hang guard: the second answer comes at once
+        async with client:
+            async with client.stream("GET", f"{url}/big") as answer:
+                wire = answer.stream._stream._httpcore_stream._wire
+                for _ in range(1000):  # until the whole body came (a poll, no time bound)
+                    if wire._complete:
+                        break
+                    await asyncio.sleep(0.005)
+                paused, complete = wire._reading_paused, wire._complete
+            text = (await client.get(f"{url}/next")).text
+        server.close()
+        return paused, complete, text, count[0]
+
+    assert _run(main) == (True, True, "ok", 1)
+
+
 def test_a_cancelled_request_closes_its_connection_and_leaves_no_task():
     async def main() -> tuple[bytes, int, set]:
         arrived, gone = asyncio.Event(), asyncio.Event()
@@ -462,6 +620,35 @@ def test_a_cancelled_request_closes_its_connection_and_leaves_no_task():
     data, idle, tasks = _run(main)
     assert (data, idle) == (b"", 0)
     assert not any("Wire" in name or "LeanPool" in name for name in tasks)
+
+
+def test_closing_the_pool_ends_a_request_in_flight_and_closes_its_connection():
+    """`aclose` (a client closing, an MCP server's pool at its end) with a request still waiting for its
+    answer and no read time limit: it fails with a ReadError, as over httpcore's pool, and the server
+    finds the connection closed, instead of both waiting for ever."""
+
+    async def main() -> tuple[type, bytes, int]:
+        arrived, gone = asyncio.Event(), asyncio.Event()
+        read_after: list[bytes] = []
+
+        async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await _request(reader)
+            arrived.set()
+            read_after.append(await reader.read())  # b"" once the client has closed its side
+            gone.set()
+
+        server, url, _ = await _serve(script)
+        client, pool = _client(timeout=None)  # type: ignore[arg-type]
+        request = asyncio.create_task(client.get(f"{url}/slow"))
+        await asyncio.wait_for(arrived.wait(), 60)  # hang guards, not time bounds
+        await client.aclose()
+        with pytest.raises(httpx.TransportError) as failed:
+            await asyncio.wait_for(request, 60)
+        await asyncio.wait_for(gone.wait(), 60)
+        server.close()
+        return type(failed.value), read_after[0], len(pool.connections)
+
+    assert _run(main) == (httpx.ReadError, b"", 0)
 
 
 def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came():
@@ -557,3 +744,36 @@ def test_a_server_that_does_not_read_the_body_is_a_write_timeout():
         return type(failed.value), idle
 
     assert _run(main) == (httpx.WriteTimeout, 0)
+
+
+def test_response_bytes_trickling_in_do_not_stretch_a_write_timeout():
+    """The server reads no body and sends its answer's head a byte every 10 ms: each byte wakes the
+    write's wait, and must not start its time limit again. The client gives up long before the server has
+    trickled 3,000 bytes (30 s: a hang guard, not a time bound), having sent a body the kernel cannot take."""
+    size = 32 * 1024 * 1024
+    trickle = b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 3000
+
+    async def main() -> tuple[type, int]:
+        sent = [0]
+
+        async def deaf(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.readuntil(b"\r\n\r\n")
+            for byte in trickle:  # reads no body
+                if writer.is_closing() or reader.at_eof():
+                    return
+                writer.write(bytes([byte]))
+                await writer.drain()
+                sent[0] += 1
+                await asyncio.sleep(0.01)
+
+        server, url, _ = await _serve(deaf)
+        client, _ = _client(timeout=0.3)
+        async with client:
+            with pytest.raises(httpx.TimeoutException) as failed:
+                await client.post(f"{url}/up", content=b"x" * size)
+        server.close()
+        return type(failed.value), sent[0]
+
+    kind, sent = _run(main)
+    assert kind is httpx.WriteTimeout
+    assert sent < len(trickle)
