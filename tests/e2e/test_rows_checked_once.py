@@ -1,0 +1,114 @@
+"""`--inputs-file` rows: each row's inputs are validated once (issue 43: the check pass before anything
+is sent, then not again in the row's run), while the run still applies their defaults and masks their
+secrets; rows that changed after the check are validated again in their runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from arazzo_runner.cli import journal_flags
+from arazzo_runner.executor import inputs as inputs_module
+from tests.e2e.conftest import arazzo_doc
+from tests.e2e.helpers import cli, op_step, run_json, workflow
+
+SCHEMA = {
+    "type": "object",
+    "required": ["petId"],
+    "properties": {
+        "petId": {"type": "integer"},
+        "trace": {"type": "string", "default": "none"},
+        "password": {"type": "string", "format": "password", "minLength": 16},
+    },
+}
+
+
+def _doc() -> dict:
+    get = op_step(
+        "get",
+        "getPet",
+        parameters=[
+            {"name": "petId", "in": "path", "value": "$inputs.petId"},
+            {"name": "X-Trace", "in": "header", "value": "$inputs.trace"},
+            {"name": "X-Password", "in": "header", "value": "$inputs.password"},
+        ],
+        successCriteria=[{"condition": "$statusCode == 200"}],
+        outputs={"name": "$response.body#/name", "echo": "$response.body#/password"},
+    )
+    outputs = {"name": "$steps.get.outputs.name", "echo": "$steps.get.outputs.echo"}
+    return arazzo_doc(workflow("flow", get, inputs=SCHEMA, outputs=outputs))
+
+
+@pytest.fixture
+def pets(server):
+    @server.route("GET", "/pets/{id}")
+    def pet(request):
+        return 200, {"name": f"pet-{request.params['id']}", "password": request.headers.get("x-password")}
+
+    return server
+
+
+@pytest.fixture
+def validations(monkeypatch):
+    """The inputs validated against a schema, one entry per validation (`schema_problems`)."""
+    seen: list[dict] = []
+    real = inputs_module.schema_problems
+
+    def counted(schema_at, value, document):
+        seen.append(dict(value))
+        return real(schema_at, value, document)
+
+    monkeypatch.setattr(inputs_module, "schema_problems", counted)
+    return seen
+
+
+ROWS = [
+    '{"petId": 1, "password": "correct-horse-battery"}',
+    '{"petId": 2}',
+    '{"petId": 3, "trace": "row", "password": "staple-staple-staple"}',
+]
+
+
+@pytest.mark.parametrize("concurrency", ["1", "2"])
+def test_each_rows_inputs_are_validated_once(capsys, write, pets, tmp_path, validations, concurrency):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(ROWS) + "\n")
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", concurrency, server=pets)
+    assert result.code == 0, result.err
+    assert sorted(v["petId"] for v in validations) == [1, 2, 3]  # the check pass; the runs do not again
+    data = result.json
+    outputs = [r["result"]["workflows"][0]["outputs"] for r in data["rows"]]
+    assert [o["name"] for o in outputs] == ["pet-1", "pet-2", "pet-3"]
+    assert [o["echo"] for o in outputs] == ["***", None, "***"]  # each row's secret, masked
+    sent = sorted((r.path, r.headers["x-trace"]) for r in pets.requests)
+    assert sent == [("/pets/1", "none"), ("/pets/2", "none"), ("/pets/3", "row")]  # defaults applied
+    assert data["rows"][0]["inputs"]["password"] == "***"
+
+
+def test_text_rows_live_are_validated_once(capsys, write, pets, tmp_path, validations):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(ROWS) + "\n")
+    result = cli(capsys, "run", write(_doc()), "--server", f"pets={pets.url}", "--inputs-file", rows)
+    assert result.code == 0, result.err
+    assert len(validations) == 3
+    assert "correct-horse" not in result.out and "staple" not in result.out
+    assert result.out.count("== row ") == 3
+
+
+def test_rows_changed_after_their_check_are_validated_in_their_runs(
+    capsys, write, pets, tmp_path, validations, monkeypatch
+):
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(ROWS) + "\n")
+    opened = journal_flags.open_journal  # called between the check pass and the runs
+
+    def rewritten(*args, **kwargs):
+        rows.write_text('{"petId": 4}\n{"petId": "five"}\n')
+        return opened(*args, **kwargs)
+
+    monkeypatch.setattr(journal_flags, "open_journal", rewritten)
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "1", server=pets)
+    assert result.code == 2
+    assert "invalid inputs for workflow 'flow'" in result.out
+    assert "five" in result.out
+    assert [v["petId"] for v in validations[3:]] == [4, "five"]  # checked again, in the runs
+    assert [r.path for r in pets.requests] == ["/pets/4"]  # the changed bad row sent nothing
