@@ -112,3 +112,26 @@ def test_rows_changed_after_their_check_are_validated_in_their_runs(
     assert "five" in result.out
     assert [v["petId"] for v in validations[3:]] == [4, "five"]  # checked again, in the runs
     assert [r.path for r in pets.requests] == ["/pets/4"]  # the changed bad row sent nothing
+
+
+def test_rows_run_with_fewer_passes_of_the_collector(capsys, write, pets, tmp_path, monkeypatch):
+    """With 200 rows in flight each young-generation pass walks every row's objects: 10,000 allocations
+    between passes cost ~110 µs of CPU a row, 50,000 ~15 µs (issue 43); a single run keeps 10,000."""
+    import gc
+
+    from arazzo_runner.cli import batch
+
+    seen: list[int] = []
+    real = batch._run_and_report
+
+    def watched(*args, **kwargs):
+        seen.append(gc.get_threshold()[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "_run_and_report", watched)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"petId": 1}\n')
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, server=pets)
+    assert result.code == 0, result.err
+    assert seen and seen[0] >= 50_000
+    assert gc.get_threshold()[0] < 50_000  # as it was, once the command is over
