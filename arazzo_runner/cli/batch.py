@@ -19,7 +19,7 @@ import io
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from ..bounds.deadline import disarmed
 from ..errors import UsageError
@@ -33,9 +33,17 @@ from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_jso
 from .input_flags import Environment, check_missing
 from .report_flags import masker_for
 
-# (stream for the console trace, or None for JSON) -> (reporter or None, RunOptions): from `arazzo run`,
-# so a row runs with exactly the options a single run would have.
-Setup = Callable[[TextIO | None], tuple[Any, Any]]
+
+class Setup(Protocol):
+    """`arazzo run`'s (`run.RunSetup`), so a row runs with exactly the options a single run would have."""
+
+    def __call__(self, stream: TextIO | None) -> tuple[Any, Any]:
+        """(stream for the console trace, or None for JSON) -> (reporter or None, RunOptions)."""
+
+    def for_check(self) -> Any:
+        """The RunOptions of a row's check (the check pass holds one row at a time)."""
+
+
 _SUMMARY_LIMIT = 80
 
 
@@ -142,7 +150,7 @@ def _check_all(
             digest.update(line, values)
         if problem is None:
             row = Row(number, line, values, {**inputs, **values})
-            row.options = setup(None)[1]
+            row.options = setup.for_check()
             try:
                 _check(row, workspace, workflows, env, args, checks)
             except UsageError as exc:

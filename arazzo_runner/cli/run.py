@@ -188,6 +188,7 @@ class RunSetup:
         self.args, self.workspace, self.servers, self.env = args, workspace, servers, env
         self._fields: dict[str, Any] | None = None
         self._options: Any = None  # the RunOptions class (imported on the first call)
+        self._checking: Any = None  # the options of the rows' check pass (`for_check`)
 
     def __call__(self, stream: Any) -> tuple[Any, Any]:
         args = self.args
@@ -208,6 +209,15 @@ class RunSetup:
         options = self._options(**{**fields, **own})
         reporter = attach_output(args, self.workspace, options, stream)  # masked console, --verbose, progress
         return reporter, options
+
+    def for_check(self) -> Any:
+        """The options of a row in the rows' check pass (`batch._check_all`, a row at a time, which
+        uses them for that row's check alone): one RunOptions, set up as a run's by the first call, each
+        call's with the secrets of the flags alone, to which the row's check adds the row's."""
+        if self._checking is None:
+            self._checking = self(None)[1]
+        self._checking.secrets = set(self._fields["secrets"] if self._fields else ())
+        return self._checking
 
 
 def option_fields(

@@ -135,3 +135,33 @@ def test_rows_run_with_fewer_passes_of_the_collector(capsys, write, pets, tmp_pa
     assert result.code == 0, result.err
     assert seen and seen[0] >= 50_000
     assert gc.get_threshold()[0] < 50_000  # as it was, once the command is over
+
+
+def test_the_check_pass_sets_up_one_run_for_all_rows(capsys, write, pets, tmp_path, monkeypatch):
+    """A row's check needs options, not a console nor a masker: the check pass sets up one run's and
+    gives each row the flags' secrets alone, so a bad row's error is masked with its own secrets only."""
+    from arazzo_runner.cli import run as run_module
+
+    made: list[object] = []
+    real = run_module.attach_output
+
+    def counted(args, workspace, options, stream):
+        made.append(stream)
+        return real(args, workspace, options, stream)
+
+    monkeypatch.setattr(run_module, "attach_output", counted)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(ROWS) + "\n")
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "2", server=pets)
+    assert result.code == 0, result.err
+    assert len(made) == 4  # one for the check pass, one a row's run
+
+    made.clear()
+    sent = len(pets.requests)
+    secret = "correct-horse-battery"
+    rows.write_text(f'{{"petId": 1, "password": "{secret}"}}\n{{"petId": "{secret}"}}\n')
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, server=pets)
+    assert result.code == 2
+    assert "(--inputs-file row 2, line 2)" in result.out
+    assert f'petId: \\"{secret}\\" is not of type' in result.out  # row 1's secret is not row 2's
+    assert len(made) == 1 and len(pets.requests) == sent  # nothing sent
