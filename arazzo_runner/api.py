@@ -202,7 +202,10 @@ def _prepare(
             "an HTTP replay (--replay-http) answers HTTP requests only; the run reaches AsyncAPI steps, "
             "whose messages would go to the real brokers: run it without a replay"
         )
-    return _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds, refused)
+    prepared = _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds, refused)
+    if checks is not None:  # a batch's runs share what stays the same for an operation, as `prepare_run`'s
+        prepared.facts = checks.facts
+    return prepared
 
 
 def _admitted(

@@ -103,13 +103,17 @@ class BatchChecks:
     validated against those schemas again: their defaults are applied and their secret values found
     (per run: each row has its own), the JSON Schema check (~0.3 ms a row) is not made twice. The rest
     that `api._prepare` finds the same for every run (`admission`, the family's server keys) is kept in
-    `found`, keyed by what it is of."""
+    `found`, keyed by what it is of; what the runs find the same (an operation's base URL and parameter
+    index, a workflow's secret inputs) in `facts`."""
 
     def __init__(self) -> None:
         self.walks: dict[tuple[str, ...], _Walk] = {}  # by the workflows checked, in order
         self.validated: set[tuple[int, str]] = set()  # (id(workspace), workflowId)
         self.trusted = False
         self.found: dict[tuple[Any, ...], Any] = {}
+        # what stays the same for an operation and a workflow in runs of the same options, found by the
+        # first run that needs it (`Runner.operation_facts`; `api.prepare_run`'s runs share theirs too)
+        self.facts: dict[tuple[Any, ...], Any] = {}
 
 
 def _walk_for(

@@ -165,3 +165,25 @@ def test_the_check_pass_sets_up_one_run_for_all_rows(capsys, write, pets, tmp_pa
     assert "(--inputs-file row 2, line 2)" in result.out
     assert f'petId: \\"{secret}\\" is not of type' in result.out  # row 1's secret is not row 2's
     assert len(made) == 1 and len(pets.requests) == sent  # nothing sent
+
+
+def test_what_stays_the_same_for_a_workflow_is_found_once_a_batch(capsys, write, pets, tmp_path, monkeypatch):
+    """The rows share their runs' facts (an operation's base URL and parameters, a workflow's secret
+    inputs), as `prepare_run`'s runs do: found by the first row, not again by each."""
+    from arazzo_runner.executor import runner as runner_module
+
+    found: list[str] = []
+    real = runner_module.secret_input_names
+
+    def counted(schema, document):
+        found.append("secret inputs")
+        return real(schema, document)
+
+    monkeypatch.setattr(runner_module, "secret_input_names", counted)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("\n".join(ROWS) + "\n")
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "1", server=pets)
+    assert result.code == 0, result.err
+    assert found == ["secret inputs"]
+    outputs = [r["result"]["workflows"][0]["outputs"] for r in result.json["rows"]]
+    assert [o["echo"] for o in outputs] == ["***", None, "***"]  # each row's secret still masked
