@@ -102,6 +102,8 @@ def run_rows(
             for number, (line, values) in enumerate(source, 1):
                 if number == 1:  # the same rows as checked: their inputs are not validated again
                     checks.trusted = checked is not None and source.opened == checked
+                if checks.trusted and not source.unchanged():  # written to since: rows not checked
+                    checks.trusted = False  # (for good: each row's run validates its inputs)
                 if keep is not None and line not in keep:  # --rerun-failed: a row that passed
                     continue
                 row = Row(number, line, values, {**inputs, **values})

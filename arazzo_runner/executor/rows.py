@@ -37,6 +37,7 @@ class RowFile:
         # what the last pass read: the copy, or the file as it was when opened (device, inode, size,
         # modification time); two passes that read the same (`opened` equal) read the same rows
         self.opened: tuple[Any, ...] | None = None
+        self._reading: IO[str] | None = None  # the file the pass in progress reads (not a copy)
 
     def __enter__(self) -> RowFile:
         return self
@@ -61,9 +62,12 @@ class RowFile:
                 raise UsageError(f"--inputs-file: cannot read {self.path!r}: {exc.strerror or exc}") from None
             found = _regular(handle)
             if found is not None:
-                self.opened = found
-                with handle:
-                    yield from self._parse(handle)
+                self.opened, self._reading = found, handle
+                try:
+                    with handle:
+                        yield from self._parse(handle)
+                finally:
+                    self._reading = None
                 return
         # stdin, or a pipe (`--inputs-file <(cmd)`), a FIFO, a device: read once, kept for the next passes
         import tempfile  # only then: `arazzo run` imports this module on every start
@@ -75,6 +79,17 @@ class RowFile:
         finally:
             if handle is not None:
                 handle.close()
+
+    def unchanged(self) -> bool:
+        """Whether the file the pass in progress reads is still as it was when opened (`opened`): the
+        rows it gave so far are then what a pass that opened the same file read (~1 µs: a `fstat`). A
+        copy never changes; a file that cannot be asked is taken as changed."""
+        if self._reading is None:
+            return self.copy is not None
+        try:
+            return _regular(self._reading) == self.opened
+        except ValueError:  # closed
+            return False
 
     def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
         number = 0

@@ -187,3 +187,25 @@ def test_what_stays_the_same_for_a_workflow_is_found_once_a_batch(capsys, write,
     assert found == ["secret inputs"]
     outputs = [r["result"]["workflows"][0]["outputs"] for r in result.json["rows"]]
     assert [o["echo"] for o in outputs] == ["***", None, "***"]  # each row's secret still masked
+
+
+def test_rows_written_to_the_file_while_they_run_are_validated_in_their_runs(
+    capsys, write, server, tmp_path, validations
+):
+    """A row appended after the check pass (the file written to while the rows run) was never checked:
+    its run validates it, and a bad one sends nothing."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"petId": 1}\n{"petId": 2}\n')
+
+    @server.route("GET", "/pets/{id}")
+    def pet(request):
+        if request.params["id"] == "1":  # row 1's request: a bad row is appended to the file
+            with rows.open("a") as more:
+                more.write('{"petId": "three"}\n')
+        return 200, {"name": "pet"}
+
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "1", server=server)
+    assert result.code == 2
+    assert 'petId: \\"three\\" is not of type' in result.out
+    assert [v["petId"] for v in validations] == [1, 2, 2, "three"]  # row 2 read after the change too
+    assert [r.path for r in server.requests] == ["/pets/1", "/pets/2"]
