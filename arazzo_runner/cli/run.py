@@ -172,17 +172,11 @@ RUN_COLLECTION_THRESHOLD = 10_000  # allocations between two passes of the young
 ROWS_COLLECTION_THRESHOLD = 50_000
 
 
-def run_setup(
-    args: argparse.Namespace, workspace: Any, servers: dict[str, str], env: Environment, stream: Any
-) -> tuple[Any, Any]:
-    """The console reporter on `stream` (None: JSON output) and the options of one run."""
-    return RunSetup(args, workspace, servers, env)(stream)
-
-
 class RunSetup:
-    """`run_setup` for one command, which `--inputs-file` calls twice a row (its check, its run): the
-    flags are read into option fields once (~30 µs a call), and each run's options get their own copy
-    of what a run adds to (its secrets) or could (its credentials, its server variables)."""
+    """`setup(stream)`: the console reporter on `stream` (None: JSON output) and the options of one run,
+    for a single run and for each row of `--inputs-file`. The flags are read into option fields once
+    (~30 µs a call), and each run's options get their own copy of what a run adds to (its secrets) or
+    could (its credentials, its server variables)."""
 
     def __init__(self, args: argparse.Namespace, workspace: Any, servers: dict[str, str], env: Environment):
         self.args, self.workspace, self.servers, self.env = args, workspace, servers, env
