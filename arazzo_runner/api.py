@@ -215,10 +215,7 @@ def _admitted(
     if checks is None:
         return admission(workspace, selected)
     key = ("admission", id(workspace), *(w.workflow_id for w in selected))
-    found = checks.found.get(key)
-    if found is None:
-        found = checks.found[key] = admission(workspace, selected)
-    return dict(found)
+    return dict(checks.once(key, lambda: admission(workspace, selected)))
 
 
 def admission(workspace: Workspace, selected: list[Workflow]) -> dict[str, list[dict[str, Any]]]:
@@ -424,17 +421,13 @@ def _family_servers(
     In a batch (`checks`) found once for the servers its runs share."""
     if not options.servers:
         return options
-    if checks is None:
-        keyed = server_keys(options.servers, workspace, strict=False)
-    else:
-        key = ("servers", id(workspace))
-        found = checks.found.get(key)
-        if found is None or found[0] is not options.servers:  # (the same mapping: the same keys)
-            found = checks.found[key] = (
-                options.servers,
-                server_keys(options.servers, workspace, strict=False),
-            )
-        keyed = found[1]
+    servers = options.servers
+    found = None if checks is None else checks.found.get(("servers", id(workspace)))
+    if found is None or found[0] is not servers:  # (the same mapping, kept: the same keys)
+        found = (servers, server_keys(servers, workspace, strict=False))
+        if checks is not None:
+            checks.found["servers", id(workspace)] = found
+    keyed = found[1]
     return options if keyed == options.servers else replace(options, servers=keyed)
 
 

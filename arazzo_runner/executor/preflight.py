@@ -4,7 +4,7 @@ dependencies'), and every target, source, base URL and broker the run may reach.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ArazzoError, UsageError
@@ -114,6 +114,13 @@ class BatchChecks:
         # what stays the same for an operation and a workflow in runs of the same options, found by the
         # first run that needs it (`Runner.operation_facts`; `api.prepare_run`'s runs share theirs too)
         self.facts: dict[tuple[Any, ...], Any] = {}
+
+    def once(self, key: tuple[Any, ...], find: Callable[[], Any]) -> Any:
+        """`find()`, called for the first run that asks for `key` alone."""
+        found = self.found.get(key)
+        if found is None:
+            found = self.found[key] = find()
+        return found
 
 
 def _walk_for(
