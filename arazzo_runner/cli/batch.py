@@ -376,8 +376,11 @@ def _show(row: Row, result: Any, workspace: Any, args: argparse.Namespace, print
 
 
 def _header(row: Row, masker: Any, printed: list[int]) -> str:
+    """The row's header line, after a blank line unless it is the first. `printed`: the number of the
+    first row whose header is out, once there is one (one number whatever the rows: memory stays flat)."""
     gap = "\n" if printed else ""
-    printed.append(row.number)
+    if not printed:
+        printed.append(row.number)
     return f"{gap}== row {row.number} (line {row.line}): {escape(summary(masker.data(row.values)))}"
 
 
