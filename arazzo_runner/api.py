@@ -12,8 +12,8 @@ from .bounds.deadline import Deadline, arm
 from .errors import NotRunnable, RunInterrupted, UsageError, problem_of
 from .executor.interrupts import is_interrupt
 from .executor.options import RunOptions
+from .executor.preflight import BatchChecks, preflight, select_workflows
 from .executor.preflight import inputs_for as _inputs_for
-from .executor.preflight import preflight, select_workflows
 from .executor.runner import Runner
 from .executor.runtime import AsyncioRuntime, BlockingRuntime, Runtime, blocking_allowed, drive
 from .model import Workflow
@@ -113,14 +113,17 @@ async def arun_into(
     *,
     options: RunOptions | None = None,
     runtime: Runtime | None = None,
+    checks: BatchChecks | None = None,
     **option_values: Any,
 ) -> RunResult:
     """`arun`, filling `result` (and returning it): a caller that may cancel the run keeps what ran,
     `result.interrupted` set (`arazzo run --inputs-file` does, for the rows in flight at Ctrl-C).
-    `runtime`: an asyncio runtime of the caller's (`PooledRuntime`: a server's tool calls)."""
+    `runtime`: an asyncio runtime of the caller's (`PooledRuntime`: a server's tool calls). `checks`:
+    a batch's, whose every run has the same workflows and options (`preflight.BatchChecks`: the rows of
+    `--inputs-file`): what is the same for each is checked once."""
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
-        prepared = _prepare(source, workflows, inputs, opts)
+        prepared = _prepare(source, workflows, inputs, opts, checks)
         return await _execute(prepared, deadline, runtime or AsyncioRuntime(), None, result)
 
 
@@ -167,21 +170,25 @@ class _Prepared(Record):
 
 
 def _prepare(
-    source: Source, workflows: str | Iterable[str] | None, inputs: dict[str, Any] | None, opts: RunOptions
+    source: Source,
+    workflows: str | Iterable[str] | None,
+    inputs: dict[str, Any] | None,
+    opts: RunOptions,
+    checks: BatchChecks | None = None,
 ) -> _Prepared:
     """The run checked before anything is sent. A selected workflow that cannot run with one meaning
     (`admission`) is refused, with its reasons, and the others run; when none can, the problem is
-    raised (`NotRunnable`, or the one error that stopped the only workflow)."""
+    raised (`NotRunnable`, or the one error that stopped the only workflow). `checks`: `arun_into`'s."""
     workspace = source if isinstance(source, Workspace) else load(source)
-    opts = _family_servers(opts, workspace)
+    opts = _family_servers(opts, workspace, checks)
     opts = _replay_opened(opts)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
     kinds: set[str] = set()
-    refused = admission(workspace, selected)
+    refused = _admitted(workspace, selected, checks)
     stopped: dict[str, Any] = dict.fromkeys(refused)
-    bases = preflight(workspace, selected, per_workflow, given, opts, kinds, stopped)
+    bases = preflight(workspace, selected, per_workflow, given, opts, kinds, stopped, checks)
     for workflow_id, error in stopped.items():
         if error is not None:
             refused[workflow_id] = [problem_of(error)]
@@ -195,7 +202,20 @@ def _prepare(
             "an HTTP replay (--replay-http) answers HTTP requests only; the run reaches AsyncAPI steps, "
             "whose messages would go to the real brokers: run it without a replay"
         )
-    return _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds, refused)
+    prepared = _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds, refused)
+    if checks is not None:  # a batch's runs share what stays the same for an operation, as `prepare_run`'s
+        prepared.facts = checks.facts
+    return prepared
+
+
+def _admitted(
+    workspace: Workspace, selected: list[Workflow], checks: BatchChecks | None
+) -> dict[str, list[dict[str, Any]]]:
+    """`admission`, found once in a batch (each run is given its own copy, which `_prepare` extends)."""
+    if checks is None:
+        return admission(workspace, selected)
+    key = ("admission", id(workspace), *(w.workflow_id for w in selected))
+    return dict(checks.once(key, lambda: admission(workspace, selected)))
 
 
 def admission(workspace: Workspace, selected: list[Workflow]) -> dict[str, list[dict[str, Any]]]:
@@ -393,12 +413,21 @@ def _replay_opened(options: RunOptions) -> RunOptions:
     return opened
 
 
-def _family_servers(options: RunOptions, workspace: Workspace) -> RunOptions:
+def _family_servers(
+    options: RunOptions, workspace: Workspace, checks: BatchChecks | None = None
+) -> RunOptions:
     """`servers` keyed by family name (`a`, `kid/a`; a bare name only one nested document has stands for
-    its source, several make a UsageError): `sources/family.py`. A name of no source matches nothing."""
+    its source, several make a UsageError): `sources/family.py`. A name of no source matches nothing.
+    In a batch (`checks`) found once for the servers its runs share."""
     if not options.servers:
         return options
-    keyed = server_keys(options.servers, workspace, strict=False)
+    servers = options.servers
+    found = None if checks is None else checks.found.get(("servers", id(workspace)))
+    if found is None or found[0] is not servers:  # (the same mapping, kept: the same keys)
+        found = (servers, server_keys(servers, workspace, strict=False))
+        if checks is not None:
+            checks.found["servers", id(workspace)] = found
+    keyed = found[1]
     return options if keyed == options.servers else replace(options, servers=keyed)
 
 

@@ -29,6 +29,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
+from .deadline import armed
+
 T = TypeVar("T")
 CHECK_EVERY = 1000  # profile events, or counted steps, between two looks at the clock (a look: ~50 ns)
 MEMORY_EVERY = 8  # looks at the clock between two looks at the process's size (~5 µs each)
@@ -89,8 +91,6 @@ def _run_deadline() -> tuple[float, str] | None:
     """The earlier of the deadline set with `deadline()` and the one armed for the work in progress
     (`deadline.arm`: `arazzo run` arms `--deadline` before the document is validated and its sources
     loaded, so an XPath compiled then ends there too)."""
-    from .deadline import armed
-
     bound = _DEADLINE.get()
     run = armed()
     other = run.bound() if run is not None else None

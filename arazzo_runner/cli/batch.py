@@ -19,20 +19,31 @@ import io
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from ..bounds.deadline import disarmed
 from ..errors import UsageError
+from ..executor.preflight import BatchChecks, inputs_for, preflight  # the library's own rules
 from ..executor.rows import RowFile
 from ..model import Workflow
 from ..records import Record
 from ..report.terminal import escape, unescaped
+from ..workspace.inputs import check_input_names
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json
 from .input_flags import Environment, check_missing
+from .report_flags import masker_for
 
-# (stream for the console trace, or None for JSON) -> (reporter or None, RunOptions): from `arazzo run`,
-# so a row runs with exactly the options a single run would have.
-Setup = Callable[[TextIO | None], tuple[Any, Any]]
+
+class Setup(Protocol):
+    """`arazzo run`'s (`run.RunSetup`), so a row runs with exactly the options a single run would have."""
+
+    def __call__(self, stream: TextIO | None) -> tuple[Any, Any]:
+        """(stream for the console trace, or None for JSON) -> (reporter or None, RunOptions)."""
+
+    def for_check(self) -> Any:
+        """The RunOptions of a row's check (the check pass holds one row at a time)."""
+
+
 _SUMMARY_LIMIT = 80
 
 
@@ -61,6 +72,7 @@ class Row(Record):
     reporter: Any = None
     buffer: RowBuffer | None = None
     result: Any = None  # filled by the row's run, as far as it goes
+    masker: Any = None  # the row's, once its run is over (`_masker`)
 
 
 def run_rows(
@@ -79,13 +91,19 @@ def run_rows(
     text = args.format == "text"
     live = text and args.concurrency == 1
     keep = journal_flags.failed_lines(args.rerun_failed) if args.rerun_failed else None
+    checks = BatchChecks()  # what is the same for every row, checked once; each row's inputs once
     with RowFile(args.inputs_file) as source:
-        digest = _check_all(source, workspace, workflows, inputs, env, setup, args, keep)
+        digest = _check_all(source, workspace, workflows, inputs, env, setup, args, keep, checks)
+        checked = source.opened  # the rows every one of which passed
         journal = journal_flags.open_journal(args, workspace, workflows, inputs, digest)
         finished = journal.finished_rows() if journal is not None else 0  # by an earlier run
 
         def rows() -> Iterator[Row]:  # the second pass: each row set up as it starts
             for number, (line, values) in enumerate(source, 1):
+                if number == 1:  # the same rows as checked: their inputs are not validated again
+                    checks.trusted = checked is not None and source.opened == checked
+                if checks.trusted and not source.unchanged():  # written to since: rows not checked
+                    checks.trusted = False  # (for good: each row's run validates its inputs)
                 if keep is not None and line not in keep:  # --rerun-failed: a row that passed
                     continue
                 row = Row(number, line, values, {**inputs, **values})
@@ -94,11 +112,11 @@ def run_rows(
                 if journal is not None:  # the row's exchanges, under its line
                     row.options.journal = journal.for_run(args.idempotency_header, row=line)
                 if live:  # its header is printed before its run: its secrets known to the masker now
-                    _check(row, workspace, workflows, env, _masker(row, workspace, args))
+                    _check(row, workspace, workflows, env, args, checks)
                 yield row
 
         try:
-            return _run_and_report(rows(), workspace, args, live, text, journal)
+            return _run_and_report(rows(), workspace, args, live, text, journal, checks)
         finally:
             if journal is not None:
                 journal.close()
@@ -115,10 +133,12 @@ def _check_all(
     setup: Setup,
     args: argparse.Namespace,
     keep: set[int] | None = None,
+    checks: BatchChecks | None = None,
 ) -> str:
     """Every row checked before the first request of any: the first bad row's error, after the whole
     file was read (a line that is not JSON is named first, wherever it is). `keep`: the lines to run
-    (`--rerun-failed`), None: all. Returns the rows' digest with `--journal` (what it belongs to)."""
+    (`--rerun-failed`), None: all. Returns the rows' digest with `--journal` (what it belongs to).
+    `checks`: the batch's, which learns which inputs every row passed (`preflight.BatchChecks`)."""
     problem: UsageError | None = None
     digest = None
     if args.journal:
@@ -132,9 +152,9 @@ def _check_all(
             digest.update(line, values)
         if problem is None:
             row = Row(number, line, values, {**inputs, **values})
-            row.options = setup(None)[1]
+            row.options = setup.for_check()
             try:
-                _check(row, workspace, workflows, env, _masker(row, workspace, args))
+                _check(row, workspace, workflows, env, args, checks)
             except UsageError as exc:
                 problem = exc
     if problem is not None:
@@ -143,7 +163,13 @@ def _check_all(
 
 
 def _run_and_report(
-    rows: Iterator[Row], workspace: Any, args: argparse.Namespace, live: bool, text: bool, journal: Any = None
+    rows: Iterator[Row],
+    workspace: Any,
+    args: argparse.Namespace,
+    live: bool,
+    text: bool,
+    journal: Any = None,
+    checks: BatchChecks | None = None,
 ) -> int:
     from .batch_out import RowsOut, held
 
@@ -164,7 +190,7 @@ def _run_and_report(
         import asyncio  # only batches run on it: a single `arazzo run` need not import it
 
         try:
-            asyncio.run(_run_all(rows, flight, ended, printed, workspace, args, live))
+            asyncio.run(_run_all(rows, flight, ended, printed, workspace, args, live, checks))
         except KeyboardInterrupt:  # Ctrl-C: the rows that ran, those in flight as far as they went
             interrupted = True
     if interrupted:
@@ -239,19 +265,27 @@ def _write_reports(
     return write_reports(args, parts, document)
 
 
-def _check(row: Row, workspace: Any, workflows: list[Workflow], env: Environment, masker: Any) -> None:
-    from ..executor.preflight import inputs_for, preflight  # the library's own rules
-    from ..workspace.inputs import check_input_names
-
-    where = f" (--inputs-file row {row.number}, line {row.line})"
-    check_input_names(workspace, workflows, row.values, where)
-    check_missing(env, workspace, workflows, row.inputs, where)
+def _check(
+    row: Row,
+    workspace: Any,
+    workflows: list[Workflow],
+    env: Environment,
+    args: argparse.Namespace,
+    checks: BatchChecks | None = None,
+) -> None:
+    """The row's inputs as its run will check them (`preflight`, which fills the row's secrets): a
+    usage error naming the row, masked with its secrets."""
+    if checks is None or not checks.trusted:  # (a trusted batch's rows all passed these)
+        where = f" (--inputs-file row {row.number}, line {row.line})"
+        check_input_names(workspace, workflows, row.values, where)
+        check_missing(env, workspace, workflows, row.inputs, where)
     several = len(workflows) > 1
     per_workflow = {w.workflow_id: inputs_for(w, row.inputs, several) for w in workflows}
     try:
-        preflight(workspace, workflows, per_workflow, row.inputs, row.options)
+        preflight(workspace, workflows, per_workflow, row.inputs, row.options, checks=checks)
     except UsageError as exc:  # invalid inputs quote the values: masked like a single run's
-        raise UsageError(masker.text(f"{exc}{where}")) from None
+        where = f" (--inputs-file row {row.number}, line {row.line})"
+        raise UsageError(masker_for(args, row.options, workspace).text(f"{exc}{where}")) from None
 
 
 async def _run_all(
@@ -262,6 +296,7 @@ async def _run_all(
     workspace: Any,
     args: argparse.Namespace,
     live: bool,
+    checks: BatchChecks | None = None,
 ) -> None:
     """Run the rows, `args.concurrency` at a time: a row is read when a place is free, is in `flight`
     while it runs, and goes to `ended` when its run is over."""
@@ -285,12 +320,18 @@ async def _run_all(
 
     async def one(row: Row) -> None:
         try:
-            if live:
-                print(_header(row, _masker(row, workspace, args), printed), flush=True)
+            if live:  # before its run: a masker of its own (`_masker` is the one after the run)
+                print(_header(row, masker_for(args, row.options, workspace), printed), flush=True)
             flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
             if submit is None:
                 result = await arun_into(
-                    row.result, workspace, args.workflows, row.inputs, options=row.options, runtime=runtime
+                    row.result,
+                    workspace,
+                    args.workflows,
+                    row.inputs,
+                    options=row.options,
+                    runtime=runtime,
+                    checks=checks,
                 )
             else:
                 result = row.result = await submit(workspace, row.inputs, row.options, row.line)
@@ -335,8 +376,11 @@ def _show(row: Row, result: Any, workspace: Any, args: argparse.Namespace, print
 
 
 def _header(row: Row, masker: Any, printed: list[int]) -> str:
+    """The row's header line, after a blank line unless it is the first. `printed`: the number of the
+    first row whose header is out, once there is one (one number whatever the rows: memory stays flat)."""
     gap = "\n" if printed else ""
-    printed.append(row.number)
+    if not printed:
+        printed.append(row.number)
     return f"{gap}== row {row.number} (line {row.line}): {escape(summary(masker.data(row.values)))}"
 
 
@@ -372,7 +416,8 @@ def _json(rows: list[Row], results: list[Any], maskers: list[Any], exchanges: bo
 
 def _masker(row: Row, workspace: Any, args: argparse.Namespace) -> Any:
     """The row's masker, as a single run's (its credentials, `format: password` / `writeOnly` inputs;
-    off with --no-mask)."""
-    from .report_flags import masker_for
-
-    return masker_for(args, row.options, workspace)
+    off with --no-mask), once its run is over: made once for its trace's header, its entry in the
+    reports and its summary (it reads the row's secrets as they are when it masks)."""
+    if row.masker is None:
+        row.masker = masker_for(args, row.options, workspace)
+    return row.masker

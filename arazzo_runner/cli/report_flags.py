@@ -119,7 +119,7 @@ def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream
         from ..report.console import ConsoleReporter
     if stream is not None:
         reporter = ConsoleReporter(stream, masker=masker, verbose=args.verbose)
-        handlers.append(reporter.on_event)
+        handlers.append(reporter.listener())  # (the events it reads alone are built)
     elif args.verbose:
         handlers.append(ConsoleReporter(sys.stderr, masker=masker, verbose=True, steps=False).on_event)
     progress = None

@@ -49,6 +49,7 @@ def validate_inputs(
     schema_at: str,
     secrets: set[str] | None = None,
     locate: Callable[[tuple[str, ...], str], Exception] | None = None,
+    checked: bool = False,
 ) -> dict:
     """Return the inputs with defaults applied, or raise InputsError listing every problem.
 
@@ -56,7 +57,8 @@ def validate_inputs(
     references resolve against the Arazzo document as the spec intends. Values the schema marks secret
     join `secrets` first, so that even the message of an InputsError can be masked. A reference that
     does not resolve inside the document is `UnresolvedSchemaRef`, or `locate(pointer, message)` (the
-    workspace's located error) when given.
+    workspace's located error) when given. `checked`: these very inputs passed this schema before (a
+    batch's check pass, `preflight.BatchChecks`): only the defaults are applied and the secrets found.
     """
     if not schema or _not_an_object(resolve_schema(schema, document)):
         # the inputs a run receives are named values: a schema of another type (`type: string`, as
@@ -66,6 +68,8 @@ def validate_inputs(
     filled = apply_defaults(schema, inputs, document)
     if secrets is not None:
         secrets.update(secret_values(schema, filled, document))
+    if checked:
+        return filled
     try:
         problems = schema_problems(schema_at, filled, document)
     except UnresolvedSchemaRef as exc:
@@ -168,10 +172,7 @@ def _strings(value: Any) -> list[str]:
 def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
     """Problems of `value` against the schema at `schema_at`; the common subset is checked without
     jsonschema (see `simple_schema`), anything else by jsonschema."""
-    from ..bounds.budget import BudgetExceeded
-    from ..sources.schema_patterns import PatternStopped, run_check
-    from ..sources.simple_schema import subset_problems
-
+    BudgetExceeded, PatternStopped, run_check, subset_problems = _SCHEMA_CHECKS or _schema_checks()
     schema = resolve_pointer(document, parse_pointer(schema_at))
 
     def check() -> list[str]:
@@ -187,6 +188,22 @@ def schema_problems(schema_at: str, value: Any, document: dict) -> list[str]:
         return [f"inputs: {exc}; the rest of the inputs was not validated"]
     except BudgetExceeded as exc:
         return [f"inputs: validation was stopped: {exc.cause()}"]
+
+
+_SCHEMA_CHECKS: tuple[Any, ...] = ()
+
+
+def _schema_checks() -> tuple[Any, ...]:
+    """What `schema_problems` uses, imported on its first call (`import arazzo_runner` imports this
+    module; a run without inputs needs none of them) and kept: an import statement in the function
+    costs ~1 µs a call even when the module is loaded."""
+    global _SCHEMA_CHECKS
+    from ..bounds.budget import BudgetExceeded
+    from ..sources.schema_patterns import PatternStopped, run_check
+    from ..sources.simple_schema import subset_problems
+
+    _SCHEMA_CHECKS = (BudgetExceeded, PatternStopped, run_check, subset_problems)
+    return _SCHEMA_CHECKS
 
 
 def jsonschema_problems(schema_at: str, value: Any, document: dict) -> list[str]:

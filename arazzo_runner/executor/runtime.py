@@ -128,19 +128,21 @@ class PooledRuntime(AsyncioRuntime):
     def __init__(self) -> None:
         self._pool: Any = None
         self._clients: dict[float | None, Any] = {}  # one httpx client per run timeout, over the pool
+        self._view: Any = None  # `http.transport.run_view`, once the first client is made
         self._proxied = _environment_proxies()
 
     def new_client(self, timeout: float | None, **options: Any) -> Any:
         if options or self._proxied:  # pools of its own: the environment's proxies, TLS settings
             return super().new_client(timeout, **options)
-        from ..http.transport import run_view, shared_client, shared_pool
-
         client = self._clients.get(timeout)
         if client is None:
+            from ..http.transport import run_view, shared_client, shared_pool
+
             if self._pool is None:
                 self._pool = shared_pool()
             client = self._clients[timeout] = shared_client(timeout, self._pool)
-        return run_view(client)
+            self._view = run_view  # (a run's client is one of these: kept, not imported a run)
+        return self._view(client)
 
     async def aclose(self) -> None:
         self._clients.clear()

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urljoin
 
+from ..errors import SourceError
+
 _VARIABLE = re.compile(r"\{([^{}]+)\}")
 ENV_PREFIX = "ARAZZO_SERVER_VAR_"
 
@@ -88,8 +90,6 @@ def top_description(root: Any, source: str, family: str, servers: Any) -> Any:
     """The description the run's document's source `source` reads, when `--server source=...` pins it
     and the source asked about is a nested one of that bare name (`family` is then `kid/source`); None
     otherwise, or when it cannot be loaded (no pin is borrowed then)."""
-    from ..errors import SourceError
-
     if family == source or source not in servers or family in servers or root is None:
         return None
     if root.document.source(source) is None:

@@ -63,6 +63,12 @@ class ConsoleReporter:
         self.ok_mark = "✓" if unicode else "ok"
         self.fail_mark = "✗" if unicode else "FAIL"
 
+    def listener(self) -> Any:
+        """What a run's `on_event` is given: `on_event`, which without --verbose reads the events of
+        four types only, and says so (`event_types`): the run then builds no other (a step's start, its
+        request, its response: half the events of a one-step run)."""
+        return self.on_event if self.verbose or not self.steps else _StepLines(self.on_event)
+
     def _paint(self, text: str, code: str) -> Painted:
         return Painted(text, code)
 
@@ -185,6 +191,20 @@ class ConsoleReporter:
         passed = sum(w.passed for w in result.workflows)
         not_run = sum(not w.ran for w in result.workflows)
         self.write(f"{passed} of {total} workflows passed" + (f", {not_run} not run" if not_run else ""))
+
+
+class _StepLines:
+    """A reporter's `on_event` (`ConsoleReporter.listener`) with the event types it reads without
+    --verbose: the lines of workflows and steps (every other event it is given it ignores)."""
+
+    __slots__ = ("on_event",)
+    event_types = frozenset({WorkflowStarted, StepFinished, StepRetrying, WorkflowFinished})
+
+    def __init__(self, on_event: Any) -> None:
+        self.on_event = on_event
+
+    def __call__(self, event: Any) -> None:
+        self.on_event(event)
 
 
 def message_lines(message: Any, masker: Masker) -> list[str]:

@@ -1,0 +1,56 @@
+"""The console's events (issue 43): without --verbose the text output reads the lines of workflows and
+steps only, so a run builds no other event for it (a step's start, its request and its response: half
+a one-step row's events); with --verbose it is given every event, and prints the exchanges."""
+
+from __future__ import annotations
+
+import pytest
+
+from arazzo_runner.executor.runner import Runner
+from tests.e2e.conftest import arazzo_doc
+from tests.e2e.helpers import cli, op_step, workflow
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """The names of the event types a run built, in order (`Runner.emit` builds an event when someone
+    listens to its type)."""
+    seen: list[str] = []
+    real = Runner.emit
+
+    def counted(self, event_type, *fields):
+        listening = self.options.on_event is not None
+        wanted = self._event_types is None or event_type in self._event_types
+        if listening and wanted:
+            seen.append(event_type.__name__)
+        return real(self, event_type, *fields)
+
+    monkeypatch.setattr(Runner, "emit", counted)
+    return seen
+
+
+def _run(capsys, write, server, tmp_path, *flags: str):
+    server.reply("GET", "/pets/{petId}", (200, {"id": 1}))
+    step = op_step("get", "getPet", parameters=[{"name": "petId", "in": "path", "value": "$inputs.id"}])
+    doc = write(arazzo_doc(workflow("flow", step)))
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"id": 1}\n{"id": 2}\n')
+    return cli(capsys, "run", doc, "--server", f"pets={server.url}", "--inputs-file", rows, *flags)
+
+
+def test_text_output_without_verbose_builds_only_the_events_it_prints(capsys, write, server, tmp_path, built):
+    result = _run(capsys, write, server, tmp_path, "--concurrency", "2")
+    assert result.code == 0, result.err
+    assert sorted(set(built)) == ["StepFinished", "WorkflowFinished", "WorkflowStarted"]
+    assert built.count("StepFinished") == 2
+    assert result.out.count("workflow flow") == 2  # each row's trace, as before
+    assert result.out.count("  get  GET ") == 2
+    assert "2 of 2 rows passed" in result.out
+
+
+def test_verbose_text_output_is_given_every_event(capsys, write, server, tmp_path, built):
+    result = _run(capsys, write, server, tmp_path, "--concurrency", "2", "-v")
+    assert result.code == 0, result.err
+    for name in ("StepStarted", "RequestSent", "ResponseReceived"):
+        assert built.count(name) == 2, name
+    assert result.out.count("> GET ") == 2 and result.out.count("< 200 OK") == 2
