@@ -30,6 +30,11 @@ CACHE_WRAPPER = type(functools.lru_cache(maxsize=1)(lambda: None))
 
 # Caches: keyed by text, holding immutable results shared safely by every run (and every thread).
 CACHES = {
+    "arazzo_runner.http.fast_request._ORIGINS": (
+        "`scheme://authority` -> httpx's parse of it (an immutable ParseResult) or None; at most 256, "
+        "cleared when full"
+    ),
+    "arazzo_runner.http.transport._httpx_headers": "() -> the httpx.Headers class",
     "arazzo_runner.sources.schema_registry._document": "() -> the immutable referencing Specification",
     "arazzo_runner.sources.stored._loader_stamp": "() -> the loader's version stamp (a str)",
     "arazzo_runner.expressions.parser._parse_whole": "(expression text, declared names) -> frozen AST node",
