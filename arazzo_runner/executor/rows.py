@@ -35,7 +35,7 @@ class RowFile:
         self.stdin = stdin
         self.copy: IO[str] | None = None  # stdin's text, kept from the first pass for the next ones
         # what the last pass read: the copy, or the file as it was when opened (device, inode, size,
-        # modification time); two passes that read the same (`opened` equal) read the same rows
+        # modification and change times); two passes that read the same (`opened` equal) read the same rows
         self.opened: tuple[Any, ...] | None = None
         self._reading: IO[str] | None = None  # the file the pass in progress reads (not a copy)
 
@@ -124,15 +124,17 @@ class RowFile:
 
 
 def _regular(handle: IO[str]) -> tuple[int, ...] | None:
-    """The file's device, inode, size and modification time (ns) when it can be read again from the
-    start; None when not (a pipe, a FIFO or a terminal)."""
+    """The file's device, inode, size, modification and change times (ns) when it can be read again from
+    the start; None when not (a pipe, a FIFO or a terminal). The change time too: a writer may set the
+    modification time back (`cp -p`, `touch -r`, `os.utime`) after rewriting a file to the same size,
+    never the change time, which every write and every `utime` moves on."""
     try:
         found = os.fstat(handle.fileno())
     except OSError:
         return None
     if not stat.S_ISREG(found.st_mode):
         return None
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 def _copied(source: TextIO, copy: IO[str]) -> Iterator[str]:

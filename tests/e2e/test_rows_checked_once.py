@@ -221,3 +221,31 @@ def test_headers_of_text_rows_keep_no_list_of_every_row():
     lines = [_header(Row(n, n, {"n": n}, {"n": n}), Masker(), printed) for n in range(1, 4)]
     assert lines == ["== row 1 (line 1): n=1", "\n== row 2 (line 2): n=2", "\n== row 3 (line 3): n=3"]
     assert printed == [1]
+
+
+def test_rows_rewritten_in_place_to_the_same_size_and_time_are_validated_in_their_runs(
+    capsys, write, pets, tmp_path, validations, monkeypatch
+):
+    """A row rewritten in place after the check pass, the file keeping its size and given back its
+    modification time (`cp -p`, `rsync --inplace -t`, `touch -r`: a file's mtime is the writer's to set)
+    was never checked: the change time (which no writer sets) says the file changed, its run validates it."""
+    import os
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"petId": 1}\n{"petId": 2}\n')
+    before = os.stat(rows)
+    opened = journal_flags.open_journal  # called between the check pass and the runs
+
+    def rewritten(*args, **kwargs):
+        rows.write_text('{"petId": 1}\n{"petId":""}\n')  # the same size, the same inode
+        os.utime(rows, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same modification time
+        while os.stat(rows).st_ctime_ns == before.st_ctime_ns:  # (a coarse clock: until it moves on)
+            os.utime(rows, ns=(before.st_atime_ns, before.st_mtime_ns))
+        return opened(*args, **kwargs)
+
+    monkeypatch.setattr(journal_flags, "open_journal", rewritten)
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "1", server=pets)
+    assert result.code == 2, result.out
+    assert "invalid inputs for workflow 'flow'" in result.out
+    assert [v["petId"] for v in validations] == [1, 2, 1, ""]  # checked again, in the runs
+    assert [r.path for r in pets.requests] == ["/pets/1"]  # the rewritten bad row sent nothing
