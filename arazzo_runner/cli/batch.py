@@ -288,6 +288,13 @@ def _check(
         raise UsageError(masker_for(args, row.options, workspace).text(f"{exc}{where}")) from None
 
 
+def _named(exc: UsageError, row: Row, workspace: Any, args: argparse.Namespace) -> UsageError:
+    """A row's usage error as the check pass gives it (`_check`): naming the row, masked with the row's
+    secrets (its invalid inputs are quoted, a secret one too)."""
+    where = f" (--inputs-file row {row.number}, line {row.line})"
+    return UsageError(masker_for(args, row.options, workspace).text(f"{exc}{where}"))
+
+
 async def _run_all(
     rows: Iterator[Row],
     flight: dict[int, Row],
@@ -303,6 +310,7 @@ async def _run_all(
     import asyncio
 
     from ..api import arun_into
+    from ..executor.inputs import InputsError
     from ..executor.runtime import PooledRuntime
     from ..result import RunResult
 
@@ -324,15 +332,18 @@ async def _run_all(
                 print(_header(row, masker_for(args, row.options, workspace), printed), flush=True)
             flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
             if submit is None:
-                result = await arun_into(
-                    row.result,
-                    workspace,
-                    args.workflows,
-                    row.inputs,
-                    options=row.options,
-                    runtime=runtime,
-                    checks=checks,
-                )
+                try:
+                    result = await arun_into(
+                        row.result,
+                        workspace,
+                        args.workflows,
+                        row.inputs,
+                        options=row.options,
+                        runtime=runtime,
+                        checks=checks,
+                    )
+                except InputsError as exc:  # a row read after its file changed, validated in its run
+                    raise _named(exc, row, workspace, args) from None
             else:
                 result = row.result = await submit(workspace, row.inputs, row.options, row.line)
                 replay_events(result, row.options.on_event)

@@ -249,3 +249,27 @@ def test_rows_rewritten_in_place_to_the_same_size_and_time_are_validated_in_thei
     assert "invalid inputs for workflow 'flow'" in result.out
     assert [v["petId"] for v in validations] == [1, 2, 1, ""]  # checked again, in the runs
     assert [r.path for r in pets.requests] == ["/pets/1"]  # the rewritten bad row sent nothing
+
+
+def test_a_row_whose_run_finds_its_inputs_invalid_is_named_and_masked_with_its_secrets(
+    capsys, write, server, tmp_path
+):
+    """A row written to the file after the check pass is validated in its run (not in the rows'
+    generator, as `--format text` on one row at a time does): its error quotes the row's own secret,
+    masked as the check pass masks it, and names the row."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"petId": 1}\n{"petId": 2}\n')
+    secret = "abcdefghijklmno"  # a `format: password` input, one character too short
+
+    @server.route("GET", "/pets/{id}")
+    def pet(request):
+        if request.params["id"] == "1":  # row 1's request: a bad row is appended to the file
+            with rows.open("a") as more:
+                more.write(f'{{"petId": 3, "password": "{secret}"}}\n')
+        return 200, {"name": "pet"}
+
+    result = run_json(capsys, write(_doc()), "--inputs-file", rows, "--concurrency", "1", server=server)
+    assert result.code == 2
+    assert secret not in result.out and secret not in result.err
+    assert 'password: \\"***\\" is too short (--inputs-file row 3, line 3)' in result.out
+    assert [r.path for r in server.requests] == ["/pets/1", "/pets/2"]
