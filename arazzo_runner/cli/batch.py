@@ -360,16 +360,23 @@ async def _run_all(
             raised.append(task)
 
     try:
-        for row in rows:
-            await gate.acquire()
+        while True:  # a place first, then the row: read (and, live, checked) when it can start, so
+            await gate.acquire()  # a row that fails its check never stops the row before it unstarted
             if raised:
                 break  # a row's run raised: no more rows start, the gather below raises it
+            row = next(rows, None)
+            if row is None:
+                break
             row.result = RunResult()
             task = asyncio.create_task(one(row))
             running.add(task)
             task.add_done_callback(forget)
         await asyncio.gather(*running)
-    finally:
+    finally:  # Ctrl-C (or a row that raised): the rows in flight end as interrupted before their pool
+        pending = [task for task in running if not task.done()]  # closes (which fails their requests)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
         await runtime.aclose()
 
 

@@ -273,3 +273,24 @@ def test_a_row_whose_run_finds_its_inputs_invalid_is_named_and_masked_with_its_s
     assert secret not in result.out and secret not in result.err
     assert 'password: \\"***\\" is too short (--inputs-file row 3, line 3)' in result.out
     assert [r.path for r in server.requests] == ["/pets/1", "/pets/2"]
+
+
+def test_a_row_failing_its_check_in_the_run_pass_lets_the_row_before_it_run(capsys, write, server, tmp_path):
+    """Text rows one at a time check each row as it is read (its header, masked, comes first): the row
+    after one in flight was read, and failed, before that one had started, which was then cancelled and
+    shown as interrupted (a good row, its request never sent). A row is read when a place is free."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"petId": 1}\n{"petId": 2}\n')
+
+    @server.route("GET", "/pets/{id}")
+    def pet(request):
+        if request.params["id"] == "1":  # row 1's request: a bad row is appended to the file
+            with rows.open("a") as more:
+                more.write('{"petId": "three"}\n')
+        return 200, {"name": "pet"}
+
+    result = cli(capsys, "run", write(_doc()), "--server", f"pets={server.url}", "--inputs-file", rows)
+    assert result.code == 2
+    assert 'petId: "three" is not of type "integer" (--inputs-file row 3, line 3)' in result.err
+    assert [r.path for r in server.requests] == ["/pets/1", "/pets/2"]
+    assert "interrupted" not in result.out and result.out.count("✓ flow passed") == 2
