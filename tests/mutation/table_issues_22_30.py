@@ -177,7 +177,7 @@ ROWS = Package(
         ),
         (
             A + "executor/rows.py",
-            "            if _regular(handle):",
+            "            if found is not None:",
             "            if handle is not None:",
             "`--inputs-file <(cmd)` read twice: no rows",
         ),
