@@ -201,11 +201,11 @@ async def send(
         ) as raw:
             headers = Headers(_pairs(raw.headers))
             content_type = headers.get("content-type")
-            if _is_event_stream(content_type):
+            if is_event_stream(content_type):
                 body, content, error = await _read_events(raw, max_body)
             else:
                 content = await _read_all(raw, max_body)
-                body, error, parsed_json = _parse_or_explain(content, content_type)
+                body, error, parsed_json = parse_or_explain(content, content_type)
             status = raw.status_code
     except _Oversize as over:  # stop reading: the rest is never received, let alone kept
         status, content, body, error, oversize = raw.status_code, over.prefix, None, over.error, over.note
@@ -219,7 +219,7 @@ async def send(
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
     read_as = codec_of(content_type)[1]  # a text body read as UTF-8, not as the charset it names
-    if read_as and isinstance(body, str) and not _is_event_stream(content_type):
+    if read_as and isinstance(body, str) and not is_event_stream(content_type):
         notes.append(read_as)
     return Response(
         status, headers, body, content, content_type, elapsed, notes, error, oversize, parsed_json
@@ -292,8 +292,9 @@ async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     return bytes(buffer)
 
 
-def _parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, str | None, bool]:
-    """The parsed body, or (the body as text, why it is unusable) when it contradicts its content type;
+def parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, str | None, bool]:
+    """A received or recorded body read as the transport reads it (the journal's replay reads the same way):
+    the parsed body, or (the body as text, why it is unusable) when it contradicts its content type;
     and whether it was read as JSON."""
     try:
         body, parsed_json = parse_body(content, content_type)
@@ -337,7 +338,7 @@ def _error_text(error: Any) -> str:
     return error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
 
 
-def _is_event_stream(content_type: str | None) -> bool:
+def is_event_stream(content_type: str | None) -> bool:
     return bool(content_type) and content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
 
 

@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from ...http.headers import Headers
-from ...http.transport import Response, _is_event_stream, _parse_or_explain
+from ...http.transport import Response, is_event_stream, parse_or_explain
 
 
 def request_digest(request: Any) -> str:
@@ -37,10 +37,10 @@ def response_of(row: tuple[Any, ...], max_body: int) -> Response:
     parsed_json = False
     if oversize:
         body = None
-    elif _is_event_stream(content_type):
+    elif is_event_stream(content_type):
         body = _events(content, max_body)
     else:
-        body, _, parsed_json = _parse_or_explain(content, content_type)
+        body, _, parsed_json = parse_or_explain(content, content_type)
     pairs = [(name, value) for name, value in json.loads(headers)]
     return Response(
         status,
