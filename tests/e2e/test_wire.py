@@ -690,6 +690,23 @@ def test_a_response_that_says_connection_close_is_not_reused():
     assert _run(main) == (["ok", "ok"], 2)
 
 
+def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_answers():
+    """The request asked to close (a step's own `Connection: close` header): the connection is not used
+    again, even when the server answers keep-alive and keeps it open."""
+
+    async def main() -> tuple[list[str], int, int]:
+        server, url, count = await _serve(_answering(OK, OK))  # keeps the connection, whatever was asked
+        client, pool = _client()
+        async with client:
+            first = await client.get(f"{url}/a", headers={"Connection": "close"})
+            idle = len(pool.connections)
+            second = await client.get(f"{url}/b")
+        server.close()
+        return [first.text, second.text], count[0], idle
+
+    assert _run(main) == (["ok", "ok"], 2, 0)
+
+
 def test_a_runs_own_asyncio_client_sends_over_the_lean_pool_and_the_environments_proxy(monkeypatch):
     """The run's client (`new_client`, asyncio): its own origins over the lean pool; an origin the
     environment routes through a proxy goes there (httpx's proxy transport), NO_PROXY ones directly."""
