@@ -707,6 +707,29 @@ def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_
     assert _run(main) == (["ok", "ok"], 2, 0)
 
 
+def test_past_max_idle_the_oldest_idle_connection_is_closed_and_the_newest_kept():
+    """Three connections of one origin given back in turn to a pool keeping two: the first given back (idle
+    the longest, the likeliest to be dropped by the server) is closed, the two most recent are kept."""
+
+    async def main() -> tuple[list[bool], bool, int]:
+        server, url, count = await _serve(_answering(*[OK] * 3))
+        client, pool = _client(LeanPool(None, max_idle=2))
+        async with client:
+            streams = [
+                await client.send(client.build_request("GET", f"{url}/{n}"), stream=True) for n in range(3)
+            ]
+            wires: list[Wire] = []
+            for response in streams:  # each given back at its body's end, in this order
+                await response.aread()
+                wires += [wire for wire in pool.connections if wire not in wires]
+            kept = [wire in pool.connections for wire in wires]
+            first_closed = wires[0].lost
+        server.close()
+        return kept, first_closed, count[0]
+
+    assert _run(main) == ([False, True, True], True, 3)
+
+
 def test_a_runs_own_asyncio_client_sends_over_the_lean_pool_and_the_environments_proxy(monkeypatch):
     """The run's client (`new_client`, asyncio): its own origins over the lean pool; an origin the
     environment routes through a proxy goes there (httpx's proxy transport), NO_PROXY ones directly."""
