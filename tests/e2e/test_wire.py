@@ -287,6 +287,82 @@ def test_a_post_the_server_dropped_is_never_sent_twice():
     assert _run(main) == ("Server disconnected without sending a response.", 1, 1)
 
 
+def test_a_get_with_a_streamed_body_the_server_dropped_is_not_sent_twice():
+    """A safe method, but a body that can be read once (a stream): not sent again, the failure shown."""
+
+    async def body() -> Any:
+        yield b"read once"
+
+    async def main() -> tuple[str, int, int]:
+        seen: list[bytes] = []
+        server, url, count = await _serve(_closing_on_second_request(seen))
+        client, _ = _client()
+        async with client:
+            await client.get(f"{url}/a")
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.request("GET", f"{url}/b", content=body())
+        server.close()
+        return str(failed.value), count[0], sum(r.startswith(b"GET /b ") for r in seen)
+
+    assert _run(main) == ("Server disconnected without sending a response.", 1, 1)
+
+
+def test_a_get_whose_new_connection_is_closed_unanswered_is_not_sent_again():
+    """The retry is for a reused connection the server dropped while idle; a new connection closed without
+    an answer is the server's answer, shown as it came (one request sent, one connection)."""
+    seen: list[bytes] = []
+
+    async def hang_up(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await _request(reader))
+
+    async def main() -> tuple[str, int]:
+        server, url, count = await _serve(hang_up)
+        client, _ = _client()
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/a")
+        server.close()
+        return str(failed.value), count[0]
+
+    assert _run(main) == ("Server disconnected without sending a response.", 1)
+    assert len(seen) == 1
+
+
+def test_an_idle_connection_past_its_expiry_is_not_reused(monkeypatch):
+    """Given back with an expiry already past (the sweep not due yet): the next request opens a new
+    connection, and the expired one is closed."""
+    from arazzo_runner.http import lean_pool
+
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(OK, OK))
+        client, _ = _client()
+        monkeypatch.setattr(lean_pool, "KEEPALIVE_EXPIRY", -1.0)  # after the pool set its first sweep
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["ok", "ok"], 2)
+
+
+def test_the_sweep_closes_idle_connections_past_their_expiry(monkeypatch):
+    """The sweep (due at once here) closes every idle connection whose expiry has passed, the one just
+    given back included: none is left idle."""
+    from arazzo_runner.http import lean_pool
+
+    async def main() -> tuple[str, int, int]:
+        monkeypatch.setattr(lean_pool, "KEEPALIVE_EXPIRY", -1.0)  # before the pool: its sweep is due
+        server, url, count = await _serve(_answering(OK, OK))
+        client, pool = _client()
+        async with client:
+            text = (await client.get(f"{url}/a")).text
+            idle = len(pool.connections)
+        server.close()
+        return text, idle, count[0]
+
+    assert _run(main) == ("ok", 0, 1)
+
+
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
