@@ -1,7 +1,8 @@
-"""The response head bound of `http/wire.py` at its edge: h11's (httpcore's) limit is 16 KiB of a head not yet
-ended, more refused, that many accepted. The bytes are handed to the connection's protocol as the event loop
-would, in the pieces the test chooses (over a socket the kernel decides them), with a transport that
-records what it is asked."""
+"""`http/wire.py` at edges a socket cannot be made to show on demand: the response head bound (h11's and
+httpcore's limit is 16 KiB of a head not yet ended, more refused, that many accepted) and bytes past a
+response arriving in a packet of their own. The bytes are handed to the connection's protocol as the
+event loop would, in the pieces the test chooses (over a socket the kernel decides them), with a
+transport that records what it is asked."""
 
 from __future__ import annotations
 
@@ -92,3 +93,27 @@ def test_a_head_of_exactly_the_limit_not_yet_ended_is_read_on():
 @pytest.mark.parametrize("size", [H11_LIMIT + 1, H11_LIMIT + 4096])
 def test_a_head_past_the_limit_not_yet_ended_is_refused(size):
     assert _exchange(size) == (True, "Receive buffer too long")
+
+
+@pytest.mark.parametrize("past", [b"", b"HTTP/1.1 200 OK\r\n"])
+def test_bytes_past_a_response_in_a_packet_of_their_own_make_its_connection_not_reusable(past):
+    """The response is complete (its Content-Length read); bytes arrive after it, before the caller took
+    its body: the connection is not used again (the next request would have them for its answer)."""
+
+    async def main() -> tuple[bytes, bool]:
+        wire = Wire((b"http", b"example.test", 80), asyncio.get_running_loop())
+        wire.connection_made(_Transport())
+        request = httpcore.Request("GET", "http://example.test/", headers=[(b"Host", b"example.test")])
+        sending = asyncio.ensure_future(wire.send(request, {}))
+        await asyncio.sleep(0)
+        wire.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await sending
+        if past:
+            wire.data_received(past)
+        body = b""
+        while chunk := await wire.next_chunk(None):
+            body += chunk
+        wire.finish()
+        return body, wire.reusable()
+
+    assert asyncio.run(main()) == (b"ok", not past)
