@@ -363,6 +363,54 @@ def test_the_sweep_closes_idle_connections_past_their_expiry(monkeypatch):
     assert _run(main) == ("ok", 0, 1)
 
 
+def test_a_get_whose_answer_was_cut_short_on_a_reused_connection_is_not_sent_again():
+    """The retry is for a close before any byte of the answer: a part of a status line came, so the server
+    read the request; the failure is shown, the request sent once."""
+    seen: list[bytes] = []
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await _request(reader))
+        writer.write(OK)
+        await writer.drain()
+        if n == 1:
+            seen.append(await _request(reader))
+            writer.write(b"HTTP/1.1 200")
+            await writer.drain()
+            return
+        await reader.read()
+
+    async def main() -> int:
+        server, url, count = await _serve(script)
+        client, _ = _client()
+        async with client:
+            await client.get(f"{url}/a")
+            with pytest.raises(httpx.RemoteProtocolError):  # (its words are the parser's business)
+                await client.get(f"{url}/b")
+        server.close()
+        return count[0]
+
+    assert _run(main) == 1
+    assert sum(r.startswith(b"GET /b ") for r in seen) == 1
+
+
+def test_a_chunked_bodys_trailer_fields_are_not_added_to_the_response_headers():
+    """httpcore drops trailer fields; the headers are those of the head, the body whole."""
+    chunked = (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Head: h\r\n\r\n"
+        b"2\r\nok\r\n0\r\nX-Trailer: t\r\n\r\n"
+    )
+
+    async def main() -> tuple[list[tuple[str, str]], str]:
+        server, url, _ = await _serve(_answering(chunked))
+        client, _ = _client()
+        async with client:
+            response = await client.get(f"{url}/a")
+        server.close()
+        return list(response.headers.items()), response.text
+
+    assert _run(main) == ([("transfer-encoding", "chunked"), ("x-head", "h")], "ok")
+
+
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
