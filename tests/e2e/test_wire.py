@@ -287,6 +287,130 @@ def test_a_post_the_server_dropped_is_never_sent_twice():
     assert _run(main) == ("Server disconnected without sending a response.", 1, 1)
 
 
+def test_a_get_with_a_streamed_body_the_server_dropped_is_not_sent_twice():
+    """A safe method, but a body that can be read once (a stream): not sent again, the failure shown."""
+
+    async def body() -> Any:
+        yield b"read once"
+
+    async def main() -> tuple[str, int, int]:
+        seen: list[bytes] = []
+        server, url, count = await _serve(_closing_on_second_request(seen))
+        client, _ = _client()
+        async with client:
+            await client.get(f"{url}/a")
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.request("GET", f"{url}/b", content=body())
+        server.close()
+        return str(failed.value), count[0], sum(r.startswith(b"GET /b ") for r in seen)
+
+    assert _run(main) == ("Server disconnected without sending a response.", 1, 1)
+
+
+def test_a_get_whose_new_connection_is_closed_unanswered_is_not_sent_again():
+    """The retry is for a reused connection the server dropped while idle; a new connection closed without
+    an answer is the server's answer, shown as it came (one request sent, one connection)."""
+    seen: list[bytes] = []
+
+    async def hang_up(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await _request(reader))
+
+    async def main() -> tuple[str, int]:
+        server, url, count = await _serve(hang_up)
+        client, _ = _client()
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/a")
+        server.close()
+        return str(failed.value), count[0]
+
+    assert _run(main) == ("Server disconnected without sending a response.", 1)
+    assert len(seen) == 1
+
+
+def test_an_idle_connection_past_its_expiry_is_not_reused(monkeypatch):
+    """Given back with an expiry already past (the sweep not due yet): the next request opens a new
+    connection, and the expired one is closed."""
+    from arazzo_runner.http import lean_pool
+
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(OK, OK))
+        client, _ = _client()
+        monkeypatch.setattr(lean_pool, "KEEPALIVE_EXPIRY", -1.0)  # after the pool set its first sweep
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["ok", "ok"], 2)
+
+
+def test_the_sweep_closes_idle_connections_past_their_expiry(monkeypatch):
+    """The sweep (due at once here) closes every idle connection whose expiry has passed, the one just
+    given back included: none is left idle."""
+    from arazzo_runner.http import lean_pool
+
+    async def main() -> tuple[str, int, int]:
+        monkeypatch.setattr(lean_pool, "KEEPALIVE_EXPIRY", -1.0)  # before the pool: its sweep is due
+        server, url, count = await _serve(_answering(OK, OK))
+        client, pool = _client()
+        async with client:
+            text = (await client.get(f"{url}/a")).text
+            idle = len(pool.connections)
+        server.close()
+        return text, idle, count[0]
+
+    assert _run(main) == ("ok", 0, 1)
+
+
+def test_a_get_whose_answer_was_cut_short_on_a_reused_connection_is_not_sent_again():
+    """The retry is for a close before any byte of the answer: a part of a status line came, so the server
+    read the request; the failure is shown, the request sent once."""
+    seen: list[bytes] = []
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        seen.append(await _request(reader))
+        writer.write(OK)
+        await writer.drain()
+        if n == 1:
+            seen.append(await _request(reader))
+            writer.write(b"HTTP/1.1 200")
+            await writer.drain()
+            return
+        await reader.read()
+
+    async def main() -> int:
+        server, url, count = await _serve(script)
+        client, _ = _client()
+        async with client:
+            await client.get(f"{url}/a")
+            with pytest.raises(httpx.RemoteProtocolError):  # (its words are the parser's business)
+                await client.get(f"{url}/b")
+        server.close()
+        return count[0]
+
+    assert _run(main) == 1
+    assert sum(r.startswith(b"GET /b ") for r in seen) == 1
+
+
+def test_a_chunked_bodys_trailer_fields_are_not_added_to_the_response_headers():
+    """httpcore drops trailer fields; the headers are those of the head, the body whole."""
+    chunked = (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Head: h\r\n\r\n"
+        b"2\r\nok\r\n0\r\nX-Trailer: t\r\n\r\n"
+    )
+
+    async def main() -> tuple[list[tuple[str, str]], str]:
+        server, url, _ = await _serve(_answering(chunked))
+        client, _ = _client()
+        async with client:
+            response = await client.get(f"{url}/a")
+        server.close()
+        return list(response.headers.items()), response.text
+
+    assert _run(main) == ([("transfer-encoding", "chunked"), ("x-head", "h")], "ok")
+
+
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
@@ -688,6 +812,46 @@ def test_a_response_that_says_connection_close_is_not_reused():
         return texts, count[0]
 
     assert _run(main) == (["ok", "ok"], 2)
+
+
+def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_answers():
+    """The request asked to close (a step's own `Connection: close` header): the connection is not used
+    again, even when the server answers keep-alive and keeps it open."""
+
+    async def main() -> tuple[list[str], int, int]:
+        server, url, count = await _serve(_answering(OK, OK))  # keeps the connection, whatever was asked
+        client, pool = _client()
+        async with client:
+            first = await client.get(f"{url}/a", headers={"Connection": "close"})
+            idle = len(pool.connections)
+            second = await client.get(f"{url}/b")
+        server.close()
+        return [first.text, second.text], count[0], idle
+
+    assert _run(main) == (["ok", "ok"], 2, 0)
+
+
+def test_past_max_idle_the_oldest_idle_connection_is_closed_and_the_newest_kept():
+    """Three connections of one origin given back in turn to a pool keeping two: the first given back (idle
+    the longest, the likeliest to be dropped by the server) is closed, the two most recent are kept."""
+
+    async def main() -> tuple[list[bool], bool, int]:
+        server, url, count = await _serve(_answering(*[OK] * 3))
+        client, pool = _client(LeanPool(None, max_idle=2))
+        async with client:
+            streams = [
+                await client.send(client.build_request("GET", f"{url}/{n}"), stream=True) for n in range(3)
+            ]
+            wires: list[Wire] = []
+            for response in streams:  # each given back at its body's end, in this order
+                await response.aread()
+                wires += [wire for wire in pool.connections if wire not in wires]
+            kept = [wire in pool.connections for wire in wires]
+            first_closed = wires[0].lost
+        server.close()
+        return kept, first_closed, count[0]
+
+    assert _run(main) == ([False, True, True], True, 3)
 
 
 def test_a_runs_own_asyncio_client_sends_over_the_lean_pool_and_the_environments_proxy(monkeypatch):

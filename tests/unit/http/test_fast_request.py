@@ -71,7 +71,7 @@ def test_each_request_is_the_one_build_request_makes(headers, cookies) -> None:
     fast_count = 0
     for url in URLS:
         for method, content in [("GET", None), ("POST", None), ("POST", b'{"a": 1}'), ("PUT", b""),
-                                ("PATCH", b"x"), ("DELETE", b"y")]:  # fmt: skip
+                                ("PATCH", b"x"), ("PATCH", None), ("DELETE", b"y")]:  # fmt: skip
             for timeout in [httpx.USE_CLIENT_DEFAULT, httpx.Timeout(3.0), 2.5]:
                 options = {"headers": headers, "content": content, "timeout": timeout}
                 reference = client.build_request(method, url, **options)

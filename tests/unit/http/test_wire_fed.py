@@ -1,0 +1,119 @@
+"""`http/wire.py` at edges a socket cannot be made to show on demand: the response head bound (h11's and
+httpcore's limit is 16 KiB of a head not yet ended, more refused, that many accepted) and bytes past a
+response arriving in a packet of their own. The bytes are handed to the connection's protocol as the
+event loop would, in the pieces the test chooses (over a socket the kernel decides them), with a
+transport that records what it is asked."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpcore
+import pytest
+
+from arazzo_runner.http.wire import Wire
+
+H11_LIMIT = 16 * 1024  # h11's max_incomplete_event_size: written out, not read from the module under test
+STATUS = b"HTTP/1.1 200 OK\r\n"
+
+
+class _Transport:
+    """What `Wire` asks of an asyncio transport, recorded."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.aborted = False
+
+    def get_extra_info(self, name: str) -> object:
+        return self
+
+    def fileno(self) -> int:
+        return -1
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def abort(self) -> None:
+        self.aborted = True
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def _unended_head(size: int) -> bytes:
+    """A status line and header lines of `size` bytes in all, the blank line ending the head not yet."""
+    lines = [STATUS]
+    left = size - len(STATUS)
+    while left:
+        value = min(left, 1000) - len(b"X-F: \r\n")
+        if value < 1:  # keep every line well formed: the last one takes what the others left
+            lines[-1] = lines[-1][:-2] + b"y" * left + b"\r\n"
+            break
+        lines.append(b"X-F: " + b"a" * value + b"\r\n")
+        left -= len(lines[-1])
+    head = b"".join(lines)
+    assert len(head) == size
+    return head
+
+
+def _exchange(size: int) -> tuple[bool, int | str]:
+    """Feed an unended head of `size` bytes, then its end and a body: (refused before the end, the status
+    or the failure's words)."""
+
+    async def main() -> tuple[bool, int | str]:
+        wire = Wire((b"http", b"example.test", 80), asyncio.get_running_loop())
+        transport = _Transport()
+        wire.connection_made(transport)
+        request = httpcore.Request("GET", "http://example.test/", headers=[(b"Host", b"example.test")])
+        sending = asyncio.ensure_future(wire.send(request, {}))
+        await asyncio.sleep(0)  # the request written, its answer awaited
+        assert transport.written and transport.written[0].startswith(b"GET / HTTP/1.1\r\n")
+        head = _unended_head(size)
+        for start in range(0, size, 4096):  # in pieces, as a socket delivers them
+            wire.data_received(head[start : start + 4096])
+        refused = transport.aborted
+        if not refused:
+            wire.data_received(b"\r\n")
+        try:
+            response = await sending
+        except httpcore.RemoteProtocolError as exc:
+            return refused, str(exc)
+        return refused, response.status
+
+    return asyncio.run(main())
+
+
+def test_a_head_of_exactly_the_limit_not_yet_ended_is_read_on():
+    assert _exchange(H11_LIMIT) == (False, 200)
+
+
+@pytest.mark.parametrize("size", [H11_LIMIT + 1, H11_LIMIT + 4096])
+def test_a_head_past_the_limit_not_yet_ended_is_refused(size):
+    assert _exchange(size) == (True, "Receive buffer too long")
+
+
+@pytest.mark.parametrize("past", [b"", b"HTTP/1.1 200 OK\r\n"])
+def test_bytes_past_a_response_in_a_packet_of_their_own_make_its_connection_not_reusable(past):
+    """The response is complete (its Content-Length read); bytes arrive after it, before the caller took
+    its body: the connection is not used again (the next request would have them for its answer)."""
+
+    async def main() -> tuple[bytes, bool]:
+        wire = Wire((b"http", b"example.test", 80), asyncio.get_running_loop())
+        wire.connection_made(_Transport())
+        request = httpcore.Request("GET", "http://example.test/", headers=[(b"Host", b"example.test")])
+        sending = asyncio.ensure_future(wire.send(request, {}))
+        await asyncio.sleep(0)
+        wire.data_received(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await sending
+        if past:
+            wire.data_received(past)
+        body = b""
+        while chunk := await wire.next_chunk(None):
+            body += chunk
+        wire.finish()
+        return body, wire.reusable()
+
+    assert asyncio.run(main()) == (b"ok", not past)
