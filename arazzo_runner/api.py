@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -12,14 +11,21 @@ from .bounds.deadline import Deadline, arm
 from .errors import NotRunnable, RunInterrupted, UsageError, problem_of
 from .executor.interrupts import is_interrupt
 from .executor.options import RunOptions
-from .executor.preflight import BatchChecks, preflight, select_workflows
+from .executor.preflight import BatchChecks, family_servers, preflight, replay_opened, select_workflows
 from .executor.preflight import inputs_for as _inputs_for
 from .executor.runner import Runner
-from .executor.runtime import AsyncioRuntime, BlockingRuntime, Runtime, blocking_allowed, drive
+from .executor.runtime import (
+    AsyncioRuntime,
+    BlockingRuntime,
+    Runtime,
+    blocking_allowed,
+    drive,
+    loop_running,
+    sync_call,
+)
 from .model import Workflow
-from .records import Record, field, replace
+from .records import Record, field
 from .result import RunResult, WorkflowResult
-from .sources.family import server_keys
 from .workspace import Workspace
 
 if TYPE_CHECKING:
@@ -62,7 +68,7 @@ def run(
 
     Interrupted (Ctrl-C), it raises `RunInterrupted`, a `KeyboardInterrupt` whose `result` holds what
     ran until then (`RunResult.interrupted`)."""
-    if _loop_running():
+    if loop_running():
         raise UsageError("run() was called inside a running event loop; use `await arun(...)` there")
     opts = options or RunOptions(**option_values)
     with arm(Deadline(opts.deadline)) as deadline:  # before the first fetch: loading sources counts
@@ -180,8 +186,8 @@ def _prepare(
     (`admission`) is refused, with its reasons, and the others run; when none can, the problem is
     raised (`NotRunnable`, or the one error that stopped the only workflow). `checks`: `arun_into`'s."""
     workspace = source if isinstance(source, Workspace) else load(source)
-    opts = _family_servers(opts, workspace, checks)
-    opts = _replay_opened(opts)
+    opts = family_servers(opts, workspace, checks)
+    opts = replay_opened(opts)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
@@ -365,7 +371,7 @@ def plan_requests(
     engine's own request code and never sent; see `executor/dry_run.py`. Raises like `run` on document
     problems and invalid inputs."""
     coroutine = aplan_requests(source, workflows, inputs, options=options, **option_values)
-    planned: list[PlannedRequest] = _sync(coroutine, "plan_requests", "aplan_requests")
+    planned: list[PlannedRequest] = sync_call(coroutine, "plan_requests", "aplan_requests")
     return planned
 
 
@@ -395,63 +401,3 @@ async def aplan_requests(
                 continue
             await planner.workflow(prepared.workspace, workflow, prepared.inputs[workflow.workflow_id])
     return planner.planned
-
-
-def _replay_opened(options: RunOptions) -> RunOptions:
-    """`http_replay` given as a path: the HAR file read now (a file that is not one is a UsageError
-    before anything runs); the run's client answers from it (`_own_client`)."""
-    given = options.http_replay
-    if given is None:
-        return options
-    if options.client is not None:
-        raise UsageError("http_replay answers the run's own client's requests: give no client with it")
-    if not isinstance(given, (str, os.PathLike)):
-        return options
-    from .http.har_replay import HttpReplay
-
-    opened: RunOptions = replace(options, http_replay=HttpReplay.open(os.fspath(given)))
-    return opened
-
-
-def _family_servers(
-    options: RunOptions, workspace: Workspace, checks: BatchChecks | None = None
-) -> RunOptions:
-    """`servers` keyed by family name (`a`, `kid/a`; a bare name only one nested document has stands for
-    its source, several make a UsageError): `sources/family.py`. A name of no source matches nothing.
-    In a batch (`checks`) found once for the servers its runs share."""
-    if not options.servers:
-        return options
-    servers = options.servers
-    found = None if checks is None else checks.found.get(("servers", id(workspace)))
-    if found is None or found[0] is not servers:  # (the same mapping, kept: the same keys)
-        found = (servers, server_keys(servers, workspace, strict=False))
-        if checks is not None:
-            checks.found["servers", id(workspace)] = found
-    keyed = found[1]
-    return options if keyed == options.servers else replace(options, servers=keyed)
-
-
-def _sync(coroutine: Any, name: str, async_name: str) -> Any:
-    """Run `coroutine` to completion from synchronous code; inside a running loop, say what to use.
-
-    The probe runs apart from `asyncio.run`: an error the run raises must not carry the probe's "no
-    running event loop" RuntimeError as its `__context__` (a traceback would show it as the cause)."""
-    if _loop_running():
-        coroutine.close()  # never awaited: close it so Python does not warn
-        raise UsageError(
-            f"{name}() was called inside a running event loop; use `await {async_name}(...)` there"
-        )
-    import asyncio
-
-    return asyncio.run(coroutine)
-
-
-def _loop_running() -> bool:
-    asyncio = sys.modules.get("asyncio")  # not imported: no event loop can be running
-    if asyncio is None:
-        return False
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True

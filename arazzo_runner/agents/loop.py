@@ -47,9 +47,9 @@ REFERENCE_FLAVORS = MappingProxyType(
 
 def agent(source: Any, prompt: str, **settings: Any) -> AgentResult:
     """`aagent` from synchronous code."""
-    from ..api import _sync
+    from ..executor.runtime import sync_call
 
-    return _sync(aagent(source, prompt, **settings), "agent", "aagent")
+    return sync_call(aagent(source, prompt, **settings), "agent", "aagent")
 
 
 async def aagent(

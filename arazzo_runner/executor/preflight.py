@@ -4,11 +4,13 @@ dependencies'), and every target, source, base URL and broker the run may reach.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ArazzoError, UsageError
-from ..sources.family import FamilyNames
+from ..records import replace
+from ..sources.family import FamilyNames, server_keys
 from ..workspace.inputs import check_input_names
 from .inputs import validate_inputs
 from .options import RunOptions
@@ -267,3 +269,37 @@ def _check_server(target: Any, options: RunOptions, family: str, root: Any) -> s
         return base_url(*args)
     except ServerError as exc:
         raise UsageError(str(exc)) from None
+
+
+def replay_opened(options: RunOptions) -> RunOptions:
+    """`http_replay` given as a path: the HAR file read now (a file that is not one is a UsageError
+    before anything runs); the run's client answers from it (`api._own_client`)."""
+    given = options.http_replay
+    if given is None:
+        return options
+    if options.client is not None:
+        raise UsageError("http_replay answers the run's own client's requests: give no client with it")
+    if not isinstance(given, (str, os.PathLike)):
+        return options
+    from ..http.har_replay import HttpReplay
+
+    opened: RunOptions = replace(options, http_replay=HttpReplay.open(os.fspath(given)))
+    return opened
+
+
+def family_servers(
+    options: RunOptions, workspace: Workspace, checks: BatchChecks | None = None
+) -> RunOptions:
+    """`servers` keyed by family name (`a`, `kid/a`; a bare name only one nested document has stands for
+    its source, several make a UsageError): `sources/family.py`. A name of no source matches nothing.
+    In a batch (`checks`) found once for the servers its runs share."""
+    if not options.servers:
+        return options
+    servers = options.servers
+    found = None if checks is None else checks.found.get(("servers", id(workspace)))
+    if found is None or found[0] is not servers:  # (the same mapping, kept: the same keys)
+        found = (servers, server_keys(servers, workspace, strict=False))
+        if checks is not None:
+            checks.found["servers", id(workspace)] = found
+    keyed = found[1]
+    return options if keyed == options.servers else replace(options, servers=keyed)

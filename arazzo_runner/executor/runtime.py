@@ -30,6 +30,8 @@ import time
 from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
+from ..errors import UsageError
+
 T = TypeVar("T")
 _TIMEOUT_CONTEXT = sys.version_info >= (3, 11)  # asyncio.timeout()
 PATH_VARIABLE = "ARAZZO_RUN_PATH"  # `asyncio`: synchronous callers run on asyncio too; unset/`auto`: choose
@@ -207,3 +209,29 @@ def blocking_allowed(own_client: bool, kinds: set[str]) -> bool:
 
         raise UsageError(f"{PATH_VARIABLE}={wanted!r}: expected 'auto' (the default) or 'asyncio'")
     return wanted == "auto" and own_client and kinds <= {"operation", "workflow"}
+
+
+def sync_call(coroutine: Any, name: str, async_name: str) -> Any:
+    """Run `coroutine` to completion from synchronous code; inside a running loop, say what to use.
+
+    The probe runs apart from `asyncio.run`: an error the run raises must not carry the probe's "no
+    running event loop" RuntimeError as its `__context__` (a traceback would show it as the cause)."""
+    if loop_running():
+        coroutine.close()  # never awaited: close it so Python does not warn
+        raise UsageError(
+            f"{name}() was called inside a running event loop; use `await {async_name}(...)` there"
+        )
+    import asyncio
+
+    return asyncio.run(coroutine)
+
+
+def loop_running() -> bool:
+    asyncio = sys.modules.get("asyncio")  # not imported: no event loop can be running
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
