@@ -10,16 +10,7 @@ from arazzo_runner.cli import journal_flags
 from arazzo_runner.executor import inputs as inputs_module
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import cli, op_step, run_json, workflow
-
-SCHEMA = {
-    "type": "object",
-    "required": ["petId"],
-    "properties": {
-        "petId": {"type": "integer"},
-        "trace": {"type": "string", "default": "none"},
-        "password": {"type": "string", "format": "password", "minLength": 16},
-    },
-}
+from tests.e2e.test_cli_batch import SCHEMA  # the same rows: petId, a defaulted trace, a password
 
 
 def _doc() -> dict:
