@@ -34,7 +34,6 @@ import asyncio
 import collections
 import contextlib
 import re
-import select
 import socket
 import ssl
 import time
@@ -42,6 +41,7 @@ from typing import Any
 
 import httpcore
 import httptools
+from httpcore._utils import is_socket_readable
 
 from .wire_request import request_head, send_body, write
 
@@ -63,7 +63,7 @@ class Wire(asyncio.Protocol):
         self.key = key
         self.loop = loop
         self.transport: Any = None
-        self._fd = -1  # its socket's, for `readable`
+        self._socket: Any = None  # for `readable`
         self.lost = False  # closed by either side, or unusable: never handed out again
         self.exchanges = 0  # responses read to their end on it
         self.expires = 0.0  # monotonic time after which it is not reused (idle in the pool)
@@ -138,7 +138,7 @@ class Wire(asyncio.Protocol):
 
     def connection_made(self, transport: Any) -> None:
         self.transport = transport  # TCP_NODELAY: asyncio's socket transport sets it
-        self._fd = transport.get_extra_info("socket").fileno()
+        self._socket = transport.get_extra_info("socket")
 
     def data_received(self, data: bytes) -> None:
         if not self._in_exchange or self._complete:  # bytes nobody asked for, or past the response
@@ -378,10 +378,9 @@ class Wire(asyncio.Protocol):
 
     def readable(self) -> bool:
         """Whether bytes or a close wait on the idle socket that the event loop has not delivered yet
-        (it has not run since: a busy loop): httpcore's check before reusing a connection, one poll."""
-        poll = select.poll()
-        poll.register(self._fd, select.POLLIN)
-        return bool(poll.poll(0))
+        (it has not run since: a busy loop): httpcore's own check before reusing a connection (one poll;
+        `select` where there is no poll, as on Windows), as `readable.py` uses it."""
+        return is_socket_readable(self._socket)
 
     def has_expired(self) -> bool:
         """Whether it can no longer be handed out (for the pool's sweep and tests)."""
