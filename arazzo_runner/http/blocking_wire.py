@@ -42,7 +42,7 @@ class BlockingWire(ResponseReader):
 
     def __init__(self, key: tuple[bytes, bytes, int], sock: socket.socket) -> None:
         super().__init__(key)
-        self._sock = sock
+        self._socket = sock
 
     @classmethod
     def connect(cls, key: tuple[bytes, bytes, int], ssl_context: Any, timeout: float | None) -> BlockingWire:
@@ -90,17 +90,15 @@ class BlockingWire(ResponseReader):
     def _send_all(self, head: bytes, stream: Any, length: int | None, timeout: float | None) -> None:
         """The head and the body, gathered into writes of up to `READ_SIZE` bytes (a small request is
         one send)."""
-        pending, sent = head, 0
-        for part in stream:
-            if part:
-                sent += len(part)
-                part = framed(part, sent, length)
-                if len(pending) + len(part) > READ_SIZE:
-                    self._write(pending, timeout)
-                    pending = part
-                else:
-                    pending += part
-        self._write(pending + ending(sent, length), timeout)
+        pending = head
+        for part in _framed(stream, length):
+            if len(pending) + len(part) > READ_SIZE:
+                self._write(pending, timeout)
+                pending = part
+            else:
+                pending += part
+        if pending:
+            self._write(pending, timeout)
 
     def _write(self, data: bytes, timeout: float | None) -> None:
         """`data` sent, each send given at most the time left."""
@@ -110,8 +108,8 @@ class BlockingWire(ResponseReader):
         while view:
             left, limit = time_left(timeout, httpcore.WriteTimeout)
             try:
-                self._sock.settimeout(left)
-                view = view[self._sock.send(view) :]
+                self._socket.settimeout(left)
+                view = view[self._socket.send(view) :]
             except TimeoutError as exc:
                 if limit is not None:
                     limit.fired = True
@@ -124,8 +122,8 @@ class BlockingWire(ResponseReader):
         an OS error marks the connection lost for the reader to raise."""
         left, limit = time_left(timeout, httpcore.ReadTimeout)
         try:
-            self._sock.settimeout(left)
-            data = self._sock.recv(READ_SIZE)
+            self._socket.settimeout(left)
+            data = self._socket.recv(READ_SIZE)
         except TimeoutError as exc:
             if limit is not None:
                 limit.fired = True
@@ -146,11 +144,23 @@ class BlockingWire(ResponseReader):
     def abort(self) -> None:
         """Close at once (a failure, a connection not to be reused)."""
         self.lost = True
-        self._sock.close()
+        self._socket.close()
 
     def readable(self) -> bool:
         """Whether bytes or a close wait on the idle socket: httpcore's check before reusing it."""
-        return is_socket_readable(self._sock)
+        return is_socket_readable(self._socket)
+
+
+def _framed(stream: Any, length: int | None) -> Any:
+    """The bytes of a body from `stream` as they are sent (`wire_request.framed`, then its `ending`)."""
+    sent = 0
+    for part in stream:
+        if part:
+            sent += len(part)
+            yield framed(part, sent, length)
+    end = ending(sent, length)
+    if end:
+        yield end
 
 
 def _open(name: str, port: int, timeout: float | None) -> socket.socket:
