@@ -27,7 +27,7 @@ from typing import Any
 import httpcore
 from httpcore._utils import is_socket_readable
 
-from .bounded import time_left
+from .bounded import send_within, time_left
 from .lean_pool import LeanPool, PooledBody, origin, retryable
 from .wire_read import ResponseReader, offer_http11
 from .wire_request import ending, framed
@@ -101,21 +101,10 @@ class BlockingWire(ResponseReader):
             self._write(pending, timeout)
 
     def _write(self, data: bytes, timeout: float | None) -> None:
-        """`data` sent, each send given at most the time left."""
+        """`data` sent, each send given at most `timeout` or the time left (`bounded.send_within`)."""
         if self.lost:
             raise httpcore.WriteError(self.closed_by or ConnectionResetError("the connection was closed"))
-        view = memoryview(data)
-        while view:
-            left, limit = time_left(timeout, httpcore.WriteTimeout)
-            try:
-                self._socket.settimeout(left)
-                view = view[self._socket.send(view) :]
-            except TimeoutError as exc:
-                if limit is not None:
-                    limit.fired = True
-                raise httpcore.WriteTimeout(exc) from exc
-            except OSError as exc:
-                raise httpcore.WriteError(exc) from exc
+        send_within(self._socket, data, timeout)
 
     def _read(self, timeout: float | None) -> None:
         """One read of the socket, at most `timeout` (or the time left), fed to the parser; a close or

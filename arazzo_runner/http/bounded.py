@@ -69,6 +69,23 @@ def time_left(timeout: float | None, expired: type[Exception]) -> tuple[float | 
     return left, limit
 
 
+def send_within(sock: Any, data: bytes, timeout: float | None) -> None:
+    """`data` sent on `sock`, each send given at most `timeout` or the time left of the limit in force;
+    httpcore's `WriteTimeout` (the limit marked when it cut the send) or `WriteError`."""
+    view = memoryview(data)
+    while view:
+        left, limit = time_left(timeout, httpcore.WriteTimeout)
+        try:
+            sock.settimeout(left)
+            view = view[sock.send(view) :]
+        except TimeoutError as exc:
+            if limit is not None:
+                limit.fired = True
+            raise httpcore.WriteTimeout(exc) from exc
+        except OSError as exc:
+            raise httpcore.WriteError(exc) from exc
+
+
 class _BoundedStream(httpcore.NetworkStream):
     def __init__(self, inner: httpcore.NetworkStream) -> None:
         self._inner = inner
@@ -94,19 +111,7 @@ class _BoundedStream(httpcore.NetworkStream):
                 if limit is not None:
                     limit.fired = True
                 raise
-        view = memoryview(buffer)  # each send gets the time left (the inner stream gives each the same)
-        while view:
-            left, limit = time_left(timeout, httpcore.WriteTimeout)
-            try:
-                sock.settimeout(left)
-                view = view[sock.send(view) :]
-            except TimeoutError as exc:
-                if limit is not None:
-                    limit.fired = True
-                raise httpcore.WriteTimeout(exc) from exc
-            except OSError as exc:
-                raise httpcore.WriteError(exc) from exc
-        return None
+        return send_within(sock, buffer, timeout)  # the inner stream would give each send the same
 
     def close(self) -> None:
         self._inner.close()
