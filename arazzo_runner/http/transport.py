@@ -64,12 +64,13 @@ class Response(Record):
 
 
 def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = None, **options: Any) -> Any:
-    """The run's pooled client (http/run_client.py): an httpx.AsyncClient, or with `blocking` an
-    httpx.Client behind the same calls whose pools hold the run's time limits (http/bounded.py;
-    `bounded.Unbounded` when they cannot be put under its transports). Runs share one verifying TLS
-    context whose CA bundle is read at the first TLS handshake (~14 ms): once per process, and never for
-    plain-http runs (sources/tls.py). `replay` (`--replay-http`, an `HttpReplay`): a client whose
-    transport answers from it and sends nothing (http/har_replay.py), whatever `options` say."""
+    """The run's pooled client (http/run_client.py): an httpx.AsyncClient over `lean_pool`, or with
+    `blocking` an httpx.Client behind the same calls over `blocking_wire`, whose pools hold the run's time
+    limits (the environment's proxies' by http/bounded.py; `bounded.Unbounded` when they cannot be).
+    Runs share one verifying TLS context whose CA bundle is read at the first TLS handshake (~14 ms):
+    once per process, and never for plain-http runs (sources/tls.py). `replay` (`--replay-http`, an
+    `HttpReplay`): a client whose transport answers from it and sends nothing (http/har_replay.py),
+    whatever `options` say."""
     import httpx
 
     if replay is not None:
