@@ -194,7 +194,7 @@ class BlockingPool(LeanPool):
     def handle_request(self, request: httpcore.Request) -> httpcore.Response:
         key = origin(request.url, self._closed)
         timeouts = request.extensions.get("timeout") or {}
-        wire = self._take(key)
+        wire: Any = self._take(key)  # a BlockingWire: the stacks are LeanPool's
         for attempt in (1, 2):  # the second only for a request `retryable` allows
             if wire is None:
                 wire = BlockingWire.connect(key, self._ssl_context, timeouts.get("connect"))

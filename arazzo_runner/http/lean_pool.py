@@ -220,7 +220,7 @@ class PooledBody:
 
     __slots__ = ("_done", "_pool", "_timeout", "_wire")
 
-    def __init__(self, wire: Wire, pool: LeanPool, timeout: float | None) -> None:
+    def __init__(self, wire: Any, pool: LeanPool, timeout: float | None) -> None:  # a Wire or BlockingWire
         self._wire, self._pool, self._timeout, self._done = wire, pool, timeout, False
 
     def __aiter__(self) -> PooledBody:

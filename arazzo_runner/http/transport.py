@@ -85,34 +85,28 @@ def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = N
         client._cookies = _cookie_jar_class()(client._cookies)
     from .run_client import BlockingClient, RunClient
 
+    verify = options["verify"]
+    own = isinstance(verify, ssl.SSLContext) and set(options) == {"verify"}  # no http2, no limits
+    if own and type(client._transport) is (httpx.HTTPTransport if blocking else httpx.AsyncHTTPTransport):
+        # The default transport over the engine's own pool: the rows' (http/lean_pool.py, http/wire.py;
+        # `--parallel`, `x-forEach` loops and `arun` make many requests at once too), or for a blocking
+        # run http/blocking_wire.py's. The environment's proxies keep their own transports
+        # (`client._mounts`); the pool replaced never connected.
+        from .blocking_wire import BlockingPool
+        from .lean_pool import LeanPool
+
+        client._transport._pool = (BlockingPool if blocking else LeanPool)(verify)
     if not blocking:
         from .readable import readable_pools
 
-        if _own_pool(options) and type(client._transport) is httpx.AsyncHTTPTransport:
-            from .lean_pool import LeanPool
-
-            # The default transport over the rows' pool (http/lean_pool.py, http/wire.py): `--parallel`,
-            # `x-forEach` loops and `arun` make many requests at once too. The environment's proxies
-            # keep their own transports (`client._mounts`); the pool replaced never connected.
-            client._transport._pool = LeanPool(options["verify"])
         return RunClient(readable_pools(client))
     from .bounded import bound_client
 
-    if _own_pool(options) and type(client._transport) is httpx.HTTPTransport:
-        from .blocking_wire import BlockingPool
-
-        client._transport._pool = BlockingPool(options["verify"])  # as the asyncio client's LeanPool
     try:
         return BlockingClient(bound_client(client))
     except Exception:
         client.close()
         raise
-
-
-def _own_pool(options: dict[str, Any]) -> bool:
-    """Whether the client's transport can go over the engine's own pool: the run's verifying context, no
-    http2, no limits (what httpcore's pool would be given)."""
-    return isinstance(options["verify"], ssl.SSLContext) and set(options) == {"verify"}
 
 
 def _replay_client(timeout: float | None, blocking: bool, replay: Any) -> Any:

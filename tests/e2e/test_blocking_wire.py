@@ -81,7 +81,7 @@ def test_the_time_left_cuts_a_read_and_a_tls_handshake_and_the_limit_fired(schem
 
 
 def test_a_limit_already_passed_sends_nothing_and_has_fired() -> None:
-    connections = []
+    connections: list[socket.socket] = []
     with _listening(connections.append) as port:
         client = _client()
         try:

@@ -81,7 +81,7 @@ def _client(
     if kind == "blocking":
         pool: LeanPool = BlockingPool(ssl_context, max_idle)
         transport = httpx.HTTPTransport()
-        transport._pool = pool
+        transport._pool = pool  # type: ignore[assignment]
         return _Blocking(httpx.Client(transport=transport, timeout=timeout)), pool
     transport = lean_transport(None)
     transport._pool = pool = LeanPool(ssl_context, max_idle)
@@ -823,7 +823,7 @@ def test_closing_the_pool_ends_a_request_in_flight_and_closes_its_connection():
             gone.set()
 
         server, url, _ = await _serve(script)
-        client, pool = _client(timeout=None)  # type: ignore[arg-type]
+        client, pool = _client(timeout=None)
         request = asyncio.create_task(client.get(f"{url}/slow"))
         await asyncio.wait_for(arrived.wait(), 60)  # hang guards, not time bounds
         await client.aclose()
