@@ -9,7 +9,8 @@ reaches is the host-name lookup (`getaddrinfo`), bounded by the resolver's own t
 
 httpcore takes its network backend per connection pool; httpx builds the pools (one per transport: the
 client's own and one per proxy from the environment) without a way to pass one, so the client's pools
-get theirs after they are built (`bound_client`), checked by a test against the installed httpx.
+get theirs after they are built (`bound_client`), checked by a test against the installed httpx. The run's
+own transport is over `blocking_wire.BlockingPool`, which gives each operation the time left itself.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def limited(seconds: float) -> Iterator[Limit]:
         _LIMIT.reset(token)
 
 
-def _left(timeout: float | None, expired: type[Exception]) -> tuple[float | None, Limit | None]:
+def time_left(timeout: float | None, expired: type[Exception]) -> tuple[float | None, Limit | None]:
     """The timeout for one operation and the limit that set it (None: its own timeout governs)."""
     limit = _LIMIT.get()
     if limit is None:
@@ -68,12 +69,29 @@ def _left(timeout: float | None, expired: type[Exception]) -> tuple[float | None
     return left, limit
 
 
+def send_within(sock: Any, data: bytes, timeout: float | None) -> None:
+    """`data` sent on `sock`, each send given at most `timeout` or the time left of the limit in force;
+    httpcore's `WriteTimeout` (the limit marked when it cut the send) or `WriteError`."""
+    view = memoryview(data)
+    while view:
+        left, limit = time_left(timeout, httpcore.WriteTimeout)
+        try:
+            sock.settimeout(left)
+            view = view[sock.send(view) :]
+        except TimeoutError as exc:
+            if limit is not None:
+                limit.fired = True
+            raise httpcore.WriteTimeout(exc) from exc
+        except OSError as exc:
+            raise httpcore.WriteError(exc) from exc
+
+
 class _BoundedStream(httpcore.NetworkStream):
     def __init__(self, inner: httpcore.NetworkStream) -> None:
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        timeout, limit = _left(timeout, httpcore.ReadTimeout)
+        timeout, limit = time_left(timeout, httpcore.ReadTimeout)
         try:
             return self._inner.read(max_bytes, timeout)
         except httpcore.ReadTimeout:
@@ -86,26 +104,14 @@ class _BoundedStream(httpcore.NetworkStream):
             return self._inner.write(buffer, timeout)
         sock = self._inner.get_extra_info("socket")
         if not isinstance(sock, socket.socket):  # TLS in TLS (an https proxy): each send gets the same
-            timeout, limit = _left(timeout, httpcore.WriteTimeout)
+            timeout, limit = time_left(timeout, httpcore.WriteTimeout)
             try:
                 return self._inner.write(buffer, timeout)
             except httpcore.WriteTimeout:
                 if limit is not None:
                     limit.fired = True
                 raise
-        view = memoryview(buffer)  # each send gets the time left (the inner stream gives each the same)
-        while view:
-            left, limit = _left(timeout, httpcore.WriteTimeout)
-            try:
-                sock.settimeout(left)
-                view = view[sock.send(view) :]
-            except TimeoutError as exc:
-                if limit is not None:
-                    limit.fired = True
-                raise httpcore.WriteTimeout(exc) from exc
-            except OSError as exc:
-                raise httpcore.WriteError(exc) from exc
-        return None
+        return send_within(sock, buffer, timeout)  # the inner stream would give each send the same
 
     def close(self) -> None:
         self._inner.close()
@@ -113,7 +119,7 @@ class _BoundedStream(httpcore.NetworkStream):
     def start_tls(
         self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
     ) -> httpcore.NetworkStream:
-        timeout, limit = _left(timeout, httpcore.ConnectTimeout)
+        timeout, limit = time_left(timeout, httpcore.ConnectTimeout)
         try:
             return _BoundedStream(self._inner.start_tls(ssl_context, server_hostname, timeout))
         except httpcore.ConnectTimeout:
@@ -137,7 +143,7 @@ class _BoundedBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Any = None,
     ) -> httpcore.NetworkStream:
-        timeout, limit = _left(timeout, httpcore.ConnectTimeout)
+        timeout, limit = time_left(timeout, httpcore.ConnectTimeout)
         try:
             stream = self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
         except httpcore.ConnectTimeout:
@@ -149,7 +155,7 @@ class _BoundedBackend(httpcore.NetworkBackend):
     def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: Any = None
     ) -> httpcore.NetworkStream:
-        timeout, _ = _left(timeout, httpcore.ConnectTimeout)
+        timeout, _ = time_left(timeout, httpcore.ConnectTimeout)
         return _BoundedStream(self._inner.connect_unix_socket(path, timeout, socket_options))
 
     def sleep(self, seconds: float) -> None:
@@ -162,6 +168,8 @@ def bound_client(client: httpx.Client) -> httpx.Client:
     transports = [client._transport, *(t for t in client._mounts.values() if t is not None)]
     for transport in transports:
         pool = getattr(transport, "_pool", None)
+        if type(transport) is httpx.HTTPTransport and getattr(pool, "holds_limits", False):
+            continue  # the run's own pool (blocking_wire.BlockingPool) gives each operation the time left
         backend = getattr(pool, "_network_backend", None)
         if type(transport) is not httpx.HTTPTransport or not isinstance(backend, httpcore.NetworkBackend):
             raise Unbounded(f"cannot bound the exchanges of {type(transport).__name__}")
@@ -173,4 +181,7 @@ def bound_client(client: httpx.Client) -> httpx.Client:
 def is_bounded(client: httpx.Client) -> bool:
     """Whether every pool of `client` has the bounded network layer (for tests)."""
     transports = [client._transport, *(t for t in client._mounts.values() if t is not None)]
-    return all(isinstance(t._pool._network_backend, _BoundedBackend) for t in transports)  # type: ignore[attr-defined]
+    return all(
+        getattr(t._pool, "holds_limits", False) or isinstance(t._pool._network_backend, _BoundedBackend)  # type: ignore[attr-defined]
+        for t in transports
+    )

@@ -32,11 +32,12 @@ from __future__ import annotations
 import ssl
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpcore
 
-from .wire import Wire
+if TYPE_CHECKING:  # asyncio's, imported with the asyncio pool only: the blocking pool shares the rest
+    from .wire import Wire
 
 MAX_IDLE = 512  # keep-alive connections kept open between requests, all origins together
 KEEPALIVE_EXPIRY = 5.0  # seconds an idle connection is kept (httpx's default)
@@ -61,24 +62,16 @@ class LeanPool:
         self._next_sweep = time.monotonic() + KEEPALIVE_EXPIRY
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
-        url = request.url
-        scheme = url.scheme
-        if scheme not in (b"http", b"https"):
-            raise httpcore.UnsupportedProtocol(
-                f"Request URL has an unsupported protocol '{scheme.decode()}://'."
-            )
-        if self._closed:
-            raise RuntimeError("the connection pool is closed")
-        key = (scheme, url.host, url.port or (443 if scheme == b"https" else 80))
+        key = origin(request.url, self._closed)
         timeouts = request.extensions.get("timeout") or {}
         wire = self._take(key)
         if wire is None:
             wire = await self._connect(key, timeouts)
         try:
             response = await wire.send(request, timeouts)
-        except Exception as exc:
+        except Exception:
             self._drop(wire)
-            if not _retryable(wire, request, exc):
+            if not retryable(wire, request):
                 raise
             wire = await self._connect(key, timeouts)
             try:
@@ -89,10 +82,12 @@ class LeanPool:
         except BaseException:  # cancelled (the step's own time limit): nothing left open
             self._drop(wire)
             raise
-        response.stream = _Body(wire, self, timeouts.get("read"))
+        response.stream = PooledBody(wire, self, timeouts.get("read"))
         return response
 
     async def _connect(self, key: tuple[bytes, bytes, int], timeouts: dict[str, Any]) -> Wire:
+        from .wire import Wire
+
         wire = await Wire.connect(key, self._ssl_context, timeouts.get("connect"))
         if self._closed:  # while it connected
             wire.abort()
@@ -176,6 +171,10 @@ class LeanPool:
         return [wire for idle in self._idle.values() for wire in idle]
 
     async def aclose(self) -> None:
+        self.close_all()
+
+    def close_all(self) -> None:
+        """Every connection closed, idle or in an exchange; no request taken after."""
         self._closed = True
         idle, self._idle, self._idle_count = self._idle, OrderedDict(), 0
         for wires in idle.values():
@@ -195,7 +194,18 @@ class LeanPool:
 _SAFE = frozenset({b"GET", b"HEAD", b"OPTIONS", b"TRACE"})
 
 
-def _retryable(wire: Wire, request: httpcore.Request, exc: Exception) -> bool:
+def origin(url: httpcore.URL, closed: bool) -> tuple[bytes, bytes, int]:
+    """The pool's key of `url`: (scheme, host, port); `UnsupportedProtocol` as httpcore's pool raises
+    it, RuntimeError when the pool is `closed`."""
+    scheme = url.scheme
+    if scheme not in (b"http", b"https"):
+        raise httpcore.UnsupportedProtocol(f"Request URL has an unsupported protocol '{scheme.decode()}://'.")
+    if closed:
+        raise RuntimeError("the connection pool is closed")
+    return scheme, url.host, url.port or (443 if scheme == b"https" else 80)
+
+
+def retryable(wire: Any, request: httpcore.Request) -> bool:
     """Whether `request` may be sent again on a new connection: see the module's docstring."""
     if not (wire.exchanges and wire.failed_unanswered and request.method in _SAFE):
         return False
@@ -204,16 +214,16 @@ def _retryable(wire: Wire, request: httpcore.Request, exc: Exception) -> bool:
     return isinstance(request.stream, ByteStream)
 
 
-class _Body:
+class PooledBody:
     """A response's body, read from its connection; the connection goes back to the pool at the body's
     end or when it is closed (closed itself when the body was not read to its end)."""
 
     __slots__ = ("_done", "_pool", "_timeout", "_wire")
 
-    def __init__(self, wire: Wire, pool: LeanPool, timeout: float | None) -> None:
+    def __init__(self, wire: Any, pool: LeanPool, timeout: float | None) -> None:  # a Wire or BlockingWire
         self._wire, self._pool, self._timeout, self._done = wire, pool, timeout, False
 
-    def __aiter__(self) -> _Body:
+    def __aiter__(self) -> PooledBody:
         return self
 
     async def __anext__(self) -> bytes:

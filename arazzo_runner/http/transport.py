@@ -64,12 +64,13 @@ class Response(Record):
 
 
 def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = None, **options: Any) -> Any:
-    """The run's pooled client (http/run_client.py): an httpx.AsyncClient, or with `blocking` an
-    httpx.Client behind the same calls whose pools hold the run's time limits (http/bounded.py;
-    `bounded.Unbounded` when they cannot be put under its transports). Runs share one verifying TLS
-    context whose CA bundle is read at the first TLS handshake (~14 ms): once per process, and never for
-    plain-http runs (sources/tls.py). `replay` (`--replay-http`, an `HttpReplay`): a client whose
-    transport answers from it and sends nothing (http/har_replay.py), whatever `options` say."""
+    """The run's pooled client (http/run_client.py): an httpx.AsyncClient over `lean_pool`, or with
+    `blocking` an httpx.Client behind the same calls over `blocking_wire`, whose pools hold the run's time
+    limits (the environment's proxies' by http/bounded.py; `bounded.Unbounded` when they cannot be).
+    Runs share one verifying TLS context whose CA bundle is read at the first TLS handshake (~14 ms):
+    once per process, and never for plain-http runs (sources/tls.py). `replay` (`--replay-http`, an
+    `HttpReplay`): a client whose transport answers from it and sends nothing (http/har_replay.py),
+    whatever `options` say."""
     import httpx
 
     if replay is not None:
@@ -84,18 +85,20 @@ def new_client(timeout: float | None, *, blocking: bool = False, replay: Any = N
         client._cookies = _cookie_jar_class()(client._cookies)
     from .run_client import BlockingClient, RunClient
 
+    verify = options["verify"]
+    own = isinstance(verify, ssl.SSLContext) and set(options) == {"verify"}  # no http2, no limits
+    if own and type(client._transport) is (httpx.HTTPTransport if blocking else httpx.AsyncHTTPTransport):
+        # The default transport over the engine's own pool: the rows' (http/lean_pool.py, http/wire.py;
+        # `--parallel`, `x-forEach` loops and `arun` make many requests at once too), or for a blocking
+        # run http/blocking_wire.py's. The environment's proxies keep their own transports
+        # (`client._mounts`); the pool replaced never connected.
+        from .blocking_wire import BlockingPool
+        from .lean_pool import LeanPool
+
+        client._transport._pool = (BlockingPool if blocking else LeanPool)(verify)
     if not blocking:
         from .readable import readable_pools
 
-        verify = options["verify"]
-        own = isinstance(verify, ssl.SSLContext) and set(options) == {"verify"}  # no http2, no limits
-        if own and type(client._transport) is httpx.AsyncHTTPTransport:
-            from .lean_pool import LeanPool
-
-            # The default transport over the rows' pool (http/lean_pool.py, http/wire.py): `--parallel`,
-            # `x-forEach` loops and `arun` make many requests at once too. The environment's proxies
-            # keep their own transports (`client._mounts`); the pool replaced never connected.
-            client._transport._pool = LeanPool(verify)
         return RunClient(readable_pools(client))
     from .bounded import bound_client
 

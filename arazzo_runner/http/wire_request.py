@@ -81,23 +81,36 @@ async def send_body(wire: Any, stream: Any, length: int | None, write_timeout: f
     `WriteError` when the connection is lost."""
     sent = 0
     async for part in stream:
-        if not part:
-            continue
-        sent += len(part)
-        if length == -1:
-            write(wire, b"%x\r\n%s\r\n" % (len(part), part))
-        elif length is not None and sent > length:
-            raise httpcore.LocalProtocolError("Too much data for declared Content-Length")
-        else:
-            write(wire, part)
-        if wire.write_paused:
-            await _drain(wire, write_timeout)
-    if length == -1:
-        write(wire, b"0\r\n\r\n")
-    elif length is not None and sent < length:
-        raise httpcore.LocalProtocolError("Too little data for declared Content-Length")
+        if part:
+            sent += len(part)
+            write(wire, framed(part, sent, length))
+            if wire.write_paused:
+                await _drain(wire, write_timeout)
+    end = ending(sent, length)
+    if end:
+        write(wire, end)
     if wire.write_paused:
         await _drain(wire, write_timeout)
+
+
+def framed(part: bytes, sent: int, length: int | None) -> bytes:
+    """The bytes to write for a body's `part` (not empty), `sent` bytes in with it: a chunk when the
+    body is chunked (`length` -1); `LocalProtocolError` past a Content-Length."""
+    if length == -1:
+        return b"%x\r\n%s\r\n" % (len(part), part)
+    if length is not None and sent > length:
+        raise httpcore.LocalProtocolError("Too much data for declared Content-Length")
+    return part
+
+
+def ending(sent: int, length: int | None) -> bytes:
+    """The bytes ending a body of `sent` bytes (the last chunk); `LocalProtocolError` short of a
+    Content-Length."""
+    if length == -1:
+        return b"0\r\n\r\n"
+    if length is not None and sent < length:
+        raise httpcore.LocalProtocolError("Too little data for declared Content-Length")
+    return b""
 
 
 def write(wire: Any, data: bytes) -> None:

@@ -1,6 +1,8 @@
-"""The rows' pool's own HTTP/1.1 connection (`http/wire.py`, asyncio and llhttp) against servers written by
-hand over real sockets, so each can break HTTP where a test needs it: framing, reuse, failures with
-httpcore's words (as httpx shows them), time limits, TLS, bounded buffers, cancellation."""
+"""The engine's own HTTP/1.1 connections against servers written by hand over real sockets, so each can
+break HTTP where a test needs it: framing, reuse, failures with httpcore's words (as httpx shows them),
+time limits, TLS, bounded buffers, cancellation. Most run against both pools (`kind`): the rows' and
+asyncio runs' (`http/wire.py`, asyncio and llhttp) and a blocking run's (`http/blocking_wire.py`, a
+plain socket and llhttp, its httpx.Client driven from the test's event loop in a thread)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from arazzo_runner.http.lean_pool import LeanPool, lean_transport
+from arazzo_runner.http.blocking_wire import BlockingPool, BlockingWire
+from arazzo_runner.http.lean_pool import MAX_IDLE, LeanPool, lean_transport
 from arazzo_runner.http.wire import HIGH_WATER, MAX_HEAD, Wire
 from tests.servers.scripted import TEST_CA, ScriptedServer
 
@@ -63,37 +66,117 @@ def _answering(*answers: bytes, then_close: bool = False) -> Script:
     return script
 
 
-def _client(pool: LeanPool | None = None, timeout: float = 5.0) -> tuple[httpx.AsyncClient, LeanPool]:
+@pytest.fixture(params=["asyncio", "blocking"])
+def kind(request: pytest.FixtureRequest) -> str:
+    """The pool a test runs against: `LeanPool` of `Wire`s, or `BlockingPool` of `BlockingWire`s."""
+    return request.param
+
+
+WIRES: dict[str, Any] = {"asyncio": Wire, "blocking": BlockingWire}
+
+
+def _client(
+    kind: str = "asyncio", *, ssl_context: Any = None, max_idle: int = MAX_IDLE, timeout: float | None = 5.0
+) -> tuple[Any, LeanPool]:
+    if kind == "blocking":
+        pool: LeanPool = BlockingPool(ssl_context, max_idle)
+        transport = httpx.HTTPTransport()
+        transport._pool = pool  # type: ignore[assignment]
+        return _Blocking(httpx.Client(transport=transport, timeout=timeout)), pool
     transport = lean_transport(None)
-    transport._pool = pool = pool or LeanPool(None)
+    transport._pool = pool = LeanPool(ssl_context, max_idle)
     return httpx.AsyncClient(transport=transport, timeout=timeout), pool
+
+
+class _Blocking:
+    """An httpx.Client over the blocking pool with the AsyncClient's calls the tests make: each runs in a
+    thread (in a copy of the context: a `bounded.limited` block reaches it), so that the test's event
+    loop goes on serving meanwhile."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.sync = client
+        self.build_request = client.build_request
+
+    async def __aenter__(self) -> _Blocking:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.sync.close)
+
+    def __getattr__(self, name: str) -> Any:  # get, post, head, request, send
+        call = getattr(self.sync, name)
+
+        async def in_thread(*args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(call, *args, **kwargs)
+
+        return in_thread
+
+
+async def _read(response: httpx.Response) -> bytes:
+    """A streamed response's body, whichever client sent it."""
+    if isinstance(response.stream, httpx.SyncByteStream):
+        return await asyncio.to_thread(response.read)
+    return await response.aread()
+
+
+def _body(kind: str, parts: list[bytes]) -> Any:
+    """A request body read once, as a stream (an iterator for the blocking client)."""
+
+    async def streamed() -> Any:
+        for part in parts:
+            yield part
+
+    return iter(parts) if kind == "blocking" else streamed()
+
+
+def _recorded_connects(kind: str, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The connections `kind`'s pool makes, as they are made."""
+    wire_class = WIRES[kind]
+    connect = wire_class.connect
+    wires: list[Any] = []
+    if kind == "blocking":
+
+        def recorded(*args: Any) -> Any:
+            wires.append(connect(*args))
+            return wires[-1]
+    else:
+
+        async def recorded(*args: Any) -> Any:  # type: ignore[misc]
+            wires.append(await connect(*args))
+            return wires[-1]
+
+    monkeypatch.setattr(wire_class, "connect", recorded)
+    return wires
 
 
 def _run(main: Callable[[], Awaitable[Any]]) -> Any:
     return asyncio.run(main())
 
 
-def test_keep_alive_serves_every_request_over_one_connection():
+def test_keep_alive_serves_every_request_over_one_connection(kind):
     async def main() -> tuple[list[str], int, int]:
         server, url, count = await _serve(_answering(*[OK] * 5))
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             texts = [(await client.get(f"{url}/{n}")).text for n in range(5)]
             (wire,) = pool.connections
-            assert isinstance(wire, Wire)
+            assert isinstance(wire, WIRES[kind])
         server.close()
         return texts, count[0], wire.exchanges
 
     assert _run(main) == (["ok"] * 5, 1, 5)
 
 
-def test_chunked_and_close_delimited_bodies():
+def test_chunked_and_close_delimited_bodies(kind):
     chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n3\r\nefg\r\n0\r\n\r\n"
     until_close = b"HTTP/1.1 200 OK\r\n\r\nhello, until the end"
 
     async def main() -> tuple[str, str, int, int]:
         server, url, count = await _serve(_answering(chunked, until_close, then_close=True))
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             first = (await client.get(f"{url}/a")).text
             second = (await client.get(f"{url}/b")).text
@@ -105,7 +188,7 @@ def test_chunked_and_close_delimited_bodies():
     assert _run(main) == ("abcdefg", "hello, until the end", 1, 0)
 
 
-def test_head_with_a_content_length_has_no_body_and_its_connection_is_not_reused():
+def test_head_with_a_content_length_has_no_body_and_its_connection_is_not_reused(kind):
     head = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"
 
     async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -114,7 +197,7 @@ def test_head_with_a_content_length_has_no_body_and_its_connection_is_not_reused
 
     async def main() -> tuple[int, str, bytes, str, int]:
         server, url, count = await _serve(script)
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             answer = await client.head(f"{url}/h")
             after = await client.get(f"{url}/g")
@@ -124,13 +207,13 @@ def test_head_with_a_content_length_has_no_body_and_its_connection_is_not_reused
     assert _run(main) == (200, "10", b"", "ok", 2)
 
 
-def test_204_and_304_have_no_body_whatever_they_say_and_keep_the_connection():
+def test_204_and_304_have_no_body_whatever_they_say_and_keep_the_connection(kind):
     no_content = b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n"
     not_modified = b"HTTP/1.1 304 Not Modified\r\nContent-Length: 7\r\n\r\n"
 
     async def main() -> tuple[list[tuple[int, bytes]], int]:
         server, url, count = await _serve(_answering(no_content, not_modified, OK))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             answers = [await client.get(f"{url}/{n}") for n in range(3)]
         server.close()
@@ -139,13 +222,13 @@ def test_204_and_304_have_no_body_whatever_they_say_and_keep_the_connection():
     assert _run(main) == ([(204, b""), (304, b""), (200, b"ok")], 1)
 
 
-def test_interim_answers_are_skipped_and_101_is_refused():
+def test_interim_answers_are_skipped_and_101_is_refused(kind):
     interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n" + OK
     switching = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n"
 
     async def main() -> tuple[int, str, bool, str]:
         server, url, _ = await _serve(_answering(interim, switching))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             answer = await client.get(f"{url}/a")
             with pytest.raises(httpx.RemoteProtocolError) as refused:
@@ -156,12 +239,12 @@ def test_interim_answers_are_skipped_and_101_is_refused():
     assert _run(main) == (200, "ok", False, "the server switched protocols (101): not supported")
 
 
-def test_bytes_past_a_response_close_its_connection():
+def test_bytes_past_a_response_close_its_connection(kind):
     async def main() -> tuple[list[str], int]:
         server, url, count = await _serve(
             _answering(OK + b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged", OK)
         )
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
         server.close()
@@ -170,14 +253,16 @@ def test_bytes_past_a_response_close_its_connection():
     assert _run(main) == (["ok", "ok"], 2)
 
 
-def test_a_connection_the_server_closed_while_idle_is_not_used():
+def test_a_connection_the_server_closed_while_idle_is_not_used(kind):
     async def main() -> tuple[list[str], int]:
         server, url, count = await _serve(_answering(OK, then_close=True))
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             first = (await client.get(f"{url}/a")).text
             for _ in range(200):  # until the close has reached the event loop (a poll, no time bound)
                 if not pool.connections or pool.connections[0].lost:
+                    break
+                if kind == "blocking" and pool.connections[0].readable():  # no loop: in the kernel
                     break
                 await asyncio.sleep(0.01)
             second = (await client.get(f"{url}/b")).text
@@ -187,7 +272,7 @@ def test_a_connection_the_server_closed_while_idle_is_not_used():
     assert _run(main) == (["ok", "ok"], 2)
 
 
-def test_a_close_not_yet_seen_by_the_event_loop_keeps_a_post_off_that_connection():
+def test_a_close_not_yet_seen_by_the_event_loop_keeps_a_post_off_that_connection(kind):
     """The server closes an idle connection and the close is in the kernel, but the event loop has not
     run since (a busy loop: rows in flight): the pool looks at the socket as httpcore does before
     reusing it, so a POST, which is never sent twice, goes over a new connection and succeeds. A thread
@@ -227,13 +312,13 @@ def test_a_close_not_yet_seen_by_the_event_loop_keeps_a_post_off_that_connection
     server.start()
 
     async def main() -> str:
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             assert (await client.get(f"{url}/a")).text == "ok"
             (wire,) = pool.connections
             closing.set()
             closed.wait(60)  # the loop does not run meanwhile: the close stays unseen by it
-            select.select([wire.transport.get_extra_info("socket").fileno()], [], [], 60)  # it has come
+            select.select([wire._socket.fileno()], [], [], 60)  # it has come
             assert not wire.lost
             return (await client.post(f"{url}/b", json={})).text
 
@@ -258,11 +343,11 @@ def _closing_on_second_request(seen: list[bytes]) -> Script:
     return script
 
 
-def test_a_get_the_server_dropped_on_a_reused_connection_is_sent_once_more():
+def test_a_get_the_server_dropped_on_a_reused_connection_is_sent_once_more(kind):
     async def main() -> tuple[str, int, int]:
         seen: list[bytes] = []
         server, url, count = await _serve(_closing_on_second_request(seen))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             await client.get(f"{url}/a")
             answer = await client.get(f"{url}/b")
@@ -272,11 +357,11 @@ def test_a_get_the_server_dropped_on_a_reused_connection_is_sent_once_more():
     assert _run(main) == ("ok", 2, 2)
 
 
-def test_a_post_the_server_dropped_is_never_sent_twice():
+def test_a_post_the_server_dropped_is_never_sent_twice(kind):
     async def main() -> tuple[str, int, int]:
         seen: list[bytes] = []
         server, url, count = await _serve(_closing_on_second_request(seen))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             await client.get(f"{url}/a")
             with pytest.raises(httpx.RemoteProtocolError) as failed:
@@ -287,27 +372,24 @@ def test_a_post_the_server_dropped_is_never_sent_twice():
     assert _run(main) == ("Server disconnected without sending a response.", 1, 1)
 
 
-def test_a_get_with_a_streamed_body_the_server_dropped_is_not_sent_twice():
+def test_a_get_with_a_streamed_body_the_server_dropped_is_not_sent_twice(kind):
     """A safe method, but a body that can be read once (a stream): not sent again, the failure shown."""
-
-    async def body() -> Any:
-        yield b"read once"
 
     async def main() -> tuple[str, int, int]:
         seen: list[bytes] = []
         server, url, count = await _serve(_closing_on_second_request(seen))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             await client.get(f"{url}/a")
             with pytest.raises(httpx.RemoteProtocolError) as failed:
-                await client.request("GET", f"{url}/b", content=body())
+                await client.request("GET", f"{url}/b", content=_body(kind, [b"read once"]))
         server.close()
         return str(failed.value), count[0], sum(r.startswith(b"GET /b ") for r in seen)
 
     assert _run(main) == ("Server disconnected without sending a response.", 1, 1)
 
 
-def test_a_get_whose_new_connection_is_closed_unanswered_is_not_sent_again():
+def test_a_get_whose_new_connection_is_closed_unanswered_is_not_sent_again(kind):
     """The retry is for a reused connection the server dropped while idle; a new connection closed without
     an answer is the server's answer, shown as it came (one request sent, one connection)."""
     seen: list[bytes] = []
@@ -317,7 +399,7 @@ def test_a_get_whose_new_connection_is_closed_unanswered_is_not_sent_again():
 
     async def main() -> tuple[str, int]:
         server, url, count = await _serve(hang_up)
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             with pytest.raises(httpx.RemoteProtocolError) as failed:
                 await client.get(f"{url}/a")
@@ -328,14 +410,14 @@ def test_a_get_whose_new_connection_is_closed_unanswered_is_not_sent_again():
     assert len(seen) == 1
 
 
-def test_an_idle_connection_past_its_expiry_is_not_reused(monkeypatch):
+def test_an_idle_connection_past_its_expiry_is_not_reused(monkeypatch, kind):
     """Given back with an expiry already past (the sweep not due yet): the next request opens a new
     connection, and the expired one is closed."""
     from arazzo_runner.http import lean_pool
 
     async def main() -> tuple[list[str], int]:
         server, url, count = await _serve(_answering(OK, OK))
-        client, _ = _client()
+        client, _ = _client(kind)
         monkeypatch.setattr(lean_pool, "KEEPALIVE_EXPIRY", -1.0)  # after the pool set its first sweep
         async with client:
             texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
@@ -345,7 +427,7 @@ def test_an_idle_connection_past_its_expiry_is_not_reused(monkeypatch):
     assert _run(main) == (["ok", "ok"], 2)
 
 
-def test_the_sweep_closes_idle_connections_past_their_expiry(monkeypatch):
+def test_the_sweep_closes_idle_connections_past_their_expiry(monkeypatch, kind):
     """The sweep (due at once here) closes every idle connection whose expiry has passed, the one just
     given back included: none is left idle."""
     from arazzo_runner.http import lean_pool
@@ -353,7 +435,7 @@ def test_the_sweep_closes_idle_connections_past_their_expiry(monkeypatch):
     async def main() -> tuple[str, int, int]:
         monkeypatch.setattr(lean_pool, "KEEPALIVE_EXPIRY", -1.0)  # before the pool: its sweep is due
         server, url, count = await _serve(_answering(OK, OK))
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             text = (await client.get(f"{url}/a")).text
             idle = len(pool.connections)
@@ -363,7 +445,7 @@ def test_the_sweep_closes_idle_connections_past_their_expiry(monkeypatch):
     assert _run(main) == ("ok", 0, 1)
 
 
-def test_a_get_whose_answer_was_cut_short_on_a_reused_connection_is_not_sent_again():
+def test_a_get_whose_answer_was_cut_short_on_a_reused_connection_is_not_sent_again(kind):
     """The retry is for a close before any byte of the answer: a part of a status line came, so the server
     read the request; the failure is shown, the request sent once."""
     seen: list[bytes] = []
@@ -381,7 +463,7 @@ def test_a_get_whose_answer_was_cut_short_on_a_reused_connection_is_not_sent_aga
 
     async def main() -> int:
         server, url, count = await _serve(script)
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             await client.get(f"{url}/a")
             with pytest.raises(httpx.RemoteProtocolError):  # (its words are the parser's business)
@@ -393,7 +475,7 @@ def test_a_get_whose_answer_was_cut_short_on_a_reused_connection_is_not_sent_aga
     assert sum(r.startswith(b"GET /b ") for r in seen) == 1
 
 
-def test_a_chunked_bodys_trailer_fields_are_not_added_to_the_response_headers():
+def test_a_chunked_bodys_trailer_fields_are_not_added_to_the_response_headers(kind):
     """httpcore drops trailer fields; the headers are those of the head, the body whole."""
     chunked = (
         b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Head: h\r\n\r\n"
@@ -402,7 +484,7 @@ def test_a_chunked_bodys_trailer_fields_are_not_added_to_the_response_headers():
 
     async def main() -> tuple[list[tuple[str, str]], str]:
         server, url, _ = await _serve(_answering(chunked))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             response = await client.get(f"{url}/a")
         server.close()
@@ -425,10 +507,10 @@ def test_a_chunked_bodys_trailer_fields_are_not_added_to_the_response_headers():
         (b"HTTP/1.1 200 OK\r\nContent-", "Server disconnected without sending a response."),
     ],
 )
-def test_a_body_cut_short_is_a_remote_protocol_error(answer: bytes, message: str):
+def test_a_body_cut_short_is_a_remote_protocol_error(answer: bytes, message: str, kind):
     async def main() -> str:
         server, url, _ = await _serve(_answering(answer, then_close=True))
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             with pytest.raises(httpx.RemoteProtocolError) as failed:
                 await client.get(f"{url}/a")
@@ -447,10 +529,12 @@ def test_a_body_cut_short_is_a_remote_protocol_error(answer: bytes, message: str
         (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\nok", "Invalid character in Content-Length"),
     ],
 )
-def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason(answer: bytes, message: str):
+def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason(
+    answer: bytes, message: str, kind
+):
     async def main() -> str:
         server, url, _ = await _serve(_answering(answer))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             with pytest.raises(httpx.RemoteProtocolError) as failed:
                 await client.get(f"{url}/a")
@@ -460,7 +544,7 @@ def test_a_malformed_answer_is_a_remote_protocol_error_with_the_parsers_reason(a
     assert _run(main) == message
 
 
-def test_a_folded_field_line_and_bare_line_feeds_are_read_as_h11_reads_them():
+def test_a_folded_field_line_and_bare_line_feeds_are_read_as_h11_reads_them(kind):
     """RFC 9112: a user agent MUST read an obs-fold in a response as spaces (5.2), and MAY take a bare LF
     for a line's end (2.2): h11 (httpcore) read both, strict llhttp refused them; a NUL in a value is
     still refused, with h11's words."""
@@ -470,13 +554,13 @@ def test_a_folded_field_line_and_bare_line_feeds_are_read_as_h11_reads_them():
 
     async def main() -> tuple[str, str, str, str]:
         server, url, _ = await _serve(_answering(folded, bare))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             first = await client.get(f"{url}/a")
             second = await client.get(f"{url}/b")
         server.close()
         server, url, _ = await _serve(_answering(nul))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             with pytest.raises(httpx.RemoteProtocolError) as failed:
                 await client.get(f"{url}/c")
@@ -494,7 +578,7 @@ def test_a_folded_field_line_and_bare_line_feeds_are_read_as_h11_reads_them():
     assert refused == "illegal header line: b'X-Nul: a\\x00b'"
 
 
-def test_a_response_head_past_the_limit_is_refused_not_buffered():
+def test_a_response_head_past_the_limit_is_refused_not_buffered(kind, monkeypatch):
     """The server sends headers without end: the client stops at MAX_HEAD (and one read), not at memory's
     end; the server finds the connection closed."""
 
@@ -510,21 +594,11 @@ def test_a_response_head_past_the_limit_is_refused_not_buffered():
 
     async def main() -> tuple[str, int]:
         server, url, _ = await _serve(endless)
-        wires: list[Wire] = []
-        connect = Wire.connect
-
-        async def recorded(*args: Any) -> Wire:
-            wires.append(await connect(*args))
-            return wires[-1]
-
-        Wire.connect = recorded  # type: ignore[method-assign]
-        try:
-            client, _ = _client()
-            async with client:
-                with pytest.raises(httpx.RemoteProtocolError) as failed:
-                    await client.get(f"{url}/a")
-        finally:
-            Wire.connect = connect  # type: ignore[method-assign]
+        wires = _recorded_connects(kind, monkeypatch)
+        client, _ = _client(kind)
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/a")
         server.close()
         return str(failed.value), wires[0]._head_bytes
 
@@ -537,7 +611,7 @@ def test_a_response_head_past_the_limit_is_refused_not_buffered():
     "opening",
     [b"2\r\nok\r\n0\r\nX-Trailer: ", b"2;x="],  # trailer fields without end, a chunk-size line without end
 )
-def test_a_chunked_bodys_framing_without_end_is_refused_not_buffered(opening: bytes):
+def test_a_chunked_bodys_framing_without_end_is_refused_not_buffered(opening: bytes, kind, monkeypatch):
     """Past the head, bytes that end no chunk-size line and no trailer field are not body bytes: the
     engine's --max-response-bytes never sees them, and httptools would keep the trailer field's text
     whole. They stop at MAX_HEAD (and one read), as h11's buffer limit stops them."""
@@ -554,21 +628,11 @@ def test_a_chunked_bodys_framing_without_end_is_refused_not_buffered(opening: by
 
     async def main() -> tuple[str, int]:
         server, url, _ = await _serve(endless)
-        wires: list[Wire] = []
-        connect = Wire.connect
-
-        async def recorded(*args: Any) -> Wire:
-            wires.append(await connect(*args))
-            return wires[-1]
-
-        Wire.connect = recorded  # type: ignore[method-assign]
-        try:
-            client, _ = _client()
-            async with client:
-                with pytest.raises(httpx.RemoteProtocolError) as failed:
-                    await client.get(f"{url}/a")
-        finally:
-            Wire.connect = connect  # type: ignore[method-assign]
+        wires = _recorded_connects(kind, monkeypatch)
+        client, _ = _client(kind)
+        async with client:
+            with pytest.raises(httpx.RemoteProtocolError) as failed:
+                await client.get(f"{url}/a")
         server.close()
         return str(failed.value), wires[0]._received
 
@@ -577,10 +641,10 @@ def test_a_chunked_bodys_framing_without_end_is_refused_not_buffered(opening: by
     assert read <= 2 * MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
 
 
-def test_a_server_that_does_not_answer_is_a_read_timeout():
+def test_a_server_that_does_not_answer_is_a_read_timeout(kind):
     async def main() -> type:
         server, url, _ = await _serve(_answering())
-        client, pool = _client(timeout=0.2)
+        client, pool = _client(kind, timeout=0.2)
         async with client:
             with pytest.raises(httpx.TimeoutException) as failed:
                 await client.get(f"{url}/a")
@@ -591,7 +655,7 @@ def test_a_server_that_does_not_answer_is_a_read_timeout():
     assert _run(main) is httpx.ReadTimeout
 
 
-def test_a_refused_connection_is_a_connect_error_with_the_os_error():
+def test_a_refused_connection_is_a_connect_error_with_the_os_error(kind):
     import socket
 
     with socket.socket() as probe:
@@ -599,7 +663,7 @@ def test_a_refused_connection_is_a_connect_error_with_the_os_error():
         port = probe.getsockname()[1]  # closed at once: nothing listens there
 
     async def main() -> httpx.ConnectError:
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             with pytest.raises(httpx.ConnectError) as failed:
                 await client.get(f"http://127.0.0.1:{port}/")
@@ -610,16 +674,17 @@ def test_a_refused_connection_is_a_connect_error_with_the_os_error():
     assert str(error) == str(error.__cause__.__cause__)
 
 
-def test_tls_verifies_the_server_with_the_pools_context():
+def test_tls_verifies_the_server_with_the_pools_context(kind):
     trusted = ssl.create_default_context(cafile=str(TEST_CA))
 
     async def main(url: str) -> tuple[str, str]:
-        client, pool = _client(LeanPool(trusted))
+        client, pool = _client(kind, ssl_context=trusted)
         async with client:
             answer = await client.get(f"{url}/pets/7")
             (wire,) = pool.connections
-            alpn = wire.transport.get_extra_info("ssl_object").selected_alpn_protocol()
-        untrusting, _ = _client(LeanPool(ssl.create_default_context()))  # the system's CAs only
+            tls = wire._socket if kind == "blocking" else wire.transport.get_extra_info("ssl_object")
+            alpn = tls.selected_alpn_protocol()
+        untrusting, _ = _client(kind, ssl_context=ssl.create_default_context())  # the system's CAs only
         async with untrusting:
             with pytest.raises(httpx.ConnectError) as failed:
                 await untrusting.get(f"{url}/pets/7")
@@ -631,7 +696,7 @@ def test_tls_verifies_the_server_with_the_pools_context():
         assert asyncio.run(main(server.url)) == ("7", "None")  # the stdlib server offers no ALPN
 
 
-def test_a_streamed_request_body_is_sent_chunked():
+def test_a_streamed_request_body_is_sent_chunked(kind):
     seen: list[bytes] = []
 
     async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -640,15 +705,11 @@ def test_a_streamed_request_body_is_sent_chunked():
         await writer.drain()
         await reader.read()
 
-    async def parts():
-        for part in (b"abc", b"", b"0123456789abcdef!"):
-            yield part
-
     async def main() -> str:
         server, url, _ = await _serve(script)
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
-            answer = await client.post(f"{url}/up", content=parts())
+            answer = await client.post(f"{url}/up", content=_body(kind, [b"abc", b"", b"0123456789abcdef!"]))
         server.close()
         return answer.text
 
@@ -762,7 +823,7 @@ def test_closing_the_pool_ends_a_request_in_flight_and_closes_its_connection():
             gone.set()
 
         server, url, _ = await _serve(script)
-        client, pool = _client(timeout=None)  # type: ignore[arg-type]
+        client, pool = _client(timeout=None)
         request = asyncio.create_task(client.get(f"{url}/slow"))
         await asyncio.wait_for(arrived.wait(), 60)  # hang guards, not time bounds
         await client.aclose()
@@ -775,7 +836,7 @@ def test_closing_the_pool_ends_a_request_in_flight_and_closes_its_connection():
     assert _run(main) == (httpx.ReadError, b"", 0)
 
 
-def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came():
+def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came(kind):
     """The bytes past the first response start a second one (forged headers, another length): the first
     keeps its own status, headers and body; the connection is not reused."""
     forged = b"HTTP/1.1 500 Forged\r\nX-Forged: yes\r\nContent-Length: 6\r\n\r\nforged"
@@ -783,7 +844,7 @@ def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came():
 
     async def main() -> tuple[int, str, str | None, str, int]:
         server, url, count = await _serve(_answering(first + forged, first))
-        client, _ = _client()
+        client, _ = _client(kind)
         async with client:
             answer = await client.get(f"{url}/a")
             await client.get(f"{url}/b")
@@ -799,12 +860,12 @@ def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came():
     assert _run(main) == (200, "1", None, "ok", 2)
 
 
-def test_a_response_that_says_connection_close_is_not_reused():
+def test_a_response_that_says_connection_close_is_not_reused(kind):
     closing = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
 
     async def main() -> tuple[list[str], int]:
         server, url, count = await _serve(_answering(closing))
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
             assert pool.connections == []
@@ -814,13 +875,13 @@ def test_a_response_that_says_connection_close_is_not_reused():
     assert _run(main) == (["ok", "ok"], 2)
 
 
-def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_answers():
+def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_answers(kind):
     """The request asked to close (a step's own `Connection: close` header): the connection is not used
     again, even when the server answers keep-alive and keeps it open."""
 
     async def main() -> tuple[list[str], int, int]:
         server, url, count = await _serve(_answering(OK, OK))  # keeps the connection, whatever was asked
-        client, pool = _client()
+        client, pool = _client(kind)
         async with client:
             first = await client.get(f"{url}/a", headers={"Connection": "close"})
             idle = len(pool.connections)
@@ -831,20 +892,20 @@ def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_
     assert _run(main) == (["ok", "ok"], 2, 0)
 
 
-def test_past_max_idle_the_oldest_idle_connection_is_closed_and_the_newest_kept():
+def test_past_max_idle_the_oldest_idle_connection_is_closed_and_the_newest_kept(kind):
     """Three connections of one origin given back in turn to a pool keeping two: the first given back (idle
     the longest, the likeliest to be dropped by the server) is closed, the two most recent are kept."""
 
     async def main() -> tuple[list[bool], bool, int]:
         server, url, count = await _serve(_answering(*[OK] * 3))
-        client, pool = _client(LeanPool(None, max_idle=2))
+        client, pool = _client(kind, max_idle=2)
         async with client:
             streams = [
                 await client.send(client.build_request("GET", f"{url}/{n}"), stream=True) for n in range(3)
             ]
-            wires: list[Wire] = []
+            wires: list[Any] = []
             for response in streams:  # each given back at its body's end, in this order
-                await response.aread()
+                await _read(response)
                 wires += [wire for wire in pool.connections if wire not in wires]
             kept = [wire in pool.connections for wire in wires]
             first_closed = wires[0].lost
@@ -887,7 +948,7 @@ def test_a_runs_own_asyncio_client_sends_over_the_lean_pool_and_the_environments
     assert _run(main) == ([b"GET http://api.example.test/items HTTP/1.1"], ["via proxy", "ok"], True)
 
 
-def test_a_server_that_does_not_read_the_body_is_a_write_timeout():
+def test_a_server_that_does_not_read_the_body_is_a_write_timeout(kind):
     size = 32 * 1024 * 1024  # past what the kernel's socket buffers take on loopback
 
     async def main() -> tuple[type, int]:
@@ -898,7 +959,7 @@ def test_a_server_that_does_not_read_the_body_is_a_write_timeout():
             await done.wait()  # reads no body
 
         server, url, _ = await _serve(deaf)
-        client, pool = _client(timeout=0.3)
+        client, pool = _client(kind, timeout=0.3)
         async with client:
             with pytest.raises(httpx.TimeoutException) as failed:
                 await client.post(f"{url}/up", content=b"x" * size)
@@ -910,7 +971,7 @@ def test_a_server_that_does_not_read_the_body_is_a_write_timeout():
     assert _run(main) == (httpx.WriteTimeout, 0)
 
 
-def test_response_bytes_trickling_in_do_not_stretch_a_write_timeout():
+def test_response_bytes_trickling_in_do_not_stretch_a_write_timeout(kind):
     """The server reads no body and sends its answer's head a byte every 10 ms: each byte wakes the
     write's wait, and must not start its time limit again. The client gives up long before the server has
     trickled 3,000 bytes (30 s: a hang guard, not a time bound), having sent a body the kernel cannot take."""
@@ -931,7 +992,7 @@ def test_response_bytes_trickling_in_do_not_stretch_a_write_timeout():
                 await asyncio.sleep(0.01)
 
         server, url, _ = await _serve(deaf)
-        client, _ = _client(timeout=0.3)
+        client, _ = _client(kind, timeout=0.3)
         async with client:
             with pytest.raises(httpx.TimeoutException) as failed:
                 await client.post(f"{url}/up", content=b"x" * size)

@@ -1,0 +1,171 @@
+"""A blocking run's client over its own pool (`http/blocking_wire.py`) holds the run's time limits
+(`http/bounded.py`): every connect, TLS handshake, read and send gets at most the time left of the limit
+in force, and the limit that cut one is marked `fired` (the run then reports its limit, not a read
+timeout). Servers are real sockets served by threads; the client's own timeout (30 s) is far longer than
+the limit, so only the limit can have ended each exchange: nothing here bounds wall-clock time."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from arazzo_runner.executor.runtime import drive
+from arazzo_runner.http import bounded
+from arazzo_runner.http.blocking_wire import BlockingPool
+from arazzo_runner.http.transport import new_client
+
+OWN_TIMEOUT = 30.0  # the client's: a hang guard, never reached
+
+
+@contextlib.contextmanager
+def _listening(serve: Callable[[socket.socket], None]) -> Iterator[int]:
+    """A local port whose connections are handed, one by one, to `serve` in a thread."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def accept() -> None:
+        with listener:
+            while not stop.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                with conn:
+                    serve(conn)
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        with contextlib.suppress(OSError):
+            listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        thread.join(60)
+
+
+def _silent(conn: socket.socket) -> None:
+    """Reads what comes and answers nothing, until the client leaves."""
+    with contextlib.suppress(OSError):
+        while conn.recv(65536):
+            pass
+
+
+def _client() -> httpx.Client:
+    client = new_client(OWN_TIMEOUT, blocking=True).httpx
+    assert isinstance(client._transport._pool, BlockingPool)
+    return client
+
+
+@pytest.mark.parametrize(
+    ("scheme", "expected"),
+    [("http", httpx.ReadTimeout), ("https", httpx.ConnectTimeout)],  # a read; the TLS handshake
+    ids=["read", "tls-handshake"],
+)
+def test_the_time_left_cuts_a_read_and_a_tls_handshake_and_the_limit_fired(scheme, expected) -> None:
+    with _listening(_silent) as port:
+        client = _client()
+        try:
+            with bounded.limited(0.3) as limit, pytest.raises(httpx.TimeoutException) as failed:
+                client.get(f"{scheme}://127.0.0.1:{port}/slow")
+        finally:
+            client.close()
+    assert type(failed.value) is expected
+    assert limit.fired
+
+
+def test_a_limit_already_passed_sends_nothing_and_has_fired() -> None:
+    connections: list[socket.socket] = []
+    with _listening(connections.append) as port:
+        client = _client()
+        try:
+            with bounded.limited(0.0) as limit, pytest.raises(httpx.ConnectTimeout):
+                client.get(f"http://127.0.0.1:{port}/never")
+        finally:
+            client.close()
+    assert limit.fired
+    assert connections == []
+
+
+def test_each_send_gets_the_time_left_not_a_fresh_timeout() -> None:
+    """A server reading 1 KiB every 10 ms keeps each single send short (small socket buffers), so a
+    timeout per send would never fire: only the time left of the limit ends the upload of 4 MiB (~40 s
+    at that pace)."""
+    received = [0]
+    done = threading.Event()
+
+    def slow_reader(conn: socket.socket) -> None:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        conn.settimeout(5)
+        with contextlib.suppress(OSError):
+            while not done.wait(0.01):
+                data = conn.recv(1024)
+                if not data:
+                    return
+                received[0] += len(data)
+
+    with _listening(slow_reader) as port:
+        client = _client()
+        try:
+            with bounded.limited(0.3) as limit, pytest.raises(httpx.WriteTimeout):
+                client.post(f"http://127.0.0.1:{port}/up", content=b"x" * 2**22)
+        finally:
+            done.set()
+            client.close()
+    assert limit.fired
+    assert received[0] < 2**21
+
+
+def test_without_a_limit_the_clients_own_timeout_governs_and_nothing_fired() -> None:
+    """The read timeout of the request (httpx's) ends the wait; a limit further off is not marked."""
+    with _listening(_silent) as port:
+        client = new_client(0.2, blocking=True).httpx
+        try:
+            with bounded.limited(OWN_TIMEOUT) as limit, pytest.raises(httpx.ReadTimeout):
+                client.get(f"http://127.0.0.1:{port}/slow")
+        finally:
+            client.close()
+    assert not limit.fired
+
+
+def test_a_blocking_runs_client_sends_over_its_pool_and_the_environments_proxy(monkeypatch) -> None:
+    """Its own origins over `BlockingPool`; an origin the environment routes through a proxy goes there
+    (httpx's proxy transport, over httpcore's pool bounded by `bounded.py`), NO_PROXY ones directly."""
+    proxied: list[bytes] = []
+
+    def proxy(conn: socket.socket) -> None:
+        proxied.append(conn.recv(65536).split(b"\r\n", 1)[0])
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nvia proxy")
+
+    def direct(conn: socket.socket) -> None:
+        conn.recv(65536)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+
+    async def fetch(client: object, url: str) -> str:
+        async with client.stream("GET", url) as answer:  # type: ignore[attr-defined]
+            return b"".join([part async for part in answer.aiter_raw()]).decode()
+
+    with _listening(proxy) as proxy_port, _listening(direct) as port:
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy_port}")
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        client = new_client(5.0, blocking=True)
+        try:
+            own = isinstance(client.httpx._transport._pool, BlockingPool)
+            texts = [
+                drive(fetch(client, url))
+                for url in ("http://api.example.test/items", f"http://127.0.0.1:{port}/d")
+            ]
+            assert bounded.is_bounded(client.httpx)
+        finally:
+            drive(client.aclose())
+    assert (proxied, texts, own) == (
+        [b"GET http://api.example.test/items HTTP/1.1"],
+        ["via proxy", "ok"],
+        True,
+    )
