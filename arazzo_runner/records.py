@@ -21,9 +21,11 @@ IDEs) shows the fields, as for a dataclass; type checkers read them through `dat
 
 from __future__ import annotations
 
-import inspect
 import sys
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    import inspect
 
 if sys.version_info >= (3, 11):
     from typing import dataclass_transform
@@ -103,9 +105,16 @@ def _is_classvar(annotation: Any) -> bool:
     return annotation is ClassVar or getattr(annotation, "__origin__", None) is ClassVar
 
 
+def _class_annotations(cls: type) -> dict[str, Any]:
+    """The class's own annotations, in order: `inspect.get_annotations(cls)` without importing `inspect`
+    (ast, dis, tokenize: ~10 ms of every command's start, and only `help()` needs a signature)."""
+    annotations = cls.__dict__.get("__annotations__")  # noqa: RUF063 (what it reads, without the import)
+    return dict(annotations) if isinstance(annotations, dict) else {}
+
+
 def _own_fields(cls: type) -> dict[str, Field]:
     fields: dict[str, Field] = {}
-    for name, annotation in inspect.get_annotations(cls).items():  # the class's own, in order
+    for name, annotation in _class_annotations(cls).items():  # the class's own, in order
         if _is_classvar(annotation):
             continue
         value = cls.__dict__.get(name, MISSING)
@@ -151,13 +160,15 @@ class _Signature:
     that writes its own `__init__` gets None, so `inspect` reads that `__init__`."""
 
     def __get__(self, record: object, cls: type[Record]) -> inspect.Signature | None:
+        import inspect
+
         init = next(base.__dict__["__init__"] for base in cls.__mro__ if "__init__" in base.__dict__)
         if init is not Record.__init__ or cls is Record:
             return None
         annotations: dict[str, Any] = {}
         for base in reversed(cls.__mro__):
             if "__record__" in base.__dict__:
-                annotations.update(inspect.get_annotations(base))
+                annotations.update(_class_annotations(base))
         parameters = [
             inspect.Parameter(
                 name,

@@ -129,9 +129,15 @@ def entry() -> int:
     (rich comes with many tools): ~30 ms and ~3 MiB in every process, for a command `arazzo` never runs.
     In a process that is only this command, that module is marked absent before httpx is first imported,
     and httpx defines its `httpx.main` as the stub it uses when those are missing. `main()` itself, as a
-    library or a test calls it, changes nothing in its caller's process."""
+    library or a test calls it, changes nothing in its caller's process.
+
+    Likewise trio: httpcore imports it when it is installed (selenium and others bring it), only to
+    choose its locks when running under trio, ~150 ms of CPU (attrs, inspect, its own core) in a command
+    that runs on threads or asyncio and never on trio."""
     if "httpx" not in sys.modules:
         sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # (None blocks an import)
+    if "httpcore" not in sys.modules:
+        sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     _escape_unencodable()
     try:
         code = main()

@@ -298,3 +298,29 @@ def test_the_patterns_only_some_runs_need_are_not_compiled_at_import(tmp_path) -
     )
     assert all(isinstance(text, str) for text in report["texts"])  # pattern texts, not compiled patterns
     assert report["compiled"] == []
+
+
+def test_the_commands_leave_out_trio_and_validate_inspect(tmp_path, server) -> None:
+    """As commands (`entry()`): `arazzo run` does not import trio (installed here: httpcore would import
+    it, ~150 ms, to choose locks for a loop the engine never runs on), and `arazzo validate` does not import
+    `inspect` (ast, dis, tokenize: ~10 ms of the process's start; only a record class's help() signature
+    needs it, and httpx imports it anyway on the run's path)."""
+    import importlib.util
+
+    assert importlib.util.find_spec("trio") is not None  # the test extras install it (selenium brings it)
+    argv = _a_one_step_command(tmp_path, server)
+    code = (
+        f"import os, sys\nos.environ['ARAZZO_CACHE_DIR'] = {str(tmp_path / 'cache')!r}\nsys.argv = {argv!r}\n"
+        "from arazzo_runner.cli import entry\ncode = entry()\n"
+        "report = {'code': code, 'trio': sys.modules.get('trio') is not None}\n"
+    )
+    assert _modules_after(code, tmp_path)["code"] == 0  # fills the validation cache
+    report = _modules_after(code, tmp_path)
+    assert report["code"] == 0 and len(server.requests) == 2
+    assert report["trio"] is False and "attr" not in report["modules"]  # (trio: marked absent, None)
+    validate = _modules_after(
+        "import sys\nsys.argv = ['arazzo', 'validate', 'flow.arazzo.json']\n"
+        "from arazzo_runner.cli import entry\ncode = entry()\nreport = {'code': code}\n",
+        tmp_path,
+    )
+    assert validate["code"] == 0 and "inspect" not in validate["modules"]
