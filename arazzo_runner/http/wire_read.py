@@ -53,9 +53,12 @@ class ResponseReader:
         self.failed_unanswered = False  # the last exchange failed on a close before any response byte
         self._parser = httptools.HttpResponseParser(self)
         # what h11 reads and strict llhttp refuses: a folded field line (RFC 9112 5.2: a user agent MUST
-        # read it as spaces), a bare LF ending a line (2.2: MAY); the bytes h11 refuses in a value
-        # are refused in `on_header` (llhttp's leniency lets them through)
-        self._parser.set_dangerous_leniencies(lenient_headers=True, lenient_optional_cr_before_lf=True)
+        # read it as spaces), a bare LF ending a line (2.2: MAY), a Content-Length beside chunked framing
+        # (6.3: the chunks rule; the connection is then not reused, 6.1); the bytes h11 refuses in a
+        # value are refused in `on_header` (llhttp's leniency lets them through)
+        self._parser.set_dangerous_leniencies(
+            lenient_headers=True, lenient_optional_cr_before_lf=True, lenient_chunked_length=True
+        )
         self._error: BaseException | None = None  # the exchange's failure, raised to the reader
         self.closed_by: BaseException | None = None  # the OS error that closed it
         self._eof = False
@@ -153,6 +156,8 @@ class ResponseReader:
                 self._length = int(value)
             elif lower == b"transfer-encoding":
                 self._chunked = b"chunked" in value.lower()
+        if self._chunked and self._length is not None:  # RFC 9112 6.1: closed after this message
+            self._server_keep_alive, self._length = False, None
         bodiless = self._head or status in (204, 304)
         self._until_eof = not (bodiless or self._chunked or self._length is not None)
         if self._head:

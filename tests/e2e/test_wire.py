@@ -875,6 +875,24 @@ def test_a_response_that_says_connection_close_is_not_reused(kind):
     assert _run(main) == (["ok", "ok"], 2)
 
 
+def test_a_response_with_both_a_content_length_and_chunked_framing_is_read_chunked_and_not_reused(kind):
+    """RFC 9112 6.3: Transfer-Encoding overrides Content-Length, and the connection is closed after such a
+    message (6.1). h11 (httpx's own sync transport, the blocking run's before) read the chunked body;
+    strict llhttp refused the response ("Transfer-Encoding can't be present with Content-Length")."""
+    both = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(both))
+        client, pool = _client(kind)
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+            assert pool.connections == []
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["abc", "abc"], 2)
+
+
 def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_answers(kind):
     """The request asked to close (a step's own `Connection: close` header): the connection is not used
     again, even when the server answers keep-alive and keeps it open."""
