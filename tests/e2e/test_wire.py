@@ -875,6 +875,41 @@ def test_a_response_that_says_connection_close_is_not_reused(kind):
     assert _run(main) == (["ok", "ok"], 2)
 
 
+@pytest.mark.parametrize(
+    ("lengths", "expected"),
+    [
+        (b"Content-Length: 2\r\nContent-Length: 2\r\n", ["ok", "ok"]),
+        (b"Content-Length: 2, 2\r\n", ["ok", "ok"]),
+        (b"Content-Length: 2\r\ncontent-length:  2, 2 \r\n", ["ok", "ok"]),
+        (b"Content-Length: 2\r\nContent-Length: 3\r\n", "conflicting Content-Length headers"),
+        (b"Content-Length: 2, 3\r\n", "conflicting Content-Length headers"),
+    ],
+    ids=["twice", "listed", "both", "conflicting", "conflicting-list"],
+)
+def test_one_content_length_said_more_than_once_is_read_as_h11_reads_it(lengths: bytes, expected: Any, kind):
+    """RFC 9110 8.6: a recipient may take identical Content-Length values as one. h11 (httpx's own sync
+    transport, the blocking run's before) does; strict llhttp refused them ("Duplicate Content-Length",
+    "Invalid character in Content-Length"). Differing values stay refused, in h11's words."""
+    answer = b"HTTP/1.1 200 OK\r\n" + lengths + b"X-After: 1\r\n\r\nok"
+
+    async def main() -> Any:
+        server, url, count = await _serve(_answering(answer, answer))
+        client, _ = _client(kind)
+        try:
+            async with client:
+                responses = [await client.get(f"{url}/{n}") for n in range(2)]
+        except httpx.RemoteProtocolError as exc:
+            return str(exc)
+        finally:
+            server.close()
+        assert [r.headers.get_list("content-length") for r in responses] == [["2"], ["2"]]
+        assert [r.headers["x-after"] for r in responses] == ["1", "1"]
+        assert count[0] == 1  # the connection kept: one response, then the next
+        return [r.text for r in responses]
+
+    assert _run(main) == expected
+
+
 def test_a_response_with_both_a_content_length_and_chunked_framing_is_read_chunked_and_not_reused(kind):
     """RFC 9112 6.3: Transfer-Encoding overrides Content-Length, and the connection is closed after such a
     message (6.1). h11 (httpx's own sync transport, the blocking run's before) read the chunked body;
