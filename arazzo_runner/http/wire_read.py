@@ -7,9 +7,9 @@ What it keeps of httpcore's: the same exceptions, with the same words where the 
 response.")`, h11's "peer closed connection without sending complete message body (...)"), the
 `http_version` and `reason_phrase` extensions, raw header pairs in order, duplicates kept (values
 stripped of surrounding blanks, as h11 does). A parser error is a `RemoteProtocolError` with llhttp's
-reason (h11's words for a status line it would not read). A response head past `MAX_HEAD` bytes (h11's
-16 KiB) is refused before more is read, and so are that many bytes past it ending no chunk-size line and
-no trailer field (h11's limit: the engine's byte limit counts only body bytes).
+reason (h11's words for a status line it would not read). A response head past `MAX_HEAD` bytes (the
+100 KiB httpcore gives h11) is refused before more is read, and so are that many bytes past it ending
+no chunk-size line and no trailer field (h11's limit: the engine's byte limit counts only body bytes).
 
 Reuse (`reusable`): only after a response read to its end, both sides keeping the connection alive, and
 not a byte past the response (a body with a HEAD answer, a Content-Length short of the body: the next
@@ -31,7 +31,9 @@ import httptools
 
 from .wire_request import request_head
 
-MAX_HEAD = 16 * 1024  # bytes of a response head (h11's max_incomplete_event_size, httpcore's limit)
+# bytes of a response head: httpcore's h11 `max_incomplete_event_size` (h11's own default is 16 KiB; a
+# head of big cookies or a long Content-Security-Policy, read by httpx, must be read here too)
+MAX_HEAD = 100 * 1024
 NO_ANSWER = "Server disconnected without sending a response."  # httpcore's words
 _CUT_SHORT = "peer closed connection without sending complete message body"  # h11's
 _SWITCHED = "the server switched protocols (101): not supported"

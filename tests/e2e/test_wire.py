@@ -607,6 +607,41 @@ def test_a_response_head_past_the_limit_is_refused_not_buffered(kind, monkeypatc
     assert MAX_HEAD < read <= MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
 
 
+def test_a_large_response_head_arriving_in_parts_is_read_as_httpcore_reads_it(kind, monkeypatch):
+    """httpcore lets h11 buffer 100 KiB of a response head not yet whole (a dozen big cookies, a long
+    Content-Security-Policy): a 40 KiB head that arrives in two reads is read, as httpx's own transport
+    (the blocking run's before) read it. The server sends its second part once the client has the first."""
+    fields = b"".join(b"X-Field-%d: %s\r\n" % (n, b"v" * 1000) for n in range(40))
+    head = b"HTTP/1.1 200 OK\r\n" + fields + b"Content-Length: 2\r\n\r\n"
+    first = 20 * 1024
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.write(head[:first])
+        await writer.drain()
+        while not wires or wires[0]._received < first:  # the client has read the first part
+            await asyncio.sleep(0.01)
+        writer.write(head[first:] + b"ok")
+        await writer.drain()
+        await reader.read()
+
+    wires = _recorded_connects(kind, monkeypatch)
+
+    async def main() -> tuple[int, int, str]:
+        server, url, _ = await _serve(script)
+        client, _ = _client(kind, timeout=None)
+        async with client:
+            response = await client.get(f"{url}/a")
+        server.close()
+        return (
+            response.status_code,
+            sum(name.startswith("x-field-") for name in response.headers),
+            response.text,
+        )
+
+    assert _run(main) == (200, 40, "ok")
+
+
 @pytest.mark.parametrize(
     "opening",
     [b"2\r\nok\r\n0\r\nX-Trailer: ", b"2;x="],  # trailer fields without end, a chunk-size line without end
