@@ -7,9 +7,9 @@ What it keeps of httpcore's: the same exceptions, with the same words where the 
 response.")`, h11's "peer closed connection without sending complete message body (...)"), the
 `http_version` and `reason_phrase` extensions, raw header pairs in order, duplicates kept (values
 stripped of surrounding blanks, as h11 does). A parser error is a `RemoteProtocolError` with llhttp's
-reason (h11's words for a status line it would not read). A response head past `MAX_HEAD` bytes (h11's
-16 KiB) is refused before more is read, and so are that many bytes past it ending no chunk-size line and
-no trailer field (h11's limit: the engine's byte limit counts only body bytes).
+reason (h11's words for a status line it would not read). A response head past `MAX_HEAD` bytes (the
+100 KiB httpcore gives h11) is refused before more is read, and so are that many bytes past it ending
+no chunk-size line and no trailer field (h11's limit: the engine's byte limit counts only body bytes).
 
 Reuse (`reusable`): only after a response read to its end, both sides keeping the connection alive, and
 not a byte past the response (a body with a HEAD answer, a Content-Length short of the body: the next
@@ -31,7 +31,9 @@ import httptools
 
 from .wire_request import request_head
 
-MAX_HEAD = 16 * 1024  # bytes of a response head (h11's max_incomplete_event_size, httpcore's limit)
+# bytes of a response head: httpcore's h11 `max_incomplete_event_size` (h11's own default is 16 KiB; a
+# head of big cookies or a long Content-Security-Policy, read by httpx, must be read here too)
+MAX_HEAD = 100 * 1024
 NO_ANSWER = "Server disconnected without sending a response."  # httpcore's words
 _CUT_SHORT = "peer closed connection without sending complete message body"  # h11's
 _SWITCHED = "the server switched protocols (101): not supported"
@@ -51,15 +53,22 @@ class ResponseReader:
         self.exchanges = 0  # responses read to their end on it
         self.expires = 0.0  # monotonic time after which it is not reused (idle in the pool)
         self.failed_unanswered = False  # the last exchange failed on a close before any response byte
-        self._parser = httptools.HttpResponseParser(self)
-        # what h11 reads and strict llhttp refuses: a folded field line (RFC 9112 5.2: a user agent MUST
-        # read it as spaces), a bare LF ending a line (2.2: MAY); the bytes h11 refuses in a value
-        # are refused in `on_header` (llhttp's leniency lets them through)
-        self._parser.set_dangerous_leniencies(lenient_headers=True, lenient_optional_cr_before_lf=True)
+        self._parser = self._new_parser()
         self._error: BaseException | None = None  # the exchange's failure, raised to the reader
         self.closed_by: BaseException | None = None  # the OS error that closed it
         self._eof = False
         self._begin(False)
+
+    def _new_parser(self) -> Any:
+        parser = httptools.HttpResponseParser(self)
+        # what h11 reads and strict llhttp refuses: a folded field line (RFC 9112 5.2: a user agent MUST
+        # read it as spaces), a bare LF ending a line (2.2: MAY), a Content-Length beside chunked framing
+        # (6.3: the chunks rule; the connection is then not reused, 6.1); the bytes h11 refuses in a
+        # value are refused in `on_header` (llhttp's leniency lets them through)
+        parser.set_dangerous_leniencies(
+            lenient_headers=True, lenient_optional_cr_before_lf=True, lenient_chunked_length=True
+        )
+        return parser
 
     def _begin(self, in_exchange: bool) -> None:
         self._in_exchange = in_exchange
@@ -105,7 +114,13 @@ class ResponseReader:
             self._fail(httpcore.RemoteProtocolError(_SWITCHED))
         except httptools.HttpParserError as exc:
             if not self._complete:
-                self._fail(httpcore.RemoteProtocolError(self._first_line_error(data) or str(exc)))
+                merged = _merged_lengths(data) if self._received == len(data) else None
+                if isinstance(merged, bytes):  # read again, from its first byte, by a new parser
+                    self._parser = self._new_parser()
+                    self._received = self._head_bytes = 0
+                    self._feed(merged)
+                    return
+                self._fail(httpcore.RemoteProtocolError(merged or self._first_line_error(data) or str(exc)))
         if not self._head_done and self._head_bytes > MAX_HEAD and self._error is None:
             self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
         if in_body:  # a chunk-size line or trailer fields without end: h11's limit too, not read on
@@ -153,6 +168,8 @@ class ResponseReader:
                 self._length = int(value)
             elif lower == b"transfer-encoding":
                 self._chunked = b"chunked" in value.lower()
+        if self._chunked and self._length is not None:  # RFC 9112 6.1: closed after this message
+            self._server_keep_alive, self._length = False, None
         bodiless = self._head or status in (204, 304)
         self._until_eof = not (bodiless or self._chunked or self._length is not None)
         if self._head:
@@ -259,6 +276,38 @@ class ResponseReader:
     def has_expired(self) -> bool:
         """Whether it can no longer be handed out (for the pool's sweep and tests)."""
         return self.lost or time.monotonic() > self.expires
+
+
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
+_LENGTH_LINE = re.compile(rb"content-length[ \t]*:([^\r\n]*)(\r?\n)", re.IGNORECASE)
+
+
+def _merged_lengths(data: bytes) -> bytes | str | None:
+    """For a response head (the exchange's first bytes, `data`) llhttp refused: when it says one
+    Content-Length more than once (repeated, or a list: RFC 9110 8.6 lets a recipient take identical
+    values as one, and h11 does), the bytes with that one field instead; h11's words when the values
+    differ; None when the failure is not about them (or the head is not whole in `data`: llhttp's words)."""
+    end = _HEAD_END.search(data)
+    if end is None:
+        return None
+    cut = end.start() + (2 if data[end.start()] == 13 else 1)  # the last field line's ending kept
+    head = data[:cut]
+    lines = [m for m in _LENGTH_LINE.finditer(head) if head[m.start() - 1] == 10]  # at a line's start
+    values = {value.strip() for m in lines for value in m.group(1).split(b",")}
+    if not lines or (len(lines) == 1 and b"," not in lines[0].group(1)):
+        return None  # said once: llhttp refused something else
+    if len(values) != 1:
+        return "conflicting Content-Length headers"
+    (value,) = values
+    if not value.isdigit():
+        return None
+    kept = [head[: lines[0].start()], b"Content-Length: %s%s" % (value, lines[0].group(2))]
+    position = lines[0].end()
+    for m in lines[1:]:
+        kept.append(head[position : m.start()])
+        position = m.end()
+    kept.append(data[position:])
+    return b"".join(kept)
 
 
 class _PastTheResponse(Exception):

@@ -607,6 +607,41 @@ def test_a_response_head_past_the_limit_is_refused_not_buffered(kind, monkeypatc
     assert MAX_HEAD < read <= MAX_HEAD + 256 * 1024  # one read past the limit at most (asyncio's size)
 
 
+def test_a_large_response_head_arriving_in_parts_is_read_as_httpcore_reads_it(kind, monkeypatch):
+    """httpcore lets h11 buffer 100 KiB of a response head not yet whole (a dozen big cookies, a long
+    Content-Security-Policy): a 40 KiB head that arrives in two reads is read, as httpx's own transport
+    (the blocking run's before) read it. The server sends its second part once the client has the first."""
+    fields = b"".join(b"X-Field-%d: %s\r\n" % (n, b"v" * 1000) for n in range(40))
+    head = b"HTTP/1.1 200 OK\r\n" + fields + b"Content-Length: 2\r\n\r\n"
+    first = 20 * 1024
+
+    async def script(n: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _request(reader)
+        writer.write(head[:first])
+        await writer.drain()
+        while not wires or wires[0]._received < first:  # the client has read the first part
+            await asyncio.sleep(0.01)
+        writer.write(head[first:] + b"ok")
+        await writer.drain()
+        await reader.read()
+
+    wires = _recorded_connects(kind, monkeypatch)
+
+    async def main() -> tuple[int, int, str]:
+        server, url, _ = await _serve(script)
+        client, _ = _client(kind, timeout=None)
+        async with client:
+            response = await client.get(f"{url}/a")
+        server.close()
+        return (
+            response.status_code,
+            sum(name.startswith("x-field-") for name in response.headers),
+            response.text,
+        )
+
+    assert _run(main) == (200, 40, "ok")
+
+
 @pytest.mark.parametrize(
     "opening",
     [b"2\r\nok\r\n0\r\nX-Trailer: ", b"2;x="],  # trailer fields without end, a chunk-size line without end
@@ -873,6 +908,59 @@ def test_a_response_that_says_connection_close_is_not_reused(kind):
         return texts, count[0]
 
     assert _run(main) == (["ok", "ok"], 2)
+
+
+@pytest.mark.parametrize(
+    ("lengths", "expected"),
+    [
+        (b"Content-Length: 2\r\nContent-Length: 2\r\n", ["ok", "ok"]),
+        (b"Content-Length: 2, 2\r\n", ["ok", "ok"]),
+        (b"Content-Length: 2\r\ncontent-length:  2, 2 \r\n", ["ok", "ok"]),
+        (b"Content-Length: 2\r\nContent-Length: 3\r\n", "conflicting Content-Length headers"),
+        (b"Content-Length: 2, 3\r\n", "conflicting Content-Length headers"),
+    ],
+    ids=["twice", "listed", "both", "conflicting", "conflicting-list"],
+)
+def test_one_content_length_said_more_than_once_is_read_as_h11_reads_it(lengths: bytes, expected: Any, kind):
+    """RFC 9110 8.6: a recipient may take identical Content-Length values as one. h11 (httpx's own sync
+    transport, the blocking run's before) does; strict llhttp refused them ("Duplicate Content-Length",
+    "Invalid character in Content-Length"). Differing values stay refused, in h11's words."""
+    answer = b"HTTP/1.1 200 OK\r\n" + lengths + b"X-After: 1\r\n\r\nok"
+
+    async def main() -> Any:
+        server, url, count = await _serve(_answering(answer, answer))
+        client, _ = _client(kind)
+        try:
+            async with client:
+                responses = [await client.get(f"{url}/{n}") for n in range(2)]
+        except httpx.RemoteProtocolError as exc:
+            return str(exc)
+        finally:
+            server.close()
+        assert [r.headers.get_list("content-length") for r in responses] == [["2"], ["2"]]
+        assert [r.headers["x-after"] for r in responses] == ["1", "1"]
+        assert count[0] == 1  # the connection kept: one response, then the next
+        return [r.text for r in responses]
+
+    assert _run(main) == expected
+
+
+def test_a_response_with_both_a_content_length_and_chunked_framing_is_read_chunked_and_not_reused(kind):
+    """RFC 9112 6.3: Transfer-Encoding overrides Content-Length, and the connection is closed after such a
+    message (6.1). h11 (httpx's own sync transport, the blocking run's before) read the chunked body;
+    strict llhttp refused the response ("Transfer-Encoding can't be present with Content-Length")."""
+    both = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(both))
+        client, pool = _client(kind)
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+            assert pool.connections == []
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["abc", "abc"], 2)
 
 
 def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_answers(kind):

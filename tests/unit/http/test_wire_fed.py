@@ -1,5 +1,5 @@
-"""`http/wire.py` at edges a socket cannot be made to show on demand: the response head bound (h11's and
-httpcore's limit is 16 KiB of a head not yet ended, more refused, that many accepted) and bytes past a
+"""`http/wire.py` at edges a socket cannot be made to show on demand: the response head bound (httpcore's
+limit for h11 is 100 KiB of a head not yet ended, more refused, that many accepted) and bytes past a
 response arriving in a packet of their own. The bytes are handed to the connection's protocol as the
 event loop would, in the pieces the test chooses (over a socket the kernel decides them), with a
 transport that records what it is asked."""
@@ -13,7 +13,7 @@ import pytest
 
 from arazzo_runner.http.wire import Wire
 
-H11_LIMIT = 16 * 1024  # h11's max_incomplete_event_size: written out, not read from the module under test
+H11_LIMIT = 100 * 1024  # httpcore's h11 max_incomplete_event_size: written out, not read from the module
 STATUS = b"HTTP/1.1 200 OK\r\n"
 
 
