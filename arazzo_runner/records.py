@@ -109,7 +109,13 @@ def _class_annotations(cls: type) -> dict[str, Any]:
     """The class's own annotations, in order: `inspect.get_annotations(cls)` without importing `inspect`
     (ast, dis, tokenize: ~10 ms of every command's start, and only `help()` needs a signature)."""
     annotations = cls.__dict__.get("__annotations__")  # noqa: RUF063 (what it reads, without the import)
-    return dict(annotations) if isinstance(annotations, dict) else {}
+    if isinstance(annotations, dict):
+        return dict(annotations)
+    if cls.__dict__.get("__annotate__") is not None:  # Python 3.14+ (PEP 649): annotations made when asked
+        import inspect
+
+        return inspect.get_annotations(cls)
+    return {}
 
 
 def _own_fields(cls: type) -> dict[str, Field]:

@@ -34,7 +34,8 @@ T = TypeVar("T")
 CHECK_EVERY = 1000  # profile events, or counted steps, between two looks at the clock (a look: ~50 ns)
 MEMORY_EVERY = 8  # looks at the clock between two looks at the process's size (~5 µs each)
 # inspect.CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR (CPython's code flags, fixed since 3.6), written
-# out so every command's start does not import `inspect` (ast, dis, tokenize: ~10 ms); a test compares them
+# out so every command's start does not import `inspect` (ast, dis, tokenize: ~10 ms); compared with
+# inspect's by tests/unit/test_budget.py
 _RESUMABLE = 0x20 | 0x80 | 0x200
 
 # (time.monotonic() at which the run's deadline passes, the message that names it), or None

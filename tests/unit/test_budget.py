@@ -187,3 +187,11 @@ def test_a_deadline_belongs_to_its_own_run():
         thread.join()
     asyncio.run(both())
     assert seen == {"thread": None, "first": "first", "second": "second"}
+
+
+def test_the_written_out_code_flags_are_inspects():
+    """`_RESUMABLE` spells out inspect's CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR (so the module
+    does not import inspect): the frames it lets resume are generators and coroutines, nothing else."""
+    import inspect
+
+    assert budget._RESUMABLE == inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
