@@ -28,7 +28,7 @@ from ..records import Record
 from ..workspace.inputs import check_input_names
 from .batch_text import RowBuffer, row_masker, shown_row, terminal_facts
 from .batch_text import header as _header
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .input_flags import Environment, check_missing
 from .report_flags import masker_for
 
@@ -153,7 +153,7 @@ def _run_and_report(
     journal: Any = None,
     checks: BatchChecks | None = None,
 ) -> int:
-    from .batch_out import RowsOut, held
+    from .batch_out import RowsOut, held, write_held
 
     kept: list[Row] | None = [] if held(args) else None  # for the reports of every row at once
     out = RowsOut(args, workspace, spooled=kept is None)
@@ -188,7 +188,7 @@ def _run_and_report(
         failures = out.finish()
     else:
         kept.sort(key=lambda row: row.number)
-        failures = _write_held(kept, workspace, args, text, covered)
+        failures = write_held(kept, workspace, args, text, covered)
     from .coverage import finish
 
     short = finish(args, covered, sys.stdout if text else None)  # the table of every row; the minimum
@@ -206,47 +206,6 @@ def _run_and_report(
     return EXIT_FAILED if out.failed or short else EXIT_OK
 
 
-def _write_held(
-    rows: list[Row], workspace: Any, args: argparse.Namespace, text: bool, covered: dict[str, Any] | None
-) -> list[str]:
-    results = [row.result for row in rows]
-    maskers = [row_masker(row, workspace, args) for row in rows]
-    extra = {} if covered is None else {"coverage": covered}
-    failures = _write_reports(rows, results, maskers, args, workspace, extra)
-    if not text:
-        from .report_flags import with_report_errors
-
-        dump_json(with_report_errors({**_json(rows, results, maskers), **extra}, failures))
-    return failures
-
-
-def _write_reports(
-    rows: list[Row],
-    results: list[Any],
-    maskers: list[Any],
-    args: argparse.Namespace,
-    workspace: Any,
-    extra: dict[str, Any],
-) -> list[str]:
-    """The report files of every row; why each one that could not be written was not."""
-    from ..report.json_report import report_document
-    from ..report.walk import Part
-    from .report_flags import run_extras, write_reports
-
-    labelled = zip(rows, results, maskers, strict=True)
-    parts = [Part(f"row {row.number}", result, masker) for row, result, masker in labelled]
-    masked = all(masker.enabled for masker in maskers)
-
-    def document(version: str) -> dict[str, Any]:
-        extras = run_extras(args, workspace, maskers[0])
-        for masker in maskers[1:]:  # the graph quotes the document: every row's secrets masked
-            extras = masker.data(extras)
-        body = {**_json(rows, results, maskers, exchanges=True), **extra}
-        return {**report_document(body, masked, version), **extras}
-
-    return write_reports(args, parts, document)
-
-
 def _check(
     row: Row,
     workspace: Any,
@@ -260,7 +219,8 @@ def _check(
     if checks is None or not checks.trusted:  # (a trusted batch's rows all passed these)
         where = f" (--inputs-file row {row.number}, line {row.line})"
         check_input_names(workspace, workflows, row.values, where)
-        check_missing(env, workspace, workflows, row.inputs, where)
+        if checks is None or not _given_required(checks, workspace, workflows, row.inputs):
+            check_missing(env, workspace, workflows, row.inputs, where)
     several = len(workflows) > 1
     per_workflow = {w.workflow_id: inputs_for(w, row.inputs, several) for w in workflows}
     try:
@@ -268,6 +228,25 @@ def _check(
     except UsageError as exc:  # invalid inputs quote the values: masked like a single run's
         where = f" (--inputs-file row {row.number}, line {row.line})"
         raise UsageError(masker_for(args, row.options, workspace).text(f"{exc}{where}")) from None
+
+
+def _given_required(checks: BatchChecks, workspace: Any, workflows: list[Workflow], inputs: dict) -> bool:
+    """Whether `inputs` hold every input the workflows require and give no default for (the rule of
+    `check_missing`, which words what is missing), the names found once for the batch."""
+    for workflow in workflows:
+        key = ("required inputs", id(workspace), workflow.workflow_id)
+        names = checks.once(key, lambda w=workflow: _required(workspace, w))
+        for name in names:
+            if name not in inputs:
+                return False
+    return True
+
+
+def _required(workspace: Any, workflow: Workflow) -> tuple[str, ...]:
+    from ..report.listing import input_entries
+
+    entries = input_entries(workflow, workspace.document.raw)
+    return tuple(e["name"] for e in entries if e["required"] and "default" not in e)
 
 
 def _named(exc: UsageError, row: Row, workspace: Any, args: argparse.Namespace) -> UsageError:
@@ -360,23 +339,3 @@ async def _run_all(
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         await runtime.aclose()
-
-
-def _json(rows: list[Row], results: list[Any], maskers: list[Any], exchanges: bool = False) -> dict[str, Any]:
-    from ..report.json_report import result_dict
-
-    entries = []
-    for row, result, masker in zip(rows, results, maskers, strict=True):
-        entries.append(
-            {
-                "row": row.number,
-                "line": row.line,
-                "inputs": masker.data(row.values),
-                "result": result_dict(result, masker, exchanges=exchanges),
-            }
-        )
-    status = "passed" if all(r.ok for r in results) else "failed"
-    data: dict[str, Any] = {"status": status, "rows": entries}
-    if any(r.interrupted for r in results):
-        data["interrupted"] = True  # the rows that ran until Ctrl-C; those after were not started
-    return data
