@@ -15,6 +15,7 @@ rows' exchanges in one log; each row masked with its own secrets. Exit 1 when an
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
@@ -235,7 +236,7 @@ def _given_required(checks: BatchChecks, workspace: Any, workflows: list[Workflo
     `check_missing`, which words what is missing), the names found once for the batch."""
     for workflow in workflows:
         key = ("required inputs", id(workspace), workflow.workflow_id)
-        names = checks.once(key, lambda w=workflow: _required(workspace, w))
+        names: tuple[str, ...] = checks.once(key, functools.partial(_required, workspace, workflow))
         for name in names:
             if name not in inputs:
                 return False

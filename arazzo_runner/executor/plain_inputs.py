@@ -52,16 +52,14 @@ class PlainSchema:
                 return False
         properties = self.properties
         for name, item in value.items():
-            tests = properties.get(name, _ABSENT) if isinstance(name, str) else _ABSENT
-            if tests is _ABSENT:
+            if not isinstance(name, str) or name not in properties:
                 if not self.extra:
                     return False
-            elif tests is not None and not any(test(item) for test in tests):
+                continue
+            tests = properties[name]
+            if tests is not None and not any(test(item) for test in tests):
                 return False
         return True
-
-
-_ABSENT = object()
 
 
 def plain_schema(schema: Any) -> PlainSchema | None:
