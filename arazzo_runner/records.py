@@ -84,6 +84,7 @@ class _Spec:
         "positional",
         "post_init",
         "shown",
+        "tails",
     )  # fmt: skip
 
     def __init__(self, fields: dict[str, Field], post_init: bool) -> None:
@@ -97,6 +98,23 @@ class _Spec:
         self.hashed = tuple(name for name, f in fields.items() if f.hash)
         self.shown = tuple(name for name, f in fields.items() if f.repr)
         self.post_init = post_init
+        # for a call with the first n positional fields alone (the usual one): the other fields in
+        # order, each (name, True, default) or (name, False, factory), what `_fill` would give them;
+        # no entry for an n that leaves a required field without a value (`_fill` raises then)
+        self.tails: dict[int, tuple[tuple[str, bool, Any], ...]] = {}
+        for given in range(len(self.positional) + 1):
+            tail = []
+            for name in fields:
+                if name in self.positional[:given]:
+                    continue
+                if name in self.defaults:
+                    tail.append((name, True, self.defaults[name]))
+                elif name in self.factories:
+                    tail.append((name, False, self.factories[name]))
+                elif name in self.names:
+                    break
+            else:
+                self.tails[given] = tuple(tail)
 
 
 def _is_classvar(annotation: Any) -> bool:
@@ -223,6 +241,23 @@ class Record:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         spec = self.__record__
+        if not kwargs:  # the first fields given in order: the others as `_fill` gives them, found once
+            tail = spec.tails.get(len(args))
+            if tail is not None:
+                values = self.__dict__
+                values.update(zip(spec.positional, args, strict=False))
+                for name, plain, value in tail:
+                    values[name] = value if plain else value()
+                if spec.post_init:
+                    self.__post_init__()  # type: ignore[attr-defined]
+                return
+        elif not args and spec.names.issuperset(kwargs):  # fields by name alone, all of them known
+            if len(kwargs) != len(spec.fields):
+                _fill(self, spec, kwargs)
+            self.__dict__.update(kwargs)
+            if spec.post_init:
+                self.__post_init__()  # type: ignore[attr-defined]
+            return
         if len(args) > len(spec.positional):
             raise TypeError(f"{type(self).__name__}() takes {len(spec.positional)} positional arguments "
                             f"but {len(args)} were given")  # fmt: skip

@@ -15,8 +15,7 @@ rows' exchanges in one log; each row masked with its own secrets. Exit 1 when an
 from __future__ import annotations
 
 import argparse
-import io
-import json
+import functools
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
@@ -27,9 +26,10 @@ from ..executor.preflight import BatchChecks, inputs_for, preflight  # the libra
 from ..executor.rows import RowFile
 from ..model import Workflow
 from ..records import Record
-from ..report.terminal import escape, unescaped
 from ..workspace.inputs import check_input_names
-from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, dump_json
+from .batch_text import RowBuffer, row_masker, shown_row, terminal_facts
+from .batch_text import header as _header
+from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .input_flags import Environment, check_missing
 from .report_flags import masker_for
 
@@ -44,25 +44,6 @@ class Setup(Protocol):
         """The RunOptions of a row's check (the check pass holds one row at a time)."""
 
 
-_SUMMARY_LIMIT = 80
-
-
-class RowBuffer(io.StringIO):
-    """A row's trace, held while the row runs, that reports the encoding and terminal of the stdout it
-    is written to: the console then uses the same marks (`✓`/`✗`) and colours as a single run."""
-
-    def __init__(self, target: TextIO) -> None:
-        super().__init__()
-        self.target = target
-
-    @property
-    def encoding(self) -> str | None:  # type: ignore[override]
-        return getattr(self.target, "encoding", None)
-
-    def isatty(self) -> bool:
-        return self.target.isatty()
-
-
 class Row(Record):
     number: int  # 1-based among the rows
     line: int  # 1-based line of the file
@@ -72,7 +53,7 @@ class Row(Record):
     reporter: Any = None
     buffer: RowBuffer | None = None
     result: Any = None  # filled by the row's run, as far as it goes
-    masker: Any = None  # the row's, once its run is over (`_masker`)
+    masker: Any = None  # the row's, once its run is over (`batch_text.row_masker`)
 
 
 def run_rows(
@@ -98,6 +79,8 @@ def run_rows(
         journal = journal_flags.open_journal(args, workspace, workflows, inputs, digest)
         finished = journal.finished_rows() if journal is not None else 0  # by an earlier run
 
+        facts = terminal_facts(sys.stdout) if text and not live else None  # for every row's buffer
+
         def rows() -> Iterator[Row]:  # the second pass: each row set up as it starts
             for number, (line, values) in enumerate(source, 1):
                 if number == 1:  # the same rows as checked: their inputs are not validated again
@@ -107,7 +90,7 @@ def run_rows(
                 if keep is not None and line not in keep:  # --rerun-failed: a row that passed
                     continue
                 row = Row(number, line, values, {**inputs, **values})
-                row.buffer = RowBuffer(sys.stdout) if text and not live else None
+                row.buffer = RowBuffer(sys.stdout, facts) if facts is not None else None
                 row.reporter, row.options = setup((sys.stdout if live else row.buffer) if text else None)
                 if journal is not None:  # the row's exchanges, under its line
                     row.options.journal = journal.for_run(args.idempotency_header, row=line)
@@ -171,7 +154,7 @@ def _run_and_report(
     journal: Any = None,
     checks: BatchChecks | None = None,
 ) -> int:
-    from .batch_out import RowsOut, held
+    from .batch_out import RowsOut, held, write_held
 
     kept: list[Row] | None = [] if held(args) else None  # for the reports of every row at once
     out = RowsOut(args, workspace, spooled=kept is None)
@@ -181,7 +164,7 @@ def _run_and_report(
     def ended(row: Row) -> None:
         if journal is not None and not row.result.interrupted and journal.file.broken is None:
             journal.row_finished(row.line, row.result.ok)
-        out.add(row, row.result, _masker(row, workspace, args))  # after the run: its secrets are known
+        out.add(row, row.result, row_masker(row, workspace, args))  # after the run: its secrets are known
         if kept is not None:
             kept.append(row)
 
@@ -197,7 +180,7 @@ def _run_and_report(
         for number in sorted(flight):
             row = flight.pop(number)
             if row.result.interrupted:
-                _show(row, row.result, workspace, args, printed)
+                shown_row(row, row.result, workspace, args, printed)
             ended(row)
     if text:
         print(f"{out.passed} of {out.rows} rows passed", flush=True)
@@ -206,7 +189,7 @@ def _run_and_report(
         failures = out.finish()
     else:
         kept.sort(key=lambda row: row.number)
-        failures = _write_held(kept, workspace, args, text, covered)
+        failures = write_held(kept, workspace, args, text, covered)
     from .coverage import finish
 
     short = finish(args, covered, sys.stdout if text else None)  # the table of every row; the minimum
@@ -224,47 +207,6 @@ def _run_and_report(
     return EXIT_FAILED if out.failed or short else EXIT_OK
 
 
-def _write_held(
-    rows: list[Row], workspace: Any, args: argparse.Namespace, text: bool, covered: dict[str, Any] | None
-) -> list[str]:
-    results = [row.result for row in rows]
-    maskers = [_masker(row, workspace, args) for row in rows]
-    extra = {} if covered is None else {"coverage": covered}
-    failures = _write_reports(rows, results, maskers, args, workspace, extra)
-    if not text:
-        from .report_flags import with_report_errors
-
-        dump_json(with_report_errors({**_json(rows, results, maskers), **extra}, failures))
-    return failures
-
-
-def _write_reports(
-    rows: list[Row],
-    results: list[Any],
-    maskers: list[Any],
-    args: argparse.Namespace,
-    workspace: Any,
-    extra: dict[str, Any],
-) -> list[str]:
-    """The report files of every row; why each one that could not be written was not."""
-    from ..report.json_report import report_document
-    from ..report.walk import Part
-    from .report_flags import run_extras, write_reports
-
-    labelled = zip(rows, results, maskers, strict=True)
-    parts = [Part(f"row {row.number}", result, masker) for row, result, masker in labelled]
-    masked = all(masker.enabled for masker in maskers)
-
-    def document(version: str) -> dict[str, Any]:
-        extras = run_extras(args, workspace, maskers[0])
-        for masker in maskers[1:]:  # the graph quotes the document: every row's secrets masked
-            extras = masker.data(extras)
-        body = {**_json(rows, results, maskers, exchanges=True), **extra}
-        return {**report_document(body, masked, version), **extras}
-
-    return write_reports(args, parts, document)
-
-
 def _check(
     row: Row,
     workspace: Any,
@@ -278,7 +220,8 @@ def _check(
     if checks is None or not checks.trusted:  # (a trusted batch's rows all passed these)
         where = f" (--inputs-file row {row.number}, line {row.line})"
         check_input_names(workspace, workflows, row.values, where)
-        check_missing(env, workspace, workflows, row.inputs, where)
+        if checks is None or not _given_required(checks, workspace, workflows, row.inputs):
+            check_missing(env, workspace, workflows, row.inputs, where)
     several = len(workflows) > 1
     per_workflow = {w.workflow_id: inputs_for(w, row.inputs, several) for w in workflows}
     try:
@@ -286,6 +229,25 @@ def _check(
     except UsageError as exc:  # invalid inputs quote the values: masked like a single run's
         where = f" (--inputs-file row {row.number}, line {row.line})"
         raise UsageError(masker_for(args, row.options, workspace).text(f"{exc}{where}")) from None
+
+
+def _given_required(checks: BatchChecks, workspace: Any, workflows: list[Workflow], inputs: dict) -> bool:
+    """Whether `inputs` hold every input the workflows require and give no default for (the rule of
+    `check_missing`, which words what is missing), the names found once for the batch."""
+    for workflow in workflows:
+        key = ("required inputs", id(workspace), workflow.workflow_id)
+        names: tuple[str, ...] = checks.once(key, functools.partial(_required, workspace, workflow))
+        for name in names:
+            if name not in inputs:
+                return False
+    return True
+
+
+def _required(workspace: Any, workflow: Workflow) -> tuple[str, ...]:
+    from ..report.listing import input_entries
+
+    entries = input_entries(workflow, workspace.document.raw)
+    return tuple(e["name"] for e in entries if e["required"] and "default" not in e)
 
 
 def _named(exc: UsageError, row: Row, workspace: Any, args: argparse.Namespace) -> UsageError:
@@ -328,7 +290,7 @@ async def _run_all(
 
     async def one(row: Row) -> None:
         try:
-            if live:  # before its run: a masker of its own (`_masker` is the one after the run)
+            if live:  # before its run: a masker of its own (`row_masker` is the one after the run)
                 print(_header(row, masker_for(args, row.options, workspace), printed), flush=True)
             flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
             if submit is None:
@@ -347,7 +309,7 @@ async def _run_all(
             else:
                 result = row.result = await submit(workspace, row.inputs, row.options, row.line)
                 replay_events(result, row.options.on_event)
-            _show(row, result, workspace, args, printed)
+            shown_row(row, result, workspace, args, printed)
             del flight[row.number]
             ended(row)
         finally:
@@ -378,64 +340,3 @@ async def _run_all(
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         await runtime.aclose()
-
-
-def _show(row: Row, result: Any, workspace: Any, args: argparse.Namespace, printed: list[int]) -> None:
-    """A row's end on the console: its summary, after its trace when that was held."""
-    close = getattr(row.options.on_event, "close", None)  # the row's progress line, if any
-    if close is not None:
-        close()
-    if row.reporter is not None:
-        row.reporter.summary(result)
-    if row.buffer is not None:  # a whole row at once: concurrent traces never interleave
-        out = unescaped(sys.stdout)  # the console escaped the trace itself, and coloured it
-        out.write(_header(row, _masker(row, workspace, args), printed) + "\n" + row.buffer.getvalue())
-        out.flush()
-
-
-def _header(row: Row, masker: Any, printed: list[int]) -> str:
-    """The row's header line, after a blank line unless it is the first. `printed`: the number of the
-    first row whose header is out, once there is one (one number whatever the rows: memory stays flat)."""
-    gap = "\n" if printed else ""
-    if not printed:
-        printed.append(row.number)
-    return f"{gap}== row {row.number} (line {row.line}): {escape(summary(masker.data(row.values)))}"
-
-
-def summary(values: dict[str, Any]) -> str:
-    """`name=Rex, age=3, ...`: the row's keys with short values, within one line."""
-    parts = []
-    for key, value in values.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        parts.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
-    line = ", ".join(parts) or "(no inputs)"
-    return line if len(line) <= _SUMMARY_LIMIT else line[: _SUMMARY_LIMIT - 3] + "..."
-
-
-def _json(rows: list[Row], results: list[Any], maskers: list[Any], exchanges: bool = False) -> dict[str, Any]:
-    from ..report.json_report import result_dict
-
-    entries = []
-    for row, result, masker in zip(rows, results, maskers, strict=True):
-        entries.append(
-            {
-                "row": row.number,
-                "line": row.line,
-                "inputs": masker.data(row.values),
-                "result": result_dict(result, masker, exchanges=exchanges),
-            }
-        )
-    status = "passed" if all(r.ok for r in results) else "failed"
-    data: dict[str, Any] = {"status": status, "rows": entries}
-    if any(r.interrupted for r in results):
-        data["interrupted"] = True  # the rows that ran until Ctrl-C; those after were not started
-    return data
-
-
-def _masker(row: Row, workspace: Any, args: argparse.Namespace) -> Any:
-    """The row's masker, as a single run's (its credentials, `format: password` / `writeOnly` inputs;
-    off with --no-mask), once its run is over: made once for its trace's header, its entry in the
-    reports and its summary (it reads the row's secrets as they are when it masks)."""
-    if row.masker is None:
-        row.masker = masker_for(args, row.options, workspace)
-    return row.masker

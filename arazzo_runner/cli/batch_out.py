@@ -19,7 +19,8 @@ from array import array
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
-from .common import json_default
+from .batch_text import row_masker
+from .common import dump_json, json_default
 
 _HELD_REPORTS = ("har", "record_http", "html", "summary")
 _ROWS = "arazzo-rows-4f1c"  # stands for the rows in the document's skeleton, replaced when written
@@ -214,3 +215,66 @@ def _write(flag: str, path: str, write: Callable[[TextIO], None]) -> list[str]:
         print(f"error: {message}", file=sys.stderr)
         return [message]
     return []
+
+
+def write_held(
+    rows: list[Any], workspace: Any, args: argparse.Namespace, text: bool, covered: dict[str, Any] | None
+) -> list[str]:
+    """The outputs of every row at once, once all ran (`held`; `rows` in row order): the report files,
+    then the `--format json` document; why each report that could not be written was not."""
+    results = [row.result for row in rows]
+    maskers = [row_masker(row, workspace, args) for row in rows]
+    extra = {} if covered is None else {"coverage": covered}
+    failures = _write_reports(rows, results, maskers, args, workspace, extra)
+    if not text:
+        from .report_flags import with_report_errors
+
+        dump_json(with_report_errors({**_json(rows, results, maskers), **extra}, failures))
+    return failures
+
+
+def _write_reports(
+    rows: list[Any],
+    results: list[Any],
+    maskers: list[Any],
+    args: argparse.Namespace,
+    workspace: Any,
+    extra: dict[str, Any],
+) -> list[str]:
+    """The report files of every row; why each one that could not be written was not."""
+    from ..report.json_report import report_document
+    from ..report.walk import Part
+    from .report_flags import run_extras, write_reports
+
+    labelled = zip(rows, results, maskers, strict=True)
+    parts = [Part(f"row {row.number}", result, masker) for row, result, masker in labelled]
+    masked = all(masker.enabled for masker in maskers)
+
+    def document(version: str) -> dict[str, Any]:
+        extras = run_extras(args, workspace, maskers[0])
+        for masker in maskers[1:]:  # the graph quotes the document: every row's secrets masked
+            extras = masker.data(extras)
+        body = {**_json(rows, results, maskers, exchanges=True), **extra}
+        return {**report_document(body, masked, version), **extras}
+
+    return write_reports(args, parts, document)
+
+
+def _json(rows: list[Any], results: list[Any], maskers: list[Any], exchanges: bool = False) -> dict[str, Any]:
+    from ..report.json_report import result_dict
+
+    entries = []
+    for row, result, masker in zip(rows, results, maskers, strict=True):
+        entries.append(
+            {
+                "row": row.number,
+                "line": row.line,
+                "inputs": masker.data(row.values),
+                "result": result_dict(result, masker, exchanges=exchanges),
+            }
+        )
+    status = "passed" if all(r.ok for r in results) else "failed"
+    data: dict[str, Any] = {"status": status, "rows": entries}
+    if any(r.interrupted for r in results):
+        data["interrupted"] = True  # the rows that ran until Ctrl-C; those after were not started
+    return data

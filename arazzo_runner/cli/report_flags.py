@@ -105,6 +105,20 @@ def masker_for(args: argparse.Namespace, options: Any, workspace: Any) -> Masker
     return Masker.for_run(options, workspace, enabled=not args.no_mask)
 
 
+_CONSOLE: Any = None  # `report.console.ConsoleReporter`, once imported
+
+
+def _console_class() -> Any:
+    """The console reporter's class, imported on first use (JSON output off a terminal never needs it)
+    and kept: an import statement costs ~2 µs a call, paid by each row of `--inputs-file`."""
+    global _CONSOLE
+    if _CONSOLE is None:
+        from ..report.console import ConsoleReporter
+
+        _CONSOLE = ConsoleReporter
+    return _CONSOLE
+
+
 def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream: Any) -> Any:
     """The console reporter writing to `stream` (None for JSON output: then `--verbose` goes to stderr)
     and a progress line on a terminal's stderr, wired to `options.on_event`; returns the reporter. Each
@@ -116,7 +130,7 @@ def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream
     reporter = None
     handlers: list[Callable[[Any], None]] = []
     if stream is not None or args.verbose:
-        from ..report.console import ConsoleReporter
+        ConsoleReporter = _console_class()
     if stream is not None:
         reporter = ConsoleReporter(stream, masker=masker, verbose=args.verbose)
         handlers.append(reporter.listener())  # (the events it reads alone are built)

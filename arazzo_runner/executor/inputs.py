@@ -50,6 +50,7 @@ def validate_inputs(
     secrets: set[str] | None = None,
     locate: Callable[[tuple[str, ...], str], Exception] | None = None,
     checked: bool = False,
+    plain: Any = None,
 ) -> dict:
     """Return the inputs with defaults applied, or raise InputsError listing every problem.
 
@@ -59,17 +60,26 @@ def validate_inputs(
     does not resolve inside the document is `UnresolvedSchemaRef`, or `locate(pointer, message)` (the
     workspace's located error) when given. `checked`: these very inputs passed this schema before (a
     batch's check pass, `preflight.BatchChecks`): only the defaults are applied and the secrets found.
+    `plain`: `schema` (the one at `schema_at`) read as a `plain_inputs.PlainSchema` (a batch's, read
+    once), which applies the defaults, finds the secrets and passes the inputs that have no problem.
     """
     if not schema or _not_an_object(resolve_schema(schema, document)):
         # the inputs a run receives are named values: a schema of another type (`type: string`, as
         # Respect's reusable-components fixture writes) can never hold them. `validate` reports it
         # (`inputs-schema`); the run takes the inputs as given.
         return dict(inputs)
-    filled = apply_defaults(schema, inputs, document)
-    if secrets is not None:
-        secrets.update(secret_values(schema, filled, document))
-    if checked:
-        return filled
+    if plain is not None:  # read once: the same defaults, secrets and verdicts, without the walks
+        filled = plain.filled(inputs)
+        if secrets is not None:
+            secrets.update(plain.secrets(filled))
+        if checked or plain.passes(filled):
+            return filled
+    else:
+        filled = apply_defaults(schema, inputs, document)
+        if secrets is not None:
+            secrets.update(secret_values(schema, filled, document))
+        if checked:
+            return filled
     try:
         problems = schema_problems(schema_at, filled, document)
     except UnresolvedSchemaRef as exc:

@@ -159,16 +159,35 @@ def _validate(
     secrets: set[str],
     checks: BatchChecks | None = None,
 ) -> dict[str, Any]:
-    schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
     document = workspace.document.raw
     key = (id(workspace), workflow.workflow_id)
-    checked = checks is not None and checks.trusted and key in checks.validated
-    valid = validate_inputs(
-        workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets, workspace.error, checked
-    )
+    checked, plain = False, None
+    if checks is None:
+        schema_at = _schema_at(workflow)
+    else:  # a batch: where the schema is, and the schema read (`plain_inputs`), found once
+        schema_at, plain = checks.once(("inputs", *key), lambda: _inputs_facts(document, workflow))
+        checked = checks.trusted and key in checks.validated
+    valid = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets,
+                            workspace.error, checked, plain)  # fmt: skip
     if checks is not None and not checks.trusted:
         checks.validated.add(key)  # (a row that fails stops the batch: the rows it runs all passed)
     return valid
+
+
+def _schema_at(workflow: Workflow) -> str:
+    """The JSON pointer of the workflow's inputs schema in its document."""
+    return "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
+
+
+def _inputs_facts(document: dict, workflow: Workflow) -> tuple[str, Any]:
+    """(the pointer of the workflow's inputs schema, that schema as a `PlainSchema` when it is one, else
+    None: `plain_inputs.py`)."""
+    from ..loader.pointer import parse_pointer, resolve_pointer
+    from .plain_inputs import plain_schema
+
+    schema_at = _schema_at(workflow)
+    schema = resolve_pointer(document, parse_pointer(schema_at))
+    return schema_at, plain_schema(schema) if schema is workflow.inputs else None
 
 
 def _check_dependency_inputs(

@@ -13,8 +13,8 @@ Checked, in this order, each check only when the ones before it passed:
 An operation that documents no responses, an `x-operation`, a body not read whole and an exchange that
 failed below HTTP are not checked. Each violation is one `Violation`: where (status, header, content
 type, the JSON pointer in the body), what the description wanted and what came, without a secret of the
-run. Compiled schemas are kept for the run (`HttpSession.validators`), one per operation, status key and
-media type.
+run. Compiled schemas are kept for the run (`HttpSession.validators`, which the runs of a batch share:
+`executor/steps/operation.http_session`), one per operation, status key and media type.
 """
 
 from __future__ import annotations

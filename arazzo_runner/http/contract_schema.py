@@ -66,12 +66,14 @@ class BodyChecker:
         return self._explain(body)
 
     def _compile(self) -> None:
-        self.compiled = True
+        # `compiled` last: the runs of a batch share a checker (`steps/operation.http_session`), and one
+        # that sees it compiled finds its outcome there
         if self.broken is None:  # (a schema `prepare` refused is broken already)
             self.broken = _meta_problem(self.schema, self.v30)
         if self.broken is None:
             components = self.description.data.get("components") if self.description is not None else None
             self.fast = _fast(self.schema, self.v30, components)
+        self.compiled = True
 
     def _explain(self, body: Any) -> list[Mismatch]:
         from ..bounds.budget import BudgetExceeded

@@ -167,13 +167,23 @@ def _body_seen(response: Response) -> Any:
     return Missing(response.oversize) if response.oversize else response.body
 
 
+_VALIDATORS = ("validators",)  # the key of the compiled schemas in `operation_facts`
+
+
 def http_session(host: Host) -> HttpSession:
     """The run's HTTP session (secrets, OAuth2 tokens, validators), created on first use: one host is
     one run, so the session lives exactly as long as the run; the clients it made for client
     certificates are closed with the run."""
     session = host.resources.get("http")
     if session is None:
-        session = host.resources["http"] = HttpSession(secrets=host.options.secrets)
+        # its compiled schemas (`validators`: the contract's, the request checks') are the same for
+        # every run of the same options: a batch's runs (`operation_facts`) share them, each row does
+        # not compile them again
+        validators = host.operation_facts.get(_VALIDATORS)
+        if validators is None:
+            validators = host.operation_facts[_VALIDATORS] = {}
+        session = HttpSession(secrets=host.options.secrets, validators=validators)
+        host.resources["http"] = session
         taint = getattr(host, "taint", None)
         if taint is not None:  # values derived from the credentials it binds stay with them too
             taint.guard = session.guard

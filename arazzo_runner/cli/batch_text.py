@@ -1,0 +1,94 @@
+"""A row's text on the console (`arazzo run --inputs-file`, `--format text`): its trace held in a buffer
+while it runs, then written whole under its header (`== row 2 (line 2): name=Rex, age=3`), masked with
+the row's own secrets (`row_masker`), so that concurrent rows never interleave and a row's secret is
+never printed."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from typing import Any, TextIO
+
+from ..report.terminal import escape, unescaped
+from .report_flags import masker_for
+
+_SUMMARY_LIMIT = 80
+
+
+class RowBuffer(io.StringIO):
+    """A row's trace, held while the row runs, that reports the encoding and terminal of the stdout it
+    is written to: the console then uses the same marks (`✓`/`✗`) and colours as a single run. `facts`:
+    the stdout's (`terminal_facts`), read once for every row rather than asked again for each."""
+
+    def __init__(self, target: TextIO, facts: tuple[str | None, bool] | None = None) -> None:
+        super().__init__()
+        self.target = target
+        self._facts = terminal_facts(target) if facts is None else facts
+
+    @property
+    def encoding(self) -> str | None:  # type: ignore[override]
+        return self._facts[0]
+
+    def isatty(self) -> bool:
+        return self._facts[1]
+
+
+def terminal_facts(target: TextIO) -> tuple[str | None, bool]:
+    """(encoding, is a terminal) of the stream the rows' traces are written to."""
+    return getattr(target, "encoding", None), target.isatty()
+
+
+def shown_row(row: Any, result: Any, workspace: Any, args: argparse.Namespace, printed: list[int]) -> None:
+    """A row's end on the console: its summary, after its trace when that was held."""
+    close = getattr(row.options.on_event, "close", None)  # the row's progress line, if any
+    if close is not None:
+        close()
+    if row.reporter is not None:
+        row.reporter.summary(result)
+    if row.buffer is not None:  # a whole row at once: concurrent traces never interleave
+        out = unescaped(sys.stdout)  # the console escaped the trace itself, and coloured it
+        out.write(header(row, row_masker(row, workspace, args), printed) + "\n" + row.buffer.getvalue())
+        out.flush()
+
+
+def header(row: Any, masker: Any, printed: list[int]) -> str:
+    """The row's header line, after a blank line unless it is the first. `printed`: the number of the
+    first row whose header is out, once there is one (one number whatever the rows: memory stays flat)."""
+    gap = "\n" if printed else ""
+    if not printed:
+        printed.append(row.number)
+    return f"{gap}== row {row.number} (line {row.line}): {escape(summary(masker.data(row.values)))}"
+
+
+def summary(values: dict[str, Any]) -> str:
+    """`name=Rex, age=3, ...`: the row's keys with short values, within one line."""
+    parts = []
+    for key, value in values.items():
+        kind = type(value)
+        if kind is str:
+            text = value
+        elif kind is int:  # json.dumps's spelling of an int, without its encoder (~2 µs a value)
+            text = str(value)
+        elif value is None or kind is bool:  # as json.dumps spells them
+            text = "null" if value is None else "true" if value else "false"
+        else:
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        parts.append(f"{key}={text if len(text) <= 24 else text[:21] + '...'}")
+    line = ", ".join(parts) or "(no inputs)"
+    return line if len(line) <= _SUMMARY_LIMIT else line[: _SUMMARY_LIMIT - 3] + "..."
+
+
+def row_masker(row: Any, workspace: Any, args: argparse.Namespace) -> Any:
+    """The row's masker, as a single run's (its credentials, `format: password` / `writeOnly` inputs;
+    off with --no-mask), once its run is over: made once for its trace's header, its entry in the
+    reports and its summary (it reads the row's secrets as they are when it masks). The row's console
+    reporter has one made the same way, over the same secrets: that one."""
+    if row.masker is None:
+        reporter = row.reporter
+        if reporter is not None:
+            row.masker = reporter.masker
+        else:
+            row.masker = masker_for(args, row.options, workspace)
+    return row.masker
