@@ -14,17 +14,21 @@ them, the same stream and extensions) and answers with an `httpx.Response` (`Lea
 method of httpx's works on it) whose raw body is read straight from the pool's stream. The pool's
 httpcore exceptions become httpx's as `map_httpcore_exceptions` makes them (the most specific class,
 the same words, raised from the httpcore one), a body's carrying the request as `request_context`
-adds it. Any other transport (a caller's, a proxy's, `--replay-http`'s) is sent through as before.
+adds it. Any other transport (a caller's, a proxy's, `--replay-http`'s, one whose sending was replaced
+since: an instrumentation's) is sent through as before.
 """
 
 from __future__ import annotations
 
 import sys
+from types import FunctionType
 from typing import Any
 
 import httpx
 
 _TRANSPORT_SEND = httpx.AsyncHTTPTransport.handle_async_request
+# httpx's own function: not one an instrumentation put in its place (which sees each request there)
+_HTTPX_OWN = isinstance(_TRANSPORT_SEND, FunctionType) and _TRANSPORT_SEND.__module__.startswith("httpx.")
 _LEAN_POOL = __package__ + ".lean_pool"  # imported by whoever made a LeanPool: not loaded otherwise
 _MAPPED: dict[type, Any] = {}  # httpcore's exception class -> httpx's (None: not one of httpcore's)
 
@@ -35,7 +39,7 @@ def lean_pool(transport: Any) -> Any:
     module = sys.modules.get(_LEAN_POOL)
     if module is None or type(pool) is not module.LeanPool:
         return None
-    if type(transport).handle_async_request is not _TRANSPORT_SEND:  # a subclass sending its own way
+    if type(transport).handle_async_request is not _TRANSPORT_SEND or not _HTTPX_OWN:  # sent another way
         return None
     return pool
 

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import httpcore
+from httpx import ByteStream
 
 _NAME = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")  # h11's token
 _VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")  # h11's field_value
@@ -80,24 +81,35 @@ async def send_body(wire: Any, stream: Any, length: int | None, write_timeout: f
     take it when the transport's buffer is full (`pause_writing`): `WriteTimeout` past `write_timeout`,
     `WriteError` when the connection is lost."""
     sent = 0
-    async for part in stream:
-        if not part:
-            continue
-        sent += len(part)
-        if length == -1:
-            write(wire, b"%x\r\n%s\r\n" % (len(part), part))
-        elif length is not None and sent > length:
-            raise httpcore.LocalProtocolError("Too much data for declared Content-Length")
-        else:
-            write(wire, part)
+    if type(stream) is ByteStream:  # httpx's body of bytes: its one piece, not through its async generator
+        sent = _part(wire, stream._stream, length, sent)
         if wire.write_paused:
             await _drain(wire, write_timeout)
+    else:
+        async for part in stream:
+            sent = _part(wire, part, length, sent)
+            if wire.write_paused:
+                await _drain(wire, write_timeout)
     if length == -1:
         write(wire, b"0\r\n\r\n")
     elif length is not None and sent < length:
         raise httpcore.LocalProtocolError("Too little data for declared Content-Length")
     if wire.write_paused:
         await _drain(wire, write_timeout)
+
+
+def _part(wire: Any, part: bytes, length: int | None, sent: int) -> int:
+    """`part` of the body written (a chunk when chunked); the bytes sent so far after it."""
+    if not part:
+        return sent
+    sent += len(part)
+    if length == -1:
+        write(wire, b"%x\r\n%s\r\n" % (len(part), part))
+    elif length is not None and sent > length:
+        raise httpcore.LocalProtocolError("Too much data for declared Content-Length")
+    else:
+        write(wire, part)
+    return sent
 
 
 def write(wire: Any, data: bytes) -> None:

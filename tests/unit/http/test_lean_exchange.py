@@ -329,3 +329,36 @@ def test_a_rows_client_view_makes_no_jar_until_a_cookie_is_set(monkeypatch) -> N
     assert dict(cookied) == {"sid": "s1", "lang": "fr"}
     assert shared_jar == {}  # the shared client's own jar stays empty
     assert last_lines[3] == b"Cookie: sid=s1; lang=fr" and not last_lines[4].startswith(b"Cookie")
+
+
+def test_a_transport_whose_sending_was_replaced_is_sent_through(monkeypatch) -> None:
+    """An instrumentation that wraps httpx's transport (as tracing libraries do) sees each request a run
+    client sends: the lean exchange is only taken over httpx's own sending, and a row's client makes no
+    jar for a response without cookies, whichever way it was sent."""
+    import arazzo_runner.http.lean_exchange as lean_exchange
+
+    seen: list[str] = []
+    original = httpx.AsyncHTTPTransport.handle_async_request
+
+    async def traced(self: Any, request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url.path))
+        return await original(self, request)
+
+    monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", traced)
+    monkeypatch.setattr(lean_exchange, "_HTTPX_OWN", True)  # as if wrapped after the module's import
+
+    async def main() -> tuple[int, Any]:
+        server, url, _ = await _server()
+        pool = shared_pool()
+        shared = shared_client(5.0, pool)
+        view = run_view(shared)
+        answer = await send(
+            view, PreparedRequest("GET", url + "/plain", [], None, RequestView()), timeout=5.0
+        )
+        await shared.aclose()
+        await pool.close_pool()
+        server.close()
+        return answer.status_code, view._jar
+
+    assert asyncio.run(main()) == (200, None)
+    assert seen == ["/plain"]
