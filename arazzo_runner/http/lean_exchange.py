@@ -6,8 +6,9 @@ one), the transport's work is a copy: an `httpcore.Request` checked field by fie
 and value through `enforce_bytes`, ~14 calls a request), the pool's exceptions mapped through a
 `contextmanager` made per request, an `httpx.Response` whose headers are normalised again one by one,
 and a body read through three nested async generators (httpx's `aiter_raw` with its `ByteChunker` and
-`request_context`, the transport's stream with another exception mapping, the pool's). At 200 rows in
-flight that was ~15% of a row's CPU.
+`request_context`, the transport's stream with another exception mapping, the pool's). With 200 rows in
+flight the exchange was 35% of a row's CPU (cProfile, `bench/rows_network.py`'s run); 26% with this
+module and the lighter request and read (`fast_request.py`, `bounds/decoding.py`).
 
 `exchange` hands the pool the same request (method, URL parts and headers as httpx's transport passes
 them, the same stream and extensions) and answers with an `httpx.Response` (`LeanResponse`: every
