@@ -17,6 +17,10 @@ raising and catching KeyError, each lookup working out the headers' encoding aga
   own cookie code, on a copy of the jar), the body's Content-Length, and in front `Host` and the
   `Content-Length: 0` of a bodiless POST, PUT or PATCH: `Request._prepare`'s order and rules.
 - the `timeout` extension: the given timeout's, or the client's.
+- the request: without a cookie to add (the client's jar empty: a row's view of the shared client has
+  its own jar, `run_client`), the fields `Request.__init__` sets when given a stream, set directly (its
+  copies of the URL and the headers, and the type checks of each, cost ~20 k instructions); its
+  content as `read()` keeps it.
 None when it cannot say: the caller then builds the request the reference way (`client.build_request`),
 which also raises whatever httpx raises for it. tests/unit/http/test_fast_request.py compares the two
 ways, on a real server too, so an httpx release that changes either is noticed.
@@ -25,6 +29,7 @@ ways, on a real server too, so an httpx release that changes either is noticed.
 from __future__ import annotations
 
 import re
+from http.cookiejar import CookieJar
 from typing import Any
 
 import httpx
@@ -73,49 +78,67 @@ def build(client: Any, method: str, url: Any, options: dict[str, Any]) -> httpx.
     except (UnicodeEncodeError, AttributeError, ValueError, TypeError):
         return None  # httpx's own error, from `build_request`
     overridden = {k.lower() for k, _ in given}
-    headers = httpx.Headers()
-    headers._list = [item for item in client.headers._list if item[1] not in overridden]
-    headers._list += [(k, k.lower(), v) for k, v in given]
+    items = [item for item in client.headers._list if item[1] not in overridden]
+    items += [(k, k.lower(), v) for k, v in given]
     timeout = options.get("timeout", httpx.USE_CLIENT_DEFAULT)
     if isinstance(timeout, UseClientDefault):
         limits = client.timeout
     else:
         limits = timeout if type(timeout) is httpx.Timeout else httpx.Timeout(timeout)
     body = content or b""
+    stream = httpx.ByteStream(body)
+    extensions = {"timeout": limits.as_dict()}
     cookies = client.cookies
-    try:
-        request = httpx.Request(
-            method,
-            parsed,
-            headers=headers,
-            cookies=cookies if cookies else None,  # on a copy of the jar, as `build_request`
-            stream=httpx.ByteStream(body),
-            extensions={"timeout": limits.as_dict()},
-        )
-    except UnicodeEncodeError:  # a cookie of the jar holds non-ASCII text: `run_client._utf8_cookies`
-        return None
-    _prepare(request, body)
-    request.read()
+    if has_cookies(cookies):  # the jar's Cookie header, by httpx's own cookie code (on a copy of the jar)
+        headers = headers_of(items)
+        try:
+            request = httpx.Request(
+                method, parsed, headers=headers, cookies=cookies, stream=stream, extensions=extensions
+            )
+        except UnicodeEncodeError:  # a cookie of the jar holds non-ASCII text: `run_client._utf8_cookies`
+            return None
+        items = request.headers._list
+    else:  # what `Request.__init__` sets when given a stream, without copying what was made here
+        request = httpx.Request.__new__(httpx.Request)
+        request.method = method.upper()
+        request.url, request.extensions, request.stream = parsed, extensions, stream
+    request.headers = _prepared(items, body, request.method, parsed)
+    request._content = body  # `request.read()` of a ByteStream
     return request
 
 
-def _prepare(request: httpx.Request, body: bytes) -> None:
+def _prepared(items: list[tuple[bytes, bytes, bytes]], body: bytes, method: str, url: httpx.URL) -> Any:
     """`Request._prepare` for a body of bytes: its Content-Length unless one is set, then in front the
     Host and the Content-Length of a bodiless POST, PUT or PATCH unless set; a new Headers (its
     encoding worked out again when first read, as httpx's)."""
-    items = request.headers._list
     keys = {item[1] for item in items}
     if body and b"content-length" not in keys:
         items.append((b"Content-Length", b"content-length", str(len(body)).encode()))
         keys.add(b"content-length")
     auto = []
-    if b"host" not in keys and request.url.host:
-        auto.append((b"Host", b"host", request.url.netloc))
-    if b"content-length" not in keys and b"transfer-encoding" not in keys and request.method in _BODY_METHODS:
+    if b"host" not in keys and url.host:
+        auto.append((b"Host", b"host", url.netloc))
+    if b"content-length" not in keys and b"transfer-encoding" not in keys and method in _BODY_METHODS:
         auto.append((b"Content-Length", b"content-length", b"0"))
-    headers = httpx.Headers()
-    headers._list = auto + items
-    request.headers = headers
+    return headers_of(auto + items)
+
+
+def headers_of(items: list[tuple[bytes, bytes, bytes]]) -> Any:
+    """httpx.Headers holding `items` (raw name, lower-case name, value), as `Headers()` then its list set,
+    without `__init__`'s type checks (an ABC's isinstance among them); its encoding worked out when first
+    read, as httpx's."""
+    made = httpx.Headers.__new__(httpx.Headers)
+    made._list, made._encoding = items, None
+    return made
+
+
+def has_cookies(cookies: Any) -> bool:
+    """`bool(cookies)` (an httpx.Cookies), which iterates its jar under the jar's lock (~3 µs): a
+    standard CookieJar whose table is empty holds none."""
+    jar = getattr(cookies, "jar", None)
+    if type(jar) is CookieJar and not jar._cookies:  # type: ignore[attr-defined]
+        return False
+    return bool(cookies)
 
 
 def fast_url(url: str) -> httpx.URL | None:

@@ -24,7 +24,8 @@ from typing import Any
 
 import httpx
 
-from .fast_request import build
+from .fast_request import build, has_cookies
+from .lean_exchange import exchange, lean_pool
 
 _LOG = logging.getLogger("httpx")  # httpx's own logger: the line its client logs for each request
 MAX_POSTED_ANSWER = 2**20  # decoded bytes of a token endpoint's answer (a token is a few KB at most)
@@ -80,7 +81,7 @@ def _request(
 def _with_jar(request: httpx.Request, jar: httpx.Cookies) -> httpx.Request:
     """`request` given `jar`'s Cookie header as httpx gives a client's (none when the request has one of
     its own: a step's cookie parameters), in UTF-8 when a cookie holds non-ASCII text."""
-    if jar:
+    if has_cookies(jar):
         try:
             jar.set_cookie_header(request)
         except UnicodeEncodeError:
@@ -110,18 +111,19 @@ def _attach(exc: httpx.RequestError, request: httpx.Request) -> None:
     exc.request = request
 
 
-def _received(client: Any, request: httpx.Request, response: httpx.Response, jar: Any = None) -> None:
+def _received(client: Any, request: httpx.Request, response: httpx.Response, owner: Any = None) -> None:
     response.request = request
-    if _sets_cookies(response.headers):
-        (client.cookies if jar is None else jar).extract_cookies(response)
-    _LOG.info(
-        'HTTP Request: %s %s "%s %d %s"',
-        request.method,
-        request.url,
-        response.http_version,
-        response.status_code,
-        response.reason_phrase,
-    )
+    if _sets_cookies(response.headers):  # into the client's jar, or a shared client's run's own (`owner`)
+        (client.cookies if owner is None else owner.cookies).extract_cookies(response)
+    if _LOG.isEnabledFor(logging.INFO):  # (its arguments are worked out before `info` asks)
+        _LOG.info(
+            'HTTP Request: %s %s "%s %d %s"',
+            request.method,
+            request.url,
+            response.http_version,
+            response.status_code,
+            response.reason_phrase,
+        )
 
 
 def _sets_cookies(headers: httpx.Headers) -> bool:
@@ -141,17 +143,20 @@ class RunClient:
 
     def __init__(self, client: httpx.AsyncClient, shared: bool = False) -> None:
         self.httpx = client
-        self._jar: httpx.Cookies | None = httpx.Cookies() if shared else None
+        self._shared = shared
+        # shared: the run's own jar, made when a response sets a cookie or the jar is asked for (an
+        # httpx.Cookies costs ~10 µs to make, most rows never need one); until then it is empty
+        self._jar: httpx.Cookies | None = None
         self._closed = False
 
     def stream(self, method: str, url: str, **options: Any) -> _AsyncExchange:
-        return _AsyncExchange(self.httpx, method, url, options, self._jar)
+        return _AsyncExchange(self.httpx, method, url, options, self if self._shared else None)
 
     async def post(self, url: str, **options: Any) -> httpx.Response:
         return await bounded_answer(self.stream("POST", url, **options))
 
     async def aclose(self) -> None:
-        if self._jar is None:
+        if not self._shared:
             await self.httpx.aclose()
         self._closed = True
 
@@ -161,7 +166,11 @@ class RunClient:
 
     @property
     def cookies(self) -> httpx.Cookies:
-        return self.httpx.cookies if self._jar is None else self._jar
+        if not self._shared:
+            return self.httpx.cookies
+        if self._jar is None:
+            self._jar = httpx.Cookies()
+        return self._jar
 
 
 class BlockingClient:
@@ -192,26 +201,31 @@ class _AsyncExchange:
     """`async with client.stream(...) as response` (an httpx.Response, read with `aiter_raw` and decoded
     by `bounds/decoding.py`)."""
 
-    __slots__ = ("_client", "_jar", "_method", "_options", "_response", "_url")
+    __slots__ = ("_client", "_method", "_options", "_owner", "_response", "_url")
 
     def __init__(
-        self, client: httpx.AsyncClient, method: str, url: str, options: dict[str, Any], jar: Any = None
+        self, client: httpx.AsyncClient, method: str, url: str, options: dict[str, Any], owner: Any = None
     ) -> None:
         self._client, self._method, self._url, self._options = client, method, url, options
-        self._jar = jar
+        self._owner = owner  # a shared client's run (`RunClient`): its own jar beside the client
         self._response: httpx.Response | None = None
 
     async def __aenter__(self) -> httpx.Response:
-        client = self._client
-        request = _request(client, self._method, self._url, self._options, self._jar)
+        client, owner = self._client, self._owner
+        jar = None if owner is None else owner._jar  # None for a run's jar not made yet: no cookie
+        request = _request(client, self._method, self._url, self._options, jar)
+        transport = client._transport_for_url(request.url)
+        pool = lean_pool(transport)
         try:
-            response = await client._transport_for_url(request.url).handle_async_request(request)
+            response = None if pool is None else await exchange(pool, request)  # http/lean_exchange.py
+            if response is None:
+                response = await transport.handle_async_request(request)
         except httpx.RequestError as exc:
             _attach(exc, request)
             raise
         self._response = response
         try:
-            _received(client, request, response, self._jar)
+            _received(client, request, response, owner)
         except BaseException:
             await response.aclose()
             raise

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import httpcore
+from httpx import ByteStream
 
 _NAME = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")  # h11's token
 _VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")  # h11's field_value
@@ -80,12 +81,18 @@ async def send_body(wire: Any, stream: Any, length: int | None, write_timeout: f
     take it when the transport's buffer is full (`pause_writing`): `WriteTimeout` past `write_timeout`,
     `WriteError` when the connection is lost."""
     sent = 0
-    async for part in stream:
+    if type(stream) is ByteStream:  # httpx's body of bytes: its one piece, not through its async generator
+        part = stream._stream
         if part:
-            sent += len(part)
+            sent = len(part)
             write(wire, framed(part, sent, length))
-            if wire.write_paused:
-                await _drain(wire, write_timeout)
+    else:
+        async for part in stream:
+            if part:
+                sent += len(part)
+                write(wire, framed(part, sent, length))
+                if wire.write_paused:
+                    await _drain(wire, write_timeout)
     end = ending(sent, length)
     if end:
         write(wire, end)

@@ -35,6 +35,9 @@ CACHES = {
         "cleared when full"
     ),
     "arazzo_runner.http.transport._httpx_headers": "() -> the httpx.Headers class",
+    "arazzo_runner.http.lean_exchange._MAPPED": (
+        "an httpcore exception class -> httpx's exception class for it (or None); bounded by the classes"
+    ),
     "arazzo_runner.sources.schema_registry._document": "() -> the immutable referencing Specification",
     "arazzo_runner.sources.stored._loader_stamp": "() -> the loader's version stamp (a str)",
     "arazzo_runner.expressions.parser._parse_whole": "(expression text, declared names) -> frozen AST node",
