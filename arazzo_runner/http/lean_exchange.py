@@ -90,7 +90,7 @@ async def exchange(pool: Any, request: httpx.Request) -> httpx.Response | None:
     return response
 
 
-def _httpx_error(exc: Exception) -> Exception | None:
+def _httpx_error(exc: Exception) -> httpx.RequestError | None:
     """httpx's exception for httpcore's `exc` (`map_httpcore_exceptions`: the most specific class of
     its table, `str(exc)` as its message); None when `exc` is not one of httpcore's."""
     kind = type(exc)
@@ -139,7 +139,7 @@ def _make_response_class() -> Any:
         async def aclose(self) -> None:
             if not self.is_closed:
                 self.is_closed = True
-                await self.stream._httpcore_stream.aclose()  # the pool's body: it raises nothing
+                await self.stream._httpcore_stream.aclose()  # type: ignore[union-attr]  # the pool's body: it raises nothing
 
     return LeanResponse
 
