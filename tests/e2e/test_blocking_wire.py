@@ -319,3 +319,22 @@ def test_the_pools_key_takes_each_schemes_default_port_and_a_closed_pool_takes_n
     pool.close()
     with pytest.raises(RuntimeError, match="the connection pool is closed"):
         pool.handle_request(httpcore.Request("GET", "http://127.0.0.1:9/"))
+
+
+def test_an_answer_sent_before_the_body_was_read_is_read_though_the_upload_failed() -> None:
+    """The server answers 413 after the request's head and closes, the body unread: the send fails (a
+    reset, a broken pipe), and the answer is read as httpcore reads it, not the send's error shown."""
+
+    def refuse(conn: socket.socket) -> None:
+        conn.recv(65536)
+        conn.sendall(
+            b"HTTP/1.1 413 Content Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!"
+        )
+
+    with _listening(refuse) as port:
+        client = _client()
+        try:
+            answer = client.post(f"http://127.0.0.1:{port}/up", content=b"x" * 2**25)  # past the buffers
+        finally:
+            client.close()
+    assert (answer.status_code, answer.text) == (413, "too big!")

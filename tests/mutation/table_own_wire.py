@@ -86,7 +86,7 @@ WIRE_READ = Package(
 
 BLOCKING_WIRE = Package(
     "http blocking_wire",
-    _TESTS,
+    (*_TESTS, "tests/unit/http/test_run_client.py"),
     (
         (
             A + "http/blocking_wire.py",
@@ -195,6 +195,19 @@ BLOCKING_WIRE = Package(
             "            continue  # the run's own pool (blocking_wire.BlockingPool) gives each operation",
             "            pass  # the run's own pool (blocking_wire.BlockingPool) gives each operation",
             "the blocking run's own pool taken for httpcore's: every blocking client refused as unbounded",
+        ),
+        (
+            A + "http/blocking_wire.py",
+            "with contextlib.suppress(httpcore.WriteError):",
+            "with contextlib.suppress():",
+            "a server answering (a 413) and closing before the body was sent: the send's error shown, "
+            "not its answer",
+        ),
+        (
+            A + "http/bounded.py",
+            "        except OSError as exc:\n            raise httpcore.WriteError(exc) from exc\n",
+            "",
+            "a send's reset or broken pipe escapes as the OS error, not httpcore's WriteError",
         ),
     ),
 )
