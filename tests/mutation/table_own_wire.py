@@ -189,6 +189,10 @@ BLOCKING_WIRE = Package(
             "            finally:\n",
             "            if True:\n                chunk = self._wire.next_chunk(self._timeout)\n",
             "a body whose read failed (a timeout) leaves its connection open, never given back",
+            "httpx closes a response whenever reading its body fails (`Client.send` closes it on any "
+            "exception, `Client.stream` at its block's end), and that close gives the connection back, "
+            "closed since its body is not whole: only a caller iterating the pool's stream without httpx "
+            "would see the difference, and the engine has none",
         ),
         (
             A + "http/bounded.py",
