@@ -338,3 +338,37 @@ def test_an_answer_sent_before_the_body_was_read_is_read_though_the_upload_faile
         finally:
             client.close()
     assert (answer.status_code, answer.text) == (413, "too big!")
+
+
+def test_closing_the_pool_from_another_thread_ends_a_request_waiting_without_a_timeout() -> None:
+    """A request blocked reading an answer that never comes, with no timeout at all, fails as httpcore's
+    pool fails it ("the connection pool was closed") once another thread closes the pool: the socket is
+    shut down, not only closed (on Linux a close alone leaves the other thread's `recv` waiting)."""
+    arrived = threading.Event()
+
+    def silent(conn: socket.socket) -> None:
+        conn.recv(65536)
+        arrived.set()
+        _silent(conn)
+
+    with _listening(silent) as port:
+        client = new_client(None, blocking=True).httpx
+        pool = client._transport._pool
+        assert isinstance(pool, BlockingPool)
+        failures: list[BaseException] = []
+
+        def request() -> None:
+            try:
+                client.get(f"http://127.0.0.1:{port}/never")
+            except BaseException as exc:
+                failures.append(exc)
+
+        thread = threading.Thread(target=request, daemon=True)
+        thread.start()
+        assert arrived.wait(OWN_TIMEOUT)
+        pool.close()
+        thread.join(OWN_TIMEOUT)  # a hang guard: the close ends the wait at once
+        assert not thread.is_alive(), "the request still waits after its pool was closed"
+        client.close()
+    assert [type(exc) for exc in failures] == [httpx.ReadError]
+    assert "the connection pool was closed" in str(failures[0])
