@@ -131,8 +131,12 @@ class BlockingWire(ResponseReader):
             self._fail(error)
 
     def abort(self) -> None:
-        """Close at once (a failure, a connection not to be reused)."""
+        """Close at once (a failure, a connection not to be reused). Shut down first: on Linux `close()`
+        alone does not end a `recv` another thread is blocked in (the pool closed under a request in
+        flight), which would then wait for its read timeout, or for ever without one."""
         self.lost = True
+        with contextlib.suppress(OSError):
+            self._socket.shutdown(socket.SHUT_RDWR)
         self._socket.close()
 
     def readable(self) -> bool:

@@ -11,12 +11,14 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 
+import httpcore
 import httpx
 import pytest
 
 from arazzo_runner.executor.runtime import drive
 from arazzo_runner.http import bounded
-from arazzo_runner.http.blocking_wire import BlockingPool
+from arazzo_runner.http.blocking_wire import BlockingPool, BlockingWire
+from arazzo_runner.http.lean_pool import origin
 from arazzo_runner.http.transport import new_client
 
 OWN_TIMEOUT = 30.0  # the client's: a hang guard, never reached
@@ -169,3 +171,204 @@ def test_a_blocking_runs_client_sends_over_its_pool_and_the_environments_proxy(m
         ["via proxy", "ok"],
         True,
     )
+
+
+@contextlib.contextmanager
+def _unanswering_listener() -> Iterator[int]:
+    """A port whose listen queue is full (backlog 0, one connection waiting, never accepted): the kernel
+    drops a new connection's SYN, so a connect there waits until its timeout ends it."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers: list[socket.socket] = []
+    try:
+        for _ in range(8):  # until one connect is left waiting: the queue is full
+            filler = socket.socket()
+            filler.settimeout(0.2)
+            try:
+                filler.connect(("127.0.0.1", port))
+            except TimeoutError:
+                filler.close()
+                break
+            fillers.append(filler)
+        yield port
+    finally:
+        for filler in fillers:
+            filler.close()
+        listener.close()
+
+
+def test_a_connect_cut_by_the_limit_is_a_connect_timeout_and_the_limit_fired() -> None:
+    with _unanswering_listener() as port:
+        client = _client()
+        try:
+            with bounded.limited(0.3) as limit, pytest.raises(httpx.TimeoutException) as failed:
+                client.get(f"http://127.0.0.1:{port}/never")
+        finally:
+            client.close()
+    assert type(failed.value) is httpx.ConnectTimeout
+    assert limit.fired
+
+
+def test_a_connect_past_the_clients_own_timeout_is_a_connect_timeout() -> None:
+    with _unanswering_listener() as port:
+        client = new_client(0.3, blocking=True).httpx
+        try:
+            with pytest.raises(httpx.TransportError) as failed:
+                client.get(f"http://127.0.0.1:{port}/never")
+        finally:
+            client.close()
+    assert type(failed.value) is httpx.ConnectTimeout
+
+
+def _answering_ok(conn: socket.socket) -> None:
+    """Answers each request of the connection with `ok`, until the client leaves."""
+    with contextlib.suppress(OSError):
+        while conn.recv(65536):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+
+def test_within_a_limit_the_connect_and_each_read_get_the_time_left_not_the_clients_timeout() -> None:
+    """The socket's timeout, as the connect and the last read left it: the time left of a 5 s limit, not
+    the client's own 30 s (which would let a silent server hold the run past its limit)."""
+    with _listening(_answering_ok) as port:
+        key = (b"http", b"127.0.0.1", port)
+        with bounded.limited(5.0):
+            wire = BlockingWire.connect(key, None, OWN_TIMEOUT)
+        after_connect = wire._socket.gettimeout()
+        wire.abort()
+        client = _client()
+        try:
+            with bounded.limited(5.0):
+                assert client.get(f"http://127.0.0.1:{port}/a").text == "ok"
+            (wire,) = client._transport._pool.connections
+            after_read = wire._socket.gettimeout()
+        finally:
+            client.close()
+    assert 0 < after_connect <= 5.0
+    assert 0 < after_read <= 5.0
+
+
+def _closed_by_client(conn: socket.socket, answer: bytes, closed: list[bool]) -> None:
+    """Reads the request, sends `answer` and nothing more; records whether the client then closed."""
+    conn.recv(65536)
+    conn.sendall(answer)
+    conn.settimeout(60)  # a hang guard: the client closes at its read timeout
+    try:
+        closed.append(conn.recv(65536) == b"")
+    except OSError:
+        closed.append(False)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [b"", b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"],
+    ids=["no-head", "body-stalled"],
+)
+def test_a_connection_whose_exchange_timed_out_is_closed(answer: bytes) -> None:
+    """The answer stops (before its head, or in its body): the read timeout ends the request, and its
+    connection is closed at once (the server sees the close), none left open or counted in flight."""
+    closed: list[bool] = []
+    with _listening(lambda conn: _closed_by_client(conn, answer, closed)) as port:
+        client = new_client(0.3, blocking=True).httpx
+        pool = client._transport._pool
+        try:
+            with pytest.raises(httpx.ReadTimeout):
+                client.get(f"http://127.0.0.1:{port}/a").read()
+            in_flight = len(pool._active)
+        finally:
+            client.close()
+    assert (closed, in_flight) == ([True], 0)
+
+
+def test_a_response_given_up_before_its_end_does_not_leave_its_connection_for_the_next() -> None:
+    """The first answer's body is cut off by the client (a stream closed after its first bytes): the rest,
+    sent later, must not be read as the next request's answer. The first connection sends the rest with
+    the next answer if asked again over it; a new connection answers cleanly."""
+    rest = b"def" + b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nforged"
+    connections = [0]
+
+    def serve(conn: socket.socket) -> None:
+        connections[0] += 1
+        if connections[0] > 1:
+            _answering_ok(conn)
+            return
+        with contextlib.suppress(OSError):
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nabc")
+            conn.settimeout(60)  # a hang guard: the client closes, or asks again over it
+            if conn.recv(65536):
+                conn.sendall(rest)
+
+    with _listening(serve) as port:
+        client = _client()
+        try:
+            with client.stream("GET", f"http://127.0.0.1:{port}/a") as answer:
+                first = next(answer.iter_raw())
+            second = client.get(f"http://127.0.0.1:{port}/b").text
+        finally:
+            client.close()
+    assert (first, second, connections[0]) == (b"abc", "ok", 2)
+
+
+def test_the_pools_key_takes_each_schemes_default_port_and_a_closed_pool_takes_no_request() -> None:
+    assert origin(httpcore.URL("https://example.test/a"), False) == (b"https", b"example.test", 443)
+    assert origin(httpcore.URL("http://example.test/a"), False) == (b"http", b"example.test", 80)
+    pool = BlockingPool(None)
+    pool.close()
+    with pytest.raises(RuntimeError, match="the connection pool is closed"):
+        pool.handle_request(httpcore.Request("GET", "http://127.0.0.1:9/"))
+
+
+def test_an_answer_sent_before_the_body_was_read_is_read_though_the_upload_failed() -> None:
+    """The server answers 413 after the request's head and closes, the body unread: the send fails (a
+    reset, a broken pipe), and the answer is read as httpcore reads it, not the send's error shown."""
+
+    def refuse(conn: socket.socket) -> None:
+        conn.recv(65536)
+        conn.sendall(
+            b"HTTP/1.1 413 Content Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\ntoo big!"
+        )
+
+    with _listening(refuse) as port:
+        client = _client()
+        try:
+            answer = client.post(f"http://127.0.0.1:{port}/up", content=b"x" * 2**25)  # past the buffers
+        finally:
+            client.close()
+    assert (answer.status_code, answer.text) == (413, "too big!")
+
+
+def test_closing_the_pool_from_another_thread_ends_a_request_waiting_without_a_timeout() -> None:
+    """A request blocked reading an answer that never comes, with no timeout at all, fails as httpcore's
+    pool fails it ("the connection pool was closed") once another thread closes the pool: the socket is
+    shut down, not only closed (on Linux a close alone leaves the other thread's `recv` waiting)."""
+    arrived = threading.Event()
+
+    def silent(conn: socket.socket) -> None:
+        conn.recv(65536)
+        arrived.set()
+        _silent(conn)
+
+    with _listening(silent) as port:
+        client = new_client(None, blocking=True).httpx
+        pool = client._transport._pool
+        assert isinstance(pool, BlockingPool)
+        failures: list[BaseException] = []
+
+        def request() -> None:
+            try:
+                client.get(f"http://127.0.0.1:{port}/never")
+            except BaseException as exc:
+                failures.append(exc)
+
+        thread = threading.Thread(target=request, daemon=True)
+        thread.start()
+        assert arrived.wait(OWN_TIMEOUT)
+        pool.close()
+        thread.join(OWN_TIMEOUT)  # a hang guard: the close ends the wait at once
+        assert not thread.is_alive(), "the request still waits after its pool was closed"
+        client.close()
+    assert [type(exc) for exc in failures] == [httpx.ReadError]
+    assert "the connection pool was closed" in str(failures[0])

@@ -120,3 +120,29 @@ def test_the_run_client_keeps_what_httpx_client_send_does(caplog, blocking) -> N
     assert ours == theirs * 2
     assert refused is not None and str(refused.request.url) == refused_url
     assert client.is_closed
+
+
+class _TrickleSocket:
+    """Takes one byte per send, each send taking 3 s of a clock the test turns; records the timeouts."""
+
+    def __init__(self, clock: list[float]) -> None:
+        self.clock, self.timeouts, self.sent = clock, [], b""
+
+    def settimeout(self, seconds: float | None) -> None:
+        self.timeouts.append(seconds)
+
+    def send(self, data: memoryview) -> int:
+        self.clock[0] += 3.0
+        self.sent += bytes(data[:1])
+        return 1
+
+
+def test_each_send_of_one_write_gets_what_is_left_of_the_limit_when_it_starts(monkeypatch) -> None:
+    """A 10 s limit, sends of 3 s each: the sends get 10, 7, 4 and 1 s, and the fifth none (the limit
+    fired), not 10 s each (an upload trickling on past the limit)."""
+    clock = [100.0]
+    monkeypatch.setattr(bounded, "time", type("Clock", (), {"monotonic": staticmethod(lambda: clock[0])}))
+    sock = _TrickleSocket(clock)
+    with bounded.limited(10.0) as limit, pytest.raises(httpcore.WriteTimeout):
+        bounded.send_within(sock, b"abcde", 30.0)
+    assert (sock.timeouts, sock.sent, limit.fired) == ([10.0, 7.0, 4.0, 1.0], b"abcd", True)

@@ -117,3 +117,55 @@ def test_bytes_past_a_response_in_a_packet_of_their_own_make_its_connection_not_
         return body, wire.reusable()
 
     assert asyncio.run(main()) == (b"ok", not past)
+
+
+def _fed(parts: list[bytes], *, read: int | None = None) -> tuple[int | str, bytes, bool]:
+    """A GET answered by `parts`, each handed to the connection as one packet: (the status or the failure's
+    words, the body read, whether the connection could carry another request). `read`: the body's chunks
+    taken before the response is given up (None: to its end)."""
+
+    async def main() -> tuple[int | str, bytes, bool]:
+        wire = Wire((b"http", b"example.test", 80), asyncio.get_running_loop())
+        wire.connection_made(_Transport())
+        request = httpcore.Request("GET", "http://example.test/", headers=[(b"Host", b"example.test")])
+        sending = asyncio.ensure_future(wire.send(request, {}))
+        await asyncio.sleep(0)
+        for part in parts:
+            wire.data_received(part)
+        try:
+            response = await sending
+        except httpcore.RemoteProtocolError as exc:
+            return str(exc), b"", False
+        body, taken = b"", 0
+        while (read is None or taken < read) and (chunk := await wire.next_chunk(None)):
+            body, taken = body + chunk, taken + 1
+        wire.finish()
+        return response.status, body, wire.reusable()
+
+    return asyncio.run(main())
+
+
+def test_a_repeated_content_length_ending_the_head_is_read_as_one():
+    """The repeated field is the head's last line: its line ending is the head's, kept when merged."""
+    answer = STATUS + b"Content-Length: 2\r\nContent-Length: 2\r\n\r\nok"
+    assert _fed([answer]) == (200, b"ok", True)
+
+
+def test_a_field_named_like_content_length_is_not_merged_with_it():
+    """`X-Content-Length` is another field: the repeated Content-Length is merged, the other one kept."""
+    answer = STATUS + b"X-Content-Length: 7\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok"
+    assert _fed([answer]) == (200, b"ok", True)
+
+
+def test_a_chunked_body_past_the_head_bound_is_read_whole():
+    """MAX_HEAD bounds bytes that end no chunk-size line or trailer: chunks that arrive whole, however
+    many, are the body (bounded by the engine's byte limit), not refused."""
+    chunk = b"%x\r\n%s\r\n" % (4096, b"c" * 4096)
+    parts = [STATUS + b"Transfer-Encoding: chunked\r\n\r\n"] + [chunk] * 64 + [b"0\r\n\r\n"]
+    assert _fed(parts) == (200, b"c" * 4096 * 64, True)
+
+
+def test_a_body_given_up_before_its_end_leaves_its_connection_not_reusable():
+    """The rest of the body would be read as the next request's answer."""
+    answer = STATUS + b"Content-Length: 6\r\n\r\nabc"
+    assert _fed([answer], read=1) == (200, b"abc", False)
