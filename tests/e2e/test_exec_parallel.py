@@ -154,12 +154,19 @@ def test_a_step_runs_after_the_steps_it_needs_even_side_by_side(write, server):
 
 def test_on_a_failure_no_new_step_starts_those_in_flight_finish(write, server):
     """`bad` fails while `a` is in flight (held until then); `c` and `d` never start; `a` is recorded;
-    the workflow's error is `bad`'s."""
+    the workflow's error is `bad`'s. `a` is let go as the run reads `bad`'s response (its
+    `ResponseReceived`, told as it happens): the step then judges it without giving the loop back, so
+    `bad` has failed before `a`'s answer can be read. (Released when the server had answered `bad`, `a`
+    could finish first on a busy machine, and `c` then start, rightly.)"""
     tracker = Tracker(server)
     release = tracker.gate("a")
-    threading.Thread(target=lambda: _release_after(tracker, "bad", release), daemon=True).start()
+
+    def on_event(event) -> None:
+        if isinstance(event, arazzo_runner.ResponseReceived) and event.step_id == "bad":
+            release.set()
+
     steps = _steps("a", "bad", "c", "d")
-    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, parallel=2))
+    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, parallel=2, on_event=on_event))
 
     assert wf["status"] == "failed"
     assert trail(wf) == [("a", "passed", 1), ("bad", "failed", 1)]
