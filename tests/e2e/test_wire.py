@@ -895,11 +895,11 @@ def test_a_response_followed_by_another_in_the_same_packet_is_read_as_it_came(ki
     assert _run(main) == (200, "1", None, "ok", 2)
 
 
-def test_a_response_that_says_connection_close_is_not_reused(kind):
-    closing = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+def _twice_never_reused(kind: str, answer: bytes) -> tuple[list[str], int]:
+    """(the texts of two GETs each answered `answer`, connections made), the pool keeping none after."""
 
     async def main() -> tuple[list[str], int]:
-        server, url, count = await _serve(_answering(closing))
+        server, url, count = await _serve(_answering(answer))
         client, pool = _client(kind)
         async with client:
             texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
@@ -907,7 +907,12 @@ def test_a_response_that_says_connection_close_is_not_reused(kind):
         server.close()
         return texts, count[0]
 
-    assert _run(main) == (["ok", "ok"], 2)
+    return _run(main)
+
+
+def test_a_response_that_says_connection_close_is_not_reused(kind):
+    closing = b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+    assert _twice_never_reused(kind, closing) == (["ok", "ok"], 2)
 
 
 @pytest.mark.parametrize(
@@ -950,17 +955,7 @@ def test_a_response_with_both_a_content_length_and_chunked_framing_is_read_chunk
     message (6.1). h11 (httpx's own sync transport, the blocking run's before) read the chunked body;
     strict llhttp refused the response ("Transfer-Encoding can't be present with Content-Length")."""
     both = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
-
-    async def main() -> tuple[list[str], int]:
-        server, url, count = await _serve(_answering(both))
-        client, pool = _client(kind)
-        async with client:
-            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
-            assert pool.connections == []
-        server.close()
-        return texts, count[0]
-
-    assert _run(main) == (["abc", "abc"], 2)
+    assert _twice_never_reused(kind, both) == (["abc", "abc"], 2)
 
 
 def test_a_request_that_says_connection_close_is_not_reused_whatever_the_server_answers(kind):
