@@ -130,3 +130,20 @@ def rabbitmq_broker():
 
     with rabbitmq({"alice": "s3cret"}) as running:
         yield running
+
+
+@pytest.fixture
+def validations(monkeypatch):
+    """The inputs validated against a schema, one entry per validation (`executor.inputs.schema_problems`):
+    the rows tests count them."""
+    from arazzo_runner.executor import inputs as inputs_module
+
+    seen: list[dict] = []
+    real = inputs_module.schema_problems
+
+    def counted(schema_at, value, document):
+        seen.append(dict(value))
+        return real(schema_at, value, document)
+
+    monkeypatch.setattr(inputs_module, "schema_problems", counted)
+    return seen

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from arazzo_runner.cli import journal_flags
-from arazzo_runner.executor import inputs as inputs_module
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.helpers import cli, op_step, run_json, workflow
 from tests.e2e.test_cli_batch import SCHEMA  # the same rows: petId, a defaulted trace, a password
@@ -36,20 +35,6 @@ def pets(server):
         return 200, {"name": f"pet-{request.params['id']}", "password": request.headers.get("x-password")}
 
     return server
-
-
-@pytest.fixture
-def validations(monkeypatch):
-    """The inputs validated against a schema, one entry per validation (`schema_problems`)."""
-    seen: list[dict] = []
-    real = inputs_module.schema_problems
-
-    def counted(schema_at, value, document):
-        seen.append(dict(value))
-        return real(schema_at, value, document)
-
-    monkeypatch.setattr(inputs_module, "schema_problems", counted)
-    return seen
 
 
 ROWS = [

@@ -9,7 +9,6 @@ import copy
 
 import pytest
 
-from arazzo_runner.executor import inputs as inputs_module
 from arazzo_runner.http import contract_schema
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 from tests.e2e.helpers import cli, op_step, run_json, workflow
@@ -52,19 +51,6 @@ def pets(server):
         return 200, {"name": name}
 
     return server
-
-
-@pytest.fixture
-def validations(monkeypatch):
-    seen: list[dict] = []
-    real = inputs_module.schema_problems
-
-    def counted(schema_at, value, document):
-        seen.append(dict(value))
-        return real(schema_at, value, document)
-
-    monkeypatch.setattr(inputs_module, "schema_problems", counted)
-    return seen
 
 
 @pytest.fixture
