@@ -24,7 +24,6 @@ asyncio too: the test suite runs both ways (`pytest --run-path asyncio`).
 from __future__ import annotations
 
 import contextvars
-import functools
 import os
 import sys
 import time
@@ -131,7 +130,7 @@ class PooledRuntime(AsyncioRuntime):
     def __init__(self) -> None:
         self._pool: Any = None
         self._clients: dict[float | None, Any] = {}  # one httpx client per run timeout, over the pool
-        self._view: Any = None  # makes a run's client (`http.transport.run_view`), once a first is made
+        self._view: Any = None  # makes a run's client (`http.run_client.run_view`), once a first is made
         self._proxied = _environment_proxies()
 
     def new_client(self, timeout: float | None, **options: Any) -> Any:
@@ -139,15 +138,15 @@ class PooledRuntime(AsyncioRuntime):
             return super().new_client(timeout, **options)
         client = self._clients.get(timeout)
         if client is None:
-            from ..http.run_client import RunClient
+            from ..http.run_client import run_view
             from ..http.transport import shared_client, shared_pool
 
             if self._pool is None:
                 self._pool = shared_pool()
             client = self._clients[timeout] = shared_client(timeout, self._pool)
-            # a run's client over it (`http.transport.run_view`), its class kept rather than imported
-            # for each run: an import statement costs ~2 µs a call
-            self._view = functools.partial(RunClient, shared=True)
+            # a run's client over it, the function kept rather than imported for each run: an import
+            # statement costs ~2 µs a call
+            self._view = run_view
         return self._view(client)
 
     async def aclose(self) -> None:

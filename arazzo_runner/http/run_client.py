@@ -173,6 +173,12 @@ class RunClient:
         return self._jar
 
 
+def run_view(client: httpx.AsyncClient) -> RunClient:
+    """A run's client over `transport.shared_client`'s `client`: its own cookies; closing it leaves
+    `client` open."""
+    return RunClient(client, shared=True)
+
+
 class BlockingClient:
     """The run's `httpx.Client` behind the same async calls; each completes before it returns."""
 

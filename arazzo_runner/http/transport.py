@@ -136,20 +136,13 @@ def shared_pool() -> Any:
 
 def shared_client(timeout: float | None, pool: Any) -> Any:
     """The httpx client of many runs over `pool` (`shared_pool`), each run given a `RunClient` of its own
-    with its own cookie jar (`run_view`): building an httpx client per run cost ~110 µs of CPU, a third
-    of a row of `arazzo run --inputs-file` against a fast API."""
+    with its own cookie jar (`run_client.run_view`): building an httpx client per run cost ~110 µs of
+    CPU, a third of a row of `arazzo run --inputs-file` against a fast API."""
     import httpx
 
     client = httpx.AsyncClient(timeout=httpx.Timeout(timeout), follow_redirects=False, transport=pool)
     client.headers["Accept-Encoding"] = accept_encoding()  # only the codings undone within a bound
     return client
-
-
-def run_view(client: Any) -> Any:
-    """A run's client over `shared_client`'s `client`: its own cookies; closing it leaves `client` open."""
-    from .run_client import RunClient
-
-    return RunClient(client, shared=True)
 
 
 @functools.lru_cache(maxsize=1)

@@ -12,7 +12,8 @@ import pytest
 from arazzo_runner.executor.runtime import drive
 from arazzo_runner.http import fast_request, run_client
 from arazzo_runner.http.request import PreparedRequest, RequestView
-from arazzo_runner.http.transport import new_client, run_view, send, shared_client
+from arazzo_runner.http.run_client import run_view
+from arazzo_runner.http.transport import new_client, send, shared_client
 from tests.servers.scripted import ScriptedServer
 
 BASE = "http://127.0.0.1:8123"

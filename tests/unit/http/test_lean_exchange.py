@@ -16,10 +16,10 @@ import pytest
 
 from arazzo_runner.http import run_client
 from arazzo_runner.http.request import PreparedRequest, RequestView
+from arazzo_runner.http.run_client import run_view
 from arazzo_runner.http.transport import (
     TransportError,
     new_client,
-    run_view,
     send,
     shared_client,
     shared_pool,
