@@ -14,7 +14,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +89,16 @@ class Counter:
         self.now = self.peak = self.arrived = 0
         self.gate, self.guard = gate, guard
         self.opened = threading.Event()
+        self.released = threading.Event()  # lets held requests go (`serve`'s answer_creates)
         self.tokens: set[str] = set()
         self.traces: set[str] = set()  # X-Trace headers seen
         self.limits: set[str] = set()  # `limit` query parameters seen
         self.cookies: set[str] = set()  # Cookie headers seen
 
-    def enter(self, request: Recorded, route: str) -> None:
+    def enter(self, request: Recorded, route: str) -> int:
+        """Count the request in; its number on its route (1 for the first)."""
         with self.lock:
-            self.count[route] = self.count.get(route, 0) + 1
+            self.count[route] = number = self.count.get(route, 0) + 1
             self.now += 1
             self.peak = max(self.peak, self.now)
             self.arrived += 1
@@ -112,6 +113,7 @@ class Counter:
                 self.cookies.add(request.headers["cookie"])
         if waits and not self.opened.wait(self.guard):
             self.opened.set()
+        return number
 
     def leave(self) -> None:
         with self.lock:
@@ -122,15 +124,17 @@ class Counter:
         return sum(self.count.values())
 
 
-def serve(server: ScriptedServer, counter: Counter, create_delay: float = 0.0) -> None:
-    """GET /pets, GET /pets/{petId}, POST /pets (answered after `create_delay` seconds), counted."""
+def serve(server: ScriptedServer, counter: Counter, answer_creates: int | None = None) -> None:
+    """GET /pets, GET /pets/{petId}, POST /pets, counted. With `answer_creates`, the creates after that
+    many are held until `counter.released` is set (or its guard time passes), so a test knows that a
+    request is in flight when it stops the users."""
 
     def counted(route: str, reply: Any) -> Any:
         def handler(request: Recorded) -> tuple:
-            counter.enter(request, route)
+            number = counter.enter(request, route)
             try:
-                if route == "create" and create_delay:
-                    time.sleep(create_delay)
+                if route == "create" and answer_creates is not None and number > answer_creates:
+                    counter.released.wait(counter.guard)
                 return reply(request)
             finally:
                 counter.leave()
