@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import threading
 from typing import Any
 
 import httpcore
@@ -159,10 +160,7 @@ def _framed(stream: Any, length: int | None) -> Any:
 def _open(name: str, port: int, timeout: float | None) -> socket.socket:
     """A TCP connection to the first address of `name` that answers, each attempt within the time left;
     when none answers, the first address's error (as `socket.create_connection`, httpcore's)."""
-    try:
-        addresses = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
-    except OSError as exc:
-        raise httpcore.ConnectError(exc) from exc
+    addresses = _lookup(name, port, timeout)
     errors: list[OSError] = []
     for family, kind, proto, _, address in addresses:
         left, limit = time_left(timeout, httpcore.ConnectTimeout)
@@ -186,6 +184,50 @@ def _open(name: str, port: int, timeout: float | None) -> socket.socket:
     if isinstance(first, TimeoutError):
         raise httpcore.ConnectTimeout(first) from first
     raise httpcore.ConnectError(first) from first
+
+
+def _lookup(name: str, port: int, timeout: float | None) -> list[Any]:
+    """The addresses of `name`, the lookup within the time left: an IP literal is read in place; a host
+    name is looked up on a thread of its own when a time bounds the connect, since the resolver's own
+    retries can outlast any limit and the C call cannot be cut (the thread is left to finish, as asyncio
+    leaves its executor's). `ConnectTimeout` (the limit marked) or `ConnectError` with the OS error."""
+    try:
+        if _literal(name):
+            return socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+        left, limit = time_left(timeout, httpcore.ConnectTimeout)
+        if left is None:
+            return socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
+        answer: list[Any] = []
+
+        def look_up() -> None:
+            try:
+                answer.append(socket.getaddrinfo(name, port, type=socket.SOCK_STREAM))
+            except OSError as exc:
+                answer.append(exc)
+
+        looking = threading.Thread(target=look_up, name="arazzo-lookup", daemon=True)
+        looking.start()
+        looking.join(left)
+        if not answer:
+            if limit is not None:
+                limit.fired = True
+            raise httpcore.ConnectTimeout(f"the lookup of {name} took longer than the time left")
+        if isinstance(answer[0], OSError):
+            raise answer[0]
+        return answer[0]
+    except OSError as exc:
+        raise httpcore.ConnectError(exc) from exc
+
+
+def _literal(name: str) -> bool:
+    """Whether `name` is an IPv4 or IPv6 address (no lookup needed)."""
+    for family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            socket.inet_pton(family, name)
+        except OSError:
+            continue
+        return True
+    return False
 
 
 class BlockingPool(LeanPool):

@@ -10,6 +10,7 @@ import contextlib
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpcore
 import httpx
@@ -372,3 +373,53 @@ def test_closing_the_pool_from_another_thread_ends_a_request_waiting_without_a_t
         client.close()
     assert [type(exc) for exc in failures] == [httpx.ReadError]
     assert "the connection pool was closed" in str(failures[0])
+
+
+@pytest.fixture
+def slow_names(monkeypatch) -> Iterator[threading.Event]:
+    """Host names ending in `.slow` resolve to 127.0.0.1 only once the returned event is set (a resolver
+    that does not answer); every other name resolves as it would."""
+    release = threading.Event()
+    resolve = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(host, str) and host.endswith(".slow"):
+            release.wait(60)
+            host = "127.0.0.1"
+        if host == "unknown.test":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return resolve(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    try:
+        yield release
+    finally:
+        release.set()
+
+
+def test_a_host_name_whose_lookup_outlasts_the_limit_is_a_connect_timeout_and_the_limit_fired(
+    slow_names,
+) -> None:
+    client = _client()
+    try:
+        with bounded.limited(0.3) as limit, pytest.raises(httpx.TimeoutException) as failed:
+            client.get("http://api.slow:1/never")
+    finally:
+        client.close()
+    assert type(failed.value) is httpx.ConnectTimeout
+    assert "the lookup of api.slow took longer than the time left" in str(failed.value)
+    assert limit.fired
+
+
+def test_a_host_name_is_looked_up_within_a_limit_and_a_failed_lookup_is_a_connect_error(slow_names) -> None:
+    slow_names.set()  # the resolver answers at once
+    with _listening(_answering_ok) as port:
+        client = _client()
+        try:
+            with bounded.limited(30) as limit:
+                assert client.get(f"http://api.slow:{port}/").text == "ok"
+                with pytest.raises(httpx.ConnectError, match="Name or service not known"):
+                    client.get("http://unknown.test/")
+        finally:
+            client.close()
+    assert not limit.fired
