@@ -77,6 +77,8 @@ class ResponseReader:
         self._server_keep_alive = False  # nor the response (nor HTTP/1.0, nor a close-delimited body)
         self._received = 0  # response bytes of this exchange
         self._head_bytes = 0
+        self._early = b""  # the exchange's bytes up to its head's end (a repeated Content-Length merged)
+        self._whole_head_awaited = False
         self._stalled = 0  # bytes past the head that moved no chunk, body or end (a trailer, a chunk line)
         self._moved = False
         self._head_done = False
@@ -107,6 +109,10 @@ class ResponseReader:
         in_body = self._head_done
         if not in_body:
             self._head_bytes += len(data)
+            self._early = data if self._received == len(data) else self._early + data
+            if self._whole_head_awaited:
+                self._after_whole_head()
+                return
         self._moved = False
         try:
             self._parser.feed_data(data)
@@ -114,11 +120,18 @@ class ResponseReader:
             self._fail(httpcore.RemoteProtocolError(_SWITCHED))
         except httptools.HttpParserError as exc:
             if not self._complete:
-                merged = _merged_lengths(data) if self._received == len(data) else None
+                merged = None if in_body else _merged_lengths(self._early)
                 if isinstance(merged, bytes):  # read again, from its first byte, by a new parser
-                    self._parser = self._new_parser()
-                    self._received = self._head_bytes = 0
-                    self._feed(merged)
+                    self._read_again(merged)
+                    return
+                if (
+                    merged is None
+                    and not in_body
+                    and _about_lengths(exc)
+                    and not _HEAD_END.search(self._early)
+                ):
+                    self._whole_head_awaited = True  # the repeated field's equal may come in a later read
+                    self._after_whole_head()
                     return
                 self._fail(httpcore.RemoteProtocolError(merged or self._first_line_error(data) or str(exc)))
         if not self._head_done and self._head_bytes > MAX_HEAD and self._error is None:
@@ -127,6 +140,25 @@ class ResponseReader:
             self._stalled = 0 if self._moved else self._stalled + len(data)
             if self._stalled > MAX_HEAD and self._error is None and not self._complete:
                 self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
+
+    def _read_again(self, merged: bytes) -> None:
+        """The exchange's bytes so far, with one Content-Length, read from the first by a new parser."""
+        self._parser = self._new_parser()
+        self._received = self._head_bytes = 0
+        self._whole_head_awaited = False
+        self._feed(merged)
+
+    def _after_whole_head(self) -> None:
+        """llhttp refused a repeated Content-Length in a head not yet whole: its bytes are kept, unparsed,
+        until the head ends (then merged, or refused in h11's words) or passes MAX_HEAD."""
+        if _HEAD_END.search(self._early):
+            merged = _merged_lengths(self._early)
+            if isinstance(merged, bytes):
+                self._read_again(merged)
+                return
+            self._fail(httpcore.RemoteProtocolError(merged or "Duplicate Content-Length"))
+        elif self._head_bytes > MAX_HEAD and self._error is None:
+            self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
 
     def _first_line_error(self, data: bytes) -> str | None:
         """h11's words for a status line it would not read (what `describe_error` shows with the line):
@@ -308,6 +340,11 @@ def _merged_lengths(data: bytes) -> bytes | str | None:
         position = m.end()
     kept.append(data[position:])
     return b"".join(kept)
+
+
+def _about_lengths(error: Exception) -> bool:
+    """Whether llhttp refused a head for its Content-Length fields (said twice, or a list)."""
+    return "Content-Length" in str(error)
 
 
 class _PastTheResponse(Exception):

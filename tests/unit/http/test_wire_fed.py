@@ -169,3 +169,28 @@ def test_a_body_given_up_before_its_end_leaves_its_connection_not_reusable():
     """The rest of the body would be read as the next request's answer."""
     answer = STATUS + b"Content-Length: 6\r\n\r\nabc"
     assert _fed([answer], read=1) == (200, b"abc", False)
+
+
+LENGTH = b"Content-Length: 2\r\n"
+SPLIT_HEADS = {
+    "split-in-the-field": [STATUS + LENGTH + b"Content-Le", b"ngth: 2\r\nX-After: 1\r\n\r\nok"],
+    "split-after-it": [STATUS + LENGTH + LENGTH, b"X-After: 1\r\n", b"\r\nok"],
+    "a-list": [STATUS + b"Content-Length: 2, 2\r\nX-A", b"fter: 1\r\n\r\n", b"ok"],
+    "conflicting": [STATUS + LENGTH + b"Content-Length: 3\r\n", b"\r\nok"],
+}
+READ = (200, b"ok", True)
+SPLIT_EXPECTED = [READ, READ, READ, ("conflicting Content-Length headers", b"", False)]
+
+
+@pytest.mark.parametrize(
+    ("parts", "expected"), list(zip(SPLIT_HEADS.values(), SPLIT_EXPECTED, strict=True)), ids=list(SPLIT_HEADS)
+)
+def test_a_repeated_content_length_in_a_head_that_comes_in_several_reads_is_read_as_one(parts, expected):
+    """llhttp refuses the second Content-Length as it reads it, before the head has ended: the head's
+    bytes are kept until it ends, then merged and read again (or refused in h11's words)."""
+    assert _fed(parts) == expected
+
+
+def test_a_head_awaited_whole_past_the_limit_is_refused():
+    parts = [STATUS + LENGTH + LENGTH, _unended_head(H11_LIMIT)[len(STATUS) :]]
+    assert _fed(parts) == ("Receive buffer too long", b"", False)
