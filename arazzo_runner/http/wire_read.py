@@ -194,12 +194,18 @@ class ResponseReader:
             return
         self._status, self._head_done = status, True
         self._server_keep_alive = self._parser.should_keep_alive()  # reset at the message's end
+        codings: list[bytes] = []  # each Transfer-Encoding field's value
         for name, value in self._headers:
             lower = name.lower()
             if lower == b"content-length" and value.isdigit():
                 self._length = int(value)
             elif lower == b"transfer-encoding":
-                self._chunked = b"chunked" in value.lower()
+                codings.append(value.lower())
+        if codings:
+            self._chunked = True
+            if codings != [b"chunked"] and self._error is None:  # a transfer coding would be read as body
+                words = _TRANSFER_CODINGS if len(codings) == 1 else "multiple Transfer-Encoding headers"
+                self._fail(httpcore.RemoteProtocolError(words))
         if self._chunked and self._length is not None:  # RFC 9112 6.1: closed after this message
             self._server_keep_alive, self._length = False, None
         bodiless = self._head or status in (204, 304)
@@ -310,6 +316,7 @@ class ResponseReader:
         return self.lost or time.monotonic() > self.expires
 
 
+_TRANSFER_CODINGS = "Only Transfer-Encoding: chunked is supported"  # h11's words: other codings refused
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 _LENGTH_LINE = re.compile(rb"content-length[ \t]*:([^\r\n]*)(\r?\n)", re.IGNORECASE)
 

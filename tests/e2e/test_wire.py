@@ -950,6 +950,56 @@ def test_one_content_length_said_more_than_once_is_read_as_h11_reads_it(lengths:
     assert _run(main) == expected
 
 
+def _refused(kind: str, answer: bytes) -> str:
+    """The words of the RemoteProtocolError a GET answered `answer` fails with."""
+
+    async def main() -> str:
+        server, url, _ = await _serve(_answering(answer))
+        client, _ = _client(kind)
+        try:
+            async with client:
+                with pytest.raises(httpx.RemoteProtocolError) as refused:
+                    await client.get(f"{url}/")
+        finally:
+            server.close()
+        return str(refused.value)
+
+    return _run(main)
+
+
+@pytest.mark.parametrize(
+    "codings",
+    [b"gzip, chunked", b"chunked, gzip", b"gzip", b"identity", b"chunked, chunked"],
+    ids=["gzip-chunked", "chunked-gzip", "gzip", "identity", "chunked-listed-twice"],
+)
+def test_a_transfer_coding_other_than_chunked_alone_is_refused_in_h11s_words(codings: bytes, kind):
+    """A transfer coding the connection cannot undo would be read as the body (gzip bytes as JSON, a
+    chunked frame's sizes as text): refused, as h11 (httpx's own transport) refuses it."""
+    answer = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: " + codings + b"\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+
+    assert _refused(kind, answer) == "Only Transfer-Encoding: chunked is supported"
+
+
+def test_two_transfer_encoding_fields_are_refused_in_h11s_words(kind):
+    answer = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+
+    assert _refused(kind, answer) == "multiple Transfer-Encoding headers"
+
+
+def test_a_transfer_encoding_chunked_in_any_case_with_blanks_is_chunked(kind):
+    answer = b"HTTP/1.1 200 OK\r\nTransfer-Encoding:  Chunked \r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+
+    async def main() -> tuple[list[str], int]:
+        server, url, count = await _serve(_answering(answer, answer))
+        client, _ = _client(kind)
+        async with client:
+            texts = [(await client.get(f"{url}/{n}")).text for n in range(2)]
+        server.close()
+        return texts, count[0]
+
+    assert _run(main) == (["abc", "abc"], 1)
+
+
 def test_a_response_with_both_a_content_length_and_chunked_framing_is_read_chunked_and_not_reused(kind):
     """RFC 9112 6.3: Transfer-Encoding overrides Content-Length, and the connection is closed after such a
     message (6.1). h11 (httpx's own sync transport, the blocking run's before) read the chunked body;
