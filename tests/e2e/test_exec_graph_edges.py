@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 
-from arazzo_runner.executor.events import StepFinished
+from arazzo_runner.executor.events import ResponseReceived, StepFinished
 from tests.e2e.conftest import arazzo_doc
 from tests.e2e.execkit import execute, flaky, goto, hits, only, pet, retry, trail, when
 from tests.e2e.test_exec_parallel import Tracker, release_when, run_then_interrupt
@@ -238,13 +238,22 @@ def _loop_doc(items) -> tuple[dict, dict]:
 
 def test_a_loop_side_by_side_stops_starting_items_after_a_failure_and_fails(write, server):
     """Items 0 and `bad` start together; `bad` fails while 0 is held: no later item starts, and the
-    step fails with `bad`'s index even though item 0 then passes."""
+    step fails with `bad`'s index even though item 0 then passes. Item 0 is let go as the run reads
+    `bad`'s response (its `ResponseReceived`, told as it happens): `bad`'s item then ends without giving
+    the loop back, so the loop has seen its failure before item 0's answer can be read. (Released when
+    the server had answered `bad`, item 0 could finish first on a busy machine, and item 3 then start,
+    rightly.)"""
     tracker = Tracker(server)
     release = tracker.gate("0")
 
-    release_when(release, lambda: "bad" in tracker.answered)
+    def on_event(event) -> None:
+        if isinstance(event, ResponseReceived) and event.exchange.url.endswith("/pets/bad"):
+            release.set()
+
     main, child = _loop_doc(["0", "bad", "3", "4", "5"])
-    wf = only(execute(write, server, main, child, version=V11, workflow="main", parallel=2))
+    wf = only(
+        execute(write, server, main, child, version=V11, workflow="main", parallel=2, on_event=on_event)
+    )
 
     assert wf["status"] == "failed"
     assert wf["error"]["message"].startswith("item 1 (of 5): workflow 'show' failed: ")
