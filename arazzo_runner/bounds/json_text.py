@@ -16,6 +16,16 @@ wherever it went (UnicodeEncodeError, the result lost). Each lone surrogate (an 
 high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder reads bytes that
 are no character; a pair reads as its one character. So every string the engine holds is Unicode.
 
+Big bodies. A text of `FAST_FROM` bytes or more (1 MiB: a big response body) is read by jiter where
+it is installed (the `bigjson` extra): the objects it builds share their repeated strings, and it reads
+the bytes without first decoding them into a str, so a 20 MB body costs ~3x its size in memory at the
+peak where `json.loads` costs ~4.5x, in about half the CPU (bench/RESULTS.md, "readers"). It gives the
+very values `json.loads` gives (types, float bits, big ints, NaN and the infinities, duplicate keys: the
+last value at the first key's place; tests/unit/bounds/test_json_fast.py compares them on generated
+documents); what it refuses (a lone surrogate's escape, a BOM, UTF-16, any text that is not JSON) goes
+to `json.loads` as before, so the engine refuses exactly what it refused, with the same messages, and
+reads what it read. A text holding a surrogate escape never goes to jiter.
+
 The depth check costs two `bytes.count` calls for most bodies; only a text with more brackets than the
 bound is scanned (strings skipped), with C-level loops, in time linear in the text whatever its shape: a
 few tenths of the time `json.loads` then takes. The surrogate walk runs only for a text holding an
@@ -40,6 +50,7 @@ _TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
 _RUNS = re.compile(rb"\(+|\)+")
 _OPENER = ord("(")
 _LEAF_PASSES = 8
+FAST_FROM = 1 << 20  # bytes: a text this long is read by jiter where installed (module doc)
 
 
 class TooDeep(ValueError):
@@ -60,6 +71,10 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
             raise ValueError("its brackets do not balance")
         if _deeper(shape, limit):
             raise TooDeep(limit)
+    if parse_constant is None and len(text) >= FAST_FROM and isinstance(text, bytes):
+        value = _fast(text)
+        if value is not _REFUSED:
+            return value
     try:
         value = json.loads(text, parse_constant=parse_constant)
     except RecursionError:  # only with a call stack already near the limit
@@ -67,6 +82,24 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
     if (_SURROGATE_ESCAPE if isinstance(text, bytes | bytearray) else _SURROGATE_IN_TEXT).search(text):
         return _paired(value)
     return value
+
+
+_REFUSED: Any = object()
+
+
+def _fast(text: bytes) -> Any:
+    """`text` read by jiter, or _REFUSED: jiter not installed, a surrogate escape in the text (read by
+    the rule above), or a text jiter refuses (`json.loads` then reads or refuses it, with its message)."""
+    if _SURROGATE_ESCAPE.search(text):
+        return _REFUSED
+    try:
+        from jiter import from_json
+    except ImportError:
+        return _REFUSED
+    try:
+        return from_json(text)
+    except ValueError:
+        return _REFUSED
 
 
 def unpaired(text: str) -> str:
