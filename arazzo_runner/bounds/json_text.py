@@ -18,13 +18,14 @@ are no character; a pair reads as its one character. So every string the engine 
 
 Big bodies. A text of `FAST_FROM` bytes or more (1 MiB: a big response body) is read by jiter where
 it is installed (the `bigjson` extra): the objects it builds share their repeated strings, and it reads
-the bytes without first decoding them into a str, so a 20 MB body costs ~3x its size in memory at the
-peak where `json.loads` costs ~4.5x, in about half the CPU (bench/RESULTS.md, "readers"). It gives the
-very values `json.loads` gives (types, float bits, big ints, NaN and the infinities, duplicate keys: the
-last value at the first key's place; tests/unit/bounds/test_json_fast.py compares them on generated
-documents); what it refuses (a lone surrogate's escape, a BOM, UTF-16, any text that is not JSON) goes
-to `json.loads` as before, so the engine refuses exactly what it refused, with the same messages, and
-reads what it read. A text holding a surrogate escape never goes to jiter.
+the bytes without first decoding them into a str, so a 20 MB body costs ~3.1x its size in memory at
+the peak where `json.loads` costs ~4.6x, in ~0.6x the CPU (bench/RESULTS.md, issue 43's 20 MB body). It
+gives the very values `json.loads` gives (types, float bits, big ints, NaN and the infinities, duplicate
+keys: the last value at the first key's place; tests/unit/http/test_json_fast.py compares them on
+generated documents), its options named so that another default cannot change them; what it refuses
+(a lone surrogate's escape, a BOM, UTF-16, any text that is not JSON) goes to `json.loads` as before,
+so the engine refuses exactly what it refused, with the same messages, and reads what it read. A text
+holding a surrogate escape never goes to jiter.
 
 The depth check costs two `bytes.count` calls for most bodies; only a text with more brackets than the
 bound is scanned (strings skipped), with C-level loops, in time linear in the text whatever its shape: a
@@ -97,7 +98,14 @@ def _fast(text: bytes) -> Any:
     except ImportError:
         return _REFUSED
     try:
-        return from_json(text)
+        return from_json(
+            text,
+            allow_inf_nan=True,  # NaN, Infinity, -Infinity: json.loads reads them
+            cache_mode="all",  # repeated strings shared: the memory it saves
+            partial_mode=False,
+            catch_duplicate_keys=False,  # the last value, as json.loads
+            float_mode="float",
+        )
     except ValueError:
         return _REFUSED
 

@@ -82,7 +82,9 @@ def _both(capsys: Any, write: Any, monkeypatch: Any, data: bytes, *argv: str) ->
     """The run with jiter (counting its reads of the body) and without it (json.loads)."""
     reads = []
     real = jiter.from_json
-    monkeypatch.setattr(jiter, "from_json", lambda text, **options: reads.append(len(text)) or real(text))
+    monkeypatch.setattr(
+        jiter, "from_json", lambda text, **options: reads.append(len(text)) or real(text, **options)
+    )
     fast = _run(capsys, write, data, *argv)
     monkeypatch.setitem(sys.modules, "jiter", None)  # `from jiter import ...` raises ImportError
     return fast, _run(capsys, write, data, *argv), sum(1 for size in reads if size == len(data))
