@@ -14,7 +14,9 @@ Lone surrogates. JSON's grammar admits any `\\uXXXX` escape, so `"\\ud800"` is J
 it into a string no UTF-8 can carry: printing it, sending it on or writing it to a report failed
 wherever it went (UnicodeEncodeError, the result lost). Each lone surrogate (an escape not part of a
 high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder reads bytes that
-are no character; a pair reads as its one character. So every string the engine holds is Unicode.
+are no character; a pair reads as its one character. A surrogate encoded in the bytes themselves (ED A0
+80, which is not UTF-8 but which `json.loads` decodes with `surrogatepass`) reads as U+FFFD too, one
+per surrogate. So every string the engine holds is Unicode.
 
 Big bodies. A text of `FAST_FROM` bytes or more (1 MiB: a big response body) is read by jiter where
 it is installed (the `bigjson` extra): the objects it builds share their repeated strings, and it reads
@@ -44,6 +46,9 @@ from .limits import MAX_BODY_DEPTH
 
 _STRING = re.compile(rb'"[^"]*"')
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+# a surrogate encoded as if it were a character (CESU-8): not UTF-8, but json.loads decodes bytes with
+# `surrogatepass`, so it read into a lone surrogate that no report could then write
+_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 _SURROGATE_IN_TEXT = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 _LONE = re.compile("[\ud800-\udfff]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
@@ -80,7 +85,10 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
         value = json.loads(text, parse_constant=parse_constant)
     except RecursionError:  # only with a call stack already near the limit
         raise TooDeep(limit) from None
-    if (_SURROGATE_ESCAPE if isinstance(text, bytes | bytearray) else _SURROGATE_IN_TEXT).search(text):
+    if isinstance(text, bytes | bytearray):
+        if _SURROGATE_ESCAPE.search(text) or _SURROGATE_BYTES.search(text):
+            return _paired(value)
+    elif _SURROGATE_IN_TEXT.search(text):
         return _paired(value)
     return value
 
