@@ -23,7 +23,8 @@ exported with `git archive`). In the engine's processes the query's budget (`lim
 5 s of wall-clock time) is raised to 120 s: on a machine at a load of 10-20 a query of 0.5 s of CPU
 took more than 5 s of wall-clock time and was stopped; the CPU it costs is what is measured. Goal
 (issue 43): the engine's body cost <= 1.1x the script's, peak memory <= ~2x the body over the
-process's size without it.
+process's size without it. `--schema`: the responses are described by the items' schema (else `{}`),
+which the contract check (on by default) reads the whole body against.
 """
 
 from __future__ import annotations
@@ -115,11 +116,35 @@ def body(megabytes: float) -> bytes:
     return json.dumps({"meta": {"total": len(items), "page": 1}, "items": items}).encode()
 
 
-def documents(folder: Path) -> Path:
-    """The OpenAPI description of `GET /big` and `GET /small`, and the one-step workflows reading them."""
-    operation = {
-        "responses": {"200": {"description": "the items", "content": {"application/json": {"schema": {}}}}}
-    }
+# `--schema`: the responses' schema the contract check (on by default) reads the whole body against
+ITEMS_SCHEMA = {
+    "type": "object",
+    "required": ["meta", "items"],
+    "properties": {
+        "meta": {"type": "object", "required": ["total"], "properties": {"total": {"type": "integer"}}},
+        "items": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "name", "price", "owner"],
+                "properties": {
+                    "id": {"type": "integer"},
+                    "name": {"type": "string"},
+                    "price": {"type": "number"},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "owner": {"type": "object", "properties": {"email": {"type": "string"}}},
+                },
+            },
+        },
+    },
+}
+
+
+def documents(folder: Path, schema: dict[str, Any] | None = None) -> Path:
+    """The OpenAPI description of `GET /big` and `GET /small`, and the one-step workflows reading them;
+    `schema`: their responses' schema (else `{}`, which the contract check has nothing to check against)."""
+    content = {"application/json": {"schema": schema or {}}}
+    operation = {"responses": {"200": {"description": "the items", "content": content}}}
     openapi = {
         "openapi": "3.1.0",
         "info": {"title": "big bodies", "version": "1"},
@@ -200,9 +225,9 @@ def serve(port: int, folder: Path) -> None:
 
 
 def commands(
-    folder: Path, url: str, engines: dict[str, Path], jentic: Path | None = None
+    folder: Path, url: str, engines: dict[str, Path], jentic: Path | None = None, schema: bool = False
 ) -> dict[str, tuple[list[str], dict[str, str]]]:
-    document = documents(folder)
+    document = documents(folder, ITEMS_SCHEMA if schema else None)
     peaks = str(folder / "peaks.txt")
     todo: dict[str, tuple[list[str], dict[str, str]]] = {}
     for size in ("big", "small"):
@@ -229,7 +254,9 @@ def commands(
     return todo
 
 
-def run(runs: int, megabytes: float, against: Path | None, jentic: Path | None = None) -> dict[str, Any]:
+def run(
+    runs: int, megabytes: float, against: Path | None, jentic: Path | None = None, schema: bool = False
+) -> dict[str, Any]:
     load_before = load_average()
     engines = {"engine": ROOT, **({"before": against} if against else {})}
     with tempfile.TemporaryDirectory() as name:
@@ -238,7 +265,7 @@ def run(runs: int, megabytes: float, against: Path | None, jentic: Path | None =
         (folder / "big.json").write_bytes(big)
         (folder / "small.json").write_bytes(body(0.02))
         with BigBodyServer(folder) as server:
-            found = paired(commands(folder, server.url, engines, jentic), runs, quiet=True)
+            found = paired(commands(folder, server.url, engines, jentic, schema), runs, quiet=True)
         peaks: dict[str, list[int]] = {}
         for line in (folder / "peaks.txt").read_text().splitlines():
             label, kib = line.rsplit(" ", 1)
@@ -309,10 +336,11 @@ def main() -> None:
     parser.add_argument("--megabytes", type=float, default=20)
     parser.add_argument("--against", type=Path, help="another checkout's engine in the same rounds")
     parser.add_argument("--jentic", type=Path, help="a venv holding Jentic's arazzo-runner (bench/engines)")
+    parser.add_argument("--schema", action="store_true", help="the responses' schema: the items' (else {})")
     parser.add_argument("--json", help="also write the results to this JSON file")
     args = parser.parse_args()
     print(machine_line())
-    result = run(args.runs, args.megabytes, args.against, args.jentic)
+    result = run(args.runs, args.megabytes, args.against, args.jentic, args.schema)
     report(result)
     write_json(args.json, result)
 

@@ -143,6 +143,13 @@ SLOW_TESTS: dict[str, tuple[str, tuple[str, ...]]] = {
         "hostile schemas run to their bounds",
         ("test_hostile_schemas_end_within_bounds",),
     ),
+    "tests/unit/http/test_json_fast.py": (
+        "hypothesis: jiter against json.loads on generated texts; two sizes read in child processes",
+        (
+            "test_jiter_reads_every_generated_text_to_the_values_json_loads_gives",
+            "test_a_big_body_costs_the_engine_less_memory_at_the_peak_than_json_loads",
+        ),
+    ),
     "tests/unit/http/test_json_text.py": (
         "megabytes of JSON parsed, the same work at two sizes",
         (

@@ -14,7 +14,20 @@ Lone surrogates. JSON's grammar admits any `\\uXXXX` escape, so `"\\ud800"` is J
 it into a string no UTF-8 can carry: printing it, sending it on or writing it to a report failed
 wherever it went (UnicodeEncodeError, the result lost). Each lone surrogate (an escape not part of a
 high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder reads bytes that
-are no character; a pair reads as its one character. So every string the engine holds is Unicode.
+are no character; a pair reads as its one character. A surrogate encoded in the bytes themselves (ED A0
+80, which is not UTF-8 but which `json.loads` decodes with `surrogatepass`) reads as U+FFFD too, one
+per surrogate. So every string the engine holds is Unicode.
+
+Big bodies. A text of `FAST_FROM` bytes or more (1 MiB: a big response body) is read by jiter where
+it is installed (the `bigjson` extra): the objects it builds share their repeated strings, and it reads
+the bytes without first decoding them into a str, so a 20 MB body costs ~3.1x its size in memory at
+the peak where `json.loads` costs ~4.6x, in ~0.6x the CPU (bench/RESULTS.md, issue 43's 20 MB body). It
+gives the very values `json.loads` gives (types, float bits, big ints, NaN and the infinities, duplicate
+keys: the last value at the first key's place; tests/unit/http/test_json_fast.py compares them on
+generated documents), its options named so that another default cannot change them; what it refuses
+(a lone surrogate's escape, a BOM, UTF-16, any text that is not JSON) goes to `json.loads` as before,
+so the engine refuses exactly what it refused, with the same messages, and reads what it read. A text
+holding a surrogate escape never goes to jiter.
 
 The depth check costs two `bytes.count` calls for most bodies; only a text with more brackets than the
 bound is scanned (strings skipped), with C-level loops, in time linear in the text whatever its shape: a
@@ -33,6 +46,9 @@ from .limits import MAX_BODY_DEPTH
 
 _STRING = re.compile(rb'"[^"]*"')
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+# a surrogate encoded as if it were a character (CESU-8): not UTF-8, but json.loads decodes bytes with
+# `surrogatepass`, so it read into a lone surrogate that no report could then write
+_SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
 _SURROGATE_IN_TEXT = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 _LONE = re.compile("[\ud800-\udfff]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
@@ -40,6 +56,7 @@ _TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
 _RUNS = re.compile(rb"\(+|\)+")
 _OPENER = ord("(")
 _LEAF_PASSES = 8
+FAST_FROM = 1 << 20  # bytes: a text this long is read by jiter where installed (module doc)
 
 
 class TooDeep(ValueError):
@@ -60,13 +77,45 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
             raise ValueError("its brackets do not balance")
         if _deeper(shape, limit):
             raise TooDeep(limit)
+    if parse_constant is None and len(text) >= FAST_FROM and isinstance(text, bytes):
+        value = _fast(text)
+        if value is not _REFUSED:
+            return value
     try:
         value = json.loads(text, parse_constant=parse_constant)
     except RecursionError:  # only with a call stack already near the limit
         raise TooDeep(limit) from None
-    if (_SURROGATE_ESCAPE if isinstance(text, bytes | bytearray) else _SURROGATE_IN_TEXT).search(text):
+    if isinstance(text, bytes | bytearray):
+        if _SURROGATE_ESCAPE.search(text) or _SURROGATE_BYTES.search(text):
+            return _paired(value)
+    elif _SURROGATE_IN_TEXT.search(text):
         return _paired(value)
     return value
+
+
+_REFUSED: Any = object()
+
+
+def _fast(text: bytes) -> Any:
+    """`text` read by jiter, or _REFUSED: jiter not installed, a surrogate escape in the text (read by
+    the rule above), or a text jiter refuses (`json.loads` then reads or refuses it, with its message)."""
+    if _SURROGATE_ESCAPE.search(text):
+        return _REFUSED
+    try:
+        from jiter import from_json
+    except ImportError:
+        return _REFUSED
+    try:
+        return from_json(
+            text,
+            allow_inf_nan=True,  # NaN, Infinity, -Infinity: json.loads reads them
+            cache_mode="all",  # repeated strings shared: the memory it saves
+            partial_mode=False,
+            catch_duplicate_keys=False,  # the last value, as json.loads
+            float_mode="float",
+        )
+    except ValueError:
+        return _REFUSED
 
 
 def unpaired(text: str) -> str:

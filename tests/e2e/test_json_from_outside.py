@@ -35,8 +35,16 @@ def _doc(**inputs) -> dict:
     return arazzo_doc(workflow("flow", get, outputs=outputs, **inputs))
 
 
-def test_a_lone_surrogate_in_a_body_reads_as_u_fffd_everywhere(capsys, write, server, tmp_path):
-    body = b'{"name": "x\\ud800y", "tags": ["\\udfff", "\\ud83d\\ude00"], "\\ud800": 1}'
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"name": "x\\ud800y", "tags": ["\\udfff", "\\ud83d\\ude00"], "\\ud800": 1}',
+        # encoded in the bytes (not UTF-8, which json.loads decodes with `surrogatepass`), no escape
+        b'{"name": "x\xed\xa0\x80y", "tags": ["\xed\xbf\xbf", "\xf0\x9f\x98\x80"], "\xed\xa0\x80": 1}',
+    ],
+    ids=["escaped", "encoded"],
+)
+def test_a_lone_surrogate_in_a_body_reads_as_u_fffd_everywhere(capsys, write, server, tmp_path, body):
     server.route("GET", "/pets/{id}")(lambda request: (200, body, {"Content-Type": "application/json"}))
     report = tmp_path / "report.json"
     result = run_json(capsys, write(_doc()), "--report", report, server=server)

@@ -93,6 +93,7 @@ def test_each_lone_surrogate_reads_as_u_fffd_and_a_pair_as_its_character(kind) -
     assert loads('"\\ud800"') == "\ufffd"  # a lone string, not in a container
     assert loads('["\ud800"]') == ["\ufffd"]  # a str that holds the surrogate itself
     assert loads(b'["\\udc00", "\\uDFFF"]') == ["\ufffd", "\ufffd"]  # low ones alone, in bytes
+    assert loads(b'["\xed\xa0\x80", "\xed\x9f\xbf"]') == ["\ufffd", "\ud7ff"]  # encoded: not UTF-8
 
 
 def test_parse_constant_is_passed_on() -> None:
