@@ -304,7 +304,8 @@ async def _execute(
         runner.journal = tracker
         try:
             run_all = _run_all(runner, workspace, selected, prepared.inputs, prepared.refused, result)
-            await runtime.within(run_all, _backstop(runner.deadline.remaining()))
+            backstop = _backstop(runner.deadline.remaining())
+            await (run_all if backstop is None else runtime.within(run_all, backstop))
         except TimeoutError:  # only if the runner's own deadline checks did not end the run
             _fail_unfinished(result, selected, runner.deadline.message)
         except BaseException as exc:

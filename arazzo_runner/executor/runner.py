@@ -9,7 +9,7 @@ the `Host` the step kinds see (`steps/base.py`); the order of a workflow's steps
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any
 
@@ -115,7 +115,7 @@ class Runner:
         if error is not None:
             raise error
 
-    async def execute_step(
+    def execute_step(
         self,
         workspace: Workspace,
         workflow: Workflow,
@@ -124,8 +124,9 @@ class Runner:
         depth: int,
         trail: list[StepResult],
         announce: bool = True,
-    ) -> tuple[StepResult, Any, Context | None]:
-        return await execute_step(self, workspace, workflow, cstep, state, depth, trail, announce)
+    ) -> Coroutine[Any, Any, tuple[StepResult, Any, Context | None]]:
+        """The step execution's coroutine (`stepping.execute_step`), not one more awaiting it."""
+        return execute_step(self, workspace, workflow, cstep, state, depth, trail, announce)
 
     def emit(self, event_type: Any, *fields: Any) -> None:
         """Build and deliver an event, only when someone listens to its type (this runs several times per

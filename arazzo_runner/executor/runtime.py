@@ -53,7 +53,9 @@ class Runtime:
         raise NotImplementedError
 
     async def within(self, awaitable: Awaitable[T], seconds: float | None) -> T:
-        """`awaitable`'s result; TimeoutError when it has not completed after `seconds` (None: no limit)."""
+        """`awaitable`'s result; TimeoutError when it has not completed after `seconds` (None: no limit,
+        the awaitable awaited as it is, on every runtime: a caller on a step's path awaits it itself then,
+        one coroutine less for every resume of what it awaits)."""
         raise NotImplementedError
 
     def spawn(self, coroutine: Coroutine[Any, Any, T]) -> Any:

@@ -23,7 +23,8 @@ Steps run through `stepping.execute_step`; the kinds of step target (`steps/`) k
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..result import FAILED, StepResult
 from ..workspace.plan import CompiledStep
@@ -43,31 +44,26 @@ if TYPE_CHECKING:
     from ..result import WorkflowResult
     from ..workspace import Workspace
 
+T = TypeVar("T")
+
 
 class _Pending:
     def __init__(self, cstep: CompiledStep, task: Any) -> None:  # task: the runtime's (`spawn`)
         self.cstep, self.task = cstep, task
 
 
-async def run_steps(
+def run_steps(
     host: Host,
     workspace: Workspace,
     workflow: Workflow,
     state: WorkflowState,
     result: WorkflowResult,
     depth: int,
-) -> Context | None:
-    """Run the workflow's steps from the first; returns the last step's context (for the outputs)."""
+) -> Coroutine[Any, Any, Context | None]:
+    """Run the workflow's steps from the first; returns the last step's context (for the outputs). The
+    scheduler's coroutine itself: no frame awaiting it, which every resume of a step would go through."""
     plan = workspace.compiled(workflow)
-    scheduler = _Scheduler(host, workspace, workflow, state, result, depth, plan)
-    try:
-        return await scheduler.run()
-    except BaseException as exc:
-        if is_interrupt(exc):
-            scheduler.interrupted()
-        raise
-    finally:
-        await scheduler.cancel_pending()
+    return _Scheduler(host, workspace, workflow, state, result, depth, plan).run()
 
 
 class _Scheduler:
@@ -94,73 +90,81 @@ class _Scheduler:
         ]
 
     async def run(self) -> Context | None:
-        host, plan, result = self.host, self.plan, self.result
-        if self.to_arm or any(c.step.target_kind == "asyncapi" for c in plan.steps):
-            failure = await self._ready()
-            if failure is not None:  # the step that could never succeed, failed in its place: no step ran
-                cstep, (message, warnings) = failure
-                why = f"{message} (checked before the workflow's first step; nothing was sent)"
-                failed = StepResult(cstep.step_id, status=FAILED, error=why, warnings=list(warnings))
-                failed.kind = cstep.step.action
-                result.steps.append(failed)
-                result.fail(cstep.step_id, why)
-                return None
-        order = plan.order
-        parallel = host.options.parallel > 1 and not host.runtime.blocking
-        index: int | None = 0  # a position in the run order
-        while index is not None:
-            if index >= len(order):
-                index = await self._drain()
-                continue
-            cstep = order[index]
-            if self.pending:
-                joined = await self._join_needed(cstep)
-                if joined is not _GO_ON:
-                    index = joined
+        """The steps, then the steps still waiting cancelled (each recorded failed, saying why); an
+        interrupt records the step in flight as far as it went."""
+        try:
+            host, plan, result = self.host, self.plan, self.result
+            if self.to_arm or any(c.step.target_kind == "asyncapi" for c in plan.steps):
+                failure = await self._ready()
+                if failure is not None:  # the step that could never succeed, failed in its place
+                    cstep, (message, warnings) = failure
+                    why = f"{message} (checked before the workflow's first step; nothing was sent)"
+                    failed = StepResult(cstep.step_id, status=FAILED, error=why, warnings=list(warnings))
+                    failed.kind = cstep.step.action
+                    result.steps.append(failed)
+                    result.fail(cstep.step_id, why)
+                    return None
+            order = plan.order
+            parallel = host.options.parallel > 1 and not host.runtime.blocking
+            index: int | None = 0  # a position in the run order
+            while index is not None:
+                if index >= len(order):
+                    index = await self._drain()
                     continue
-            if parallel and cstep.beside:
-                end = stretch_end(self, index)
-                if end - index > 1:  # steps side by side (`concurrent.py`)
-                    await self._arm()
-                    index = await run_stretch(self, index, end)
+                cstep = order[index]
+                if self.pending:
+                    joined = await self._join_needed(cstep)
+                    if joined is not _GO_ON:
+                        index = joined
+                        continue
+                if parallel and cstep.beside:
+                    end = stretch_end(self, index)
+                    if end - index > 1:  # steps side by side (`concurrent.py`)
+                        await self._arm()
+                        index = await run_stretch(self, index, end)
+                        continue
+                why = no_more_steps(host)  # none starts once the deadline has passed or the budget is spent
+                if why is not None:
+                    self.stop(cstep, why)
+                    return self.last_ctx
+                await self._arm()
+                host.steps_run += 1
+                kind = kind_for(cstep.step.target_kind)
+                if kind.non_blocking(cstep):
+                    if cstep.step_id in self.pending:  # a goto back to a step still waiting: join it
+                        index = await self._join(cstep.step_id, index)
+                        continue
+                    task = host.runtime.spawn(self.execute(cstep))
+                    self.pending[cstep.step_id] = _Pending(cstep, task)
+                    index += 1
                     continue
-            why = no_more_steps(host)  # no step starts once the deadline has passed or the budget is spent
-            if why is not None:
-                self.stop(cstep, why)
-                return self.last_ctx
-            await self._arm()
-            host.steps_run += 1
-            kind = kind_for(cstep.step.target_kind)
-            if kind.non_blocking(cstep):
-                if cstep.step_id in self.pending:  # a goto back to a step still waiting: join it first
-                    index = await self._join(cstep.step_id, index)
-                    continue
-                task = host.runtime.spawn(self.execute(cstep))
-                self.pending[cstep.step_id] = _Pending(cstep, task)
-                index += 1
-                continue
-            self.current, self.current_since = cstep, time.perf_counter()
-            step_result, decision, self.last_ctx = await self.execute(cstep)
-            result.steps.append(step_result)
-            self.current = None
-            index = await self._follow(cstep, step_result, decision, index)
-        return self.last_ctx
+                self.current, self.current_since = cstep, time.perf_counter()
+                step_result, decision, self.last_ctx = await self.execute(cstep)
+                result.steps.append(step_result)
+                self.current = None
+                index = await self._follow(cstep, step_result, decision, index)
+            return self.last_ctx
+        except BaseException as exc:
+            if is_interrupt(exc):
+                self.interrupted()
+            raise
+        finally:
+            await self.cancel_pending()
 
-    async def execute(
+    def execute(
         self, cstep: CompiledStep, *, announce: bool = True
-    ) -> tuple[StepResult, Decision, Context | None]:
-        """One step execution; with `--parallel`, an operation step holds one of the run's request
-        slots while it runs. `announce`: deliver its `StepFinished` (a stretch delivers them in order)."""
+    ) -> Coroutine[Any, Any, tuple[StepResult, Decision, Context | None]]:
+        """One step execution's coroutine (the host's itself, no frame awaiting it: every resume of the
+        step's awaits goes through each); with `--parallel`, an operation step holds one of the run's
+        request slots while it runs. `announce`: deliver its `StepFinished` (a stretch delivers them in
+        order)."""
         host = self.host
-        slots = host.slots
-        if slots is None or cstep.step.target_kind != "operation":
-            return await host.execute_step(
-                self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps, announce
-            )
-        async with slots:
-            return await host.execute_step(
-                self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps, announce
-            )
+        execution = host.execute_step(
+            self.workspace, self.workflow, cstep, self.state, self.depth, self.result.steps, announce
+        )
+        if host.slots is None or cstep.step.target_kind != "operation":
+            return execution
+        return _holding(host.slots, execution)
 
     async def _ready(self) -> tuple[CompiledStep, tuple[str, list[str]]] | None:
         """Every broker the workflow's AsyncAPI steps use connected, and the receive steps whose address
@@ -280,6 +284,16 @@ class _Scheduler:
 
 
 _GO_ON: Any = object()
+
+
+async def _holding(slots: Any, execution: Coroutine[Any, Any, T]) -> T:
+    """`execution` run while it holds one of `slots` (made before it waits for one: closed unawaited if
+    it is cancelled while waiting, as a coroutine never started)."""
+    try:
+        async with slots:
+            return await execution
+    finally:
+        execution.close()  # (nothing when it ran: a finished coroutine closes as a no-op)
 
 
 async def _outcome(pending: _Pending) -> tuple[StepResult, Decision, Context | None]:

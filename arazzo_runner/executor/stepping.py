@@ -39,12 +39,79 @@ async def execute_step(
 ) -> tuple[StepResult, Decision, Context | None]:
     """Run one step execution (all its attempts); `trail` receives steps run before a retry.
     `announce`: deliver `StepFinished` at its end (else its caller does). Interrupted, the execution as
-    far as it got is left to its scheduler (`host.interrupted_step`: a loop's items that ran)."""
+    far as it got is left to its scheduler (`host.interrupted_step`: a loop's items that ran). One
+    coroutine from the scheduler to the step's kind: each await of the exchange resumes through it."""
     step_result = StepResult(cstep.step_id, started_at=time.time())
     journal = host.journal  # names this execution for the journal (executor/journal/scope.py)
     named = journal.enter_step(cstep.step_id) if journal is not None else None
     try:
-        return await _execute(host, workspace, workflow, cstep, state, depth, trail, announce, step_result)
+        host.emit(StepStarted, workflow.workflow_id, cstep.step_id, depth)
+        started = time.perf_counter()
+        tracing = host.options.trace
+        retries: dict[str, int] = {}
+        budget = RetryBudget(host.options, host.deadline, started)
+        kind = kind_for(cstep.step.target_kind)
+        while True:
+            began = time.time() if tracing else 0.0
+            base = base_context(state, host.workflows)
+            needs = cstep.needs or cstep.needs_elsewhere
+            unmet = unmet_needs(host, workspace, cstep, state) if needs else None
+            if unmet:
+                attempt = Attempt(False, base, unmet)
+            else:
+                attempt = await kind.attempt(host, workspace, cstep, base, step_result, depth, state)
+            step_result.attempts += 1
+            record(step_result, attempt, cstep, state)
+            if tracing:
+                from .tracing import trace_attempt
+
+                trace_attempt(step_result, attempt, cstep, workspace, began)
+            if attempt.ok:
+                host.completed.add((id(workspace), workflow.workflow_id, cstep.step_id))
+                decision = _on_success(cstep, attempt.ctx)
+                break
+            if host.deadline.expired():  # past the deadline no onFailure action runs, not even a retry
+                step_result.error = with_cause(attempt.message, host.deadline.message)
+                decision = Decision("fail", message=step_result.error)
+                break
+            action, delay, refusal = failure_action(host, cstep, attempt, retries, budget, step_result)
+            if action is None:
+                step_result.error = with_cause(attempt.message, refusal) if refusal else attempt.message
+                decision = Decision("fail", message=step_result.error)
+                break
+            if action.type == "retry":
+                retries[action.name] = retries.get(action.name, 0) + 1
+                if tracing:
+                    from .tracing import trace_retry
+
+                    trace_retry(step_result, action, delay)
+                failure = await before_retry(
+                    host, workspace, workflow, cstep, action, attempt, state, depth, step_result, trail
+                )
+                if failure:
+                    step_result.error = f"{attempt.message}; {failure}"
+                    decision = Decision("fail", message=step_result.error)
+                    break
+                host.emit(
+                    StepRetrying,
+                    workflow.workflow_id,
+                    cstep.step_id,
+                    step_result.attempts + 1,
+                    delay,
+                    attempt.message or "failed",
+                    depth,
+                )
+                if host.journal is None or not host.journal.replays_next():  # a replayed wait was spent
+                    await host.runtime.sleep(delay)
+                continue
+            decision = transfer(action)
+            break
+        step_result.duration_ms = (time.perf_counter() - started) * 1000
+        if decision.action is not None:
+            step_result.action = describe_action(decision.action)
+        if announce:
+            host.emit(StepFinished, workflow.workflow_id, step_result, depth)
+        return step_result, decision, attempt.ctx
     except BaseException as exc:
         if is_interrupt(exc):
             host.interrupted_step = step_result
@@ -52,79 +119,6 @@ async def execute_step(
     finally:
         if named is not None:
             journal.leave(named)
-
-
-async def _execute(
-    host: Host,
-    workspace: Workspace,
-    workflow: Workflow,
-    cstep: CompiledStep,
-    state: WorkflowState,
-    depth: int,
-    trail: list[StepResult],
-    announce: bool,
-    step_result: StepResult,
-) -> tuple[StepResult, Decision, Context | None]:
-    host.emit(StepStarted, workflow.workflow_id, cstep.step_id, depth)
-    started = time.perf_counter()
-    tracing = host.options.trace
-    retries: dict[str, int] = {}
-    budget = RetryBudget(host.options, host.deadline, started)
-    while True:
-        began = time.time() if tracing else 0.0
-        attempt = await _attempt(host, workspace, cstep, state, step_result, depth)
-        step_result.attempts += 1
-        record(step_result, attempt, cstep, state)
-        if tracing:
-            from .tracing import trace_attempt
-
-            trace_attempt(step_result, attempt, cstep, workspace, began)
-        if attempt.ok:
-            host.completed.add((id(workspace), workflow.workflow_id, cstep.step_id))
-            decision = _on_success(cstep, attempt.ctx)
-            break
-        if host.deadline.expired():  # past the deadline no onFailure action runs, not even a retry
-            step_result.error = with_cause(attempt.message, host.deadline.message)
-            decision = Decision("fail", message=step_result.error)
-            break
-        action, delay, refusal = failure_action(host, cstep, attempt, retries, budget, step_result)
-        if action is None:
-            step_result.error = with_cause(attempt.message, refusal) if refusal else attempt.message
-            decision = Decision("fail", message=step_result.error)
-            break
-        if action.type == "retry":
-            retries[action.name] = retries.get(action.name, 0) + 1
-            if tracing:
-                from .tracing import trace_retry
-
-                trace_retry(step_result, action, delay)
-            failure = await before_retry(
-                host, workspace, workflow, cstep, action, attempt, state, depth, step_result, trail
-            )
-            if failure:
-                step_result.error = f"{attempt.message}; {failure}"
-                decision = Decision("fail", message=step_result.error)
-                break
-            host.emit(
-                StepRetrying,
-                workflow.workflow_id,
-                cstep.step_id,
-                step_result.attempts + 1,
-                delay,
-                attempt.message or "failed",
-                depth,
-            )
-            if host.journal is None or not host.journal.replays_next():  # a replayed wait was spent
-                await host.runtime.sleep(delay)
-            continue
-        decision = transfer(action)
-        break
-    step_result.duration_ms = (time.perf_counter() - started) * 1000
-    if decision.action is not None:
-        step_result.action = describe_action(decision.action)
-    if announce:
-        host.emit(StepFinished, workflow.workflow_id, step_result, depth)
-    return step_result, decision, attempt.ctx
 
 
 def _on_success(cstep: CompiledStep, ctx: Context) -> Decision:
@@ -202,24 +196,6 @@ def _record_items(
                 step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
         outputs[name] = values
     _keep(step_result, outputs, attempt, cstep, state)
-
-
-async def _attempt(
-    host: Host,
-    workspace: Workspace,
-    cstep: CompiledStep,
-    state: WorkflowState,
-    step_result: StepResult,
-    depth: int,
-) -> Attempt:
-    base = base_context(state, host.workflows)
-    if cstep.needs or cstep.needs_elsewhere:
-        unmet = unmet_needs(host, workspace, cstep, state)
-        if unmet:
-            return Attempt(False, base, unmet)
-    return await kind_for(cstep.step.target_kind).attempt(
-        host, workspace, cstep, base, step_result, depth, state
-    )
 
 
 def unmet_needs(host: Host, workspace: Workspace, cstep: CompiledStep, state: WorkflowState) -> str | None:

@@ -111,6 +111,10 @@ class Masker:
             text = self._mask_cut_starts(text)
         return text
 
+    def masks_text(self) -> bool:
+        """Whether `text` may change a text with no `@` in it (a secret is known to mask)."""
+        return self.enabled and bool(self._masked_forms())
+
     def longest_form(self) -> int:
         """Characters of the longest form of a secret masked in text (0: none known)."""
         return max(map(len, self._masked_forms()), default=0) if self.enabled else 0

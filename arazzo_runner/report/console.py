@@ -74,7 +74,15 @@ class ConsoleReporter:
 
     def write(self, *parts: Part) -> None:
         """One line made of `parts`, each masked then escaped (never a second line, never a control
-        character), painted ones in their colour."""
+        character), painted ones in their colour. Without colours and without a secret known, the
+        line is masked and escaped at once: the same text (masking then changes only a URL's password,
+        after an `@`, and escaping one character at a time), a few calls a line rather than a few a part."""
+        if not self.color and not self.masker.masks_text():
+            line = "".join(part.text if isinstance(part, Painted) else part for part in parts)
+            if "@" not in line:
+                self.stream.write(escape(line) + "\n")
+                self.stream.flush()
+                return
         out = []
         for part in parts:
             if isinstance(part, Painted):

@@ -8,7 +8,7 @@ follows its actions; a kind only sees the run through `Host`, so no kind imports
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...expressions import Context
@@ -65,7 +65,7 @@ class Host(Protocol):
         item: int | None = None,
     ) -> tuple[WorkflowResult, Context | None]: ...
 
-    async def execute_step(
+    def execute_step(
         self,
         workspace: Workspace,
         workflow: Any,
@@ -74,7 +74,7 @@ class Host(Protocol):
         depth: int,
         trail: list[StepResult],
         announce: bool = True,
-    ) -> tuple[StepResult, Any, Context | None]: ...
+    ) -> Coroutine[Any, Any, tuple[StepResult, Any, Context | None]]: ...
 
 
 class StepKind:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ...expressions import Context, Missing
@@ -46,7 +47,7 @@ class OperationStep(StepKind):
 
     name = "operation"
 
-    async def attempt(
+    def attempt(  # the attempt's coroutine itself: no frame that only forwards it
         self,
         host: Host,
         workspace: Workspace,
@@ -55,27 +56,21 @@ class OperationStep(StepKind):
         step_result: StepResult,
         depth: int,
         state: WorkflowState,
-    ) -> Attempt:
-        return await attempt_operation(host, cstep, base, workspace)
+    ) -> Coroutine[Any, Any, Attempt]:
+        return attempt_operation(host, cstep, base, workspace)
 
 
 async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, workspace: Any) -> Attempt:
-    tokens: list[Exchange] = []  # OAuth2 token requests made while preparing
-    attempt = await _attempt(host, cstep, base, workspace, tokens)
-    attempt.token_exchanges = tokens
-    return attempt
-
-
-async def _attempt(
-    host: Host, cstep: CompiledStep, base: Context, workspace: Any, tokens: list[Exchange]
-) -> Attempt:
+    """One attempt; the OAuth2 token requests made while preparing it are its `token_exchanges`."""
+    tokens: list[Exchange] = []
     target = workspace.resolve_operation(cstep.step)
     session = http_session(host)
     warnings: list[str] = []
     try:
         # bounded by the deadline too: preparing may fetch an OAuth2 token
         prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
-        request = await host.runtime.within(prepared, host.deadline.remaining())
+        left = host.deadline.remaining()
+        request = await (prepared if left is None else host.runtime.within(prepared, left))
         foreign = session.guard.foreign(request.url, request.headers, request.content)
         foreign = foreign or session.guard.derived_foreign(request.url, request.carried)
         if foreign is not None:  # a credential the engine added, or what was computed from it, elsewhere
@@ -83,10 +78,12 @@ async def _attempt(
         _check_request(host, session, target, request, warnings)
     except (RequestBuildError, ServerError, SecurityError, ValueError) as exc:
         _emit_exchanges(host, cstep, tokens)
-        return _redacted(Attempt(False, base, f"request not sent: {exc}", warnings=warnings), session)
+        unsent = Attempt(False, base, f"request not sent: {exc}", warnings=warnings, token_exchanges=tokens)
+        return _redacted(unsent, session)
     except TimeoutError:
         _emit_exchanges(host, cstep, tokens)
-        return Attempt(False, base, f"request not sent: {host.deadline.message}", warnings=warnings)
+        why = f"request not sent: {host.deadline.message}"
+        return Attempt(False, base, why, warnings=warnings, token_exchanges=tokens)
     _emit_exchanges(host, cstep, tokens)
     session.secret(*cookie_values(request.headers))  # masked by name; an echo of one by value too
     if host.journal is not None:  # `--idempotency-header`: the step execution's key
@@ -105,7 +102,7 @@ async def _attempt(
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
         host.emit(ResponseReceived, cstep.step_id, exchange)
-        return _redacted(_unsent(ctx, request, message, warnings, exchange), session)
+        return _redacted(_unsent(ctx, request, message, warnings, exchange, tokens), session)
     _record(exchange, response)
     session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
     host.emit(ResponseReceived, cstep.step_id, exchange)
@@ -134,6 +131,7 @@ async def _attempt(
         printed.url,
         response.headers.get("retry-after"),
         exchange,
+        tokens,
     )
     if not ok:  # say what the server answered, not only `$statusCode == 200: got 400`
         attempt.response = _excerpt(response, session)
@@ -235,7 +233,7 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direc
     coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
     limit = within(step_limit, host.deadline)
     try:
-        return await host.runtime.within(coro, limit)
+        return await (coro if limit is None else host.runtime.within(coro, limit))
     except TimeoutError:
         # decided by which limit was set, not by the clock: a timer may fire a hair early
         by_step = step_limit is not None and limit == step_limit
@@ -291,10 +289,16 @@ def _judge(
 
 
 def _unsent(
-    ctx: Context, request: PreparedRequest, message: str, warnings: list[str], exchange: Exchange
+    ctx: Context,
+    request: PreparedRequest,
+    message: str,
+    warnings: list[str],
+    exchange: Exchange,
+    tokens: list[Exchange],
 ) -> Attempt:
     url = request.printed().url
-    return Attempt(False, ctx, message, warnings=warnings, method=request.method, url=url, exchange=exchange)
+    return Attempt(False, ctx, message, warnings=warnings, method=request.method, url=url, exchange=exchange,
+                   token_exchanges=tokens)  # fmt: skip
 
 
 def _record(exchange: Exchange, response: Response) -> None:
