@@ -43,6 +43,7 @@ class BodyChecker:
         self._slow: Any = None
         self.fast: Any = None
         self.compiled = False
+        self.subset: bool | None = None  # `contract_subset.admitted`, on the first body
         self.broken: str | None = None
         try:
             names = _names(description) if _has(schema, "discriminator") else {}
@@ -54,6 +55,16 @@ class BodyChecker:
 
     def check(self, body: Any) -> list[Mismatch]:
         if not self.compiled:  # on the first body: a run whose bodies are never checked pays nothing
+            if self.subset is None:  # a schema of the common subset: checked without jsonschema-rs
+                from .contract_subset import admitted
+
+                self.subset = self.broken is None and admitted(self.schema, self.v30)
+            if self.subset:
+                from .contract_subset import mismatches
+
+                found = mismatches(self.schema, body, self.v30, MAX_ERRORS)
+                if found is not None:
+                    return found
             self._compile()
         if self.broken is not None:  # said for each body: nothing it sends is checked
             return [Mismatch("", USABLE, self.broken)]
@@ -145,9 +156,11 @@ def prepare(schema: Any, v30: bool, names: dict[int, str]) -> Any:
             out["properties"] = {**properties, **{k: {"not": {}, WRITE_ONLY: True} for k in hidden}}
             if isinstance(out.get("required"), list):
                 out["required"] = [name for name in out["required"] if name not in hidden]
+                if not out["required"]:  # (Draft 4 wants at least one name: none is no `required`)
+                    del out["required"]
     if v30 and out.get("nullable") is True:
         kind = out.get("type")
-        if isinstance(kind, str):
+        if isinstance(kind, str) and kind != "null":  # (a type list names each type once)
             out["type"] = [kind, "null"]
         if isinstance(out.get("enum"), list) and None not in out["enum"]:
             out["enum"] = [*out["enum"], None]
