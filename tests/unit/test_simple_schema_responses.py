@@ -73,7 +73,9 @@ def _exclusive(schema: dict, flags: dict) -> dict:
 def _schemas(v30: bool) -> st.SearchStrategy:
     leaf = _leaf(v30)
     if v30:
-        flags = st.fixed_dictionaries({}, optional={"exclusiveMinimum": st.booleans(), "exclusiveMaximum": st.booleans()})
+        flags = st.fixed_dictionaries(
+            {}, optional={"exclusiveMinimum": st.booleans(), "exclusiveMaximum": st.booleans()}
+        )
         leaf = st.builds(_exclusive, leaf, flags)
     required = st.lists(names, min_size=1 if v30 else 0, max_size=3, unique=True)
     return st.recursive(
