@@ -111,7 +111,7 @@ def _number(value: Any) -> bool:
 
 
 def _unique_list(value: Any, *, strings: bool, empty: bool) -> bool:
-    from ..sources.schema_keywords import _all_unique
+    from ..sources.json_unique import all_unique as _all_unique
 
     if not isinstance(value, list) or (not value and not empty):
         return False
@@ -198,7 +198,7 @@ def _keyword(
             return False
         return len(value) < expected if key.startswith("min") else len(value) > expected
     if key == "uniqueItems":
-        from ..sources.schema_keywords import _all_unique
+        from ..sources.json_unique import all_unique as _all_unique
 
         return expected is True and isinstance(value, list) and not _all_unique(value)
     if isinstance(value, dict):
