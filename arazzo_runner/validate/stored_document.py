@@ -24,10 +24,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from ..loader import LoadedDocument, load_text
+from ..loader import LoadedDocument
 
 SchemaCheck = Callable[[Any], list[Any]]
 _CLEAN = "schema-clean"  # the fact: the official schema found the document valid
@@ -35,51 +34,15 @@ _VALIDATORS = ("jsonschema", "jsonschema_rs", "referencing", "jsonschema_specifi
 
 
 def load(path: str | os.PathLike[str]) -> tuple[LoadedDocument, SchemaCheck | None]:
-    """The document at `path` (a DocumentError naming it when it cannot be read or parsed) and its
-    schema check through the store, or None (no store: `check_schema` as it is)."""
-    from ..loader.load import load_path
-    from ..sources.stored import ParsedStore
+    """The document at `path` (`sources/stored_load.py`: a DocumentError naming it when it cannot be read
+    or parsed) and its schema check through the store, or None (no store: `check_schema` as it is)."""
+    from ..sources.stored_load import load_document
 
-    store = ParsedStore.default()
-    file = os.fspath(path)
-    raw = _read(path, file) if store is not None else None
-    if store is None or raw is None:
-        return load_path(path), None
-    location = str(Path(file).resolve())
-    if not store.worth_it(location, raw, 0):
-        return load_text(raw, file), None
-    from ..sources.parse import stored_positions
-
-    found = store.data(location, raw, 0)
-    if found is None:
-        loaded = load_text(raw, file, positions=False)
-        store.keep_data(location, raw, loaded.data, loaded.format, 0)
-        data, kind = loaded.data, loaded.format
-    else:
-        data, kind = found
-    index = stored_positions(store, location, raw, kind, 0)
-    return LoadedDocument(data=data, file=file, positions=index, format=kind), _checker(store, location, raw)
+    loaded, facts = load_document(path)
+    return loaded, (None if facts is None else _checker(facts))
 
 
-def _read(path: str | os.PathLike[str], file: str) -> bytes | None:
-    """The file's bytes under the loader's size limit, or None (then `load_path` says what is wrong)."""
-    from ..errors import DocumentError
-    from ..loader.limits import DEFAULT_LIMITS
-    from ..loader.text import check_size, read_bounded
-
-    try:
-        with open(path, "rb") as stream:
-            check_size(os.fstat(stream.fileno()).st_size, file, DEFAULT_LIMITS)
-            return read_bounded(stream, os.fstat(stream.fileno()).st_size, DEFAULT_LIMITS.max_bytes)
-    except (OSError, DocumentError):  # unreadable, or past the limit: the loader says so
-        return None
-
-
-def _checker(store: Any, location: str, raw: bytes) -> SchemaCheck:
-    from ..sources.stored import Facts
-
-    facts = Facts(store, location, raw, 0)
-
+def _checker(facts: Any) -> SchemaCheck:
     def check(data: Any) -> list[Any]:
         problems: list[Any] = []
 
