@@ -4,7 +4,10 @@ Each schema is prepared and compiled once per run and operation, status key and 
 cache): prepared for responses - OpenAPI 3.0 `nullable` admits null (3.0 schemas are Draft 4, 3.1 and
 later 2020-12), a `writeOnly` property is not required and must not be sent, a `readOnly` one stays
 required, and a `discriminator` selects the `oneOf`/`anyOf` branch its property names (a value no
-branch is named by fails, a body matching several branches is judged by the named one). jsonschema-rs
+branch is named by fails, a body matching several branches is judged by the named one). A schema of the
+common subset (`contract_subset.py`: typed properties, bounds, `enum`, no `$ref` or patterns) is checked
+without either validator, with the same mismatches, until a body it does not decide (the checker is then
+compiled, and checks every later body the general way). Otherwise jsonschema-rs
 (a base dependency, compiled Rust: a body checks in microseconds) says whether the body fits, formats
 included (`date-time`, `email`, ... as each validator knows them); only a
 body that does not, or a schema jsonschema-rs cannot take (a `$ref` into another document), goes to
