@@ -29,7 +29,7 @@ _FLAGS = frozenset({"deprecated", "readOnly", "writeOnly", "uniqueItems"})
 _ANY = frozenset({"default", "example", "nullable", "externalDocs", "xml"})
 _SIZES = frozenset({"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"})
 _BOUNDS = frozenset({"minimum", "maximum"})
-_EXCLUSIVE = {"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}
+_EXCLUSIVE = frozenset({"exclusiveMinimum", "exclusiveMaximum"})
 # formats neither validator asserts (OpenAPI's own names): any other may fail a string
 _IGNORED_FORMATS = frozenset({"int32", "int64", "float", "double", "byte", "binary", "password"})
 _LIMIT = 2**53  # numbers both validators read exactly
@@ -73,7 +73,8 @@ def _admit(schema: Any, v30: bool, depth: int) -> None:
             ok = _number(value)
         elif key in _EXCLUSIVE:
             # Draft 4: a boolean beside its bound (the meta-schema's dependency); later drafts: a number
-            ok = isinstance(value, bool) and _EXCLUSIVE[key] in schema if v30 else _number(value)
+            bound = "minimum" if key == "exclusiveMinimum" else "maximum"
+            ok = isinstance(value, bool) and bound in schema if v30 else _number(value)
         elif key in ("enum", "required"):
             ok = _unique_list(value, strings=key == "required", empty=key == "required" and not v30)
         elif key == "const":

@@ -259,16 +259,20 @@ class ParsedStore:
                     os.unlink(path)
 
 
-_LAST: list[Any] = [None, ""]  # the last content hashed and its digest (its entries are read in a row)
+_LAST: list[tuple[bytes | None, str]] = [(None, "")]  # the last content hashed, its digest (one tuple)
 
 
 def _digest(content: bytes) -> str:
-    """SHA-256 of `content`, once for the entries of one document (~10 M instructions for 4 MB)."""
-    if _LAST[0] is not content:
-        import hashlib
+    """SHA-256 of `content`, once for the entries of one document (~10 M instructions for 4 MB); the pair
+    read and replaced whole, so a thread never takes another content's digest."""
+    last = _LAST[0]
+    if last[0] is content:
+        return last[1]
+    import hashlib
 
-        _LAST[:] = [content, hashlib.sha256(content).hexdigest()]
-    return _LAST[1]
+    digest = hashlib.sha256(content).hexdigest()
+    _LAST[0] = (content, digest)
+    return digest
 
 
 class Facts:

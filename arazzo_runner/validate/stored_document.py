@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from ..loader import LoadedDocument
@@ -58,7 +58,7 @@ def _checker(facts: Any) -> SchemaCheck:
     return check
 
 
-@cache
+@lru_cache(maxsize=1)
 def engine_stamp() -> str:
     """The engine (`cache._validator_key`) and the validators' own files, by size and mtime: what a fact
     about a document's bytes worked out by the validation depends on besides them."""
