@@ -4,7 +4,10 @@ Each schema is prepared and compiled once per run and operation, status key and 
 cache): prepared for responses - OpenAPI 3.0 `nullable` admits null (3.0 schemas are Draft 4, 3.1 and
 later 2020-12), a `writeOnly` property is not required and must not be sent, a `readOnly` one stays
 required, and a `discriminator` selects the `oneOf`/`anyOf` branch its property names (a value no
-branch is named by fails, a body matching several branches is judged by the named one). jsonschema-rs
+branch is named by fails, a body matching several branches is judged by the named one). A schema of the
+common subset (`contract_subset.py`: typed properties, bounds, `enum`, no `$ref` or patterns) is checked
+without either validator, with the same mismatches, until a body it does not decide (the checker is then
+compiled, and checks every later body the general way). Otherwise jsonschema-rs
 (a base dependency, compiled Rust: a body checks in microseconds) says whether the body fits, formats
 included (`date-time`, `email`, ... as each validator knows them); only a
 body that does not, or a schema jsonschema-rs cannot take (a `$ref` into another document), goes to
@@ -43,6 +46,7 @@ class BodyChecker:
         self._slow: Any = None
         self.fast: Any = None
         self.compiled = False
+        self.subset: bool | None = None  # `contract_subset.admitted`, on the first body
         self.broken: str | None = None
         try:
             names = _names(description) if _has(schema, "discriminator") else {}
@@ -54,6 +58,16 @@ class BodyChecker:
 
     def check(self, body: Any) -> list[Mismatch]:
         if not self.compiled:  # on the first body: a run whose bodies are never checked pays nothing
+            if self.subset is None:  # a schema of the common subset: checked without jsonschema-rs
+                from .contract_subset import admitted
+
+                self.subset = self.broken is None and admitted(self.schema, self.v30)
+            if self.subset:
+                from .contract_subset import mismatches
+
+                found = mismatches(self.schema, body, self.v30, MAX_ERRORS)
+                if found is not None:
+                    return found
             self._compile()
         if self.broken is not None:  # said for each body: nothing it sends is checked
             return [Mismatch("", USABLE, self.broken)]
@@ -145,9 +159,11 @@ def prepare(schema: Any, v30: bool, names: dict[int, str]) -> Any:
             out["properties"] = {**properties, **{k: {"not": {}, WRITE_ONLY: True} for k in hidden}}
             if isinstance(out.get("required"), list):
                 out["required"] = [name for name in out["required"] if name not in hidden]
+                if not out["required"]:  # (Draft 4 wants at least one name: none is no `required`)
+                    del out["required"]
     if v30 and out.get("nullable") is True:
         kind = out.get("type")
-        if isinstance(kind, str):
+        if isinstance(kind, str) and kind != "null":  # (a type list names each type once)
             out["type"] = [kind, "null"]
         if isinstance(out.get("enum"), list) and None not in out["enum"]:
             out["enum"] = [*out["enum"], None]

@@ -13,7 +13,7 @@ from ..records import Record
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source
 from .locations import check_allowed, resolve_location
 from .parse import ParsedDoc, parse_source, parse_stored
-from .stored import ParsedStore
+from .stored import MIN_BYTES, ParsedStore
 
 if TYPE_CHECKING:
     import httpx
@@ -129,8 +129,10 @@ class SourceCache:
 
     def _parse(self, content: bytes, location: str) -> ParsedDoc:
         store = self._store
-        if store is not None and store.worth_it(location, content):
-            return parse_stored(content, location, store, parse_source)
+        # YAML of any size: parsing it imports PyYAML (~98 M instructions), which costs more than an entry
+        floor = MIN_BYTES if content.lstrip()[:1] in (b"{", b"[") else 0
+        if store is not None and store.worth_it(location, content, floor):
+            return parse_stored(content, location, store, parse_source, floor)
         return parse_source(content, location)
 
     def loaded(self, location: str) -> ParsedDoc | None:

@@ -82,6 +82,7 @@ class OpenAPIDescription:
     def __init__(self, doc: ParsedDoc, version: str, resolver: Resolver) -> None:
         self.location = doc.location
         self.data: dict[str, Any] = doc.data
+        self.facts = doc.facts  # what was worked out once about its bytes (`stored.Facts`), or None
         self.version = version
         info = self.data.get("info")
         self.title: str | None = info.get("title") if isinstance(info, dict) else None

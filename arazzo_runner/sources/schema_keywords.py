@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+from .json_unique import all_unique as _all_unique
 from .schema_patterns import matches
 
 # -- the keywords -----------------------------------------------------------------------------------
@@ -204,32 +205,6 @@ def _named(validator: Any, instance: Any, schema: Any, legacy: bool) -> list[Any
 def unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
     if unique and validator.is_type(instance, "array") and not _all_unique(instance):
         yield _error(f"{instance!r} has non-unique elements")
-
-
-def _all_unique(items: list[Any]) -> bool:
-    """Whether no two items are equal as JSON Schema compares them (`true` is not `1`, `1` is `1.0`), by
-    a hashable form of each; jsonschema's own pairwise check for what has none."""
-    try:
-        frozen = {_frozen(item) for item in items}
-    except TypeError:  # an unhashable leaf (not JSON): compared as jsonschema does
-        from jsonschema._utils import uniq
-
-        return bool(uniq(items))
-    return len(frozen) == len(items)
-
-
-_LIST, _OBJECT, _BOOL = object(), object(), object()  # tags no JSON value equals
-
-
-def _frozen(value: Any) -> Any:
-    if isinstance(value, bool):
-        return (_BOOL, value)
-    if isinstance(value, dict):
-        return (_OBJECT, frozenset((key, _frozen(item)) for key, item in value.items()))
-    if isinstance(value, (list, tuple)):
-        return (_LIST, *(_frozen(item) for item in value))
-    hash(value)
-    return value
 
 
 # -- the classes ------------------------------------------------------------------------------------

@@ -45,9 +45,9 @@ _FORMAT = 1  # bump when what an entry holds changes
 _MAGIC = b"arazzo-parsed\n"
 _MAC_SIZE = 32
 _KEY_SIZE = 32
-_DATA, _POSITIONS = "data", "positions"
+_DATA, _POSITIONS, _FACTS = "data", "positions", "facts"
 # the names the store writes (entries, and their temporary files): the only ones eviction removes
-_OWN = re.compile(r"[0-9a-f]{40}\.(?:data|positions)(?:\.\d+\.[0-9a-f]{8}\.tmp)?\Z")
+_OWN = re.compile(r"[0-9a-f]{40}\.(?:data|positions|facts)(?:\.\d+\.[0-9a-f]{8}\.tmp)?\Z")
 
 
 def cache_base(environ: Mapping[str, str] | None = None) -> str | None:
@@ -78,30 +78,44 @@ class ParsedStore:
 
     # -- reading and writing ------------------------------------------------------------------------
 
-    def data(self, location: str, content: bytes) -> tuple[Any, str] | None:
-        """(data, "yaml" or "json") stored for exactly `content` read from `location`, or None."""
-        found = self._read(location, _DATA, content)
+    def data(self, location: str, content: bytes, floor: int = MIN_BYTES) -> tuple[Any, str] | None:
+        """(data, "yaml" or "json") stored for exactly `content` read from `location`, or None. `floor`:
+        the size below which nothing is stored (0 for a document whose parse would import PyYAML,
+        which costs far more than a small entry: `validate/stored_document.py`)."""
+        found = self._read(location, _DATA, content, floor)
         if not (isinstance(found, tuple) and len(found) == 2 and found[1] in ("yaml", "json")):
             return None
         return found
 
-    def keep_data(self, location: str, content: bytes, data: Any, kind: str) -> None:
-        self._write(location, _DATA, content, (data, kind))
+    def keep_data(self, location: str, content: bytes, data: Any, kind: str, floor: int = MIN_BYTES) -> None:
+        self._write(location, _DATA, content, (data, kind), floor)
 
-    def positions(self, location: str, content: bytes) -> Any:
+    def positions(self, location: str, content: bytes, floor: int = MIN_BYTES) -> Any:
         """The root entry of the position index stored for `content`, or None."""
-        found = self._read(location, _POSITIONS, content)
+        found = self._read(location, _POSITIONS, content, floor)
         return found if isinstance(found, tuple) and len(found) == 3 else None
 
-    def keep_positions(self, location: str, content: bytes, root: Any) -> None:
-        self._write(location, _POSITIONS, content, root)
+    def keep_positions(self, location: str, content: bytes, root: Any, floor: int = MIN_BYTES) -> None:
+        self._write(location, _POSITIONS, content, root, floor)
 
-    def worth_it(self, location: str, content: bytes) -> bool:
+    def facts(self, location: str, content: bytes, floor: int = MIN_BYTES) -> dict[str, Any]:
+        """What was worked out once about exactly `content` (each fact's name says what it depends on
+        beyond the bytes: `validate/stored_document.py`, `validate/sources.py`), {} when nothing."""
+        found = self._read(location, _FACTS, content, floor)
+        return found if isinstance(found, dict) else {}
+
+    def keep_fact(self, location: str, content: bytes, name: str, value: Any, floor: int = MIN_BYTES) -> None:
+        """Add one fact about `content` to those stored (read again just before: another process's stay)."""
+        if self.worth_it(location, content, floor):
+            known = self.facts(location, content, floor)
+            self._write(location, _FACTS, content, {**known, name: value}, floor)
+
+    def worth_it(self, location: str, content: bytes, floor: int = MIN_BYTES) -> bool:
         """Only local files of some size: a remote answer may change while its bytes stay unknown."""
-        return len(content) >= MIN_BYTES and not _remote(location) and self._ready()
+        return len(content) >= floor and not _remote(location) and self._ready()
 
-    def _read(self, location: str, kind: str, content: bytes) -> Any:
-        if not self.worth_it(location, content):
+    def _read(self, location: str, kind: str, content: bytes, floor: int = MIN_BYTES) -> Any:
+        if not self.worth_it(location, content, floor):
             return None
         path = self._entry(location, kind)
         try:
@@ -115,7 +129,6 @@ class ParsedStore:
         payload = self._verified(raw)
         if payload is None:
             return None
-        import hashlib
         import marshal
 
         from ..loader.load import gc_paused
@@ -125,20 +138,20 @@ class ParsedStore:
                 header, value = marshal.loads(payload)
         except Exception:  # a payload we wrote always loads (the MAC says we did): anything else, a miss
             return None
-        if header != (_FORMAT, kind, _loader_stamp(), hashlib.sha256(content).hexdigest()):
+        if header != (_FORMAT, kind, _loader_stamp(), _digest(content)):
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # recently used: evicted last
         return value
 
-    def _write(self, location: str, kind: str, content: bytes, value: Any) -> None:
-        if not self.worth_it(location, content) or self._key is None:
+    def _write(self, location: str, kind: str, content: bytes, value: Any, floor: int = MIN_BYTES) -> None:
+        if not self.worth_it(location, content, floor) or self._key is None:
             return
         import hashlib
         import hmac
         import marshal
 
-        header = (_FORMAT, kind, _loader_stamp(), hashlib.sha256(content).hexdigest())
+        header = (_FORMAT, kind, _loader_stamp(), _digest(content))
         try:
             payload = marshal.dumps((header, value))
         except ValueError:  # a value marshal cannot write (never from the loader): not stored
@@ -244,6 +257,43 @@ class ParsedStore:
             if index >= MAX_ENTRIES or total > MAX_BYTES:
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+
+
+_LAST: list[tuple[bytes | None, str]] = [(None, "")]  # the last content hashed, its digest (one tuple)
+
+
+def _digest(content: bytes) -> str:
+    """SHA-256 of `content`, once for the entries of one document (~10 M instructions for 4 MB); the pair
+    read and replaced whole, so a thread never takes another content's digest."""
+    last = _LAST[0]
+    if last[0] is content:
+        return last[1]
+    import hashlib
+
+    digest = hashlib.sha256(content).hexdigest()
+    _LAST[0] = (content, digest)
+    return digest
+
+
+class Facts:
+    """What was worked out once about the bytes of one stored document (`ParsedStore.facts`), for the
+    code that works it out: each fact is kept with a stamp saying what it depends on beyond the bytes
+    (the engine's files, a library's version), and is worked out again when the stamp differs."""
+
+    def __init__(self, store: ParsedStore, location: str, content: bytes, floor: int = MIN_BYTES) -> None:
+        self.store, self.location, self.content, self.floor = store, location, content, floor
+
+    def get(self, name: str, stamp: str, make: Any) -> Any:
+        """The fact `name` stamped `stamp`, else `make()`, kept (unless `make` says `Facts.UNKEPT`)."""
+        found = self.store.facts(self.location, self.content, self.floor).get(name)
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == stamp:
+            return found[1]
+        value = make()
+        if value is not Facts.UNKEPT:
+            self.store.keep_fact(self.location, self.content, name, (stamp, value), self.floor)
+        return value
+
+    UNKEPT: Any = None  # what `make` returns for "nothing to keep"
 
 
 def _remote(location: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import DocumentError
 from ..expressions.names import declared_names, reading
-from ..loader import LoadedDocument, load_path, load_text
+from ..loader import LoadedDocument, load_text
 from ..model import build_document
 from ..workspace.inputs import grammar_inputs
 from .checker import Checker
@@ -37,9 +37,11 @@ def validate_path(
     sandbox its sources are read in (see `arazzo_runner.load`). `shared_sources`: a
     `sources.cache.SharedDocuments` that the validations of other documents read their sources through
     too (`arazzo validate FILE...`: a description several of them name is parsed once)."""
+    from .stored_document import load
+
     file = os.fspath(path)
     try:
-        loaded = load_path(path)
+        loaded, schema_check = load(path)  # through the parsed-source store, with its schema verdict
     except DocumentError as exc:
         return unreadable_report(exc, file, strict)
     location = str(Path(file).resolve())
@@ -52,6 +54,7 @@ def validate_path(
         remote=remote,
         allow_paths=allow_paths,
         shared_sources=shared_sources,
+        schema_check=schema_check,
     )
 
 
@@ -86,14 +89,16 @@ def validate_loaded(
     allow_paths: Iterable[str | os.PathLike[str]] = (),
     shared_sources: Any = None,
     schema: bool = True,
+    schema_check: Any = None,
 ) -> Report:
-    """`schema=False` leaves the JSON Schema check out (what a run reads: its findings never stop one)."""
+    """`schema=False` leaves the JSON Schema check out (what a run reads: its findings never stop one);
+    `schema_check`: what does it instead of `schema.check_schema` (`stored_document.load`'s)."""
     document = workspace.document if workspace is not None else build_document(loaded.data)
     names = declared_names(document, grammar_inputs(document))  # ids and names outside the classes
     with reading(names):
         return _validate(
             loaded, location, document, schema_only, strict, load_sources, remote, workspace, allow_paths,
-            shared_sources, schema,
+            shared_sources, schema, schema_check,
         )  # fmt: skip
 
 
@@ -109,12 +114,15 @@ def _validate(
     allow_paths: Iterable[str | os.PathLike[str]],
     shared_sources: Any,
     schema: bool,
+    schema_check: Any,
 ) -> Report:
     ck = Checker(loaded, document)
     if schema:
-        from .schema import check_schema  # the bundled schemas and their validators: only when asked
+        if schema_check is None:
+            from .schema import check_schema  # the bundled schemas and their validators: only when asked
 
-        for problem in check_schema(loaded.data):
+            schema_check = check_schema
+        for problem in schema_check(loaded.data):
             ck.report("schema", problem.at, problem.message, key=problem.key)
     if not schema_only:
         for at, message in document.problems:

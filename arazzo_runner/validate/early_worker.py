@@ -20,8 +20,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from ..criteria import condition_type
-from ..criteria.contextual import embedded_expressions, parse_context
 from ..errors import ArazzoError
 from ..loader.limits import DEFAULT_LIMITS
 
@@ -41,6 +39,9 @@ def start_worker() -> None:
 
 def checks_xpath(criterion: Any) -> bool:
     """Whether validating this Criterion Object compiles an XPath condition (so asks the worker)."""
+    from ..criteria import condition_type  # (the selector engines they import: only for such a file)
+    from ..criteria.contextual import embedded_expressions, parse_context
+
     try:
         kind, _ = condition_type(criterion.type)
         if kind != "xpath" or not isinstance(criterion.condition, str):

@@ -85,6 +85,11 @@ def all_plain(data: Any, roots: list[Any], proven: set[int]) -> bool:
     return True
 
 
+def walked(name: Any) -> bool:
+    """Whether `all_plain` walks into a member so named (literal values and extensions it does not)."""
+    return name not in _LITERAL and not str(name).startswith("x-")
+
+
 def _plain_mapping(data: Any, node: dict) -> bool:
     discriminator = node["discriminator"]
     mapping = discriminator.get("mapping") if isinstance(discriminator, dict) else None

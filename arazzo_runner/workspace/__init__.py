@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 from ..bounds.deadline import armed
 from ..errors import DocumentError, SourceError
-from ..loader import LoadedDocument, load_path, load_text
+from ..loader import LoadedDocument, load_text
 from ..loader.pointer import format_pointer
 from ..model import Document, Pointer, SourceDescription, Step, Workflow, build_document
 from ..model.dialect import operation_path_parts  # noqa: F401  (validate imports it from here)
@@ -72,7 +72,9 @@ class Workspace:
     def from_path(
         cls, path: str | os.PathLike[str], cache: Any = None, *, allow_paths: AllowPaths = ()
     ) -> Workspace:
-        loaded = load_path(path)
+        from ..sources.stored_load import load_document  # read back when parsed before (YAML: no PyYAML)
+
+        loaded, _ = load_document(path)
         return cls.from_loaded(loaded, str(Path(path).resolve()), cache, allow_paths=allow_paths)
 
     @classmethod

@@ -40,6 +40,8 @@ CACHES = {
     ),
     "arazzo_runner.sources.schema_registry._document": "() -> the immutable referencing Specification",
     "arazzo_runner.sources.stored._loader_stamp": "() -> the loader's version stamp (a str)",
+    "arazzo_runner.sources.stored._LAST": "[(the last content hashed, its SHA-256)], replaced whole",
+    "arazzo_runner.validate.stored_document.engine_stamp": "() -> the engine's and validators' stamp (a str)",
     "arazzo_runner.expressions.parser._parse_whole": "(expression text, declared names) -> frozen AST node",
     "arazzo_runner.expressions.parser._parse_prefix_cached": (
         "(text, offset, stop, declared names) -> frozen AST node"

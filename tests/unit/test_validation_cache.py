@@ -100,7 +100,7 @@ def test_a_document_with_errors_is_validated_every_time(tmp_path, monkeypatch, c
     for _ in range(2):
         assert main(["run", str(path)]) == 2
         assert "operation-exists" in capsys.readouterr().err
-    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "cache" / "validated").exists()  # no verdict kept (the parsed data may be)
 
 
 def test_the_validator_key_follows_the_engine_files(tmp_path, monkeypatch) -> None:

@@ -52,7 +52,9 @@ things:
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The names of the files the source loader parses, in order."""
+    """The names of the files the source loader parses, in order (the parsed-source store off, which
+    would read YAML sources parsed by an earlier validation back)."""
+    monkeypatch.setenv("ARAZZO_NO_CACHE", "1")
     parsed: list[str] = []
     parse = source_cache.parse_source
 
