@@ -21,6 +21,7 @@ from .executor.runtime import (
     blocking_allowed,
     drive,
     loop_running,
+    run_on_asyncio,
     sync_call,
 )
 from .model import Workflow
@@ -80,9 +81,8 @@ def run(
                 client = _blocking_client(runtime, prepared)
                 if client is not None:
                     return drive(_execute(prepared, deadline, runtime, client, result))
-            import asyncio
-
-            return asyncio.run(_execute(prepared, deadline, AsyncioRuntime(), None, result))
+            run_on_asyncio(_execute(prepared, deadline, AsyncioRuntime(), None, result))
+            return result
         except KeyboardInterrupt as exc:  # asyncio.run turns its cancelled task into this too
             result.interrupted = True
             raise RunInterrupted(result) from exc

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+import sys
 from typing import Any
 
 import httpcore
@@ -33,6 +34,7 @@ from .wire_request import send_body, write
 __all__ = ["HIGH_WATER", "MAX_HEAD", "NO_ANSWER", "Wire"]
 
 HIGH_WATER = 64 * 1024  # body bytes buffered before reading pauses
+_TIMEOUT_CONTEXT = sys.version_info >= (3, 11)  # asyncio.timeout()
 
 
 class Wire(ResponseReader, asyncio.Protocol):
@@ -70,6 +72,9 @@ class Wire(ResponseReader, asyncio.Protocol):
         try:
             if timeout is None:
                 await making
+            elif _TIMEOUT_CONTEXT:  # 3.11: no task of its own for the connect (wait_for makes one)
+                async with asyncio.timeout(timeout):
+                    await making
             else:
                 await asyncio.wait_for(making, timeout)
         except asyncio.TimeoutError as exc:
@@ -191,7 +196,10 @@ async def _open(loop: asyncio.AbstractEventLoop, wire: Wire, name: str, port: in
     own loop would raise "Multiple exceptions: ..." for a name with an IPv6 and an IPv4 address, where
     the engine says "connection refused" from the OS error it finds under httpcore's)."""
     errors: list[OSError] = []
-    for family, kind, proto, _, address in await loop.getaddrinfo(name, port, type=socket.SOCK_STREAM):
+    addresses = numeric_addresses(name, port)
+    if addresses is None:  # a name: the resolver may block, so it runs in the loop's executor (a thread)
+        addresses = await loop.getaddrinfo(name, port, type=socket.SOCK_STREAM)
+    for family, kind, proto, _, address in addresses:
         sock = socket.socket(family, kind, proto)
         try:
             sock.setblocking(False)
@@ -211,6 +219,20 @@ async def _open(loop: asyncio.AbstractEventLoop, wire: Wire, name: str, port: in
             raise
         return
     raise errors[0] if errors else OSError(f"no address for {name}")
+
+
+def numeric_addresses(name: str, port: int) -> list[Any] | None:
+    """The address of an IP literal (`127.0.0.1`, `::1`), found without the loop's executor; None for a
+    host name. `loop.getaddrinfo` runs every lookup in the default executor, so a run connecting to
+    an IP literal would start a thread (and `asyncio.run` another at its end to shut the executor
+    down) for what needs no lookup: `AI_NUMERICHOST` parses the literal and never blocks (~0.4 ms of
+    CPU a run saved)."""
+    if not name[:1].isdigit() and ":" not in name:  # IPv4 starts with a digit; IPv6 (unbracketed) has ":"
+        return None
+    try:
+        return socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
+    except OSError:  # a name after all (`1password.example`): socket.gaierror
+        return None
 
 
 def _expire(waiter: asyncio.Future[bool]) -> None:
