@@ -28,6 +28,7 @@ from typing import Any
 import httpcore
 from httpcore._utils import is_socket_readable
 
+from .addresses import numeric_addresses
 from .bounded import send_within, time_left
 from .lean_pool import LeanPool, PooledBody, origin, retryable
 from .wire_read import ResponseReader, offer_http11
@@ -191,9 +192,10 @@ def _lookup(name: str, port: int, timeout: float | None) -> list[Any]:
     name is looked up on a thread of its own when a time bounds the connect, since the resolver's own
     retries can outlast any limit and the C call cannot be cut (the thread is left to finish, as asyncio
     leaves its executor's). `ConnectTimeout` (the limit marked) or `ConnectError` with the OS error."""
+    addresses = numeric_addresses(name, port)
+    if addresses is not None:
+        return addresses
     try:
-        if _literal(name):
-            return socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
         left, limit = time_left(timeout, httpcore.ConnectTimeout)
         if left is None:
             return socket.getaddrinfo(name, port, type=socket.SOCK_STREAM)
@@ -217,17 +219,6 @@ def _lookup(name: str, port: int, timeout: float | None) -> list[Any]:
         return answer[0]
     except OSError as exc:
         raise httpcore.ConnectError(exc) from exc
-
-
-def _literal(name: str) -> bool:
-    """Whether `name` is an IPv4 or IPv6 address (no lookup needed)."""
-    for family in (socket.AF_INET, socket.AF_INET6):
-        try:
-            socket.inet_pton(family, name)
-        except OSError:
-            continue
-        return True
-    return False
 
 
 class BlockingPool(LeanPool):

@@ -28,6 +28,7 @@ from typing import Any
 import httpcore
 from httpcore._utils import is_socket_readable
 
+from .addresses import numeric_addresses
 from .wire_read import MAX_HEAD, NO_ANSWER, ResponseReader, offer_http11
 from .wire_request import send_body, write
 
@@ -219,20 +220,6 @@ async def _open(loop: asyncio.AbstractEventLoop, wire: Wire, name: str, port: in
             raise
         return
     raise errors[0] if errors else OSError(f"no address for {name}")
-
-
-def numeric_addresses(name: str, port: int) -> list[Any] | None:
-    """The address of an IP literal (`127.0.0.1`, `::1`), found without the loop's executor; None for a
-    host name. `loop.getaddrinfo` runs every lookup in the default executor, so a run connecting to
-    an IP literal would start a thread (and `asyncio.run` another at its end to shut the executor
-    down) for what needs no lookup: `AI_NUMERICHOST` parses the literal and never blocks (~0.4 ms of
-    CPU a run saved)."""
-    if not name[:1].isdigit() and ":" not in name:  # IPv4 starts with a digit; IPv6 (unbracketed) has ":"
-        return None
-    try:
-        return socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_NUMERICHOST)
-    except OSError:  # a name after all (`1password.example`): socket.gaierror
-        return None
 
 
 def _expire(waiter: asyncio.Future[bool]) -> None:
