@@ -16,7 +16,8 @@ wherever it went (UnicodeEncodeError, the result lost). Each lone surrogate (an 
 high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder reads bytes that
 are no character; a pair reads as its one character. A surrogate encoded in the bytes themselves (ED A0
 80, which is not UTF-8 but which `json.loads` decodes with `surrogatepass`) reads as U+FFFD too, one
-per surrogate. So every string the engine holds is Unicode.
+per surrogate, as does a surrogate code unit alone in a UTF-16 or UTF-32 text (each string of such a text
+is walked). So every string the engine holds is Unicode.
 
 Big bodies. A text of `FAST_FROM` bytes or more (1 MiB: a big response body) is read by jiter where
 it is installed (the `bigjson` extra): the objects it builds share their repeated strings, and it reads
@@ -87,7 +88,7 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
     except RecursionError:  # only with a call stack already near the limit
         raise TooDeep(limit) from None
     if isinstance(text, bytes | bytearray):
-        if _SURROGATE_ESCAPE.search(text) or _SURROGATE_BYTES.search(text):
+        if _SURROGATE_ESCAPE.search(text) or _SURROGATE_BYTES.search(text) or not _utf8(text):
             return _paired(value)
     elif _SURROGATE_IN_TEXT.search(text):
         return _paired(value)
@@ -95,6 +96,12 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
 
 
 _REFUSED: Any = object()
+
+
+def _utf8(text: bytes | bytearray) -> bool:
+    """Whether `json.loads` reads `text` as UTF-8: UTF-16 and UTF-32, which it detects from the first
+    bytes, decode a surrogate code unit alone, and their escapes are not the bytes searched above."""
+    return json.detect_encoding(text).startswith("utf-8")
 
 
 def _fast(text: bytes) -> Any:
