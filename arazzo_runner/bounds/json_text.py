@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from itertools import accumulate
 from typing import Any
 
@@ -59,6 +60,11 @@ _RUNS = re.compile(rb"\(+|\)+")
 _OPENER = ord("(")
 _LEAF_PASSES = 8
 FAST_FROM = 1 << 20  # bytes: a text this long is read by jiter where installed (module doc)
+# the digits of the longest int jiter reads (it refuses a longer one, which json.loads then reads or refuses
+# by the process's limit); below that limit (PYTHONINTMAXSTRDIGITS, sys.set_int_max_str_digits) it is
+# json.loads that reads the text, so the limit refuses the body as it did
+_JITER_DIGITS = 4300
+_int_digits = getattr(sys, "get_int_max_str_digits", lambda: 0)
 
 
 class TooDeep(ValueError):
@@ -108,6 +114,8 @@ def _fast(text: bytes) -> Any:
     """`text` read by jiter, or _REFUSED: jiter not installed, a surrogate escape in the text (read by
     the rule above), or a text jiter refuses (`json.loads` then reads or refuses it, with its message)."""
     if _SURROGATE_ESCAPE.search(text):
+        return _REFUSED
+    if 0 < _int_digits() < _JITER_DIGITS:  # jiter reads an int json.loads refuses, str() of it fails later
         return _REFUSED
     try:
         from jiter import cache_clear, from_json
