@@ -16,7 +16,8 @@ wherever it went (UnicodeEncodeError, the result lost). Each lone surrogate (an 
 high+low pair) is read as U+FFFD, the replacement character, as a UTF-8 decoder reads bytes that
 are no character; a pair reads as its one character. A surrogate encoded in the bytes themselves (ED A0
 80, which is not UTF-8 but which `json.loads` decodes with `surrogatepass`) reads as U+FFFD too, one
-per surrogate. So every string the engine holds is Unicode.
+per surrogate, as does a surrogate code unit alone in a UTF-16 or UTF-32 text (each string of such a text
+is walked). So every string the engine holds is Unicode.
 
 Big bodies. A text of `FAST_FROM` bytes or more (1 MiB: a big response body) is read by jiter where
 it is installed (the `bigjson` extra): the objects it builds share their repeated strings, and it reads
@@ -27,7 +28,8 @@ keys: the last value at the first key's place; tests/unit/http/test_json_fast.py
 generated documents), its options named so that another default cannot change them; what it refuses
 (a lone surrogate's escape, a BOM, UTF-16, any text that is not JSON) goes to `json.loads` as before,
 so the engine refuses exactly what it refused, with the same messages, and reads what it read. A text
-holding a surrogate escape never goes to jiter.
+holding a surrogate escape never goes to jiter. jiter's string cache is emptied after each text (~0.3 ms):
+it is the process's, and kept the strings of the last bodies read, secrets included, after their run.
 
 The depth check costs two `bytes.count` calls for most bodies; only a text with more brackets than the
 bound is scanned (strings skipped), with C-level loops, in time linear in the text whatever its shape: a
@@ -39,6 +41,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from itertools import accumulate
 from typing import Any
 
@@ -57,6 +60,11 @@ _RUNS = re.compile(rb"\(+|\)+")
 _OPENER = ord("(")
 _LEAF_PASSES = 8
 FAST_FROM = 1 << 20  # bytes: a text this long is read by jiter where installed (module doc)
+# the digits of the longest int jiter reads (it refuses a longer one, which json.loads then reads or refuses
+# by the process's limit); below that limit (PYTHONINTMAXSTRDIGITS, sys.set_int_max_str_digits) it is
+# json.loads that reads the text, so the limit refuses the body as it did
+_JITER_DIGITS = 4300
+_int_digits = getattr(sys, "get_int_max_str_digits", lambda: 0)
 
 
 class TooDeep(ValueError):
@@ -86,7 +94,7 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
     except RecursionError:  # only with a call stack already near the limit
         raise TooDeep(limit) from None
     if isinstance(text, bytes | bytearray):
-        if _SURROGATE_ESCAPE.search(text) or _SURROGATE_BYTES.search(text):
+        if _SURROGATE_ESCAPE.search(text) or _SURROGATE_BYTES.search(text) or not _utf8(text):
             return _paired(value)
     elif _SURROGATE_IN_TEXT.search(text):
         return _paired(value)
@@ -96,13 +104,21 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
 _REFUSED: Any = object()
 
 
+def _utf8(text: bytes | bytearray) -> bool:
+    """Whether `json.loads` reads `text` as UTF-8: UTF-16 and UTF-32, which it detects from the first
+    bytes, decode a surrogate code unit alone, and their escapes are not the bytes searched above."""
+    return json.detect_encoding(text).startswith("utf-8")
+
+
 def _fast(text: bytes) -> Any:
     """`text` read by jiter, or _REFUSED: jiter not installed, a surrogate escape in the text (read by
     the rule above), or a text jiter refuses (`json.loads` then reads or refuses it, with its message)."""
     if _SURROGATE_ESCAPE.search(text):
         return _REFUSED
+    if 0 < _int_digits() < _JITER_DIGITS:  # jiter reads an int json.loads refuses, str() of it fails later
+        return _REFUSED
     try:
-        from jiter import from_json
+        from jiter import cache_clear, from_json
     except ImportError:
         return _REFUSED
     try:
@@ -116,6 +132,10 @@ def _fast(text: bytes) -> Any:
         )
     except ValueError:
         return _REFUSED
+    finally:
+        # the cache is the process's, kept between calls: without this, up to 16,384 strings of the last
+        # bodies (a token, a password a server sent) stayed held after the run that read them had ended
+        cache_clear()
 
 
 def unpaired(text: str) -> str:

@@ -120,3 +120,21 @@ def test_a_big_body_failing_its_contract_fails_with_the_message_json_loads_gives
     assert fast["code"] == 1 and fast["status"] == "failed"
     assert fast["error"].startswith("HTTP 200: contract violated: "), fast["error"]
     assert '/items/4321/id: wanted type integer, got string "x"' in fast["error"], fast["error"]
+
+
+@pytest.mark.skipif(not hasattr(sys, "set_int_max_str_digits"), reason="no int digit limit (3.10.6-)")
+def test_a_big_body_holding_an_int_longer_than_the_process_allows_fails_as_json_loads_fails_it(
+    capsys, write, monkeypatch
+):
+    """PYTHONINTMAXSTRDIGITS (or sys.set_int_max_str_digits) below jiter's own limit of 4300 digits:
+    json.loads refuses a body holding a longer int, with Python's message; jiter read it, and the run then
+    ended on a traceback where a report wrote it (str() of the int refused)."""
+    data = _body().replace(b'"big":123456789012345678901234567890', b'"big":' + b"7" * 1000)
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        fast, eager, _ = _both(capsys, write, monkeypatch, data)
+    finally:
+        sys.set_int_max_str_digits(limit)
+    assert fast == eager
+    assert fast["code"] == 1 and "Exceeds the limit (640 digits)" in fast["error"], fast

@@ -41,8 +41,16 @@ def _doc(**inputs) -> dict:
         b'{"name": "x\\ud800y", "tags": ["\\udfff", "\\ud83d\\ude00"], "\\ud800": 1}',
         # encoded in the bytes (not UTF-8, which json.loads decodes with `surrogatepass`), no escape
         b'{"name": "x\xed\xa0\x80y", "tags": ["\xed\xbf\xbf", "\xf0\x9f\x98\x80"], "\xed\xa0\x80": 1}',
+        # UTF-16 and UTF-32 (json.loads detects them, and decodes with `surrogatepass` too): a surrogate
+        # code unit alone, and an escape of one, which the rule's search in the bytes did not see
+        '{"name": "x\ud800y", "tags": ["\udfff", "\U0001f600"], "\\ud800": 1}'.encode(
+            "utf-16-le", "surrogatepass"
+        ),
+        '{"name": "x\\ud800y", "tags": ["\\udfff", "\\ud83d\\ude00"], "\ud800": 1}'.encode(
+            "utf-32-be", "surrogatepass"
+        ),
     ],
-    ids=["escaped", "encoded"],
+    ids=["escaped", "encoded", "utf-16", "utf-32"],
 )
 def test_a_lone_surrogate_in_a_body_reads_as_u_fffd_everywhere(capsys, write, server, tmp_path, body):
     server.route("GET", "/pets/{id}")(lambda request: (200, body, {"Content-Type": "application/json"}))

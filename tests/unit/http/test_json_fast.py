@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from typing import Any
@@ -141,3 +142,18 @@ def _peak_per_byte(reader: str) -> float:
 def test_a_big_body_costs_the_engine_less_memory_at_the_peak_than_json_loads():
     engine, plain = _peak_per_byte("engine"), _peak_per_byte("json.loads")
     assert engine < 0.85 * plain, f"{engine:.2f} bytes of peak memory per byte, json.loads {plain:.2f}"
+
+
+def test_no_string_of_a_big_body_is_held_once_its_value_is_dropped():
+    """jiter's string cache is the process's: a token a big body held stayed referenced from it after the
+    run that read it had ended (up to 16,384 strings of up to 64 bytes, whatever their content)."""
+    token = "tok-" + os.urandom(12).hex()  # a string jiter caches (64 bytes at most)
+    text = json.dumps({"token": token, "pad": ["x"] * (json_text.FAST_FROM // 4)}).encode()
+    assert json_text._fast(text) is not json_text._REFUSED  # read by jiter
+    value = json_text.loads(text)
+    held = value["token"]
+    assert held == token and held is not token
+    del value
+    assert sys.getrefcount(held) == 2, (
+        "the string is still referenced from outside the value"
+    )  # `held`, the call
