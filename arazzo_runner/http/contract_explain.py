@@ -131,10 +131,25 @@ _BOUNDS = {
 }
 
 
+_REQUIRED = " is a required property"  # jsonschema's words after `repr(name)`
+
+
 def _missing(error: Any) -> str | None:
-    """The name of the required property an error is about (jsonschema says it in the message)."""
+    """The name of the required property an error is about: jsonschema says it in the message (one error
+    for each missing name), else the first missing one."""
     instance = error.instance if isinstance(error.instance, dict) else {}
-    for name in error.validator_value if isinstance(error.validator_value, list) else ():
+    names = error.validator_value if isinstance(error.validator_value, list) else []
+    message = getattr(error, "message", None)
+    if isinstance(message, str) and message.endswith(_REQUIRED):
+        from ast import literal_eval  # the name as jsonschema wrote it: `repr(name)`
+
+        try:
+            said = literal_eval(message[: -len(_REQUIRED)])
+        except (ValueError, SyntaxError):
+            said = None
+        if isinstance(said, str) and said in names and said not in instance:
+            return said.replace("~", "~0").replace("/", "~1")
+    for name in names:
         if name not in instance:
             return str(name).replace("~", "~0").replace("/", "~1")
     return None
