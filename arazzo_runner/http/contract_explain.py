@@ -43,6 +43,8 @@ def explain(error: Any) -> list[Mismatch]:
                 return [_no_branch(error)]  # the discriminator names no branch
             chosen = min(branches, key=score)
             return [m for sub in branches[chosen] for m in explain(sub)]
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        return [_mismatch(error, extra) for extra in _extras(error)] or [_mismatch(error)]
     return [_mismatch(error)]
 
 
@@ -63,7 +65,7 @@ def _guard_failed(error: Any) -> bool:
     return len(path) >= 3 and path[1:3] == ["allOf", 0]
 
 
-def _mismatch(error: Any) -> Mismatch:
+def _mismatch(error: Any, extra: Any = None) -> Mismatch:
     pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in error.absolute_path)
     keyword, value, instance = error.validator, error.validator_value, error.instance
     got = _value(instance)
@@ -82,9 +84,9 @@ def _mismatch(error: Any) -> Mismatch:
     elif keyword == "not" and isinstance(error.schema, dict) and error.schema.get(WRITE_ONLY):
         wanted = "no value: the property is writeOnly (sent in requests only)"
         got = "a value (not shown: a writeOnly value may be a secret)"
-    elif keyword == "additionalProperties" and isinstance(instance, dict):
-        extra = _extra(error)
-        pointer = f"{pointer}/{extra}" if extra is not None else pointer
+    elif keyword == "additionalProperties" and isinstance(instance, dict):  # one member (`_extras`)
+        escaped = str(extra).replace("~", "~0").replace("/", "~1")
+        pointer = f"{pointer}/{escaped}" if extra is not None else pointer
         wanted = "no such property (additionalProperties: false)"
         got = _value(instance.get(extra)) if extra is not None else got
     elif keyword in _BOUNDS:
@@ -131,22 +133,41 @@ _BOUNDS = {
 }
 
 
+_REQUIRED = " is a required property"  # jsonschema's words after `repr(name)`
+
+
 def _missing(error: Any) -> str | None:
-    """The name of the required property an error is about (jsonschema says it in the message)."""
+    """The name of the required property an error is about: jsonschema says it in the message (one error
+    for each missing name), else the first missing one."""
     instance = error.instance if isinstance(error.instance, dict) else {}
-    for name in error.validator_value if isinstance(error.validator_value, list) else ():
+    names = error.validator_value if isinstance(error.validator_value, list) else []
+    message = getattr(error, "message", None)
+    if isinstance(message, str) and message.endswith(_REQUIRED):
+        from ast import literal_eval  # the name as jsonschema wrote it: `repr(name)`
+
+        try:
+            said = literal_eval(message[: -len(_REQUIRED)])
+        except (ValueError, SyntaxError):
+            said = None
+        if isinstance(said, str) and said in names and said not in instance:
+            return said.replace("~", "~0").replace("/", "~1")
+    for name in names:
         if name not in instance:
             return str(name).replace("~", "~0").replace("/", "~1")
     return None
 
 
-def _extra(error: Any) -> str | None:
-    properties = error.schema.get("properties") if isinstance(error.schema, dict) else None
+def _extras(error: Any) -> list[Any]:
+    """The members an `additionalProperties: false` error is about (jsonschema's one error names them
+    all): those neither `properties` nor a `patternProperties` pattern names, each reported at its place."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if "patternProperties" in schema:  # (never on the subset path: it imports no pattern matcher)
+        from ..sources.schema_keywords import _additional
+
+        return _additional(error.instance, schema)
+    properties = schema.get("properties")
     known = properties if isinstance(properties, dict) else {}
-    for name in error.instance:
-        if name not in known:
-            return str(name)
-    return None
+    return [name for name in error.instance if name not in known]
 
 
 def _kind(value: Any) -> str:

@@ -142,11 +142,13 @@ def mismatches(schema: Any, body: Any, v30: bool, limit: int) -> list[Mismatch] 
 class _Error:
     """What `contract_explain` reads of a jsonschema error."""
 
-    __slots__ = ("absolute_path", "context", "instance", "schema", "validator", "validator_value")
+    __slots__ = ("absolute_path", "context", "instance", "message", "schema", "validator", "validator_value")
 
-    def __init__(self, keyword: str, value: Any, instance: Any, schema: dict, path: deque) -> None:
+    def __init__(
+        self, keyword: str, value: Any, instance: Any, schema: dict, path: deque, message: str | None = None
+    ) -> None:
         self.validator, self.validator_value, self.instance = keyword, value, instance
-        self.schema, self.absolute_path, self.context = schema, deque(path), None
+        self.schema, self.absolute_path, self.context, self.message = schema, deque(path), None, message
 
 
 def _check(schema: dict, value: Any, v30: bool, path: deque, out: list, budget: list[int]) -> None:
@@ -215,11 +217,12 @@ def _keyword(
 def _object_keyword(
     key: str, expected: Any, schema: dict, value: dict, v30: bool, path: deque, out: list, budget: list[int]
 ) -> bool:
-    if key == "required":
-        missing = [name for name in expected if name not in value]
-        for _ in missing[1:]:  # one error each (the first missing one's place: contract_explain)
-            out.extend(explain(_Error(key, expected, value, schema, path)))
-        return bool(missing)
+    if key == "required":  # one error each, with jsonschema's message naming it (`contract_explain`)
+        for name in expected:
+            if name not in value:
+                said = f"{name!r} is a required property"
+                out.extend(explain(_Error(key, expected, value, schema, path, said)))
+        return False
     if key == "properties":
         for name, subschema in expected.items():
             if name in value:
