@@ -20,7 +20,8 @@ it or others may write to it, like the key file; entries are written 0600 to a t
 
 Location: `$ARAZZO_CACHE_DIR/sources`, else `$XDG_CACHE_HOME/arazzo-engine/sources`, else
 `~/.cache/arazzo-engine/sources`; `ARAZZO_NO_CACHE=1` (the CLI's `--no-cache`) turns it off. At most
-`MAX_ENTRIES` files and `MAX_BYTES` bytes: the least recently used entries go first. A store that cannot
+`MAX_ENTRIES` files and about `MAX_BYTES` bytes (the sizes are summed when a big entry is written or
+the files are too many): the least recently used entries go first. A store that cannot
 be read or written is silently not used: it only ever saves time.
 """
 
@@ -39,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 MIN_BYTES = 32 * 1024  # smaller documents parse in a few ms: an entry would cost about as much
-MAX_ENTRIES = 256
-MAX_BYTES = 512 * 2**20
+MAX_ENTRIES = 4096  # files: a project's small documents each keep an entry or two (and facts) beside
+MAX_BYTES = 512 * 2**20  # the big descriptions' few big ones; 256 made a 150-document tree evict its own
 _FORMAT = 1  # bump when what an entry holds changes
 _MAGIC = b"arazzo-parsed\n"
 _MAC_SIZE = 32
@@ -166,7 +167,7 @@ class ParsedStore:
             with contextlib.suppress(OSError):
                 partial.unlink()
             return
-        self._evict()
+        self._evict(len(payload))
 
     def _verified(self, raw: bytes) -> bytes | None:
         import hashlib
@@ -242,10 +243,16 @@ class ParsedStore:
             with contextlib.suppress(OSError):
                 os.unlink(aside)
 
-    def _evict(self) -> None:
+    def _evict(self, written: int) -> None:
         """Least recently used entries out until the store holds at most MAX_ENTRIES and MAX_BYTES;
-        temporary files a killed process left are removed too."""
+        temporary files a killed process left are removed too. The sizes are read (a stat a file) only
+        when there are more files than MAX_ENTRIES or the entry just `written` is a big one (MAX_BYTES /
+        MAX_ENTRIES or more): small entries alone stay under MAX_BYTES by their number, and a run
+        writing many small documents' entries pays a listing a write, not thousands of stats. With big
+        entries beside, the sum is checked again at the next big write (or when the files are too many)."""
         try:
+            if written < MAX_BYTES // MAX_ENTRIES and len(os.listdir(self.folder)) <= MAX_ENTRIES + 1:
+                return  # + 1: the key file
             with os.scandir(self.folder) as scan:
                 files = [(e.stat().st_mtime_ns, e.stat().st_size, e.path) for e in scan if _OWN.match(e.name)]
         except OSError:

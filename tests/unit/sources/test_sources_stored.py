@@ -67,6 +67,24 @@ def test_a_hit_gives_the_same_data_and_positions(tmp_path, kind):
     assert third.locate("/paths/~1p7/get/operationId") == parsed.locate("/paths/~1p7/get/operationId")
 
 
+def test_a_tree_of_many_small_documents_keeps_every_entry(tmp_path):
+    """300 documents' entries (a project of small YAML files: each keeps one) all stay: with 256 files
+    at most, such a tree evicted its own entries as it went, and every later validate parsed again."""
+    store = ParsedStore(tmp_path / "s")
+    for index in range(300):
+        parse_stored(BIG, str(tmp_path / f"api{index}.yaml"), store, parse_source)
+    assert len([p for p in (tmp_path / "s").iterdir() if p.name != "key"]) == 300
+    calls: list[str] = []
+
+    def counting(content, location):
+        calls.append(location)
+        return parse_source(content, location)
+
+    for index in range(300):
+        parse_stored(BIG, str(tmp_path / f"api{index}.yaml"), store, counting)
+    assert calls == []
+
+
 def test_the_store_keeps_at_most_its_bounds(tmp_path, monkeypatch):
     monkeypatch.setattr(stored, "MAX_ENTRIES", 3)
     store = ParsedStore(tmp_path / "s")
