@@ -88,7 +88,7 @@ class OpenDocument:
         self.location = self.path or os.path.join(os.getcwd(), "untitled.arazzo.yaml")
         self.text = text
         self.version = version
-        self.sources = SourceStore()
+        self.sources = SourceStore(remote=not offline)
         self.analysis: Analysis | None = None  # of `text`, once analysed
         self.last_good: Analysis | None = None  # the latest analysis whose text parsed
 

@@ -22,7 +22,8 @@ Stamp = tuple[int, int] | None  # (mtime_ns, size); None: no such file
 class SourceStore:
     """One document's source cache and the stamps of the local files behind it."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, remote: bool = True) -> None:
+        self._remote = remote  # False: no http(s) document fetched, a description's `$ref` included
         self._cache: SourceCache | None = None
         self._stamps: dict[str, Stamp] = {}
         self.loads = 0  # how many caches were made: each one reads the sources again (tests read it)
@@ -33,7 +34,7 @@ class SourceStore:
         included): the cache has not read it, so it reads it as it is when asked."""
         named = _named_files(data, location)
         if self._cache is None or any(_stamp(path) != known for path, known in self._stamps.items()):
-            self._cache = SourceCache()
+            self._cache = SourceCache(remote=self._remote)
             self._stamps = {}
             self.loads += 1
         for path in named:

@@ -8,10 +8,10 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 from ..bounds.deadline import armed
-from ..errors import DocumentError
+from ..errors import DocumentError, SourceError
 from ..records import Record
 from .fetch import DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, fetch_source
-from .locations import check_allowed, resolve_location
+from .locations import check_allowed, is_http, resolve_location
 from .parse import ParsedDoc, parse_source, parse_stored
 from .stored import MIN_BYTES, ParsedStore
 
@@ -84,11 +84,16 @@ class SourceCache:
     it, but `setdefault` makes every caller get the object stored first.
 
     `stored`: whether local descriptions are read back from, and kept in, the parsed-source store on
-    disk (`stored.py`; the environment may turn it off: `ARAZZO_NO_CACHE`).
+    disk (`stored.py`; the environment may turn it off: `ARAZZO_NO_CACHE`). `remote=False` (`validate
+    --offline`, `arazzo lsp --offline`): no http(s) document is fetched, a `$ref` of a local description
+    to one included; it fails as a source that cannot be fetched, saying why.
     """
 
-    def __init__(self, shared: SharedDocuments | None = None, *, stored: bool = True) -> None:
+    def __init__(
+        self, shared: SharedDocuments | None = None, *, stored: bool = True, remote: bool = True
+    ) -> None:
         self._shared = shared
+        self.remote = remote
         self._store = ParsedStore.default() if stored else None
         self._documents: dict[str, ParsedDoc] = {}
         self._descriptions: dict[str, Any] = {}
@@ -103,6 +108,8 @@ class SourceCache:
         if known is not None:
             return known
         self.raise_failure(location)
+        if not self.remote and is_http(location):
+            raise SourceError(f"{location} is remote and was not fetched (offline)")
         if self._shared is not None:
             known = self._shared.get(location, options.max_bytes)
             if known is not None:

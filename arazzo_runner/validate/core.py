@@ -135,7 +135,7 @@ def _validate(
 
             space = workspace
             if space is None:
-                cache = SourceCache(shared_sources)
+                cache = SourceCache(shared_sources, remote=remote)
                 space = Workspace(loaded, document, location, cache, allow_paths=allow_paths)
             check_sources(ck, space, remote=remote)
     return Report(loaded.file, _arrange(ck.findings), strict=strict)
