@@ -35,7 +35,6 @@ from .wire_request import send_body, write
 __all__ = ["HIGH_WATER", "MAX_HEAD", "NO_ANSWER", "Wire"]
 
 HIGH_WATER = 64 * 1024  # body bytes buffered before reading pauses
-_TIMEOUT_CONTEXT = sys.version_info >= (3, 11)  # asyncio.timeout()
 
 
 class Wire(ResponseReader, asyncio.Protocol):
@@ -73,7 +72,7 @@ class Wire(ResponseReader, asyncio.Protocol):
         try:
             if timeout is None:
                 await making
-            elif _TIMEOUT_CONTEXT:  # 3.11: no task of its own for the connect (wait_for makes one)
+            elif sys.version_info >= (3, 11):  # no task of its own for the connect (wait_for makes one)
                 async with asyncio.timeout(timeout):
                     await making
             else:

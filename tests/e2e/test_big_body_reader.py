@@ -14,8 +14,9 @@ import pytest
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 from tests.e2e.helpers import run_json, workflow
 from tests.servers import faults
+from tests.untested import not_installed
 
-jiter = pytest.importorskip("jiter")
+jiter = pytest.importorskip("jiter", reason=not_installed("jiter", "big bodies read by jiter (bigjson)"))
 
 ITEMS = 9_000  # ~1.2 MB: over json_text.FAST_FROM (1 MiB)
 

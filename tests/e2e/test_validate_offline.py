@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.helpers import subprocess_cli
+from tests.untested import importorskip_untested
 
 FLOW = """\
 arazzo: 1.0.1
@@ -51,7 +50,7 @@ def test_validate_offline_fetches_no_ref_of_a_local_description(tmp_path, server
 
 
 def test_the_language_server_offline_fetches_no_ref_of_a_local_description(tmp_path, server):
-    pytest.importorskip("lsprotocol")
+    importorskip_untested("lsprotocol", "arazzo lsp --offline fetches nothing", where="the lsp extra")
     from arazzo_runner.lsp.state import OpenDocument
 
     server.reply("GET", "/tags.json", (200, {"type": "array"}))
