@@ -15,7 +15,7 @@ _SUBSET = A + "http/contract_subset.py"
 
 CONTRACT_SUBSET = Package(
     "contract subset",
-    ("tests/unit/test_simple_schema_responses.py", "tests/e2e/test_contract_subset.py"),
+    ("tests/unit/test_simple_schema_responses.py",),
     (
         (
             _SUBSET,
@@ -28,6 +28,9 @@ CONTRACT_SUBSET = Package(
             "        if abs(value) > _LIMIT:\n            raise _Outside",
             "        if abs(value) > 2**63:\n            raise _Outside",
             "an integer past 2**53 (up to int64) decided by the subset, where the validators read it apart",
+            (
+                "tests/unit/test_simple_schema_responses.py::test_values_the_validators_may_read_apart_go_the_general_way",
+            ),
         ),
         (
             _SUBSET,
@@ -35,30 +38,45 @@ CONTRACT_SUBSET = Package(
             "jsonschema-rs may say yes\n            return True",
             "            return True",
             "an integral float (1.0) taken for an integer in Draft 4 too, not left to the general path",
+            (
+                "tests/unit/test_simple_schema_responses.py::test_values_the_validators_may_read_apart_go_the_general_way",
+            ),
         ),
         (
             _SUBSET,
             "    if len(found) >= limit:",
             "    if len(found) > limit:",
             "exactly `limit` mismatches kept by the subset, where the general path's order picks them",
+            (
+                "tests/unit/test_simple_schema_responses.py::test_values_the_validators_may_read_apart_go_the_general_way",
+            ),
         ),
         (
             _SUBSET,
             "    if budget[0] < 0:\n        raise _Outside",
             "    if budget[0] < 0:\n        return",
             "a body past the node budget checked only up to it: later mismatches silently lost",
+            (
+                "tests/unit/test_simple_schema_responses.py::test_a_body_past_the_subsets_node_budget_is_checked_whole_by_the_general_path",
+            ),
         ),
         (
             _SUBSET,
             "ok = isinstance(value, bool) and bound in schema if v30 else _number(value)",
             "ok = isinstance(value, bool) if v30 else _number(value)",
             "Draft 4's boolean exclusiveMinimum admitted without its minimum (the meta-schema refuses it)",
+            (
+                "tests/unit/test_simple_schema_responses.py::test_schemas_outside_the_subset_or_ill_formed_go_the_general_way",
+            ),
         ),
         (
             _SUBSET,
             '        if schema != {"not": {}, WRITE_ONLY: True}:\n            raise _Outside\n',
             "",
             "any `not` schema admitted, and read as a writeOnly mark: every value a mismatch",
+            (
+                "tests/unit/test_simple_schema_responses.py::test_a_not_schema_other_than_the_write_only_mark_goes_the_general_way",
+            ),
         ),
         (
             _SUBSET,
@@ -69,11 +87,7 @@ CONTRACT_SUBSET = Package(
     ),
 )
 
-_STORED_TESTS = (
-    "tests/e2e/test_validate_stored_document.py",
-    "tests/e2e/test_parsed_store.py",
-    "tests/unit/sources/test_sources_stored.py",
-)
+_STORED_TESTS = ("tests/unit/sources/test_sources_stored.py", "tests/e2e/test_validate_stored_document.py")
 
 STORED = Package(
     "stored documents",
@@ -124,7 +138,7 @@ STORED = Package(
     ),
 )
 
-_JSON_TESTS = ("tests/unit/http/test_json_fast.py", "tests/unit/http/test_json_text.py")
+_JSON_TESTS = ("tests/unit/http/test_json_fast.py",)
 
 JSON_FAST = Package(
     "json_text jiter",
@@ -168,15 +182,12 @@ JSON_FAST = Package(
     ),
 )
 
-_WIRE_TESTS = (
-    "tests/e2e/test_blocking_wire.py",
-    "tests/unit/http/test_wire_fed.py",
-    "tests/e2e/test_wire.py",
-)
+_LOOKUP_TESTS = ("tests/e2e/test_blocking_wire.py",)
+_HEAD_TESTS = ("tests/unit/http/test_wire_fed.py",)
 
 LOOKUP_AND_HEAD = Package(
     "lookup and head",
-    _WIRE_TESTS,
+    _LOOKUP_TESTS,
     (
         (
             A + "http/addresses.py",
@@ -201,18 +212,21 @@ LOOKUP_AND_HEAD = Package(
             "                codings.append(value.lower())",
             "                codings.append(value)",
             "`Transfer-Encoding: Chunked` (any case) refused as another coding",
+            ("tests/e2e/test_wire.py::test_a_transfer_encoding_chunked_in_any_case_with_blanks_is_chunked",),
         ),
         (
             A + "http/wire_read.py",
             '    return "Content-Length" in str(error)',
             '    return "Duplicate Content-Length" in str(error)',
             "a Content-Length list (`2, 2`) split over reads not awaited whole (refused)",
+            _HEAD_TESTS,
         ),
         (
             A + "http/wire_read.py",
             "        self._received = self._head_bytes = 0\n",
             "        self._received = 0\n",
             "a merged head's bytes counted twice against the head bound: a 60 KiB head refused",
+            _HEAD_TESTS,
         ),
     ),
 )
