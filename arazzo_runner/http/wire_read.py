@@ -128,7 +128,7 @@ class ResponseReader:
                     merged is None
                     and not in_body
                     and _about_lengths(exc)
-                    and not _HEAD_END.search(self._early)
+                    and _final_head(self._early) is None
                 ):
                     self._whole_head_awaited = True  # the repeated field's equal may come in a later read
                     self._after_whole_head()
@@ -151,7 +151,7 @@ class ResponseReader:
     def _after_whole_head(self) -> None:
         """llhttp refused a repeated Content-Length in a head not yet whole: its bytes are kept, unparsed,
         until the head ends (then merged, or refused in h11's words) or passes MAX_HEAD."""
-        if _HEAD_END.search(self._early):
+        if _final_head(self._early) is not None:
             merged = _merged_lengths(self._early)
             if isinstance(merged, bytes):
                 self._read_again(merged)
@@ -318,6 +318,7 @@ class ResponseReader:
 
 _TRANSFER_CODINGS = "Only Transfer-Encoding: chunked is supported"  # h11's words: other codings refused
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
+_INTERIM = re.compile(rb"HTTP/\d\.\d[ \t]+1\d\d\b")  # a 1xx head's status line
 _LENGTH_LINE = re.compile(rb"content-length[ \t]*:([^\r\n]*)(\r?\n)", re.IGNORECASE)
 
 
@@ -326,12 +327,13 @@ def _merged_lengths(data: bytes) -> bytes | str | None:
     Content-Length more than once (repeated, or a list: RFC 9110 8.6 lets a recipient take identical
     values as one, and h11 does), the bytes with that one field instead; h11's words when the values
     differ; None when the failure is not about them (or the head is not whole in `data`: llhttp's words)."""
-    end = _HEAD_END.search(data)
-    if end is None:
+    found = _final_head(data)
+    if found is None:
         return None
+    start, end = found
     cut = end.start() + (2 if data[end.start()] == 13 else 1)  # the last field line's ending kept
     head = data[:cut]
-    lines = [m for m in _LENGTH_LINE.finditer(head) if head[m.start() - 1] == 10]  # at a line's start
+    lines = [m for m in _LENGTH_LINE.finditer(head, start) if head[m.start() - 1] == 10]  # at a line's start
     values = {value.strip() for m in lines for value in m.group(1).split(b",")}
     if not lines or (len(lines) == 1 and b"," not in lines[0].group(1)):
         return None  # said once: llhttp refused something else
@@ -347,6 +349,15 @@ def _merged_lengths(data: bytes) -> bytes | str | None:
         position = m.end()
     kept.append(data[position:])
     return b"".join(kept)
+
+
+def _final_head(data: bytes) -> tuple[int, re.Match[bytes]] | None:
+    """Where the final response's head starts in `data` (the exchange's first bytes) and the match of its
+    end, past the interim (1xx) heads before it, which llhttp reads and skips; None until it has ended."""
+    start = 0
+    while (end := _HEAD_END.search(data, start)) is not None and _INTERIM.match(data, start):
+        start = end.end()
+    return None if end is None else (start, end)
 
 
 def _about_lengths(error: Exception) -> bool:

@@ -383,6 +383,8 @@ def slow_names(monkeypatch) -> Iterator[threading.Event]:
     resolve = socket.getaddrinfo
 
     def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("flags", 0) & socket.AI_NUMERICHOST:  # no lookup: an IP literal read, a name refused
+            return resolve(host, port, *args, **kwargs)
         if isinstance(host, str) and host.endswith(".slow"):
             release.wait(60)
             host = "127.0.0.1"
@@ -423,3 +425,17 @@ def test_a_host_name_is_looked_up_within_a_limit_and_a_failed_lookup_is_a_connec
         finally:
             client.close()
     assert not limit.fired
+
+
+def test_a_host_name_starting_with_a_digit_is_looked_up_within_the_limit_too(slow_names) -> None:
+    """`1api.slow` starts like an IPv4 literal but is a name: it is looked up on the lookup's own thread,
+    within the time left, not in place (where the resolver could outlast the limit)."""
+    client = _client()
+    try:
+        with bounded.limited(0.3) as limit, pytest.raises(httpx.TimeoutException) as failed:
+            client.get("http://1api.slow:1/never")
+    finally:
+        client.close()
+    assert type(failed.value) is httpx.ConnectTimeout
+    assert "the lookup of 1api.slow took longer than the time left" in str(failed.value)
+    assert limit.fired

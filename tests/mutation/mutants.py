@@ -75,7 +75,14 @@ def build(packages: list[Package]) -> list[Mutant]:
 
 def all_mutants() -> list[Mutant]:
     """Every mutant of the audit, in table order."""
-    from tests.mutation import table_clients, table_engine, table_issues_22_30, table_own_wire, table_wire
+    from tests.mutation import (
+        table_clients,
+        table_engine,
+        table_issues_22_30,
+        table_own_wire,
+        table_round49,
+        table_wire,
+    )
 
-    tables = (table_issues_22_30, table_clients, table_engine, table_wire, table_own_wire)
+    tables = (table_issues_22_30, table_clients, table_engine, table_wire, table_own_wire, table_round49)
     return build([package for table in tables for package in table.PACKAGES])

@@ -40,8 +40,8 @@ WIRE_READ = Package(
         ),
         (
             A + "http/wire_read.py",
-            "lines = [m for m in _LENGTH_LINE.finditer(head) if head[m.start() - 1] == 10]",
-            "lines = list(_LENGTH_LINE.finditer(head))",
+            "lines = [m for m in _LENGTH_LINE.finditer(head, start) if head[m.start() - 1] == 10]",
+            "lines = list(_LENGTH_LINE.finditer(head, start))",
             "an `X-Content-Length` field taken for a Content-Length when a repeated one is merged",
         ),
         (

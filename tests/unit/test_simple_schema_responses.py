@@ -192,3 +192,24 @@ def test_values_the_validators_may_read_apart_go_the_general_way() -> None:
     assert checker.check(1.0) == _general({"type": "integer"}, "3.0.3", 1.0)
     many = BodyChecker({"items": {"type": "string"}}, "3.1.0", None)
     assert mismatches(many.schema, list(range(MAX_ERRORS)), False, MAX_ERRORS) is None  # its order
+
+
+def test_a_body_past_the_subsets_node_budget_is_checked_whole_by_the_general_path() -> None:
+    """Past its node budget the subset stops and hands the body on: a mismatch after the budget's last
+    node is still reported, in the general path's words."""
+    schema = {"type": "array", "items": {"type": "string"}}
+    checker = BodyChecker(schema, "3.1.0", None)
+    body = ["a"] * 20_000 + [1]
+    assert admitted(checker.schema, checker.v30)
+    found = checker.check(body)
+    assert [(m.pointer, m.wanted) for m in found] == [("/20000", "type string")]
+    assert found == _general(schema, "3.1.0", body)
+
+
+def test_a_not_schema_other_than_the_write_only_mark_goes_the_general_way() -> None:
+    """`not` is in the subset only as `prepare`'s mark of a writeOnly property (every value a mismatch);
+    any other `not` is the general path's: 1 is not a string, so it fits `not: {type: string}`."""
+    checker = BodyChecker({"not": {"type": "string"}}, "3.1.0", None)
+    assert not admitted(checker.schema, checker.v30)
+    assert checker.check(1) == []
+    assert [m.pointer for m in checker.check("a")] == [""]

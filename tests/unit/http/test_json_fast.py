@@ -158,3 +158,21 @@ def test_no_string_of_a_big_body_is_held_once_its_value_is_dropped():
     assert sys.getrefcount(held) == 2, (
         "the string is still referenced from outside the value"
     )  # `held`, the call
+
+
+def test_a_big_text_keeps_the_callers_refusal_of_nan():
+    """A caller refusing NaN and the infinities (`parse_constant`: MCP requests) is never given jiter's
+    reading, which takes them: a big text holding NaN is refused as a small one is."""
+
+    def refuse(name: str) -> Any:
+        raise ValueError(f"{name} is not allowed")
+
+    big = b"[" + b"1," * json_text.FAST_FROM + b"NaN]"
+    with pytest.raises(ValueError, match="NaN is not allowed"):
+        json_text.loads(big, parse_constant=refuse)
+
+
+def test_a_big_str_reads_as_json_loads_reads_it():
+    """jiter reads bytes only: a big str (a text already decoded) is read by `json.loads`, not refused."""
+    text = '{"a": [' + ", ".join(["1.5"] * (json_text.FAST_FROM // 4)) + '], "b": "é"}'
+    assert json_text.loads(text) == json.loads(text)

@@ -194,3 +194,22 @@ def test_a_repeated_content_length_in_a_head_that_comes_in_several_reads_is_read
 def test_a_head_awaited_whole_past_the_limit_is_refused():
     parts = [STATUS + LENGTH + LENGTH, _unended_head(H11_LIMIT)[len(STATUS) :]]
     assert _fed(parts) == ("Receive buffer too long", b"", False)
+
+
+INTERIM = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    "parts",
+    [
+        [INTERIM + STATUS + LENGTH + LENGTH + b"\r\nok"],
+        [INTERIM, STATUS + LENGTH + LENGTH + b"\r\nok"],
+        [INTERIM + STATUS + LENGTH + LENGTH, b"\r\nok"],
+    ],
+    ids=["one-read", "interim-apart", "final-head-split"],
+)
+def test_a_repeated_content_length_after_an_interim_response_is_read_as_one(parts):
+    """A 100 Continue before the final response: the final head's repeated Content-Length is merged as
+    without it (h11, httpx's own transport, reads it so); it was refused as a duplicate, the merge
+    looking at the interim head only."""
+    assert _fed(parts) == READ

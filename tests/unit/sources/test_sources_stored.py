@@ -118,3 +118,40 @@ def test_a_source_cache_reads_back_through_the_store(tmp_path, monkeypatch):
     assert second.operation("op399") is not None
     load_openapi("api.yaml", base, cache=SourceCache(stored=False))
     assert len(calls) == 2
+
+
+def test_a_fact_is_read_back_only_for_the_same_bytes_and_the_same_stamp(tmp_path):
+    """`Facts.get` gives a kept fact back while the document's bytes and the fact's stamp (the engine
+    and validators it was worked out with) are the same; another stamp or an edit works it out again."""
+    store = ParsedStore(tmp_path / "sources")
+    location = str(tmp_path / "flow.arazzo.yaml")
+    worked_out: list[str] = []
+
+    def making(value: str):
+        return lambda: worked_out.append(value) or value
+
+    facts = stored.Facts(store, location, b"a: 1\n", 0)
+    assert facts.get("verdict", "engine-1", making("first")) == "first"
+    assert stored.Facts(store, location, b"a: 1\n", 0).get("verdict", "engine-1", making("x")) == "first"
+    assert facts.get("verdict", "engine-2", making("upgraded")) == "upgraded"  # another engine
+    assert (
+        stored.Facts(store, location, b"a: 2\n", 0).get("verdict", "engine-2", making("edited")) == "edited"
+    )
+    assert facts.get("other", "engine-2", lambda: stored.Facts.UNKEPT) is None  # nothing to keep...
+    assert facts.get("other", "engine-2", making("made")) == "made"  # ...so worked out the next time
+    assert worked_out == ["first", "upgraded", "edited", "made"]
+
+
+def test_the_stamp_of_a_kept_verdict_changes_with_the_engine(monkeypatch):
+    """A schema verdict kept for a document's bytes depends on the engine's own files too
+    (`cache._validator_key`): a changed engine must not read an old verdict back."""
+    from arazzo_runner.validate import cache, stored_document
+
+    stamps = []
+    for engine in ("engine-files-1", "engine-files-2"):
+        monkeypatch.setattr(cache, "_validator_key", lambda engine=engine: engine)
+        stored_document.engine_stamp.cache_clear()
+        stamps.append(stored_document.engine_stamp())
+    stored_document.engine_stamp.cache_clear()
+    assert stamps[0] != stamps[1]
+    assert all("jsonschema_rs:" in stamp for stamp in stamps)
