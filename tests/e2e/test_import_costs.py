@@ -55,7 +55,8 @@ UNUSED_BY_A_MESSAGE_RUN = [
 def _modules_after(code: str, cwd: Path) -> dict:
     """Run `code` in a fresh interpreter; it prints a JSON object, to which `modules` is added."""
     script = f"import json, sys\n{code}\nreport['modules'] = sorted(sys.modules)\nprint(json.dumps(report))\n"
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=cwd, timeout=60)
+    argv = [sys.executable, "-c", script]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=cwd, timeout=600)  # a hang guard
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
