@@ -402,7 +402,7 @@ def replay_transport(replay: HttpReplay) -> Any:
 @functools.lru_cache(maxsize=1)
 def replay_error() -> Any:
     """The httpx error a replay raises for a request it does not answer (httpx imported when used);
-    `transport.describe_error` gives its message as it is (`replayed`)."""
+    `failure_words.describe_error` gives its message as it is (`replayed`)."""
     import httpx
 
     class ReplayError(httpx.TransportError):

@@ -111,7 +111,7 @@ class TokenCache(Record):
                 )
             )
         except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes raw
-            from .transport import describe_error
+            from .failure_words import describe_error
 
             message = f"token request to {token_url} failed: {describe_error(exc, timeout)}"
             exchange.error, exchange.duration_ms = message, (time.time() - exchange.started_at) * 1000

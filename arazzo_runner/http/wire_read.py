@@ -161,8 +161,9 @@ class ResponseReader:
             self._fail(httpcore.RemoteProtocolError("Receive buffer too long"))
 
     def _first_line_error(self, data: bytes) -> str | None:
-        """h11's words for a status line it would not read (what `describe_error` shows with the line):
-        llhttp's would be "Expected HTTP/, RTSP/ or ICE/" for an SSH banner. None past the first line."""
+        """h11's words for a status line it would not read (what `failure_words.describe_error` shows with
+        the line): llhttp's would be "Expected HTTP/, RTSP/ or ICE/" for an SSH banner. None past the first
+        line."""
         if self._received != len(data) or self._headers or self._reason:
             return None
         line = data.split(b"\n", 1)[0].removesuffix(b"\r")[:1024]

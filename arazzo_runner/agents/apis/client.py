@@ -114,7 +114,7 @@ class ModelClient:
         import httpx
 
         from ...bounds.decoding import Undecodable
-        from ...http.transport import describe_error
+        from ...http.failure_words import describe_error
 
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
         headers = self.wire.headers(self._api_key, self.stream)
