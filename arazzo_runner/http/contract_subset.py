@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from ..sources.simple_schema import json_equal
 from .contract_explain import WRITE_ONLY, Mismatch, explain
 
 _NAMES = frozenset({"string", "integer", "number", "boolean", "object", "array", "null"})
@@ -182,9 +183,9 @@ def _keyword(
         names = [expected] if isinstance(expected, str) else expected
         return not any(_is(name, value, v30) for name in names)
     if key == "enum":
-        return not any(_equal(value, option) for option in expected)
+        return not any(json_equal(value, option) for option in expected)
     if key == "const":
-        return not _equal(value, expected)
+        return not json_equal(value, expected)
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if key in _BOUNDS or key in _EXCLUSIVE:
         if not number or (v30 and key in _EXCLUSIVE):
@@ -260,9 +261,3 @@ def _is(name: str, value: Any, v30: bool) -> bool:
     if name == "array":
         return isinstance(value, list)
     return value is None
-
-
-def _equal(a: Any, b: Any) -> bool:
-    from ..sources.simple_schema import _equal as equal
-
-    return equal(a, b)

@@ -119,9 +119,9 @@ def _values(schema: dict, value: Any, where: str, out: list[str]) -> None:
     if "enum" in schema:
         if not isinstance(schema["enum"], list):
             raise Unsupported
-        if not any(_equal(value, option) for option in schema["enum"]):
+        if not any(json_equal(value, option) for option in schema["enum"]):
             out.append(f"{where or 'inputs'}: {_show(value)} is not one of {_show(schema['enum'])}")
-    if "const" in schema and not _equal(value, schema["const"]):
+    if "const" in schema and not json_equal(value, schema["const"]):
         out.append(f"{where or 'inputs'}: {_show(schema['const'])} was expected")
 
 
@@ -158,7 +158,7 @@ def _array(schema: dict, value: list, document: dict, where: str, out: list[str]
     if schema.get("uniqueItems") is True:
         seen: list[Any] = []
         for item in value:
-            if any(_equal(item, other) for other in seen):
+            if any(json_equal(item, other) for other in seen):
                 out.append(f"{where or 'inputs'}: {_show(value)} has non-unique elements")
                 break
             seen.append(item)
@@ -215,14 +215,14 @@ def _bounds(value: Any, schema: dict, low: str, high: str, where: str, out: list
             out.append(f"{where or 'inputs'}: {_show(value)} is too {word}")
 
 
-def _equal(a: Any, b: Any) -> bool:
-    """JSON equality: booleans are not numbers; 1 == 1.0."""
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality (enum, const, uniqueItems): booleans are not numbers; 1 == 1.0."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     if type(a) in (int, float) and type(b) in (int, float):
         return a == b
     return type(a) is type(b) and a == b
