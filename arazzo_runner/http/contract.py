@@ -14,7 +14,7 @@ An operation that documents no responses, an `x-operation`, a body not read whol
 failed below HTTP are not checked. Each violation is one `Violation`: where (status, header, content
 type, the JSON pointer in the body), what the description wanted and what came, without a secret of the
 run. Compiled schemas are kept for the run (`HttpSession.validators`, which the runs of a batch share:
-`executor/steps/operation.http_session`), one per operation, status key and media type.
+`executor/steps/session.http_session`), one per operation, status key and media type.
 """
 
 from __future__ import annotations

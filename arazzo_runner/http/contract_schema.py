@@ -80,7 +80,7 @@ class BodyChecker:
         return self._explain(body)
 
     def _compile(self) -> None:
-        # `compiled` last: the runs of a batch share a checker (`steps/operation.http_session`), and one
+        # `compiled` last: the runs of a batch share a checker (`steps/session.http_session`), and one
         # that sees it compiled finds its outcome there
         if self.broken is None:  # (a schema `prepare` refused is broken already)
             self.broken = _meta_problem(self.schema, self.v30)

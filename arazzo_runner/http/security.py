@@ -36,7 +36,7 @@ class SecurityError(Exception):
 
 class HttpSession(Record):
     """Per-run HTTP state: the secrets seen, the OAuth2 token cache, prepared validators (the same for
-    every run of a batch, which share them: `executor/steps/operation.http_session`)."""
+    every run of a batch, which share them: `executor/steps/session.http_session`)."""
 
     secrets: set[str] = field(default_factory=set)
     tokens: TokenCache = field(default_factory=TokenCache)

@@ -29,6 +29,7 @@ from ..servers import ServerError, resolve_base_url, top_description
 from .base import Attempt, Host, StepKind, check_criteria
 from .contract import check_contract
 from .credentials import family_source, step_credentials
+from .session import certificate_client, http_session
 
 if TYPE_CHECKING:
     from ...result import StepResult
@@ -165,58 +166,11 @@ def _body_seen(response: Response) -> Any:
     return Missing(response.oversize) if response.oversize else response.body
 
 
-_VALIDATORS = ("validators",)  # the key of the compiled schemas in `operation_facts`
-
-
-def http_session(host: Host) -> HttpSession:
-    """The run's HTTP session (secrets, OAuth2 tokens, validators), created on first use: one host is
-    one run, so the session lives exactly as long as the run; the clients it made for client
-    certificates are closed with the run."""
-    session = host.resources.get("http")
-    if session is None:
-        # its compiled schemas (`validators`: the contract's, the request checks') are the same for
-        # every run of the same options: a batch's runs (`operation_facts`) share them, each row does
-        # not compile them again
-        validators = host.operation_facts.get(_VALIDATORS)
-        if validators is None:
-            validators = host.operation_facts[_VALIDATORS] = {}
-        session = HttpSession(secrets=host.options.secrets, validators=validators)
-        host.resources["http"] = session
-        taint = getattr(host, "taint", None)
-        if taint is not None:  # values derived from the credentials it binds stay with them too
-            taint.guard = session.guard
-        plain = (".client_auth", ".cert", ".key")  # a setting and file paths, not secrets
-        auth = host.options.auth
-        if auth:
-            session.secret(*(v for k, v in auth.items() if not k.endswith(plain)))
-    return session
-
-
-def _certificate_client(host: Host, context: Any) -> Any:
-    """The run's client presenting a mutualTLS client certificate: one per certificate, made on first
-    use (httpx sets TLS per client, not per request) and closed with the run."""
-    session = http_session(host)
-    clients = session.tls_clients
-    client = clients.get(id(context))
-    if client is None:
-        replay = host.options.http_replay  # `--replay-http`: this client sends nothing either
-        given = {"verify": context} if replay is None else {"replay": replay}
-        client = clients[id(context)] = host.runtime.new_client(host.options.timeout, **given)
-        host.on_close("http", lambda: _close_clients(session))  # once: the first closer is kept
-    return client
-
-
-async def _close_clients(session: HttpSession) -> None:
-    """Close the clients a run made for client certificates (the run's own client is closed by arun)."""
-    for client in session.tls_clients.values():
-        await client.aclose()
-
-
 async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False) -> Response:
     """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
     it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
     answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
-    client = host.client if request.tls is None else _certificate_client(host, request.tls)
+    client = host.client if request.tls is None else certificate_client(host, request.tls)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     if not direct and host.journal is not None:
         resend = lambda: _send(host, cstep, request, True)  # noqa: E731
