@@ -30,23 +30,47 @@ class CpuBoundExceeded(AssertionError):
 def cpu_bound(seconds: float, what: str = "the call") -> Iterator[Spent]:
     """Fail if the body uses more than `seconds` of this process's CPU time; yields what it used.
 
-    A runaway body (quadratic, or looping forever) is interrupted once it has used the bound, by a
-    process CPU-time timer (ITIMER_PROF), so the test fails then rather than hours later."""
+    A runaway body (quadratic, or looping forever) is interrupted once it has used the bound, so the
+    test fails then rather than hours later: a watchdog thread reads the process's CPU time every
+    `_LOOK` seconds and, past the bound, signals the main thread, whose handler raises
+    CpuBoundExceeded, and again every quarter of the bound (1 s at least) while the body runs on (a
+    raise that lands in a finalizer is swallowed, "Exception ignored"). Not a CPU-time timer
+    (ITIMER_PROF): while one is armed, this kernel updates the process's CPU clock only at its ticks
+    (4 ms here), so a body timing its own small steps with `time.process_time` read 0."""
     spent = Spent()
-    watchdog = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    watchdog = hasattr(signal, "pthread_kill") and threading.current_thread() is threading.main_thread()
+    started = time.process_time()
     if watchdog:
 
         def expire(signum: int, frame: Any) -> None:
             raise CpuBoundExceeded(f"{what} used more than {seconds} s of CPU: interrupted")
 
         previous = signal.signal(signal.SIGPROF, expire)
-        signal.setitimer(signal.ITIMER_PROF, seconds * 1.1)  # past the bound: the assertion below decides
-    started = time.process_time()
+        done = threading.Event()
+        watcher = threading.Thread(
+            target=_watch, args=(done, started, seconds, threading.get_ident()), name="cpu-bound", daemon=True
+        )
+        watcher.start()
     try:
         yield spent
     finally:
         spent.seconds = time.process_time() - started
         if watchdog:
-            signal.setitimer(signal.ITIMER_PROF, 0)
+            done.set()
+            watcher.join()
             signal.signal(signal.SIGPROF, previous)
     assert spent.seconds < seconds, f"{what} used {spent.seconds:.2f} s of CPU (bound {seconds} s)"
+
+
+_LOOK = 0.05  # seconds of wall-clock time between two looks of the watchdog at the CPU time
+
+
+def _watch(done: threading.Event, started: float, seconds: float, main: int) -> None:
+    """`cpu_bound`'s watchdog: signal the thread `main` once the process has used `seconds` * 1.1 of CPU
+    since `started` (past the bound: the assertion decides), then every quarter of the bound."""
+    due = started + seconds * 1.1
+    while not done.wait(_LOOK):
+        now = time.process_time()
+        if now >= due:
+            signal.pthread_kill(main, signal.SIGPROF)
+            due = now + max(1.0, seconds / 4)

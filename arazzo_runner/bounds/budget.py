@@ -78,6 +78,10 @@ class BudgetExceeded(BaseException):
         self.budget, self.memory = budget, memory
         super().__init__(self.cause())
 
+    def again(self) -> BudgetExceeded:
+        """A new exception saying the same (`guarded` raises one each time a hook raises)."""
+        return BudgetExceeded(self.budget, self.memory)
+
     def cause(self) -> str:
         if self.memory and self.budget.memory is not None:
             return f"needs more than {self.budget.memory // 2**20} MiB of memory"
@@ -193,7 +197,13 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, 
     code, a finalizer's, runs on), never when a generator resumes (while the exception unwinds, the
     work's suspended generators are closed, and their frames run again: only a call they make counts),
     and a trace hook is set too: each of the two sets the other back before raising, until the
-    exception unwinds the work."""
+    exception unwinds the work.
+
+    Each raise is a new exception saying the same (`BudgetExceeded.again`): re-raising one object would
+    chain every raise's frames onto its traceback, keeping them all alive. Not covered: a finalizer that
+    the collector runs *inside* a hook (an allocation there can start a collection) runs with neither
+    hook called, so it is not stopped; a finalizer is the engine's or its libraries' code (no code comes
+    from a document), which runs in microseconds."""
     end, clock = spent.end, time.monotonic
     if clock() >= end:
         raise BudgetExceeded(spent)
@@ -212,7 +222,7 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, 
     def on_trace(frame: Any, event: str, arg: Any) -> None:
         if fired is not None and may_raise(frame, event):
             sys.setprofile(on_profile)
-            raise fired
+            raise fired.again()
         return None
 
     def on_profile(frame: Any, event: str, arg: Any) -> None:
@@ -222,7 +232,7 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, 
         if fired is not None:
             if may_raise(frame, event):
                 sys.settrace(on_trace)
-                raise fired
+                raise fired.again()
             return
         countdown -= 1
         if countdown > 0:

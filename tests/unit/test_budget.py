@@ -8,6 +8,7 @@ import contextlib
 import sys
 import threading
 import time
+import traceback
 from pathlib import Path
 
 import pytest
@@ -85,16 +86,20 @@ class _Cyclic:
 
 
 _SLOW = []  # non-empty while the test below runs its work: its garbage's finalizers are slow then only
+_SWALLOWED: list = []  # the test's sys.unraisablehook (a C method: a Python hook would be watched too)
 
 
 class _SlowCyclic(_Cyclic):
-    """Garbage whose finalizer, while the work runs, runs until the budget is spent (at most 1 s of
-    CPU), so the budget's raise lands in a finalizer every time rather than by the luck of where the
-    clock runs out; collected later, it does nothing."""
+    """Garbage whose finalizer, inside the guarded work, runs until a raise of the budget has been
+    swallowed (at most 1 s past the budget's end), so the budget's raise lands in a finalizer every
+    time rather than by the luck of where the clock runs out; collected after the work (the test's
+    budget no longer current), or once a raise was swallowed, it does nothing. (A finalizer that ran
+    its full second wherever it was collected made the test take 150 s once: leftover garbage collected
+    after the work, where nothing watches it.)"""
 
     def __del__(self) -> None:
-        end = time.process_time() + 1.0
-        while _SLOW and time.process_time() < end:
+        spent = budget.current()
+        while _SLOW and not _SWALLOWED and spent is not None and time.monotonic() < spent.end + 1.0:
             _tick()  # a Python call: the trace hook sees it once the profile hook is gone
 
 
@@ -104,9 +109,11 @@ def _tick() -> None:
 
 def test_guarded_still_stops_work_when_a_finalizer_swallows_the_exception(monkeypatch):
     """A raise inside a finalizer is swallowed ("Exception ignored") and CPython removes the hook that
-    raised: the other hook (trace or profile) sets it back and raises again, until the work unwinds."""
-    unraisable = []
-    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    raised: the other hook (trace or profile) sets it back and raises again, until the work unwinds.
+    Each raise is a new exception: the one that unwinds the work carries the work's frames only, not
+    those of every finalizer that swallowed one before."""
+    _SWALLOWED.clear()
+    monkeypatch.setattr(sys, "unraisablehook", _SWALLOWED.append)
 
     def littering() -> None:
         while True:
@@ -114,12 +121,17 @@ def test_guarded_still_stops_work_when_a_finalizer_swallows_the_exception(monkey
 
     _SLOW.append(True)
     try:
-        with cpu_bound(10, "guarded work that litters"), pytest.raises(BudgetExceeded):
+        with cpu_bound(10, "guarded work that litters"), pytest.raises(BudgetExceeded) as info:
             guarded(Budget(0.2), littering)
     finally:
         _SLOW.clear()
     assert (sys.getprofile(), sys.gettrace()) == (None, None)
-    assert any(isinstance(event.exc_value, BudgetExceeded) for event in unraisable)  # it did happen
+    swallowed = [event.exc_value for event in _SWALLOWED if isinstance(event.exc_value, BudgetExceeded)]
+    _SWALLOWED.clear()
+    assert swallowed  # it did happen
+    assert all(exc is not info.value for exc in swallowed)
+    frames = [entry.name for entry in traceback.extract_tb(info.value.__traceback__)]
+    assert "__del__" not in frames and len(frames) < 12, frames
 
 
 def test_guarded_raises_only_in_the_works_own_code_when_told_where_it_is(monkeypatch):
