@@ -239,3 +239,22 @@ def test_a_filter_out_of_its_budget_is_stopped_and_the_others_answered(monkeypat
 )  # fmt: skip
 def test_queries_outside_the_streamed_form_are_not_streamed(query):
     assert stream_parts(compile_selector("jsonpath", "rfc9535", query)) is None
+
+
+def test_long_arrays_filtered_in_chunks_with_a_later_duplicate_read_as_the_document():
+    """Arrays longer than a chunk, a duplicate `items` after the first was tested (its nodes dropped),
+    pointers into elements of both, a filter over an array inside each element."""
+    rng = random.Random(7)
+
+    def items(count: int) -> str:
+        return (
+            "["
+            + ",".join(json.dumps({"p": rng.randint(0, 9), "t": [rng.randint(0, 3)]}) for _ in range(count))
+            + "]"
+        )
+
+    for first, second in ((1000, 300), (json_stream.CHUNK, json_stream.CHUNK + 1), (5, 0)):
+        text = f'{{"items":{items(first)},"meta":{{"n":1}},"items":{items(second)}}}'.encode()
+        pointers = [("items", "0"), ("items", str(second - 1)), ("items", str(first - 1)), ("meta", "n")]
+        queries = ["$.items[?@.p > 6]", "$.items[?@.p == 3 || @.t[0] == 1]", "$.items[1].t[?@ > 1]"]
+        assert same_as_the_document(text, pointers, queries)
