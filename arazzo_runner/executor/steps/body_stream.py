@@ -11,7 +11,7 @@ XPath, a selector, accessors after it, a Goessner query, an embedded condition),
 (`--report-json`, `--html`: it shows every value read, the body included) or a contract check that reads
 the body (a documented response schema other than `{}` or `true`) takes the usual path: the body parsed
 whole. So does a body the stream does not read as json.loads would. What is read from the stream is what
-the document gives (tests/unit/bounds/test_json_stream.py); a use it did not answer (a pointer reaching
+the document gives (tests/unit/test_json_stream.py); a use it did not answer (a pointer reaching
 nothing, a filter selecting nothing, whose messages show the document) parses the document then
 (`StreamedJson.tree`), so nothing but memory tells the two paths apart.
 
