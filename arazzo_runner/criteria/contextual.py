@@ -57,6 +57,11 @@ class ContextCriterion(CompiledCriterion):
         except QueryError as exc:  # e.g. XPath over a body that is not XML
             return Outcome(False, f"{condition}: {_cut(str(exc))}")
 
+    @property
+    def context_expression(self) -> Expression:
+        """The expression of the value the condition is applied to (`context`)."""
+        return self._context
+
     def expressions(self) -> Iterator[Expression]:
         yield self._context
         if self._embedded is not None:

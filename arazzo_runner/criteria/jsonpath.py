@@ -12,15 +12,19 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+from ..bounds.budget import BudgetExceeded
 from ..errors import ExpressionError
+from ..expressions.ast import ResponseRef
+from ..expressions.resolver import streamed_body
 from ..masking.secrets import VALUE_LIMIT, clip
-from ..query import CompiledQuery, compile_selector
+from ..query import CompiledQuery, QueryStopped, compile_selector
 from ..query.goessner import GOESSNER
 from ..records import Record
 from .base import PASSED, Outcome
 from .comparison_form import json_compare, parse_literal, split_comparison
 from .contextual import ContextCriterion
 from .display import show
+from .runtime import Context
 
 
 class PathMatcher(Record, frozen=True):
@@ -34,9 +38,14 @@ class PathMatcher(Record, frozen=True):
         return nodes
 
     def apply(self, value: Any, condition: str) -> Outcome:
-        if self.nodes(value):
-            return PASSED
+        nodes = self.nodes(value)
+        if nodes:
+            return self.judge(nodes, condition)
         return Outcome(False, f"{condition}: no node matched in {show(value)}")
+
+    def judge(self, nodes: list[Any], condition: str) -> Outcome:
+        """The outcome for the nodes the query selected (some)."""
+        return PASSED
 
 
 class ComparisonMatcher(PathMatcher):
@@ -46,10 +55,13 @@ class ComparisonMatcher(PathMatcher):
 
     def apply(self, value: Any, condition: str) -> Outcome:
         nodes = self.nodes(value)
-        if any(json_compare(self.op, node, self.literal) for node in nodes):
-            return PASSED
         if not nodes:
             return Outcome(False, f"{condition}: {clip(self.query.expression, VALUE_LIMIT)} selected nothing")
+        return self.judge(nodes, condition)
+
+    def judge(self, nodes: list[Any], condition: str) -> Outcome:
+        if any(json_compare(self.op, node, self.literal) for node in nodes):
+            return PASSED
         seen = show(nodes[0]) if len(nodes) == 1 else show(nodes)
         return Outcome(False, f"{condition}: got {seen}")
 
@@ -85,6 +97,29 @@ class JSONPathCriterion(ContextCriterion):
 
     def _apply(self, matcher: PathMatcher, value: Any, condition: str) -> Outcome:
         return matcher.apply(value, condition)
+
+    def streamed_query(self) -> CompiledQuery | None:
+        """The RFC 9535 query this criterion applies to `$response.body` itself (no pointer, no
+        accessor, no embedded expression): what a streamed body may answer (`bounds/json_stream.py`)."""
+        context = self.context_expression
+        if self._matcher is None or self.version not in (None, "rfc9535") or type(context) is not ResponseRef:
+            return None
+        whole = context.part in ("body", "payload") and not context.pointer and not context.accessors
+        return self._matcher.query if whole else None
+
+    def _evaluate(self, ctx: Context) -> Outcome:
+        """The nodes a streamed body's pass selected, when it did and they are some; else as ever (the
+        body's document then parsed: `StreamedJson.tree`), which says why none matched."""
+        body = streamed_body(self.context_expression, ctx)
+        if body is not None and self._matcher is not None:
+            try:
+                nodes = body.selected(self._matcher.query.expression)
+            except BudgetExceeded as exc:  # the query's budget, spent during the pass
+                stopped = QueryStopped(exc.budget, exc.memory)
+                return Outcome(False, f"{self.shown}: {clip(str(stopped), VALUE_LIMIT)}")
+            if nodes:
+                return self._matcher.judge(nodes, self.shown)
+        return super()._evaluate(ctx)
 
     @property
     def comparison_form(self) -> bool | None:

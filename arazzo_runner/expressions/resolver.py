@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..bounds.json_stream import MISSING, StreamedJson
 from ..loader.pointer import ABSENT, describe_miss, resolve_pointer
 from . import ast
 from .context import Context, Missing, get_header
@@ -193,9 +194,15 @@ def _message_source(expr: ast.MessageSourceRef, ctx: Context) -> Any:
         return Missing(_NOT_YET[expr.root], expr.text)
     part = expr.part
     if part in ("body", "payload"):
-        if isinstance(view.body, Missing):  # a body not kept (above the size limit): say why
-            return Missing(f"{expr.text}: {view.body.reason}", expr.text)
-        return _pointer(view.body, expr.pointer, expr.text)
+        body = view.body
+        if isinstance(body, Missing):  # a body not kept (above the size limit): say why
+            return Missing(f"{expr.text}: {body.reason}", expr.text)
+        if type(body) is StreamedJson:  # read as a stream: what its pass found, else the document
+            found = body.at(expr.pointer) if expr.pointer else MISSING
+            if found is not MISSING:
+                return found
+            body = body.tree()
+        return _pointer(body, expr.pointer, expr.text)
     name = expr.name or ""
     if part == "header":
         headers = view.headers
@@ -212,6 +219,15 @@ def _message_source(expr: ast.MessageSourceRef, ctx: Context) -> Any:
             return Missing(reason, expr.text, withheld=True)
         return Missing(f"the {expr.root} has no {_PART_NOUNS[part]} {name!r}", expr.text)
     return walk(value, members, expr.text) if members else value
+
+
+def streamed_body(expr: ast.Expression, ctx: Context) -> StreamedJson | None:
+    """The body `expr` reads whole when it is `$response.body` read as a stream (`bounds/json_stream.py`):
+    for what its pass found; None otherwise (`resolve` then gives the value, the document included)."""
+    if type(expr) is not ast.ResponseRef or expr.pointer or expr.accessors or ctx.shown is not None:
+        return None
+    body = ctx.response.body if ctx.response is not None else None
+    return body if type(body) is StreamedJson and expr.part in ("body", "payload") else None
 
 
 def _withheld(view: Any, part: str, name: str) -> str | None:

@@ -56,6 +56,11 @@ class BodyChecker:
 
             self.schema, self.broken = None, unusable(exc)
 
+    @property
+    def accepts_all(self) -> bool:
+        """Whether the schema admits every value (`{}`, `true`): no body need be read to check it."""
+        return self.broken is None and (self.schema is True or self.schema == {})
+
     def check(self, body: Any) -> list[Mismatch]:
         if not self.compiled:  # on the first body: a run whose bodies are never checked pays nothing
             if self.subset is None:  # a schema of the common subset: checked without jsonschema-rs

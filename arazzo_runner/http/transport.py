@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import functools
+import io
 import json
 import ssl
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..bounds import json_text
+from ..bounds import json_stream, json_text
 from ..bounds.decoding import Undecodable, accept_encoding, decoded, is_encoded
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import clip
@@ -177,7 +179,9 @@ async def send(
     *,
     timeout: float | None,
     max_body: int = DEFAULT_MAX_BODY,
+    uses: Callable[[], Any] | None = None,
 ) -> Response:
+    """`uses`: what the step reads of a big JSON body, asked only for one (`parse_body`)."""
     import httpx
 
     started = time.perf_counter()
@@ -197,7 +201,7 @@ async def send(
                 body, content, error = await _read_events(raw, max_body)
             else:
                 content = await _read_all(raw, max_body)
-                body, error, parsed_json = parse_or_explain(content, content_type)
+                body, error, parsed_json = parse_or_explain(content, content_type, uses)
             status = raw.status_code
     except _Oversize as over:  # stop reading: the rest is never received, let alone kept
         status, content, body, error, oversize = raw.status_code, over.prefix, None, over.error, over.note
@@ -273,23 +277,27 @@ class _Oversize(Exception):
 
 
 async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
-    buffer = bytearray()
-    async for chunk in decoded(
-        raw, max_body
-    ):  # decoded piece by piece: a compression bomb counts at its real size
-        if len(buffer) + len(chunk) > max_body:
-            buffer += chunk[: max_body - len(buffer)]
-            raise _Oversize(bytes(buffer), max_body, raw)
-        buffer += chunk
-    return bytes(buffer)
+    """The body, decoded piece by piece (a compression bomb counts at its real size), into a BytesIO,
+    whose `getvalue()` hands over its own buffer: `bytes()` of a bytearray copied the body, twice its
+    size at the peak (issue 43)."""
+    buffer, size = io.BytesIO(), 0
+    async for chunk in decoded(raw, max_body):
+        if size + len(chunk) > max_body:
+            buffer.write(chunk[: max_body - size])
+            raise _Oversize(buffer.getvalue(), max_body, raw)
+        buffer.write(chunk)
+        size += len(chunk)
+    return buffer.getvalue()
 
 
-def parse_or_explain(content: bytes, content_type: str | None) -> tuple[Any, str | None, bool]:
+def parse_or_explain(
+    content: bytes, content_type: str | None, uses: Callable[[], Any] | None = None
+) -> tuple[Any, str | None, bool]:
     """A received or recorded body read as the transport reads it (the journal's replay reads the same way):
     the parsed body, or (the body as text, why it is unusable) when it contradicts its content type;
     and whether it was read as JSON."""
     try:
-        body, parsed_json = parse_body(content, content_type)
+        body, parsed_json = parse_body(content, content_type, uses)
     except TransportError as exc:
         return text_of(content, content_type), str(exc), False
     return body, None, parsed_json
@@ -334,12 +342,21 @@ def is_event_stream(content_type: str | None) -> bool:
     return bool(content_type) and content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
 
 
-def parse_body(content: bytes, content_type: str | None) -> tuple[Any, bool]:
+def parse_body(
+    content: bytes, content_type: str | None, uses: Callable[[], Any] | None = None
+) -> tuple[Any, bool]:
     """JSON bodies are parsed (invalid JSON is a failure, not a silent string); text stays text. With
-    whether the body was read as JSON."""
+    whether the body was read as JSON. A big JSON body whose every use the step can read from a stream
+    (`uses()`: `bounds/json_stream.Uses`, or None) is read so, unless the stream does not read it as
+    json.loads would: then it is parsed whole, as ever (`bounds/json_stream.py`)."""
     if not content:
         return None, False
     if is_json(content_type):
+        if uses is not None and len(content) >= json_stream.STREAM_FROM:
+            wanted = uses()
+            streamed = None if wanted is None else json_stream.read(content, wanted)
+            if streamed is not None:
+                return streamed, True
         try:
             return json_text.loads(content), True
         except json_text.TooDeep as exc:

@@ -27,6 +27,7 @@ from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, carried_credentials, check_input_reads, param_values
 from ..servers import ServerError, resolve_base_url, top_description
 from .base import Attempt, Host, StepKind, check_criteria
+from .body_stream import body_uses
 from .contract import check_contract
 from .credentials import family_source, step_credentials
 from .session import certificate_client, http_session
@@ -97,7 +98,7 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
     ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     host.emit(RequestSent, cstep.step_id, exchange)
     try:
-        response = await _send(host, cstep, request)
+        response = await _send(host, cstep, request, uses=lambda: body_uses(host, cstep, target))
     except (TransportError, TimeoutError) as exc:
         message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
         exchange.error = message
@@ -166,14 +167,16 @@ def _body_seen(response: Response) -> Any:
     return Missing(response.oversize) if response.oversize else response.body
 
 
-async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False) -> Response:
+async def _send(
+    host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False, uses: Any = None
+) -> Response:
     """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
     it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
     answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
     client = host.client if request.tls is None else certificate_client(host, request.tls)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     if not direct and host.journal is not None:
-        resend = lambda: _send(host, cstep, request, True)  # noqa: E731
+        resend = lambda: _send(host, cstep, request, True, uses)  # noqa: E731
         concurrent = not host.runtime.blocking  # answers held in their recorded order (journal/scope.py)
         # the limits, for a tracker that sends elsewhere (a Temporal activity: `temporal/workflow.py`)
         limits = {"timeout": _timeout(host, cstep), "limit": step_limit,
@@ -184,7 +187,7 @@ async def _send(host: Host, cstep: CompiledStep, request: PreparedRequest, direc
         wait = host.options.rate.delay(request.url)
         if wait > 0:
             await host.runtime.sleep(wait)
-    coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body)
+    coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body, uses=uses)
     limit = within(step_limit, host.deadline)
     try:
         return await (coro if limit is None else host.runtime.within(coro, limit))
