@@ -199,8 +199,9 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, 
     and a trace hook is set too: each of the two sets the other back before raising, until the
     exception unwinds the work.
 
-    Each raise is a new exception saying the same (`BudgetExceeded.again`): re-raising one object would
-    chain every raise's frames onto its traceback, keeping them all alive. Not covered: a finalizer that
+    Every raise is a new exception saying the same (`BudgetExceeded.again`; `fired`, the first, is never
+    raised itself): re-raising one object would chain every raise's frames onto its traceback, those
+    of the finalizers that swallowed it included, keeping them all alive. Not covered: a finalizer that
     the collector runs *inside* a hook (an allocation there can start a collection) runs with neither
     hook called, so it is not stopped; a finalizer is the engine's or its libraries' code (no code comes
     from a document), which runs in microseconds."""
@@ -247,7 +248,7 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, 
                 fired = BudgetExceeded(spent, memory=True)
         if fired is not None and may_raise(frame, event):
             sys.settrace(on_trace)
-            raise fired
+            raise fired.again()
 
     previous_profile, previous_trace = sys.getprofile(), sys.gettrace()
     token = _CURRENT.set(spent)
@@ -260,7 +261,7 @@ def guarded(spent: Budget, work: Callable[..., T], *args: Any, home: tuple[str, 
         sys.settrace(previous_trace)
         _CURRENT.reset(token)
     if fired is not None:  # raised, yet swallowed by a bare `except:` in the work: not a result to trust
-        raise fired
+        raise fired.again()
     return result
 
 

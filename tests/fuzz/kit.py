@@ -15,8 +15,6 @@ from __future__ import annotations
 import collections
 import functools
 import os
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -25,6 +23,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 
 from arazzo_runner.errors import ArazzoError
+from tests.cputime import interrupted_after
 
 EXAMPLES = int(os.environ.get("ARAZZO_FUZZ_EXAMPLES") or 0)
 DEADLINE = int(os.environ.get("ARAZZO_FUZZ_DEADLINE_MS") or 1000) / 1000  # CPU seconds per input
@@ -73,22 +72,11 @@ class Hang(BaseException):
 
 @contextmanager
 def bounded(seconds: float = HANG_SECONDS) -> Iterator[None]:
-    """Raise `Hang` in the main thread once the body has used `seconds` of this process's CPU time
-    (ITIMER_PROF: time spent waiting, or in other processes, does not count); a no-op elsewhere."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    """Raise `Hang` in the main thread once the body has used `seconds` of this process's CPU time (time
+    spent waiting, or in other processes, does not count; `tests/cputime.py`'s watchdog, not a CPU-time
+    timer, under which `counted` read the time at the kernel's ticks only); a no-op elsewhere."""
+    with interrupted_after(seconds, lambda: Hang(f"no result after {seconds} s of CPU time")):
         yield
-        return
-
-    def expire(signum: int, frame: Any) -> None:
-        raise Hang(f"no result after {seconds} s of CPU time")
-
-    previous = signal.signal(signal.SIGPROF, expire)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
 
 
 def outcome(target: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -3,12 +3,14 @@ finalizer swallows the first interruption, and the body can still time its own s
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 
 import pytest
 
-from tests.cputime import CpuBoundExceeded, cpu_bound
+from tests.cputime import CpuBoundExceeded, cpu_bound, interrupted_after
 
 
 def _spin() -> None:
@@ -54,3 +56,23 @@ def test_the_body_reads_its_own_small_steps():
             sum(range(20_000))  # ~0.5 ms
             steps.append(time.process_time() - started)
     assert min(steps) > 0
+
+
+def test_the_watchdog_is_gone_and_the_handler_restored_however_the_body_ends():
+    previous = signal.getsignal(signal.SIGPROF)
+    with cpu_bound(10):
+        assert "cpu-bound" in [thread.name for thread in threading.enumerate()]
+    with pytest.raises(CpuBoundExceeded), cpu_bound(0.2):
+        _spin()
+    with pytest.raises(KeyError), cpu_bound(10):
+        raise KeyError("the body's own failure")
+    assert "cpu-bound" not in [thread.name for thread in threading.enumerate()]
+    assert signal.getsignal(signal.SIGPROF) is previous
+
+
+def test_an_interruption_due_as_the_body_ends_is_not_raised_in_the_clean_up():
+    """The watchdog's signal may arrive once the body has ended: the handler then does nothing, so the
+    clean-up (joining the watchdog, restoring the handler) runs to its end."""
+    with interrupted_after(10, lambda: CpuBoundExceeded("late")):
+        handler = signal.getsignal(signal.SIGPROF)
+    handler(signal.SIGPROF, None)  # the handler of a body that has ended: nothing raised
