@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from types import MappingProxyType
 from typing import Any
 
 from .limits import MAX_BODY_DEPTH
@@ -46,7 +47,8 @@ CHUNK = 128  # elements of a tested array given to `select` together: one call, 
 MISSING: Any = object()  # what `StreamedJson.at` answers for a pointer that reaches nothing
 
 Step = tuple[str | None, int]  # (the key of an object, the index of an array; None and -1: not that)
-_DEPTH = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1}
+# what each event does to the depth (a read-only view: module state is constant)
+_DEPTH = MappingProxyType({"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1})
 
 
 def pointer_steps(tokens: tuple[str, ...]) -> tuple[Step, ...]:
@@ -75,20 +77,39 @@ class Uses:
 class _Target:
     """One use during one pass: its steps, and what it found (reset when a key on its path comes again)."""
 
-    __slots__ = ("found", "key", "select", "spent", "steps", "stopped")
+    __slots__ = ("found", "key", "repeated", "select", "spent", "steps", "stopped")
 
     def __init__(self, key: Any, steps: tuple[Step, ...], select: Callable[[Any], list] | None) -> None:
         self.key, self.steps, self.select = key, steps, select
         self.found: Any = MISSING if select is None else []
         self.stopped: BaseException | None = None
         self.spent = 0.0  # seconds of `select` so far
+        self.repeated = False  # a key on its path came again after its filter had spent time
 
     def reset(self) -> None:
+        """The key on its path came again: what the earlier value gave is gone (the last one wins). The
+        time its filter spent is not: the pass stays within one budget however often a key comes. A
+        filter that ran out after its key came again may have spent its time on a value json.loads does
+        not keep, so it is not answered (`unanswered`): the document is parsed, and the query gets a
+        budget of its own for the last value, as it would have."""
         self.found = MISSING if self.select is None else []
+        self.repeated = self.repeated or self.spent > 0 or self.stopped is not None
+
+    @property
+    def unanswered(self) -> bool:
+        return self.repeated and self.stopped is not None
 
     def take(self, children: Any) -> None:
-        """Add what the filter selects among the children of `children` (a list or a dict)."""
-        if self.stopped is not None or not isinstance(children, list | dict) or not children:
+        """Add what the filter selects among the children of `children` (a list or a dict). A filter that
+        fails otherwise than by its budget (a pattern refused, the library's error) is not answered here:
+        the body is read whole, and the query says why there (`_Unanswered`)."""
+        select = self.select
+        if (
+            select is None
+            or self.stopped is not None
+            or not isinstance(children, list | dict)
+            or not children
+        ):
             return
         from . import budget, limits
 
@@ -97,9 +118,11 @@ class _Target:
         spent.seconds = limits.QUERY_TIMEOUT  # its message: the evaluation's limit, not what was left
         began = time.monotonic()
         try:
-            self.found.extend(budget.metered(spent, self.select, children))
+            self.found.extend(budget.metered(spent, select, children))
         except budget.BudgetExceeded as exc:
             self.stopped, self.found = exc, []
+        except Exception as exc:
+            raise _Unanswered from exc
         finally:
             self.spent += time.monotonic() - began
 
@@ -122,22 +145,28 @@ class StreamedJson:
     """A body read as a stream: what its uses found, and its bytes (`tree()`: the document, parsed on
     demand, for anything else; a value the pass found is one `tree()` holds, equal)."""
 
-    __slots__ = ("_found", "_stopped", "_tree", "content")
+    __slots__ = ("_reached", "_selected", "_stopped", "_tree", "content")
 
-    def __init__(self, content: bytes, found: dict[Any, Any], stopped: dict[str, BaseException]) -> None:
-        self.content, self._found, self._stopped = content, found, stopped
+    def __init__(
+        self,
+        content: bytes,
+        reached: dict[tuple[str, ...], Any],
+        selected: dict[str, list],
+        stopped: dict[str, BaseException],
+    ) -> None:
+        self.content, self._reached, self._selected, self._stopped = content, reached, selected, stopped
         self._tree: Any = MISSING
 
     def at(self, tokens: tuple[str, ...]) -> Any:
         """The value the pointer reaches, or MISSING (nothing there, or not one of the uses)."""
-        return self._found.get(tokens, MISSING)
+        return self._reached.get(tokens, MISSING)
 
     def selected(self, key: str) -> list | None:
         """The nodes filter `key` selected (None: not one of the uses); its BudgetExceeded if it ran out."""
         stopped = self._stopped.get(key)
         if stopped is not None:
             raise stopped
-        return self._found.get(("filter", key))
+        return self._selected.get(key)
 
     def tree(self) -> Any:
         if self._tree is MISSING:
@@ -168,17 +197,20 @@ def read(content: bytes, uses: Uses) -> StreamedJson | None:
             return None
     except Exception:  # not JSON as yajl reads it, or a value it does not read (module doc)
         return None
-    found: dict[Any, Any] = {}
+    reached: dict[tuple[str, ...], Any] = {}
+    selected: dict[str, list] = {}
     stopped: dict[str, BaseException] = {}
     for target in targets:
         if target.select is None:
             if target.found is not MISSING:
-                found[target.key] = target.found
+                reached[target.key] = target.found
+        elif target.unanswered:
+            return None
         elif target.stopped is not None:
             stopped[target.key] = target.stopped
         else:
-            found[("filter", target.key)] = target.found
-    return StreamedJson(content, found, stopped)
+            selected[target.key] = target.found
+    return StreamedJson(content, reached, selected, stopped)
 
 
 class _Source:
@@ -246,11 +278,11 @@ def _walk(
         if tested:
             _test(events, tested, [t for t in active if len(t.steps) > depth], depth)
             return
-        last = max(t.steps[depth][1] for t in active)
+        last = max((t.steps[depth][1] for t in active), default=-1)
         for index, (event, value) in enumerate(events):
             if event == "end_array":
                 return
-            under = [t for t in active if t.steps[depth][1] == index] if index <= last else None
+            under = [t for t in active if t.steps[depth][1] == index] if index <= last else []
             if under:
                 _walk(events, event, value, under, depth + 1)
             elif event in _DEPTH:
@@ -303,7 +335,8 @@ def _build(events: Iterator[tuple[str, Any]], event: str, value: Any, level: int
         current = []
     else:
         return value
-    root, stack, key = current, [], None
+    root, key = current, None
+    stack: list[tuple[Any, Any]] = []
     for event, value in events:
         if event == "map_key":
             key = value
@@ -332,6 +365,10 @@ def _build(events: Iterator[tuple[str, Any]], event: str, value: Any, level: int
         if len(stack) + level > MAX_BODY_DEPTH:
             raise _TooDeep
     raise ValueError("the text ended inside a value")
+
+
+class _Unanswered(Exception):
+    """A filter failed otherwise than by its budget: not streamed (the whole query says why)."""
 
 
 class _TooDeep(Exception):

@@ -111,9 +111,12 @@ class JSONPathCriterion(ContextCriterion):
         """The nodes a streamed body's pass selected, when it did and they are some; else as ever (the
         body's document then parsed: `StreamedJson.tree`), which says why none matched."""
         body = streamed_body(self.context_expression, ctx)
-        if body is not None and self._matcher is not None:
+        # an RFC 9535 query only: a workflow step's `$response` is its child's last, whose body may be
+        # streamed for a query of the same text that this criterion reads in another dialect
+        query = self.streamed_query() if body is not None else None
+        if body is not None and query is not None and self._matcher is not None:
             try:
-                nodes = body.selected(self._matcher.query.expression)
+                nodes = body.selected(query.expression)
             except BudgetExceeded as exc:  # the query's budget, spent during the pass
                 stopped = QueryStopped(exc.budget, exc.memory)
                 return Outcome(False, f"{self.shown}: {clip(str(stopped), VALUE_LIMIT)}")

@@ -28,7 +28,8 @@ from jsonpath_rfc9535.query import JSONPathQuery
 from jsonpath_rfc9535.segments import JSONPathChildSegment
 from jsonpath_rfc9535.selectors import FilterSelector, IndexSelector, NameSelector
 
-from .jsonpath import RFC9535Query
+from .base import QueryError
+from .jsonpath import RFC9535Query, _PatternRefused
 from .jsonpath_counted import uncounted
 
 FUNCTIONS = frozenset({"length", "count", "match", "search", "value"})
@@ -59,7 +60,14 @@ def stream_parts(query: Any) -> tuple[tuple[Step, ...], Callable[[Any], list]] |
     if type(selector) is not FilterSelector or not _relative(selector.expression):
         return None
     filtered = JSONPathQuery(env=compiled.env, segments=(last,))  # `$[?expr]`, the query's own segment
-    return tuple(steps), lambda children: filtered.find(children).values()
+
+    def select(children: Any) -> list:
+        try:
+            return filtered.find(children).values()
+        except _PatternRefused as exc:  # (a BaseException): not answered here, the whole query says it
+            raise QueryError(str(exc)) from None
+
+    return tuple(steps), select
 
 
 def _only(segment: Any) -> Any:

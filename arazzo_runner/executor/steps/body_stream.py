@@ -20,7 +20,7 @@ Worked out once per step of a run (`Host.operation_facts`), and only for a body 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ...expressions.ast import ResponseRef
 
@@ -77,7 +77,7 @@ def _uses(host: Host, cstep: CompiledStep, target: Any) -> Uses | None:
     return Uses(tuple(pointers), tuple((key, *parts) for key, parts in filters.items()))
 
 
-def _reads_body(expression: Any) -> bool:
+def _reads_body(expression: Any) -> TypeGuard[ResponseRef]:
     return type(expression) is ResponseRef and expression.part in ("body", "payload")
 
 
