@@ -81,8 +81,17 @@ def all_mutants() -> list[Mutant]:
         table_issues_22_30,
         table_own_wire,
         table_round49,
+        table_round50,
         table_wire,
     )
 
-    tables = (table_issues_22_30, table_clients, table_engine, table_wire, table_own_wire, table_round49)
+    tables = (
+        table_issues_22_30,
+        table_clients,
+        table_engine,
+        table_wire,
+        table_own_wire,
+        table_round49,
+        table_round50,
+    )
     return build([package for table in tables for package in table.PACKAGES])
