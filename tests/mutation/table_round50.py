@@ -53,6 +53,9 @@ JSON_STREAM = Package(
             "trailing text at the end\n            return None\n",
             "trailing text at the end\n            pass\n",
             "text after the value (`{...} 2`) streamed, where json.loads refuses it",
+            "yajl (one value, not several) gives no event after the top value's last: text after it makes "
+            "the loop raise (caught: not streamed) and never runs its body, which would only see events "
+            "`_walk` left unread, and every branch of `_walk` reads its value to its end",
         ),
         (
             _STREAM,
@@ -71,6 +74,10 @@ JSON_STREAM = Package(
             '        json.detect_encoding(content) == "utf-8"  # not UTF-16/32, no BOM\n        and ',
             "        ",
             "a text with a BOM or in UTF-16 streamed, where json.loads refuses or reads it otherwise",
+            "json.detect_encoding says other than utf-8 only for a text starting with a BOM (bytes EF, FE "
+            "or FF: yajl refuses each as the text's first) or with a NUL among its first two bytes, and "
+            "yajl refuses a raw NUL anywhere, in a string or out (measured: BOM, UTF-16/32 with and "
+            'without BOM, `"\\x00"`, `[\\x00]`, `1\\x00`): such a text is refused either way',
         ),
         (
             _STREAM,
@@ -199,6 +206,10 @@ BODY_STREAM = Package(
             "",
             "a response given by `$ref` (whose schema reads the body) taken for one without: streamed, then "
             "parsed for the check",
+            "the description's responses reach the step dereferenced (a `$ref`'d response with a schema is "
+            "seen by its `content`: the e2e case `by_ref` streams 0 times with or without the branch), and "
+            "a `$ref` object left in place has no `content`, the only place the contract check "
+            "(`contract._Plan`) reads a body's schema from: it never reads the body of such a response",
         ),
         (
             _STEPS,
