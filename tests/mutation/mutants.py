@@ -73,8 +73,8 @@ def build(packages: list[Package]) -> list[Mutant]:
     return found
 
 
-def all_mutants() -> list[Mutant]:
-    """Every mutant of the audit, in table order."""
+def tables() -> tuple:
+    """The table modules, one per round of the audit, oldest first."""
     from tests.mutation import (
         table_clients,
         table_engine,
@@ -85,7 +85,7 @@ def all_mutants() -> list[Mutant]:
         table_wire,
     )
 
-    tables = (
+    return (
         table_issues_22_30,
         table_clients,
         table_engine,
@@ -94,4 +94,8 @@ def all_mutants() -> list[Mutant]:
         table_round49,
         table_round50,
     )
-    return build([package for table in tables for package in table.PACKAGES])
+
+
+def all_mutants() -> list[Mutant]:
+    """Every mutant of the audit, in table order."""
+    return build([package for table in tables() for package in table.PACKAGES])

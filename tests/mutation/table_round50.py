@@ -3,6 +3,13 @@ meaning (bounds/json_stream.py), the JSONPath queries a stream answers (query/js
 step's decision that every use of its body can be streamed (executor/steps/body_stream.py) and the hooks
 that read it (criteria/jsonpath.py, expressions/resolver.py, http/transport.py's `_read_all` into a
 BytesIO), and budget.py's `BudgetExceeded.again` (a new exception each time `guarded` raises).
+Found in this round: the big-body e2e comparison left ijson unimportable after its first call, so of a
+test's several cases only the first was ever streamed (the trace, `{}`/real schema, regex, root-filter
+and whole-output cases all ran the whole path); no test counted the stream's passes, so a step reading the
+body whole that streamed it too (then parsed it) went unseen; a filter's chunks sharing the query's time,
+tokens that are not indexes, the prefix kept past the limit and the memory flag of a raise again had no
+test. Left as reported: a filtered key that comes again keeps the time its earlier values spent (and a stop
+there), where the document's filter sees only the last value.
 Rows: (file, original snippet, mutated snippet, the bug in words[, tests][, equivalent: why])."""
 
 from __future__ import annotations
