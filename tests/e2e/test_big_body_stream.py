@@ -241,4 +241,7 @@ def test_a_filter_over_the_node_a_pointer_reaches_is_not_the_same_filter_over_th
     assert streamed == whole
     assert (parses, streams) == (0, 1)  # `/meta`, shown in the message, is one of the pass's values
     assert streamed["status"] == "failed"
-    print(streamed["error"])
+    assert (
+        '$.items[?@.price > 999.5]: no node matched in {"total":9000,"page":2,"zero":-0.0}'
+        in streamed["error"]
+    )
