@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from arazzo_runner.bounds import json_text
+from arazzo_runner.bounds import json_stream, json_text
 from tests.e2e.conftest import PETS_OPENAPI, arazzo_doc
 from tests.e2e.helpers import run_json, workflow
 from tests.servers import faults
@@ -58,14 +58,30 @@ def _body(meta: str = '{"total":9000,"page":1,"zero":-0.0,"page":2}', twice: boo
     return ('{"meta":' + meta + "," + first + '"items":[' + listed + "]}").encode()
 
 
-def _run(capsys: Any, write: Any, step: dict, data: bytes, schema: Any, *argv: str) -> dict[str, Any]:
+CHILD = workflow(  # a workflow an action of the step goes to (/flaky answers a small body)
+    "child",
+    {"stepId": "small", "operationId": "flaky", "outputs": {"total": "$inputs.meta.total"}},
+    inputs={"type": "object", "properties": {"meta": {}}},
+)
+
+
+def _run(
+    capsys: Any, write: Any, step: dict, data: bytes, schema: Any, *argv: str, by_ref: bool = False
+) -> dict[str, Any]:
+    """The step run against a server answering `data`, its response documented with `schema` (under
+    `components/responses` when `by_ref`)."""
     openapi = copy.deepcopy(PETS_OPENAPI)
     ok = {"description": "ok", "content": {"application/json": {"schema": schema}}}
+    if by_ref:
+        openapi.setdefault("components", {})["responses"] = {"Ok": ok}
+        ok = {"$ref": "#/components/responses/Ok"}
     openapi["paths"]["/pets"]["get"]["responses"]["200"] = ok
-    path = write(arazzo_doc(workflow("flow", step)), openapi=openapi)
+    workflows = [workflow("flow", step)] + ([CHILD] if "onSuccess" in step else [])
+    path = write(arazzo_doc(*workflows), openapi=openapi)
     headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
     with faults.FaultServer() as server:
         server.script("/pets", faults.answer(200, headers, data))
+        server.script("/flaky", faults.reply({"small": True}))
         result = run_json(capsys, path, "--max-response-bytes", "4M", *argv, server=server)
     report = result.json["workflows"][0]["steps"][0]
     return {
@@ -74,35 +90,61 @@ def _run(capsys: Any, write: Any, step: dict, data: bytes, schema: Any, *argv: s
     }
 
 
-def _both(capsys, write, monkeypatch, data: bytes, step: dict | None = None, schema: Any = None, *argv: str):
+def _both(
+    capsys,
+    write,
+    monkeypatch,
+    data: bytes,
+    step: dict | None = None,
+    schema: Any = None,
+    *argv: str,
+    **run: Any,
+):
     """The run as it is, then with ijson unimportable (the body parsed whole), each with how many times
-    the body was parsed whole and tracemalloc's peak."""
+    the body was parsed whole, tracemalloc's peak, and how many times it was read as a stream."""
     parsed: list[int] = []
-    real = json_text.loads
+    streamed: list[int] = []
+    real, real_read = json_text.loads, json_stream.read
     monkeypatch.setattr(
         json_text, "loads", lambda text, *a, **k: parsed.append(len(text)) or real(text, *a, **k)
     )
+
+    def read(content: bytes, uses: Any) -> Any:
+        found = real_read(content, uses)
+        if found is not None:
+            streamed.append(len(content))
+        return found
+
+    monkeypatch.setattr(json_stream, "read", read)
     runs = []
     for streamable in (True, False):
-        if not streamable:
-            monkeypatch.setitem(sys.modules, "ijson", None)  # `from ijson import ...` raises ImportError
-        _run(capsys, write, step or _step(), data, {} if schema is None else schema, *argv)  # imports done
-        parsed.clear()
-        tracemalloc.start()
-        try:
-            found = _run(capsys, write, step or _step(), data, {} if schema is None else schema, *argv)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-        runs.append((found, sum(1 for size in parsed if size == len(data)), peak))
+        with monkeypatch.context() as patch:  # ijson back for the next call (a test may make several)
+            if not streamable:
+                patch.setitem(sys.modules, "ijson", None)  # `from ijson import ...` raises ImportError
+            _run(
+                capsys, write, step or _step(), data, {} if schema is None else schema, *argv, **run
+            )  # imports
+            parsed.clear()
+            streamed.clear()
+            tracemalloc.start()
+            try:
+                found = _run(
+                    capsys, write, step or _step(), data, {} if schema is None else schema, *argv, **run
+                )
+                peak = tracemalloc.get_traced_memory()[1]
+            finally:
+                tracemalloc.stop()
+        runs.append((found, sum(1 for size in parsed if size == len(data)), peak, len(streamed)))
     return runs
 
 
 def test_a_streamed_body_gives_the_outputs_and_criteria_of_the_whole_document(capsys, write, monkeypatch):
     data = _body()
     assert len(data) > 2**20
-    (streamed, parses, peak), (whole, whole_parses, whole_peak) = _both(capsys, write, monkeypatch, data)
-    assert (parses, whole_parses) == (0, 1)  # streamed: the document never built
+    (streamed, parses, peak, streams), (whole, whole_parses, whole_peak, _) = _both(
+        capsys, write, monkeypatch, data
+    )
+    assert (parses, whole_parses, streams) == (0, 1, 1)  # streamed: the document never built
     assert streamed == whole
     assert streamed["code"] == 0, streamed
     assert streamed["outputs"] == {
@@ -132,7 +174,7 @@ def test_uses_that_reach_nothing_fail_with_the_messages_of_the_whole_document(ca
         ]
     )
     data = _body(meta='{"total":9000},"meta":{"page":3}', twice=True)
-    (streamed, parses, _), (whole, _, _) = _both(capsys, write, monkeypatch, data, step)
+    (streamed, parses, _, _), (whole, _, _, _) = _both(capsys, write, monkeypatch, data, step)
     assert parses == 1
     assert streamed == whole
     assert streamed["code"] == 1 and streamed["status"] == "failed"
@@ -141,27 +183,40 @@ def test_uses_that_reach_nothing_fail_with_the_messages_of_the_whole_document(ca
 
 
 def test_a_step_reading_the_body_whole_or_a_schema_reading_it_parses_it(capsys, write, monkeypatch, tmp_path):
+    """Each reads the body whole: it is parsed once and never read as a stream too (a stream pass whose
+    document is then parsed anyway would cost both)."""
     whole_output = _step(outputs={**OUTPUTS, "meta": "$response.body"})
     regex = _step(successCriteria=[{"context": "$response.body", "type": "regex", "condition": "item-3"}])
     root_filter = _step(successCriteria=[{**FILTER, "condition": "$[?@.total == 9000]"}])
+    by_accessor = _step(  # the filter applies to the body's `items`, not to the body
+        successCriteria=[{**FILTER, "context": "$response.body.items", "condition": "$[0].tags[?@ == 'red']"}]
+    )
+    goto = {"name": "next", "type": "goto", "workflowId": "child"}
+    parameter = _step(onSuccess=[{**goto, "parameters": [{"name": "meta", "value": "$response.body"}]}])
     schema = {"type": "object", "required": ["meta"]}
-    for step, schema_, argv in (
-        (whole_output, None, ()),
-        (_step(), schema, ()),
-        (_step(), None, ("--report-json", str(tmp_path / "report.json"))),
-        (regex, None, ()),
-        (root_filter, None, ()),
+    for step, schema_, argv, run in (
+        (whole_output, None, (), {}),
+        (_step(), schema, (), {}),
+        (_step(), schema, (), {"by_ref": True}),
+        (_step(), None, ("--report-json", str(tmp_path / "report.json")), {}),
+        (regex, None, (), {}),
+        (root_filter, None, (), {}),
+        (by_accessor, None, (), {}),
+        (parameter, None, (), {}),
     ):
-        (first, parses, _), (second, _, _) = _both(capsys, write, monkeypatch, _body(), step, schema_, *argv)
-        assert parses == 1, (step, schema_, argv)
+        (first, parses, _, streams), (second, _, _, _) = _both(
+            capsys, write, monkeypatch, _body(), step, schema_, *argv, **run
+        )
+        assert (parses, streams) == (1, 0), (step, schema_, argv, run)
         assert first == second
+        assert first["status"] == "passed", first
 
 
 def test_a_body_the_stream_does_not_read_as_json_loads_is_parsed_whole(capsys, write, monkeypatch):
     """An int past 64 bits (yajl refuses it): parsed whole, the same outputs."""
     data = _body(meta='{"total":9000,"page":2,"zero":-0.0,"big":123456789012345678901234567890}')
     step = _step(outputs={**OUTPUTS, "big": "$response.body#/meta/big"})
-    (streamed, parses, _), (whole, _, _) = _both(capsys, write, monkeypatch, data, step)
+    (streamed, parses, _, _), (whole, _, _, _) = _both(capsys, write, monkeypatch, data, step)
     assert parses == 1
     assert streamed == whole and streamed["outputs"]["big"] == 123456789012345678901234567890
 
@@ -170,7 +225,23 @@ def test_a_filter_out_of_its_budget_fails_as_on_the_whole_document(capsys, write
     from arazzo_runner.bounds import limits
 
     monkeypatch.setattr(limits, "QUERY_TIMEOUT", 0.0)
-    (streamed, parses, _), (whole, _, _) = _both(capsys, write, monkeypatch, _body())
+    (streamed, parses, _, _), (whole, _, _, _) = _both(capsys, write, monkeypatch, _body())
     assert parses == 0  # stopped during the pass: not evaluated again on the document
     assert streamed == whole
     assert "$.items[?@.price > 999.5]: evaluation stopped after 0 s (too expensive)" in streamed["error"]
+
+
+def test_a_filter_over_the_node_a_pointer_reaches_is_not_the_same_filter_over_the_body(
+    capsys, write, monkeypatch
+):
+    """The same query over the body (streamed: it selects the items past 999.5) and over `/meta`, which has
+    no `items`: the second selects nothing there, and fails as on the whole document."""
+    step = _step(successCriteria=[FILTER, {**FILTER, "context": "$response.body#/meta"}])
+    (streamed, parses, _, streams), (whole, _, _, _) = _both(capsys, write, monkeypatch, _body(), step)
+    assert streamed == whole
+    assert (parses, streams) == (0, 1)  # `/meta`, shown in the message, is one of the pass's values
+    assert streamed["status"] == "failed"
+    assert (
+        '$.items[?@.price > 999.5]: no node matched in {"total":9000,"page":2,"zero":-0.0}'
+        in streamed["error"]
+    )

@@ -128,3 +128,28 @@ def test_a_goto_loop_stops_after_1000_steps_by_default_through_the_library(write
     assert len(result.workflows[0].steps) == 1000
     assert result.workflows[0].error == {"stepId": "list", "message": STOPPED}
     assert len(server.requests) == 1000
+
+
+def test_the_part_of_a_body_past_the_limit_kept_is_the_limit_exactly(capsys, write, tmp_path):
+    """A body past the limit arriving in two pieces (3000 bytes, then 3000 once the first was read): the
+    exchange recorded (`--record-http`) holds its first `limit` bytes, not the first piece and all the
+    second."""
+    import json
+    import time
+
+    limit = 4096
+    data = json_of_size(6000)
+
+    def in_two(conn: faults.Conn) -> None:
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(data))}
+        if conn.send(faults.head(200, headers)) and conn.body(data[:3000]):
+            time.sleep(0.3)  # the client reads the first piece alone
+            conn.body(data[3000:])
+
+    har = tmp_path / "run.har"
+    argv = ("--max-response-bytes", str(limit), "--record-http", str(har))
+    over = fault_run(capsys, write, in_two, steps=(list_step(**READS_BODY),), argv=argv)
+    assert failed_at(over)["error"] == too_large(limit)
+    [entry] = json.loads(har.read_text())["log"]["entries"]
+    content = entry["response"]["content"]
+    assert (content["size"], content["text"]) == (limit, data[:limit].decode())

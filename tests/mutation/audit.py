@@ -31,7 +31,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from tests.mutation.mutants import ROOT, Mutant, all_mutants
+from tests.mutation.mutants import ROOT, Mutant, all_mutants, tables
 
 CPU_SECONDS = 600  # per run of a mutant's tests (and the child processes they start count apart)
 WALL_SECONDS = 1200
@@ -164,6 +164,18 @@ def table(mutants: list[Mutant], outcomes: dict[str, str]) -> str:
         f"| **all** | {len(mutants)} | {total['killed']} | {total['survived']} | {total['equivalent']} "
         f"| {100 * total['killed'] / max(live, 1):.0f}% |"
     )
+    lines += ["", "## The rounds", ""]
+    lines.append("Each table of mutants (one a round), what it covers (its docstring) and its figures.")
+    for module in tables():
+        names = {package.name for package in module.PACKAGES}
+        found = [outcomes[m.id] for m in mutants if m.package in names]
+        about = " ".join((module.__doc__ or "").split("Rows:")[0].split())
+        keys = ("killed", "survived", "equivalent", *(["not run"] if "not run" in found else []))
+        figures = ", ".join(f"{found.count(key)} {key}" for key in keys)
+        lines += [
+            "",
+            f"**{module.__name__.rsplit('.', 1)[-1]}.py** ({len(found)} mutants: {figures}). {about}",
+        ]
     lines += ["", "## Equivalent mutants and survivors", ""]
     lines += ["| mutant | file | the bug | outcome: why |", "|---|---|---|---|"]
     for mutant in mutants:

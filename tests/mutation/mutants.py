@@ -73,16 +73,29 @@ def build(packages: list[Package]) -> list[Mutant]:
     return found
 
 
-def all_mutants() -> list[Mutant]:
-    """Every mutant of the audit, in table order."""
+def tables() -> tuple:
+    """The table modules, one per round of the audit, oldest first."""
     from tests.mutation import (
         table_clients,
         table_engine,
         table_issues_22_30,
         table_own_wire,
         table_round49,
+        table_round50,
         table_wire,
     )
 
-    tables = (table_issues_22_30, table_clients, table_engine, table_wire, table_own_wire, table_round49)
-    return build([package for table in tables for package in table.PACKAGES])
+    return (
+        table_issues_22_30,
+        table_clients,
+        table_engine,
+        table_wire,
+        table_own_wire,
+        table_round49,
+        table_round50,
+    )
+
+
+def all_mutants() -> list[Mutant]:
+    """Every mutant of the audit, in table order."""
+    return build([package for table in tables() for package in table.PACKAGES])

@@ -207,3 +207,43 @@ def test_the_written_out_code_flags_are_inspects():
     import inspect
 
     assert budget._RESUMABLE == inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+def test_a_raise_again_says_what_ran_out_as_the_first_did():
+    roomy = Budget(5, memory=2**20)
+    for first, said in (
+        (BudgetExceeded(roomy, memory=True), "needs more than 1 MiB of memory"),
+        (BudgetExceeded(roomy), "stopped after 5 s"),
+    ):
+        again = first.again()
+        assert again is not first
+        assert (again.budget, again.memory, str(again)) == (roomy, first.memory, said)
+
+
+def test_each_hook_raises_a_new_exception_when_the_work_swallows_one():
+    """The work catches three raises (a bare `except` in a library, say), storing each without a call:
+    the profile hook's first, the trace hook's (set by the profile hook as CPython removed it), the
+    profile hook's again. Each is a new exception saying the same; the work, ended, is refused too."""
+    caught: list[BaseException] = []
+
+    def swallowing() -> None:
+        count, first, second, third = 0, None, None, None
+        while count < 3:
+            try:
+                while True:
+                    _tick()
+            except BudgetExceeded as exc:  # no call in here: a call would be raised at again
+                if count == 0:
+                    first = exc
+                elif count == 1:
+                    second = exc
+                else:
+                    third = exc
+                count += 1
+        caught.extend((first, second, third))  # a C call: only the trace hook is set, which skips it
+
+    with cpu_bound(10, "guarded work that swallows"), pytest.raises(BudgetExceeded) as info:
+        guarded(Budget(0.05), swallowing)
+    assert len(caught) == 3 and len({id(exc) for exc in (*caught, info.value)}) == 3, caught
+    assert [str(exc) for exc in caught] == ["stopped after 0.05 s"] * 3
+    assert (sys.getprofile(), sys.gettrace()) == (None, None)

@@ -235,7 +235,8 @@ def test_a_filter_out_of_its_budget_is_stopped_and_the_others_answered(monkeypat
 @pytest.mark.parametrize(
     "query",
     ["$[?@.a]", "$.items[?$.a]", "$..items[?@.a]", "$.items[*][?@.a]", "$.items[-1][?@.a]", "$.items[?@..a]",
-     "$.items", "$['a','b'][?@.a]", "$.items[?count(@.*) > 1]", "$.items[0:2][?@.a]"],
+     "$.items", "$['a','b'][?@.a]", "$.items[?count(@.*) > 1]", "$.items[0:2][?@.a]",
+     "$.items[?@.a == $.b]", "$.items[?@.a && $.b]", "$.items[?$.b == @.a]"],
 )  # fmt: skip
 def test_queries_outside_the_streamed_form_are_not_streamed(query):
     assert stream_parts(compile_selector("jsonpath", "rfc9535", query)) is None
@@ -258,3 +259,63 @@ def test_long_arrays_filtered_in_chunks_with_a_later_duplicate_read_as_the_docum
         pointers = [("items", "0"), ("items", str(second - 1)), ("items", str(first - 1)), ("meta", "n")]
         queries = ["$.items[?@.p > 6]", "$.items[?@.p == 3 || @.t[0] == 1]", "$.items[1].t[?@ > 1]"]
         assert same_as_the_document(text, pointers, queries)
+
+
+class _Clock:
+    """json_stream's clock, each look 0.6 s after the last: each chunk a filter tests costs 0.6 s of it
+    (the budget's own clock is the real one, so a budget given is not spent before its filter runs)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 0.6
+        return self.now
+
+
+def test_a_filters_chunks_share_the_querys_time_and_its_message_is_the_querys_limit(monkeypatch):
+    """Three chunks at 0.6 s each against a 1 s limit: the first two run (1.2 s spent), the third has
+    none left and stops the filter, which says it stopped after the query's limit (1 s), not what was
+    left to its last chunk (0 s)."""
+    monkeypatch.setattr(limits, "QUERY_TIMEOUT", 1.0)
+    monkeypatch.setattr(json_stream, "time", _Clock())
+    elements = b",".join(b'{"p":%d}' % i for i in range(2 * json_stream.CHUNK + 1))
+    streamed = json_stream.read(b'{"items":[' + elements + b"]}", uses([], ["$.items[?@.p > 10]"]))
+    assert streamed is not None
+    with pytest.raises(BudgetExceeded) as stopped:
+        streamed.selected("$.items[?@.p > 10]")
+    assert str(stopped.value) == "stopped after 1 s"
+    two_chunks = b",".join(b'{"p":%d}' % i for i in range(2 * json_stream.CHUNK))
+    streamed = json_stream.read(b'{"items":[' + two_chunks + b"]}", uses([], ["$.items[?@.p > 250]"]))
+    assert streamed.selected("$.items[?@.p > 250]") == [
+        {"p": 251},
+        {"p": 252},
+        {"p": 253},
+        {"p": 254},
+        {"p": 255},
+    ]
+
+
+def test_a_token_that_is_not_an_index_reaches_no_element_of_an_array():
+    """RFC 6901: `01` (a leading zero), `-` and `a` name no element, whether the array is walked by the
+    pass or is inside a value built whole for another use (`o`, which `("o",)` reaches)."""
+    text = b'{"items":[10,20,30],"o":{"items":[10,20,30]}}'
+    tokens = ("01", "-", "a", "1", "2")
+    pointers = [("items", token) for token in tokens] + [("o",)] + [("o", "items", token) for token in tokens]
+    assert same_as_the_document(text, pointers, [])
+    streamed = json_stream.read(text, uses(pointers, []))
+    found = [streamed.at(pointer) for pointer in pointers]
+    missing = json_stream.MISSING
+    assert found == [
+        missing,
+        missing,
+        missing,
+        20,
+        30,
+        {"items": [10, 20, 30]},
+        missing,
+        missing,
+        missing,
+        20,
+        30,
+    ]
