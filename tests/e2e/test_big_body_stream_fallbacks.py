@@ -36,9 +36,9 @@ def test_a_pattern_the_query_refuses_fails_the_step_as_on_the_whole_document(cap
         outputs={"first": "$response.body#/items/0/s"},
     )
     data = _padded('[{"s":"abc"},{"s":"b","p":2000}]')
-    (streamed, parses, _), (whole, _, _) = _both(capsys, write, monkeypatch, data, step)
+    (streamed, parses, _, streams), (whole, _, _, _) = _both(capsys, write, monkeypatch, data, step)
     assert streamed == whole
-    assert parses == 1  # not answered by the stream: the document parsed, the query says why
+    assert (parses, streams) == (1, 0)  # not answered by the stream: the document parsed, the query says why
     assert streamed["code"] == 1 and streamed["status"] == "failed"
     assert "repeats too much to compile" in streamed["error"], streamed["error"]
 
@@ -50,7 +50,7 @@ def test_a_pointer_spelling_a_filters_text_reads_the_document(capsys, write, mon
         outputs={"odd": f"$response.body#/filter/{QUERY}"},
     )
     data = _padded('[{"s":"a","p":1},{"s":"b","p":2000}]')
-    (streamed, _, _), (whole, _, _) = _both(capsys, write, monkeypatch, data, step)
+    (streamed, _, _, _), (whole, _, _, _) = _both(capsys, write, monkeypatch, data, step)
     assert streamed == whole
     assert streamed["outputs"] == {"odd": None}
     assert any("no member 'filter'" in warning for warning in streamed["warnings"]), streamed["warnings"]

@@ -39,8 +39,8 @@ JSON_STREAM = Package(
         ),
         (
             _STREAM,
-            "not isinstance(children, list | dict) or not children:",
-            "not isinstance(children, list) or not children:",
+            "            or not isinstance(children, list | dict)\n",
+            "            or not isinstance(children, list)\n",
             "a filter over an object reached whole (its members tested) selects nothing",
         ),
         (
@@ -101,8 +101,8 @@ JSON_STREAM = Package(
         ),
         (
             _STREAM,
-            "if index <= last else None",
-            "if index < last else None",
+            "if index <= last else []",
+            "if index < last else []",
             "a pointer to the highest index the uses name in an array reaches nothing",
         ),
         (
@@ -142,6 +142,43 @@ JSON_STREAM = Package(
             "            if type(current) is dict:\n                current.setdefault(key, value)\n"
             "            else:\n                current.append(value)\n            continue\n",
             "a duplicate key's first scalar kept in a value built whole (first wins, not last)",
+        ),
+        (
+            _STREAM,
+            "        return self.repeated and self.stopped is not None\n",
+            "        return False\n",
+            "a filter stopped after its key came again answered as stopped, where the document's query, with "
+            "a budget for the last value alone, selects its nodes (a reviewer's finding)",
+            ("tests/unit/test_json_stream_repeats.py",),
+        ),
+        (
+            _STREAM,
+            "        self.repeated = self.repeated or self.spent > 0 or self.stopped is not None\n",
+            "        self.spent, self.stopped = 0.0, None\n",
+            "a key coming again gives its filter a new budget: a body repeating the key N times spends N "
+            "budgets, and a stop on an earlier value is forgotten",
+            ("tests/unit/test_json_stream_repeats.py", "tests/unit/test_json_stream.py"),
+        ),
+        (
+            _STREAM,
+            "        except Exception as exc:\n            raise _Unanswered from exc\n",
+            "        except Exception:\n            self.found = []\n",
+            "a filter failing otherwise than by its budget (a pattern refused) answered as selecting nothing",
+            ("tests/e2e/test_big_body_stream_fallbacks.py",),
+        ),
+        (
+            _STREAM,
+            "        return self._selected.get(key)\n",
+            '        return self._selected.get(key) or self._reached.get(("filter", key))\n',
+            "a pointer spelling a filter's text answers the filter",
+            ("tests/e2e/test_big_body_stream_fallbacks.py",),
+        ),
+        (
+            _STREAM,
+            "        last = max((t.steps[depth][1] for t in active), default=-1)\n",
+            "        last = max(t.steps[depth][1] for t in active)\n",
+            "an array holding no index use (uses under an object key) refused: the body parsed whole",
+            ("tests/unit/test_json_stream_repeats.py",),
         ),
     ),
 )
@@ -248,6 +285,13 @@ BODY_STREAM = Package(
             "is not ast.ResponseRef or expr.accessors or ctx.shown",
             "a filter applied to the node a pointer reaches answered by the same filter's nodes over the "
             "whole body",
+        ),
+        (
+            A + "criteria/jsonpath.py",
+            "        query = self.streamed_query() if body is not None else None\n",
+            "        query = self._matcher.query if body is not None and self._matcher else None\n",
+            "a workflow step's Goessner criterion answered with its child's RFC 9535 stream (same text)",
+            ("tests/e2e/test_big_body_stream_fallbacks.py",),
         ),
     ),
 )
