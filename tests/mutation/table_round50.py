@@ -168,9 +168,9 @@ JSON_STREAM = Package(
         ),
         (
             _STREAM,
-            "        return self._selected.get(key)\n",
-            '        return self._selected.get(key) or self._reached.get(("filter", key))\n',
-            "a pointer spelling a filter's text answers the filter",
+            "            selected[target.key] = target.found\n",
+            '            selected[target.key] = reached[("filter", target.key)] = target.found\n',
+            "pointer and filter answers in one table: a pointer spelling a filter's text reads its nodes",
             ("tests/e2e/test_big_body_stream_fallbacks.py",),
         ),
         (

@@ -36,7 +36,9 @@ def test_a_filter_that_spent_time_on_an_earlier_duplicate_key_answers_for_the_la
 
 
 def test_an_array_holding_no_use_is_passed():
-    """A root array, the uses under an object key it does not have: nothing reached, nothing refused."""
+    """A root array, the uses under an object key it does not have, or none at all: nothing reached,
+    nothing refused (the document was parsed whole for nothing)."""
+    assert json_stream.read(b"[1, [2], 3]", uses([], [])) is not None
     streamed = json_stream.read(b'[{"a": 1}, [2, 3], 4]', uses([("a",)], ["$.a[?@ > 1]"]))
     assert streamed is not None
     assert streamed.at(("a",)) is json_stream.MISSING
