@@ -20,6 +20,13 @@ from tests.untested import not_installed
 
 pytest.importorskip("ijson", reason=not_installed("ijson", "big bodies read as a stream (bigjson)"))
 
+
+@pytest.fixture(autouse=True)
+def _not_on_github(monkeypatch):
+    """Under GitHub Actions the annotations are on by themselves, and they turn the stream off."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
 ITEMS = 9_000  # ~1.2 MB: over json_stream.STREAM_FROM (1 MiB)
 FILTER = {"context": "$response.body", "type": "jsonpath", "condition": "$.items[?@.price > 999.5]"}
 OUTPUTS = {

@@ -19,6 +19,13 @@ from tests.untested import not_installed
 
 pytest.importorskip("ijson", reason=not_installed("ijson", "big bodies read as a stream (bigjson)"))
 
+
+@pytest.fixture(autouse=True)
+def _not_on_github(monkeypatch):
+    """Under GitHub Actions the annotations are on by themselves, and they turn the stream off."""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+
 PAD = "x" * (1 << 20)  # over json_stream.STREAM_FROM
 QUERY = "$.items[?@.p>1]"
 
