@@ -55,6 +55,11 @@ class Row(Record):
     result: Any = None  # filled by the row's run, as far as it goes
     masker: Any = None  # the row's, once its run is over (`batch_text.row_masker`)
 
+    def __init__(self, number: int, line: int, values: dict[str, Any], inputs: dict[str, Any]) -> None:
+        # written out: two a row (its check, its run)
+        self.__dict__.update(number=number, line=line, values=values, inputs=inputs, options=None,
+                             reporter=None, buffer=None, result=None, masker=None)  # fmt: skip
+
 
 def run_rows(
     args: argparse.Namespace,
