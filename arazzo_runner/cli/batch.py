@@ -55,10 +55,20 @@ class Row(Record):
     result: Any = None  # filled by the row's run, as far as it goes
     masker: Any = None  # the row's, once its run is over (`batch_text.row_masker`)
 
-    def __init__(self, number: int, line: int, values: dict[str, Any], inputs: dict[str, Any]) -> None:
-        # written out: two a row (its check, its run)
-        self.__dict__.update(number=number, line=line, values=values, inputs=inputs, options=None,
-                             reporter=None, buffer=None, result=None, masker=None)  # fmt: skip
+    def __init__(  # written out: two a row (its check, its run)
+        self,
+        number: int,
+        line: int,
+        values: dict[str, Any],
+        inputs: dict[str, Any],
+        options: Any = None,
+        reporter: Any = None,
+        buffer: RowBuffer | None = None,
+        result: Any = None,
+        masker: Any = None,
+    ) -> None:
+        self.__dict__.update(number=number, line=line, values=values, inputs=inputs, options=options,
+                             reporter=reporter, buffer=buffer, result=result, masker=masker)  # fmt: skip
 
 
 def run_rows(
