@@ -189,7 +189,8 @@ def _prepare(
     opts = family_servers(opts, workspace, checks)
     opts = replay_opened(opts)
     facts = None if checks is None else checks.run_facts(workspace, workflows)
-    if facts is not None:  # a run of a trusted batch: its inputs validated, the rest as the first found
+    if checks is not None and facts is not None:  # a run of a trusted batch: its inputs validated, the
+        # rest as its first run found
         given = dict(inputs or {})
         checked = checks.trusted_inputs(workspace, facts, given, opts.secrets)
         return _Prepared(opts, workspace, list(facts.selected), given, checked, *facts.copies(), checks.facts)

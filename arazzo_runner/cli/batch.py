@@ -174,7 +174,7 @@ def _run_and_report(
     kept: list[Row] | None = [] if held(args) else None  # for the reports of every row at once
     out = RowsOut(args, workspace, spooled=kept is None)
     printed: list[int] = []  # row numbers whose header is out, for a blank line between rows
-    held = HeldText()  # the texts of the rows that ended in the loop's pass in progress
+    pending = HeldText()  # the texts of the rows that ended in the loop's pass in progress
     flight: dict[int, Row] = {}  # the rows started and not yet ended
 
     def ended(row: Row) -> None:
@@ -189,11 +189,11 @@ def _run_and_report(
         import asyncio  # only batches run on it: a single `arazzo run` need not import it
 
         try:
-            asyncio.run(_run_all(rows, flight, ended, printed, workspace, args, live, checks, held))
+            asyncio.run(_run_all(rows, flight, ended, printed, workspace, args, live, checks, pending))
         except KeyboardInterrupt:  # Ctrl-C: the rows that ran, those in flight as far as they went
             interrupted = True
         finally:  # the rows shown out before anything else is printed
-            held.write()
+            pending.write()
     if interrupted:
         for number in sorted(flight):
             row = flight.pop(number)

@@ -238,10 +238,10 @@ def _read_buffer() -> memoryview:
     """This thread's read buffer, made on its first read (an event loop runs in one thread, and a read
     is copied out of the buffer before the loop does anything else)."""
     try:
-        return _READS.view  # type: ignore[no-any-return]
+        view: memoryview = _READS.view
     except AttributeError:
-        _READS.view = memoryview(bytearray(READ_SIZE))
-        return _READS.view  # type: ignore[no-any-return]
+        view = _READS.view = memoryview(bytearray(READ_SIZE))
+    return view
 
 
 def _expire(waiter: asyncio.Future[bool]) -> None:

@@ -82,7 +82,7 @@ class ConsoleReporter:
         after an `@`, and escaping one character at a time), a few calls a line rather than a few a part."""
         masker = self.masker
         if not self.color and not (masker.secrets and masker.masks_text()):
-            line = "".join([part.text if type(part) is Painted else part for part in parts])
+            line = "".join([part.text if isinstance(part, Painted) else part for part in parts])
             if "@" not in line:  # (a printable line has no character `escape` changes: ~10x cheaper)
                 self.stream.write((line if line.isprintable() else escape(line)) + "\n")
                 if self._flush is not None:
