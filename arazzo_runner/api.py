@@ -188,6 +188,12 @@ def _prepare(
     workspace = source if isinstance(source, Workspace) else load(source)
     opts = family_servers(opts, workspace, checks)
     opts = replay_opened(opts)
+    facts = None if checks is None else checks.run_facts(workspace, workflows)
+    if checks is not None and facts is not None:  # a run of a trusted batch: its inputs validated, the
+        # rest as its first run found
+        given = dict(inputs or {})
+        checked = checks.trusted_inputs(workspace, facts, given, opts.secrets)
+        return _Prepared(opts, workspace, list(facts.selected), given, checked, *facts.copies(), checks.facts)
     selected = select_workflows(workspace, workflows)
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
@@ -211,6 +217,7 @@ def _prepare(
     prepared = _Prepared(opts, workspace, selected, given, per_workflow, bases, kinds, refused)
     if checks is not None:  # a batch's runs share what stays the same for an operation, as `prepare_run`'s
         prepared.facts = checks.facts
+        checks.keep_run_facts(workspace, workflows, selected, stopped, refused, bases, kinds)
     return prepared
 
 

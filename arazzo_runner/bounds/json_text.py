@@ -79,7 +79,8 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
     """`json.loads(text)`, unless the text nests deeper than `limit` levels (TooDeep) or its brackets do
     not balance (a plain ValueError: it is not JSON, however deep its openers go); each lone surrogate
     read as U+FFFD (module doc). `parse_constant`: as `json.loads`'s (NaN and the infinities)."""
-    shape = _shape(text, limit)
+    # (a text of at most `limit` characters holds at most that many openers: `_shape` would say None)
+    shape = None if len(text) <= limit else _shape(text, limit)
     if shape is not None:
         if shape.count(b"(") != shape.count(b")"):
             raise ValueError("its brackets do not balance")

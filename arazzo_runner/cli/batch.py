@@ -27,7 +27,7 @@ from ..executor.rows import RowFile
 from ..model import Workflow
 from ..records import Record
 from ..workspace.inputs import check_input_names
-from .batch_text import RowBuffer, row_masker, shown_row, terminal_facts
+from .batch_text import HeldText, RowBuffer, row_masker, shown_row, terminal_facts
 from .batch_text import header as _header
 from .common import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .input_flags import Environment, check_missing
@@ -54,6 +54,21 @@ class Row(Record):
     buffer: RowBuffer | None = None
     result: Any = None  # filled by the row's run, as far as it goes
     masker: Any = None  # the row's, once its run is over (`batch_text.row_masker`)
+
+    def __init__(  # written out: two a row (its check, its run)
+        self,
+        number: int,
+        line: int,
+        values: dict[str, Any],
+        inputs: dict[str, Any],
+        options: Any = None,
+        reporter: Any = None,
+        buffer: RowBuffer | None = None,
+        result: Any = None,
+        masker: Any = None,
+    ) -> None:
+        self.__dict__.update(number=number, line=line, values=values, inputs=inputs, options=options,
+                             reporter=reporter, buffer=buffer, result=result, masker=masker)  # fmt: skip
 
 
 def run_rows(
@@ -159,6 +174,7 @@ def _run_and_report(
     kept: list[Row] | None = [] if held(args) else None  # for the reports of every row at once
     out = RowsOut(args, workspace, spooled=kept is None)
     printed: list[int] = []  # row numbers whose header is out, for a blank line between rows
+    pending = HeldText()  # the texts of the rows that ended in the loop's pass in progress
     flight: dict[int, Row] = {}  # the rows started and not yet ended
 
     def ended(row: Row) -> None:
@@ -173,9 +189,11 @@ def _run_and_report(
         import asyncio  # only batches run on it: a single `arazzo run` need not import it
 
         try:
-            asyncio.run(_run_all(rows, flight, ended, printed, workspace, args, live, checks))
+            asyncio.run(_run_all(rows, flight, ended, printed, workspace, args, live, checks, pending))
         except KeyboardInterrupt:  # Ctrl-C: the rows that ran, those in flight as far as they went
             interrupted = True
+        finally:  # the rows shown out before anything else is printed
+            pending.write()
     if interrupted:
         for number in sorted(flight):
             row = flight.pop(number)
@@ -266,6 +284,7 @@ async def _run_all(
     args: argparse.Namespace,
     live: bool,
     checks: BatchChecks | None = None,
+    held: HeldText | None = None,
 ) -> None:
     """Run the rows, `args.concurrency` at a time: a row is read when a place is free, is in `flight`
     while it runs, and goes to `ended` when its run is over."""
@@ -309,7 +328,7 @@ async def _run_all(
             else:
                 result = row.result = await submit(workspace, row.inputs, row.options, row.line)
                 replay_events(result, row.options.on_event)
-            shown_row(row, result, workspace, args, printed)
+            shown_row(row, result, workspace, args, printed, held)
             del flight[row.number]
             ended(row)
         finally:

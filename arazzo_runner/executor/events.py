@@ -12,6 +12,9 @@ class WorkflowStarted(Record, frozen=True):
     workflow_id: str
     depth: int
 
+    def __init__(self, workflow_id: str, depth: int) -> None:  # one a workflow run: written out
+        self.__dict__.update(workflow_id=workflow_id, depth=depth)
+
 
 class StepStarted(Record, frozen=True):
     workflow_id: str
@@ -43,6 +46,9 @@ class StepFinished(Record, frozen=True):
 class WorkflowFinished(Record, frozen=True):
     result: WorkflowResult
     depth: int
+
+    def __init__(self, result: WorkflowResult, depth: int) -> None:
+        self.__dict__.update(result=result, depth=depth)
 
 
 class RequestSent(Record, frozen=True):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ArazzoError, UsageError
 from ..records import replace
@@ -117,12 +117,76 @@ class BatchChecks:
         # first run that needs it (`Runner.operation_facts`; `api.prepare_run`'s runs share theirs too)
         self.facts: dict[tuple[Any, ...], Any] = {}
 
+    def run_facts(self, workspace: Workspace, workflows: Any) -> RunFacts | None:
+        """What the first run of the trusted batch found (`keep_run_facts`), for the next runs; None
+        before the batch is trusted (each run then checks all, its inputs validated anew)."""
+        return self.found.get(_facts_key(workspace, workflows)) if self.trusted else None
+
+    def keep_run_facts(
+        self,
+        workspace: Workspace,
+        workflows: Any,
+        selected: list[Workflow],
+        stopped: dict[str, Any],
+        refused: dict[str, list[dict[str, Any]]],
+        bases: set[str],
+        kinds: set[str],
+    ) -> None:
+        """Keep what a run of the trusted batch found (`api._prepare`) for the next (`run_facts`).
+        `stopped`: the workflows the admission refused (None: their inputs are not validated) and those
+        the walk refused (an error: their dependencies' inputs are not validated)."""
+        if not self.trusted:
+            return
+        checking = [w for w in selected if w.workflow_id not in stopped or stopped[w.workflow_id] is not None]
+        deps = [w for w in checking if w.workflow_id not in stopped]
+        facts = RunFacts(list(selected), checking, deps, dict(refused), set(bases), set(kinds))
+        self.found[_facts_key(workspace, workflows)] = facts
+
+    def trusted_inputs(
+        self, workspace: Workspace, facts: RunFacts, given: dict[str, Any], secrets: set[str]
+    ) -> dict[str, dict[str, Any]]:
+        """The inputs part of `preflight` for a run of the trusted batch whose other checks `facts`
+        holds: per selected workflow, its validated inputs (its dependencies' validated too), as
+        `preflight` leaves them in its `inputs`."""
+        several = len(facts.selected) > 1
+        inputs = {w.workflow_id: inputs_for(w, given, several) for w in facts.selected}
+        for workflow in facts.checking:
+            key = workflow.workflow_id
+            inputs[key] = _validate(workspace, workflow, inputs[key], secrets, self)
+        checked: set[tuple[int, str]] = set()
+        for workflow in facts.with_dependencies:
+            if workflow.depends_on:
+                _check_dependency_inputs(workspace, workflow, given, checked, secrets, self)
+        return inputs
+
     def once(self, key: tuple[Any, ...], find: Callable[[], Any]) -> Any:
         """`find()`, called for the first run that asks for `key` alone."""
         found = self.found.get(key)
         if found is None:
             found = self.found[key] = find()
         return found
+
+
+class RunFacts(NamedTuple):
+    """What `api._prepare` found for a batch's run that is the same for every run of it once the batch
+    is trusted (`BatchChecks.trusted`: the same workflows, options and checked rows): a run then only
+    has its inputs validated (`trusted_inputs`: defaults applied, its own secrets found)."""
+
+    selected: list[Workflow]
+    checking: list[Workflow]  # those whose inputs are validated (the admission refused none of them)
+    with_dependencies: list[Workflow]  # those whose dependencies' inputs are validated (none refused)
+    refused: dict[str, list[dict[str, Any]]]
+    bases: set[str]
+    kinds: set[str]
+
+    def copies(self) -> tuple[set[str], set[str], dict[str, list[dict[str, Any]]]]:
+        """A run's own (bases, kinds, refused), as `_prepare` gives each run its own."""
+        return set(self.bases), set(self.kinds), dict(self.refused)
+
+
+def _facts_key(workspace: Workspace, workflows: Any) -> tuple[Any, ...]:
+    named = workflows if workflows is None or isinstance(workflows, str) else tuple(workflows)
+    return ("run facts", id(workspace), named)
 
 
 def _walk_for(

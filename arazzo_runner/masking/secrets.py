@@ -42,6 +42,7 @@ _CUT = re.compile(r"\.\.\.\((\d+) more chars\)")
 # `scheme://user:PASSWORD@host`: the password of a URL's userinfo (up to the last `@` before the path)
 _USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\"'<>]*:)([^\s/?#\"'<>]+)@")
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+_NO_NAMES: frozenset[str] = frozenset()
 _AUTH_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*) +\S")
 # `Bearer <token>` shows as `Bearer ***`: the scheme word stays only when it is a known scheme (the IANA
 # registry and common others), never a first word that could be the credential itself.
@@ -68,8 +69,9 @@ class Masker:
     ) -> None:
         # A set given is kept by reference: values the run adds later are masked too.
         self.secrets: set[str] = secrets if isinstance(secrets, set) else set(secrets)
-        self._headers = SENSITIVE_HEADERS | {h.lower() for h in headers}
-        self._query = frozenset(query)
+        # (frozen: `_read_names` makes new ones, so a masker made per row shares the common ones)
+        self._headers = SENSITIVE_HEADERS | {h.lower() for h in headers} if headers else SENSITIVE_HEADERS
+        self._query = frozenset(query) if query else _NO_NAMES
         self.enabled = enabled
         self._sources: Any = None  # a run's SourceCache: apiKey names of the descriptions it has loaded
         self._seen = -1  # how many descriptions the names were last read from

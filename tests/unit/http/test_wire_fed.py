@@ -213,3 +213,41 @@ def test_a_repeated_content_length_after_an_interim_response_is_read_as_one(part
     without it (h11, httpx's own transport, reads it so); it was refused as a duplicate, the merge
     looking at the interim head only."""
     assert _fed(parts) == READ
+
+
+def test_reads_go_through_one_reused_buffer_and_each_connection_keeps_its_own_bytes():
+    """The event loop reads into the buffer `get_buffer` gives (`recv_into`: no fresh 256 KiB mapping a
+    read, as `data_received` gets) and calls `buffer_updated`; two connections read in turn through the
+    same buffer, and each response keeps the bytes that were its own after the other's overwrote it."""
+
+    async def main() -> list[tuple[int, bytes]]:
+        loop = asyncio.get_running_loop()
+        wires = [Wire((b"http", b"example.test", 80), loop) for _ in range(2)]
+        assert all(isinstance(wire, asyncio.BufferedProtocol) for wire in wires)
+        sending = []
+        for wire in wires:
+            wire.connection_made(_Transport())
+            request = httpcore.Request("GET", "http://example.test/", headers=[(b"Host", b"example.test")])
+            sending.append(asyncio.ensure_future(wire.send(request, {})))
+        await asyncio.sleep(0)
+        answers = [
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst",
+            b"HTTP/1.1 201 OK\r\nContent-Length: 3\r\n\r\nTWO",
+        ]
+        buffers = []
+        for wire, answer in zip(wires, answers, strict=True):  # as the loop's `recv_into` fills them
+            buffer = wire.get_buffer(-1)
+            buffer[: len(answer)] = answer
+            buffers.append(buffer)
+            wire.buffer_updated(len(answer))
+        assert buffers[0].obj is buffers[1].obj  # one buffer, overwritten by the second read
+        results = []
+        for wire, pending in zip(wires, sending, strict=True):
+            response = await pending
+            body = b""
+            while chunk := await wire.next_chunk(None):
+                body += chunk
+            results.append((response.status, body))
+        return results
+
+    assert asyncio.run(main()) == [(200, b"first"), (201, b"TWO")]

@@ -1,0 +1,59 @@
+"""The rows' texts of one pass of the event loop go out in one write (`cli/batch_text.HeldText`): ~25 rows
+end in a pass at 200 in flight, each was a system call of its own (stdout unbuffered, or flushed). The
+texts keep their order, and what is held is written when the loop's pass is over, or at once when asked
+(the rows' loop ends)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from arazzo_runner.cli.batch_text import HeldText
+
+
+class _Counted:
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+        self.flushes = 0
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        self.flushes += 1
+
+
+def test_the_texts_of_one_pass_are_one_write_in_their_order():
+    out, held = _Counted(), HeldText()
+
+    async def main() -> list[list[str]]:
+        seen = []
+        for text in ("row 1\n", "row 2\n", "row 3\n"):  # rows ending in the same pass
+            held.add(out, text)
+        seen.append(list(out.writes))  # nothing written yet: the pass is not over
+        await asyncio.sleep(0)  # the next pass: the held texts written first
+        seen.append(list(out.writes))
+        held.add(out, "row 4\n")
+        await asyncio.sleep(0)
+        seen.append(list(out.writes))
+        return seen
+
+    assert asyncio.run(main()) == [[], ["row 1\nrow 2\nrow 3\n"], ["row 1\nrow 2\nrow 3\n", "row 4\n"]]
+    assert out.flushes == 2
+
+
+def test_what_is_held_is_written_when_asked():
+    out, held = _Counted(), HeldText()
+
+    async def main() -> None:
+        held.add(out, "row 1\n")
+        held.add(out, "row 2\n")
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(main())  # the loop stops before its next pass
+    finally:
+        loop.close()
+    held.write()  # as the rows' loop does when it ends, whatever ends it
+    held.write()  # (nothing more: written once)
+    assert out.writes == ["row 1\nrow 2\n"]
