@@ -48,4 +48,15 @@ def test_a_step_failing_on_a_big_json_body_parses_it_once(write, monkeypatch):
     excerpt = result.workflows[0].steps[0].response
     assert excerpt.body.startswith('{"meta": {"total": ')  # the start of the body, kept for the result
     assert excerpt.omitted == len(content) - len(excerpt.body.encode())
-    assert parsed == [len(content)]  # by the transport only
+    # by the transport only; not at all where the body is read as a stream (its one use is a pointer)
+    assert parsed == ([] if _streams() else [len(content)])
+
+
+def _streams() -> bool:
+    try:
+        from ijson import get_backend
+
+        get_backend("yajl2_c")
+    except ImportError:
+        return False
+    return True

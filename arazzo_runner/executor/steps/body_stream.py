@@ -10,10 +10,11 @@ Anything else reading the body whole (`$response.body` in an output, a `simple` 
 XPath, a selector, accessors after it, a Goessner query, an embedded condition), a run recording a trace
 (`RunOptions.trace`: `--report-json`, `--html`, `--summary`, `--github`, which show every value read or
 where each step is written) or a contract check that reads the body (a documented response schema other
-than `{}` or `true`, or a `$ref`'d response) takes the usual path: the body parsed whole. So does a body the stream does not read as json.loads would. What is read from the stream is what
-the document gives (tests/unit/test_json_stream.py); a use it did not answer (a pointer reaching
-nothing, a filter selecting nothing, whose messages show the document) parses the document then
-(`StreamedJson.tree`), so nothing but memory tells the two paths apart.
+than `{}` or `true`, or a `$ref`'d response) takes the usual path: the body parsed whole. So does a body
+the stream does not read as json.loads would. What is read from the stream is what the document gives
+(tests/unit/test_json_stream.py); a use it did not answer (a pointer reaching nothing, a filter selecting
+nothing, whose messages show the document) parses the document then (`StreamedJson.tree`), so nothing but
+memory tells the two paths apart.
 
 Worked out once per step of a run (`Host.operation_facts`), and only for a body big enough to stream.
 """
