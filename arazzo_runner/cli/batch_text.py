@@ -65,23 +65,42 @@ class HeldText:
     its row ends: the rows that end in one pass (~25 at 200 in flight, the loop busy) go out in one
     write, not a system call each (stdout unbuffered or not); in the same order, a pass later at most
     (microseconds). The rows' loop writes what is held when it ends, whatever ends it (`write`, from
-    `batch._run_and_report`), before anything else is printed."""
+    `batch._run_and_report`), before anything else is printed.
+
+    A write that fails in the loop's callback (a closed pipe: `| head`; a full disk) is kept and raised
+    in the task of the next row that ends (`add`), which stops the batch as a row's own write did: no
+    new row starts, nothing more is sent. When no row ends after it, the rows' loop's last `write`
+    raises it."""
 
     def __init__(self) -> None:
         self.out: TextIO | None = None
         self.texts: list[str] = []
+        self.error: BaseException | None = None  # a write of the loop's callback failed with it
+        self.told = False  # raised to somebody (a row's task, or the last write)
 
     def add(self, out: TextIO, text: str) -> None:
+        if self.error is not None:
+            self.told = True
+            raise self.error
         if self.texts and out is not self.out:  # (another stream: what is held goes first)
             self.write()
         if not self.texts:
             import asyncio
 
-            asyncio.get_running_loop().call_soon(self.write)
+            asyncio.get_running_loop().call_soon(self._write_later)
         self.out = out
         self.texts.append(text)
 
+    def _write_later(self) -> None:
+        try:
+            self.write()
+        except Exception as exc:  # asyncio's handler would print it and the batch go on: kept for `add`
+            self.error = exc
+
     def write(self) -> None:
+        if self.error is not None and not self.told:
+            self.told = True
+            raise self.error
         if self.texts and self.out is not None:
             texts, self.texts = self.texts, []
             self.out.write("".join(texts))

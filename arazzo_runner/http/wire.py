@@ -100,7 +100,10 @@ class Wire(ResponseReader, asyncio.BufferedProtocol):
         return _read_buffer()
 
     def buffer_updated(self, nbytes: int) -> None:
-        self.data_received(bytes(_read_buffer()[:nbytes]))
+        view = _read_buffer()
+        data = bytes(view[:nbytes])
+        view[:nbytes] = _READS.zeros[:nbytes]  # no response's bytes (a token, a cookie) kept past the read
+        self.data_received(data)
 
     def data_received(self, data: bytes) -> None:
         if not self._in_exchange or self._complete:  # bytes nobody asked for, or past the response
@@ -241,6 +244,7 @@ def _read_buffer() -> memoryview:
         view: memoryview = _READS.view
     except AttributeError:
         view = _READS.view = memoryview(bytearray(READ_SIZE))
+        _READS.zeros = memoryview(bytes(READ_SIZE))  # what a read is wiped with once copied out
     return view
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import functools
 import importlib
+import threading
 import weakref
 from collections.abc import Iterator
 from types import ModuleType
@@ -25,11 +26,16 @@ MUTABLE = (
     collections.deque,
     weakref.WeakKeyDictionary,
     weakref.WeakValueDictionary,
+    threading.local,
 )
 CACHE_WRAPPER = type(functools.lru_cache(maxsize=1)(lambda: None))
 
 # Caches: keyed by text, holding immutable results shared safely by every run (and every thread).
 CACHES = {
+    "arazzo_runner.http.wire._READS": (
+        "each thread's read buffer of the asyncio connections (256 KiB, and as many zeros): every read is "
+        "copied out and wiped at once (`Wire.buffer_updated`), so no response's bytes outlive their read"
+    ),
     "arazzo_runner.http.fast_request._ORIGINS": (
         "`scheme://authority` -> httpx's parse of it (an immutable ParseResult) or None; at most 256, "
         "cleared when full"

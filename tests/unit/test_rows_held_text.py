@@ -57,3 +57,57 @@ def test_what_is_held_is_written_when_asked():
     held.write()  # as the rows' loop does when it ends, whatever ends it
     held.write()  # (nothing more: written once)
     assert out.writes == ["row 1\nrow 2\n"]
+
+
+class _Broken:
+    """stdout whose reader has gone (`| head`): every write fails."""
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_write_failing_in_the_loops_pass_is_raised_in_the_next_rows_task():
+    """The write runs in the loop's callback, where asyncio's handler would print the failure and the
+    batch go on sending: it is kept, and the next row to end raises it (which stops the batch)."""
+    held, out = HeldText(), _Broken()
+
+    async def main() -> None:
+        held.add(out, "row 1\n")
+        await asyncio.sleep(0)  # the pass is over: the write fails in the callback
+        held.add(out, "row 2\n")
+
+    errors: list[object] = []
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        errors.append(context)
+
+    async def run() -> None:
+        asyncio.get_running_loop().set_exception_handler(handler)
+        await main()
+
+    try:
+        asyncio.run(run())
+    except BrokenPipeError:
+        pass
+    else:
+        raise AssertionError("the failed write was not raised")
+    assert errors == []  # not left to asyncio's handler
+
+
+def test_a_write_failing_after_the_last_row_is_raised_by_the_last_write():
+    held, out = HeldText(), _Broken()
+
+    async def main() -> None:
+        held.add(out, "row 1\n")
+        await asyncio.sleep(0)
+
+    asyncio.run(main())
+    try:
+        held.write()  # the rows' loop's last write
+    except BrokenPipeError:
+        pass
+    else:
+        raise AssertionError("the failed write was not raised")

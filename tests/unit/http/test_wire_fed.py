@@ -251,3 +251,29 @@ def test_reads_go_through_one_reused_buffer_and_each_connection_keeps_its_own_by
         return results
 
     assert asyncio.run(main()) == [(200, b"first"), (201, b"TWO")]
+
+
+def test_a_read_is_wiped_from_the_reused_buffer_once_copied_out():
+    """The buffer outlives every run of its thread (a server's tool calls, a batch's rows): a response's
+    bytes (a token, a cookie) must not stay in it after their read."""
+
+    async def main() -> bytes:
+        loop = asyncio.get_running_loop()
+        wire = Wire((b"http", b"example.test", 80), loop)
+        wire.connection_made(_Transport())
+        request = httpcore.Request("GET", "http://example.test/", headers=[(b"Host", b"example.test")])
+        sending = asyncio.ensure_future(wire.send(request, {}))
+        await asyncio.sleep(0)
+        answer = b"HTTP/1.1 200 OK\r\nSet-Cookie: sid=secret-cookie\r\nContent-Length: 12\r\n\r\nsecret-token"
+        buffer = wire.get_buffer(-1)
+        buffer[: len(answer)] = answer
+        wire.buffer_updated(len(answer))
+        response = await sending
+        body = b""
+        while chunk := await wire.next_chunk(None):
+            body += chunk
+        assert (response.status, body) == (200, b"secret-token")
+        return bytes(buffer)
+
+    left = asyncio.run(main())
+    assert b"secret" not in left and left.count(0) == len(left)
