@@ -19,6 +19,7 @@ from arazzo_runner.bounds.budget import BudgetExceeded
 from arazzo_runner.loader.pointer import ABSENT, resolve_pointer
 from arazzo_runner.query import compile_selector
 from arazzo_runner.query.jsonpath_stream import stream_parts
+from tests.json_values import canonical, json_texts
 from tests.untested import not_installed
 
 pytest.importorskip("ijson", reason=not_installed("ijson", "big bodies read as a stream (bigjson)"))
@@ -46,18 +47,7 @@ SCALARS = NUMBERS | STRINGS | st.sampled_from(["true", "false", "null"])
 KEYS = st.sampled_from(["a", "b", "items", "0", "1", "", "\\u0061", "é"])  # "\\u0061" is "a" again
 
 
-def _object(members: list[tuple[str, str]]) -> str:
-    return "{" + ",".join(f'"{key}":{value}' for key, value in members) + "}"
-
-
-TEXTS = st.recursive(
-    SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=5).map(lambda items: "[" + ",".join(items) + "]")
-        | st.lists(st.tuples(KEYS, inner), max_size=5).map(_object)
-    ),
-    max_leaves=40,
-).map(lambda text: text.encode("utf-8", "surrogatepass"))
+TEXTS = json_texts(SCALARS, KEYS, max_items=5, max_leaves=40)
 TOKENS = st.sampled_from(["a", "b", "items", "0", "1", "2", "01", "-", "", "é"])
 POINTERS = st.lists(st.lists(TOKENS, min_size=1, max_size=4).map(tuple), max_size=4)
 FILTERS = [
@@ -76,17 +66,6 @@ QUERIES = st.lists(
 @pytest.fixture(autouse=True)
 def _every_size(monkeypatch):
     monkeypatch.setattr(json_stream, "STREAM_FROM", 0)  # generated texts are small
-
-
-def canonical(value: Any) -> Any:
-    """Equal only for equal values: types kept (1 is not 1.0, 0.0 not -0.0), key order kept."""
-    if isinstance(value, float):
-        return ("float", "nan" if math.isnan(value) else value.hex())
-    if isinstance(value, dict):
-        return ("object", [(key, canonical(item)) for key, item in value.items()])
-    if isinstance(value, list):
-        return ("array", [canonical(item) for item in value])
-    return (type(value).__name__, value)
 
 
 def uses(pointers: list[tuple[str, ...]], queries: list[str]) -> json_stream.Uses:

@@ -5,7 +5,6 @@ less memory at the peak (two sizes compared in a child process, never the wall c
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arazzo_runner.bounds import json_text
+from tests.json_values import canonical, json_texts
 from tests.untested import not_installed
 
 pytest.importorskip("jiter", reason=not_installed("jiter", "big texts read by jiter (bigjson)"))
@@ -38,29 +38,7 @@ SCALARS = NUMBERS | STRINGS | st.sampled_from(["true", "false", "null"])
 KEYS = st.sampled_from(["a", "b", "c", "", "\\u0061", "é"])  # "\\u0061" is "a" again: a duplicate
 
 
-def _object(members: list[tuple[str, str]]) -> str:
-    return "{" + ",".join(f'"{key}":{value}' for key, value in members) + "}"
-
-
-TEXTS = st.recursive(
-    SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=4).map(lambda items: "[" + ",".join(items) + "]")
-        | st.lists(st.tuples(KEYS, inner), max_size=5).map(_object)
-    ),
-    max_leaves=30,
-).map(lambda text: text.encode("utf-8", "surrogatepass"))
-
-
-def canonical(value: Any) -> Any:
-    """Equal only for equal values: types kept (1 is not 1.0, 0.0 not -0.0), key order kept."""
-    if isinstance(value, float):
-        return ("float", "nan" if math.isnan(value) else value.hex())
-    if isinstance(value, dict):
-        return ("object", [(key, canonical(item)) for key, item in value.items()])
-    if isinstance(value, list):
-        return ("array", [canonical(item) for item in value])
-    return (type(value).__name__, value)
+TEXTS = json_texts(SCALARS, KEYS, max_items=4, max_leaves=30)
 
 
 def eager(text: bytes) -> Any:
