@@ -175,14 +175,18 @@ def test_on_a_failure_no_new_step_starts_those_in_flight_finish(write, server):
 
 
 def test_the_error_is_the_first_failure_in_the_run_order(write, server):
-    """`bad2` fails first in time (`bad1` is held until then); the error is `bad1`'s."""
+    """`bad2` fails first in time (`bad1` is held until then); the error is `bad1`'s: its step and its
+    words (each step's criterion names the id the server gave back)."""
     tracker = Tracker(server)
     release = tracker.gate("bad1")
     threading.Thread(target=lambda: _release_after(tracker, "bad2", release), daemon=True).start()
-    wf = only(execute(write, server, {"workflowId": "w", "steps": _steps("bad1", "bad2")}, parallel=2))
+    steps = _steps("bad1", "bad2", successCriteria=[{"condition": "$response.body#/id == 'good'"}])
+    wf = only(execute(write, server, {"workflowId": "w", "steps": steps}, parallel=2))
 
     assert trail(wf) == [("bad1", "failed", 1), ("bad2", "failed", 1)]
     assert wf["error"]["stepId"] == "bad1"
+    first, second = (step["error"] for step in wf["steps"])
+    assert first != second and "bad1" in wf["error"]["message"], wf["error"]
 
 
 def test_steps_whose_actions_decide_what_runs_next_run_alone(write, server):
