@@ -21,6 +21,7 @@ READ_BUFFER = Package(
         "tests/e2e/test_wire.py",
         "tests/e2e/test_rows_pool.py",
         "tests/unit/http/test_lean_exchange.py",
+        "tests/e2e/test_wire_idle_and_upload.py",
     ),
     (
         (
@@ -65,6 +66,11 @@ READ_BUFFER = Package(
             "        if not self._in_exchange or self._complete:  # bytes nobody asked for",
             "        if not self._in_exchange:  # bytes nobody asked for",
             "bytes past the response fed to the parser as though they were part of it",
+            "llhttp begins a new message at the first byte past a complete response, whatever it is "
+            "(`on_message_begin`, before its error for `junk`: measured), and `on_message_begin` marks the "
+            "bytes extra once the response is complete; a HEAD answer's body goes to `on_body`, which "
+            "marks them too; so the connection is never reused either way, and nothing fed past the end "
+            "reaches the response (the parser stops at `_PastTheResponse`)",
         ),
         (
             _WIRE,
@@ -96,6 +102,9 @@ READ_BUFFER = Package(
             "            self._fail(error)\n        self._wake()\n",
             "            self._fail(error)\n",
             "the pool closing under an exchange does not wake its reader: it waits for its read timeout",
+            "`_fail` aborts the transport, and asyncio calls `connection_lost` (which wakes the reader) in "
+            "the loop's next pass: the reader raises the pool's error one pass later; an exchange whose "
+            "error was set before was woken by whatever set it (`data_received`, `connection_lost`)",
         ),
         (
             _WIRE,
@@ -223,6 +232,9 @@ TEMPLATE = Package(
             '        values["auth"] = dict(fields["auth"])\n',
             '        values["auth"] = fields["auth"]\n',
             "every row's options share one credentials mapping",
+            "nothing writes to a run's `auth` once its options are made: `Credentials` copies it "
+            "(`dict(auth)`), the HTTP session and the brokers only read it, and the rows' journal and "
+            "reporters set other fields; one mapping shared by every row is never told apart",
         ),
         (
             _RUN,
