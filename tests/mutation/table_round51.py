@@ -255,7 +255,7 @@ _PRE = A + "executor/preflight.py"
 
 TRUSTED = Package(
     "rows trusted preparation",
-    (*_ROWS_E2E, "tests/e2e/test_cli_input_names.py"),
+    (*_ROWS_E2E, "tests/e2e/test_cli_input_names.py", "tests/e2e/test_rows_trusted_runs.py"),
     (
         (
             _PRE,
@@ -275,6 +275,10 @@ TRUSTED = Package(
             "        deps = [w for w in checking if w.workflow_id not in stopped]\n",
             "        deps = checking\n",
             "the dependencies' inputs of a workflow the walk refused validated in the trusted runs",
+            "no run that keeps facts has a workflow the walk refused: the check pass walks every selected "
+            "workflow with `refused=None` (`batch._check`), the same workflows with the same options, so a "
+            "refusal there stops the batch before any row runs; `stopped` then holds only the admission's "
+            "refusals, which `checking` leaves out already, and `deps` equals `checking`",
         ),
         (
             _PRE,
@@ -294,6 +298,9 @@ TRUSTED = Package(
             "        return set(self.bases), set(self.kinds), dict(self.refused)",
             "        return self.bases, self.kinds, self.refused",
             "the trusted runs share one set of bases, kinds and refusals",
+            "nothing writes to a prepared run's bases, kinds or refusals after `_prepare` (api.py reads "
+            "them: `blocking_allowed`, `tracker_for`, `_run_all`'s `refused.get`, the https check), and the "
+            "trusted path of `_prepare` adds to none of them: one shared set is never told apart",
         ),
         (
             _PRE,
