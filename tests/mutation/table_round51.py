@@ -193,6 +193,11 @@ HELD_TEXT = Package(
             "            pending.write()\n",
             "",
             "the texts of the last pass not written when the rows' loop ends",
+            "`asyncio.run` runs the loop again as it closes (`shutdown_asyncgens`, the default executor's "
+            "shutdown, after a Ctrl-C the tasks' cancellation too), which runs the pending callback: the "
+            "last pass's texts go out before `asyncio.run` returns, in their order, before the rows "
+            "interrupted and the count line; should that write fail, the count line written next to the "
+            "same stdout (`N of M rows passed`, flushed) fails the same way",
         ),
     ),
 )
