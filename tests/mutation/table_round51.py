@@ -5,6 +5,14 @@ event loop written in one write (cli/batch_text.py's `HeldText`, a failed write 
 task, `shown_row`); each row's options copied from the flags' template (cli/run.py's `RunSetup`); and the
 trusted preparation (executor/preflight.py's `BatchChecks`, `trusted_inputs`, `RunFacts`, their use in
 cli/batch.py and api.py).
+Found in this round: a row written to the file while the rows run, its input name misspelled, stopped the
+batch with a usage error naming no row (fixed: named, as a type error was); no test held that such a
+row's run checks its names at all, that a trusted run of several workflows gives each only its declared
+inputs and leaves a refused workflow's alone, that it reads its dependency's secret inputs before its
+first step (a mutant skipping them printed a row's password in the --verbose trace), that each thread
+reads into a buffer of its own, that bytes on an idle connection keep the next request off it, that an
+answer sent before a big upload was read is the asyncio wire's response, that rows shown in one pass go
+out in one write, or that a failed write is raised once.
 Rows: (file, original snippet, mutated snippet, the bug in words[, tests][, equivalent: why])."""
 
 from __future__ import annotations
