@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 
 import httpcore
 import pytest
@@ -288,7 +289,7 @@ def test_each_thread_reads_into_a_buffer_of_its_own():
     first = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"
     second = b"HTTP/1.1 201 OK\r\nContent-Length: 3\r\n\r\nTWO"
 
-    def exchange(answer: bytes, meanwhile: object = None) -> tuple[int, bytes]:
+    def exchange(answer: bytes, meanwhile: Callable[[], None] | None = None) -> tuple[int, bytes]:
         async def main() -> tuple[int, bytes]:
             wire = Wire((b"http", b"example.test", 80), asyncio.get_running_loop())
             wire.connection_made(_Transport())
@@ -297,7 +298,7 @@ def test_each_thread_reads_into_a_buffer_of_its_own():
             await asyncio.sleep(0)
             buffer = wire.get_buffer(-1)  # as the loop's `recv_into` fills it
             buffer[: len(answer)] = answer
-            if callable(meanwhile):
+            if meanwhile is not None:
                 meanwhile()
             wire.buffer_updated(len(answer))
             response = await sending
