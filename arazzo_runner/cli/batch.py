@@ -291,7 +291,6 @@ async def _run_all(
     import asyncio
 
     from ..api import arun_into
-    from ..executor.inputs import InputsError
     from ..executor.runtime import PooledRuntime
     from ..result import RunResult
 
@@ -323,8 +322,8 @@ async def _run_all(
                         runtime=runtime,
                         checks=checks,
                     )
-                except InputsError as exc:  # a row read after its file changed, validated in its run
-                    raise _named(exc, row, workspace, args) from None
+                except UsageError as exc:  # a row read after its file changed, checked in its run (its
+                    raise _named(exc, row, workspace, args) from None  # inputs, their names): named
             else:
                 result = row.result = await submit(workspace, row.inputs, row.options, row.line)
                 replay_events(result, row.options.on_event)

@@ -82,6 +82,7 @@ def tables() -> tuple:
         table_own_wire,
         table_round49,
         table_round50,
+        table_round51,
         table_wire,
     )
 
@@ -93,6 +94,7 @@ def tables() -> tuple:
         table_own_wire,
         table_round49,
         table_round50,
+        table_round51,
     )
 
 

@@ -7,6 +7,8 @@ transport that records what it is asked."""
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Callable
 
 import httpcore
 import pytest
@@ -95,10 +97,11 @@ def test_a_head_past_the_limit_not_yet_ended_is_refused(size):
     assert _exchange(size) == (True, "Receive buffer too long")
 
 
-@pytest.mark.parametrize("past", [b"", b"HTTP/1.1 200 OK\r\n"])
+@pytest.mark.parametrize("past", [b"", b"HTTP/1.1 200 OK\r\n", b"junk"])
 def test_bytes_past_a_response_in_a_packet_of_their_own_make_its_connection_not_reusable(past):
     """The response is complete (its Content-Length read); bytes arrive after it, before the caller took
-    its body: the connection is not used again (the next request would have them for its answer)."""
+    its body: the connection is not used again (the next request would have them for its answer), be
+    they the start of a response or not (`junk`: not one the parser would take for another message)."""
 
     async def main() -> tuple[bytes, bool]:
         wire = Wire((b"http", b"example.test", 80), asyncio.get_running_loop())
@@ -277,3 +280,41 @@ def test_a_read_is_wiped_from_the_reused_buffer_once_copied_out():
 
     left = asyncio.run(main())
     assert b"secret" not in left and left.count(0) == len(left)
+
+
+def test_each_thread_reads_into_a_buffer_of_its_own():
+    """Event loops in two threads (a server's tool calls beside its own loop): a read of one, between the
+    loop's `get_buffer` and its `buffer_updated`, is neither overwritten nor wiped by the other thread's
+    read meanwhile (one buffer a thread: `threading.local`)."""
+    first = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"
+    second = b"HTTP/1.1 201 OK\r\nContent-Length: 3\r\n\r\nTWO"
+
+    def exchange(answer: bytes, meanwhile: Callable[[], None] | None = None) -> tuple[int, bytes]:
+        async def main() -> tuple[int, bytes]:
+            wire = Wire((b"http", b"example.test", 80), asyncio.get_running_loop())
+            wire.connection_made(_Transport())
+            request = httpcore.Request("GET", "http://example.test/", headers=[(b"Host", b"example.test")])
+            sending = asyncio.ensure_future(wire.send(request, {}))
+            await asyncio.sleep(0)
+            buffer = wire.get_buffer(-1)  # as the loop's `recv_into` fills it
+            buffer[: len(answer)] = answer
+            if meanwhile is not None:
+                meanwhile()
+            wire.buffer_updated(len(answer))
+            response = await sending
+            body = b""
+            while chunk := await wire.next_chunk(None):
+                body += chunk
+            return response.status, body
+
+        return asyncio.run(main())
+
+    other: list[tuple[int, bytes]] = []
+
+    def read_in_another_thread() -> None:
+        thread = threading.Thread(target=lambda: other.append(exchange(second)))
+        thread.start()
+        thread.join()
+
+    assert exchange(first, read_in_another_thread) == (200, b"first")
+    assert other == [(201, b"TWO")]
