@@ -143,9 +143,31 @@ def entry() -> int:
         code = main()
     finally:
         _no_teardown_collection()
+    unwritten = _stdout_unwritten()
+    if unwritten is not None and code != EXIT_USAGE:  # (EXIT_USAGE: `_main` has said why, or more)
+        with contextlib.suppress(OSError, ValueError):
+            print(f"error: stdout: cannot write: {unwritten.strerror or unwritten}", file=sys.stderr)
+        code = EXIT_USAGE
     if "temporalio" in sys.modules:
         _exit_past_temporal(code)
     return code
+
+
+def _stdout_unwritten() -> OSError | None:
+    """The error of writing what stdout still holds (a buffered stdout fails only here, at its last
+    flush: a full disk, a quota), None when written. Then stdout is pointed at the null device, so
+    that the interpreter's own last flush does not print "Exception ignored" and a traceback."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader left (`| head`): not an error of ours, as in `_main`
+        return None
+    except OSError as exc:
+        with contextlib.suppress(OSError, ValueError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        return exc
+    return None
 
 
 def _exit_past_temporal(code: int) -> None:
@@ -209,6 +231,8 @@ def _collector_paused(pause: bool) -> Iterator[None]:
 
 
 def _main(argv: list[str]) -> int:
+    from ..report.terminal import OutputError  # (not for `--version`, which imports no engine module)
+
     parser = build_parser(_command(argv))
     try:
         args = parse(parser, argv)  # an unknown flag: the sub-command's usage and the closest flags
@@ -239,6 +263,10 @@ def _main(argv: list[str]) -> int:
     except BrokenPipeError:  # e.g. `arazzo run ... | head`: the reader left; not an error of ours
         sys.stderr.close()
         return EXIT_OK
+    except OutputError as exc:  # stdout (or stderr) cannot be written: a full disk, a quota
+        with contextlib.suppress(OSError, ValueError):
+            print(f"error: stdout: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE  # (no JSON error document: it could not be written either)
     except Exception as exc:  # a bug: the traceback still goes to stderr, but stdout has its document
         _json_error(as_json, exc, 1)
         raise

@@ -59,12 +59,48 @@ def _json_escaped(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group(0)):04x}"
 
 
-class TerminalStream:
-    """A text stream that escapes the control characters written to it (all but `\\n` and `\\t`), as
-    JSON does; everything else (isatty, encoding, flush...) is the wrapped stream's."""
+class OutputError(OSError):
+    """A write to stdout or stderr failed for a reason other than its reader leaving (a full disk, a
+    quota, an I/O error): the CLI says so in one line and exits nonzero, where the write's own OSError
+    would end the command on a traceback (`cli._main`). A closed pipe stays a `BrokenPipeError`."""
+
+
+class OutputGuard:
+    """The stream under a `TerminalStream`: its writes and flushes raise `OutputError` for a failing
+    OSError; everything else (isatty, fileno, encoding...) is the stream's own."""
+
+    __slots__ = ("stream",)
 
     def __init__(self, stream: TextIO) -> None:
-        self.unescaped = stream
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.errno, exc.strerror) from exc
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError(exc.errno, exc.strerror) from exc
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+class TerminalStream:
+    """A text stream that escapes the control characters written to it (all but `\\n` and `\\t`), as
+    JSON does; everything else (isatty, encoding, flush...) is the wrapped stream's, whose failing
+    writes raise `OutputError` (`OutputGuard`)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.unescaped: Any = stream if isinstance(stream, OutputGuard) else OutputGuard(stream)
 
     def write(self, text: str) -> int:
         self.unescaped.write(_STREAM.sub(_json_escaped, text) if _STREAM.search(text) else text)
@@ -73,6 +109,9 @@ class TerminalStream:
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
+
+    def flush(self) -> None:
+        self.unescaped.flush()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.unescaped, name)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import io
 import json
 
-from arazzo_runner.report.terminal import TerminalStream, escape, split_lines, unescaped
+import pytest
+
+from arazzo_runner.report.terminal import OutputError, TerminalStream, escape, split_lines, unescaped
 
 ATTACKS = "\x1b]52;c;ZXZpbA==\x07 \x1b]0;title\x07 a\rb\nc\td \x9b2J \x7f \u202egnp.exe \u2028 \x00"
 
@@ -36,8 +38,29 @@ def test_the_stream_escapes_controls_but_newlines_and_tabs():
     stream = TerminalStream(target)
     stream.write("line\x1b[2J\tcell\nnext\r\u202e\n")
     assert target.getvalue() == "line\\u001b[2J\tcell\nnext\\u000d\\u202e\n"
-    assert unescaped(stream) is target
+    raw = unescaped(stream)  # the stream underneath, its failing writes made OutputError
+    raw.write("\x1b[1m")
+    assert target.getvalue().endswith("\n\x1b[1m") and raw.stream is target
     assert unescaped(target) is target
+    assert unescaped(TerminalStream(raw)) is raw  # wrapped once, however often the CLI wraps it
+
+
+class _Full(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_failing_write_is_an_output_error_and_a_closed_pipe_stays_one():
+    stream = TerminalStream(_Full())
+    for write in (stream.write, unescaped(stream).write):
+        with pytest.raises(OutputError) as raised:
+            write("x")
+        assert raised.value.errno == 28 and raised.value.strerror == "No space left on device"
+    with pytest.raises(BrokenPipeError):
+        stream.flush()
 
 
 def test_json_written_through_the_stream_stays_valid_and_means_the_same():
