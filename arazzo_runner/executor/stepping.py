@@ -122,6 +122,8 @@ async def execute_step(
 
 
 def _on_success(cstep: CompiledStep, ctx: Context) -> Decision:
+    if not cstep.on_success:  # (most steps: no search over no actions)
+        return Decision("next")
     action = find_action(cstep.on_success, ctx, {})
     return Decision("next") if action is None else transfer(action)
 
