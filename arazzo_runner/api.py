@@ -174,18 +174,11 @@ class _Prepared(Record):
     # prepared run and of its copies (`Runner.operation_facts`)
     facts: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
-    def __init__(  # written out: one per run (each row of a batch makes one)
-        self,
-        options: RunOptions,
-        workspace: Workspace,
-        selected: list[Workflow],
-        given: dict[str, Any],
-        inputs: dict[str, dict[str, Any]],
-        bases: set[str],
-        kinds: set[str],
-        refused: dict[str, list[dict[str, Any]]],
-        facts: dict[tuple[Any, ...], Any] | None = None,
-    ) -> None:
+    # written out: one per run (each row of a batch makes one)
+    def __init__(self, options: RunOptions, workspace: Workspace, selected: list[Workflow],
+                 given: dict[str, Any], inputs: dict[str, dict[str, Any]], bases: set[str], kinds: set[str],
+                 refused: dict[str, list[dict[str, Any]]], facts: dict[tuple[Any, ...], Any] | None = None,
+                 ) -> None:  # fmt: skip
         self.options, self.workspace, self.selected, self.given = options, workspace, selected, given
         self.inputs, self.bases, self.kinds, self.refused = inputs, bases, kinds, refused
         self.facts = {} if facts is None else facts

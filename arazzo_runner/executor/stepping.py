@@ -49,7 +49,7 @@ async def execute_step(
         started = time.perf_counter()
         tracing = host.options.trace
         retries: dict[str, int] = {}
-        budget = RetryBudget(host.options, host.deadline, started)
+        budget: RetryBudget | None = None  # its retries' allowance: made at its first failure (most pass)
         kind = kind_for(cstep.step.target_kind)
         while True:
             began = time.time() if tracing else 0.0
@@ -74,6 +74,7 @@ async def execute_step(
                 step_result.error = with_cause(attempt.message, host.deadline.message)
                 decision = Decision("fail", message=step_result.error)
                 break
+            budget = budget or RetryBudget(host.options, host.deadline, started)
             action, delay, refusal = failure_action(host, cstep, attempt, retries, budget, step_result)
             if action is None:
                 step_result.error = with_cause(attempt.message, refusal) if refusal else attempt.message
