@@ -71,10 +71,10 @@ def preflight(
     every run), which keeps what the walk found for the next runs and, once trusted, spares them the
     inputs' second validation."""
     options = options or RunOptions()
-    refused_before = set(refused or ())
     if checks is None or not checks.trusted:  # (a trusted batch checked these names on every row)
         check_input_names(workspace, selected, given)  # `modle` for `model`: a usage error, not ignored
-    checking = [w for w in selected if w.workflow_id not in refused_before]
+    # those not refused before (a copy either way: `refused` grows below)
+    checking = [w for w in selected if w.workflow_id not in refused] if refused else list(selected)
     for workflow in checking:
         key = workflow.workflow_id
         inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets, checks)

@@ -139,10 +139,12 @@ def record(step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state
     step_result.method, step_result.url = attempt.method, attempt.url
     if attempt.warnings:
         step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)
-    step_result.exchanges.extend(attempt.token_exchanges)
+    if attempt.token_exchanges:
+        step_result.exchanges.extend(attempt.token_exchanges)
     if attempt.exchange is not None:
         step_result.exchanges.append(attempt.exchange)
-    step_result.messages.extend(attempt.messages)
+    if attempt.messages:
+        step_result.messages.extend(attempt.messages)
     outputs = Outputs()
     if attempt.items is not None:  # an x-forEach step: each output an array, one value per item
         _record_items(step_result, attempt, cstep, state, outputs)
