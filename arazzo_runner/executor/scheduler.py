@@ -142,7 +142,10 @@ class _Scheduler:
                 step_result, decision, self.last_ctx = await self.execute(cstep)
                 result.steps.append(step_result)
                 self.current = None
-                index = await self._follow(cstep, step_result, decision, index)
+                if decision.kind == "next":  # (`_follow`'s first case, without its coroutine: most steps)
+                    index += 1
+                else:
+                    index = await self._follow(cstep, step_result, decision, index)
             return self.last_ctx
         except BaseException as exc:
             if is_interrupt(exc):
