@@ -174,6 +174,15 @@ class _Prepared(Record):
     # prepared run and of its copies (`Runner.operation_facts`)
     facts: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
+    # written out: one per run (each row of a batch makes one)
+    def __init__(self, options: RunOptions, workspace: Workspace, selected: list[Workflow],
+                 given: dict[str, Any], inputs: dict[str, dict[str, Any]], bases: set[str], kinds: set[str],
+                 refused: dict[str, list[dict[str, Any]]], facts: dict[tuple[Any, ...], Any] | None = None,
+                 ) -> None:  # fmt: skip
+        self.options, self.workspace, self.selected, self.given = options, workspace, selected, given
+        self.inputs, self.bases, self.kinds, self.refused = inputs, bases, kinds, refused
+        self.facts = {} if facts is None else facts
+
 
 def _prepare(
     source: Source,
@@ -249,10 +258,12 @@ def _own_client(runtime: Runtime, prepared: _Prepared) -> Any:
         return runtime.new_client(prepared.options.timeout, replay=replay)
     if not runtime.blocking and "operation" not in prepared.kinds:  # messages (and workflows) only
         return _OnFirstUse(lambda: runtime.new_client(prepared.options.timeout))
-    if any(base.startswith("https:") for base in prepared.bases):
-        from .sources.tls import default_tls_context
+    for base in prepared.bases:  # (a loop, not `any` over a generator: each row of a batch asks)
+        if base.startswith("https:"):
+            from .sources.tls import default_tls_context
 
-        default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
+            default_tls_context().prefetch()  # read the CAs while httpx is imported and set up
+            break
     return runtime.new_client(prepared.options.timeout)
 
 
@@ -349,8 +360,13 @@ async def _run_all(
             if problems is not None:
                 result.workflows.append(WorkflowResult.not_run(workflow.workflow_id, problems))
                 continue
-            inputs_of = inputs[workflow.workflow_id]  # validated by the preflight
-            result.workflows.append(await runner.run_selected(workspace, workflow, inputs_of, validated=True))
+            ran = runner.selected_result(workspace, workflow)  # as a dependency of one before
+            if ran is None:
+                inputs_of = inputs[workflow.workflow_id]  # validated by the preflight
+                ran, _ = await runner.run_workflow(
+                    workspace, workflow, inputs_of, validated=True, selected=True
+                )
+            result.workflows.append(ran)
 
 
 def _backstop(remaining: float | None) -> float | None:

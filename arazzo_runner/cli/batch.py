@@ -15,7 +15,6 @@ rows' exchanges in one log; each row masked with its own secrets. Exit 1 when an
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
@@ -254,18 +253,19 @@ def _given_required(checks: BatchChecks, workspace: Any, workflows: list[Workflo
     `check_missing`, which words what is missing), the names found once for the batch."""
     for workflow in workflows:
         key = ("required inputs", id(workspace), workflow.workflow_id)
-        names: tuple[str, ...] = checks.once(key, functools.partial(_required, workspace, workflow))
-        for name in names:
-            if name not in inputs:
-                return False
+        names: frozenset[str] | None = checks.found.get(key)
+        if names is None:
+            names = checks.found[key] = _required(workspace, workflow)
+        if not names.issubset(inputs):  # (a row of the check pass: no loop in Python)
+            return False
     return True
 
 
-def _required(workspace: Any, workflow: Workflow) -> tuple[str, ...]:
+def _required(workspace: Any, workflow: Workflow) -> frozenset[str]:
     from ..report.listing import input_entries
 
     entries = input_entries(workflow, workspace.document.raw)
-    return tuple(e["name"] for e in entries if e["required"] and "default" not in e)
+    return frozenset(e["name"] for e in entries if e["required"] and "default" not in e)
 
 
 def _named(exc: UsageError, row: Row, workspace: Any, args: argparse.Namespace) -> UsageError:

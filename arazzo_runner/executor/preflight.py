@@ -71,14 +71,14 @@ def preflight(
     every run), which keeps what the walk found for the next runs and, once trusted, spares them the
     inputs' second validation."""
     options = options or RunOptions()
-    refused_before = set(refused or ())
     if checks is None or not checks.trusted:  # (a trusted batch checked these names on every row)
         check_input_names(workspace, selected, given)  # `modle` for `model`: a usage error, not ignored
-    checking = [w for w in selected if w.workflow_id not in refused_before]
+    # those not refused before (a copy either way: `refused` grows below)
+    checking = [w for w in selected if w.workflow_id not in refused] if refused else list(selected)
     for workflow in checking:
         key = workflow.workflow_id
         inputs[key] = _validate(workspace, workflow, inputs[key], options.secrets, checks)
-    walk = _walk_for(checks, tuple(w.workflow_id for w in checking), options, workspace)
+    walk = _walk_for(checks, tuple([w.workflow_id for w in checking]), options, workspace)
     for workflow in checking:
         error = walk.check(workspace, workflow)
         if error is not None:
@@ -89,7 +89,7 @@ def preflight(
         kinds.update(walk.kinds)
     checked: set[tuple[int, str]] = set()
     for workflow in checking:
-        if refused is None or workflow.workflow_id not in refused:
+        if workflow.depends_on and (refused is None or workflow.workflow_id not in refused):
             _check_dependency_inputs(workspace, workflow, given, checked, options.secrets, checks)
     if walk.bases:  # operations of a description: validation applies to them
         check_validation_installed(options)
@@ -224,16 +224,28 @@ def _validate(
     checks: BatchChecks | None = None,
 ) -> dict[str, Any]:
     document = workspace.document.raw
-    key = (id(workspace), workflow.workflow_id)
-    checked, plain = False, None
     if checks is None:
-        schema_at = _schema_at(workflow)
-    else:  # a batch: where the schema is, and the schema read (`plain_inputs`), found once
-        schema_at, plain = checks.once(("inputs", *key), lambda: _inputs_facts(document, workflow))
-        checked = checks.trusted and key in checks.validated
-    valid = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets,
-                            workspace.error, checked, plain)  # fmt: skip
-    if checks is not None and not checks.trusted:
+        return validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, _schema_at(workflow),
+                               secrets, workspace.error)  # fmt: skip
+    key = (id(workspace), workflow.workflow_id)
+    # a batch: where the schema is, and the schema read (`plain_inputs`), found once
+    slot = ("inputs", *key)
+    facts = checks.found.get(slot)
+    if facts is None:
+        facts = checks.found[slot] = _inputs_facts(document, workflow)
+    schema_at, plain = facts
+    checked = checks.trusted and key in checks.validated
+    if plain is not None:  # `validate_inputs`'s own way with a plain schema, without its call (each row)
+        valid = plain.filled(inputs)
+        if secrets is not None and plain.secret:
+            secrets.update(plain.secrets(valid))
+        if not checked and not plain.passes(valid):  # the problems worded the usual way
+            valid = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at,
+                                    secrets, workspace.error, checked, plain)  # fmt: skip
+    else:
+        valid = validate_inputs(workflow.workflow_id, workflow.inputs, inputs, document, schema_at, secrets,
+                                workspace.error, checked, plain)  # fmt: skip
+    if not checks.trusted:
         checks.validated.add(key)  # (a row that fails stops the batch: the rows it runs all passed)
     return valid
 
@@ -251,7 +263,8 @@ def _inputs_facts(document: dict, workflow: Workflow) -> tuple[str, Any]:
 
     schema_at = _schema_at(workflow)
     schema = resolve_pointer(document, parse_pointer(schema_at))
-    return schema_at, plain_schema(schema) if schema is workflow.inputs else None
+    # (a schema `validate_inputs` takes as none, `{}`, is left to it: it returns the inputs as given)
+    return schema_at, plain_schema(schema) if schema and schema is workflow.inputs else None
 
 
 def _check_dependency_inputs(

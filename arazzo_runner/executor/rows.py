@@ -38,6 +38,8 @@ class RowFile:
         # modification and change times); two passes that read the same (`opened` equal) read the same rows
         self.opened: tuple[Any, ...] | None = None
         self._reading: IO[str] | None = None  # the file the pass in progress reads (not a copy)
+        # where its reads had got to (the offset in the file) when `unchanged` last found it as opened
+        self._verified = -1
 
     def __enter__(self) -> RowFile:
         return self
@@ -62,7 +64,7 @@ class RowFile:
                 raise UsageError(f"--inputs-file: cannot read {self.path!r}: {exc.strerror or exc}") from None
             found = _regular(handle)
             if found is not None:
-                self.opened, self._reading = found, handle
+                self.opened, self._reading, self._verified = found, handle, -1
                 try:
                     with handle:
                         yield from self._parse(handle)
@@ -81,15 +83,23 @@ class RowFile:
                 handle.close()
 
     def unchanged(self) -> bool:
-        """Whether the file the pass in progress reads is still as it was when opened (`opened`): the
-        rows it gave so far are then what a pass that opened the same file read (~1 µs: a `fstat`). A
-        copy never changes; a file that cannot be asked is taken as changed."""
+        """Whether the rows the pass in progress gave so far are what the file held when opened
+        (`opened`): what a pass that opened the same file read. Asked after each row: the file is asked
+        again (a `fstat`, ~1 µs) only when the pass has read more of it since it was last found as
+        opened (every row of a read before that was read from the file as opened; the read's offset, a
+        `tell`, costs a fifth). A copy never changes; a file that cannot be asked is taken as changed."""
         if self._reading is None:
             return self.copy is not None
         try:
-            return _regular(self._reading) == self.opened
-        except ValueError:  # closed
+            offset = self._reading.buffer.raw.tell()  # type: ignore[attr-defined]
+            if offset == self._verified:  # nothing read since it was found as opened
+                return True
+            same = _regular(self._reading) == self.opened
+        except (ValueError, OSError):  # closed
             return False
+        if same:
+            self._verified = offset
+        return same
 
     def _parse(self, lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
         number = 0

@@ -145,10 +145,12 @@ class Runner:
         depth: int = 0,
         validated: bool = False,
         item: int | None = None,
+        selected: bool = False,
     ) -> tuple[WorkflowResult, Context | None]:
         """Run one workflow; InputsError propagates (a usage error at the top, a step failure below).
         `validated`: the inputs were validated already (defaults applied), by the run's preflight.
-        `item`: the index of the `x-forEach` item this run is for."""
+        `item`: the index of the `x-forEach` item this run is for. `selected`: a workflow the run was
+        asked for, kept as run (`selected_result`) once it has run to its end."""
         if not validated:
             schema_at = "/" + "/".join(str(t) for t in (*workflow.at, "inputs"))
             raw = workspace.document.raw
@@ -180,7 +182,7 @@ class Runner:
         try:
             if depth > MAX_DEPTH:
                 result.fail("", f"workflows nested more than {MAX_DEPTH} deep: a workflow calling itself?")
-            elif await self._dependencies_ok(workspace, workflow, result, depth):
+            elif not workflow.depends_on or await self._dependencies_ok(workspace, workflow, result, depth):
                 last_ctx = await run_steps(self, workspace, workflow, state, result, depth)
         except BaseException as exc:
             if is_interrupt(exc):
@@ -193,16 +195,15 @@ class Runner:
         self._outputs(workspace, workflow, state, result, last_ctx)
         result.duration_ms = (time.perf_counter() - started) * 1000
         self.emit(WorkflowFinished, result, depth)
+        if selected:
+            self._once[_key(workspace, workflow)] = result
         return result, last_ctx
 
-    async def run_selected(
-        self, workspace: Workspace, workflow: Workflow, inputs: dict[str, Any], validated: bool = False
-    ) -> WorkflowResult:
-        """A workflow selected for the run; one that already ran as a dependency is not run again."""
-        key = _key(workspace, workflow)
-        if key not in self._once:
-            self._once[key], _ = await self.run_workflow(workspace, workflow, inputs, validated=validated)
-        return self._once[key]
+    def selected_result(self, workspace: Workspace, workflow: Workflow) -> WorkflowResult | None:
+        """The result of a workflow selected for the run that already ran (as a dependency), which is not
+        run again; None: it is run (`run_workflow(..., selected=True)`, awaited by the caller itself: a
+        coroutine fewer that every suspension of the run's steps would resume through)."""
+        return self._once.get(_key(workspace, workflow))
 
     async def _dependencies_ok(
         self, workspace: Workspace, workflow: Workflow, result: WorkflowResult, depth: int
@@ -286,6 +287,10 @@ class Runner:
             if value.is_constant:
                 literal_note(result.warnings, value)
             found = derived_output(state.taint, value, context, result.outputs, name)
+            kind = type(found)
+            if kind is not dict and kind is not list and kind is not Missing:  # a scalar: nothing to walk
+                result.outputs[name] = found
+                continue
             clean, problems = strip_missing(found, f"workflow output '{name}'")
             result.outputs[name] = None if isinstance(clean, Missing) else clean
             if isinstance(clean, Missing) and isinstance(result.outputs, Outputs):

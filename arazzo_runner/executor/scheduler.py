@@ -85,16 +85,15 @@ class _Scheduler:
         self.current_since = 0.0  # when it started (time.perf_counter)
         self.stopped_by: str | None = None  # why waiting steps were cancelled
         # receive steps to subscribe before anything runs (none: an all-HTTP workflow pays nothing)
-        self.to_arm = [
-            c for c in plan.steps if c.step.target_kind == "asyncapi" and c.step.action == "receive"
-        ]
+        self.messaging = plan.messaging
+        self.to_arm = [c for c in self.messaging if c.step.action == "receive"] if self.messaging else []
 
     async def run(self) -> Context | None:
         """The steps, then the steps still waiting cancelled (each recorded failed, saying why); an
         interrupt records the step in flight as far as it went."""
         try:
             host, plan, result = self.host, self.plan, self.result
-            if self.to_arm or any(c.step.target_kind == "asyncapi" for c in plan.steps):
+            if self.messaging:  # (the receive steps to arm are among them)
                 failure = await self._ready()
                 if failure is not None:  # the step that could never succeed, failed in its place
                     cstep, (message, warnings) = failure
@@ -127,7 +126,8 @@ class _Scheduler:
                 if why is not None:
                     self.stop(cstep, why)
                     return self.last_ctx
-                await self._arm()
+                if self.to_arm:  # (an all-HTTP workflow: no coroutine made for nothing)
+                    await self._arm()
                 host.steps_run += 1
                 kind = kind_for(cstep.step.target_kind)
                 if kind.non_blocking(cstep):
@@ -142,7 +142,10 @@ class _Scheduler:
                 step_result, decision, self.last_ctx = await self.execute(cstep)
                 result.steps.append(step_result)
                 self.current = None
-                index = await self._follow(cstep, step_result, decision, index)
+                if decision.kind == "next":  # (`_follow`'s first case, without its coroutine: most steps)
+                    index += 1
+                else:
+                    index = await self._follow(cstep, step_result, decision, index)
             return self.last_ctx
         except BaseException as exc:
             if is_interrupt(exc):

@@ -49,7 +49,7 @@ async def execute_step(
         started = time.perf_counter()
         tracing = host.options.trace
         retries: dict[str, int] = {}
-        budget = RetryBudget(host.options, host.deadline, started)
+        budget: RetryBudget | None = None  # its retries' allowance: made at its first failure (most pass)
         kind = kind_for(cstep.step.target_kind)
         while True:
             began = time.time() if tracing else 0.0
@@ -74,6 +74,7 @@ async def execute_step(
                 step_result.error = with_cause(attempt.message, host.deadline.message)
                 decision = Decision("fail", message=step_result.error)
                 break
+            budget = budget or RetryBudget(host.options, host.deadline, started)
             action, delay, refusal = failure_action(host, cstep, attempt, retries, budget, step_result)
             if action is None:
                 step_result.error = with_cause(attempt.message, refusal) if refusal else attempt.message
@@ -122,6 +123,8 @@ async def execute_step(
 
 
 def _on_success(cstep: CompiledStep, ctx: Context) -> Decision:
+    if not cstep.on_success:  # (most steps: no search over no actions)
+        return Decision("next")
     action = find_action(cstep.on_success, ctx, {})
     return Decision("next") if action is None else transfer(action)
 
@@ -136,10 +139,12 @@ def record(step_result: StepResult, attempt: Attempt, cstep: CompiledStep, state
     step_result.method, step_result.url = attempt.method, attempt.url
     if attempt.warnings:
         step_result.warnings.extend(w for w in attempt.warnings if w not in step_result.warnings)
-    step_result.exchanges.extend(attempt.token_exchanges)
+    if attempt.token_exchanges:
+        step_result.exchanges.extend(attempt.token_exchanges)
     if attempt.exchange is not None:
         step_result.exchanges.append(attempt.exchange)
-    step_result.messages.extend(attempt.messages)
+    if attempt.messages:
+        step_result.messages.extend(attempt.messages)
     outputs = Outputs()
     if attempt.items is not None:  # an x-forEach step: each output an array, one value per item
         _record_items(step_result, attempt, cstep, state, outputs)

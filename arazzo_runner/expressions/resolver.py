@@ -117,7 +117,11 @@ def _pointer(value: Any, tokens: tuple[str, ...], text: str) -> Any:
 
 
 def _inputs(expr: ast.InputsRef, ctx: Context) -> Any:
-    return _named(ctx.inputs, expr.name, expr.pointer, expr.text, f"input {expr.name!r} was not provided")
+    inputs, name = ctx.inputs, expr.name
+    value = inputs.get(name, ABSENT) if name else ABSENT
+    if value is not ABSENT:  # the name as written (the usual case): `_named`'s first try, no message made
+        return _pointer(value, expr.pointer, expr.text)
+    return _named(inputs, name, expr.pointer, expr.text, f"input {name!r} was not provided")
 
 
 def _outputs(expr: ast.OutputsRef, ctx: Context) -> Any:
@@ -129,8 +133,12 @@ def _step_output(expr: ast.StepOutputRef, ctx: Context) -> Any:
     outputs = ctx.steps.get(expr.step_id)
     if outputs is None:
         return Missing(f"step {expr.step_id!r} has not run (no outputs recorded)", expr.text)
-    missing = f"step {expr.step_id!r} has no output {expr.name!r}"
-    return _named(outputs, expr.name, expr.pointer, expr.text, missing)
+    name = expr.name
+    value = outputs.get(name, ABSENT) if name else ABSENT
+    if value is not ABSENT:  # as `_inputs`: found as written, no message made
+        return _pointer(value, expr.pointer, expr.text)
+    missing = f"step {expr.step_id!r} has no output {name!r}"
+    return _named(outputs, name, expr.pointer, expr.text, missing)
 
 
 def _workflow(expr: ast.WorkflowRef, ctx: Context) -> Any:

@@ -183,6 +183,8 @@ class _Plan:
             if body is _UNREAD:
                 return found
         mismatches = self.checker.check(body)
+        if not mismatches:  # (the usual body: no list built over an empty generator)
+            return found
         return [
             *found,
             *(Violation(self.status, self.media, "body", m.pointer, m.wanted, m.got) for m in mismatches),

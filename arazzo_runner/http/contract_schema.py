@@ -47,6 +47,7 @@ class BodyChecker:
         self.fast: Any = None
         self.compiled = False
         self.subset: bool | None = None  # `contract_subset.admitted`, on the first body
+        self._mismatches: Any = None  # `contract_subset.mismatches`, imported with `admitted`
         self.broken: str | None = None
         try:
             names = _names(description) if _has(schema, "discriminator") else {}
@@ -64,13 +65,12 @@ class BodyChecker:
     def check(self, body: Any) -> list[Mismatch]:
         if not self.compiled:  # on the first body: a run whose bodies are never checked pays nothing
             if self.subset is None:  # a schema of the common subset: checked without jsonschema-rs
-                from .contract_subset import admitted
+                from .contract_subset import admitted, mismatches
 
+                self._mismatches = mismatches  # (kept: an import statement costs ~2 µs a body)
                 self.subset = self.broken is None and admitted(self.schema, self.v30)
             if self.subset:
-                from .contract_subset import mismatches
-
-                found = mismatches(self.schema, body, self.v30, MAX_ERRORS)
+                found = self._mismatches(self.schema, body, self.v30, MAX_ERRORS)
                 if found is not None:
                     return found
             self._compile()

@@ -136,7 +136,8 @@ def mismatches(schema: Any, body: Any, v30: bool, limit: int) -> list[Mismatch] 
         return None
     if len(found) >= limit:
         return None  # which `limit` of them the general path keeps is its own order's
-    found.sort(key=lambda m: m.pointer)
+    if len(found) > 1:
+        found.sort(key=lambda m: m.pointer)
     return found
 
 
@@ -180,8 +181,9 @@ def _keyword(
 ) -> bool:
     """Whether the keyword `key` fails for `value` (subschemas' failures go to `out` themselves)."""
     if key == "type":
-        names = [expected] if isinstance(expected, str) else expected
-        return not any(_is(name, value, v30) for name in names)
+        if isinstance(expected, str):  # (the usual one name: no generator over a list of it)
+            return not _is(expected, value, v30)
+        return not any(_is(name, value, v30) for name in expected)
     if key == "enum":
         return not any(json_equal(value, option) for option in expected)
     if key == "const":

@@ -148,6 +148,16 @@ class CompiledWorkflow(Record):
     def workflow_id(self) -> str:
         return self.workflow.workflow_id
 
+    @property
+    def messaging(self) -> tuple[CompiledStep, ...]:
+        """Its AsyncAPI steps, in array order: what the scheduler readies before the first step, asked
+        at every run of the workflow (found once: the plan does not change)."""
+        found: tuple[CompiledStep, ...] | None = self.__dict__.get("_messaging")
+        if found is None:
+            found = tuple(c for c in self.steps if c.step.target_kind == "asyncapi")
+            self.__dict__["_messaging"] = found
+        return found
+
 
 def compile_workflow(document: Document, workflow: Workflow) -> CompiledWorkflow:
     compiler = _Compiler(document, workflow)

@@ -27,8 +27,8 @@ SCHEDULER = Package(
         ),
         (
             E + "scheduler.py",
-            "                await self._arm()\n                host.steps_run += 1\n",
-            "                await self._arm()\n",
+            "                    await self._arm()\n                host.steps_run += 1\n",
+            "                    await self._arm()\n",
             "steps run in line are not counted against --max-steps",
         ),
         (

@@ -86,7 +86,8 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
         _emit_exchanges(host, cstep, tokens)
         why = f"request not sent: {host.deadline.message}"
         return Attempt(False, base, why, warnings=warnings, token_exchanges=tokens)
-    _emit_exchanges(host, cstep, tokens)
+    if tokens:  # (most requests fetch no token)
+        _emit_exchanges(host, cstep, tokens)
     session.secret(*cookie_values(request.headers))  # masked by name; an echo of one by value too
     if host.journal is not None:  # `--idempotency-header`: the step execution's key
         host.journal.stamp(request)
