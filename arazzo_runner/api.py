@@ -207,7 +207,7 @@ def _prepare(
     given = dict(inputs or {})
     per_workflow = {w.workflow_id: _inputs_for(w, given, len(selected) > 1) for w in selected}
     kinds: set[str] = set()
-    refused = _admitted(workspace, selected, checks)
+    refused = admitted(workspace, selected, checks)
     stopped: dict[str, Any] = dict.fromkeys(refused)
     bases = preflight(workspace, selected, per_workflow, given, opts, kinds, stopped, checks)
     for workflow_id, error in stopped.items():
@@ -230,7 +230,7 @@ def _prepare(
     return prepared
 
 
-def _admitted(
+def admitted(
     workspace: Workspace, selected: list[Workflow], checks: BatchChecks | None
 ) -> dict[str, list[dict[str, Any]]]:
     """`admission`, found once in a batch (each run is given its own copy, which `_prepare` extends)."""

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
 
 from ..bounds.deadline import disarmed
-from ..errors import UsageError
+from ..errors import NotRunnable, UsageError
 from ..executor.preflight import BatchChecks, inputs_for, preflight  # the library's own rules
 from ..executor.rows import RowFile
 from ..model import Workflow
@@ -239,13 +239,24 @@ def _check(
         check_input_names(workspace, workflows, row.values, where)
         if checks is None or not _given_required(checks, workspace, workflows, row.inputs):
             check_missing(env, workspace, workflows, row.inputs, where)
+    from ..api import admitted
+
     several = len(workflows) > 1
     per_workflow = {w.workflow_id: inputs_for(w, row.inputs, several) for w in workflows}
+    # a workflow that cannot run with one meaning (the validator's findings, or what it reaches) is
+    # refused and the others are checked on: each row's run reports it not run, as a single run does
+    refused = admitted(workspace, workflows, checks)
+    stopped: dict[str, Any] = dict.fromkeys(refused)
     try:
-        preflight(workspace, workflows, per_workflow, row.inputs, row.options, checks=checks)
+        preflight(workspace, workflows, per_workflow, row.inputs, row.options, refused=stopped, checks=checks)
     except UsageError as exc:  # invalid inputs quote the values: masked like a single run's
         where = f" (--inputs-file row {row.number}, line {row.line})"
         raise UsageError(masker_for(args, row.options, workspace).text(f"{exc}{where}")) from None
+    if len(stopped) == len(workflows):  # none can run: the first one's own problem, as before
+        first = next((error for error in stopped.values() if error is not None), None)
+        if first is not None:
+            raise first
+        raise NotRunnable(workspace.file, [(w.workflow_id, refused[w.workflow_id]) for w in workflows])
 
 
 def _given_required(checks: BatchChecks, workspace: Any, workflows: list[Workflow], inputs: dict) -> bool:

@@ -325,8 +325,8 @@ TRUSTED = Package(
         ),
         (
             _PRE,
-            "        checked = checks.trusted and key in checks.validated",
-            "        checked = key in checks.validated",
+            "    checked = checks.trusted and key in checks.validated",
+            "    checked = key in checks.validated",
             "a batch no longer trusted skips the schema check of its rows' inputs",
         ),
         (
