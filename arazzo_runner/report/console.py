@@ -42,11 +42,8 @@ class Painted(str):
 
 
 Part = str | Painted
-# a verdict's mark, (failed, passed), by whether the stream's encoding is a UTF one
-_VERDICTS = {
-    True: (Painted("✗", "31"), Painted("✓", "32")),
-    False: (Painted("FAIL", "31"), Painted("ok", "32")),
-}
+# a verdict's marks, (failed, passed): [0] on a stream whose encoding is not a UTF one, [1] on one
+_VERDICTS = ((Painted("FAIL", "31"), Painted("ok", "32")), (Painted("✗", "31"), Painted("✓", "32")))
 
 
 class ConsoleReporter:

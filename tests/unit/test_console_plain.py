@@ -120,3 +120,16 @@ def test_a_control_character_in_a_summary_line_is_escaped():
         "    n: 1",
         "0 of 1 workflows passed",
     ]
+
+
+def test_the_marks_follow_the_streams_encoding():
+    class Ascii(io.StringIO):
+        encoding = "ascii"
+
+    result = RunResult([WorkflowResult("a", duration_ms=1.0), WorkflowResult("b", FAILED, duration_ms=1.0)])
+    for stream_class, marks in ((Ascii, ("ok", "FAIL")), (_Utf8, ("✓", "✗"))):
+        stream = stream_class()
+        ConsoleReporter(stream, color=False).summary(result)
+        lines = stream.getvalue().splitlines()
+        assert lines[0] == f"{marks[0]} a passed (0 steps, 1 ms)"
+        assert lines[1] == f"{marks[1]} b failed (0 steps, 1 ms)"
