@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 from .batch_text import row_masker
 from .common import dump_json, json_default
+from .indented_json import indented
 
 _HELD_REPORTS = ("har", "record_http", "html", "summary")
 _ROWS = "arazzo-rows-4f1c"  # stands for the rows in the document's skeleton, replaced when written
@@ -192,6 +193,9 @@ def _entry(row: Any, result: Any, masker: Any, exchanges: bool) -> str:
         "inputs": masker.data(row.values),
         "result": result_dict(result, masker, exchanges=exchanges),
     }
+    shown = indented(entry, "    ")  # (plain data, as the usual entry is: ~3x cheaper than json.dumps)
+    if shown is not None:
+        return shown
     default = json_default if not exchanges else None
     return json.dumps(entry, indent=2, ensure_ascii=False, default=default).replace("\n", "\n    ")
 

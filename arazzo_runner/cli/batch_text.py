@@ -113,7 +113,25 @@ def header(row: Any, masker: Any, printed: list[int]) -> str:
     gap = "\n" if printed else ""
     if not printed:
         printed.append(row.number)
-    return f"{gap}== row {row.number} (line {row.line}): {escape(summary(masker.data(row.values)))}"
+    values = row.values
+    shown = values if not masker.masks_text() and _flat_without_at(values) else masker.data(values)
+    return f"{gap}== row {row.number} (line {row.line}): {escape(summary(shown))}"
+
+
+def _flat_without_at(values: dict[str, Any]) -> bool:
+    """Whether every key and value is a text without `@`, a number or a constant: with no secret known
+    to mask (`masks_text`), masking them (`Masker.data`) changes nothing (a URL's password, after an `@`,
+    is all it could change), so the row's values are shown as they are, not copied first."""
+    for key, value in values.items():
+        kind = type(value)
+        if type(key) is not str or "@" in key:
+            return False
+        if kind is str:
+            if "@" in value:
+                return False
+        elif not (kind is int or kind is float or kind is bool or value is None):
+            return False
+    return True
 
 
 def summary(values: dict[str, Any]) -> str:

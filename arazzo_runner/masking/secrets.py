@@ -43,6 +43,7 @@ _CUT = re.compile(r"\.\.\.\((\d+) more chars\)")
 _USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:\"'<>]*:)([^\s/?#\"'<>]+)@")
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 _NO_NAMES: frozenset[str] = frozenset()
+_NEVER_KNOWN: frozenset[str] = frozenset({""})  # never equal to a real set of secrets (`_masked_forms`)
 _AUTH_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*) +\S")
 # `Bearer <token>` shows as `Bearer ***`: the scheme word stays only when it is a known scheme (the IANA
 # registry and common others), never a first word that could be the credential itself.
@@ -75,7 +76,7 @@ class Masker:
         self.enabled = enabled
         self._sources: Any = None  # a run's SourceCache: apiKey names of the descriptions it has loaded
         self._seen = -1  # how many descriptions the names were last read from
-        self._known: frozenset[str] = frozenset({""})  # never equal to a real set of secrets
+        self._known: frozenset[str] = _NEVER_KNOWN
         self._forms: list[str] = []
 
     @classmethod
@@ -181,10 +182,14 @@ class Masker:
         """A masked copy of JSON-like data (strings masked, containers copied, other values kept)."""
         if not self.enabled:
             return value
-        if isinstance(value, str):
+        kind = type(value)  # leaves first, by their exact type (each isinstance below costs as much)
+        if kind is int or kind is float or kind is bool or value is None:
+            return value
+        if kind is str or isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(str(k)): self.data(v) for k, v in value.items()}
+            text, data = self.text, self.data
+            return {text(str(k)): data(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.data(v) for v in value]
         if isinstance(value, (bytes, bytearray)):

@@ -121,6 +121,8 @@ class Taint:
         """Whether an output is derived from a secret: computed by a Selector Object (XPath, goessner
         JSONPath) from a value that holds one, or reading one by name (an expression, a template or a
         selecting Selector Object takes values as they are, which masking by value already covers)."""
+        if type(compiled) is ExpressionValue:  # the usual output, one expression: no walk to set up
+            return self.by_name(compiled.expression, ctx)
         pending = [compiled]
         while pending:
             value = pending.pop()

@@ -24,21 +24,26 @@ from ..executor.events import (
     WorkflowStarted,
 )
 from ..masking.secrets import Masker, clip
-from ..result import LeftOut, NullOutput, RunResult, StepResult, WorkflowResult
+from ..result import NOT_RUN, PASSED, LeftOut, NullOutput, RunResult, StepResult, WorkflowResult
 from .terminal import escape, unescaped
 
 
-class Painted:
-    """A part of a console line shown in a colour (an SGR code such as `31`), when colours are on."""
+class Painted(str):
+    """A part of a console line shown in a colour (an SGR code such as `31`), when colours are on. A
+    str of the part's text: with colours off a line's parts join as they are (`"".join(parts)`), with no
+    pass over them to take each one's text."""
 
-    __slots__ = ("code", "text")
+    code: str
 
-    def __init__(self, text: str, code: str) -> None:
-        self.text = text
-        self.code = code
+    def __new__(cls, text: str, code: str) -> Painted:
+        painted = super().__new__(cls, text)
+        painted.code = code
+        return painted
 
 
 Part = str | Painted
+# a verdict's marks, (failed, passed): [0] on a stream whose encoding is not a UTF one, [1] on one
+_VERDICTS = ((Painted("FAIL", "31"), Painted("ok", "32")), (Painted("✗", "31"), Painted("✓", "32")))
 
 
 class ConsoleReporter:
@@ -65,12 +70,13 @@ class ConsoleReporter:
         unicode = "utf" in encoding
         self.ok_mark = "✓" if unicode else "ok"
         self.fail_mark = "✗" if unicode else "FAIL"
+        self._verdicts = _VERDICTS[unicode]  # (failed, passed), made once: a Painted is never changed
 
     def listener(self) -> Any:
         """What a run's `on_event` is given: `on_event`, which without --verbose reads the events of
         four types only, and says so (`event_types`): the run then builds no other (a step's start, its
         request, its response: half the events of a one-step run)."""
-        return self.on_event if self.verbose or not self.steps else _StepLines(self._progress)
+        return self.on_event if self.verbose or not self.steps else _StepLines(self)
 
     def _paint(self, text: str, code: str) -> Painted:
         return Painted(text, code)
@@ -80,23 +86,33 @@ class ConsoleReporter:
         character), painted ones in their colour. Without colours and without a secret known, the
         line is masked and escaped at once: the same text (masking then changes only a URL's password,
         after an `@`, and escaping one character at a time), a few calls a line rather than a few a part."""
-        masker = self.masker
-        if not self.color and not (masker.secrets and masker.masks_text()):
-            line = "".join([part.text if isinstance(part, Painted) else part for part in parts])
-            if "@" not in line:  # (a printable line has no character `escape` changes: ~10x cheaper)
-                self.stream.write((line if line.isprintable() else escape(line)) + "\n")
-                if self._flush is not None:
-                    self._flush()
-                return
+        if self._plain("".join(parts)):
+            return
         out = []
         for part in parts:
             if isinstance(part, Painted):
-                text = escape(self.masker.text(part.text))
+                text = escape(self.masker.text(part))
                 out.append(f"\033[{part.code}m{text}\033[0m" if self.color else text)
             else:
                 out.append(escape(self.masker.text(part)))
         self.stream.write("".join(out) + "\n")
         self.stream.flush()
+
+    def _plain(self, line: str) -> bool:
+        """Writes `line`, a line's parts joined, when `write` would write it as it is: colours off, no
+        secret known (masking then changes only a URL's password, after an `@`) and no `@` in it, each
+        control character escaped (escaping goes one character at a time: the line's or its parts', the
+        same text). False: nothing written, the parts are for `write`'s pass over each one."""
+        if self.color or "@" in line:
+            return False
+        masker = self.masker
+        if masker.secrets and masker.masks_text():
+            return False
+        # (a printable line has no character `escape` changes: ~10x cheaper)
+        self.stream.write((line if line.isprintable() else escape(line)) + "\n")
+        if self._flush is not None:
+            self._flush()
+        return True
 
     def on_event(self, event: Any) -> None:
         if isinstance(event, StepStarted):
@@ -118,11 +134,7 @@ class ConsoleReporter:
         if isinstance(event, WorkflowStarted):
             self.write(indent[:-2], self._paint("workflow", "1"), f" {event.workflow_id}")
         elif isinstance(event, StepFinished):
-            result = event.result
-            self.write(indent, *self.step_line(result))
-            if result.error or result.warnings or (result.response is not None and not result.passed):
-                for line in self.step_details(result):
-                    self.write(indent + "    ", line)
+            self._step_finished(event)
         elif isinstance(event, StepRetrying):
             wait = f"in {event.delay:g} s (attempt {event.attempt})"
             self.write(f"{indent}  retrying {event.step_id} {wait}: {event.reason}")
@@ -130,6 +142,18 @@ class ConsoleReporter:
             verdict = self.verdict(event.result.passed)
             item = "" if event.result.item is None else f"[{event.result.item}]"  # an x-forEach item's
             self.write(indent, verdict, f" {event.result.workflow_id}{item} (nested)")
+
+    def _step_finished(self, event: StepFinished) -> None:
+        """A step's line, then the details of a step that failed or warned (`step_details`)."""
+        result = event.result
+        indent = "  " * (event.depth + 1)
+        fields = self._step_fields(result)
+        mark = self.ok_mark if result.status == PASSED else self.fail_mark
+        if not self._plain(f"{indent}{mark}  {'  '.join(fields)}"):
+            self.write(indent, self.verdict(result.passed), "  " + "  ".join(fields))
+        if result.error or result.warnings or (result.response is not None and not result.passed):
+            for line in self.step_details(result):
+                self.write(indent + "    ", line)
 
     def _exchange(self, event: RequestSent | ResponseReceived) -> None:
         if not self.verbose:
@@ -145,10 +169,14 @@ class ConsoleReporter:
             self.write(indent, self._paint(line, "2"))
 
     def verdict(self, passed: bool) -> Painted:
-        return self._paint(self.ok_mark, "32") if passed else self._paint(self.fail_mark, "31")
+        return self._verdicts[passed]
 
     def step_line(self, step: StepResult) -> list[Part]:
         """The verdict, then `step  METHOD URL  status  duration ...`."""
+        return [self.verdict(step.passed), "  " + "  ".join(self._step_fields(step))]
+
+    def _step_fields(self, step: StepResult) -> list[str]:
+        """`step`, `METHOD URL`, `status`, `duration`...: the fields of a step's line after its verdict."""
         parts = [step.step_id]
         if step.method:
             parts.append(f"{step.method} {self.masker.url(step.url or '')}")
@@ -162,7 +190,7 @@ class ConsoleReporter:
             parts.append(f"{step.attempts} attempts")
         if step.action:
             parts.append(f"-> {step.action}")
-        return [self.verdict(step.passed), "  " + "  ".join(parts)]
+        return parts
 
     def step_details(self, step: StepResult) -> list[Part]:
         lines: list[Part] = []
@@ -181,48 +209,87 @@ class ConsoleReporter:
         return warnings if self.verbose else [w for w in warnings if not isinstance(w, (NullOutput, LeftOut))]
 
     def summary(self, result: RunResult) -> None:
+        """Each workflow's verdict, error, failed criteria, warnings and outputs, then the count. Its
+        lines are made first, then written at once when colours are off and no secret is known (as
+        `_plain` writes one): a row's five lines are one write, not five."""
+        lines = self._summary_lines(result)
+        if not self.color:
+            texts = ["".join(parts) for parts in lines]
+            block = "\n".join(texts)
+            masker = self.masker
+            if "@" not in block and not (masker.secrets and masker.masks_text()):
+                if not all(map(str.isprintable, texts)):  # (`escape` leaves a printable line as it is)
+                    block = "\n".join(map(escape, texts))
+                self.stream.write(block + "\n")
+                if self._flush is not None:
+                    self._flush()
+                return
+        for parts in lines:
+            self.write(*parts)
+
+    def _summary_lines(self, result: RunResult) -> list[tuple[Part, ...]]:
+        lines: list[tuple[Part, ...]] = []
+        add = lines.append
+        passed = not_run = 0
         for workflow in result.workflows:
-            if not workflow.ran:
-                self.write(self.verdict(False), f" {workflow.workflow_id} not run (nothing was sent)")
+            if workflow.status == NOT_RUN:
+                not_run += 1
+                add((self.verdict(False), f" {workflow.workflow_id} not run (nothing was sent)"))
                 for problem in workflow.problems:
-                    self.write("  ", self._paint(problem_text(problem), "31"))
+                    add(("  ", self._paint(problem_text(problem), "31")))
                 continue
-            status = "passed" if workflow.passed else "failed"
-            self.write(
-                self.verdict(workflow.passed),
-                f" {workflow.workflow_id} {status} "
-                f"({_count(len(workflow.steps), 'step')}, {workflow.duration_ms:.0f} ms)",
+            ok = workflow.status == PASSED
+            passed += ok
+            add(
+                (
+                    self._verdicts[ok],
+                    f" {workflow.workflow_id} {'passed' if ok else 'failed'} "
+                    f"({_count(len(workflow.steps), 'step')}, {workflow.duration_ms:.0f} ms)",
+                )
             )
             if workflow.error:
                 where = f"step {workflow.error['stepId']}: " if workflow.error.get("stepId") else ""
-                self.write("  ", self._paint(where + workflow.error["message"], "31"))
-            for line in failed_criteria_lines(workflow):
-                self.write("  " + line)
+                add(("  ", self._paint(where + workflow.error["message"], "31")))
+            for step in workflow.steps:  # failed criteria are a failed step's, or a nested run's
+                if step.status != PASSED or step.workflow is not None:
+                    lines.extend(("  " + line,) for line in failed_criteria_lines(workflow))
+                    break
             for warning in self.warnings(workflow.warnings) if workflow.warnings else ():
-                self.write("  ", self._paint(f"warning: {warning}", "33"))
+                add(("  ", self._paint(f"warning: {warning}", "33")))
             if workflow.outputs:
-                self.write("  outputs:")
+                add(("  outputs:",))
+                data = self.masker.data
                 for name, value in self.masker.outputs(workflow.outputs).items():
-                    self.write(f"    {name}: {_short(self.masker.data(value))}")
+                    # (an int is as `data` gives it back: its text at once)
+                    shown = clip(str(value), 200) if type(value) is int else _short(data(value))
+                    add((f"    {name}: {shown}",))
         total = len(result.workflows)
-        passed = sum(w.passed for w in result.workflows)
-        not_run = sum(not w.ran for w in result.workflows)
-        self.write(f"{passed} of {total} workflows passed" + (f", {not_run} not run" if not_run else ""))
+        add((f"{passed} of {total} workflows passed" + (f", {not_run} not run" if not_run else ""),))
+        return lines
 
 
 class _StepLines:
     """A reporter's `on_event` (`ConsoleReporter.listener`) with the event types it reads without
-    --verbose: the lines of workflows and steps (every other event it is given it ignores). It is given
+    --verbose: the lines of workflows and steps (every other event it is given it ignores), written by
     the reporter's `_progress`, where `on_event` sends those types."""
 
-    __slots__ = ("on_event",)
+    __slots__ = ("reporter",)
     event_types = frozenset({WorkflowStarted, StepFinished, StepRetrying, WorkflowFinished})
+    close = None  # no progress line to close (`batch_text.shown_row` asks: found, not a failed lookup)
 
-    def __init__(self, on_event: Any) -> None:
-        self.on_event = on_event
+    def __init__(self, reporter: ConsoleReporter) -> None:
+        self.reporter = reporter
 
     def __call__(self, event: Any) -> None:
-        self.on_event(event)
+        kind = type(event)  # the usual two first, with no pass through `_progress`'s tests
+        if kind is StepFinished:
+            self.reporter._step_finished(event)
+        elif kind is WorkflowStarted:
+            reporter = self.reporter
+            if not reporter._plain(f"{'  ' * event.depth}workflow {event.workflow_id}"):
+                reporter._progress(event)
+        elif kind is not WorkflowFinished or event.depth:  # a top-level workflow's end: the summary's
+            self.reporter._progress(event)
 
 
 def message_lines(message: Any, masker: Masker) -> list[str]:
