@@ -279,15 +279,29 @@ class _Oversize(Exception):
 async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     """The body, decoded piece by piece (a compression bomb counts at its real size), into a BytesIO,
     whose `getvalue()` hands over its own buffer: `bytes()` of a bytearray copied the body, twice its
-    size at the peak (issue 43)."""
-    buffer, size = io.BytesIO(), 0
+    size at the peak (issue 43). A body of one piece (most answers) is that piece, without a buffer."""
+    first: bytes | None = None
+    buffer: io.BytesIO | None = None
+    size = 0
     async for chunk in decoded(raw, max_body):
-        if size + len(chunk) > max_body:
-            buffer.write(chunk[: max_body - size])
-            raise _Oversize(buffer.getvalue(), max_body, raw)
-        buffer.write(chunk)
+        over = size + len(chunk) > max_body
+        if over:
+            chunk = chunk[: max_body - size]
+        if first is None:
+            first = chunk if type(chunk) is bytes else bytes(chunk)
+        else:
+            if buffer is None:
+                buffer = io.BytesIO()
+                buffer.write(first)
+            buffer.write(chunk)
         size += len(chunk)
-    return buffer.getvalue()
+        if over:
+            raise _Oversize(_whole(first, buffer), max_body, raw)
+    return _whole(first, buffer)
+
+
+def _whole(first: bytes | None, buffer: io.BytesIO | None) -> bytes:
+    return buffer.getvalue() if buffer is not None else b"" if first is None else first
 
 
 def parse_or_explain(

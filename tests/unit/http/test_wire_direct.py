@@ -282,3 +282,35 @@ def test_a_real_server_receives_and_answers_the_same_either_way(monkeypatch, cap
     assert received[-2].endswith(b"\r\nCookie: sid=s1\r\n\r\n")
     assert logged[0] == 'HTTP Request: GET URL/plain?x=a%2Fb&y=1,2 "HTTP/1.1 200 OK"'
     assert seen[-2][0] is httpx.RemoteProtocolError and seen[-2][2:] == ("GET", "URL/cut")
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [[], [b"one"], [b"ab", b"cd", b"e"], [b"x" * 6, b"y"], [b"x" * 7], [b"x" * 8], [b"abc", b"defgh"]],
+)
+def test_a_body_is_read_whole_or_cut_at_the_limit_as_before(pieces) -> None:
+    """`transport._read_all` keeps a body of one piece as that piece (no buffer), and any other in a
+    buffer: the same bytes, and past the limit (7 bytes here) the same kept prefix."""
+    from arazzo_runner.http import transport
+
+    class Raw:
+        headers = httpx.Headers({"content-type": "text/plain"})
+        is_stream_consumed = False
+
+        async def _pieces(self) -> Any:
+            for piece in pieces:
+                yield piece
+
+        def aiter_raw(self) -> Any:
+            return self._pieces()
+
+    async def read() -> Any:
+        try:
+            return await transport._read_all(Raw(), 7)  # type: ignore[arg-type]
+        except transport._Oversize as over:
+            return ("over", over.prefix)
+
+    whole = b"".join(pieces)
+    expected = whole if len(whole) <= 7 else ("over", whole[:7])
+    got = asyncio.run(read())
+    assert got == expected and (type(got) is bytes or type(got[1]) is bytes)
