@@ -52,6 +52,8 @@ else:
     _REST = re.compile(f"/[{_PATH}]*(?:\\?[{_QUERY}]*)?")
 
 _PREFIX = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*")  # httpx's scheme and authority
+# the URL whole in one match: (`_PREFIX`)(the path, `_REST`'s)(the query, `_REST`'s, or None without `?`)
+_WHOLE = None if _REST is None else re.compile(f"({_PREFIX.pattern})(/[{_PATH}]*)(?:\\?([{_QUERY}]*))?")
 _ORIGINS: dict[str, Any] = {}  # `scheme://authority` -> its ParseResult (None: parse such URLs whole)
 _MAX_ORIGINS = 256
 _OPTIONS = frozenset({"headers", "content", "timeout"})
@@ -175,13 +177,10 @@ def split_url(url: str) -> tuple[str, Any, str, str | None] | None:
     of a URL `fast_url` takes as it is; None: parse it with httpx."""
     if len(url) > MAX_URL_LENGTH:
         return None
-    found = _PREFIX.match(url)
+    found = _WHOLE.fullmatch(url)  # type: ignore[union-attr]
     if found is None:
         return None
-    rest = url[found.end() :]
-    if not _REST.fullmatch(rest):  # type: ignore[union-attr]
-        return None
-    prefix = found.group()
+    prefix, path, query = found.groups()
     origin = _ORIGINS.get(prefix, False)
     if origin is False:
         origin = _origin(prefix)
@@ -190,8 +189,7 @@ def split_url(url: str) -> tuple[str, Any, str, str | None] | None:
         _ORIGINS[prefix] = origin
     if origin is None:
         return None
-    path, mark, query = rest.partition("?")
-    return prefix, origin, normalize_path(path), query if mark else None
+    return prefix, origin, normalize_path(path) if "." in path else path, query
 
 
 def url_of(origin: Any, path: str, query: str | None) -> httpx.URL:

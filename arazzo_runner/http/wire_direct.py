@@ -27,6 +27,7 @@ tests/unit/http/test_wire_direct.py compares the bytes, requests and failures wi
 
 from __future__ import annotations
 
+from http.cookiejar import CookieJar
 from typing import Any
 
 import httpx
@@ -42,13 +43,13 @@ from .fast_request import (
     timeout_extensions,
     url_of,
 )
-from .lean_exchange import _URL
 from .wire_request import _LINE, _NAME, Written
 
 _MAX_KEPT = 64  # checked lines kept per table (origins, client defaults, methods); cleared when full
-_HOSTS: dict[str, Any] = {}  # `scheme://authority` -> (scheme, host, port, the Host line) or None
+_HOSTS: dict[str, Any] = {}  # `scheme://authority` -> (its `_Origin`, the Host line) or None
 _DEFAULTS: dict[tuple, Any] = {}  # the client's default header items -> their checked lines, or None
 _METHODS: dict[str, Any] = {}  # the method as given -> (upper case, as bytes) when h11 writes it
+_NO_BODY = httpx.ByteStream(b"")  # an empty body's stream (nothing in it changes as it is read)
 _SET_APART = frozenset({b"host", b"content-length", b"transfer-encoding", b"connection"})
 
 
@@ -61,7 +62,10 @@ def written(client: Any, method: str, url: Any, options: dict[str, Any], jar: An
     content = options.get("content")
     if (content is not None and type(content) is not bytes) or client.params:
         return None
-    if has_cookies(client.cookies) or (jar is not None and has_cookies(jar)):
+    cookies = client.cookies.jar  # `has_cookies`, without a call for the plain empty jar
+    if type(cookies) is not CookieJar or cookies._cookies:  # type: ignore[attr-defined]
+        return None
+    if jar is not None and has_cookies(jar):  # the run's own, beside a shared client
         return None
     verb = _METHODS.get(method)
     if verb is None:
@@ -77,7 +81,7 @@ def written(client: Any, method: str, url: Any, options: dict[str, Any], jar: An
         host = _keep(_HOSTS, prefix, _host(origin))
     if host is None:
         return None
-    given = given_items(options)
+    given = given_items(options) if options.get("headers") else []
     if given is None:
         return None
     lines = []
@@ -104,7 +108,7 @@ def written(client: Any, method: str, url: Any, options: dict[str, Any], jar: An
     body = content or b""
     raw_path = (path or "/") if query is None else (path or "/") + "?" + query  # httpx's `raw_path`
     target = raw_path.encode("ascii")
-    head = [b"%s %s HTTP/1.1\r\n" % (method_bytes, target), host[3]]
+    head = [b"%s %s HTTP/1.1\r\n" % (method_bytes, target), host[1]]
     length = None
     if body:
         length = len(body)
@@ -116,10 +120,13 @@ def written(client: Any, method: str, url: Any, options: dict[str, Any], jar: An
     if body:
         head.append(b"Content-Length: %d\r\n" % len(body))
     head.append(b"\r\n")
-    stream = httpx.ByteStream(body)
-    extensions = timeout_extensions(client, options)
-    url_parts = _URL(host[0], host[1], host[2], target)
-    return Written(method_bytes, url_parts, stream, extensions, b"".join(head), length,
+    stream = httpx.ByteStream(body) if body else _NO_BODY
+    timeout = options.get("timeout")
+    if type(timeout) is httpx.Timeout:
+        extensions = {"timeout": timeout.as_dict()}
+    else:
+        extensions = timeout_extensions(client, options)
+    return Written(method_bytes, host[0], stream, extensions, b"".join(head), length,
                    (upper, origin, path, query, items, body))  # fmt: skip
 
 
@@ -149,14 +156,23 @@ def _method(method: str) -> tuple[str, bytes] | None:
     return _keep(_METHODS, method, (upper, raw))
 
 
-def _host(origin: Any) -> tuple[bytes, bytes, int | None, bytes] | None:
-    """(scheme, host, port, the Host line) of the origin's URLs, as httpx's URL gives them to httpcore and
-    `Request._prepare` writes the Host; None when h11 would refuse the line."""
+class _Origin:
+    """httpcore.URL's fields as the pool reads them of a written request (its target is in the head)."""
+
+    __slots__ = ("host", "port", "scheme")
+
+    def __init__(self, scheme: bytes, host: bytes, port: int | None) -> None:
+        self.scheme, self.host, self.port = scheme, host, port
+
+
+def _host(origin: Any) -> tuple[_Origin, bytes] | None:
+    """(scheme, host and port as httpx's URL gives them to httpcore, the Host line `Request._prepare`
+    writes) of the origin's URLs; None when h11 would refuse the line."""
     url = url_of(origin, "/", None)
     line = b"Host: %s\r\n" % url.netloc
     if not _LINE.fullmatch(line):
         return None
-    return url.raw_scheme, url.raw_host, url.port, line
+    return _Origin(url.raw_scheme, url.raw_host, url.port), line
 
 
 def _checked(defaults: list[tuple[bytes, bytes, bytes]]) -> bytes | None:

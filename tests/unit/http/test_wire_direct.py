@@ -56,7 +56,7 @@ def _reference(client: httpx.AsyncClient, method: str, url: str, options: dict) 
     fields = _Request(request, request.method.encode("ascii"))
     head, length, keep_alive = request_head(fields)  # type: ignore[arg-type]
     assert keep_alive
-    url_fields = (fields.url.scheme, fields.url.host, fields.url.port, fields.url.target)
+    url_fields = (fields.url.scheme, fields.url.host, fields.url.port)  # the target: in the head
     return (fields.method, url_fields, head, length, fields.extensions), request
 
 
@@ -82,7 +82,7 @@ def test_each_head_is_the_one_written_the_way_before(headers) -> None:
                 written = wire_direct.written(client, method, url, options, None)
                 assert written is not None, (method, url, headers)
                 fields, reference = _reference(client, method, url, options)
-                url_fields = (written.url.scheme, written.url.host, written.url.port, written.url.target)
+                url_fields = (written.url.scheme, written.url.host, written.url.port)
                 assert (
                     written.method,
                     url_fields,
@@ -101,7 +101,15 @@ def test_what_it_does_not_write_is_left_to_the_way_before() -> None:
     def none(method: str = "GET", address: Any = url, jar: Any = None, **options: Any) -> None:
         assert wire_direct.written(client, method, address, options, jar) is None
 
-    for address in [f"{BASE}/a b", f"{BASE}/a#frag", f"{BASE}/é", f"{BASE}?q=1", httpx.URL(url)]:
+    parsed_by_httpx = [
+        f"{BASE}/a b",
+        f"{BASE}/a#frag",
+        f"{BASE}/é",
+        f"{BASE}?q=1",
+        f"{BASE}?q=/x",
+        f"{BASE}#/x",
+    ]
+    for address in [*parsed_by_httpx, httpx.URL(url)]:
         none(address=address)  # parsed by httpx
     for name in ["Host", "content-length", "Transfer-Encoding", "Connection"]:  # set apart
         none(headers=[(name, "1")])
