@@ -322,3 +322,25 @@ def test_a_body_is_read_whole_or_cut_at_the_limit_as_before(pieces) -> None:
     expected = whole if len(whole) <= 7 else ("over", whole[:7])
     got = asyncio.run(read())
     assert got == expected and (type(got) is bytes or type(got[1]) is bytes)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [],
+        [(b"Content-Type", b"application/json"), (b"Content-Length", b"9")],
+        [(b"X-Dup", b"1"), (b"x-dup", b"2"), (b"Set-Cookie", b"a=1"), (b"X-DUP", b" 3")],
+        [(b"X-Name", b"ol\xc3\xa9"), (b"X-Other", b"1")],  # not ASCII: httpx decides how it reads
+        [(b"X-Latin", b"caf\xe9")],
+    ],
+)
+def test_a_responses_headers_are_the_engines_as_before(raw) -> None:
+    """`transport._headers` fills the engine's Headers from httpx's list directly: the same table as
+    `Headers(headers.multi_items())`, names, values, repeats and their order."""
+    from arazzo_runner.http import transport
+    from arazzo_runner.http.headers import Headers
+
+    headers = httpx.Headers(raw)
+    made, before = transport._headers(headers), Headers(headers.multi_items())
+    assert made._items == before._items and list(made._items) == list(before._items)
+    assert made.items() == before.items() and made.get("x-dup") == before.get("X-Dup")
