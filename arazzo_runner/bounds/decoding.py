@@ -136,7 +136,8 @@ class decoded:  # used as a function: `async for piece in decoded(raw)`
     def __init__(self, raw: Any, limit: int | None = None) -> None:
         content = _already_read(raw)
         if content is None:
-            self.decoder = BodyDecoder(_coding(raw.headers), limit)
+            coding = _coding(raw.headers)
+            self.decoder = _PLAIN if coding is None else BodyDecoder(coding, limit)  # (most answers: none)
             self.raw, self.chunks = raw, raw.aiter_raw()
         else:  # a caller's transport answered with a response read already (its content decoded)
             self.decoder = BodyDecoder(None, limit)
@@ -169,6 +170,9 @@ class decoded:  # used as a function: `async for piece in decoded(raw)`
                 self.done, self.pending = True, self.decoder.flush()
                 continue
             self.pending = self.decoder.decode(chunk)
+
+
+_PLAIN = BodyDecoder(None)  # a body without Content-Encoding: nothing to undo, nothing counted (no state)
 
 
 def _coding(headers: Any) -> str | None:

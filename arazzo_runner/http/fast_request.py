@@ -52,6 +52,8 @@ else:
     _REST = re.compile(f"/[{_PATH}]*(?:\\?[{_QUERY}]*)?")
 
 _PREFIX = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*")  # httpx's scheme and authority
+# the URL whole in one match: (`_PREFIX`)(the path, `_REST`'s)(the query, `_REST`'s, or None without `?`)
+_WHOLE = None if _REST is None else re.compile(f"({_PREFIX.pattern})(/[{_PATH}]*)(?:\\?([{_QUERY}]*))?")
 _ORIGINS: dict[str, Any] = {}  # `scheme://authority` -> its ParseResult (None: parse such URLs whole)
 _MAX_ORIGINS = 256
 _OPTIONS = frozenset({"headers", "content", "timeout"})
@@ -70,24 +72,15 @@ def build(client: Any, method: str, url: Any, options: dict[str, Any]) -> httpx.
     parsed = fast_url(url)
     if parsed is None:
         return None
-    try:
-        given = [
-            (k if type(k) is bytes else k.encode("ascii"), v if type(v) is bytes else v.encode("ascii"))
-            for k, v in options.get("headers") or ()
-        ]
-    except (UnicodeEncodeError, AttributeError, ValueError, TypeError):
-        return None  # httpx's own error, from `build_request`
+    given = given_items(options)
+    if given is None:
+        return None
     overridden = {k.lower() for k, _ in given}
     items = [item for item in client.headers._list if item[1] not in overridden]
     items += [(k, k.lower(), v) for k, v in given]
-    timeout = options.get("timeout", httpx.USE_CLIENT_DEFAULT)
-    if isinstance(timeout, UseClientDefault):
-        limits = client.timeout
-    else:
-        limits = timeout if type(timeout) is httpx.Timeout else httpx.Timeout(timeout)
     body = content or b""
     stream = httpx.ByteStream(body)
-    extensions = {"timeout": limits.as_dict()}
+    extensions = timeout_extensions(client, options)
     cookies = client.cookies
     if has_cookies(cookies):  # the jar's Cookie header, by httpx's own cookie code (on a copy of the jar)
         headers = headers_of(items)
@@ -98,11 +91,42 @@ def build(client: Any, method: str, url: Any, options: dict[str, Any]) -> httpx.
         except UnicodeEncodeError:  # a cookie of the jar holds non-ASCII text: `run_client._utf8_cookies`
             return None
         items = request.headers._list
-    else:  # what `Request.__init__` sets when given a stream, without copying what was made here
-        request = httpx.Request.__new__(httpx.Request)
-        request.method = method.upper()
-        request.url, request.extensions, request.stream = parsed, extensions, stream
-    request.headers = _prepared(items, body, request.method, parsed)
+        request.headers = _prepared(items, body, request.method, parsed)
+        request._content = body  # `request.read()` of a ByteStream
+        return request
+    return assemble(method.upper(), parsed, items, body, stream, extensions)
+
+
+def given_items(options: dict[str, Any]) -> list[tuple[bytes, bytes]] | None:
+    """The request's own headers as bytes (text in ASCII); None when httpx would raise for one."""
+    try:
+        return [
+            (k if type(k) is bytes else k.encode("ascii"), v if type(v) is bytes else v.encode("ascii"))
+            for k, v in options.get("headers") or ()
+        ]
+    except (UnicodeEncodeError, AttributeError, ValueError, TypeError):
+        return None  # httpx's own error, from `build_request`
+
+
+def timeout_extensions(client: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The request's `timeout` extension: the given timeout's, or the client's (`build_request`'s)."""
+    timeout = options.get("timeout", httpx.USE_CLIENT_DEFAULT)
+    if isinstance(timeout, UseClientDefault):
+        limits = client.timeout
+    else:
+        limits = timeout if type(timeout) is httpx.Timeout else httpx.Timeout(timeout)
+    return {"timeout": limits.as_dict()}
+
+
+def assemble(
+    method: str, url: httpx.URL, items: list, body: bytes, stream: Any, extensions: dict[str, Any]
+) -> httpx.Request:
+    """The request without a cookie to add: what `Request.__init__` sets when given a stream (`method`
+    in upper case), without copying what was made here; its headers `_prepared`."""
+    request = httpx.Request.__new__(httpx.Request)
+    request.method = method
+    request.url, request.extensions, request.stream = url, extensions, stream
+    request.headers = _prepared(items, body, method, url)
     request._content = body  # `request.read()` of a ByteStream
     return request
 
@@ -144,15 +168,19 @@ def has_cookies(cookies: Any) -> bool:
 def fast_url(url: str) -> httpx.URL | None:
     """`httpx.URL(url)` when its path and query are kept as they are (see the module's docstring);
     None: parse it with httpx."""
+    parts = split_url(url)
+    return None if parts is None else url_of(*parts[1:])
+
+
+def split_url(url: str) -> tuple[str, Any, str, str | None] | None:
+    """(`scheme://authority`, httpx's parse of it, the path without dot segments, the query or None)
+    of a URL `fast_url` takes as it is; None: parse it with httpx."""
     if len(url) > MAX_URL_LENGTH:
         return None
-    found = _PREFIX.match(url)
+    found = _WHOLE.fullmatch(url)  # type: ignore[union-attr]
     if found is None:
         return None
-    rest = url[found.end() :]
-    if not _REST.fullmatch(rest):  # type: ignore[union-attr]
-        return None
-    prefix = found.group()
+    prefix, path, query = found.groups()
     origin = _ORIGINS.get(prefix, False)
     if origin is False:
         origin = _origin(prefix)
@@ -161,11 +189,14 @@ def fast_url(url: str) -> httpx.URL | None:
         _ORIGINS[prefix] = origin
     if origin is None:
         return None
-    path, mark, query = rest.partition("?")
+    return prefix, origin, normalize_path(path) if "." in path else path, query
+
+
+def url_of(origin: Any, path: str, query: str | None) -> httpx.URL:
+    """The httpx.URL of `split_url`'s parts, as httpx's parser makes it."""
     made = httpx.URL.__new__(httpx.URL)
     made._uri_reference = ParseResult(
-        origin.scheme, origin.userinfo, origin.host, origin.port, normalize_path(path),
-        query if mark else None, None,
+        origin.scheme, origin.userinfo, origin.host, origin.port, path, query, None
     )  # fmt: skip
     return made
 

@@ -15,8 +15,10 @@ them, the same stream and extensions) and answers with an `httpx.Response` (`Lea
 method of httpx's works on it) whose raw body is read straight from the pool's stream. The pool's
 httpcore exceptions become httpx's as `map_httpcore_exceptions` makes them (the most specific class,
 the same words, raised from the httpcore one), a body's carrying the request as `request_context`
-adds it. Any other transport (a caller's, a proxy's, `--replay-http`'s, one whose sending was replaced
-since: an instrumentation's) is sent through as before.
+adds it. `exchange_written` sends a request `wire_direct.py` wrote already (no httpx.Request made
+until something reads it), and makes the `LeanResponse` without `httpx.Response.__init__` (the same
+fields, set directly: ~15 k instructions less). Any other transport (a caller's, a proxy's,
+`--replay-http`'s, one whose sending was replaced since: an instrumentation's) is sent through as before.
 """
 
 from __future__ import annotations
@@ -77,16 +79,35 @@ async def exchange(pool: Any, request: httpx.Request) -> httpx.Response | None:
         method = request.method.encode("ascii")
     except UnicodeEncodeError:
         return None
+    return await exchange_written(pool, _Request(request, method), request)
+
+
+async def exchange_written(pool: Any, sent: Any, request: httpx.Request | None = None) -> httpx.Response:
+    """`sent` (httpcore's fields of a request, or a `wire_request.Written`) sent on `pool`, its answer's
+    head read: an `httpx.Response` whose `request` is `request`, or for a Written the httpx.Request made
+    of it when first read (`wire_direct.request_of`)."""
     try:
-        answer = await pool.handle_async_request(_Request(request, method))
+        answer = await pool.handle_async_request(sent)
     except Exception as exc:
         mapped = _httpx_error(exc)
         if mapped is None:
             raise
         raise mapped from exc
-    stream = _stream_class()(answer.stream)  # httpx's wrapper: for a reader re-chunking (`aiter_raw(n)`)
-    response = _response_class()(answer.status, stream=stream, extensions=answer.extensions, request=request)
-    response.headers._list = [(name, name.lower(), value) for name, value in answer.headers]  # as Headers()
+    kind = _response_class()
+    response = kind.__new__(kind)
+    # what `httpx.Response.__init__` sets given a stream (tests/unit/http/test_wire_direct.py compares them)
+    response.status_code = answer.status
+    headers = response.headers = httpx.Headers.__new__(httpx.Headers)
+    headers._list = [(name, name.lower(), value) for name, value in answer.headers]  # as Headers() does
+    headers._encoding = None
+    response._sent, response._written = request, (sent if request is None else None)
+    response.next_request = None
+    response.extensions = dict(answer.extensions)
+    response.history = []
+    response.is_closed = response.is_stream_consumed = False
+    response.default_encoding = "utf-8"
+    response.stream = _stream_class()(answer.stream)  # httpx's wrapper: a reader re-chunks (`aiter_raw(n)`)
+    response._num_bytes_downloaded = 0
     return response
 
 
@@ -129,7 +150,24 @@ _STREAM: Any = None
 def _make_response_class() -> Any:
     class LeanResponse(httpx.Response):
         """httpx.Response whose raw body (`aiter_raw()`, which `aread`, `aiter_bytes` and the engine's
-        decoder read) comes from the pool's stream directly, and whose `aclose` closes it directly."""
+        decoder read) comes from the pool's stream directly, and whose `aclose` closes it directly; its
+        request (`_request`, which httpx's own methods read too) is made when first read for a request
+        sent as `wire_request.Written`."""
+
+        _sent: httpx.Request | None
+        _written: Any
+
+        @property
+        def _request(self) -> httpx.Request | None:
+            if self._sent is None and self._written is not None:
+                from .wire_direct import request_of
+
+                self._sent, self._written = request_of(self._written), None
+            return self._sent
+
+        @_request.setter
+        def _request(self, value: httpx.Request | None) -> None:
+            self._sent, self._written = value, None
 
         def aiter_raw(self, chunk_size: int | None = None) -> Any:
             if chunk_size is not None:  # httpx's re-chunking: its own reader

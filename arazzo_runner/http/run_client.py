@@ -25,7 +25,8 @@ from typing import Any
 import httpx
 
 from .fast_request import build, has_cookies
-from .lean_exchange import exchange, lean_pool
+from .lean_exchange import exchange, exchange_written, lean_pool
+from .wire_direct import request_of, written
 
 _LOG = logging.getLogger("httpx")  # httpx's own logger: the line its client logs for each request
 MAX_POSTED_ANSWER = 2**20  # decoded bytes of a token endpoint's answer (a token is a few KB at most)
@@ -111,11 +112,17 @@ def _attach(exc: httpx.RequestError, request: httpx.Request) -> None:
     exc.request = request
 
 
-def _received(client: Any, request: httpx.Request, response: httpx.Response, owner: Any = None) -> None:
-    response.request = request
+def _received(
+    client: Any, request: httpx.Request | None, response: httpx.Response, owner: Any = None
+) -> None:
+    """`request` (None: the response's own, made when read) set on `response`, its cookies stored, httpx's
+    log line written."""
+    if request is not None:
+        response.request = request
     if _sets_cookies(response.headers):  # into the client's jar, or a shared client's run's own (`owner`)
         (client.cookies if owner is None else owner.cookies).extract_cookies(response)
     if _LOG.isEnabledFor(logging.INFO):  # (its arguments are worked out before `info` asks)
+        request = response.request
         _LOG.info(
             'HTTP Request: %s %s "%s %d %s"',
             request.method,
@@ -219,16 +226,27 @@ class _AsyncExchange:
     async def __aenter__(self) -> httpx.Response:
         client, owner = self._client, self._owner
         jar = None if owner is None else owner._jar  # None for a run's jar not made yet: no cookie
-        request = _request(client, self._method, self._url, self._options, jar)
-        transport = client._transport_for_url(request.url)
-        pool = lean_pool(transport)
-        try:
-            response = None if pool is None else await exchange(pool, request)  # http/lean_exchange.py
-            if response is None:
-                response = await transport.handle_async_request(request)
-        except httpx.RequestError as exc:
-            _attach(exc, request)
-            raise
+        pool = None if client._mounts else lean_pool(client._transport)  # the one transport: the lean pool's
+        sent = None if pool is None else written(client, self._method, self._url, self._options, jar)
+        response: httpx.Response | None
+        if sent is not None:  # its head written straight from the step's parts (http/wire_direct.py)
+            try:
+                response = await exchange_written(pool, sent)
+            except httpx.RequestError as exc:
+                _attach(exc, request_of(sent))
+                raise
+            request = None  # made when read (`response.request`)
+        else:
+            request = _request(client, self._method, self._url, self._options, jar)
+            transport = client._transport_for_url(request.url)
+            pool = lean_pool(transport)
+            try:
+                response = None if pool is None else await exchange(pool, request)  # http/lean_exchange.py
+                if response is None:
+                    response = await transport.handle_async_request(request)
+            except httpx.RequestError as exc:
+                _attach(exc, request)
+                raise
         self._response = response
         try:
             _received(client, request, response, owner)

@@ -195,7 +195,7 @@ async def send(
             content=request.content,
             timeout=_timeout(timeout),
         ) as raw:
-            headers = Headers(_pairs(raw.headers))
+            headers = _headers(raw.headers)
             content_type = headers.get("content-type")
             if is_event_stream(content_type):
                 body, content, error = await _read_events(raw, max_body)
@@ -222,16 +222,25 @@ async def send(
     )
 
 
-def _pairs(headers: Any) -> list[tuple[str, str]]:
-    """`headers.multi_items()` (names in lower case, values decoded, repeats kept): for httpx's Headers
-    all in ASCII read from its list directly, without working out its encoding first (~25 k
-    instructions a response). The engine's Headers joins repeated names with ", " as httpx's `get`."""
+def _headers(headers: Any) -> Headers:
+    """`Headers(headers.multi_items())` (names in lower case, values decoded, repeats joined with ", " as
+    httpx's `get` joins them): for httpx's Headers all in ASCII read from its list directly, without
+    working out its encoding first (~25 k instructions a response), into the engine's Headers' table
+    (its names are in lower case already: no list of pairs between, no `lower()` again)."""
     if type(headers) is _httpx_headers():
+        table: dict[str, tuple[str, str]] = {}
         try:
-            return [(key.decode("ascii"), value.decode("ascii")) for _, key, value in headers._list]
+            for _, key, raw in headers._list:
+                name, value = key.decode("ascii"), raw.decode("ascii")
+                found = table.get(name)
+                table[name] = (name, value) if found is None else (name, f"{found[1]}, {value}")
         except UnicodeDecodeError:
             pass  # UTF-8 or Latin-1: httpx decides which
-    return headers.multi_items()
+        else:
+            made = Headers.__new__(Headers)
+            made._items = table
+            return made
+    return Headers(headers.multi_items())
 
 
 @functools.lru_cache(maxsize=1)
@@ -279,15 +288,29 @@ class _Oversize(Exception):
 async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     """The body, decoded piece by piece (a compression bomb counts at its real size), into a BytesIO,
     whose `getvalue()` hands over its own buffer: `bytes()` of a bytearray copied the body, twice its
-    size at the peak (issue 43)."""
-    buffer, size = io.BytesIO(), 0
+    size at the peak (issue 43). A body of one piece (most answers) is that piece, without a buffer."""
+    first: bytes | None = None
+    buffer: io.BytesIO | None = None
+    size = 0
     async for chunk in decoded(raw, max_body):
-        if size + len(chunk) > max_body:
-            buffer.write(chunk[: max_body - size])
-            raise _Oversize(buffer.getvalue(), max_body, raw)
-        buffer.write(chunk)
+        over = size + len(chunk) > max_body
+        if over:
+            chunk = chunk[: max_body - size]
+        if first is None:
+            first = chunk if type(chunk) is bytes else bytes(chunk)
+        else:
+            if buffer is None:
+                buffer = io.BytesIO()
+                buffer.write(first)
+            buffer.write(chunk)
         size += len(chunk)
-    return buffer.getvalue()
+        if over:
+            raise _Oversize(_whole(first, buffer), max_body, raw)
+    return _whole(first, buffer)
+
+
+def _whole(first: bytes | None, buffer: io.BytesIO | None) -> bytes:
+    return buffer.getvalue() if buffer is not None else b"" if first is None else first
 
 
 def parse_or_explain(

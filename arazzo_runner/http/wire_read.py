@@ -38,6 +38,7 @@ NO_ANSWER = "Server disconnected without sending a response."  # httpcore's word
 _CUT_SHORT = "peer closed connection without sending complete message body"  # h11's
 _SWITCHED = "the server switched protocols (101): not supported"
 _BLANKS = b" \t"
+_NO_BODY = httpcore.Response(200).stream  # httpcore's empty stream (immutable): until the pool sets one
 _ILLEGAL_IN_VALUE = re.compile(rb"[\x00\x0b\x0c\r\n]")  # h11's field_value: no NUL, no blank but SP and HTAB
 _STATUS_LINE = re.compile(rb"HTTP/[0-9]\.[0-9] [0-9]{3}(?: [\t\x20-\x7e\x80-\xff]*)?")  # h11's
 
@@ -253,8 +254,11 @@ class ResponseReader:
         version = self._parser.get_http_version()
         extensions = {"http_version": b"HTTP/1.1" if version == "1.1" else b"HTTP/" + version.encode(),
                       "reason_phrase": self._reason}  # fmt: skip
-        response = httpcore.Response(self._status, extensions=extensions)
-        response.headers = self._headers  # bytes pairs already: not checked again one by one
+        # `httpcore.Response(status, extensions=...)`'s fields set directly: the headers are bytes pairs
+        # already (not checked again one by one), the stream is the pool's to set
+        response = httpcore.Response.__new__(httpcore.Response)
+        response.status, response.headers, response.stream = self._status, self._headers, _NO_BODY
+        response.extensions, response._stream_consumed = extensions, False
         return response
 
     def _ready_chunk(self) -> bytes | None:

@@ -22,9 +22,32 @@ _TARGET = re.compile(rb"[\x21-\x7e]+")
 _LENGTH = re.compile(rb"[0-9]{1,20}")
 
 
+class Written:
+    """A request whose head is written and checked already (`wire_direct.py`): httpcore.Request's fields
+    as the pool and the connection read them, the head's bytes and the body's length (it never says
+    `Connection: close`); `parts`: what its httpx.Request is made of when something asks for it."""
+
+    __slots__ = ("extensions", "head", "length", "method", "parts", "stream", "url")
+
+    def __init__(
+        self,
+        method: bytes,
+        url: Any,
+        stream: Any,
+        extensions: dict,
+        head: bytes,
+        length: int | None,
+        parts: Any,
+    ) -> None:
+        self.method, self.url, self.stream, self.extensions = method, url, stream, extensions
+        self.head, self.length, self.parts = head, length, parts
+
+
 def request_head(request: httpcore.Request) -> tuple[bytes, int | None, bool]:
     """(the head's bytes, the body's length: -1 when chunked, None when unsaid, whether the request lets
     the connection stay open); `LocalProtocolError` as h11 raises it."""
+    if type(request) is Written:
+        return request.head, request.length, True
     method, target = request.method, request.url.target
     if not _NAME.fullmatch(method):
         raise httpcore.LocalProtocolError("Illegal method characters")

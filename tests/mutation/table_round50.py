@@ -310,14 +310,14 @@ READ_AND_AGAIN = Package(
         ),
         (
             _TRANSPORT,
-            "            buffer.write(chunk[: max_body - size])",
-            "            buffer.write(chunk[:max_body])",
+            "            chunk = chunk[: max_body - size]",
+            "            chunk = chunk[:max_body]",
             "the kept prefix of a body past the limit longer than the limit",
         ),
         (
             _TRANSPORT,
-            "        if size + len(chunk) > max_body:",
-            "        if size + len(chunk) >= max_body:",
+            "        over = size + len(chunk) > max_body",
+            "        over = size + len(chunk) >= max_body",
             "a body of exactly --max-response-bytes refused",
         ),
         (

@@ -41,6 +41,17 @@ CACHES = {
         "cleared when full"
     ),
     "arazzo_runner.http.transport._httpx_headers": "() -> the httpx.Headers class",
+    "arazzo_runner.http.wire_direct._HOSTS": (
+        "`scheme://authority` -> (scheme, host, port, its checked Host line: immutable bytes) or None; at "
+        "most 64, cleared when full"
+    ),
+    "arazzo_runner.http.wire_direct._DEFAULTS": (
+        "a client's default header items (bytes) -> their checked lines (immutable bytes) or None; at most "
+        "64, cleared when full"
+    ),
+    "arazzo_runner.http.wire_direct._METHODS": (
+        "a method as given -> (upper case, its bytes) when h11 writes it; at most 64, cleared when full"
+    ),
     "arazzo_runner.http.lean_exchange._MAPPED": (
         "an httpcore exception class -> httpx's exception class for it (or None); bounded by the classes"
     ),

@@ -141,6 +141,15 @@ def _received(kind: str, monkeypatch: pytest.MonkeyPatch, fast: bool) -> list[tu
         return request
 
     monkeypatch.setattr(run_client, "build", counted)
+    real_written = run_client.written
+
+    def written(*args: object) -> object:  # a request written straight for the lean pool (wire_direct.py)
+        request = real_written(*args) if fast else None  # type: ignore[arg-type]
+        if request is not None:
+            built.append(request)
+        return request
+
+    monkeypatch.setattr(run_client, "written", written)
     with ScriptedServer() as server:
         server.reply("GET", "/login", (200, {"ok": True}, {"Set-Cookie": "sid=s1; Path=/"}))
         if kind == "blocking":

@@ -166,6 +166,13 @@ def _exchanges(kind: str, lean: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[
         return await real_exchange(pool, request)
 
     monkeypatch.setattr(run_client, "exchange", counted)
+    real_written = run_client.exchange_written
+
+    async def written(pool: Any, request: Any) -> Any:  # written straight for the pool (wire_direct.py)
+        sent.append(request)
+        return await real_written(pool, request)
+
+    monkeypatch.setattr(run_client, "exchange_written", written)
     if not lean:
         monkeypatch.setattr(run_client, "lean_pool", lambda transport: None)
 
