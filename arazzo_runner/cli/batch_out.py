@@ -87,9 +87,11 @@ class RowsOut:
         self.json = Spool() if spooled and args.format == "json" else None
         self.report = Spool() if spooled and args.report_json else None
         self.junit = Spool() if spooled and args.junit else None
-        from ..report.junit import Totals
+        self.totals: Any = None  # the JUnit report's counts (`--junit`): its module imported only then
+        if self.junit is not None:
+            from ..report.junit import Totals
 
-        self.totals = Totals()
+            self.totals = Totals()
         self.tally: Any = None  # `--coverage`: what every row called, counted as each ends
         self._coverage: dict[str, Any] | None = None
         if getattr(args, "coverage", False):
