@@ -29,6 +29,7 @@ ways, on a real server too, so an httpx release that changes either is noticed.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from http.cookiejar import CookieJar
 from typing import Any
 
@@ -99,10 +100,13 @@ def build(client: Any, method: str, url: Any, options: dict[str, Any]) -> httpx.
 
 def given_items(options: dict[str, Any]) -> list[tuple[bytes, bytes]] | None:
     """The request's own headers as bytes (text in ASCII); None when httpx would raise for one."""
+    headers = options.get("headers") or ()
+    if isinstance(headers, Mapping):  # its pairs (iterated, a dict gives its keys: `TE` read as T, E)
+        headers = headers.items()
     try:
         return [
             (k if type(k) is bytes else k.encode("ascii"), v if type(v) is bytes else v.encode("ascii"))
-            for k, v in options.get("headers") or ()
+            for k, v in headers
         ]
     except (UnicodeEncodeError, AttributeError, ValueError, TypeError):
         return None  # httpx's own error, from `build_request`

@@ -90,7 +90,7 @@ def written(client: Any, method: str, url: Any, options: dict[str, Any], jar: An
         for name, value in given:
             lower = name.lower()
             line = b"%s: %s\r\n" % (name, value)
-            if lower in _SET_APART or not _LINE.fullmatch(line):
+            if lower in _SET_APART or b":" in name or not _LINE.fullmatch(line):  # (see `request_head`)
                 return None
             overridden.add(lower)
             lines.append(line)
@@ -181,7 +181,7 @@ def _checked(defaults: list[tuple[bytes, bytes, bytes]]) -> bytes | None:
     lines = []
     for name, lower, value in defaults:
         line = b"%s: %s\r\n" % (name, value)
-        if not _LINE.fullmatch(line):
+        if b":" in name or not _LINE.fullmatch(line):
             return None
         if lower in _SET_APART and not (lower == b"connection" and b"close" not in value.lower()):
             return None

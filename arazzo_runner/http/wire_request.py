@@ -59,7 +59,9 @@ def request_head(request: httpcore.Request) -> tuple[bytes, int | None, bool]:
     keep_alive = True
     for name, value in request.headers:
         line = b"%s: %s\r\n" % (name, value)
-        if not _LINE.fullmatch(line):  # one match for both; then which one failed
+        # one match for both, then which one failed; a name holding `: ` would pass it as a line of a
+        # name and a value (`Transfer-Encoding: chunked\t` a name), which h11 refuses as a name
+        if b":" in name or not _LINE.fullmatch(line):
             if not _NAME.fullmatch(name):
                 raise httpcore.LocalProtocolError(f"Illegal header name {name!r}")
             raise httpcore.LocalProtocolError(f"Illegal header value {value!r}")
