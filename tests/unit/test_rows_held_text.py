@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 from arazzo_runner.cli.batch import Row
 from arazzo_runner.cli.batch_text import HeldText, RowBuffer, shown_row
+from arazzo_runner.masking.secrets import Masker
 
 
 class _Counted:
@@ -154,18 +155,11 @@ def test_texts_held_for_one_stream_go_out_before_a_text_for_another():
     assert asyncio.run(main()) == [(["row 1\nrow 2\n"], []), (["row 1\nrow 2\n"], ["row 3\n"])]
 
 
-class _Plain:
-    """A masker with no secrets (the row's, as `batch_text.row_masker` finds it once the row is over)."""
-
-    def data(self, values: dict) -> dict:
-        return values
-
-
 def _row(number: int, name: str) -> Row:
     row = Row(number, number, {"name": name}, {"name": name}, options=SimpleNamespace(on_event=None))
     row.buffer = RowBuffer(sys.stdout, ("utf-8", False))
     row.buffer.write(f"trace of {name}\n")
-    row.masker = _Plain()
+    row.masker = Masker(set())  # no secrets: the row's, as `batch_text.row_masker` finds it once over
     return row
 
 
