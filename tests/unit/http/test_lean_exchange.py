@@ -24,77 +24,49 @@ from arazzo_runner.http.transport import (
     shared_client,
     shared_pool,
 )
+from tests.unit.http.raw_server import answer, raw_server
 
 BODY = b'{"ok": true, "n": 1}'
 ZIPPED = gzip.compress(b'{"zipped": ' + b"1" * 300 + b"}")
 EVENTS = b'data: {"choices": [{"delta": {"content": "he"}}]}\n\ndata: [DONE]\n\n'
 
 
-def _answer(status: bytes, headers: list[bytes], body: bytes) -> bytes:
-    return b"HTTP/1.1 " + status + b"\r\n" + b"".join(h + b"\r\n" for h in headers) + b"\r\n" + body
-
-
 ANSWERS: dict[bytes, bytes | None] = {  # path -> what the server writes (None: it closes at once)
-    b"/plain": _answer(b"200 OK", [b"Content-Type: application/json", b"Content-Length: 20"], BODY),
-    b"/login": _answer(
+    b"/plain": answer(b"200 OK", [b"Content-Type: application/json", b"Content-Length: 20"], BODY),
+    b"/login": answer(
         b"200 OK",
         [b"Set-Cookie: sid=s1; Path=/", b"Set-Cookie: lang=fr; Path=/", b"Content-Length: 2"],
         b"ok",
     ),
-    b"/zipped": _answer(
+    b"/zipped": answer(
         b"200 OK",
         [b"Content-Type: application/json", b"Content-Encoding: gzip", b"Content-Length: %d" % len(ZIPPED)],
         ZIPPED,
     ),
-    b"/chunked": _answer(
+    b"/chunked": answer(
         b"201 Created",
         [b"Content-Type: application/json", b"Transfer-Encoding: chunked", b"X-Dup: 1", b"x-dup:  2 "],
         b'6\r\n{"a": \r\n2\r\n1}\r\n0\r\n\r\n',
     ),
-    b"/events": _answer(
+    b"/events": answer(
         b"200 OK", [b"Content-Type: text/event-stream", b"Content-Length: %d" % len(EVENTS)], EVENTS
     ),
-    b"/big": _answer(b"200 OK", [b"Content-Type: text/plain", b"Content-Length: 5000"], b"x" * 5000),
-    b"/bomb": _answer(
+    b"/big": answer(b"200 OK", [b"Content-Type: text/plain", b"Content-Length: 5000"], b"x" * 5000),
+    b"/bomb": answer(
         b"200 OK", [b"Content-Type: text/plain", b"Content-Encoding: gzip"], gzip.compress(b"\0" * 200_000)
     ),  # then closed: a close-delimited body
-    b"/teapot": _answer(b"418 I'm a Teapot", [b"Content-Length: 0", b"X-Name: ol\xc3\xa9"], b""),
-    b"/cut": _answer(b"200 OK", [b"Content-Type: text/plain", b"Content-Length: 100"], b"only ten.."),
+    b"/teapot": answer(b"418 I'm a Teapot", [b"Content-Length: 0", b"X-Name: ol\xc3\xa9"], b""),
+    b"/cut": answer(b"200 OK", [b"Content-Type: text/plain", b"Content-Length: 100"], b"only ten.."),
     b"/silent": None,
     b"/garbage": b"SSH-2.0-OpenSSH_9.6\r\n\r\n",
-    b"/empty-post": _answer(b"204 No Content", [], b""),
-    b"/echo": _answer(b"200 OK", [b"Content-Length: 2"], b"ok"),
+    b"/empty-post": answer(b"204 No Content", [], b""),
+    b"/echo": answer(b"200 OK", [b"Content-Length: 2"], b"ok"),
 }
 CLOSING = {b"/bomb", b"/cut", b"/silent", b"/garbage"}  # the server closes after writing these
 
 
 async def _server() -> tuple[asyncio.AbstractServer, str, list[bytes]]:
-    received: list[bytes] = []
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = 0
-                for line in head.lower().split(b"\r\n"):
-                    if line.startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                request = head + await reader.readexactly(length)
-                received.append(request)
-                path = head.split(b" ")[1].split(b"?")[0]
-                answer = ANSWERS.get(path, ANSWERS[b"/echo"])
-                if answer is not None:
-                    writer.write(answer)
-                    await writer.drain()
-                if path in CLOSING:
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass  # the client closed it, or the test ended with it idle
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", received
+    return await raw_server(ANSWERS, ANSWERS[b"/echo"], CLOSING)
 
 
 STEPS = [  # method, path, headers, content, max_body

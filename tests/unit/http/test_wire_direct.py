@@ -19,6 +19,7 @@ from arazzo_runner.http.request import PreparedRequest, RequestView
 from arazzo_runner.http.run_client import run_view
 from arazzo_runner.http.transport import TransportError, send, shared_client, shared_pool
 from arazzo_runner.http.wire_request import request_head
+from tests.unit.http.raw_server import answer, raw_server
 
 BASE = "http://127.0.0.1:8123"
 URLS = [
@@ -172,14 +173,10 @@ def test_a_lean_response_holds_what_httpx_response_init_sets() -> None:
     assert response.request is reference.request
 
 
-def _answer(status: bytes, headers: list[bytes], body: bytes) -> bytes:
-    return b"HTTP/1.1 " + status + b"\r\n" + b"".join(h + b"\r\n" for h in headers) + b"\r\n" + body
-
-
 ANSWERS = {
-    b"/plain": _answer(b"200 OK", [b"Content-Type: application/json", b"Content-Length: 9"], b'{"n": 1}\n'),
-    b"/login": _answer(b"200 OK", [b"Set-Cookie: sid=s1; Path=/", b"Content-Length: 2"], b"ok"),
-    b"/cut": _answer(b"200 OK", [b"Content-Length: 100"], b"only ten.."),
+    b"/plain": answer(b"200 OK", [b"Content-Type: application/json", b"Content-Length: 9"], b'{"n": 1}\n'),
+    b"/login": answer(b"200 OK", [b"Set-Cookie: sid=s1; Path=/", b"Content-Length: 2"], b"ok"),
+    b"/cut": answer(b"200 OK", [b"Content-Length: 100"], b"only ten.."),
 }
 STEPS = [  # method, path, headers, content
     ("GET", "/plain?x=a%2Fb&y=1,2", [("Accept", "application/json")], None),
@@ -196,29 +193,7 @@ STEPS = [  # method, path, headers, content
 
 
 async def _server() -> tuple[asyncio.AbstractServer, str, list[bytes]]:
-    received: list[bytes] = []
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = 0
-                for line in head.lower().split(b"\r\n"):
-                    if line.startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                received.append(head + await reader.readexactly(length))
-                path = head.split(b" ")[1].split(b"?")[0]
-                writer.write(ANSWERS.get(path, _answer(b"200 OK", [b"Content-Length: 2"], b"ok")))
-                await writer.drain()
-                if path == b"/cut":
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", received
+    return await raw_server(ANSWERS, answer(b"200 OK", [b"Content-Length: 2"], b"ok"), (b"/cut",))
 
 
 def _exchanges(way: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> tuple:
