@@ -83,6 +83,7 @@ def tables() -> tuple:
         table_round49,
         table_round50,
         table_round51,
+        table_round52,
         table_wire,
     )
 
@@ -95,6 +96,7 @@ def tables() -> tuple:
         table_round49,
         table_round50,
         table_round51,
+        table_round52,
     )
 
 
