@@ -21,6 +21,7 @@ _DIRECT_TESTS = (
     "tests/unit/http/test_lean_exchange.py",
     "tests/unit/http/test_fast_request.py",
     "tests/e2e/test_wire.py",
+    "tests/unit/http/test_wire_direct_kept.py",
 )
 
 REFUSALS = Package(
@@ -243,6 +244,7 @@ CONSOLE = Package(
     "console plain",
     (
         "tests/unit/test_console_plain.py",
+        "tests/unit/test_console_plain_writes.py",
         "tests/e2e/test_console_escapes.py",
         "tests/e2e/test_console_events.py",
         "tests/e2e/test_console_output.py",
@@ -344,6 +346,7 @@ HEADER = Package(
         "tests/e2e/test_cli_batch.py",
         "tests/e2e/test_rows_isolated.py",
         "tests/e2e/test_reports_masking.py",
+        "tests/e2e/test_rows_header_masked.py",
     ),
     (
         (
