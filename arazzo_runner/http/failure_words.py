@@ -50,7 +50,7 @@ def describe_error(exc: Exception, timeout: float | None, request_line: str = ""
             return f"cannot resolve the host name: {exc}{url}"
         if any(isinstance(c, ssl.SSLError) for c in causes) or "ssl" in str(exc).lower():
             return f"TLS error: {exc}{url}"
-        return f"cannot connect: {exc or 'connection failed'}{url}"
+        return f"cannot connect: {_connect_reason(exc, causes)}{url}"
     tls = next((c for c in causes if isinstance(c, ssl.SSLError)), None)
     if tls is not None:  # a TLS alert after the handshake (raw on asyncio, in a ReadError when sync)
         return f"TLS error: {tls.reason or tls}{url}"
@@ -68,6 +68,18 @@ def describe_error(exc: Exception, timeout: float | None, request_line: str = ""
     if isinstance(exc, httpx.UnsupportedProtocol):
         return f"unsupported URL: {exc}{url}"
     return f"{type(exc).__name__}: {exc}{url}"
+
+
+def _connect_reason(exc: BaseException, causes: list[BaseException]) -> str:
+    """Why a connection could not be made: its error's words; without any (a server closing the
+    connection while it is set up, as a plain-HTTP port does a TLS hello: asyncio's bare
+    ConnectionResetError, anyio's EndOfStream under httpx's transport), what happened."""
+    text = str(exc)
+    if text:
+        return text
+    if any(isinstance(c, ConnectionResetError) or type(c).__name__ == "EndOfStream" for c in causes):
+        return "the server closed the connection while it was being set up"
+    return "connection failed"
 
 
 def _detail(exc: BaseException) -> str:

@@ -71,7 +71,10 @@ def test_an_https_url_after_the_same_host_and_port_over_http_is_sent_over_tls() 
 
     seen, received, port = asyncio.run(main())
     assert seen[0] == (200, b"ok")
-    assert seen[1] == f"cannot connect:  (GET https://127.0.0.1:{port}/a)"
+    assert (
+        seen[1]
+        == f"cannot connect: the server closed the connection while it was being set up (GET https://127.0.0.1:{port}/a)"
+    )
     assert received[0].startswith(b"GET /a HTTP/1.1\r\n")
     assert len(received) == 2 and received[1][:2] == b"\x16\x03", received  # a TLS record: the hello
 
