@@ -7,6 +7,17 @@ LeanResponse made without `__init__`: lean_exchange.py, run_client.py); the cons
 one-block summary (report/console.py's `_plain`, colours off and no secret known), a row header's flat
 values shown unmasked (cli/batch_text.py's `_flat_without_at`); and the one-pass indented JSON of the
 rows' `--format json` entries (cli/indented_json.py).
+Found in this round: a row's step to a server that closes the connection as it is set up (an https URL
+to a plain-HTTP port) failed with `cannot connect:  (GET ...)`, no cause (fixed: the fallback for an
+error without words tested the exception object, always true; it says the server closed the
+connection while it was being set up); no test held that an https URL after an http one of the same
+host and port is sent over TLS (a Host cache keyed without the scheme sent it in plain text), that a
+bodiless post, put or patch in lower case says `Content-Length: 0`, that a client's default
+`Connection: Close` in capitals closes the connection, that a default header name holding `: ` is
+refused, that the kept tables stay bounded, that a plain line or a one-block summary is flushed as
+written, that a summary ends with its line end or keeps its colours when they are on, that a failed
+step's plain line has the failed mark, or that a URL's password in a row's list or key is masked in its
+header (a nested value's was only hidden by the header's cut).
 Rows: (file, original snippet, mutated snippet, the bug in words[, tests][, equivalent: why])."""
 
 from __future__ import annotations
@@ -98,6 +109,12 @@ REFUSALS = Package(
             "    if not _NAME.fullmatch(raw):\n        return None\n    return _keep(",
             "    return _keep(",
             "a method h11 refuses (`GET /x`) written",
+        ),
+        (
+            _DIRECT,
+            "    if given is None:\n        return None\n    lines = []\n",
+            "    lines = []\n",
+            "a request header httpx refuses (a text value not ASCII) dropped: the request written without it",
         ),
     ),
 )
