@@ -401,8 +401,9 @@ HEADER = Package(
             '        if type(key) is not str or "@" in key:\n',
             '        if "@" in key:\n',
             "a key that is not a str taken as flat",
-            "a row's values are a JSON object of its line (`executor/rows.py`: json.loads, an object "
-            "required): every key is a str",
+            "a row's values are the JSON object of its line (`executor/rows.py`'s `_row`: "
+            "`json_text.loads`, anything but an object refused) and the header reads them as read: every "
+            "key of a JSON object is a str",
         ),
     ),
 )
