@@ -114,7 +114,8 @@ def header(row: Any, masker: Any, printed: list[int]) -> str:
     if not printed:
         printed.append(row.number)
     values = row.values
-    shown = values if not masker.masks_text() and _flat_without_at(values) else masker.data(values)
+    plain = not masker.named and not masker.masks_text() and _flat_without_at(values)
+    shown = values if plain else masker.inputs(values)
     return f"{gap}== row {row.number} (line {row.line}): {escape(summary(shown))}"
 
 

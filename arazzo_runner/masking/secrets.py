@@ -78,6 +78,9 @@ class Masker:
         self._seen = -1  # how many descriptions the names were last read from
         self._known: frozenset[str] = _NEVER_KNOWN
         self._forms: list[str] = []
+        # The paths of a row's inputs that its workflows' schemas mark secret (`cli.run.secret_row_inputs`):
+        # shown as `***` by name in the row's header and entry (`inputs`), whatever their type.
+        self.named: tuple[tuple[Any, ...], ...] = ()
 
     @classmethod
     def for_run(cls, options: Any, workspace: Any = None, *, enabled: bool = True) -> Masker:
@@ -139,11 +142,30 @@ class Masker:
 
     def outputs(self, values: Any) -> Any:
         """Outputs with those derived from a secret (named in their `secret`, see
-        `arazzo_runner.masking.taint`) as `***`; the others as they are (`data` masks them by value)."""
+        `arazzo_runner.masking.taint`) as `***`, and the secret members of the others (their `members`,
+        `masking/members.py`); the rest as they are (`data` masks them by value)."""
         marked = getattr(values, "secret", None)
-        if not self.enabled or not marked:
+        members = getattr(values, "members", None)
+        if not self.enabled or not (marked or members):
             return values
+        if members:
+            from .members import masked_at
+
+            return {
+                name: MASK if name in marked else masked_at(value, members.get(name, ()), MASK)
+                for name, value in values.items()
+            }
         return {name: MASK if name in marked else value for name, value in values.items()}
+
+    def inputs(self, values: dict[str, Any]) -> Any:
+        """A row's inputs as its header and entry show them: those its workflows' schemas mark secret
+        (`named`) as `***`, whatever their type (a number is never masked by value), then masked by
+        value (`data`)."""
+        if self.enabled and self.named:
+            from .members import masked_at
+
+            values = masked_at(values, self.named, MASK)
+        return self.data(values)
 
     def touches(self, value: Any) -> bool:
         """Whether `value` (text, or data as its JSON text) holds a secret in one of its forms."""
