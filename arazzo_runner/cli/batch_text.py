@@ -115,7 +115,7 @@ def header(row: Any, masker: Any, printed: list[int]) -> str:
         printed.append(row.number)
     values = row.values
     plain = not masker.named and not masker.masks_text() and _flat_without_at(values)
-    shown = values if plain else masker.inputs(values)
+    shown = values if plain else masker.inputs(values, as_text=True)
     return f"{gap}== row {row.number} (line {row.line}): {escape(summary(shown))}"
 
 

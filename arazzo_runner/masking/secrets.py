@@ -157,15 +157,31 @@ class Masker:
             }
         return {name: MASK if name in marked else value for name, value in values.items()}
 
-    def inputs(self, values: dict[str, Any]) -> Any:
+    def inputs(self, values: dict[str, Any], as_text: bool = False) -> Any:
         """A row's inputs as its header and entry show them: those its workflows' schemas mark secret
         (`named`) as `***`, whatever their type (a number is never masked by value), then masked by
-        value (`data`)."""
+        value (`data`). `as_text`: for the header, a line of text, where a number is text like the
+        rest of the console's lines: masked by value as text (`petId=***` when a secret's text is
+        `1234`, as the step's line shows `/pets/***`); the entry is data, where numbers stay."""
         if self.enabled and self.named:
             from .members import masked_at
 
             values = masked_at(values, self.named, MASK)
-        return self.data(values)
+        shown = self.data(values)
+        return self._numbers_as_text(shown) if as_text and self.masks_text() else shown
+
+    def _numbers_as_text(self, value: Any) -> Any:
+        """`value` with each number whose text (as JSON spells it) masking changes as that masked text."""
+        kind = type(value)
+        if kind is int or kind is float:
+            text = repr(value)
+            masked = self.text(text)
+            return value if masked == text else masked
+        if kind is dict:
+            return {key: self._numbers_as_text(member) for key, member in value.items()}
+        if kind is list:
+            return [self._numbers_as_text(member) for member in value]
+        return value
 
     def touches(self, value: Any) -> bool:
         """Whether `value` (text, or data as its JSON text) holds a secret in one of its forms."""
