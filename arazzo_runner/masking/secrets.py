@@ -121,6 +121,16 @@ class Masker:
         """Whether `text` may change a text with no `@` in it (a secret is known to mask)."""
         return self.enabled and bool(self._masked_forms())
 
+    def leaves(self, text: str = "") -> bool:
+        """Whether masking leaves `text` as it is, known without a pass over it: no `@` in it (a URL's
+        password, which masking finds whatever the secrets, `mask_userinfo`) and no secret known to
+        mask (`masks_text`; an empty set of secrets answers at once, without looking at the forms).
+        The writers on the hot paths (a console line, the one-block summary, a row's header: each row
+        of `--inputs-file`) ask it first and then write the text as it is, rather than mask each part
+        or copy a row's values: one question, so that they cannot come to differ on what masking
+        may change. (A row's header asks it with no text: its values are data, `batch_text`.)"""
+        return "@" not in text and not (self.secrets and self.masks_text())
+
     def longest_form(self) -> int:
         """Characters of the longest form of a secret masked in text (0: none known)."""
         return max(map(len, self._masked_forms()), default=0) if self.enabled else 0
