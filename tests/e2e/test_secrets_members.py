@@ -219,3 +219,61 @@ def test_a_failed_criterion_that_read_an_object_holding_a_secret_member_shows_no
         "$inputs.creds == 5: false (derived from a secret: values not shown)",
         "$inputs.name == 5: got 'bob'",
     ]
+
+
+def _loop_document() -> dict:
+    card = {"type": "object", "properties": {"code": SECRET_NUMBER, "user": {"type": "string"}}}
+    child = {
+        "workflowId": "child",
+        "inputs": {"type": "object", "properties": {"card": card}},
+        "steps": [
+            {
+                "stepId": "c",
+                "operationId": "echo",
+                "requestBody": {"contentType": "application/json", "payload": "$inputs"},
+                "successCriteria": [{"condition": "$statusCode == 200"}],
+            }
+        ],
+        "outputs": {"got": "$inputs.card"},
+    }
+    parent = {
+        "workflowId": "loop",
+        "inputs": {"type": "object", "properties": {"cards": {"type": "array", "items": card}}},
+        "steps": [
+            {
+                "stepId": "each",
+                "workflowId": "child",
+                "x-forEach": {"items": "$inputs.cards", "input": "card"},
+                "outputs": {"all": "$outputs.got"},
+            }
+        ],
+        "outputs": {"cards": "$inputs.cards", "mine": "$steps.each.outputs.all"},
+    }
+    document = _document()
+    document["workflows"] = [parent, child]
+    return document
+
+
+def test_secret_members_of_the_items_of_a_loop_and_of_an_array_input_are_masked(tmp_path, capsys):
+    path = _write(tmp_path)
+    path.write_text(yaml.safe_dump(_loop_document(), sort_keys=False))
+    cards = [{"code": CODE, "user": "al"}, {"code": PIN, "user": "bo"}]
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    with ScriptedServer() as server:
+        _serve(server)
+        result = cli(
+            capsys, "run", path, "--workflow", "loop", "--server", f"api={server.url}", "--format", "json",
+            "--input", f"cards={json.dumps(cards)}", "--report-json", reports / "run.json",
+            "--har", reports / "run.har",
+        )  # fmt: skip
+        sent = [request.json() for request in server.requests]
+    assert result.code == 0, result.out + result.err
+    assert sent == [{"card": cards[0]}, {"card": cards[1]}]
+    texts = {"stdout": result.out, "stderr": result.err}
+    texts.update({p.name: p.read_text() for p in sorted(reports.iterdir())})
+    assert not _leaks(texts), _leaks(texts)
+    shown = [{"code": "***", "user": "al"}, {"code": "***", "user": "bo"}]
+    loop = json.loads(result.out)["workflows"][0]
+    assert loop["outputs"] == {"cards": shown, "mine": shown}
+    assert loop["steps"][0]["outputs"] == {"all": shown}
