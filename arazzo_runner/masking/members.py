@@ -94,3 +94,18 @@ def masked_at(value: Any, paths: tuple[Path, ...], mask: Any) -> Any:
             for index, item in enumerate(value)
         ]
     return value
+
+
+def numbers_as_text(value: Any, text: Any) -> Any:
+    """`value` with each number whose text (as JSON spells it) `text` (`Masker.text`) changes as that
+    masked text: a number written into a line of text (a row's header) is text there."""
+    kind = type(value)
+    if kind is int or kind is float:
+        written = repr(value)
+        masked = text(written)
+        return value if masked == written else masked
+    if kind is dict:
+        return {key: numbers_as_text(member, text) for key, member in value.items()}
+    if kind is list:
+        return [numbers_as_text(member, text) for member in value]
+    return value

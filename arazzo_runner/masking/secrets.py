@@ -173,25 +173,12 @@ class Masker:
         value (`data`). `as_text`: for the header, a line of text, where a number is text like the
         rest of the console's lines: masked by value as text (`petId=***` when a secret's text is
         `1234`, as the step's line shows `/pets/***`); the entry is data, where numbers stay."""
-        if self.enabled and self.named:
-            from .members import masked_at
+        from .members import masked_at, numbers_as_text
 
+        if self.enabled and self.named:
             values = masked_at(values, self.named, MASK)
         shown = self.data(values)
-        return self._numbers_as_text(shown) if as_text and self.masks_text() else shown
-
-    def _numbers_as_text(self, value: Any) -> Any:
-        """`value` with each number whose text (as JSON spells it) masking changes as that masked text."""
-        kind = type(value)
-        if kind is int or kind is float:
-            text = repr(value)
-            masked = self.text(text)
-            return value if masked == text else masked
-        if kind is dict:
-            return {key: self._numbers_as_text(member) for key, member in value.items()}
-        if kind is list:
-            return [self._numbers_as_text(member) for member in value]
-        return value
+        return numbers_as_text(shown, self.text) if as_text and self.masks_text() else shown
 
     def touches(self, value: Any) -> bool:
         """Whether `value` (text, or data as its JSON text) holds a secret in one of its forms."""
