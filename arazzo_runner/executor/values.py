@@ -37,8 +37,8 @@ def derived_output(taint: Any, compiled: Any, ctx: Any, outputs: Outputs, name: 
     value = compiled.evaluate(ctx)
     if taint is None:
         return value
-    if not taint.output(compiled, ctx):
-        members = taint.output_members(compiled, ctx)
+    whole, members = taint.marks(compiled, ctx)
+    if not whole:
         if members:
             outputs.members[name] = members
         return value

@@ -75,19 +75,20 @@ class Taint:
         criterion may then say why)."""
         if isinstance(value, Missing):
             return False
-        if self.by_name(expression, ctx) or self.members(expression, ctx):
-            return True
-        return by_value and self.masker.touches(value)
+        return self.reads_by_name(expression, ctx) or (by_value and self.masker.touches(value))
+
+    def reads_by_name(self, expression: ast.Expression, ctx: Any) -> bool:
+        """`by_name`, or an object read whole that holds secret members (`members`): what a criterion
+        that read it may not print."""
+        if type(expression) in _HELD:
+            whole, inside = _held(expression, ctx)
+            return whole or bool(inside)
+        return self.by_name(expression, ctx)
 
     def by_name(self, expression: ast.Expression, ctx: Any) -> bool:
         kind = type(expression)
         if kind in _HELD:
-            holder = _holder(expression, ctx)
-            if holder is None:
-                return False
-            if expression.name and not (expression.pointer or expression.accessors or _members(holder)):
-                return _marked(holder, expression.name)  # the usual read: a name, no member marked inside
-            return secret_read(holder, expression.name, expression.pointer, expression.accessors)[0]
+            return _held(expression, ctx)[0]
         if kind is ast.RequestRef and _derived_part(ctx.request, expression):
             return True  # a part of the request that carried a value derived from a secret
         if isinstance(expression, ast.MessageSourceRef) and expression.name is not None:
@@ -106,15 +107,18 @@ class Taint:
         """The secret members inside what `expression` reads (paths, `masking/members.py`), when it reads
         a whole object that holds some (`$inputs`, `$inputs.creds`, `$steps.s.outputs`) without being
         secret whole itself; () for every other read."""
-        if type(expression) not in _HELD:
-            return NO_PATHS
-        holder = _holder(expression, ctx)
-        if holder is None or not (_members(holder) or getattr(holder, "secret", None)):
-            return NO_PATHS
-        if expression.name and not (expression.pointer or expression.accessors or _members(holder)):
-            return NO_PATHS  # one named value of a holder with no member marked inside: secret or not
-        whole, inside = secret_read(holder, expression.name, expression.pointer, expression.accessors)
-        return NO_PATHS if whole else inside
+        return _held(expression, ctx)[1] if type(expression) in _HELD else NO_PATHS
+
+    def marks(self, compiled: CompiledValue, ctx: Any) -> tuple[bool, tuple]:
+        """(`output`, `output_members`) of a value, in one pass for the usual one expression."""
+        if type(compiled) is ExpressionValue:
+            expression = compiled.expression
+            if type(expression) in _HELD:
+                return _held(expression, ctx)
+            return self.by_name(expression, ctx), NO_PATHS
+        if self.output(compiled, ctx):
+            return True, NO_PATHS
+        return False, self.output_members(compiled, ctx)
 
     def shown_context(self, ctx: Any) -> Any:
         """`ctx` for building the printed form of a request: every value an expression or a Selector
@@ -188,7 +192,8 @@ class Taint:
     def shows_secret(self, compiled: CompiledValue, ctx: Any) -> bool:
         """Whether the printed form of a value differs from it: derived from a secret (`output`), or
         holding secret members (`output_members`). A request built from one has a printed form."""
-        return self.output(compiled, ctx) or bool(self.output_members(compiled, ctx))
+        whole, inside = self.marks(compiled, ctx)
+        return whole or bool(inside)
 
     def credentials(self, compiled: CompiledValue, ctx: Any) -> tuple[Any, ...]:
         """The bound credentials (`outbound.Bound`) a value derives from: those a computing selector's
@@ -299,6 +304,16 @@ def _derived_part(view: Any, expression: Any) -> bool:
 _HELD = frozenset(
     {ast.InputsRef, ast.OutputsRef, ast.StepOutputRef, ast.WorkflowRef, ast.WorkflowStepOutputRef}
 )
+
+
+def _held(expression: Any, ctx: Any) -> tuple[bool, tuple]:
+    """(read secret whole, the secret members inside what it reads) for an expression of `_HELD`."""
+    holder = _holder(expression, ctx)
+    if holder is None:
+        return False, NO_PATHS
+    if expression.name and not (expression.pointer or expression.accessors or _members(holder)):
+        return _marked(holder, expression.name), NO_PATHS  # the usual read: a name, nothing marked inside
+    return secret_read(holder, expression.name, expression.pointer, expression.accessors)
 
 
 def _holder(expression: Any, ctx: Any) -> Any:
