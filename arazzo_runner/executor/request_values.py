@@ -81,7 +81,8 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
                 continue
             warnings.extend(problems)
             found = ParamValue(param.name, param.in_, value)
-        if ctx.taint is not None and not param.value.is_constant and ctx.taint.shows_secret(param.value, ctx):
+        # (`any` of `Taint.marks`: derived from a secret, or holding secret members; `shows_secret`)
+        if ctx.taint is not None and not param.value.is_constant and any(ctx.taint.marks(param.value, ctx)):
             shown_ctx = shown_ctx or ctx.taint.shown_context(ctx)
             found.shown = strip_missing(param.value.evaluate(shown_ctx), "")[0]
         values.append(found)

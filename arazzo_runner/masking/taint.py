@@ -308,32 +308,24 @@ _HELD = frozenset(
 
 def _held(expression: Any, ctx: Any) -> tuple[bool, tuple]:
     """(read secret whole, the secret members inside what it reads) for an expression of `_HELD`."""
-    holder = _holder(expression, ctx)
+    kind = type(expression)  # the inputs or outputs it reads in (written out: once per value a row)
+    if kind is ast.InputsRef:
+        holder = ctx.inputs
+    elif kind is ast.StepOutputRef:
+        holder = _get(ctx.steps, expression.step_id)
+    elif kind is ast.OutputsRef:
+        holder = ctx.outputs
+    elif kind is ast.WorkflowRef:
+        holder = _get(_get(ctx.workflows, expression.workflow_id), expression.field)
+    else:
+        holder = _get(_get(_get(ctx.workflows, expression.workflow_id), "steps"), expression.step_id)
     if holder is None:
         return False, NO_PATHS
-    if expression.name and not (expression.pointer or expression.accessors or _members(holder)):
+    if expression.name and not (
+        expression.pointer or expression.accessors or getattr(holder, "members", None)
+    ):
         return _marked(holder, expression.name), NO_PATHS  # the usual read: a name, nothing marked inside
     return secret_read(holder, expression.name, expression.pointer, expression.accessors)
-
-
-def _holder(expression: Any, ctx: Any) -> Any:
-    """The inputs or outputs an expression of `_HELD` reads in (None: not there)."""
-    kind = type(expression)
-    if kind is ast.InputsRef:
-        return ctx.inputs
-    if kind is ast.OutputsRef:
-        return ctx.outputs
-    if kind is ast.StepOutputRef:
-        return _get(ctx.steps, expression.step_id)
-    workflow = _get(ctx.workflows, expression.workflow_id)
-    if kind is ast.WorkflowRef:
-        return _get(workflow, expression.field)
-    return _get(_get(workflow, "steps"), expression.step_id)
-
-
-def _members(holder: Any) -> Any:
-    """The holder's secret members inside values not secret whole (`masking/members.py`)."""
-    return getattr(holder, "members", None)
 
 
 def _get(holder: Any, key: str) -> Any:
