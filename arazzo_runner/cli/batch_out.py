@@ -192,7 +192,7 @@ def _entry(row: Any, result: Any, masker: Any, exchanges: bool) -> str:
     entry = {
         "row": row.number,
         "line": row.line,
-        "inputs": masker.data(row.values),
+        "inputs": masker.inputs(row.values),
         "result": result_dict(result, masker, exchanges=exchanges),
     }
     shown = indented(entry, "    ")  # (plain data, as the usual entry is: ~3x cheaper than json.dumps)
@@ -275,7 +275,7 @@ def _json(rows: list[Any], results: list[Any], maskers: list[Any], exchanges: bo
             {
                 "row": row.number,
                 "line": row.line,
-                "inputs": masker.data(row.values),
+                "inputs": masker.inputs(row.values),
                 "result": result_dict(result, masker, exchanges=exchanges),
             }
         )

@@ -114,14 +114,15 @@ def header(row: Any, masker: Any, printed: list[int]) -> str:
     if not printed:
         printed.append(row.number)
     values = row.values
-    shown = values if not masker.masks_text() and _flat_without_at(values) else masker.data(values)
+    plain = masker.leaves() and not masker.named and _flat_without_at(values)
+    shown = values if plain else masker.inputs(values, as_text=True)
     return f"{gap}== row {row.number} (line {row.line}): {escape(summary(shown))}"
 
 
 def _flat_without_at(values: dict[str, Any]) -> bool:
     """Whether every key and value is a text without `@`, a number or a constant: with no secret known
-    to mask (`masks_text`), masking them (`Masker.data`) changes nothing (a URL's password, after an `@`,
-    is all it could change), so the row's values are shown as they are, not copied first."""
+    to mask (`Masker.leaves`), masking them (`Masker.data`) changes nothing (a URL's password, after an
+    `@`, is all it could change), so the row's values are shown as they are, not copied first."""
     for key, value in values.items():
         kind = type(value)
         if type(key) is not str or "@" in key:

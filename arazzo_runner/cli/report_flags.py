@@ -102,7 +102,9 @@ def traced(args: argparse.Namespace) -> bool:
 
 
 def masker_for(args: argparse.Namespace, options: Any, workspace: Any) -> Masker:
-    return Masker.for_run(options, workspace, enabled=not args.no_mask)
+    masker = Masker.for_run(options, workspace, enabled=not args.no_mask)
+    masker.named = getattr(args, "secret_inputs", ())  # a row's secret inputs (`run.secret_row_inputs`)
+    return masker
 
 
 _CONSOLE: Any = None  # `report.console.ConsoleReporter`, once imported

@@ -97,6 +97,7 @@ def _run_command(args: argparse.Namespace) -> int:
     if args.inputs_file:
         from .batch import run_rows  # rows only: their reader, buffers and report files
 
+        args.secret_inputs = secret_row_inputs(workspace, selected)  # for each row's masker (`masker_for`)
         with _frozen_before_the_run(ROWS_COLLECTION_THRESHOLD):  # the rows' runs, as one run's
             return run_rows(args, workspace, selected, inputs, env, setup)
     check_missing(env, workspace, selected, inputs)
@@ -216,6 +217,26 @@ class RunSetup:
             self._checking = self(None)[1]
         self._checking.secrets = set(self._fields["secrets"] if self._fields else ())
         return self._checking
+
+
+def secret_row_inputs(workspace: Any, workflows: list[Any]) -> tuple[tuple[Any, ...], ...]:
+    """The paths of the inputs (and members of inputs) that the schemas of the workflows a row runs, and
+    of the workflows they depend on, mark secret: a row's header and entry show them as `***` whatever
+    their type (`Masker.inputs`: a number is never masked by value)."""
+    from ..executor.inputs import secret_input_paths
+
+    found: dict[tuple[Any, ...], None] = {}
+    pending, seen = [(workspace, w) for w in workflows], set()
+    while pending:
+        space, workflow = pending.pop()
+        if (id(space), workflow.workflow_id) in seen:
+            continue
+        seen.add((id(space), workflow.workflow_id))
+        found.update(dict.fromkeys(secret_input_paths(workflow.inputs, space.document.raw)))
+        for ref in workflow.depends_on:
+            target = space.resolve_workflow(ref, (*workflow.at, "dependsOn"))
+            pending.append((target.workspace, target.workflow))
+    return tuple(found)
 
 
 def option_fields(

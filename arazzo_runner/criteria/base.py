@@ -73,7 +73,7 @@ class CompiledCriterion(ABC):
         """Whether an expression the criterion reads gave a value derived from a secret."""
         taint, computes = ctx.taint, self.computes
         for expression in self.expressions():
-            if not computes and not taint.by_name(expression, ctx):
+            if not computes and not taint.reads_by_name(expression, ctx):
                 continue  # (what it would say of the value: not resolved, a streamed body stays unparsed)
             if taint.reads_secret(expression, ctx, resolve(expression, ctx), computes):
                 return True

@@ -126,27 +126,84 @@ def secret_values(schema: Any, value: Any, document: dict, depth: int = 0) -> li
 class Inputs(dict):
     """A workflow's inputs; `secret` names those whose schema says `format: password` or `writeOnly:
     true`: a value read from one is derived from a secret whatever its type or length
-    (`arazzo_runner.masking.taint`), so a 3-digit PIN is masked where a request carrying it is shown."""
+    (`arazzo_runner.masking.taint`), so a 3-digit PIN is masked where a request carrying it is shown.
+    `members`: for an object input that is not secret whole, the paths of its members that are
+    (`secret_input_members`), masked where the object is read whole (`masking/members.py`)."""
 
-    __slots__ = ("secret",)
+    __slots__ = ("members", "secret")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.secret: frozenset[str] = frozenset()
+        self.members: dict[str, tuple[tuple[Any, ...], ...]] = {}
 
 
 def mark_secret_inputs(inputs: dict, schema: Any, document: dict) -> dict:
     """`inputs` as `Inputs` naming its secret ones (the same dict when none is)."""
-    return with_secret_names(inputs, secret_input_names(schema, document))
+    marks = secret_input_names(schema, document), secret_input_members(schema, document)
+    return with_secret_names(inputs, *marks)
 
 
-def with_secret_names(inputs: dict, names: frozenset[str]) -> dict:
-    """`inputs` as `Inputs` naming its secret ones `names` (the same dict when there are none)."""
-    if not names:
+def with_secret_names(inputs: dict, names: frozenset[str], members: dict | None = None) -> dict:
+    """`inputs` as `Inputs` naming its secret ones `names` and the secret `members` of the others (the
+    same dict when there are none)."""
+    if not names and not members:
         return inputs
     marked = Inputs(inputs)
     marked.secret = names
+    if members:
+        marked.members = members
     return marked
+
+
+def secret_input_paths(schema: Any, document: dict) -> tuple[tuple[Any, ...], ...]:
+    """Every secret input and secret member of one, as paths (`masking/members.py`): what a row's inputs
+    show as `***` by name, whatever the type (`Masker.inputs`)."""
+    named = tuple((name,) for name in sorted(secret_input_names(schema, document)))
+    inside = secret_input_members(schema, document)
+    return named + tuple((name, *path) for name, paths in inside.items() for path in paths)
+
+
+def secret_input_members(schema: Any, document: dict) -> dict[str, tuple[tuple[Any, ...], ...]]:
+    """For each input not secret whole, the paths of the members its schema marks secret (properties,
+    array items as `members.ITEM`, through `$ref` and `allOf`/`anyOf`/`oneOf`); only those that have
+    some. A number or a boolean is never masked by value: these are masked by name where the object
+    holding them is read whole (`$inputs`, `$inputs.creds`)."""
+    schema = resolve_schema(schema or {}, document)
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return {}
+    found = {}
+    for name, sub in properties.items():
+        if not _says_secret(sub, document, 0):
+            paths = tuple(_secret_paths(sub, document, 0))
+            if paths:
+                found[name] = paths
+    return found
+
+
+def _secret_paths(schema: Any, document: dict, depth: int) -> list[tuple[Any, ...]]:
+    from ..masking.members import ITEM
+
+    schema = resolve_schema(schema, document)
+    if not isinstance(schema, dict) or depth > 32:
+        return []
+    found: list[tuple[Any, ...]] = []
+    for branch in [b for key in ("allOf", "anyOf", "oneOf") for b in schema.get(key) or []]:
+        found.extend(_secret_paths(branch, document, depth + 1))
+    properties = schema.get("properties")
+    for name, sub in properties.items() if isinstance(properties, dict) else ():
+        if _says_secret(sub, document, depth + 1):
+            found.append((name,))
+        else:
+            found.extend((name, *path) for path in _secret_paths(sub, document, depth + 1))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        if _says_secret(items, document, depth + 1):
+            found.append((ITEM,))
+        else:
+            found.extend((ITEM, *path) for path in _secret_paths(items, document, depth + 1))
+    return found
 
 
 def secret_input_names(schema: Any, document: dict) -> frozenset[str]:

@@ -81,7 +81,8 @@ def param_values(cstep: CompiledStep, ctx: Context, specs: dict, warnings: list[
                 continue
             warnings.extend(problems)
             found = ParamValue(param.name, param.in_, value)
-        if ctx.taint is not None and not param.value.is_constant and ctx.taint.output(param.value, ctx):
+        # (`any` of `Taint.marks`: derived from a secret, or holding secret members; `shows_secret`)
+        if ctx.taint is not None and not param.value.is_constant and any(ctx.taint.marks(param.value, ctx)):
             shown_ctx = shown_ctx or ctx.taint.shown_context(ctx)
             found.shown = strip_missing(param.value.evaluate(shown_ctx), "")[0]
         values.append(found)
@@ -160,7 +161,9 @@ def body_value(
     body = _encoded(cstep, ctx, payload, content_type, media, warnings, stand_ins)
     taint = ctx.taint
     parts = [cstep.body.payload, *(r.value for r in cstep.body.replacements)]
-    if taint is not None and any(p is not None and not p.is_constant and taint.output(p, ctx) for p in parts):
+    if taint is not None and any(
+        p is not None and not p.is_constant and taint.shows_secret(p, ctx) for p in parts
+    ):
         shown_ctx = taint.shown_context(ctx)
         shown = None
         if cstep.body.payload is not None:

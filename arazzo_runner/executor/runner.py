@@ -22,7 +22,7 @@ from ..workspace.plan import CompiledStep
 from .bounds import Deadline
 from .context import WorkflowState, base_context
 from .events import WorkflowFinished, WorkflowStarted
-from .inputs import InputsError, secret_input_names, validate_inputs, with_secret_names
+from .inputs import InputsError, secret_input_members, secret_input_names, validate_inputs, with_secret_names
 from .interrupts import is_interrupt
 from .options import RunOptions
 from .runtime import AsyncioRuntime, Runtime
@@ -159,10 +159,12 @@ class Runner:
                 workflow.workflow_id, workflow.inputs, inputs, raw, schema_at, secrets, workspace.error
             )
         secret = ("secret inputs", id(workspace), workflow.workflow_id)  # constant, like operation facts
-        names = self.operation_facts.get(secret)
-        if names is None:
-            names = self.operation_facts[secret] = secret_input_names(workflow.inputs, workspace.document.raw)
-        inputs = with_secret_names(inputs, names)
+        marks = self.operation_facts.get(secret)
+        if marks is None:
+            raw = workspace.document.raw
+            marks = secret_input_names(workflow.inputs, raw), secret_input_members(workflow.inputs, raw)
+            self.operation_facts[secret] = marks
+        inputs = with_secret_names(inputs, *marks)
         result = WorkflowResult(workflow.workflow_id, outputs=Outputs(), started_at=time.time(), item=item)
         started = time.perf_counter()
         self.emit(WorkflowStarted, workflow.workflow_id, depth)

@@ -190,16 +190,20 @@ def _record_items(
         if value.is_constant and attempt.ok:
             literal_note(step_result.warnings, value)
         values: list[Any] = []
+        inside: list[tuple[Any, ...]] = []  # the secret members of each item's value, under its index
         for index, ctx in enumerate(items):
             if ctx is None:
                 values.append(None)
                 continue
             found = derived_output(state.taint, value, ctx, outputs, name)
+            inside.extend((index, *path) for path in outputs.members.pop(name, ()))
             clean, problems = strip_missing(found, f"output '{name}' of item {index}")
             values.append(None if isinstance(clean, Missing) else clean)
             if attempt.ok:
                 step_result.warnings.extend(p for p in problems if p not in step_result.warnings)
         outputs[name] = values
+        if inside:
+            outputs.members[name] = tuple(inside)
     _keep(step_result, outputs, attempt, cstep, state)
 
 

@@ -128,9 +128,15 @@ def _value(expression: Any, ctx: Any, computes: bool = False) -> dict[str, Any]:
         entry["missing"] = clip(value.reason, VALUE_LIMIT)
         return entry
     taint = ctx.taint
-    if taint is not None and taint.reads_secret(expression, ctx, value, computes):
-        entry["value"], entry["secret"] = MASK, True
-        return entry
+    if taint is not None:
+        if taint.by_name(expression, ctx) or (computes and taint.masker.touches(value)):
+            entry["value"], entry["secret"] = MASK, True
+            return entry
+        members = taint.members(expression, ctx)  # an object read whole: its secret members masked
+        if members:
+            from ..masking.members import masked_at
+
+            value = masked_at(value, members, MASK)
     entry["value"], cut = bounded(value)
     if cut:
         entry["cut"] = True

@@ -14,25 +14,33 @@ class Outputs(dict):
     """The outputs of a step or workflow execution. An output whose expression reached nothing is stored
     as null (what `$steps.x.outputs.y` then reads); `missing` keeps why, so that a required parameter
     that receives that null can say where the value went missing. `secret` names the outputs derived
-    from a secret (`arazzo_runner.masking.taint`): every writer shows them as `***`; `bound` gives, for those
-    derived from a credential the engine added, that credential (`outbound.Bound`): they stay with its
-    origins too."""
+    from a secret (`arazzo_runner.masking.taint`): every writer shows them as `***`; `members` gives, for an
+    output that is not but holds secret members (it reads `$inputs` whole), where they are
+    (`masking/members.py`): every writer shows those as `***`; `bound` gives, for those derived from a
+    credential the engine added, that credential (`outbound.Bound`): they stay with its origins too."""
 
-    __slots__ = ("bound", "missing", "secret")
+    __slots__ = ("bound", "members", "missing", "secret")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.missing: dict[str, str] = {}
         self.secret: set[str] = set()
+        self.members: dict[str, tuple[tuple[Any, ...], ...]] = {}
         self.bound: dict[str, tuple[Any, ...]] = {}
 
 
 def derived_output(taint: Any, compiled: Any, ctx: Any, outputs: Outputs, name: str) -> Any:
     """Evaluate output `name`; one derived from a secret (`arazzo_runner.masking.taint`) is marked in
-    `outputs.secret` and its strings join the run's secrets. If it reaches nothing, why is not told:
-    a selector's error could quote the value it computed."""
+    `outputs.secret` and its strings join the run's secrets; one holding secret members (it reads
+    `$inputs` whole) has them in `outputs.members`. If it reaches nothing, why is not told: a selector's
+    error could quote the value it computed."""
     value = compiled.evaluate(ctx)
-    if taint is None or not taint.output(compiled, ctx):
+    if taint is None:
+        return value
+    whole, members = taint.marks(compiled, ctx)
+    if not whole:
+        if members:
+            outputs.members[name] = members
         return value
     outputs.secret.add(name)
     credentials = taint.credentials(compiled, ctx)

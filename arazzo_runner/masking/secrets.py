@@ -78,6 +78,9 @@ class Masker:
         self._seen = -1  # how many descriptions the names were last read from
         self._known: frozenset[str] = _NEVER_KNOWN
         self._forms: list[str] = []
+        # The paths of a row's inputs that its workflows' schemas mark secret (`cli.run.secret_row_inputs`):
+        # shown as `***` by name in the row's header and entry (`inputs`), whatever their type.
+        self.named: tuple[tuple[Any, ...], ...] = ()
 
     @classmethod
     def for_run(cls, options: Any, workspace: Any = None, *, enabled: bool = True) -> Masker:
@@ -118,6 +121,16 @@ class Masker:
         """Whether `text` may change a text with no `@` in it (a secret is known to mask)."""
         return self.enabled and bool(self._masked_forms())
 
+    def leaves(self, text: str = "") -> bool:
+        """Whether masking leaves `text` as it is, known without a pass over it: no `@` in it (a URL's
+        password, which masking finds whatever the secrets, `mask_userinfo`) and no secret known to
+        mask (`masks_text`; an empty set of secrets answers at once, without looking at the forms).
+        The writers on the hot paths (a console line, the one-block summary, a row's header: each row
+        of `--inputs-file`) ask it first and then write the text as it is, rather than mask each part
+        or copy a row's values: one question, so that they cannot come to differ on what masking
+        may change. (A row's header asks it with no text: its values are data, `batch_text`.)"""
+        return "@" not in text and not (self.secrets and self.masks_text())
+
     def longest_form(self) -> int:
         """Characters of the longest form of a secret masked in text (0: none known)."""
         return max(map(len, self._masked_forms()), default=0) if self.enabled else 0
@@ -139,11 +152,33 @@ class Masker:
 
     def outputs(self, values: Any) -> Any:
         """Outputs with those derived from a secret (named in their `secret`, see
-        `arazzo_runner.masking.taint`) as `***`; the others as they are (`data` masks them by value)."""
+        `arazzo_runner.masking.taint`) as `***`, and the secret members of the others (their `members`,
+        `masking/members.py`); the rest as they are (`data` masks them by value)."""
         marked = getattr(values, "secret", None)
-        if not self.enabled or not marked:
+        members = getattr(values, "members", None)
+        if not self.enabled or not (marked or members):
             return values
+        if members:
+            from .members import masked_at
+
+            return {
+                name: MASK if name in marked else masked_at(value, members.get(name, ()), MASK)
+                for name, value in values.items()
+            }
         return {name: MASK if name in marked else value for name, value in values.items()}
+
+    def inputs(self, values: dict[str, Any], as_text: bool = False) -> Any:
+        """A row's inputs as its header and entry show them: those its workflows' schemas mark secret
+        (`named`) as `***`, whatever their type (a number is never masked by value), then masked by
+        value (`data`). `as_text`: for the header, a line of text, where a number is text like the
+        rest of the console's lines: masked by value as text (`petId=***` when a secret's text is
+        `1234`, as the step's line shows `/pets/***`); the entry is data, where numbers stay."""
+        from .members import masked_at, numbers_as_text
+
+        if self.enabled and self.named:
+            values = masked_at(values, self.named, MASK)
+        shown = self.data(values)
+        return numbers_as_text(shown, self.text) if as_text and self.masks_text() else shown
 
     def touches(self, value: Any) -> bool:
         """Whether `value` (text, or data as its JSON text) holds a secret in one of its forms."""

@@ -12,6 +12,11 @@ A value *reads a secret* when
 - it is an output already marked derived from a secret (`$steps.s.outputs.o`, `$outputs.o`,
   `$workflows.w.outputs.o`, `$workflows.w.steps.s.outputs.o`).
 
+A value read whole that holds secret members (`$inputs` with a numeric `format: password` input in it,
+`$steps.s.outputs`) does not read a secret as a whole: its secret members (`members`, paths by
+`masking/members.py`) are masked where it is shown, the other members shown as they are; an output
+made so keeps them (`Outputs.members`), a request built from it is printed with them as `***`.
+
 Only what computes needs the by-value rule (XPath, goessner JSONPath): a value shown as it was read holds
 a secret in a form masking knows, and is masked where it is shown. So: a failing criterion that read a
 secret by name, or that computes over a value holding one, prints none of the values it read or computed
@@ -41,6 +46,7 @@ from ..expressions.values import (
     SelectorValue,
     TemplateValue,
 )
+from .members import NO_PATHS, masked_at, secret_read
 from .secrets import MIN_LENGTH, SHOWN_MASK, Masker
 
 MAX_ADOPTED = 256  # strings of one derived output that join the run's secrets
@@ -63,27 +69,26 @@ class Taint:
         return self._masker
 
     def reads_secret(self, expression: ast.Expression, ctx: Any, value: Any, by_value: bool = True) -> bool:
-        """Whether `expression`, which resolved to `value`, read a secret: by name, or (`by_value`) by
-        holding one. Only what computes needs the second: a value shown as read is masked by value.
-        Nothing was read when the value is missing (a criterion may then say why)."""
+        """Whether `expression`, which resolved to `value`, read a secret: by name (a secret, or an
+        object holding secret members), or (`by_value`) by holding one. Only what computes needs the
+        second: a value shown as read is masked by value. Nothing was read when the value is missing (a
+        criterion may then say why)."""
         if isinstance(value, Missing):
             return False
-        return self.by_name(expression, ctx) or (by_value and self.masker.touches(value))
+        return self.reads_by_name(expression, ctx) or (by_value and self.masker.touches(value))
+
+    def reads_by_name(self, expression: ast.Expression, ctx: Any) -> bool:
+        """`by_name`, or an object read whole that holds secret members (`members`): what a criterion
+        that read it may not print."""
+        if type(expression) in _HELD:
+            whole, inside = _held(expression, ctx)
+            return whole or bool(inside)
+        return self.by_name(expression, ctx)
 
     def by_name(self, expression: ast.Expression, ctx: Any) -> bool:
         kind = type(expression)
-        if kind is ast.StepOutputRef:
-            return _marked(_get(ctx.steps, expression.step_id), expression.name)
-        if kind is ast.InputsRef:  # an input whose schema says it is secret, whatever its type
-            return _marked(ctx.inputs, expression.name)
-        if kind is ast.OutputsRef:
-            return _marked(ctx.outputs, expression.name)
-        if kind is ast.WorkflowRef:
-            workflow = _get(ctx.workflows, expression.workflow_id)
-            return expression.field == "outputs" and _marked(_get(workflow, "outputs"), expression.name)
-        if kind is ast.WorkflowStepOutputRef:
-            steps = _get(_get(ctx.workflows, expression.workflow_id), "steps")
-            return _marked(_get(steps, expression.step_id), expression.name)
+        if kind in _HELD:
+            return _held(expression, ctx)[0]
         if kind is ast.RequestRef and _derived_part(ctx.request, expression):
             return True  # a part of the request that carried a value derived from a secret
         if isinstance(expression, ast.MessageSourceRef) and expression.name is not None:
@@ -98,6 +103,23 @@ class Taint:
             return self.masker.url(ctx.url) != ctx.url
         return False
 
+    def members(self, expression: ast.Expression, ctx: Any) -> tuple:
+        """The secret members inside what `expression` reads (paths, `masking/members.py`), when it reads
+        a whole object that holds some (`$inputs`, `$inputs.creds`, `$steps.s.outputs`) without being
+        secret whole itself; () for every other read."""
+        return _held(expression, ctx)[1] if type(expression) in _HELD else NO_PATHS
+
+    def marks(self, compiled: CompiledValue, ctx: Any) -> tuple[bool, tuple]:
+        """(`output`, `output_members`) of a value, in one pass for the usual one expression."""
+        if type(compiled) is ExpressionValue:
+            expression = compiled.expression
+            if type(expression) in _HELD:
+                return _held(expression, ctx)
+            return self.by_name(expression, ctx), NO_PATHS
+        if self.output(compiled, ctx):
+            return True, NO_PATHS
+        return False, self.output_members(compiled, ctx)
+
     def shown_context(self, ctx: Any) -> Any:
         """`ctx` for building the printed form of a request: every value an expression or a Selector
         Object resolves to that is derived from a secret (`by_name`; a computing selector over a value
@@ -111,6 +133,9 @@ class Taint:
                 derived = self.by_name(source.context, ctx) or self._selects_from_secret(source, ctx)
             else:
                 derived = self.by_name(source, ctx)
+                if not derived:  # a whole object holding secret members: those members masked
+                    members = self.members(source, ctx)
+                    return masked_at(value, members, SHOWN_MASK) if members else value
             return masked_leaves(value) if derived else value
 
         shown = object.__new__(type(ctx))
@@ -130,17 +155,45 @@ class Taint:
             if kind is ExpressionValue:
                 if self.by_name(value.expression, ctx):
                     return True
-            elif kind is TemplateValue:
-                if any(self.by_name(e, ctx) for e in value.expressions()):
+            elif kind is TemplateValue:  # text made from an object holding a secret member: all of it
+                if any(self.by_name(e, ctx) or self.members(e, ctx) for e in value.expressions()):
                     return True
-            elif kind is SelectorValue:
-                if self.by_name(value.context, ctx) or self._selects_from_secret(value, ctx):
+            elif kind is SelectorValue:  # what it selects from such an object: secret, wherever it is
+                context = value.context
+                if self.by_name(context, ctx) or self.members(context, ctx):
+                    return True
+                if self._selects_from_secret(value, ctx):
                     return True
             elif kind is MappingValue:
                 pending.extend(member for _, member in value.items)
             elif kind is ListValue:
                 pending.extend(value.members)
         return False
+
+    def output_members(self, compiled: CompiledValue, ctx: Any) -> tuple:
+        """The secret members inside a value that is not secret whole (`output` said no): where its
+        expressions read an object holding secret members (`members`), as paths in the value it
+        makes (under a mapping's keys and a list's indexes); () when there are none."""
+        if type(compiled) is ExpressionValue:  # the usual value, one expression
+            return self.members(compiled.expression, ctx)
+        found: list[tuple] = []
+        pending: list[tuple[tuple, CompiledValue]] = [((), compiled)]
+        while pending:
+            at, value = pending.pop()
+            kind = type(value)
+            if kind is ExpressionValue:
+                found.extend((*at, *path) for path in self.members(value.expression, ctx))
+            elif kind is MappingValue:
+                pending.extend(((*at, key), member) for key, member in value.items)
+            elif kind is ListValue:
+                pending.extend(((*at, index), member) for index, member in enumerate(value.members))
+        return tuple(found)
+
+    def shows_secret(self, compiled: CompiledValue, ctx: Any) -> bool:
+        """Whether the printed form of a value differs from it: derived from a secret (`output`), or
+        holding secret members (`output_members`). A request built from one has a printed form."""
+        whole, inside = self.marks(compiled, ctx)
+        return whole or bool(inside)
 
     def credentials(self, compiled: CompiledValue, ctx: Any) -> tuple[Any, ...]:
         """The bound credentials (`outbound.Bound`) a value derives from: those a computing selector's
@@ -246,6 +299,33 @@ def _derived_part(view: Any, expression: Any) -> bool:
         return ("body", "") in derived
     name = expression.name or ""
     return (expression.part, name.casefold() if expression.part == "header" else name) in derived
+
+
+_HELD = frozenset(
+    {ast.InputsRef, ast.OutputsRef, ast.StepOutputRef, ast.WorkflowRef, ast.WorkflowStepOutputRef}
+)
+
+
+def _held(expression: Any, ctx: Any) -> tuple[bool, tuple]:
+    """(read secret whole, the secret members inside what it reads) for an expression of `_HELD`."""
+    kind = type(expression)  # the inputs or outputs it reads in (written out: once per value a row)
+    if kind is ast.InputsRef:
+        holder = ctx.inputs
+    elif kind is ast.StepOutputRef:
+        holder = _get(ctx.steps, expression.step_id)
+    elif kind is ast.OutputsRef:
+        holder = ctx.outputs
+    elif kind is ast.WorkflowRef:
+        holder = _get(_get(ctx.workflows, expression.workflow_id), expression.field)
+    else:
+        holder = _get(_get(_get(ctx.workflows, expression.workflow_id), "steps"), expression.step_id)
+    if holder is None:
+        return False, NO_PATHS
+    if expression.name and not (
+        expression.pointer or expression.accessors or getattr(holder, "members", None)
+    ):
+        return _marked(holder, expression.name), NO_PATHS  # the usual read: a name, nothing marked inside
+    return secret_read(holder, expression.name, expression.pointer, expression.accessors)
 
 
 def _get(holder: Any, key: str) -> Any:

@@ -103,10 +103,7 @@ class ConsoleReporter:
         secret known (masking then changes only a URL's password, after an `@`) and no `@` in it, each
         control character escaped (escaping goes one character at a time: the line's or its parts', the
         same text). False: nothing written, the parts are for `write`'s pass over each one."""
-        if self.color or "@" in line:
-            return False
-        masker = self.masker
-        if masker.secrets and masker.masks_text():
+        if self.color or not self.masker.leaves(line):
             return False
         # (a printable line has no character `escape` changes: ~10x cheaper)
         self.stream.write((line if line.isprintable() else escape(line)) + "\n")
@@ -216,8 +213,7 @@ class ConsoleReporter:
         if not self.color:
             texts = ["".join(parts) for parts in lines]
             block = "\n".join(texts)
-            masker = self.masker
-            if "@" not in block and not (masker.secrets and masker.masks_text()):
+            if self.masker.leaves(block):
                 if not all(map(str.isprintable, texts)):  # (`escape` leaves a printable line as it is)
                     block = "\n".join(map(escape, texts))
                 self.stream.write(block + "\n")

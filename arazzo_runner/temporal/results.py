@@ -17,6 +17,7 @@ from typing import Any
 
 from ..executor.values import Outputs
 from ..http.exchange import Exchange
+from ..masking.members import masked_at
 from ..records import fields
 from ..result import LeftOut, Message, NullOutput, ResponseExcerpt, RunResult, StepResult, WorkflowResult
 
@@ -55,7 +56,11 @@ def _encode(value: Any, masker: Any) -> Any:
         )
         return {"$b": base64.b64encode(masked).decode("ascii")}
     if isinstance(value, Outputs):
-        items = [[k, MASK if k in value.secret else encode(v)] for k, v in value.items()]
+        members = value.members  # secret members of an output that reads `$inputs` whole: never kept
+        items = [
+            [k, MASK if k in value.secret else encode(masked_at(v, members.get(k, ()), MASK))]
+            for k, v in value.items()
+        ]
         return {"$o": items, "missing": dict(value.missing), "secret": sorted(value.secret)}
     if isinstance(value, dict):
         return {"$d": [[encode(k), encode(v)] for k, v in value.items()]}

@@ -24,7 +24,7 @@ from ...workspace.for_each import kind_of
 from ..concurrent import run_each
 from ..inputs import InputsError
 from ..interrupts import is_interrupt
-from ..values import strip_missing
+from ..values import Outputs, strip_missing
 from .base import Attempt, Host
 from .children import child_context, judge_child
 
@@ -128,9 +128,18 @@ def steps_once_through(workspace: Any, workflow: Any, seen: set[tuple[int, str]]
 
 def _arrays(ran: dict[int, Any]) -> dict[str, list[Any]]:
     """What the step's actions read as `$outputs`: each output of the children as an array in item
-    order (`null` for a child that has no such output)."""
+    order (`null` for a child that has no such output). A child's output derived from a secret, or
+    holding secret members, is marked at its place in the array (`Outputs.members`): a criterion or the
+    step's trace that reads the array shows it as `***` as the child's own outputs do."""
     order = sorted(ran)
     names: dict[str, None] = {}
     for index in order:
         names.update(dict.fromkeys(ran[index][0].outputs))
-    return {name: [ran[i][0].outputs.get(name) for i in order] for name in names}
+    arrays = Outputs({name: [ran[i][0].outputs.get(name) for i in order] for name in names})
+    for at, index in enumerate(order):
+        outputs = ran[index][0].outputs
+        marked = [(name, (at,)) for name in getattr(outputs, "secret", ())]
+        marked += [(n, (at, *p)) for n, paths in getattr(outputs, "members", {}).items() for p in paths]
+        for name, path in marked:
+            arrays.members[name] = (*arrays.members.get(name, ()), path)
+    return arrays

@@ -1,0 +1,91 @@
+"""A row's header is a line of text like the console's others: a number in it whose text is a secret's is
+masked by value as the step's line masks the same text in the URL (`petId=***`, `/pets/***`); the row's
+entry in the JSON document is data, where a number is never masked by value (docs/semantics.md, *Reports
+and masking*). A real local server records what was sent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from tests.e2e.helpers import cli
+from tests.servers.scripted import ScriptedServer
+
+OPENAPI = {
+    "openapi": "3.1.0",
+    "info": {"title": "t", "version": "1"},
+    "servers": [{"url": "http://127.0.0.1:9"}],
+    "paths": {
+        "/pets/{petId}": {
+            "get": {
+                "operationId": "pet",
+                "parameters": [
+                    {"name": "petId", "in": "path", "required": True, "schema": {"type": "integer"}},
+                    {"name": "X-Key", "in": "header", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": {"description": "ok"}},
+            }
+        }
+    },
+}
+DOCUMENT = {
+    "arazzo": "1.1.0",
+    "info": {"title": "t", "version": "1"},
+    "sourceDescriptions": [{"name": "api", "url": "./api.openapi.yaml", "type": "openapi"}],
+    "workflows": [
+        {
+            "workflowId": "flow",
+            "inputs": {
+                "type": "object",
+                "properties": {
+                    "petId": {"type": "integer"},
+                    "tags": {"type": "array"},
+                    "password": {"type": "string", "format": "password"},
+                },
+            },
+            "steps": [
+                {
+                    "stepId": "s",
+                    "operationId": "pet",
+                    "parameters": [
+                        {"name": "petId", "in": "path", "value": "$inputs.petId"},
+                        {"name": "X-Key", "in": "header", "value": "$inputs.password"},
+                    ],
+                    "successCriteria": [{"condition": "$statusCode == 200"}],
+                }
+            ],
+        }
+    ],
+}
+
+
+def _write(folder: Path) -> Path:
+    (folder / "api.openapi.yaml").write_text(yaml.safe_dump(OPENAPI, sort_keys=False))
+    path = folder / "flow.arazzo.yaml"
+    path.write_text(yaml.safe_dump(DOCUMENT, sort_keys=False))
+    return path
+
+
+def test_a_number_in_a_rows_header_whose_text_is_a_secret_is_masked_as_the_step_line_masks_it(
+    tmp_path, capsys
+):
+    path = _write(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"petId": 1234, "tags": [7, 1234], "password": "1234"}) + "\n")
+    with ScriptedServer() as server:
+        server.route("GET", "/pets/{petId}")(lambda request: (200, {"ok": True}))
+        text = cli(capsys, "run", path, "--server", f"api={server.url}", "--inputs-file", rows)
+        data = cli(
+            capsys, "run", path, "--server", f"api={server.url}", "--inputs-file", rows, "--format", "json"
+        )
+        assert [r.path for r in server.requests] == ["/pets/1234", "/pets/1234"]  # sent as given
+    assert text.code == 0 and data.code == 0, text.out + text.err + data.out
+    lines = text.out.splitlines()
+    assert lines[0] == '== row 1 (line 1): petId=***, tags=[7, "***"], password=***'
+    assert "GET http://127.0.0.1:" in lines[2] and "/pets/***  200" in lines[2]
+    assert "1234" not in text.out + text.err
+    (entry,) = json.loads(data.out)["rows"]
+    assert entry["inputs"] == {"petId": 1234, "tags": [7, 1234], "password": "***"}  # data: numbers stay
+    assert entry["result"]["workflows"][0]["steps"][0]["request"]["url"].endswith("/pets/***")
