@@ -275,6 +275,7 @@ class _StepLines:
 
     __slots__ = ("reporter",)
     event_types = frozenset({WorkflowStarted, StepFinished, StepRetrying, WorkflowFinished})
+    quiet_at_top = frozenset({WorkflowFinished})  # a top-level workflow's end: the summary's (the runner's)
     close = None  # no progress line to close (`batch_text.shown_row` asks: found, not a failed lookup)
 
     def __init__(self, reporter: ConsoleReporter) -> None:
