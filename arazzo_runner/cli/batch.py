@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
 
+from ..api import admitted  # (an --inputs-file run imports it anyway: `_run_all` runs each row by it)
 from ..bounds.deadline import disarmed
 from ..errors import NotRunnable, UsageError
 from ..executor.preflight import BatchChecks, inputs_for, preflight  # the library's own rules
@@ -239,8 +240,6 @@ def _check(
         check_input_names(workspace, workflows, row.values, where)
         if checks is None or not _given_required(checks, workspace, workflows, row.inputs):
             check_missing(env, workspace, workflows, row.inputs, where)
-    from ..api import admitted
-
     several = len(workflows) > 1
     per_workflow = {w.workflow_id: inputs_for(w, row.inputs, several) for w in workflows}
     # a workflow that cannot run with one meaning (the validator's findings, or what it reaches) is
