@@ -318,8 +318,8 @@ async def _run_all(
 
     async def one(row: Row) -> None:
         try:
-            if live:  # before its run: a masker of its own (`row_masker` is the one after the run)
-                print(_header(row, masker_for(args, row.options, workspace), printed), flush=True)
+            if live:  # before its run: its reporter's masker, over the secrets its check found (and the
+                print(_header(row, row_masker(row, workspace, args), printed), flush=True)  # run will)
             flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
             if submit is None:
                 try:
