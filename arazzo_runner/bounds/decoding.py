@@ -175,6 +175,17 @@ class decoded:  # used as a function: `async for piece in decoded(raw)`
 _PLAIN = BodyDecoder(None)  # a body without Content-Encoding: nothing to undo, nothing counted (no state)
 
 
+def arrived(raw: Any) -> bytes | None:
+    """The body of `raw` in one piece, when it has no Content-Encoding (nothing to undo: `decoded` would
+    pass its raw pieces on) and has all arrived (`arrived_raw`: the lean pool's responses); None: read
+    it with `decoded`."""
+    take = getattr(raw, "arrived_raw", None)
+    if take is None or _coding(raw.headers) is not None:
+        return None
+    content: bytes | None = take()
+    return content
+
+
 def _coding(headers: Any) -> str | None:
     """`headers.get("content-encoding")`; for httpx's Headers without one (most answers) found from its
     list, without the lookup that works out the headers' encoding and raises KeyError (~15 k

@@ -52,6 +52,7 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 # a surrogate encoded as if it were a character (CESU-8): not UTF-8, but json.loads decodes bytes with
 # `surrogatepass`, so it read into a lone surrogate that no report could then write
 _SURROGATE_BYTES = re.compile(rb"\xed[\xa0-\xbf]")
+_SURROGATE_IN_BYTES = re.compile(_SURROGATE_ESCAPE.pattern + b"|" + _SURROGATE_BYTES.pattern)  # one search
 _SURROGATE_IN_TEXT = re.compile("\\\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 _LONE = re.compile("[\ud800-\udfff]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
@@ -91,15 +92,45 @@ def loads(text: str | bytes, limit: int = MAX_BODY_DEPTH, *, parse_constant: Any
         if value is not _REFUSED:
             return value
     try:
-        value = json.loads(text, parse_constant=parse_constant)
+        value = _read(text) if parse_constant is None else json.loads(text, parse_constant=parse_constant)
     except RecursionError:  # only with a call stack already near the limit
         raise TooDeep(limit) from None
-    if isinstance(text, bytes | bytearray):
-        if _SURROGATE_ESCAPE.search(text) or _SURROGATE_BYTES.search(text) or not _utf8(text):
+    if type(text) is str:
+        if _SURROGATE_IN_TEXT.search(text):
+            return _paired(value)
+    elif isinstance(text, bytes | bytearray):
+        if _SURROGATE_IN_BYTES.search(text) or not _utf8(text):
             return _paired(value)
     elif _SURROGATE_IN_TEXT.search(text):
         return _paired(value)
     return value
+
+
+def _read(text: str | bytes) -> Any:
+    """`json.loads(text)`: a str, or bytes it reads as UTF-8 (`_ascii_start`), scanned by its decoder's
+    C scanner directly, without `json.loads`'s and `JSONDecoder.decode`'s Python frames and the
+    encoding's detection (~10 k instructions a text; three a row of `--inputs-file`: its check, its
+    run, its response). A text the scan does not read whole goes to `json.loads`, which reads or
+    refuses it with its own error (the same scanner: the same answer)."""
+    kind = type(text)
+    if kind is str:
+        whole = text
+    elif kind is bytes and _ascii_start(text):
+        whole = text.decode("utf-8", "surrogatepass")  # as json.loads decodes what it detects as UTF-8
+    else:
+        return json.loads(text)
+    try:
+        value, end = _SCAN(whole, _SPACE(whole, 0).end() if whole[:1] in " \t\n\r" else 0)
+    except (StopIteration, ValueError):  # not JSON (or a BOM): json.loads says why
+        pass
+    else:
+        if end == len(whole) or _SPACE(whole, end).end() == len(whole):
+            return value
+    return json.loads(text)
+
+
+_SCAN = json.JSONDecoder().scan_once  # json.loads's own decoder's, with its defaults (C, where built)
+_SPACE = json.decoder.WHITESPACE.match  # what `JSONDecoder.decode` skips around the value
 
 
 _REFUSED: Any = object()
@@ -108,7 +139,13 @@ _REFUSED: Any = object()
 def _utf8(text: bytes | bytearray) -> bool:
     """Whether `json.loads` reads `text` as UTF-8: UTF-16 and UTF-32, which it detects from the first
     bytes, decode a surrogate code unit alone, and their escapes are not the bytes searched above."""
-    return json.detect_encoding(text).startswith("utf-8")
+    return _ascii_start(text) or json.detect_encoding(text).startswith("utf-8")
+
+
+def _ascii_start(text: bytes | bytearray) -> bool:
+    """Whether `json.detect_encoding` says UTF-8 by the first two bytes alone: the first ASCII and not
+    NUL (no BOM starts so), the second not NUL (no UTF-16 or UTF-32)."""
+    return bool(text) and 0 < text[0] < 0x80 and (len(text) < 2 or text[1] != 0)
 
 
 def _fast(text: bytes) -> Any:

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol, TextIO
 
+from ..api import admitted  # (an --inputs-file run imports it anyway: `_run_all` runs each row by it)
 from ..bounds.deadline import disarmed
 from ..errors import NotRunnable, UsageError
 from ..executor.preflight import BatchChecks, inputs_for, preflight  # the library's own rules
@@ -239,8 +240,6 @@ def _check(
         check_input_names(workspace, workflows, row.values, where)
         if checks is None or not _given_required(checks, workspace, workflows, row.inputs):
             check_missing(env, workspace, workflows, row.inputs, where)
-    from ..api import admitted
-
     several = len(workflows) > 1
     per_workflow = {w.workflow_id: inputs_for(w, row.inputs, several) for w in workflows}
     # a workflow that cannot run with one meaning (the validator's findings, or what it reaches) is
@@ -319,8 +318,8 @@ async def _run_all(
 
     async def one(row: Row) -> None:
         try:
-            if live:  # before its run: a masker of its own (`row_masker` is the one after the run)
-                print(_header(row, masker_for(args, row.options, workspace), printed), flush=True)
+            if live:  # before its run: its reporter's masker, over the secrets its check found (and the
+                print(_header(row, row_masker(row, workspace, args), printed), flush=True)  # run will)
             flight[row.number] = row  # its run begins (a task cancelled before it began is no row run)
             if submit is None:
                 try:

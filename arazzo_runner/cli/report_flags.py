@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -121,10 +122,14 @@ def _console_class() -> Any:
     return _CONSOLE
 
 
-def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream: Any) -> Any:
+def attach_output(
+    args: argparse.Namespace, workspace: Any, options: Any, stream: Any, reporters: dict | None = None
+) -> Any:
     """The console reporter writing to `stream` (None for JSON output: then `--verbose` goes to stderr)
     and a progress line on a terminal's stderr, wired to `options.on_event`; returns the reporter. Each
-    is imported when made: JSON output without `--verbose`, off a terminal, has neither."""
+    is imported when made: JSON output without `--verbose`, off a terminal, has neither. `reporters`:
+    the caller's, which makes one per row (`run.RunSetup`): a reporter for a stream like one before is
+    a copy of that one's (`_console`)."""
     masker = masker_for(args, options, workspace)
     if args.no_mask and not getattr(args, "no_mask_warned", False):
         print(NO_MASK_WARNING, file=sys.stderr)
@@ -134,7 +139,7 @@ def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream
     if stream is not None or args.verbose:
         ConsoleReporter = _console_class()
     if stream is not None:
-        reporter = ConsoleReporter(stream, masker=masker, verbose=args.verbose)
+        reporter = _console(ConsoleReporter, stream, masker, args.verbose, reporters)
         handlers.append(reporter.listener())  # (the events it reads alone are built)
     elif args.verbose:
         handlers.append(ConsoleReporter(sys.stderr, masker=masker, verbose=True, steps=False).on_event)
@@ -149,6 +154,25 @@ def attach_output(args: argparse.Namespace, workspace: Any, options: Any, stream
         options.on_event = EventFanout(handlers, progress)
     else:  # the one listener, or none (JSON output: then the run builds no event at all)
         options.on_event = handlers[0] if handlers else None
+    return reporter
+
+
+def _console(kind: Any, stream: Any, masker: Any, verbose: bool, reporters: dict | None) -> Any:
+    """`kind(stream, masker=masker, verbose=verbose)`; with `reporters`, for a stream like one given
+    before (the same stream, or a buffer of the same type, encoding and terminal: a row's `RowBuffer`)
+    a copy of the reporter first made for it (`ConsoleReporter.like`), kept unused and holding neither
+    that row's buffer nor its masker (its secrets)."""
+    if reporters is None:
+        return kind(stream, masker=masker, verbose=verbose)
+    alike = isinstance(stream, io.StringIO)  # a new buffer each row: alike by what the console reads
+    key = (type(stream), stream.encoding, stream.isatty(), verbose) if alike else (id(stream), verbose)
+    found = reporters.get(key)
+    if found is not None and (alike or found[0] is stream):
+        return found[1].like(stream, masker)
+    reporter = kind(stream, masker=masker, verbose=verbose)
+    template = reporter.like(stream, masker)  # before the row's run changes it
+    template.stream = template._flush = template.masker = None
+    reporters[key] = (None if alike else stream, template)
     return reporter
 
 

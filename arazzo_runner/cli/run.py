@@ -184,6 +184,7 @@ class RunSetup:
         self._fields: dict[str, Any] | None = None
         self._options: Any = None  # the RunOptions of the flags, made by the first call
         self._checking: Any = None  # the options of the rows' check pass (`for_check`)
+        self._reporters: dict[Any, Any] = {}  # by kind of stream (`report_flags._console`)
 
     def __call__(self, stream: Any) -> tuple[Any, Any]:
         args = self.args
@@ -206,7 +207,8 @@ class RunSetup:
         values["secrets"] = set(fields["secrets"])
         values["auth"] = dict(fields["auth"])
         values["server_variables"] = dict(fields["server_variables"])
-        reporter = attach_output(args, self.workspace, options, stream)  # masked console, --verbose, progress
+        # masked console, --verbose, progress; a row's reporter copied from the first of its stream's kind
+        reporter = attach_output(args, self.workspace, options, stream, self._reporters)
         return reporter, options
 
     def for_check(self) -> Any:

@@ -33,6 +33,7 @@ from .values import Outputs, derived_output, strip_missing
 # the workflows the execution in progress runs inside (its own last): a dependency among them is a cycle;
 # each task of a run side by side has its own (tasks copy the context they start in)
 _CALLS: ContextVar[tuple[tuple[int, str], ...]] = ContextVar("arazzo_runner_workflow_calls", default=())
+_NOTHING: frozenset[type] = frozenset()
 MAX_DEPTH = 50  # nested workflow runs (workflowId steps, goto/retry a workflow); a guard against recursion
 
 
@@ -78,6 +79,8 @@ class Runner:
         self.interrupted_run: WorkflowResult | None = None
         self.interrupted_step: StepResult | None = None
         self._event_types = getattr(options.on_event, "event_types", None)  # None: every event
+        # of those, what it ignores of a top-level workflow (the console's: its end, which the summary says)
+        self._quiet_at_top: frozenset[type] = getattr(options.on_event, "quiet_at_top", _NOTHING)
         # `--parallel N`: the requests of the run in flight at once (operation steps hold one each)
         parallel = options.parallel > 1 and not self.runtime.blocking
         self.slots: Any = self.runtime.slots(options.parallel) if parallel else None
@@ -196,7 +199,8 @@ class Runner:
                 journal.leave(named)
         self._outputs(workspace, workflow, state, result, last_ctx)
         result.duration_ms = (time.perf_counter() - started) * 1000
-        self.emit(WorkflowFinished, result, depth)
+        if depth or WorkflowFinished not in self._quiet_at_top:  # (not built for nobody: a row's run)
+            self.emit(WorkflowFinished, result, depth)
         if selected:
             self._once[_key(workspace, workflow)] = result
         return result, last_ctx

@@ -242,6 +242,17 @@ class PooledBody:
     async def aclose(self) -> None:
         self._close()
 
+    def arrived(self) -> bytes | None:
+        """The whole body when all of it is in the connection's buffer and none was taken (most answers:
+        it came with its head), the connection then given back: what `__anext__` gives as one piece
+        before its end; None when more is to be read."""
+        wire = self._wire
+        if self._done or not wire._complete:
+            return None
+        chunk: bytes = wire._ready_chunk()  # (the body complete: its bytes, b"" for none; never raises)
+        self._close()
+        return chunk
+
     def _close(self) -> None:
         if not self._done:
             self._done = True

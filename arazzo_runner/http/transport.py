@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..bounds import json_stream, json_text
-from ..bounds.decoding import Undecodable, accept_encoding, decoded, is_encoded
+from ..bounds.decoding import Undecodable, accept_encoding, arrived, decoded, is_encoded
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import clip
 from ..records import Record, field
@@ -182,8 +182,7 @@ async def send(
     uses: Callable[[], Any] | None = None,
 ) -> Response:
     """`uses`: what the step reads of a big JSON body, asked only for one (`parse_body`)."""
-    import httpx
-
+    httpx = _httpx()
     started = time.perf_counter()
     oversize: str | None = None
     parsed_json = False
@@ -245,9 +244,15 @@ def _headers(headers: Any) -> Headers:
 
 @functools.lru_cache(maxsize=1)
 def _httpx_headers() -> Any:
+    return _httpx().Headers
+
+
+@functools.lru_cache(maxsize=1)
+def _httpx() -> Any:
+    """httpx, imported by the first request (an import statement run by each request cost ~2 k more)."""
     import httpx
 
-    return httpx.Headers
+    return httpx
 
 
 @functools.lru_cache(maxsize=32)
@@ -288,7 +293,13 @@ class _Oversize(Exception):
 async def _read_all(raw: httpx.Response, max_body: int) -> bytes:
     """The body, decoded piece by piece (a compression bomb counts at its real size), into a BytesIO,
     whose `getvalue()` hands over its own buffer: `bytes()` of a bytearray copied the body, twice its
-    size at the peak (issue 43). A body of one piece (most answers) is that piece, without a buffer."""
+    size at the peak (issue 43). A body of one piece (most answers) is that piece, without a buffer;
+    one that had all arrived with its head, without reading it piece by piece (`arrived`)."""
+    whole = arrived(raw)
+    if whole is not None:
+        if len(whole) > max_body:
+            raise _Oversize(whole[:max_body], max_body, raw)
+        return whole
     first: bytes | None = None
     buffer: io.BytesIO | None = None
     size = 0

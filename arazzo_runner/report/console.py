@@ -72,6 +72,17 @@ class ConsoleReporter:
         self.fail_mark = "✗" if unicode else "FAIL"
         self._verdicts = _VERDICTS[unicode]  # (failed, passed), made once: a Painted is never changed
 
+    def like(self, stream: TextIO, masker: Masker) -> ConsoleReporter:
+        """A new reporter as this one (unused) on `stream`, a stream like its own (the same kind, encoding
+        and terminal: the same marks and colours), with `masker`: its fields copied, not worked out again
+        (a row of `--inputs-file` makes one: ~6 k instructions less a row)."""
+        made = object.__new__(type(self))
+        made.__dict__.update(self.__dict__)
+        made.stream = unescaped(stream)
+        made._flush = None if isinstance(made.stream, io.StringIO) else made.stream.flush
+        made.masker = masker
+        return made
+
     def listener(self) -> Any:
         """What a run's `on_event` is given: `on_event`, which without --verbose reads the events of
         four types only, and says so (`event_types`): the run then builds no other (a step's start, its
@@ -271,6 +282,7 @@ class _StepLines:
 
     __slots__ = ("reporter",)
     event_types = frozenset({WorkflowStarted, StepFinished, StepRetrying, WorkflowFinished})
+    quiet_at_top = frozenset({WorkflowFinished})  # a top-level workflow's end: the summary's (the runner's)
     close = None  # no progress line to close (`batch_text.shown_row` asks: found, not a failed lookup)
 
     def __init__(self, reporter: ConsoleReporter) -> None:

@@ -41,7 +41,8 @@ def _run(capsys, write, server, tmp_path, *flags: str):
 def test_text_output_without_verbose_builds_only_the_events_it_prints(capsys, write, server, tmp_path, built):
     result = _run(capsys, write, server, tmp_path, "--concurrency", "2")
     assert result.code == 0, result.err
-    assert sorted(set(built)) == ["StepFinished", "WorkflowFinished", "WorkflowStarted"]
+    # a top-level workflow's end is the summary's: its event is not built (nested ones' are, for their line)
+    assert sorted(set(built)) == ["StepFinished", "WorkflowStarted"]
     assert built.count("StepFinished") == 2
     assert result.out.count("workflow flow") == 2  # each row's trace, as before
     assert result.out.count("  get  GET ") == 2
@@ -54,3 +55,27 @@ def test_verbose_text_output_is_given_every_event(capsys, write, server, tmp_pat
     for name in ("StepStarted", "RequestSent", "ResponseReceived"):
         assert built.count(name) == 2, name
     assert result.out.count("> GET ") == 2 and result.out.count("< 200 OK") == 2
+
+
+@pytest.mark.parametrize("concurrency", ["1", "2"])
+def test_each_rows_console_reporter_is_copied_from_the_first(
+    capsys, write, server, tmp_path, monkeypatch, concurrency
+):
+    """A row's reporter is the first row's copied (`ConsoleReporter.like`: its stream's marks and colours
+    are the same for every row), not worked out again; each row's trace is as before, its own."""
+    from arazzo_runner.report.console import ConsoleReporter
+
+    made: list[int] = []
+    real = ConsoleReporter.__init__
+
+    def counted(self, *args, **kwargs) -> None:
+        made.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ConsoleReporter, "__init__", counted)
+    result = _run(capsys, write, server, tmp_path, "--concurrency", concurrency)
+    assert result.code == 0, result.err
+    assert len(made) == 1
+    assert result.out.count("workflow flow") == 2 and result.out.count("  get  GET ") == 2
+    assert "== row 1 (line 1): id=1" in result.out and "== row 2 (line 2): id=2" in result.out
+    assert "2 of 2 rows passed" in result.out

@@ -121,9 +121,9 @@ def test_the_check_pass_sets_up_one_run_for_all_rows(capsys, write, pets, tmp_pa
     made: list[object] = []
     real = run_module.attach_output
 
-    def counted(args, workspace, options, stream):
+    def counted(args, workspace, options, stream, *rest):  # (rest: the setup's reporters)
         made.append(stream)
-        return real(args, workspace, options, stream)
+        return real(args, workspace, options, stream, *rest)
 
     monkeypatch.setattr(run_module, "attach_output", counted)
     rows = tmp_path / "rows.jsonl"

@@ -154,3 +154,47 @@ def test_a_valid_body_of_many_deep_arrays_costs_less_to_measure_than_to_parse() 
         json.loads(text)
     parsing = time.process_time() - started
     assert measuring < parsing, (measuring, parsing)
+
+
+_PIECES = ["{", "}", "[", "]", '"', ":", ",", " ", "\n", "\r", "1", "-", ".5", "e3", "true", "null", "NaN",
+           '"a"', '"\\ud800"', '"\\ud83d\\ude00"', "\ufeff", "\x00", "é", "x", "\\"]  # fmt: skip
+
+
+def _outcome(read: Any, text: Any) -> tuple[str, str]:
+    try:
+        return "value", repr(read(text))
+    except ValueError as exc:
+        return type(exc).__name__, str(exc)
+
+
+@given(
+    st.lists(st.sampled_from(_PIECES), max_size=8),
+    st.sampled_from(["str", "utf-8", "utf-16", "utf-32", "sig"]),
+)
+def test_any_text_reads_as_json_loads_reads_it(pieces: list[str], form: str) -> None:
+    """The C scanner called directly (`_read`) reads what `json.loads` reads, refuses what it refuses
+    with its words: the text as str, or as bytes in each encoding it detects."""
+    text: str | bytes = "".join(pieces)
+    if form != "str":
+        text = text.encode(form if form != "sig" else "utf-8-sig", "surrogatepass")
+    wanted = _outcome(json.loads, text)
+    got = _outcome(loads, text)
+    if wanted[0] == "value":  # each lone surrogate as U+FFFD: the one thing loads adds
+        assert got[0] == "value" and (got == wanted or "\\ud8" in repr(text) or "\\xed" in repr(text))
+    else:
+        assert got == wanted
+
+
+def test_an_ordinary_text_does_not_go_through_json_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A str, or UTF-8 bytes, read whole by the scanner: json.loads's wrappers (~10 k instructions a
+    text, three a row of `--inputs-file`) only for what the scanner does not read whole."""
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("json.loads called")
+
+    monkeypatch.setattr(json, "loads", refused)
+    assert loads('{"start": 1}') == {"start": 1}
+    assert loads(b' {"id": 4, "next": 5, "ok": true}\r\n') == {"id": 4, "next": 5, "ok": True}
+    assert loads(b'"\\ud800"') == "\ufffd"
+    with pytest.raises(AssertionError):  # not JSON: json.loads says why
+        loads(b"{} x")

@@ -7,6 +7,7 @@ httpcore error it was raised from, the request it carries), and the cookies a ro
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import logging
 from typing import Any
@@ -341,3 +342,46 @@ def test_a_transport_whose_sending_was_replaced_is_sent_through(monkeypatch) -> 
 
     assert asyncio.run(main()) == (200, None)
     assert seen == ["/plain"]
+
+
+def test_a_body_that_arrived_with_its_head_is_taken_whole(monkeypatch) -> None:
+    """A body without Content-Encoding that is all in the connection's buffer when the head is read is
+    taken in one piece (`PooledBody.arrived`), not through the three async iterators over one another;
+    past the limit it is cut as before, and the connection goes back to the pool either way. A body
+    still arriving (cut short here), or one to decode, is read piece by piece as before."""
+    from arazzo_runner.http.lean_pool import PooledBody
+
+    pieces: list[str] = []
+    real_next = PooledBody.__anext__
+
+    async def counted(self: Any) -> bytes:
+        pieces.append("piece")
+        return await real_next(self)
+
+    monkeypatch.setattr(PooledBody, "__anext__", counted)
+
+    async def main() -> tuple[list, int]:
+        server, url, _ = await _server()
+        pool = shared_pool()
+        shared = shared_client(5.0, pool)
+        client = run_view(shared)
+        seen = []
+        for path, max_body in (("/plain", 2**20), ("/big", 1000), ("/teapot", 2**20)):
+            response = await send(client, PreparedRequest("GET", url + path, [], None, RequestView()),
+                                  timeout=5.0, max_body=max_body)  # fmt: skip
+            seen.append((response.content[:20], len(response.content), response.oversize is not None))
+        idle = len(shared._transport._pool.connections)
+        seen.append(len(pieces))
+        for path in ("/zipped", "/cut"):
+            with contextlib.suppress(TransportError):  # (cut short: the engine's words)
+                await send(client, PreparedRequest("GET", url + path, [], None, RequestView()), timeout=5.0)
+        await shared.aclose()
+        await pool.close_pool()
+        server.close()
+        return seen, idle
+
+    seen, idle = asyncio.run(main())
+    assert seen[:3] == [(BODY, 20, False), (b"x" * 20, 1000, True), (b"", 0, False)]
+    assert seen[3] == 0  # each taken whole
+    assert idle == 1  # the one connection, given back after each
+    assert pieces  # the gzip body and the one cut short: read piece by piece
