@@ -93,6 +93,11 @@ async def exchange_written(pool: Any, sent: Any, request: httpx.Request | None =
         if mapped is None:
             raise
         raise mapped from exc
+    return lean_response(answer, sent, request)
+
+
+def lean_response(answer: Any, sent: Any, request: httpx.Request | None = None) -> httpx.Response:
+    """The `LeanResponse` of the pool's `answer` to `sent` (see `exchange_written`)."""
     kind = _response_class()
     response = kind.__new__(kind)
     # what `httpx.Response.__init__` sets given a stream (tests/unit/http/test_wire_direct.py compares them)
@@ -125,6 +130,9 @@ def _httpx_error(exc: Exception) -> httpx.RequestError | None:
         _MAPPED[kind] = found
     target = _MAPPED[kind]
     return None if target is None else target(str(exc))
+
+
+mapped_error = _httpx_error  # (run_client's direct exchange maps them too)
 
 
 def _response_class() -> Any:

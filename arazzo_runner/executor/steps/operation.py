@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ...expressions import Context, Missing
@@ -101,7 +101,10 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
     try:
         response = await _send(host, cstep, request, uses=lambda: body_uses(host, cstep, target))
     except (TransportError, TimeoutError) as exc:
-        message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
+        if isinstance(exc, TransportError):
+            message = str(exc)
+        else:  # the journal's; without one, the exchange's own (no limit set): said as `_send_around` says it
+            message = _step_timeout(cstep) if host.journal is not None else host.deadline.message
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
         host.emit(ResponseReceived, cstep.step_id, exchange)
@@ -168,16 +171,30 @@ def _body_seen(response: Response) -> Any:
     return Missing(response.oversize) if response.oversize else response.body
 
 
-async def _send(
+def _send(
     host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False, uses: Any = None
-) -> Response:
+) -> Awaitable[Response]:
     """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
     it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
-    answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
+    answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded.
+    A run without a journal or a `--rate` is given the exchange itself when no time limit is set: no
+    coroutine around it (a TimeoutError out of it is said by the attempt as `_within` would say it)."""
+    if host.journal is not None or host.options.rate is not None:
+        return _send_around(host, cstep, request, direct, uses)
+    client = host.client if request.tls is None else certificate_client(host, request.tls)
+    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
+    coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body, uses=uses)
+    limit = within(step_limit, host.deadline)
+    return coro if limit is None else _within(host, cstep, coro, limit, step_limit)
+
+
+async def _send_around(
+    host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool, uses: Any
+) -> Response:
     client = host.client if request.tls is None else certificate_client(host, request.tls)
     step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
     if not direct and host.journal is not None:
-        resend = lambda: _send(host, cstep, request, True, uses)  # noqa: E731
+        resend = lambda: _send_around(host, cstep, request, True, uses)  # noqa: E731
         concurrent = not host.runtime.blocking  # answers held in their recorded order (journal/scope.py)
         # the limits, for a tracker that sends elsewhere (a Temporal activity: `temporal/workflow.py`)
         limits = {"timeout": _timeout(host, cstep), "limit": step_limit,
@@ -194,6 +211,16 @@ async def _send(
         return await (coro if limit is None else host.runtime.within(coro, limit))
     except TimeoutError:
         # decided by which limit was set, not by the clock: a timer may fire a hair early
+        by_step = step_limit is not None and limit == step_limit
+        raise TransportError(_step_timeout(cstep) if by_step else host.deadline.message) from None
+
+
+async def _within(
+    host: Host, cstep: CompiledStep, coro: Any, limit: float, step_limit: float | None
+) -> Response:
+    try:
+        return await host.runtime.within(coro, limit)
+    except TimeoutError:  # (as `_send_around` says it)
         by_step = step_limit is not None and limit == step_limit
         raise TransportError(_step_timeout(cstep) if by_step else host.deadline.message) from None
 
