@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ...expressions import Context, Missing
@@ -16,12 +16,12 @@ from ...http.request import (
     spec_index,
 )
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
-from ...http.transport import Response, TransportError, send
+from ...http.transport import Response, TransportError
 from ...http.userinfo import split_userinfo, userinfo_header
 from ...masking.secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from ...records import Record
 from ...result import Exchange, ResponseExcerpt
-from ..bounds import reads_response_body, within
+from ..bounds import reads_response_body
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, carried_credentials, check_input_reads, param_values
@@ -30,7 +30,8 @@ from .base import Attempt, Host, StepKind, check_criteria
 from .body_stream import body_uses
 from .contract import check_contract
 from .credentials import family_source, step_credentials
-from .session import certificate_client, http_session
+from .sending import send_request, step_timeout
+from .session import http_session
 
 if TYPE_CHECKING:
     from ...result import StepResult
@@ -99,12 +100,12 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
     ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     host.emit(RequestSent, cstep.step_id, exchange)
     try:
-        response = await _send(host, cstep, request, uses=lambda: body_uses(host, cstep, target))
+        response = await send_request(host, cstep, request, uses=lambda: body_uses(host, cstep, target))
     except (TransportError, TimeoutError) as exc:
         if isinstance(exc, TransportError):
             message = str(exc)
         else:  # the journal's; without one, the exchange's own (no limit set): said as `_send_around` says it
-            message = _step_timeout(cstep) if host.journal is not None else host.deadline.message
+            message = step_timeout(cstep) if host.journal is not None else host.deadline.message
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
         host.emit(ResponseReceived, cstep.step_id, exchange)
@@ -169,64 +170,6 @@ def _emit_exchanges(host: Host, cstep: CompiledStep, exchanges: list[Exchange]) 
 def _body_seen(response: Response) -> Any:
     """`$response.body`: a body not kept (above the size limit) is a missing value saying why."""
     return Missing(response.oversize) if response.oversize else response.body
-
-
-def _send(
-    host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False, uses: Any = None
-) -> Awaitable[Response]:
-    """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
-    it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
-    answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded.
-    A run without a journal or a `--rate` is given the exchange itself when no time limit is set: no
-    coroutine around it (a TimeoutError out of it is said by the attempt as `_within` would say it)."""
-    if host.journal is not None or host.options.rate is not None:
-        return _send_around(host, cstep, request, direct, uses)
-    client = host.client if request.tls is None else certificate_client(host, request.tls)
-    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
-    coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body, uses=uses)
-    limit = within(step_limit, host.deadline)
-    return coro if limit is None else _within(host, cstep, coro, limit, step_limit)
-
-
-async def _send_around(
-    host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool, uses: Any
-) -> Response:
-    client = host.client if request.tls is None else certificate_client(host, request.tls)
-    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
-    if not direct and host.journal is not None:
-        resend = lambda: _send_around(host, cstep, request, True, uses)  # noqa: E731
-        concurrent = not host.runtime.blocking  # answers held in their recorded order (journal/scope.py)
-        # the limits, for a tracker that sends elsewhere (a Temporal activity: `temporal/workflow.py`)
-        limits = {"timeout": _timeout(host, cstep), "limit": step_limit,
-                  "timeout_message": None if step_limit is None else _step_timeout(cstep),
-                  "secrets": http_session(host).secrets}  # fmt: skip
-        return await host.journal.send(resend, request, client, host.options.max_body, concurrent, **limits)
-    if host.options.rate is not None:  # `--rate`: this host's next free start (http/rate.py)
-        wait = host.options.rate.delay(request.url)
-        if wait > 0:
-            await host.runtime.sleep(wait)
-    coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body, uses=uses)
-    limit = within(step_limit, host.deadline)
-    try:
-        return await (coro if limit is None else host.runtime.within(coro, limit))
-    except TimeoutError:
-        # decided by which limit was set, not by the clock: a timer may fire a hair early
-        by_step = step_limit is not None and limit == step_limit
-        raise TransportError(_step_timeout(cstep) if by_step else host.deadline.message) from None
-
-
-async def _within(
-    host: Host, cstep: CompiledStep, coro: Any, limit: float, step_limit: float | None
-) -> Response:
-    try:
-        return await host.runtime.within(coro, limit)
-    except TimeoutError:  # (as `_send_around` says it)
-        by_step = step_limit is not None and limit == step_limit
-        raise TransportError(_step_timeout(cstep) if by_step else host.deadline.message) from None
-
-
-def _step_timeout(cstep: CompiledStep) -> str:
-    return f"step timeout of {cstep.step.timeout_ms} ms exceeded"
 
 
 def _check_request(
@@ -295,14 +238,6 @@ def _record(exchange: Exchange, response: Response) -> None:
     exchange.duration_ms = response.elapsed_ms
 
 
-def _timeout(host: Host, cstep: CompiledStep) -> float | None:
-    timeout = host.options.timeout
-    if cstep.step.timeout_ms is not None:
-        step_timeout = cstep.step.timeout_ms / 1000
-        timeout = step_timeout if timeout is None else min(timeout, step_timeout)
-    return timeout
-
-
 async def prepare_request(
     host: Host,
     cstep: CompiledStep,
@@ -326,7 +261,7 @@ async def prepare_request(
     params = param_values(cstep, base, specs, warnings)
     body = body_value(cstep, base, operation, warnings, host.placeholders)
     given_url = facts.base_url
-    url = split_userinfo(given_url)[0]  # a user and password in it: a credential (`http/userinfo.py`)
+    url = facts.url  # without a user and password in it: a credential (`http/userinfo.py`)
     warnings.extend(facts.notes)
     # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
     # what they find set, as for any parameter the step sets itself)
@@ -372,8 +307,8 @@ async def prepare_request(
     )
     request.tls = tls[0] if tls else None
     properties = body.value if body is not None and isinstance(body.value, dict) else {}
-    request.sent = (tuple((p.in_, p.name) for p in params), tuple(str(k) for k in properties))
-    if (body is not None and body.shown is not None) or any(p.shown is not SAME for p in params):
+    request.sent = (tuple([(p.in_, p.name) for p in params]), tuple([str(k) for k in properties]))
+    if (body is not None and body.shown is not None) or any([p.shown is not SAME for p in params]):
         from ...http.shown import build_shown  # parts derived from a secret: `***` where printed
 
         shown = body.shown if body is not None else None
@@ -402,6 +337,7 @@ class _OperationFacts(Record):
     base_url: str
     notes: list[str]
     implicit: frozenset
+    url: str  # `base_url` without its user and password (`split_userinfo`)
 
 
 def _facts(host: Host, target: Any, workspace: Any) -> _OperationFacts:
@@ -418,6 +354,7 @@ def _facts(host: Host, target: Any, workspace: Any) -> _OperationFacts:
             target.source, target.description, target.operation, host.options, declared, family, same
         )
         implicit = implicit_params(target.description.security_schemes)
-        facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
+        plain = split_userinfo(url)[0]
+        facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit, plain)
         host.operation_facts[key] = facts
     return facts
