@@ -96,8 +96,6 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
     exchange = Exchange(request.method, printed.url, printed.headers, printed.content, started_at=time.time())
     if request.sent is not None:  # the operation called and what of it was sent (`--coverage`)
         exchange.operation = _called(host, workspace, target, request.sent)
-    # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
-    ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     host.emit(RequestSent, cstep.step_id, exchange)
     try:
         response = await send_request(host, cstep, request, uses=lambda: body_uses(host, cstep, target))
@@ -109,9 +107,11 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
         host.emit(ResponseReceived, cstep.step_id, exchange)
+        ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
         return _redacted(_unsent(ctx, request, message, warnings, exchange, tokens), session)
     _record(exchange, response)
-    session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
+    if "set-cookie" in response.headers or "cookie" in response.headers:  # (its names: those it reads)
+        session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
     host.emit(ResponseReceived, cstep.step_id, exchange)
     if response.oversize and response.error is None and reads_response_body(cstep):
         response.error = (
@@ -120,8 +120,12 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
         )
     warnings.extend(request.warnings)
     warnings.extend(response.notes)
+    # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
     ctx = with_exchange(
-        ctx,
+        base,
+        url=request.document_url,
+        method=request.method,
+        request=request.view,
         status_code=response.status_code,
         response=ResponseView(headers=response.headers, body=_body_seen(response)),
     )
