@@ -138,7 +138,7 @@ def _sets_cookies(headers: httpx.Headers) -> bool:
     """`"set-cookie" in headers`, without httpx's lookup (which works out the headers' encoding and
     raises KeyError when the name is absent: ~15 k instructions a response)."""
     if type(headers) is httpx.Headers:
-        return any(item[1] == b"set-cookie" for item in headers._list)
+        return any([item[1] == b"set-cookie" for item in headers._list])  # (no generator a response)
     return "set-cookie" in headers
 
 
