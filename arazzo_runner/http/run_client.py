@@ -236,17 +236,18 @@ class _AsyncExchange:
         return self._built(jar)
 
     async def _direct(self, pool: Any, sent: Any) -> httpx.Response:
-        """`exchange_written(pool, sent)`, its failure carrying the request (made of `sent`), inline."""
+        """`exchange_written(pool, sent)` inline, its failure carrying the request (made of `sent`)."""
         try:
-            answer = await pool.handle_async_request(sent)
-        except Exception as exc:
-            mapped = mapped_error(exc)
-            if mapped is None:
-                if isinstance(exc, httpx.RequestError):
-                    _attach(exc, request_of(sent))
-                raise
-            _attach(mapped, request_of(sent))
-            raise mapped from exc
+            try:
+                answer = await pool.handle_async_request(sent)
+            except Exception as exc:  # httpcore's as httpx's (`lean_exchange.exchange_written`)
+                mapped = mapped_error(exc)
+                if mapped is None:
+                    raise
+                raise mapped from exc
+        except httpx.RequestError as exc:
+            _attach(exc, request_of(sent))
+            raise
         response = self._response = lean_response(answer, sent)
         try:
             _received(self._client, None, response, self._owner)
