@@ -34,6 +34,8 @@ from .sending import send_request, step_timeout
 from .session import http_session
 
 if TYPE_CHECKING:
+    from ...http.body import EncodedBody
+    from ...http.request import ParamValue
     from ...result import StepResult
     from ...workspace import Workspace
     from ...workspace.plan import CompiledStep
@@ -70,10 +72,11 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
     session = http_session(host)
     warnings: list[str] = []
     try:
-        # bounded by the deadline too: preparing may fetch an OAuth2 token
-        prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
         left = host.deadline.remaining()
-        request = await (prepared if left is None else host.runtime.within(prepared, left))
+        request = None if left is not None else prepared_now(host, cstep, base, target, warnings, workspace)
+        if request is None:  # bounded by the deadline too: preparing may fetch an OAuth2 token
+            prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
+            request = await (prepared if left is None else host.runtime.within(prepared, left))
         foreign = session.guard.foreign(request.url, request.headers, request.content)
         foreign = foreign or session.guard.derived_foreign(request.url, request.carried)
         if foreign is not None:  # a credential the engine added, or what was computed from it, elsewhere
@@ -259,14 +262,8 @@ async def prepare_request(
         from ..x_operation import prepare_x_request
 
         return await prepare_x_request(host, cstep, base, target, warnings, http_session(host))
-    operation = target.operation
-    facts = _facts(host, target, workspace)
-    specs = facts.specs
-    params = param_values(cstep, base, specs, warnings)
-    body = body_value(cstep, base, operation, warnings, host.placeholders)
-    given_url = facts.base_url
-    url = facts.url  # without a user and password in it: a credential (`http/userinfo.py`)
-    warnings.extend(facts.notes)
+    facts, params, body = _values(host, cstep, base, target, warnings, workspace)
+    url, operation = facts.url, target.operation
     # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
     # what they find set, as for any parameter the step sets itself)
     if cstep.x_security:
@@ -297,7 +294,50 @@ async def prepare_request(
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []
         record_step_credentials(schemes, params, http_session(host))
-    if url != given_url:
+    return _assembled(host, cstep, base, target, facts, params, added, body, tls, warnings)
+
+
+def prepared_now(
+    host: Host, cstep: CompiledStep, base: Context, target: Any, warnings: list[str], workspace: Any
+) -> PreparedRequest | None:
+    """`prepare_request`'s request when preparing it awaits nothing (an operation of a description,
+    without x-security or a security requirement: most steps), built here with no coroutine around it;
+    None (nothing done) for any other step."""
+    if target.source is None or cstep.x_security or target.operation.security:
+        return None
+    check_input_reads(cstep, base)
+    facts, params, body = _values(host, cstep, base, target, warnings, workspace)
+    # nothing to apply; a credential the step sets itself is still a secret
+    record_step_credentials(target.description.security_schemes, params, http_session(host))
+    return _assembled(host, cstep, base, target, facts, params, [], body, [], warnings)
+
+
+def _values(
+    host: Host, cstep: CompiledStep, base: Context, target: Any, warnings: list[str], workspace: Any
+) -> tuple[_OperationFacts, list[ParamValue], EncodedBody | None]:
+    """The operation's facts, the step's parameter values and body; the facts' notes said."""
+    facts = _facts(host, target, workspace)
+    params = param_values(cstep, base, facts.specs, warnings)
+    body = body_value(cstep, base, target.operation, warnings, host.placeholders)
+    warnings.extend(facts.notes)
+    return facts, params, body
+
+
+def _assembled(
+    host: Host,
+    cstep: CompiledStep,
+    base: Context,
+    target: Any,
+    facts: _OperationFacts,
+    params: list[ParamValue],
+    added: list[ParamValue],
+    body: EncodedBody | None,
+    tls: list[Any],
+    warnings: list[str],
+) -> PreparedRequest:
+    """The request of the step's values and the credentials `added`, as `build_request` makes it."""
+    operation, given_url, url, specs = target.operation, facts.base_url, facts.url, facts.specs
+    if url != given_url:  # a user and password in the server URL: a credential (`http/userinfo.py`)
         basic = userinfo_header(given_url, params + added, http_session(host), warnings)
         added = added if basic is None else [*added, basic]
     request = build_request(
