@@ -9,6 +9,7 @@ Form (`application/x-www-form-urlencoded`): see `form.py`; multipart (`multipart
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Collection
 from typing import Any
@@ -23,6 +24,7 @@ class EncodedBody(Record):
     shown: Any = None  # the EncodedBody printed instead, when part of the payload derives from a secret
 
 
+@functools.lru_cache(maxsize=256)  # (a response's type, read by several checks of every response)
 def base_type(media_type: str | None) -> str:
     return (media_type or "").split(";", 1)[0].strip().lower()
 

@@ -157,7 +157,8 @@ def _check(schema: dict, value: Any, v30: bool, path: deque, out: list, budget: 
     budget[0] -= 1
     if budget[0] < 0:
         raise _Outside
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    kind = type(value)  # (the usual values first, by their type: no isinstance for them)
+    if kind is dict or kind is list or kind is str or value is None or isinstance(value, (bool, str)):
         pass
     elif isinstance(value, int):
         if abs(value) > _LIMIT:

@@ -101,7 +101,8 @@ def build(client: Any, method: str, url: Any, options: dict[str, Any]) -> httpx.
 def given_items(options: dict[str, Any]) -> list[tuple[bytes, bytes]] | None:
     """The request's own headers as bytes (text in ASCII); None when httpx would raise for one."""
     headers = options.get("headers") or ()
-    if isinstance(headers, Mapping):  # its pairs (iterated, a dict gives its keys: `TE` read as T, E)
+    # a Mapping: its pairs (iterated, a dict gives its keys: `TE` read as T, E); a list is none (no ABC check)
+    if type(headers) is not list and isinstance(headers, Mapping):
         headers = headers.items()
     try:
         return [

@@ -13,6 +13,8 @@ class Headers(Mapping[str, Any]):
 
     def __init__(self, items: Iterable[tuple[str, Any]] | Mapping[str, Any] = ()) -> None:
         self._items: dict[str, tuple[str, Any]] = {}
+        if type(items) is tuple and not items:  # (empty, as each request's view starts: no Mapping check)
+            return
         pairs = items if type(items) is list else items.items() if isinstance(items, Mapping) else items
         own = self._items
         for name, value in pairs:  # `add`, written out: every request and response makes one

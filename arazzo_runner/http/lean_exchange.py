@@ -17,7 +17,8 @@ httpcore exceptions become httpx's as `map_httpcore_exceptions` makes them (the 
 the same words, raised from the httpcore one), a body's carrying the request as `request_context`
 adds it. `exchange_written` sends a request `wire_direct.py` wrote already (no httpx.Request made
 until something reads it), and makes the `LeanResponse` without `httpx.Response.__init__` (the same
-fields, set directly: ~15 k instructions less). Any other transport (a caller's, a proxy's,
+fields, set directly: ~15 k instructions less; `lean_response`, which the run client's exchange calls
+itself, one coroutine less on each resume). Any other transport (a caller's, a proxy's,
 `--replay-http`'s, one whose sending was replaced since: an instrumentation's) is sent through as before.
 """
 
@@ -93,6 +94,11 @@ async def exchange_written(pool: Any, sent: Any, request: httpx.Request | None =
         if mapped is None:
             raise
         raise mapped from exc
+    return lean_response(answer, sent, request)
+
+
+def lean_response(answer: Any, sent: Any, request: httpx.Request | None = None) -> httpx.Response:
+    """The `LeanResponse` of the pool's `answer` to `sent` (see `exchange_written`)."""
     kind = _response_class()
     response = kind.__new__(kind)
     # what `httpx.Response.__init__` sets given a stream (tests/unit/http/test_wire_direct.py compares them)
@@ -125,6 +131,9 @@ def _httpx_error(exc: Exception) -> httpx.RequestError | None:
         _MAPPED[kind] = found
     target = _MAPPED[kind]
     return None if target is None else target(str(exc))
+
+
+mapped_error = _httpx_error  # (run_client's direct exchange maps them too)
 
 
 def _response_class() -> Any:

@@ -177,9 +177,9 @@ def build_request(
     url = document_url = join_url(base_url, _fill_path(path_template, parts.path))
     if parts.query:
         url += ("&" if "?" in url else "?") + "&".join(parts.query)
-    written = [q for i, q in enumerate(parts.query) if i not in parts.credential_query]
-    if written:
-        document_url += ("&" if "?" in document_url else "?") + "&".join(written)
+        written = [q for i, q in enumerate(parts.query) if i not in parts.credential_query]
+        if written:
+            document_url += ("&" if "?" in document_url else "?") + "&".join(written)
     headers = parts.headers
     if parts.cookies:
         headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in parts.cookies)
@@ -230,8 +230,11 @@ class _Parts:
 
     def _path(self, name: str, value: Any, spec: Any, media: str | None, style: str, explode: bool) -> None:
         self.view.path[name] = value
+        kind = type(value)
         if media:
             self.path[name] = encode(content_text(value, media))
+        elif style == "simple" and (kind is int or (kind is str and value)):  # an id: `serialize_path`'s
+            self.path[name] = encode(value if kind is str else str(value))
         else:
             self.path[name] = serialize_path(name, value, style, explode)
 

@@ -20,12 +20,13 @@ and a token endpoint answering a compression bomb took all it decoded to.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from typing import Any
 
 import httpx
 
 from .fast_request import build, has_cookies
-from .lean_exchange import exchange, exchange_written, lean_pool
+from .lean_exchange import exchange, lean_pool, lean_response, mapped_error
 from .wire_direct import request_of, written
 
 _LOG = logging.getLogger("httpx")  # httpx's own logger: the line its client logs for each request
@@ -137,7 +138,7 @@ def _sets_cookies(headers: httpx.Headers) -> bool:
     """`"set-cookie" in headers`, without httpx's lookup (which works out the headers' encoding and
     raises KeyError when the name is absent: ~15 k instructions a response)."""
     if type(headers) is httpx.Headers:
-        return any(item[1] == b"set-cookie" for item in headers._list)
+        return any([item[1] == b"set-cookie" for item in headers._list])  # (no generator a response)
     return "set-cookie" in headers
 
 
@@ -223,41 +224,75 @@ class _AsyncExchange:
         self._owner = owner  # a shared client's run (`RunClient`): its own jar beside the client
         self._response: httpx.Response | None = None
 
-    async def __aenter__(self) -> httpx.Response:
+    def __aenter__(self) -> Awaitable[httpx.Response]:
+        # not a coroutine itself: the request written straight for the lean pool is sent by `_direct`,
+        # one coroutine less on each resume of the exchange (every row's request)
         client, owner = self._client, self._owner
         jar = None if owner is None else owner._jar  # None for a run's jar not made yet: no cookie
         pool = None if client._mounts else lean_pool(client._transport)  # the one transport: the lean pool's
         sent = None if pool is None else written(client, self._method, self._url, self._options, jar)
-        response: httpx.Response | None
         if sent is not None:  # its head written straight from the step's parts (http/wire_direct.py)
-            try:
-                response = await exchange_written(pool, sent)
-            except httpx.RequestError as exc:
-                _attach(exc, request_of(sent))
-                raise
-            request = None  # made when read (`response.request`)
-        else:
-            request = _request(client, self._method, self._url, self._options, jar)
-            transport = client._transport_for_url(request.url)
-            pool = lean_pool(transport)
-            try:
-                response = None if pool is None else await exchange(pool, request)  # http/lean_exchange.py
-                if response is None:
-                    response = await transport.handle_async_request(request)
-            except httpx.RequestError as exc:
-                _attach(exc, request)
-                raise
-        self._response = response
+            return self._direct(pool, sent)
+        return self._built(jar)
+
+    async def _direct(self, pool: Any, sent: Any) -> httpx.Response:
+        """`exchange_written(pool, sent)` inline, its failure carrying the request (made of `sent`)."""
         try:
-            _received(client, request, response, owner)
+            try:
+                answer = await pool.handle_async_request(sent)
+            except Exception as exc:  # httpcore's as httpx's (`lean_exchange.exchange_written`)
+                mapped = mapped_error(exc)
+                if mapped is None:
+                    raise
+                raise mapped from exc
+        except httpx.RequestError as exc:
+            _attach(exc, request_of(sent))
+            raise
+        response = self._response = lean_response(answer, sent)
+        try:
+            _received(self._client, None, response, self._owner)
         except BaseException:
             await response.aclose()
             raise
         return response
 
-    async def __aexit__(self, *exc_info: Any) -> None:
-        if self._response is not None:
-            await self._response.aclose()
+    async def _built(self, jar: Any) -> httpx.Response:
+        client = self._client
+        request = _request(client, self._method, self._url, self._options, jar)
+        transport = client._transport_for_url(request.url)
+        pool = lean_pool(transport)
+        try:
+            response = None if pool is None else await exchange(pool, request)  # http/lean_exchange.py
+            if response is None:
+                response = await transport.handle_async_request(request)
+        except httpx.RequestError as exc:
+            _attach(exc, request)
+            raise
+        self._response = response
+        try:
+            _received(client, request, response, self._owner)
+        except BaseException:
+            await response.aclose()
+            raise
+        return response
+
+    def __aexit__(self, *exc_info: Any) -> Awaitable[None]:
+        response = self._response
+        if response is not None and not response.is_closed:  # (its `aclose` does nothing once closed)
+            return response.aclose()
+        return _DONE
+
+
+class _Done:
+    """An awaitable that is done: what `__aexit__` gives when there is nothing to close."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Any:
+        return iter(())
+
+
+_DONE = _Done()
 
 
 class _BlockingExchange:

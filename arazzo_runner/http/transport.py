@@ -15,7 +15,7 @@ from ..bounds.decoding import Undecodable, accept_encoding, arrived, decoded, is
 from ..bounds.limits import DEFAULT_MAX_BODY
 from ..masking.secrets import clip
 from ..records import Record, field
-from .body import is_json, is_xml
+from .body import base_type, is_json, is_xml
 from .charset import codec_of, text_of
 from .failure_words import describe_error
 from .headers import Headers
@@ -182,7 +182,6 @@ async def send(
     uses: Callable[[], Any] | None = None,
 ) -> Response:
     """`uses`: what the step reads of a big JSON body, asked only for one (`parse_body`)."""
-    httpx = _httpx()
     started = time.perf_counter()
     oversize: str | None = None
     parsed_json = False
@@ -206,10 +205,10 @@ async def send(
         status, content, body, error, oversize = raw.status_code, over.prefix, None, over.error, over.note
     except Undecodable as exc:  # a coding not undone within a bound here: nothing read
         status, content, body, error = raw.status_code, b"", None, str(exc)
-    except (httpx.HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes through raw
+    except (_httpx().HTTPError, ssl.SSLError) as exc:  # a TLS alert after the handshake comes through raw
         line = f"{request.method} {clip(request.printed().url)}"
         raise TransportError(describe_error(exc, timeout, line, own=request.shown is not None)) from None
-    except httpx.InvalidURL as exc:  # the URL as printed: parts derived from a secret are `***`
+    except _httpx().InvalidURL as exc:  # the URL as printed: parts derived from a secret are `***`
         raise TransportError(f"invalid URL {clip(request.printed().url)!r}: {clip(str(exc))}") from None
     elapsed = (time.perf_counter() - started) * 1000
     notes = [oversize] if oversize else []
@@ -226,7 +225,7 @@ def _headers(headers: Any) -> Headers:
     httpx's `get` joins them): for httpx's Headers all in ASCII read from its list directly, without
     working out its encoding first (~25 k instructions a response), into the engine's Headers' table
     (its names are in lower case already: no list of pairs between, no `lower()` again)."""
-    if type(headers) is _httpx_headers():
+    if type(headers) is _httpx().Headers:
         table: dict[str, tuple[str, str]] = {}
         try:
             for _, key, raw in headers._list:
@@ -243,13 +242,8 @@ def _headers(headers: Any) -> Headers:
 
 
 @functools.lru_cache(maxsize=1)
-def _httpx_headers() -> Any:
-    return _httpx().Headers
-
-
-@functools.lru_cache(maxsize=1)
 def _httpx() -> Any:
-    """httpx, imported by the first request (an import statement run by each request cost ~2 k more)."""
+    """httpx, imported on the first request (not again at each: `import` in `send` cost every row)."""
     import httpx
 
     return httpx
@@ -373,7 +367,7 @@ def _error_text(error: Any) -> str:
 
 
 def is_event_stream(content_type: str | None) -> bool:
-    return bool(content_type) and content_type.split(";", 1)[0].strip().lower() == "text/event-stream"
+    return base_type(content_type) == "text/event-stream" if content_type else False
 
 
 def parse_body(

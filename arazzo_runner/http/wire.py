@@ -28,10 +28,11 @@ from typing import Any
 
 import httpcore
 from httpcore._utils import is_socket_readable
+from httpx import ByteStream
 
 from .addresses import numeric_addresses
 from .wire_read import MAX_HEAD, NO_ANSWER, ResponseReader, offer_http11
-from .wire_request import send_body, write
+from .wire_request import drain, send_body, write, write_bytes
 
 __all__ = ["HIGH_WATER", "MAX_HEAD", "NO_ANSWER", "Wire"]
 
@@ -141,14 +142,32 @@ class Wire(ResponseReader, asyncio.BufferedProtocol):
         """Write `request` and read its response's head; the body is read with `next_chunk` (the
         response's stream is left for the caller to set)."""
         head, length = self._start(request)
-        read_timeout = timeouts.get("read")
         try:
             write(self, head)
-            await send_body(self, request.stream, length, timeouts.get("write"))
+            stream = request.stream
+            if type(stream) is ByteStream:  # bytes (every step's body): written here, `send_body`'s way
+                write_bytes(self, stream, length)
+                if self.write_paused:
+                    await drain(self, timeouts.get("write"))
+            else:
+                await send_body(self, stream, length, timeouts.get("write"))
         except httpcore.WriteError:
             pass  # as httpcore: a server may close early and still have answered (a 413): read it
-        while not self._head_ready():
-            await self.wait(read_timeout, httpcore.ReadTimeout)
+        if not self._head_ready():  # `wait` written out: one coroutine less on each resume
+            read_timeout = timeouts.get("read")
+            loop = self.loop
+            while not self._head_ready():
+                waiter = self._waiter = loop.create_future()
+                timer = None if read_timeout is None else loop.call_later(read_timeout, _expire, waiter)
+                try:
+                    woken = await waiter
+                finally:
+                    self._waiter = None
+                    if timer is not None:
+                        timer.cancel()
+                if not woken:
+                    cause = TimeoutError()
+                    raise httpcore.ReadTimeout(cause) from cause
         return self._response()
 
     async def next_chunk(self, read_timeout: float | None) -> bytes:

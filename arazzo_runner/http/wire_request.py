@@ -105,24 +105,34 @@ async def send_body(wire: Any, stream: Any, length: int | None, write_timeout: f
     """Write the body from `stream` (httpcore's: an async iterable of bytes), waiting for the kernel to
     take it when the transport's buffer is full (`pause_writing`): `WriteTimeout` past `write_timeout`,
     `WriteError` when the connection is lost."""
-    sent = 0
     if type(stream) is ByteStream:  # httpx's body of bytes: its one piece, not through its async generator
-        part = stream._stream
-        if part:
-            sent = len(part)
-            write(wire, framed(part, sent, length))
+        write_bytes(wire, stream, length)
     else:
+        sent = 0
         async for part in stream:
             if part:
                 sent += len(part)
                 write(wire, framed(part, sent, length))
                 if wire.write_paused:
-                    await _drain(wire, write_timeout)
+                    await drain(wire, write_timeout)
+        end = ending(sent, length)
+        if end:
+            write(wire, end)
+    if wire.write_paused:
+        await drain(wire, write_timeout)
+
+
+def write_bytes(wire: Any, stream: ByteStream, length: int | None) -> None:
+    """A body of bytes (httpx's `ByteStream`: its one piece) written whole, with its ending; the caller
+    then waits while the transport's buffer is full (`drain`)."""
+    part = stream._stream
+    sent = 0
+    if part:
+        sent = len(part)
+        write(wire, framed(part, sent, length))
     end = ending(sent, length)
     if end:
         write(wire, end)
-    if wire.write_paused:
-        await _drain(wire, write_timeout)
 
 
 def framed(part: bytes, sent: int, length: int | None) -> bytes:
@@ -154,7 +164,7 @@ def write(wire: Any, data: bytes) -> None:
     wire.transport.write(data)
 
 
-async def _drain(wire: Any, write_timeout: float | None) -> None:
+async def drain(wire: Any, write_timeout: float | None) -> None:
     # one limit for the wait, as httpcore's per write: response bytes arriving meanwhile wake the wait
     # but do not start the time again (a server trickling them would keep a deaf write going for ever)
     deadline = None if write_timeout is None else wire.loop.time() + write_timeout

@@ -214,8 +214,8 @@ LEAN_RESPONSE = Package(
         ),
         (
             _RUN_CLIENT,
-            "            except httpx.RequestError as exc:\n                _attach(exc, request_of(sent))\n",
-            "            except httpx.RequestError as exc:\n",
+            "        except httpx.RequestError as exc:\n            _attach(exc, request_of(sent))\n",
+            "        except httpx.RequestError as exc:\n",
             "a written request's failure carries no request (`exc.request` raises)",
         ),
         (
@@ -274,20 +274,20 @@ CONSOLE = Package(
     (
         (
             _CONSOLE,
-            '        if self.color or "@" in line:\n',
-            '        if "@" in line:\n',
+            "        if self.color or not self.masker.leaves(line):\n",
+            "        if not self.masker.leaves(line):\n",
             "a line written plain with colours on: the step's and the workflow's lines lose their colours",
         ),
         (
             _CONSOLE,
-            '        if self.color or "@" in line:\n',
-            "        if self.color:\n",
+            "        if self.color or not self.masker.leaves(line):\n",
+            "        if self.color or not self.masker.leaves():\n",
             "a line holding a URL's password (after an `@`) written unmasked",
         ),
         (
             _CONSOLE,
-            "        if masker.secrets and masker.masks_text():\n            return False\n",
-            "",
+            "        if self.color or not self.masker.leaves(line):\n",
+            '        if self.color or "@" in line:\n',
             "a line holding a known secret written unmasked",
         ),
         (
@@ -310,13 +310,13 @@ CONSOLE = Package(
         ),
         (
             _CONSOLE,
-            '            if "@" not in block and not (masker.secrets and masker.masks_text()):',
-            "            if not (masker.secrets and masker.masks_text()):",
+            "            if self.masker.leaves(block):",
+            "            if self.masker.leaves():",
             "a summary holding a URL's password (a failed criterion's value) written unmasked",
         ),
         (
             _CONSOLE,
-            '            if "@" not in block and not (masker.secrets and masker.masks_text()):',
+            "            if self.masker.leaves(block):",
             '            if "@" not in block:',
             "a summary holding a known secret written unmasked",
         ),
@@ -368,8 +368,8 @@ HEADER = Package(
     (
         (
             _TEXT,
-            "    shown = values if not masker.masks_text() and _flat_without_at(values) else",
-            "    shown = values if _flat_without_at(values) else",
+            "    plain = masker.leaves() and not masker.named and _flat_without_at(values)",
+            "    plain = not masker.named and _flat_without_at(values)",
             "a row's header shows its secret input when its values are flat",
         ),
         (

@@ -40,7 +40,7 @@ CACHES = {
         "`scheme://authority` -> httpx's parse of it (an immutable ParseResult) or None; at most 256, "
         "cleared when full"
     ),
-    "arazzo_runner.http.transport._httpx_headers": "() -> the httpx.Headers class",
+    "arazzo_runner.http.transport._httpx": "() -> the httpx module",
     "arazzo_runner.http.wire_direct._HOSTS": (
         "`scheme://authority` -> (scheme, host, port, its checked Host line: immutable bytes) or None; at "
         "most 64, cleared when full"
@@ -83,6 +83,7 @@ CACHES = {
     "arazzo_runner.bounds.decoding._zstd": "() -> the standard library's zstd module, or None",
     "arazzo_runner.bounds.decoding.accept_encoding": "() -> the Accept-Encoding the clients send (a str)",
     "arazzo_runner.http.charset.codec_of": "Content-Type -> (the codec a body is read with, a note), last 64",
+    "arazzo_runner.http.body.base_type": "media type -> its base type, in lower case (a str), last 256",
     "arazzo_runner.generate.example_budget._counting_class": (
         "() -> the bounded 2020-12 validator class counting against the budget in effect (one class)"
     ),

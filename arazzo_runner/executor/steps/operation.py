@@ -16,12 +16,12 @@ from ...http.request import (
     spec_index,
 )
 from ...http.security import HttpSession, SecurityError, apply_security, record_step_credentials
-from ...http.transport import Response, TransportError, send
+from ...http.transport import Response, TransportError
 from ...http.userinfo import split_userinfo, userinfo_header
 from ...masking.secrets import MESSAGE_LIMIT, URL_LIMIT, Masker, clip, cookie_values
 from ...records import Record
 from ...result import Exchange, ResponseExcerpt
-from ..bounds import reads_response_body, within
+from ..bounds import reads_response_body
 from ..context import ResponseView, with_exchange
 from ..events import RequestSent, ResponseReceived
 from ..request_values import body_value, carried_credentials, check_input_reads, param_values
@@ -30,9 +30,12 @@ from .base import Attempt, Host, StepKind, check_criteria
 from .body_stream import body_uses
 from .contract import check_contract
 from .credentials import family_source, step_credentials
-from .session import certificate_client, http_session
+from .sending import send_request, step_timeout
+from .session import http_session
 
 if TYPE_CHECKING:
+    from ...http.body import EncodedBody
+    from ...http.request import ParamValue
     from ...result import StepResult
     from ...workspace import Workspace
     from ...workspace.plan import CompiledStep
@@ -69,10 +72,11 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
     session = http_session(host)
     warnings: list[str] = []
     try:
-        # bounded by the deadline too: preparing may fetch an OAuth2 token
-        prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
         left = host.deadline.remaining()
-        request = await (prepared if left is None else host.runtime.within(prepared, left))
+        request = None if left is not None else prepared_now(host, cstep, base, target, warnings, workspace)
+        if request is None:  # bounded by the deadline too: preparing may fetch an OAuth2 token
+            prepared = prepare_request(host, cstep, base, target, warnings, tokens, workspace)
+            request = await (prepared if left is None else host.runtime.within(prepared, left))
         foreign = session.guard.foreign(request.url, request.headers, request.content)
         foreign = foreign or session.guard.derived_foreign(request.url, request.carried)
         if foreign is not None:  # a credential the engine added, or what was computed from it, elsewhere
@@ -95,19 +99,22 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
     exchange = Exchange(request.method, printed.url, printed.headers, printed.content, started_at=time.time())
     if request.sent is not None:  # the operation called and what of it was sent (`--coverage`)
         exchange.operation = _called(host, workspace, target, request.sent)
-    # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
-    ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
     host.emit(RequestSent, cstep.step_id, exchange)
     try:
-        response = await _send(host, cstep, request, uses=lambda: body_uses(host, cstep, target))
+        response = await send_request(host, cstep, request, uses=lambda: body_uses(host, cstep, target))
     except (TransportError, TimeoutError) as exc:
-        message = str(exc) if isinstance(exc, TransportError) else _step_timeout(cstep)
+        if isinstance(exc, TransportError):
+            message = str(exc)
+        else:  # the journal's; without one, the exchange's own (no limit set): said as `_send_around` says it
+            message = step_timeout(cstep) if host.journal is not None else host.deadline.message
         exchange.error = message
         exchange.duration_ms = (time.time() - exchange.started_at) * 1000
         host.emit(ResponseReceived, cstep.step_id, exchange)
+        ctx = with_exchange(base, url=request.document_url, method=request.method, request=request.view)
         return _redacted(_unsent(ctx, request, message, warnings, exchange, tokens), session)
     _record(exchange, response)
-    session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
+    if "set-cookie" in response.headers or "cookie" in response.headers:  # (its names: those it reads)
+        session.secret(*cookie_values(exchange.response_headers))  # the cookie jar sends them back
     host.emit(ResponseReceived, cstep.step_id, exchange)
     if response.oversize and response.error is None and reads_response_body(cstep):
         response.error = (
@@ -116,8 +123,12 @@ async def attempt_operation(host: Host, cstep: CompiledStep, base: Context, work
         )
     warnings.extend(request.warnings)
     warnings.extend(response.notes)
+    # `$url` and `$request` are what the document wrote: the engine's credentials are not readable there
     ctx = with_exchange(
-        ctx,
+        base,
+        url=request.document_url,
+        method=request.method,
+        request=request.view,
         status_code=response.status_code,
         response=ResponseView(headers=response.headers, body=_body_seen(response)),
     )
@@ -166,40 +177,6 @@ def _emit_exchanges(host: Host, cstep: CompiledStep, exchanges: list[Exchange]) 
 def _body_seen(response: Response) -> Any:
     """`$response.body`: a body not kept (above the size limit) is a missing value saying why."""
     return Missing(response.oversize) if response.oversize else response.body
-
-
-async def _send(
-    host: Host, cstep: CompiledStep, request: PreparedRequest, direct: bool = False, uses: Any = None
-) -> Response:
-    """Send within the step's `timeout` (Arazzo 1.1) and the run's deadline, whichever ends first; when
-    it passes, the in-flight exchange is cancelled (its connection closed). A run with a journal has it
-    answered from there when it holds this exchange, else sent (`direct`: the journal's call) and recorded."""
-    client = host.client if request.tls is None else certificate_client(host, request.tls)
-    step_limit = None if cstep.step.timeout_ms is None else cstep.step.timeout_ms / 1000
-    if not direct and host.journal is not None:
-        resend = lambda: _send(host, cstep, request, True, uses)  # noqa: E731
-        concurrent = not host.runtime.blocking  # answers held in their recorded order (journal/scope.py)
-        # the limits, for a tracker that sends elsewhere (a Temporal activity: `temporal/workflow.py`)
-        limits = {"timeout": _timeout(host, cstep), "limit": step_limit,
-                  "timeout_message": None if step_limit is None else _step_timeout(cstep),
-                  "secrets": http_session(host).secrets}  # fmt: skip
-        return await host.journal.send(resend, request, client, host.options.max_body, concurrent, **limits)
-    if host.options.rate is not None:  # `--rate`: this host's next free start (http/rate.py)
-        wait = host.options.rate.delay(request.url)
-        if wait > 0:
-            await host.runtime.sleep(wait)
-    coro = send(client, request, timeout=_timeout(host, cstep), max_body=host.options.max_body, uses=uses)
-    limit = within(step_limit, host.deadline)
-    try:
-        return await (coro if limit is None else host.runtime.within(coro, limit))
-    except TimeoutError:
-        # decided by which limit was set, not by the clock: a timer may fire a hair early
-        by_step = step_limit is not None and limit == step_limit
-        raise TransportError(_step_timeout(cstep) if by_step else host.deadline.message) from None
-
-
-def _step_timeout(cstep: CompiledStep) -> str:
-    return f"step timeout of {cstep.step.timeout_ms} ms exceeded"
 
 
 def _check_request(
@@ -268,14 +245,6 @@ def _record(exchange: Exchange, response: Response) -> None:
     exchange.duration_ms = response.elapsed_ms
 
 
-def _timeout(host: Host, cstep: CompiledStep) -> float | None:
-    timeout = host.options.timeout
-    if cstep.step.timeout_ms is not None:
-        step_timeout = cstep.step.timeout_ms / 1000
-        timeout = step_timeout if timeout is None else min(timeout, step_timeout)
-    return timeout
-
-
 async def prepare_request(
     host: Host,
     cstep: CompiledStep,
@@ -293,14 +262,8 @@ async def prepare_request(
         from ..x_operation import prepare_x_request
 
         return await prepare_x_request(host, cstep, base, target, warnings, http_session(host))
-    operation = target.operation
-    facts = _facts(host, target, workspace)
-    specs = facts.specs
-    params = param_values(cstep, base, specs, warnings)
-    body = body_value(cstep, base, operation, warnings, host.placeholders)
-    given_url = facts.base_url
-    url = split_userinfo(given_url)[0]  # a user and password in it: a credential (`http/userinfo.py`)
-    warnings.extend(facts.notes)
+    facts, params, body = _values(host, cstep, base, target, warnings, workspace)
+    url, operation = facts.url, target.operation
     # Respect's x-security: the document's credentials, set before the engine's (which then leave alone
     # what they find set, as for any parameter the step sets itself)
     if cstep.x_security:
@@ -331,7 +294,50 @@ async def prepare_request(
     else:  # nothing to apply; a credential the step sets itself is still a secret
         added = []
         record_step_credentials(schemes, params, http_session(host))
-    if url != given_url:
+    return _assembled(host, cstep, base, target, facts, params, added, body, tls, warnings)
+
+
+def prepared_now(
+    host: Host, cstep: CompiledStep, base: Context, target: Any, warnings: list[str], workspace: Any
+) -> PreparedRequest | None:
+    """`prepare_request`'s request when preparing it awaits nothing (an operation of a description,
+    without x-security or a security requirement: most steps), built here with no coroutine around it;
+    None (nothing done) for any other step."""
+    if target.source is None or cstep.x_security or target.operation.security:
+        return None
+    check_input_reads(cstep, base)
+    facts, params, body = _values(host, cstep, base, target, warnings, workspace)
+    # nothing to apply; a credential the step sets itself is still a secret
+    record_step_credentials(target.description.security_schemes, params, http_session(host))
+    return _assembled(host, cstep, base, target, facts, params, [], body, [], warnings)
+
+
+def _values(
+    host: Host, cstep: CompiledStep, base: Context, target: Any, warnings: list[str], workspace: Any
+) -> tuple[_OperationFacts, list[ParamValue], EncodedBody | None]:
+    """The operation's facts, the step's parameter values and body; the facts' notes said."""
+    facts = _facts(host, target, workspace)
+    params = param_values(cstep, base, facts.specs, warnings)
+    body = body_value(cstep, base, target.operation, warnings, host.placeholders)
+    warnings.extend(facts.notes)
+    return facts, params, body
+
+
+def _assembled(
+    host: Host,
+    cstep: CompiledStep,
+    base: Context,
+    target: Any,
+    facts: _OperationFacts,
+    params: list[ParamValue],
+    added: list[ParamValue],
+    body: EncodedBody | None,
+    tls: list[Any],
+    warnings: list[str],
+) -> PreparedRequest:
+    """The request of the step's values and the credentials `added`, as `build_request` makes it."""
+    operation, given_url, url, specs = target.operation, facts.base_url, facts.url, facts.specs
+    if url != given_url:  # a user and password in the server URL: a credential (`http/userinfo.py`)
         basic = userinfo_header(given_url, params + added, http_session(host), warnings)
         added = added if basic is None else [*added, basic]
     request = build_request(
@@ -345,8 +351,8 @@ async def prepare_request(
     )
     request.tls = tls[0] if tls else None
     properties = body.value if body is not None and isinstance(body.value, dict) else {}
-    request.sent = (tuple((p.in_, p.name) for p in params), tuple(str(k) for k in properties))
-    if (body is not None and body.shown is not None) or any(p.shown is not SAME for p in params):
+    request.sent = (tuple([(p.in_, p.name) for p in params]), tuple([str(k) for k in properties]))
+    if (body is not None and body.shown is not None) or any([p.shown is not SAME for p in params]):
         from ...http.shown import build_shown  # parts derived from a secret: `***` where printed
 
         shown = body.shown if body is not None else None
@@ -375,6 +381,7 @@ class _OperationFacts(Record):
     base_url: str
     notes: list[str]
     implicit: frozenset
+    url: str  # `base_url` without its user and password (`split_userinfo`)
 
 
 def _facts(host: Host, target: Any, workspace: Any) -> _OperationFacts:
@@ -391,6 +398,7 @@ def _facts(host: Host, target: Any, workspace: Any) -> _OperationFacts:
             target.source, target.description, target.operation, host.options, declared, family, same
         )
         implicit = implicit_params(target.description.security_schemes)
-        facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit)
+        plain = split_userinfo(url)[0]
+        facts = _OperationFacts(spec_index(target.operation.parameters), url, notes, implicit, plain)
         host.operation_facts[key] = facts
     return facts

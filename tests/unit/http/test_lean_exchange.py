@@ -139,13 +139,13 @@ def _exchanges(kind: str, lean: bool, monkeypatch: pytest.MonkeyPatch) -> tuple[
         return await real_exchange(pool, request)
 
     monkeypatch.setattr(run_client, "exchange", counted)
-    real_written = run_client.exchange_written
+    real_direct = run_client._AsyncExchange._direct
 
-    async def written(pool: Any, request: Any) -> Any:  # written straight for the pool (wire_direct.py)
+    async def written(self: Any, pool: Any, request: Any) -> Any:  # written for the pool (wire_direct.py)
         sent.append(request)
-        return await real_written(pool, request)
+        return await real_direct(self, pool, request)
 
-    monkeypatch.setattr(run_client, "exchange_written", written)
+    monkeypatch.setattr(run_client._AsyncExchange, "_direct", written)
     if not lean:
         monkeypatch.setattr(run_client, "lean_pool", lambda transport: None)
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from arazzo_runner.http import run_client, wire_direct
+from arazzo_runner.http import lean_exchange, run_client, wire_direct
 from arazzo_runner.http.lean_exchange import _Request, _response_class, lean_pool
 from arazzo_runner.http.request import PreparedRequest, RequestView
 from arazzo_runner.http.run_client import run_view
@@ -157,7 +157,7 @@ def test_a_lean_response_holds_what_httpx_response_init_sets() -> None:
                 answer.stream = httpx.ByteStream(b"")
                 return answer
 
-        return await run_client.exchange_written(Pool(), written)
+        return await lean_exchange.exchange_written(Pool(), written)
 
     response = asyncio.run(one())
     assert type(response) is _response_class()
