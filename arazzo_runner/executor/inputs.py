@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,7 @@ from ..spelling import schema_message
 from ..workspace.inputs import resolve_schema
 
 _DOC_URI = "urn:arazzo:document"
+MAX_MEMBER_WALK = 1000  # schemas an input's secret-members walk looks at (`_secret_paths`)
 
 
 class InputsError(UsageError):
@@ -183,26 +185,33 @@ def secret_input_members(schema: Any, document: dict) -> dict[str, tuple[tuple[A
 
 
 def _secret_paths(schema: Any, document: dict, depth: int) -> list[tuple[Any, ...]]:
+    """The paths of the secret members under `schema`, breadth first within `MAX_MEMBER_WALK` schemas
+    looked at: a schema that refers to itself twice (a tree) or shares one down many levels has paths
+    that double at each level, so the shallow ones are found and the walk ends (a member deeper still
+    is masked by value only, as any secret member was before the members rule)."""
     from ..masking.members import ITEM
 
-    schema = resolve_schema(schema, document)
-    if not isinstance(schema, dict) or depth > 32:
-        return []
     found: list[tuple[Any, ...]] = []
-    for branch in [b for key in ("allOf", "anyOf", "oneOf") for b in schema.get(key) or []]:
-        found.extend(_secret_paths(branch, document, depth + 1))
-    properties = schema.get("properties")
-    for name, sub in properties.items() if isinstance(properties, dict) else ():
-        if _says_secret(sub, document, depth + 1):
-            found.append((name,))
-        else:
-            found.extend((name, *path) for path in _secret_paths(sub, document, depth + 1))
-    items = schema.get("items")
-    if isinstance(items, dict):
-        if _says_secret(items, document, depth + 1):
-            found.append((ITEM,))
-        else:
-            found.extend((ITEM, *path) for path in _secret_paths(items, document, depth + 1))
+    pending: deque[tuple[Any, tuple[Any, ...], int]] = deque([(schema, (), depth)])
+    budget = MAX_MEMBER_WALK
+    while pending and budget > 0:
+        budget -= 1
+        node, at, level = pending.popleft()
+        node = resolve_schema(node, document)
+        if not isinstance(node, dict) or level > 32:
+            continue
+        for branch in [b for key in ("allOf", "anyOf", "oneOf") for b in node.get(key) or []]:
+            pending.append((branch, at, level + 1))
+        properties = node.get("properties")
+        members = list(properties.items()) if isinstance(properties, dict) else []
+        items = node.get("items")
+        if isinstance(items, dict):
+            members.append((ITEM, items))
+        for name, sub in members:
+            if _says_secret(sub, document, level + 1):
+                found.append((*at, name))
+            else:
+                pending.append((sub, (*at, name), level + 1))
     return found
 
 
