@@ -112,10 +112,9 @@ def _read(text: str | bytes) -> Any:
     encoding's detection (~10 k instructions a text; three a row of `--inputs-file`: its check, its
     run, its response). A text the scan does not read whole goes to `json.loads`, which reads or
     refuses it with its own error (the same scanner: the same answer)."""
-    kind = type(text)
-    if kind is str:
+    if type(text) is str:
         whole = text
-    elif kind is bytes and _ascii_start(text):
+    elif type(text) is bytes and _ascii_start(text):
         whole = text.decode("utf-8", "surrogatepass")  # as json.loads decodes what it detects as UTF-8
     else:
         return json.loads(text)
@@ -129,8 +128,9 @@ def _read(text: str | bytes) -> Any:
     return json.loads(text)
 
 
-_SCAN = json.JSONDecoder().scan_once  # json.loads's own decoder's, with its defaults (C, where built)
-_SPACE = json.decoder.WHITESPACE.match  # what `JSONDecoder.decode` skips around the value
+_DECODING: Any = json.decoder  # (the names below are not in its type stubs)
+_SCAN = _DECODING.JSONDecoder().scan_once  # json.loads's own decoder's, with its defaults (C, where built)
+_SPACE = _DECODING.WHITESPACE.match  # what `JSONDecoder.decode` skips around the value
 
 
 _REFUSED: Any = object()

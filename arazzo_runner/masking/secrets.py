@@ -154,7 +154,7 @@ class Masker:
         """Outputs with those derived from a secret (named in their `secret`, see
         `arazzo_runner.masking.taint`) as `***`, and the secret members of the others (their `members`,
         `masking/members.py`); the rest as they are (`data` masks them by value)."""
-        marked = getattr(values, "secret", None)
+        marked = getattr(values, "secret", None) or ()
         members = getattr(values, "members", None)
         if not self.enabled or not (marked or members):
             return values
