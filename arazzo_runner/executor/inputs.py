@@ -104,24 +104,28 @@ def _not_an_object(schema: Any) -> bool:
 
 def secret_values(schema: Any, value: Any, document: dict, depth: int = 0) -> list[str]:
     """The string values under `format: password` or `writeOnly: true`, at any depth (properties, array
-    items, `allOf`/`anyOf`/`oneOf` branches). Only strings: a number is never masked by value."""
-    schema = resolve_schema(schema, document)
-    if not isinstance(schema, dict) or depth > 32:
-        return []
-    if schema.get("format") == "password" or schema.get("writeOnly") is True:
-        return _strings(value)
+    items, `allOf`/`anyOf`/`oneOf` branches). Only strings: a number is never masked by value. Each
+    (schema, value) pair is looked at once, shallowest first: branches naming one schema twice at each
+    level would otherwise double the walk per level (2^32 at the depth bound)."""
     found: list[str] = []
-    for key in ("allOf", "anyOf", "oneOf"):
-        for branch in schema.get(key) or []:
-            found.extend(secret_values(branch, value, document, depth + 1))
-    properties = schema.get("properties")
-    if isinstance(value, dict) and isinstance(properties, dict):
-        for name, sub in properties.items():
-            if name in value:
-                found.extend(secret_values(sub, value[name], document, depth + 1))
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for item in value:
-            found.extend(secret_values(schema["items"], item, document, depth + 1))
+    pending = deque([(schema, value, depth)])
+    seen: dict[tuple[int, int], tuple[Any, Any]] = {}  # (keeps both: no id reused meanwhile)
+    while pending:
+        node, value, level = pending.popleft()
+        node = resolve_schema(node, document)
+        if not isinstance(node, dict) or level > 32 or (id(node), id(value)) in seen:
+            continue
+        seen[id(node), id(value)] = (node, value)
+        if node.get("format") == "password" or node.get("writeOnly") is True:
+            found.extend(_strings(value))
+            continue
+        branches = [b for key in ("allOf", "anyOf", "oneOf") for b in node.get(key) or []]
+        pending.extend((branch, value, level + 1) for branch in branches)
+        properties = node.get("properties")
+        if isinstance(value, dict) and isinstance(properties, dict):
+            pending.extend((sub, value[name], level + 1) for name, sub in properties.items() if name in value)
+        if isinstance(value, list) and isinstance(node.get("items"), dict):
+            pending.extend((node["items"], item, level + 1) for item in value)
     return found
 
 
@@ -193,13 +197,13 @@ def _secret_paths(schema: Any, document: dict, depth: int) -> list[tuple[Any, ..
 
     found: list[tuple[Any, ...]] = []
     pending: deque[tuple[Any, tuple[Any, ...], int]] = deque([(schema, (), depth)])
-    budget = MAX_MEMBER_WALK
+    budget, seen = MAX_MEMBER_WALK, {}  # (a schema at one path once: branches naming it twice)
     while pending and budget > 0:
-        budget -= 1
         node, at, level = pending.popleft()
         node = resolve_schema(node, document)
-        if not isinstance(node, dict) or level > 32:
+        if not isinstance(node, dict) or level > 32 or (id(node), at) in seen:
             continue
+        seen[id(node), at], budget = node, budget - 1
         for branch in [b for key in ("allOf", "anyOf", "oneOf") for b in node.get(key) or []]:
             pending.append((branch, at, level + 1))
         properties = node.get("properties")
@@ -226,13 +230,20 @@ def secret_input_names(schema: Any, document: dict) -> frozenset[str]:
 
 
 def _says_secret(schema: Any, document: dict, depth: int) -> bool:
-    schema = resolve_schema(schema, document)
-    if not isinstance(schema, dict) or depth > 32:
-        return False
-    if schema.get("format") == "password" or schema.get("writeOnly") is True:
-        return True
-    branches = [b for key in ("allOf", "anyOf", "oneOf") for b in schema.get(key) or []]
-    return any(_says_secret(branch, document, depth + 1) for branch in branches if isinstance(branch, dict))
+    """Whether `schema` or a branch (`allOf`/`anyOf`/`oneOf`, through `$ref`) is marked secret, each
+    schema looked at once, shallowest first: branches naming one schema twice double a walk per level."""
+    pending, seen = deque([(schema, depth)]), {}  # (seen keeps the schemas: no id reused meanwhile)
+    while pending:
+        node, level = pending.popleft()
+        node = resolve_schema(node, document)
+        if not isinstance(node, dict) or level > 32 or id(node) in seen:
+            continue
+        seen[id(node)] = node
+        if node.get("format") == "password" or node.get("writeOnly") is True:
+            return True
+        branches = [b for key in ("allOf", "anyOf", "oneOf") for b in node.get(key) or []]
+        pending.extend((branch, level + 1) for branch in branches if isinstance(branch, dict))
+    return False
 
 
 def _strings(value: Any) -> list[str]:

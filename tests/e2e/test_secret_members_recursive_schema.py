@@ -107,3 +107,46 @@ def test_an_inputs_schema_with_paths_doubling_at_each_level_runs(tmp_path, compo
     # the secret members read whole are masked by name, shallow ones first
     shown = {"pin": "***", "left": {"pin": "***", "right": {"pin": "***"}}}
     assert workflow["outputs"]["all"] == {"t": shown}
+
+
+def _branches_doubling(kind: str) -> dict[str, Any]:
+    """30 levels of `kind` (anyOf, allOf, oneOf) naming the next level twice, none secret: a walk along
+    every branch looks at 2^30 schemas before it can say that nothing in it is secret."""
+    levels: dict[str, Any] = {"L30": {"type": "object", "properties": {"pin": {"type": "integer"}}}}
+    for level in range(29, -1, -1):
+        below = {"$ref": f"#/components/inputs/L{level + 1}"}
+        levels[f"L{level}"] = {kind: [below, below]}
+    return {"inputs": {**levels, "Tree": levels["L0"]}}
+
+
+FINDS = """
+import json, sys
+from arazzo_runner.executor.inputs import secret_input_members, secret_input_names, secret_values
+document = json.loads(sys.stdin.read())
+schema = {"type": "object", "properties": {"t": {"$ref": "#/components/inputs/Tree"}}}
+print(json.dumps([sorted(secret_input_names(schema, document)), secret_input_members(schema, document),
+                  secret_values(schema, {"t": {"pin": 1}}, document)]))
+"""
+
+
+@pytest.mark.parametrize("kind", ["anyOf", "allOf", "oneOf"])
+def test_secrets_are_found_in_a_schema_whose_branches_name_one_schema_twice_at_each_level(kind):
+    """What the run and a row's header ask of an inputs schema (`secret_input_names`, `_members`,
+    `secret_values`) is answered looking at each schema once (before: 2^30 branches, never ending)."""
+    document = {"components": _branches_doubling(kind)}
+    proc = subprocess.run(
+        [sys.executable, "-c", FINDS], input=json.dumps(document), capture_output=True, text=True,
+        cwd=ROOT, preexec_fn=_capped, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert json.loads(proc.stdout) == [[], {}, []]
+    secret = _branches_doubling(kind)
+    secret["inputs"]["L30"]["properties"]["pin"] = SECRET_NUMBER  # the one secret, at the bottom
+    document = {"components": secret}
+    proc = subprocess.run(
+        [sys.executable, "-c", FINDS.replace('{"pin": 1}', '{"pin": "12345678"}')],
+        input=json.dumps(document), capture_output=True, text=True, cwd=ROOT, preexec_fn=_capped,
+        check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    assert json.loads(proc.stdout) == [[], {"t": [["pin"]]}, ["12345678"]]
