@@ -1,0 +1,66 @@
+"""An object holding a secret member (a numeric `format: password` input), read whole into a value that
+computes or nests: a template that writes it into text, a selector that picks from it, a mapping or a
+list that holds it (docs/security.md, *Secret members*). A template's text and what the selector picks
+are secret whole (`***`); a mapping or list keeps the object with its secret member as `***` at its
+place, under the key or index that holds it, the other members as they are. A real local server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from tests.e2e.helpers import cli
+from tests.e2e.test_secrets_members import CODE, GIVEN, INPUTS, PIN, _openapi, _serve
+from tests.servers.scripted import ScriptedServer
+
+SHOWN_CREDS = {"code": "***", "user": "al"}
+
+
+def _write(folder: Path) -> Path:
+    step = {
+        "stepId": "s",
+        "operationId": "echo",
+        "successCriteria": [{"condition": "$statusCode == 200"}],
+        "outputs": {"m": {"c": "$inputs.creds", "k": "kept"}, "l": ["x", "$inputs.creds"]},
+    }
+    flow = {
+        "workflowId": "flow",
+        "inputs": INPUTS,
+        "steps": [step],
+        "outputs": {
+            "said": "creds {$inputs.creds}",
+            "picked": {"context": "$inputs.creds", "selector": "$.code", "type": "jsonpath"},
+            "m": "$steps.s.outputs.m",
+            "l": "$steps.s.outputs.l",
+        },
+    }
+    document = {
+        "arazzo": "1.1.0",
+        "info": {"title": "t", "version": "1"},
+        "sourceDescriptions": [{"name": "api", "url": "./api.openapi.yaml", "type": "openapi"}],
+        "workflows": [flow],
+    }
+    (folder / "api.openapi.yaml").write_text(yaml.safe_dump(_openapi(), sort_keys=False))
+    path = folder / "flow.arazzo.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path
+
+
+def test_a_template_a_selector_a_mapping_and_a_list_over_an_object_with_a_secret_member(tmp_path, capsys):
+    path = _write(tmp_path)
+    report = tmp_path / "run.json"
+    with ScriptedServer() as server:
+        _serve(server)
+        result = cli(
+            capsys, "run", path, "--server", f"api={server.url}", "--format", "json", *GIVEN,
+            "--report-json", report,
+        )  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    (flow,) = json.loads(result.out)["workflows"]
+    mapped, listed = {"c": SHOWN_CREDS, "k": "kept"}, ["x", SHOWN_CREDS]
+    assert flow["outputs"] == {"said": "***", "picked": "***", "m": mapped, "l": listed}
+    assert flow["steps"][0]["outputs"] == {"m": mapped, "l": listed}
+    texts = result.out + result.err + report.read_text()
+    assert str(CODE) not in texts and str(PIN) not in texts
