@@ -64,3 +64,30 @@ def test_a_template_a_selector_a_mapping_and_a_list_over_an_object_with_a_secret
     assert flow["steps"][0]["outputs"] == {"m": mapped, "l": listed}
     texts = result.out + result.err + report.read_text()
     assert str(CODE) not in texts and str(PIN) not in texts
+
+
+def test_a_secret_member_declared_under_any_of_or_one_of_is_masked(tmp_path, capsys):
+    """A member marked secret in a branch of `anyOf` or `oneOf` of the object's schema is as secret as
+    one in its own properties."""
+    path = _write(tmp_path)
+    document = yaml.safe_load(path.read_text())
+    branch = {"type": "object", "properties": {"code": {"type": "integer", "format": "password"}}}
+    creds = {"type": "object", "properties": {"user": {"type": "string"}}}
+    inputs = {
+        "type": "object",
+        "properties": {"a": {**creds, "anyOf": [branch]}, "o": {**creds, "oneOf": [branch]}},
+    }
+    document["workflows"][0]["inputs"] = inputs
+    document["workflows"][0]["outputs"] = {"a": "$inputs.a", "o": "$inputs#/o"}
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    given = {"code": CODE, "user": "al"}
+    with ScriptedServer() as server:
+        _serve(server)
+        result = cli(
+            capsys, "run", path, "--server", f"api={server.url}", "--format", "json",
+            "--input", f"a={json.dumps(given)}", "--input", f"o={json.dumps(given)}",
+        )  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    (flow,) = json.loads(result.out)["workflows"]
+    assert flow["outputs"] == {"a": SHOWN_CREDS, "o": SHOWN_CREDS}
+    assert str(CODE) not in result.out + result.err
