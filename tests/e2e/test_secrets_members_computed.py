@@ -91,3 +91,37 @@ def test_a_secret_member_declared_under_any_of_or_one_of_is_masked(tmp_path, cap
     (flow,) = json.loads(result.out)["workflows"]
     assert flow["outputs"] == {"a": SHOWN_CREDS, "o": SHOWN_CREDS}
     assert str(CODE) not in result.out + result.err
+
+
+def test_an_x_for_each_childs_secret_output_is_secret_in_the_arrays_its_criteria_read(tmp_path, capsys):
+    """A child's output secret whole (`$inputs.card.code`, a numeric secret) is marked at its item's place
+    in the array the x-forEach step's criteria read as `$outputs.code`: the trace of a criterion over it
+    shows each as `***`; one over the children's other outputs shows them."""
+    from tests.e2e.test_secrets_members import _loop_document
+
+    document = _loop_document()
+    parent, child = document["workflows"]
+    child["outputs"] = {"code": "$inputs.card.code", "user": "$inputs.card.user"}
+    criteria = [{"condition": "$outputs.code != 5"}, {"condition": "$outputs.user != 5"}]
+    parent["steps"][0]["successCriteria"] = criteria
+    parent["steps"][0]["outputs"] = {"users": "$outputs.user"}
+    parent["outputs"] = {}
+    path = _write(tmp_path)
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    cards = [{"code": CODE, "user": "al"}, {"code": PIN, "user": "bo"}]
+    report = tmp_path / "run.json"
+    with ScriptedServer() as server:
+        _serve(server)
+        result = cli(
+            capsys, "run", path, "--workflow", "loop", "--server", f"api={server.url}", "--format", "json",
+            "--input", f"cards={json.dumps(cards)}", "--report-json", report,
+        )  # fmt: skip
+    assert result.code == 0, result.out + result.err
+    (step,) = json.loads(report.read_text())["workflows"][0]["steps"]
+    judged = step["trace"]["attempts"][0]["criteria"]
+    assert [c["values"] for c in judged] == [
+        [{"expression": "$outputs.code", "value": ["***", "***"]}],
+        [{"expression": "$outputs.user", "value": ["al", "bo"]}],
+    ]
+    printed = result.out + result.err + report.read_text()
+    assert str(CODE) not in printed and str(PIN) not in printed
