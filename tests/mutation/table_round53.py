@@ -9,6 +9,18 @@ exchange cuts (executor/steps/sending.py, `prepared_now`, one step context made 
 cookies read only when a Cookie or Set-Cookie field is there, the base URL without its userinfo kept
 with the operation's facts, a scalar simple path value encoded directly, the contract's type-first
 walk, the run client's inlined exchange).
+Found in this round (no bug in the code; each a gap in the tests, now closed): no test held that a lone
+surrogate in a UTF-16 or UTF-32 body reads as U+FFFD (a text taken for UTF-8 by a NUL first or second
+byte kept it lone), that a body taken whole one byte over the limit is cut, that a float in a row's
+header is masked as text, that a template, a selector, a mapping or a list over an object holding a
+secret member masks it (the mapping's and list's at its key or index), that a member declared under
+`anyOf` or `oneOf` is secret, that an x-forEach child's secret output is `***` in the arrays its step's
+criteria trace, that a row of flat values shows a numeric secret input as `***` with no secret text
+known and as it is with `--no-mask`, that a row's reporter copied for the same pipe flushes, that a
+nested workflow's end has its console line, that the run's deadline passing first in a step with a
+timeout is said as the deadline, that `x-security` applies on an operation with no security
+requirement (the corpus's fixtures that test it are absent from the audit's copies), that a response's
+`Cookie` field's values are secrets, or that a boolean path value is written `true`.
 Rows: (file, original snippet, mutated snippet, the bug in words[, tests][, equivalent: why])."""
 
 from __future__ import annotations
@@ -25,6 +37,8 @@ _MEMBER_TESTS = (
     "tests/e2e/test_rows_header_masked.py",
     "tests/unit/test_secrets.py",
     "tests/e2e/test_reports_masking.py",
+    "tests/e2e/test_secrets_members_computed.py",
+    "tests/e2e/test_rows_secret_inputs.py",
 )
 
 MEMBERS = Package(
@@ -232,6 +246,8 @@ _CONSOLE_TESTS = (
     "tests/e2e/test_console_events.py",
     "tests/e2e/test_console_output.py",
     "tests/unit/test_console_plain_writes.py",
+    "tests/e2e/test_console_nested.py",
+    "tests/unit/test_console_like.py",
 )
 
 ROWS_CUTS = Package(
@@ -312,6 +328,11 @@ ROWS_CUTS = Package(
             "                self.is_stream_consumed = self.is_closed = True\n",
             "",
             "a response whose body was taken whole not marked read and closed",
+            _ROWS_TESTS,
+            "the body is read once (`transport._read_all`), and nothing reads it again; the `aclose` that "
+            "the exchange's end then makes (the response not marked closed) reaches `PooledBody._close`, "
+            "which does nothing once `arrived` has given the connection back (`_done`): the same bytes, "
+            "the same connection given back once",
         ),
         (
             A + "report/console.py",
@@ -348,6 +369,10 @@ _EXCHANGE_TESTS = (
     "tests/e2e/test_http_serialization.py",
     "tests/e2e/test_http_security.py",
     "tests/e2e/test_rate_limit.py",
+    "tests/e2e/test_x_security_local.py",
+    "tests/e2e/test_response_cookie_field.py",
+    "tests/e2e/test_url_userinfo.py",
+    "tests/e2e/test_credentials_unreadable.py",
 )
 
 EXCHANGE_CUTS = Package(
@@ -392,7 +417,7 @@ EXCHANGE_CUTS = Package(
             "    check_input_reads(cstep, base)\n    facts, params, body = _values(",
             "    facts, params, body = _values(",
             "a step reading an input the workflow does not declare sent, not failed unsent",
-            (*_EXCHANGE_TESTS, "tests/e2e/test_cli_input_names.py"),
+            ("tests/e2e/test_run_field_forms.py", "tests/e2e/test_run_inputs_schema.py"),
         ),
         (
             _OPERATION,
@@ -437,7 +462,11 @@ EXCHANGE_CUTS = Package(
             "    if kind is dict or kind is list or kind is str or value is None",
             "    if kind is dict or kind is list or kind is str or kind is int or value is None",
             "an integer past the exact bound judged here, not by the full validator",
-            ("tests/e2e/test_contract_subset.py", "tests/unit/http/test_contract_schema.py"),
+            (
+                "tests/e2e/test_contract_subset.py",
+                "tests/unit/http/test_contract_schema.py",
+                "tests/unit/test_simple_schema_responses.py",
+            ),
         ),
         (
             A + "http/run_client.py",
@@ -445,7 +474,7 @@ EXCHANGE_CUTS = Package(
             "once closed)\n            return response.aclose()",
             "        if False:\n            return response.aclose()",
             "a response read through the run client never closed: its connection not given back",
-            (*_EXCHANGE_TESTS, "tests/unit/http/test_run_client.py", "tests/e2e/test_rows_pool.py"),
+            (*_EXCHANGE_TESTS, "tests/unit/http/test_lean_exchange.py", "tests/e2e/test_rows_pool.py"),
         ),
         (
             A + "http/run_client.py",
