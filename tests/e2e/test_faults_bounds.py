@@ -221,3 +221,15 @@ def test_a_deadline_spent_while_the_document_is_validated_is_said_without_a_trac
     assert "Traceback" not in run.err
     said = "late.arazzo.yaml: validation was stopped: run deadline of 1e-06 s exceeded; nothing was sent"
     assert said in run.err
+
+
+def test_the_deadline_passing_first_in_a_step_with_a_timeout_is_said_as_the_deadline(capsys, write):
+    """Both limits set, the run's deadline the nearer: its words, not the step timeout's (which limit cut
+    the exchange is decided by which was the nearer, not by the clock)."""
+    step = list_step(timeout=20000)
+    run = fault_run(
+        capsys, write, faults.drip(LONG_DRIP, interval=0.1), steps=(step,), version="1.1.0",
+        argv=("--deadline", "0.3"),
+    )  # fmt: skip
+    got = failed_at(run)
+    assert got["error"] == "run deadline of 0.3 s exceeded"

@@ -203,3 +203,19 @@ def test_a_querystring_string_is_sent_as_written(tmp_path, server):
     workflow = run_flow(tmp_path, server, _querystring_api("application/x-www-form-urlencoded"), steps)
     assert workflow["status"] == "passed", workflow["error"]
     assert server.requests[0].raw_query == "a=1&b=x%20y&c=%2F"
+
+
+def test_scalar_path_values_of_each_type_are_written_as_json_spells_them(tmp_path, server):
+    """A boolean, a number and a string in simple style (`request._path`'s direct encoding of an id is for
+    an int or a non-empty string alone): `true`, not Python's `True`; `1.5`; and the text encoded."""
+    echo(server)
+    names = ("flag", "n", "x", "s")
+    specs = [{"name": n, "in": "path", "required": True, "schema": {}} for n in names]
+    api = openapi({"/v/{flag}/{n}/{x}/{s}": {"get": op("v", parameters=specs)}})
+    steps = [
+        step("v", "v", param("flag", "path", True), param("n", "path", 7), param("x", "path", 1.5),
+             param("s", "path", "a/b"))
+    ]  # fmt: skip
+    workflow = run_flow(tmp_path, server, api, steps)
+    assert workflow["status"] == "passed", workflow["error"]
+    assert server.requests[0].path == "/v/true/7/1.5/a%2Fb"

@@ -89,3 +89,22 @@ def test_a_number_in_a_rows_header_whose_text_is_a_secret_is_masked_as_the_step_
     (entry,) = json.loads(data.out)["rows"]
     assert entry["inputs"] == {"petId": 1234, "tags": [7, 1234], "password": "***"}  # data: numbers stay
     assert entry["result"]["workflows"][0]["steps"][0]["request"]["url"].endswith("/pets/***")
+
+
+def test_a_float_in_a_rows_header_whose_text_holds_a_secret_is_masked_as_text(tmp_path, capsys):
+    """A float is a number like an int: written into the header's text, its text (`1234.5`) masked where
+    it holds a secret's (`***.5`); the entry keeps it as data."""
+    path = _write(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"petId": 7, "tags": [1234.5, 2.5], "password": "1234"}) + "\n")
+    with ScriptedServer() as server:
+        server.route("GET", "/pets/{petId}")(lambda request: (200, {"ok": True}))
+        text = cli(capsys, "run", path, "--server", f"api={server.url}", "--inputs-file", rows)
+        data = cli(
+            capsys, "run", path, "--server", f"api={server.url}", "--inputs-file", rows, "--format", "json"
+        )
+    assert text.code == 0 and data.code == 0, text.out + text.err + data.out
+    assert text.out.splitlines()[0] == '== row 1 (line 1): petId=7, tags=["***.5", 2.5], password=***'
+    assert "1234" not in text.out + text.err
+    (entry,) = json.loads(data.out)["rows"]
+    assert entry["inputs"] == {"petId": 7, "tags": [1234.5, 2.5], "password": "***"}

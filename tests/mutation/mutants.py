@@ -84,6 +84,7 @@ def tables() -> tuple:
         table_round50,
         table_round51,
         table_round52,
+        table_round53,
         table_wire,
     )
 
@@ -97,6 +98,7 @@ def tables() -> tuple:
         table_round50,
         table_round51,
         table_round52,
+        table_round53,
     )
 
 

@@ -198,3 +198,14 @@ def test_an_ordinary_text_does_not_go_through_json_loads(monkeypatch: pytest.Mon
     assert loads(b'"\\ud800"') == "\ufffd"
     with pytest.raises(AssertionError):  # not JSON: json.loads says why
         loads(b"{} x")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-be", "utf-16-le", "utf-32-be", "utf-32-le", "utf-16", "utf-32"])
+def test_a_lone_surrogate_in_utf_16_or_32_reads_as_u_fffd(encoding: str) -> None:
+    """UTF-16 and UTF-32, which json.loads detects by their first bytes (a NUL first or second), read
+    each lone surrogate, escaped or a code unit alone, as U+FFFD as UTF-8 does: their escapes are not
+    the bytes searched for, so such a text is never taken for UTF-8 (`_ascii_start`)."""
+    text = '["\\ud800", "x\\udfffy", "\\ud83d\\ude00", "\ud800"]'
+    value = loads(text.encode(encoding, "surrogatepass"))
+    assert value == ["\ufffd", "x\ufffdy", "\U0001f600", "\ufffd"]
+    assert loads('"\\udc00"'.encode(encoding)) == "\ufffd"  # a lone string, not in a container

@@ -366,7 +366,13 @@ def test_a_body_that_arrived_with_its_head_is_taken_whole(monkeypatch) -> None:
         shared = shared_client(5.0, pool)
         client = run_view(shared)
         seen = []
-        for path, max_body in (("/plain", 2**20), ("/big", 1000), ("/teapot", 2**20)):
+        for path, max_body in (
+            ("/plain", 2**20),
+            ("/big", 1000),
+            ("/teapot", 2**20),
+            ("/big", 4999),
+            ("/big", 5000),
+        ):
             response = await send(client, PreparedRequest("GET", url + path, [], None, RequestView()),
                                   timeout=5.0, max_body=max_body)  # fmt: skip
             seen.append((response.content[:20], len(response.content), response.oversize is not None))
@@ -382,6 +388,7 @@ def test_a_body_that_arrived_with_its_head_is_taken_whole(monkeypatch) -> None:
 
     seen, idle = asyncio.run(main())
     assert seen[:3] == [(BODY, 20, False), (b"x" * 20, 1000, True), (b"", 0, False)]
-    assert seen[3] == 0  # each taken whole
+    assert seen[3:5] == [(b"x" * 20, 4999, True), (b"x" * 20, 5000, False)]  # one byte over; at the limit
+    assert seen[5] == 0  # each taken whole
     assert idle == 1  # the one connection, given back after each
     assert pieces  # the gzip body and the one cut short: read piece by piece
