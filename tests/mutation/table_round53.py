@@ -141,20 +141,20 @@ MEMBERS = Package(
         ),
         (
             _INPUTS,
-            '    items = schema.get("items")\n    if isinstance(items, dict):\n        if _says_secret(items',
-            "    items = None\n    if isinstance(items, dict):\n        if _says_secret(items",
+            '        items = node.get("items")\n        if isinstance(items, dict):\n            members.append((ITEM',
+            "        items = None\n        if isinstance(items, dict):\n            members.append((ITEM",
             "an array input's items not walked: their secret members never named",
         ),
         (
             _INPUTS,
-            '    for branch in [b for key in ("allOf", "anyOf", "oneOf") for b in schema.get(key) or []]:',
-            '    for branch in [b for key in ("allOf",) for b in schema.get(key) or []]:',
+            '        for branch in [b for key in ("allOf", "anyOf", "oneOf") for b in node.get(key) or []]:',
+            '        for branch in [b for key in ("allOf",) for b in node.get(key) or []]:',
             "a secret member declared under anyOf or oneOf not named",
         ),
         (
             _INPUTS,
-            "        if _says_secret(sub, document, depth + 1):\n            found.append((name,))",
-            "        if _says_secret(sub, document, depth + 1):\n            found.append(())",
+            "            if _says_secret(sub, document, level + 1):\n                found.append((*at, name))",
+            "            if _says_secret(sub, document, level + 1):\n                found.append(at)",
             "over-masking: an object input with one secret member masked whole",
         ),
         (
@@ -285,8 +285,8 @@ ROWS_CUTS = Package(
         ),
         (
             _JSON,
-            "    elif kind is bytes and _ascii_start(text):",
-            "    elif kind is bytes:",
+            "    elif type(text) is bytes and _ascii_start(text):",
+            "    elif type(text) is bytes:",
             "bytes that are not UTF-8 by their first two bytes (a UTF-16 BOM) decoded as UTF-8",
         ),
         (
