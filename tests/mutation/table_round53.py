@@ -141,7 +141,8 @@ MEMBERS = Package(
         ),
         (
             _INPUTS,
-            '        items = node.get("items")\n        if isinstance(items, dict):\n            members.append((ITEM',
+            '        items = node.get("items")\n        if isinstance(items, dict):\n'
+            "            members.append((ITEM",
             "        items = None\n        if isinstance(items, dict):\n            members.append((ITEM",
             "an array input's items not walked: their secret members never named",
         ),
@@ -153,7 +154,8 @@ MEMBERS = Package(
         ),
         (
             _INPUTS,
-            "            if _says_secret(sub, document, level + 1):\n                found.append((*at, name))",
+            "            if _says_secret(sub, document, level + 1):\n"
+            "                found.append((*at, name))",
             "            if _says_secret(sub, document, level + 1):\n                found.append(at)",
             "over-masking: an object input with one secret member masked whole",
         ),
