@@ -88,8 +88,10 @@ def test_validation_cost_grows_linearly_with_the_steps(tmp_path: Path, shape: st
     small, large = _write(tmp_path / "s", 1000, shape), _write(tmp_path / "l", 4000, shape)
     validate_path(small)  # imports and caches out of the measurement
     cost_small = min(_cpu(small)[0] for _ in range(2))
-    with cpu_bound(40.0, f"validating 4,000 steps ({shape})"):
-        cost_large, report = _cpu(large)
+    with cpu_bound(80.0, f"validating 4,000 steps twice ({shape})"):
+        # the better of two, as for the small one: a first pass over a new size pays one-time costs
+        # (seen on CI late in a serial run: 0.49 s, then ~0.26 s; the small one 0.059 s)
+        cost_large, report = min((_cpu(large) for _ in range(2)), key=lambda measured: measured[0])
     assert report.readable
     assert not [f for f in report.findings if f.rule == "document-shape"]
     # linear is 4x; quadratic 16x (the small size's fixed costs make the linear ratio smaller still)
