@@ -397,10 +397,8 @@ EXCHANGE_CUTS = Package(
         ),
         (
             _SENDING,
-            "    except TimeoutError:  # (as `_send_around` says it)\n"
-            "        by_step = step_limit is not None and limit == step_limit",
-            "    except TimeoutError:  # (as `_send_around` says it)\n"
-            "        by_step = step_limit is not None",
+            "    by_step = step_limit is not None and limit == step_limit\n",
+            "    by_step = step_limit is not None\n",
             "the run's deadline, passed during a step that has a timeout, said as the step's timeout",
         ),
         (

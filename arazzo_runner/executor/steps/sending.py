@@ -55,9 +55,7 @@ async def _send_around(
     try:
         return await (coro if limit is None else host.runtime.within(coro, limit))
     except TimeoutError:
-        # decided by which limit was set, not by the clock: a timer may fire a hair early
-        by_step = step_limit is not None and limit == step_limit
-        raise TransportError(step_timeout(cstep) if by_step else host.deadline.message) from None
+        raise _timed_out(host, cstep, limit, step_limit) from None
 
 
 async def _within(
@@ -65,9 +63,17 @@ async def _within(
 ) -> Response:
     try:
         return await host.runtime.within(coro, limit)
-    except TimeoutError:  # (as `_send_around` says it)
-        by_step = step_limit is not None and limit == step_limit
-        raise TransportError(step_timeout(cstep) if by_step else host.deadline.message) from None
+    except TimeoutError:
+        raise _timed_out(host, cstep, limit, step_limit) from None
+
+
+def _timed_out(
+    host: Host, cstep: CompiledStep, limit: float | None, step_limit: float | None
+) -> TransportError:
+    """The words of a send that ran out of time: decided by which limit was set, not by the clock (a
+    timer may fire a hair early)."""
+    by_step = step_limit is not None and limit == step_limit
+    return TransportError(step_timeout(cstep) if by_step else host.deadline.message)
 
 
 def step_timeout(cstep: CompiledStep) -> str:
